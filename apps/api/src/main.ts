@@ -1,0 +1,2 @@
+import { x } from '@billing/shared-kernel';
+console.log(x);

@@ -1,0 +1,32 @@
+/**
+ * One jest run for every kind of test, told apart by suffix:
+ * `.unit.spec.ts` (pure, no database), `.int.spec.ts` (real Postgres),
+ * `.e2e-spec.ts` (the HTTP API over real sockets against real Postgres).
+ * Postgres comes from DATABASE_URL or, when unset, an embedded server
+ * started once in globalSetup.
+ */
+const { readFileSync } = require('node:fs');
+const swc = JSON.parse(readFileSync(`${__dirname}/.swcrc`, 'utf8'));
+const aliases = Object.fromEntries(
+  Object.entries(swc.jsc.paths).map(([alias, [target]]) => [`^${alias}$`, `<rootDir>/${target}`]),
+);
+
+const shared = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.(t|j)s$': ['@swc/jest', { ...swc, sourceMaps: 'inline' }] },
+  // A few transitive dependencies ship ESM only; Jest on Node 20 cannot require() them untransformed.
+  transformIgnorePatterns: ['/node_modules/(?!(cookie|content-disposition)/)'],
+  moduleNameMapper: aliases,
+  rootDir: __dirname,
+};
+
+module.exports = {
+  ...shared,
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  projects: [
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,test}/**/*.unit.spec.ts'] },
+    { ...shared, displayName: 'int', testMatch: ['<rootDir>/{apps,libs,test}/**/*.int.spec.ts'] },
+    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/{apps,libs,test}/**/*.e2e-spec.ts'] },
+  ],
+};

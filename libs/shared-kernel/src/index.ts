@@ -1,0 +1,6 @@
+export * from './decider';
+export * from './domain-error';
+export * from './rounding';
+export * from './scaled-decimal';
+export * from './amount';
+export * from './currency';

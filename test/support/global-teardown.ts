@@ -1,0 +1,13 @@
+import { Client } from 'pg';
+
+export default async function globalTeardown(): Promise<void> {
+  const adminUrl = process.env.TEST_PG_ADMIN_URL;
+  const template = process.env.TEST_PG_TEMPLATE;
+  if (adminUrl && template) {
+    const admin = new Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`drop database if exists ${template}`).finally(() => admin.end());
+  }
+  const server = (globalThis as { __embeddedPostgres?: { stop(): Promise<void> } }).__embeddedPostgres;
+  await server?.stop();
+}
