@@ -16,7 +16,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await withAdmin(adminUrl, (admin) => admin.query(`create database ${name} template ${template}`));
   return {
     url: databaseUrlFor(adminUrl, name),
-    drop: () => withAdmin(adminUrl, (admin) => admin.query(`drop database if exists ${name} with (force)`)),
+    drop: async () => {
+      await withAdmin(adminUrl, (admin) => admin.query(`drop database if exists ${name} with (force)`));
+    },
   };
 }
 

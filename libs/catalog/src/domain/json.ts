@@ -1,0 +1,36 @@
+/** Small JSON helpers shared by validation and the deciders. */
+
+export type JsonObject = Record<string, unknown>;
+
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Own properties only: `body.constructor` must not find Object.prototype's. */
+export function own(object: JsonObject, key: string): unknown {
+  return Object.prototype.hasOwnProperty.call(object, key) ? object[key] : undefined;
+}
+
+export function has(object: JsonObject, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(object, key);
+}
+
+/** Appends one reference token to an RFC 6901 JSON Pointer (escaping `~` and `/`). */
+export function childPointer(pointer: string, token: string | number): string {
+  return `${pointer}/${String(token).replace(/~/g, '~0').replace(/\//g, '~1')}`;
+}
+
+/**
+ * Structural equality of JSON values, blind to object key order: state folded
+ * from Postgres jsonb comes back with keys reordered, and that must not look
+ * like a change.
+ */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));
+  }
+  if (!isJsonObject(a) || !isJsonObject(b)) return false;
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => has(b, k) && jsonEqual(a[k], b[k]));
+}

@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { createTestDatabase, TestDatabase } from '@billing/testing';
+import { EventStore } from './event-store';
+import { StreamVersionConflictError } from './errors';
+import { EventMetadata, NewEvent, StreamRef, ZERO_POSITION } from './types';
+
+const metadata: EventMetadata = { actor: 'user-1', requestId: 'req-1', correlationId: 'corr-1', causationId: null };
+
+function event(type = 'ThingHappened', data: unknown = {}): NewEvent {
+  return { eventId: randomUUID(), type, schemaVersion: 1, data, occurredAt: new Date('2026-01-02T03:04:05Z') };
+}
+
+function stream(): StreamRef {
+  return { environmentId: randomUUID(), streamType: 'thing', streamId: randomUUID() };
+}
+
+describe('EventStore (Postgres)', () => {
+  let database: TestDatabase;
+  let dataSource: DataSource;
+  let store: EventStore;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    dataSource = new DataSource({ type: 'postgres', url: database.url });
+    await dataSource.initialize();
+    store = new EventStore(dataSource);
+  });
+
+  afterAll(async () => {
+    await dataSource.destroy();
+    await database.drop();
+  });
+
+  it('stores every event with its stream, version, type, schema version, data, metadata and time', async () => {
+    const ref = stream();
+    const appended = event('ThingCreated', { name: 'a' });
+    const result = await store.append([{ stream: ref, expectedVersion: 'no_stream', events: [appended] }], metadata);
+    expect(result.nextVersions).toEqual([1]);
+    const [recorded] = await store.readStream(ref);
+    expect(recorded).toMatchObject({
+      ...ref,
+      eventId: appended.eventId,
+      streamVersion: 1,
+      type: 'ThingCreated',
+      schemaVersion: 1,
+      data: { name: 'a' },
+      metadata,
+      occurredAt: appended.occurredAt,
+    });
+    expect(BigInt(recorded.globalPosition)).toBeGreaterThan(0n);
+    expect(BigInt(recorded.transactionId)).toBeGreaterThan(0n);
+  });
+
+  it('rejects creating a stream that exists', async () => {
+    const ref = stream();
+    await store.append([{ stream: ref, expectedVersion: 'no_stream', events: [event()] }], metadata);
+    await expect(store.append([{ stream: ref, expectedVersion: 'no_stream', events: [event()] }], metadata)).rejects.toMatchObject({
+      code: 'stream-exists',
+      kind: 'conflict',
+    });
+  });
+
+  it('rejects an append with a stale expected version and keeps the log unchanged', async () => {
+    const ref = stream();
+    await store.append([{ stream: ref, expectedVersion: 'no_stream', events: [event()] }], metadata);
+    await store.append([{ stream: ref, expectedVersion: 1, events: [event()] }], metadata);
+    await expect(store.append([{ stream: ref, expectedVersion: 1, events: [event()] }], metadata)).rejects.toBeInstanceOf(
+      StreamVersionConflictError,
+    );
+    expect((await store.readStream(ref)).map((e) => e.streamVersion)).toEqual([1, 2]);
+  });
+
+  it('lets exactly one of two concurrent writers from the same version win', async () => {
+    const ref = stream();
+    await store.append([{ stream: ref, expectedVersion: 'no_stream', events: [event()] }], metadata);
+    const outcomes = await Promise.allSettled([
+      store.append([{ stream: ref, expectedVersion: 1, events: [event('A')] }], metadata),
+      store.append([{ stream: ref, expectedVersion: 1, events: [event('B')] }], metadata),
+    ]);
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    const rejected = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+    expect(rejected.reason).toBeInstanceOf(StreamVersionConflictError);
+    expect(await store.readStream(ref)).toHaveLength(2);
+  });
+
+  it('appends to several streams atomically: one conflict rolls back all', async () => {
+    const fresh = stream();
+    const existing = stream();
+    await store.append([{ stream: existing, expectedVersion: 'no_stream', events: [event()] }], metadata);
+    await expect(
+      store.append(
+        [
+          { stream: fresh, expectedVersion: 'no_stream', events: [event()] },
+          { stream: existing, expectedVersion: 0, events: [event()] },
+        ],
+        metadata,
+      ),
+    ).rejects.toBeInstanceOf(StreamVersionConflictError);
+    expect(await store.readStream(fresh)).toHaveLength(0);
+  });
+
+  it('never lets a subscriber skip an event whose transaction commits late', async () => {
+    const lateRef = stream();
+    const earlyRef = stream();
+    // Open a transaction, append in it (taking the lower position and xid), and keep it open.
+    const slow = new Client({ connectionString: database.url });
+    await slow.connect();
+    await slow.query('begin');
+    const lateId = randomUUID();
+    await slow.query(
+      `insert into events (event_id, environment_id, stream_type, stream_id, stream_version, event_type, schema_version, data, metadata, occurred_at)
+       values ($1, $2, $3, $4, 1, 'Late', 1, '{}', '{}', now())`,
+      [lateId, lateRef.environmentId, lateRef.streamType, lateRef.streamId],
+    );
+    // A later transaction commits first.
+    const early = event('Early');
+    await store.append([{ stream: earlyRef, expectedVersion: 'no_stream', events: [early] }], metadata);
+
+    const seen: string[] = [];
+    let checkpoint = ZERO_POSITION;
+    const drain = async () => {
+      for (;;) {
+        const batch = await store.readAll(checkpoint, 100);
+        if (batch.length === 0) return;
+        for (const e of batch) seen.push(e.eventId);
+        const last = batch[batch.length - 1];
+        checkpoint = { transactionId: last.transactionId, globalPosition: last.globalPosition };
+      }
+    };
+    // While the slow transaction is open, the reader must stop before the committed later event.
+    await drain();
+    expect(seen).not.toContain(early.eventId);
+    expect(seen).not.toContain(lateId);
+
+    await slow.query('commit');
+    await slow.end();
+    await drain();
+    expect(seen.filter((id) => id === lateId)).toHaveLength(1);
+    expect(seen.filter((id) => id === early.eventId)).toHaveLength(1);
+    expect(seen.indexOf(lateId)).toBeLessThan(seen.indexOf(early.eventId));
+  });
+});

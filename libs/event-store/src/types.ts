@@ -1,0 +1,59 @@
+/** Identifies one stream: streams never cross environments. */
+export interface StreamRef {
+  readonly environmentId: string;
+  readonly streamType: string;
+  readonly streamId: string;
+}
+
+/** Who and what caused an append; stored with every event for auditors. */
+export interface EventMetadata {
+  /** The token's `sub`, or `system:<component>` for the service's own reactions. */
+  readonly actor: string;
+  readonly requestId: string | null;
+  readonly correlationId: string;
+  /** The event (or request) that caused this one; null for a direct API command. */
+  readonly causationId: string | null;
+}
+
+export interface NewEvent {
+  readonly eventId: string;
+  readonly type: string;
+  readonly schemaVersion: number;
+  readonly data: unknown;
+  readonly occurredAt: Date;
+}
+
+/** A position in the global log: (transaction id, global position), compared in that order. */
+export interface LogPosition {
+  readonly transactionId: string;
+  readonly globalPosition: string;
+}
+
+export interface RecordedEvent extends NewEvent, StreamRef, LogPosition {
+  readonly streamVersion: number;
+  readonly metadata: EventMetadata;
+}
+
+/** `no_stream`: the stream must not exist yet; a number: its current version must be exactly this. */
+export type ExpectedVersion = number | 'no_stream';
+
+export interface StreamAppend {
+  readonly stream: StreamRef;
+  readonly expectedVersion: ExpectedVersion;
+  readonly events: readonly NewEvent[];
+}
+
+export interface AppendResult {
+  readonly nextVersions: readonly number[];
+  /** Position of the last event appended, for read-your-writes waits. */
+  readonly lastPosition: LogPosition | null;
+}
+
+export const ZERO_POSITION: LogPosition = { transactionId: '0', globalPosition: '0' };
+
+export function comparePositions(a: LogPosition, b: LogPosition): number {
+  const tx = BigInt(a.transactionId) - BigInt(b.transactionId);
+  if (tx !== 0n) return tx < 0n ? -1 : 1;
+  const pos = BigInt(a.globalPosition) - BigInt(b.globalPosition);
+  return pos === 0n ? 0 : pos < 0n ? -1 : 1;
+}
