@@ -15,7 +15,7 @@ const shared = {
   testEnvironment: 'node',
   transform: { '^.+\\.(t|j)s$': ['@swc/jest', { ...swc, sourceMaps: 'inline' }] },
   // A few transitive dependencies ship ESM only; Jest on Node 20 cannot require() them untransformed.
-  transformIgnorePatterns: ['/node_modules/(?!(cookie|content-disposition)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(cookie|content-disposition|jose)/)'],
   moduleNameMapper: aliases,
   rootDir: __dirname,
 };

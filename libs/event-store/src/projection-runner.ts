@@ -30,6 +30,7 @@ export class ProjectionRunner {
   private readonly pollIntervalMs: number;
   private readonly loops = new Map<string, { running: Promise<void> | null; again: boolean }>();
   private readonly checkpoints = new Map<string, LogPosition>();
+  private readonly projections: Projection[] = [];
   private waiters: Waiter[] = [];
   private listener: Client | null = null;
   private pollTimer: NodeJS.Timeout | null = null;
@@ -39,12 +40,23 @@ export class ProjectionRunner {
   constructor(
     private readonly dataSource: DataSource,
     private readonly eventStore: EventStore,
-    private readonly projections: readonly Projection[],
+    projections: readonly Projection[] = [],
     private readonly options: ProjectionRunnerOptions = {},
   ) {
     this.batchSize = options.batchSize ?? 500;
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
-    for (const projection of projections) this.loops.set(projection.name, { running: null, again: false });
+    for (const projection of projections) this.register(projection);
+  }
+
+  /** Adds a projection; bounded contexts register theirs before the runner starts. */
+  register(projection: Projection): void {
+    if (this.loops.has(projection.name)) throw new Error(`projection ${projection.name} is registered twice`);
+    this.projections.push(projection);
+    this.loops.set(projection.name, { running: null, again: false });
+  }
+
+  get projectionNames(): string[] {
+    return this.projections.map((p) => p.name);
   }
 
   /** Starts catching up and listening. `listenUrl` is the database URL for the LISTEN connection. */

@@ -34,3 +34,15 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   const keys = Object.keys(a);
   return keys.length === Object.keys(b).length && keys.every((k) => has(b, k) && jsonEqual(a[k], b[k]));
 }
+
+/**
+ * Why a value is not a string of min..max characters, or undefined when it is.
+ * Characters are Unicode code points (what a user counts), not UTF-16 units.
+ */
+export function textProblem(value: unknown, min: number, max: number): string | undefined {
+  if (typeof value !== 'string') return 'must be a string';
+  // Cheap guard before counting: a code point is at most 2 UTF-16 units.
+  const length = value.length > 2 * max ? Infinity : [...value].length;
+  if (length >= min && length <= max) return undefined;
+  return min > 0 ? `must be ${min} to ${max} characters long` : `must be at most ${max} characters long`;
+}

@@ -1,5 +1,5 @@
 import { FieldError, MAX_AMOUNT, ValidationError, isSupportedCurrency } from '@billing/shared-kernel';
-import { JsonObject, childPointer, has, isJsonObject, own } from './json';
+import { JsonObject, childPointer, has, isJsonObject, own, textProblem } from './json';
 import {
   BILLING_TIMINGS,
   BillingTiming,
@@ -94,7 +94,7 @@ export function validateCreatePrice(body: unknown): CreatePriceInput {
   const purchase = required(b, 'purchase', errors) && oneOf(b.purchase, '/purchase', PURCHASES, errors);
   const billingTiming = optional(b, 'billingTiming') ? oneOf(b.billingTiming, '/billingTiming', BILLING_TIMINGS, errors) : 'advance';
   const productId = optional(b, 'productId') ? uuid(b.productId, '/productId', errors) : null;
-  const pricing = required(b, 'pricing', errors) ? validatePricing(b.pricing, priceModel, '/pricing', errors) : undefined;
+  const pricing = required(b, 'pricing', errors) ? validatePricing(b.pricing, priceModel || undefined, '/pricing', errors) : undefined;
 
   // The term belongs to recurring prices only; with an invalid purchase, still check its shape.
   let termCount: number | null | undefined = null;
@@ -165,11 +165,12 @@ function validatePricing(value: unknown, model: PriceModel | undefined, pointer:
   const pricing: Record<string, PricingEntry> = {};
   for (const key of keys) {
     const at = childPointer(pointer, key);
+    const lower = key.toLowerCase();
     if (!isSupportedCurrency(key)) {
       errors.add(
         at,
-        isSupportedCurrency(key.toLowerCase())
-          ? `currency codes must be lowercase: use '${key.toLowerCase()}'`
+        isSupportedCurrency(lower)
+          ? `currency codes must be lowercase: use '${lower}'`
           : `'${key}' is not a supported ISO 4217 currency code`,
       );
     } else if (model !== undefined) {
@@ -277,13 +278,8 @@ function optional(object: JsonObject, key: string): boolean {
 }
 
 function text(value: unknown, pointer: string, min: number, max: number, errors: Errors): string | undefined {
-  if (typeof value !== 'string') return errors.add(pointer, 'must be a string');
-  // Cheap guard before counting code points: each code point is at most 2 UTF-16 units.
-  const length = value.length > 2 * max ? Infinity : [...value].length;
-  if (length < min || length > max) {
-    return errors.add(pointer, min > 0 ? `must be ${min} to ${max} characters long` : `must be at most ${max} characters long`);
-  }
-  return value;
+  const problem = textProblem(value, min, max);
+  return problem ? errors.add(pointer, problem) : (value as string);
 }
 
 function oneOf<T extends string>(value: unknown, pointer: string, values: readonly T[], errors: Errors): T | undefined {

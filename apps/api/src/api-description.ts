@@ -1,0 +1,19 @@
+/** The introduction of the OpenAPI document: the decisions the interface left open. */
+export const API_DESCRIPTION = `
+Headless subscription billing: invoices, prices, subscriptions, payments, payment providers,
+templates and signed webhook notifications.
+
+**Authentication.** Every operation needs \`Authorization: Bearer <JWT>\` and the header
+\`x-environment: <uuid>\`. The token's \`environments\` claim (a list of uuids) must include that
+environment (else 403); a missing or invalid header is a 400; a missing, expired or wrongly signed
+token is a 401. Everything you read and write is scoped to the environment: an id from another
+environment answers 404.
+
+**Errors** are RFC 9457 problem details (\`application/problem+json\`). \`type\` is a URI reference
+\`/problems/<code>\` that this service serves (GET /problems lists the catalogue). Validation
+failures are 422 with \`errors: [{pointer, detail}]\` where \`pointer\` is a JSON Pointer into the
+body (query parameters as \`/query/<name>\`, headers as \`/headers/<name>\`).
+
+**Consistency.** A write answers after the read models reflect it, so an immediately following GET
+returns the new state. Writes that carry \`If-Match\` with a stale ETag answer 409.
+`.trim();

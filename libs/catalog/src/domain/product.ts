@@ -1,0 +1,85 @@
+import { CommandMetadata, ConflictError, DomainEvent, Evolver, FieldError, ValidationError } from '@billing/shared-kernel';
+import { childPointer, isJsonObject, own, textProblem } from './json';
+import { PRICE_LIMITS } from './types';
+
+/** The Product aggregate: a named, described thing that prices may point at. Same rules as price text fields. */
+
+export const PRODUCT_STREAM_TYPE = 'product';
+
+export interface CreateProductInput {
+  readonly name: string;
+  readonly description: string | null;
+}
+
+export interface ProductCreatedData extends CreateProductInput {
+  readonly productId: string;
+  readonly createdAt: string;
+}
+export type ProductCreated = DomainEvent<'ProductCreated', ProductCreatedData>;
+export type ProductEvent = ProductCreated;
+
+export interface ExistingProduct {
+  readonly status: 'active';
+  readonly id: string;
+  readonly name: string;
+  readonly description: string | null;
+  readonly createdAt: string;
+}
+export type ProductState = { readonly status: 'empty' } | ExistingProduct;
+
+export function initialProductState(): ProductState {
+  return { status: 'empty' };
+}
+
+export function evolveProduct(state: ProductState, event: ProductEvent): ProductState {
+  if (event.type !== 'ProductCreated' || state.status !== 'empty') return state;
+  const { productId, name, description, createdAt } = event.data;
+  return { status: 'active', id: productId, name, description, createdAt };
+}
+
+export const productEvolver: Evolver<ProductState, ProductEvent> = { initialState: initialProductState, evolve: evolveProduct };
+
+/** name: string of 1-250 code points; description: optional (null = absent) string of at most 4000; nothing else. */
+export function validateCreateProduct(body: unknown): CreateProductInput {
+  if (!isJsonObject(body)) throw ValidationError.at('', 'the request body must be a JSON object');
+  const errors: FieldError[] = [];
+  for (const key of Object.keys(body)) {
+    if (key !== 'name' && key !== 'description') errors.push({ pointer: childPointer('', key), detail: 'is not a known property' });
+  }
+  const name = own(body, 'name');
+  if (name === undefined || name === null) errors.push({ pointer: '/name', detail: 'is required' });
+  else checkText(name, '/name', 1, PRICE_LIMITS.nameMaxLength, errors);
+  const description = own(body, 'description') ?? null;
+  if (description !== null) checkText(description, '/description', 0, PRICE_LIMITS.descriptionMaxLength, errors);
+  if (errors.length > 0) throw new ValidationError('The product is invalid', errors);
+  return { name: name as string, description: description as string | null };
+}
+
+function checkText(value: unknown, pointer: string, min: number, max: number, errors: FieldError[]): void {
+  const detail = textProblem(value, min, max);
+  if (detail) errors.push({ pointer, detail });
+}
+
+export interface CreateProduct {
+  readonly productId: string;
+  readonly input: unknown;
+}
+
+export function decideCreateProduct(command: CreateProduct, state: ProductState, meta: CommandMetadata): ProductCreated[] {
+  if (state.status !== 'empty') throw new ConflictError('product-exists', `product ${command.productId} already exists`);
+  const input = validateCreateProduct(command.input);
+  return [{ type: 'ProductCreated', schemaVersion: 1, data: { productId: command.productId, ...input, createdAt: meta.now.toISOString() } }];
+}
+
+export interface ProductView {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string | null;
+  readonly createdAt: string;
+}
+
+export function toProductView(state: ProductState): ProductView | null {
+  if (state.status === 'empty') return null;
+  const { id, name, description, createdAt } = state;
+  return { id, name, description, createdAt };
+}

@@ -1,0 +1,81 @@
+/**
+ * All configuration comes from environment variables (documented in the
+ * README). Development defaults make `npm start` work with nothing set;
+ * production refuses to start without real JWT settings.
+ */
+export interface JwtConfig {
+  /** HS256 shared secret (development). */
+  readonly secret: string | null;
+  /** PEM public key for RS256/ES256 (production). */
+  readonly publicKey: string | null;
+  /** JWKS endpoint for RS256/ES256 (production). */
+  readonly jwksUrl: string | null;
+  readonly algorithms: readonly string[];
+  readonly issuer: string | null;
+  readonly audience: string | null;
+}
+
+export interface AppConfig {
+  readonly nodeEnv: string;
+  readonly isProduction: boolean;
+  readonly host: string;
+  readonly port: number;
+  readonly databaseUrl: string | null;
+  readonly databasePoolSize: number;
+  /** Folder of the embedded Postgres used when DATABASE_URL is unset. */
+  readonly dataDir: string;
+  readonly roles: { readonly api: boolean; readonly worker: boolean };
+  readonly bodyLimitBytes: number;
+  readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
+  readonly jwt: JwtConfig;
+}
+
+export const DEVELOPMENT_JWT_SECRET = 'development-only-secret-change-me';
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const nodeEnv = env.NODE_ENV ?? 'development';
+  const isProduction = nodeEnv === 'production';
+  const roles = (env.ROLES ?? 'api,worker').split(',').map((r) => r.trim());
+  for (const role of roles) if (role !== 'api' && role !== 'worker') throw new Error(`ROLES: unknown role "${role}" (use api, worker)`);
+  const publicKey = env.JWT_PUBLIC_KEY?.replace(/\\n/g, '\n') || null;
+  const jwksUrl = env.JWT_JWKS_URL || null;
+  const secret = env.JWT_SECRET || (isProduction || publicKey || jwksUrl ? null : DEVELOPMENT_JWT_SECRET);
+  if (!secret && !publicKey && !jwksUrl) throw new Error('JWT: set JWT_SECRET (HS256), JWT_PUBLIC_KEY or JWT_JWKS_URL (RS256/ES256)');
+  const algorithms = env.JWT_ALGORITHMS
+    ? env.JWT_ALGORITHMS.split(',').map((a) => a.trim())
+    : secret && !publicKey && !jwksUrl
+      ? ['HS256']
+      : ['RS256', 'ES256'];
+  for (const algorithm of algorithms) {
+    if (!['HS256', 'RS256', 'ES256'].includes(algorithm)) throw new Error(`JWT_ALGORITHMS: ${algorithm} is not allowed`);
+  }
+  return {
+    nodeEnv,
+    isProduction,
+    host: env.HOST ?? '0.0.0.0',
+    port: integer(env.PORT, 3000, 'PORT'),
+    databaseUrl: env.DATABASE_URL || null,
+    databasePoolSize: integer(env.DATABASE_POOL_SIZE, 20, 'DATABASE_POOL_SIZE'),
+    dataDir: env.DATA_DIR ?? '.data',
+    roles: { api: roles.includes('api'), worker: roles.includes('worker') },
+    bodyLimitBytes: integer(env.BODY_LIMIT_BYTES, 1024 * 1024, 'BODY_LIMIT_BYTES'),
+    logLevel: (['debug', 'info', 'warn', 'error'] as const).find((l) => l === env.LOG_LEVEL) ?? 'info',
+    jwt: {
+      secret,
+      publicKey,
+      jwksUrl,
+      algorithms,
+      issuer: env.JWT_ISSUER || null,
+      audience: env.JWT_AUDIENCE || null,
+    },
+  };
+}
+
+function integer(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`${name} must be a non-negative integer`);
+  return parsed;
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,0 +1,40 @@
+import { ValidationPipe, ValidationError as ClassValidatorError } from '@nestjs/common';
+import { FieldError, ValidationError } from '@billing/shared-kernel';
+
+/** RFC 6901 escaping of one reference token. */
+export function pointerToken(token: string | number): string {
+  return String(token).replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+export function toFieldErrors(errors: readonly ClassValidatorError[], prefix = ''): FieldError[] {
+  return errors.flatMap((error) => {
+    const pointer = `${prefix}/${pointerToken(error.property)}`;
+    const own = Object.values(error.constraints ?? {}).map((message) => ({
+      pointer,
+      detail: message.replace(/^property (\S+) should not exist$/, 'unknown property: not accepted here').replace(
+        new RegExp(`^${escapeRegExp(error.property)} `),
+        '',
+      ),
+    }));
+    return [...own, ...toFieldErrors(error.children ?? [], pointer)];
+  });
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * class-validator DTOs for request bodies: unknown properties are rejected
+ * (the interface accepts no others), and every failure becomes a 422 problem
+ * whose `errors` point at the offending member.
+ */
+export function createValidationPipe(): ValidationPipe {
+  return new ValidationPipe({
+    whitelist: true,
+    forbidNonWhitelisted: true,
+    transform: true,
+    validateCustomDecorators: false,
+    exceptionFactory: (errors) => new ValidationError('The request is invalid.', toFieldErrors(errors)),
+  });
+}

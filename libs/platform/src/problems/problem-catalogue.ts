@@ -1,0 +1,76 @@
+/**
+ * The catalogue of problem `type`s. Every type is a relative URI
+ * `/problems/<code>` that the service itself serves (GET /problems/{code}),
+ * so a client can look up what an error means. Bounded contexts add their
+ * own codes with `registerProblemTypes`.
+ */
+export interface ProblemType {
+  readonly title: string;
+  readonly status: number;
+  readonly description: string;
+}
+
+const catalogue = new Map<string, ProblemType>();
+
+export function registerProblemTypes(types: Record<string, ProblemType>): void {
+  for (const [code, type] of Object.entries(types)) catalogue.set(code, type);
+}
+
+export function problemType(code: string): ProblemType | undefined {
+  return catalogue.get(code);
+}
+
+export function allProblemTypes(): Record<string, ProblemType> {
+  return Object.fromEntries([...catalogue.entries()].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+export function problemTypeUri(code: string): string {
+  return `/problems/${code}`;
+}
+
+registerProblemTypes({
+  'malformed-request': { status: 400, title: 'Malformed request', description: 'The body is not valid JSON, or a required header is malformed.' },
+  'invalid-environment-header': {
+    status: 400,
+    title: 'Invalid x-environment header',
+    description: 'Every request must name its environment in the x-environment header, as a uuid.',
+  },
+  unauthorized: {
+    status: 401,
+    title: 'Unauthorized',
+    description: 'The bearer token is missing, malformed, expired, wrongly signed or uses an algorithm that is not accepted.',
+  },
+  'forbidden-environment': {
+    status: 403,
+    title: 'Forbidden',
+    description: "The token's environments claim does not include the environment named in x-environment.",
+  },
+  'not-found': { status: 404, title: 'Not Found', description: 'No such resource exists in this environment.' },
+  'route-not-found': { status: 404, title: 'Not Found', description: 'No operation exists at this method and path.' },
+  'method-not-allowed': { status: 405, title: 'Method Not Allowed', description: 'The path exists but not with this method.' },
+  'version-conflict': {
+    status: 409,
+    title: 'Conflict',
+    description: 'The resource changed since the version the request was based on (stale If-Match or a concurrent write). Reload and retry.',
+  },
+  'stream-exists': { status: 409, title: 'Conflict', description: 'A resource with this id already exists.' },
+  'payload-too-large': { status: 413, title: 'Payload Too Large', description: 'The request body exceeds the size limit (BODY_LIMIT_BYTES, 1 MiB by default).' },
+  'unsupported-media-type': {
+    status: 415,
+    title: 'Unsupported Media Type',
+    description: 'Request bodies must be sent as application/json.',
+  },
+  'validation-failed': {
+    status: 422,
+    title: 'Unprocessable Content',
+    description: 'One or more fields are invalid. `errors` lists each with a JSON Pointer (`/items/0/quantity`; query parameters as `/query/<name>`, headers as `/headers/<name>`).',
+  },
+  'too-many-decimals': { status: 422, title: 'Unprocessable Content', description: 'A decimal field has more decimal places than its precision allows.' },
+  'amount-out-of-range': {
+    status: 422,
+    title: 'Unprocessable Content',
+    description: 'An amount or a computed total exceeds the supported range of ±(2^53 − 1) minor units.',
+  },
+  'database-unavailable': { status: 503, title: 'Service Unavailable', description: 'The service cannot reach its database.' },
+  'internal-error': { status: 500, title: 'Internal Server Error', description: 'An unexpected error; the log holds the detail under the request id.' },
+});

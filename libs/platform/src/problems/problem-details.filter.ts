@@ -1,0 +1,34 @@
+import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { buildProblem, PROBLEM_CONTENT_TYPE } from './problem';
+import { toProblemParts } from './to-problem';
+
+/** Every error leaves the service as application/problem+json; a 500 never carries a stack or SQL. */
+@Catch()
+export class ProblemDetailsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Problems');
+
+  catch(error: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    sendProblem(error, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>(), this.logger);
+  }
+}
+
+export function sendProblem(error: unknown, request: FastifyRequest, reply: FastifyReply, logger: Pick<Logger, 'error'>): void {
+  const parts = toProblemParts(error);
+  if (parts.unexpected) {
+    logger.error({
+      msg: 'unhandled error',
+      requestId: request.id,
+      method: request.method,
+      url: request.url,
+      error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+    });
+  }
+  const problem = buildProblem({ ...parts, instance: request.url, requestId: String(request.id) });
+  void reply
+    .status(parts.status)
+    .headers(parts.headers ?? {})
+    .header('content-type', PROBLEM_CONTENT_TYPE)
+    .send(JSON.stringify(problem));
+}

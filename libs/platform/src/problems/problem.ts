@@ -1,0 +1,64 @@
+import { FieldError } from '@billing/shared-kernel';
+import { problemType, problemTypeUri } from './problem-catalogue';
+
+/** RFC 9457 problem details, with `errors` for field-level validation failures. */
+export interface ProblemDetails {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance: string;
+  requestId?: string;
+  errors?: readonly FieldError[];
+  [extension: string]: unknown;
+}
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+/** An HTTP-level failure raised outside the domain (headers, routing, parsing). */
+export class HttpProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    detail: string,
+    readonly errors?: readonly FieldError[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+  }
+}
+
+export function buildProblem(input: {
+  status: number;
+  code: string;
+  detail: string;
+  instance: string;
+  requestId?: string;
+  errors?: readonly FieldError[];
+}): ProblemDetails {
+  const known = problemType(input.code);
+  return {
+    type: problemTypeUri(input.code),
+    title: known?.title ?? defaultTitle(input.status),
+    status: input.status,
+    detail: input.detail,
+    instance: input.instance,
+    ...(input.requestId ? { requestId: input.requestId } : {}),
+    ...(input.errors && input.errors.length > 0 ? { errors: input.errors } : {}),
+  };
+}
+
+function defaultTitle(status: number): string {
+  const titles: Record<number, string> = {
+    400: 'Bad Request',
+    401: 'Unauthorized',
+    403: 'Forbidden',
+    404: 'Not Found',
+    409: 'Conflict',
+    413: 'Payload Too Large',
+    415: 'Unsupported Media Type',
+    422: 'Unprocessable Content',
+    500: 'Internal Server Error',
+  };
+  return titles[status] ?? 'Error';
+}

@@ -1,0 +1,61 @@
+import { HttpException } from '@nestjs/common';
+import { DomainError, DomainErrorKind } from '@billing/shared-kernel';
+import { HttpProblem } from './problem';
+
+const STATUS_BY_KIND: Record<DomainErrorKind, number> = {
+  validation: 422,
+  not_found: 404,
+  conflict: 409,
+  forbidden: 403,
+};
+
+/** Fastify's own errors for bodies it could not accept, by code. */
+const FASTIFY_ERRORS: Record<string, { status: number; code: string; detail: string }> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: 'unsupported-media-type', detail: 'Send the body as application/json.' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: 'payload-too-large', detail: 'The request body is larger than the limit.' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: 'malformed-request', detail: 'The request body is not valid JSON.' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: 'malformed-request', detail: 'The JSON body is empty; send {} for no fields.' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: 'malformed-request', detail: 'Content-Length does not match the body.' },
+};
+
+/** Framework-raised client errors (routing, parsing) by status. */
+const CODE_BY_STATUS: Record<number, string> = {
+  400: 'malformed-request',
+  404: 'route-not-found',
+  405: 'method-not-allowed',
+  413: 'payload-too-large',
+  415: 'unsupported-media-type',
+};
+
+export interface ProblemParts {
+  readonly status: number;
+  readonly code: string;
+  readonly detail: string;
+  readonly errors?: HttpProblem['errors'];
+  readonly headers?: Record<string, string>;
+  /** True when the cause is a defect: log it in full, answer with a generic body. */
+  readonly unexpected?: boolean;
+}
+
+/** The one place where errors become HTTP statuses and problem codes. */
+export function toProblemParts(error: unknown): ProblemParts {
+  if (error instanceof DomainError) {
+    return { status: STATUS_BY_KIND[error.kind], code: error.code, detail: error.message, errors: error.errors };
+  }
+  if (error instanceof HttpProblem) {
+    return { status: error.status, code: error.code, detail: error.message, errors: error.errors, headers: error.headers };
+  }
+  const fastifyCode = (error as { code?: unknown })?.code;
+  if (typeof fastifyCode === 'string' && FASTIFY_ERRORS[fastifyCode]) return FASTIFY_ERRORS[fastifyCode];
+  if (error instanceof SyntaxError && 'body' in (error as object)) {
+    return FASTIFY_ERRORS.FST_ERR_CTP_INVALID_JSON_BODY;
+  }
+  const status = error instanceof HttpException ? error.getStatus() : (error as { statusCode?: unknown })?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    if (status === 401) return { status, code: 'unauthorized', detail: 'A valid bearer token is required.', headers: { 'www-authenticate': 'Bearer' } };
+    const code = CODE_BY_STATUS[status] ?? 'malformed-request';
+    const detail = status === 404 ? 'No operation exists at this method and path.' : (error as Error).message || 'The request could not be processed.';
+    return { status, code, detail };
+  }
+  return { status: 500, code: 'internal-error', detail: 'An unexpected error occurred.', unexpected: true };
+}

@@ -1,0 +1,7 @@
+export * from './address-policy';
+export * from './retry-schedule';
+export * from './secret-box';
+export * from './signing';
+export * from './versions';
+export * from './webhook-events';
+export * from './webhook-subscription';
