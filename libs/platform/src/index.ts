@@ -12,4 +12,5 @@ export * from './auth/guards';
 export * from './openapi/openapi';
 export * from './logging/json-logger';
 export * from './database/database.providers';
+export * from './database/resource-views';
 export * from './platform.module';

@@ -6,6 +6,7 @@ import { EnvironmentGuard, JwtAuthGuard } from './auth/guards';
 import { JwtStrategy } from './auth/jwt.strategy';
 import { APP_CONFIG, AppConfig } from './config/app-config';
 import { databaseProviders } from './database/database.providers';
+import { ResourceViews } from './database/resource-views';
 import { HealthController } from './health/health.controller';
 import { Clock, SystemClock } from './http/request-context';
 import { ProblemDetailsFilter } from './problems/problem-details.filter';
@@ -28,12 +29,13 @@ export class PlatformModule {
         { provide: APP_CONFIG, useValue: config },
         { provide: Clock, useValue: options.clock ?? new SystemClock() },
         ...databaseProviders,
+        ResourceViews,
         JwtStrategy,
         { provide: APP_GUARD, useClass: JwtAuthGuard },
         { provide: APP_GUARD, useClass: EnvironmentGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
       ],
-      exports: [APP_CONFIG, Clock, ...databaseProviders, CqrsModule],
+      exports: [APP_CONFIG, Clock, ...databaseProviders, ResourceViews, CqrsModule],
     };
   }
 }

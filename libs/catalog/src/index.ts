@@ -1,0 +1,3 @@
+export * from './domain';
+export { CatalogModule } from './catalog.module';
+export { catalogMigrations } from './migrations';

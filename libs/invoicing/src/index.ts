@@ -1,0 +1,3 @@
+export * from './domain';
+export { InvoicingModule } from './invoicing.module';
+export { invoicingMigrations } from './migrations';

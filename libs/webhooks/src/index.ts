@@ -1,0 +1,3 @@
+export * from './domain';
+export { WebhooksModule } from './webhooks.module';
+export { webhooksMigrations } from './migrations';
