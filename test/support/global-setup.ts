@@ -16,7 +16,7 @@ export default async function globalSetup(): Promise<void> {
   if (!adminUrl) {
     const dataDir = mkdtempSync(join(tmpdir(), 'billing-test-pg-'));
     const server = await startEmbeddedPostgres({ dataDir, database: 'postgres' });
-    (globalThis as { __embeddedPostgres?: unknown }).__embeddedPostgres = server;
+    (globalThis as { __embeddedPostgres?: unknown }).__embeddedPostgres = { stop: server.stop, dataDir };
     adminUrl = server.url;
   }
   const template = `billing_template_${process.pid}`;

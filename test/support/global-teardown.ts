@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { Client } from 'pg';
 
 export default async function globalTeardown(): Promise<void> {
@@ -8,6 +9,9 @@ export default async function globalTeardown(): Promise<void> {
     await admin.connect();
     await admin.query(`drop database if exists ${template}`).finally(() => admin.end());
   }
-  const server = (globalThis as { __embeddedPostgres?: { stop(): Promise<void> } }).__embeddedPostgres;
-  await server?.stop();
+  const server = (globalThis as { __embeddedPostgres?: { stop(): Promise<void>; dataDir: string } }).__embeddedPostgres;
+  if (server) {
+    await server.stop();
+    rmSync(server.dataDir, { recursive: true, force: true });
+  }
 }

@@ -10,7 +10,6 @@ async function main(): Promise<void> {
   const logger = new JsonLogger(initial.logLevel);
   const { config, stop } = await resolveDatabase(initial, logger);
   const app = await createApp(config, { logger });
-  app.getHttpServer().on('close', () => void stop());
   if (config.roles.api) {
     await app.listen(config.port, config.host);
     const base = `http://localhost:${config.port}`;
