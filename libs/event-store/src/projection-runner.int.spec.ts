@@ -133,7 +133,7 @@ describe('ProjectionRunner (Postgres)', () => {
         [id],
       );
       // waitFor also wakes the runner; stop that from masking NOTIFY by checking the read model directly.
-      const deadline = Date.now() + 2000;
+      const deadline = Date.now() + 10_000; // far below the 60 s poll: only NOTIFY can wake it in time
       while (!(await applied(name)).has(id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
       expect((await applied(name)).get(id)).toBe(1);
       expect(await runner.waitFor({ transactionId: last.transaction_id, globalPosition: last.global_position })).toBe(true);

@@ -170,6 +170,8 @@ export interface InvoiceBookedData {
 export interface InvoiceSettlementAddedData extends InvoiceSettlement {
   readonly invoiceId: string;
   readonly addedAt: string;
+  /** The invoice's settlement status after this settlement (webhooks emit invoice.settled on `settled`). */
+  readonly settlementStatus: SettlementStatus;
 }
 /** On the source stream: it was copied (reverse false) or credited (reverse true) into newInvoiceId. */
 export interface InvoiceDuplicatedData {
@@ -387,6 +389,7 @@ export function decideAddSettlement(command: AddSettlement, state: InvoiceState,
   if (amount === 0n) throw ValidationError.at('/amount', 'must not be 0');
   const settled = assertAmountInRange(BigInt(invoice.settledAmount) + amount, '/amount');
   totalDue(BigInt(invoice.totalInclVat), settled, '/amount');
+  const statusAfter = settlementStatus(BigInt(invoice.totalInclVat), settled);
   return [
     {
       type: 'InvoiceSettlementAdded',
@@ -398,6 +401,7 @@ export function decideAddSettlement(command: AddSettlement, state: InvoiceState,
         reference: command.reference ?? null,
         note: command.note ?? null,
         addedAt: meta.now.toISOString(),
+        settlementStatus: statusAfter,
       },
     },
   ];

@@ -297,7 +297,7 @@ describe('AddSettlement', () => {
       {
         type: 'InvoiceSettlementAdded',
         schemaVersion: 1,
-        data: { invoiceId: 'inv-1', date: '2025-02-10', amount: 1000, reference: 'pay-1', note: null, addedAt: NOW },
+        data: { invoiceId: 'inv-1', date: '2025-02-10', amount: 1000, reference: 'pay-1', note: null, addedAt: NOW, settlementStatus: 'under_settled' },
       },
     ]);
   });
@@ -420,7 +420,9 @@ describe('crediting an invoice', () => {
     const settlement = settlementForCreditedInvoice(creditNote);
     expect(settlement).toEqual({ invoiceId: 'inv-1', date: '2025-03-01', amount: 4139, reference: 'CN-000001', note: null });
     const original = given(created, booked, ...reversal.sourceEvents);
-    const settled = foldEvents({ ...invoiceEvolver, initialState: () => original }, decideAddSettlement(settlement!, original, metaAt()));
+    const settlementEvents = decideAddSettlement(settlement!, original, metaAt());
+    expect(settlementEvents[0].data).toMatchObject({ amount: 4139, settlementStatus: 'settled' });
+    const settled = foldEvents({ ...invoiceEvolver, initialState: () => original }, settlementEvents);
     expect(toInvoiceView(invoiceOf(settled))).toMatchObject({ settlementStatus: 'settled', totalDue: 0 });
   });
 

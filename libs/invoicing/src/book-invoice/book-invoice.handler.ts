@@ -1,0 +1,68 @@
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { DataSource, EntityManager } from 'typeorm';
+import { AggregateStore, queryRows, StreamAppend, toNewEvents } from '@billing/event-store';
+import { assertIfMatch, eventMetadataFor } from '@billing/platform';
+import {
+  decideAddSettlement,
+  decideBookInvoice,
+  formatInvoiceHandle,
+  invoiceEvolver,
+  InvoiceType,
+  InvoiceView,
+  settlementForCreditedInvoice,
+  toInvoiceView,
+} from '../domain';
+import { existingInvoice, invoiceStream, Versioned } from '../infrastructure/streams';
+import { BookInvoiceCommand } from './book-invoice.command';
+
+/**
+ * Books a draft. The handle is the next number of the environment's counter
+ * for the invoice type, taken in the same transaction as the append: the
+ * counter row stays locked until commit, so numbers are handed out in commit
+ * order, and a booking that fails (a rule, a version conflict) rolls its number
+ * back: no gaps, no duplicates. Booking a credit note also settles the invoice
+ * it credits, in the same transaction.
+ */
+@CommandHandler(BookInvoiceCommand)
+export class BookInvoiceHandler implements ICommandHandler<BookInvoiceCommand, Versioned<InvoiceView>> {
+  constructor(
+    private readonly store: AggregateStore,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  async execute({ caller, invoiceId, date, ifMatch, meta }: BookInvoiceCommand): Promise<Versioned<InvoiceView>> {
+    const stream = invoiceStream(caller.environmentId, invoiceId);
+    const { booked, result } = await this.dataSource.transaction(async (tx) => {
+      const { state, version } = await this.store.load(stream, invoiceEvolver, tx);
+      const invoice = existingInvoice(state, invoiceId);
+      assertIfMatch(ifMatch, version);
+      const handle = formatInvoiceHandle(invoice.type, await this.nextNumber(tx, caller.environmentId, invoice.type));
+      const events = decideBookInvoice({ invoiceId, handle, date }, state, meta);
+      const after = events.reduce(invoiceEvolver.evolve, state);
+      const appends: StreamAppend[] = [{ stream, expectedVersion: version, events: toNewEvents(events, meta) }];
+
+      const settlement = settlementForCreditedInvoice(after);
+      if (settlement) {
+        const creditedStream = invoiceStream(caller.environmentId, settlement.invoiceId);
+        const credited = await this.store.load(creditedStream, invoiceEvolver, tx);
+        const settlementEvents = decideAddSettlement(settlement, credited.state, meta);
+        appends.push({ stream: creditedStream, expectedVersion: credited.version, events: toNewEvents(settlementEvents, meta) });
+      }
+      const appended = await this.store.append(appends, eventMetadataFor(caller), tx);
+      return { booked: { view: toInvoiceView(existingInvoice(after, invoiceId)), version: appended.nextVersions[0] }, result: appended };
+    });
+    await this.store.awaitReadModels(result);
+    return booked;
+  }
+
+  private async nextNumber(tx: EntityManager, environmentId: string, type: InvoiceType): Promise<number> {
+    const [row] = await queryRows<{ last: string }>(
+      tx,
+      `insert into invoice_number_sequences (environment_id, type, last) values ($1, $2, 1)
+       on conflict (environment_id, type) do update set last = invoice_number_sequences.last + 1
+       returning last::text`,
+      [environmentId, type],
+    );
+    return Number(row.last);
+  }
+}

@@ -1,0 +1,75 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsArray, IsObject, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
+import { InvoiceLineInputDto } from '../http/invoice-line-input.dto';
+
+export class AddressInputDto {
+  @ApiProperty({ type: String, nullable: true, required: false }) @IsOptional() @IsString() @MaxLength(500) street1?: string | null;
+  @ApiProperty({ type: String, nullable: true, required: false }) @IsOptional() @IsString() @MaxLength(500) street2?: string | null;
+  @ApiProperty({ type: String, nullable: true, required: false }) @IsOptional() @IsString() @MaxLength(500) postalCode?: string | null;
+  @ApiProperty({ type: String, nullable: true, required: false }) @IsOptional() @IsString() @MaxLength(500) city?: string | null;
+  @ApiProperty({ type: String, nullable: true, required: false }) @IsOptional() @IsString() @MaxLength(500) county?: string | null;
+  @ApiProperty({ type: String, nullable: true, required: false }) @IsOptional() @IsString() @MaxLength(500) country?: string | null;
+  @ApiProperty({ type: String, nullable: true, required: false }) @IsOptional() @IsString() @MaxLength(500) state?: string | null;
+}
+
+export class CustomerInputDto {
+  @ApiProperty({ format: 'uuid' })
+  @IsUUID()
+  id!: string;
+
+  @ApiProperty({ type: String, nullable: true, required: false, maxLength: 255 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(255)
+  handle?: string | null;
+
+  @ApiProperty({ type: String, nullable: true, required: false, maxLength: 500 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(500)
+  name?: string | null;
+
+  @ApiProperty({ type: () => AddressInputDto, required: false, nullable: true })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => AddressInputDto)
+  billingAddress?: AddressInputDto | null;
+}
+
+/** Creates a draft invoice; `id`, totals, handle and every other read-only field are refused. */
+export class CreateInvoiceDto {
+  @ApiProperty({ type: () => CustomerInputDto })
+  @IsObject()
+  @ValidateNested()
+  @Type(() => CustomerInputDto)
+  customer!: CustomerInputDto;
+
+  @ApiProperty({ description: 'Three-letter ISO 4217 code (any case); stored uppercase.', example: 'EUR' })
+  @IsString()
+  currency!: string;
+
+  @ApiProperty({ type: String, format: 'date', required: false, nullable: true, description: 'Default: today (UTC).' })
+  @IsOptional()
+  @IsString()
+  date?: string | null;
+
+  @ApiProperty({ type: String, format: 'date', required: false, nullable: true, description: 'Not before date.' })
+  @IsOptional()
+  @IsString()
+  dueDate?: string | null;
+
+  @ApiProperty({ type: String, required: false, nullable: true, maxLength: 4000 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(4000)
+  memo?: string | null;
+
+  @ApiProperty({ type: () => [InvoiceLineInputDto], required: false, nullable: true })
+  @IsOptional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => InvoiceLineInputDto)
+  items?: InvoiceLineInputDto[] | null;
+}

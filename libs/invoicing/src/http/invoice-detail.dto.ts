@@ -1,0 +1,92 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+/** Response documentation: exactly the InvoiceDetail of the interface. */
+export class AddressDto {
+  @ApiProperty({ type: String, nullable: true }) street1!: string | null;
+  @ApiProperty({ type: String, nullable: true }) street2!: string | null;
+  @ApiProperty({ type: String, nullable: true }) postalCode!: string | null;
+  @ApiProperty({ type: String, nullable: true }) city!: string | null;
+  @ApiProperty({ type: String, nullable: true }) county!: string | null;
+  @ApiProperty({ type: String, nullable: true }) country!: string | null;
+  @ApiProperty({ type: String, nullable: true }) state!: string | null;
+}
+
+export class InvoiceCustomerDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ type: String, nullable: true }) handle!: string | null;
+  @ApiProperty({ type: String, nullable: true }) name!: string | null;
+  @ApiProperty({ type: () => AddressDto, required: false }) billingAddress!: AddressDto;
+}
+
+export class InvoiceLineTaxDto {
+  @ApiProperty({ description: 'When true tax is applied; when false tax is 0.' }) taxable!: boolean;
+  @ApiProperty({ type: String, nullable: true }) taxCode!: string | null;
+  @ApiProperty({ type: Number, format: 'double', description: 'A fraction, 0.255 means 25.5%; precision 4.' }) taxRate!: number;
+}
+
+export class InvoiceLineDiscountDto {
+  @ApiProperty({ type: Number, format: 'double', nullable: true, description: 'The percentage as given, null for a fixed discount or none.' }) percentage!: number | null;
+  @ApiProperty({ type: Number, format: 'int64', description: 'The discount in the lowest currency unit.' }) amount!: number;
+}
+
+export class InvoiceLineDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ type: String, nullable: true, readOnly: true }) sku!: string | null;
+  @ApiProperty({ type: String, nullable: true, readOnly: true }) title!: string | null;
+  @ApiProperty({ type: String, nullable: true, readOnly: true }) description!: string | null;
+  @ApiProperty({ type: String, format: 'date', nullable: true, readOnly: true }) periodStart!: string | null;
+  @ApiProperty({ type: String, format: 'date', nullable: true, readOnly: true }) periodEnd!: string | null;
+  @ApiProperty({ type: Number, format: 'double', description: 'Count of units billed; precision 4.' }) quantity!: number;
+  @ApiProperty({ type: Number, format: 'int64' }) unitAmount!: number;
+  @ApiProperty({ type: Number, format: 'int64', readOnly: true, description: 'unitAmount × quantity − discount, rounded half away from zero.' }) amount!: number;
+  @ApiProperty({ type: Number, format: 'int64', readOnly: true, description: 'amount × taxRate; 0 when the line is not taxable.' }) taxAmount!: number;
+  @ApiProperty({ type: () => InvoiceLineTaxDto }) tax!: InvoiceLineTaxDto;
+  @ApiProperty({ type: () => InvoiceLineDiscountDto }) discount!: InvoiceLineDiscountDto;
+}
+
+export class InvoiceSettlementDto {
+  @ApiProperty({ format: 'date' }) date!: string;
+  @ApiProperty({ type: Number, format: 'int64' }) amount!: number;
+  @ApiProperty({ type: String, nullable: true }) reference!: string | null;
+  @ApiProperty({ type: String, nullable: true }) note!: string | null;
+}
+
+export class InvoiceDetailDto {
+  @ApiProperty({ format: 'uuid', readOnly: true }) id!: string;
+  @ApiProperty({ type: String, nullable: true, readOnly: true, description: 'Unique, gapless number per environment and type, assigned on booking (INV-000001, CN-000001).' }) handle!: string | null;
+  @ApiProperty({ type: String, nullable: true, readOnly: true }) memo!: string | null;
+  @ApiProperty({ enum: ['draft', 'booked'] }) status!: string;
+  @ApiProperty({ enum: ['invoice', 'credit_note'] }) type!: string;
+  @ApiProperty({ enum: ['settled', 'over_settled', 'under_settled', 'not_settled'] }) settlementStatus!: string;
+  @ApiProperty({ format: 'date', readOnly: true }) date!: string;
+  @ApiProperty({ type: String, format: 'date', nullable: true, readOnly: true }) dueDate!: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'ISO 4217 code, uppercase.', example: 'EUR' }) currency!: string;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) updatedAt!: string | null;
+  @ApiProperty({ type: () => InvoiceCustomerDto }) customer!: InvoiceCustomerDto;
+  @ApiProperty({ type: () => [InvoiceLineDto], nullable: true, readOnly: true }) items!: InvoiceLineDto[];
+  @ApiProperty({ type: () => [InvoiceSettlementDto], nullable: true, readOnly: true }) settlements!: InvoiceSettlementDto[];
+  @ApiProperty({ type: Number, format: 'int64', readOnly: true }) totalExclVat!: number;
+  @ApiProperty({ type: Number, format: 'int64', readOnly: true }) totalVat!: number;
+  @ApiProperty({ type: Number, format: 'int64', readOnly: true }) totalInclVat!: number;
+  @ApiProperty({ type: Number, format: 'int64', readOnly: true, description: 'totalInclVat minus the settled sum.' }) totalDue!: number;
+}
+
+export class InvoicePageDto {
+  @ApiProperty({ type: () => [InvoiceDetailDto] }) items!: InvoiceDetailDto[];
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as pageToken for the next page; null on the last page.' }) nextPageToken!: string | null;
+}
+
+export class TaxCodeDto {
+  @ApiProperty() code!: string;
+  @ApiProperty({ type: Number, format: 'double' }) rate!: number;
+  @ApiProperty() taxable!: boolean;
+  @ApiProperty({ type: String, nullable: true }) description!: string | null;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) updatedAt!: string | null;
+}
+
+export class TaxCodePageDto {
+  @ApiProperty({ type: () => [TaxCodeDto] }) items!: TaxCodeDto[];
+  @ApiProperty({ type: String, nullable: true }) nextPageToken!: string | null;
+}

@@ -1,0 +1,65 @@
+import { createHash } from 'node:crypto';
+import { StreamRef } from '@billing/event-store';
+import { NotFoundError } from '@billing/shared-kernel';
+import { Invoice, InvoiceState, TaxCode } from '../domain';
+
+export const INVOICE_STREAM = 'invoice';
+export const TAX_CODE_STREAM = 'tax-code';
+
+/** Fixed namespace of the tax-code stream ids (a random v4 uuid chosen once; never change it). */
+const TAX_CODE_NAMESPACE = '6f1b7c52-9d3e-4c1a-8f0b-2a7e5d9c4b13';
+
+export function invoiceStream(environmentId: string, invoiceId: string): StreamRef {
+  return { environmentId, streamType: INVOICE_STREAM, streamId: invoiceId };
+}
+
+/**
+ * One stream per (environment, code): its id is a name-based uuid (RFC 9562
+ * version 5, SHA-1) of the environment and the code, so creating the same code
+ * twice collides on the stream and concurrent creates cannot both succeed.
+ */
+export function taxCodeStreamId(environmentId: string, code: string): string {
+  const namespace = Buffer.from(TAX_CODE_NAMESPACE.replace(/-/g, ''), 'hex');
+  const hash = createHash('sha1').update(namespace).update(`${environmentId}\u0000${code}`, 'utf8').digest();
+  const bytes = hash.subarray(0, 16);
+  bytes[6] = (bytes[6] & 0x0f) | 0x50;
+  bytes[8] = (bytes[8] & 0x3f) | 0x80;
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+export function taxCodeStream(environmentId: string, code: string): StreamRef {
+  return { environmentId, streamType: TAX_CODE_STREAM, streamId: taxCodeStreamId(environmentId, code) };
+}
+
+export function existingInvoice(state: InvoiceState, invoiceId: string): Invoice {
+  if (!state.exists) throw new NotFoundError('Invoice', invoiceId);
+  return state;
+}
+
+/** A tax code as the API returns it. */
+export interface TaxCodeView {
+  readonly code: string;
+  readonly rate: number;
+  readonly taxable: boolean;
+  readonly description: string | null;
+  readonly createdAt: string;
+  readonly updatedAt: string | null;
+}
+
+export function toTaxCodeView(taxCode: TaxCode): TaxCodeView {
+  return {
+    code: taxCode.code,
+    rate: taxCode.rate,
+    taxable: taxCode.taxable,
+    description: taxCode.description,
+    createdAt: taxCode.createdAt,
+    updatedAt: taxCode.updatedAt,
+  };
+}
+
+/** The result of a write: the resource as of the write, and its stream version (the ETag). */
+export interface Versioned<View> {
+  readonly view: View;
+  readonly version: number;
+}

@@ -1,0 +1,33 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { IsArray, IsOptional, IsString, ValidateIf, ValidateNested } from 'class-validator';
+import { InvoiceLineInputDto } from '../http/invoice-line-input.dto';
+
+/** Exactly the PUT /invoices/{invoiceId} body of the interface: no other properties are accepted. */
+export class UpdateInvoiceDto {
+  @ApiProperty({ format: 'date', description: 'The invoice date.' })
+  @IsString()
+  date!: string;
+
+  @ApiProperty({ type: String, nullable: true, description: 'Three-letter ISO 4217 code; null keeps the current currency.', example: 'EUR' })
+  @ValidateIf((body: UpdateInvoiceDto) => body.currency !== null)
+  @IsString()
+  currency!: string | null;
+
+  @ApiProperty({ type: String, format: 'date', nullable: true, required: false, description: 'Omitted: kept; null: cleared. Not before date.' })
+  @IsOptional()
+  @IsString()
+  dueDate?: string | null;
+
+  @ApiProperty({
+    type: () => [InvoiceLineInputDto],
+    nullable: true,
+    required: false,
+    description: 'Replaces the lines (omitted: kept; null: no lines). A line with the id of an existing line keeps that id; a line without id is new.',
+  })
+  @IsOptional()
+  @IsArray()
+  @ValidateNested({ each: true })
+  @Type(() => InvoiceLineInputDto)
+  items?: InvoiceLineInputDto[] | null;
+}
