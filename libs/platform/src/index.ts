@@ -14,3 +14,4 @@ export * from './logging/json-logger';
 export * from './database/database.providers';
 export * from './database/resource-views';
 export * from './platform.module';
+export * from './http/resource-id.pipe';

@@ -1,1 +1,3 @@
-export const catalogMigrations: Function[] = [];
+import { CreateCatalogReadModels1763700200000 } from './1763700200000-create-catalog-read-models';
+
+export const catalogMigrations: Function[] = [CreateCatalogReadModels1763700200000];

@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { NotFoundError, ValidationError } from '@billing/shared-kernel';
-import { Caller, CallerContext, Clock, commandMetadata, etagFor, parseLimit, problemResponse } from '@billing/platform';
+import { Caller, CallerContext, Clock, commandMetadata, etagFor, isUuid, parseLimit, problemResponse, ResourceIdPipe } from '@billing/platform';
 import { InvoiceView, InvoiceStatus, InvoiceType, SettlementStatus } from '../domain';
 import { AddSettlementCommand } from '../add-settlement/add-settlement.command';
 import { AddSettlementDto } from '../add-settlement/add-settlement.dto';
@@ -19,7 +19,7 @@ import { InvoicingReadModel } from '../infrastructure/invoicing.read-model';
 import { Versioned } from '../infrastructure/streams';
 import { InvoiceDetailDto, InvoicePageDto } from './invoice-detail.dto';
 import { InvoiceLineInputDto } from './invoice-line-input.dto';
-import { InvoiceIdPipe, isUuid, oneOf, readQuery } from './params';
+import { oneOf, readQuery } from './params';
 
 const STATUSES: readonly InvoiceStatus[] = ['draft', 'booked'];
 const TYPES: readonly InvoiceType[] = ['invoice', 'credit_note'];
@@ -79,7 +79,7 @@ export class InvoicesController {
   @ApiParam(INVOICE_ID)
   @ApiResponse({ status: 200, description: 'The invoice.', type: InvoiceDetailDto, headers: ETAG_HEADER })
   @ApiResponse({ status: 404, ...problemResponse('No such invoice in this environment') })
-  async get(@Caller() caller: CallerContext, @Param('invoiceId', InvoiceIdPipe) invoiceId: string, @Res({ passthrough: true }) reply: FastifyReply) {
+  async get(@Caller() caller: CallerContext, @Param('invoiceId', new ResourceIdPipe('Invoice')) invoiceId: string, @Res({ passthrough: true }) reply: FastifyReply) {
     const found = await this.readModel.invoice(caller.environmentId, invoiceId);
     if (!found) throw new NotFoundError('Invoice', invoiceId);
     return this.answer(reply, found);
@@ -96,7 +96,7 @@ export class InvoicesController {
   @ApiResponse({ status: 422, ...problemResponse('Invalid body: unknown property, unknown tax code or currency, too many decimals, discount') })
   async update(
     @Caller() caller: CallerContext,
-    @Param('invoiceId', InvoiceIdPipe) invoiceId: string,
+    @Param('invoiceId', new ResourceIdPipe('Invoice')) invoiceId: string,
     @Body() body: UpdateInvoiceDto,
     @Headers('if-match') ifMatch: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -121,7 +121,7 @@ export class InvoicesController {
   @ApiResponse({ status: 409, ...problemResponse('reverse of a draft (invoice-not-booked) or of a credit note (credit-note-cannot-be-reversed); stale If-Match') })
   async duplicate(
     @Caller() caller: CallerContext,
-    @Param('invoiceId', InvoiceIdPipe) invoiceId: string,
+    @Param('invoiceId', new ResourceIdPipe('Invoice')) invoiceId: string,
     @Body() body: DuplicateInvoiceDto,
     @Headers('if-match') ifMatch: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -143,7 +143,7 @@ export class InvoicesController {
   @ApiResponse({ status: 409, ...problemResponse('Already booked (invoice-already-booked), no lines (invoice-has-no-lines), stale If-Match') })
   async book(
     @Caller() caller: CallerContext,
-    @Param('invoiceId', InvoiceIdPipe) invoiceId: string,
+    @Param('invoiceId', new ResourceIdPipe('Invoice')) invoiceId: string,
     @Body() body: BookInvoiceDto,
     @Headers('if-match') ifMatch: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -164,7 +164,7 @@ export class InvoicesController {
   @ApiResponse({ status: 409, ...problemResponse('The invoice is a draft (invoice-not-booked), stale If-Match') })
   async addSettlement(
     @Caller() caller: CallerContext,
-    @Param('invoiceId', InvoiceIdPipe) invoiceId: string,
+    @Param('invoiceId', new ResourceIdPipe('Invoice')) invoiceId: string,
     @Body() body: AddSettlementDto,
     @Headers('if-match') ifMatch: string | undefined,
     @Res({ passthrough: true }) reply: FastifyReply,

@@ -1,20 +1,4 @@
-import { Injectable, PipeTransform } from '@nestjs/common';
-import { NotFoundError, ValidationError } from '@billing/shared-kernel';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Invoice ids are uuids: anything else names no invoice, so it is a 404 like any unknown id. */
-@Injectable()
-export class InvoiceIdPipe implements PipeTransform<string, string> {
-  transform(value: string): string {
-    if (!UUID.test(value)) throw new NotFoundError('Invoice', value);
-    return value.toLowerCase();
-  }
-}
-
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
-}
+import { ValidationError } from '@billing/shared-kernel';
 
 /**
  * Query parameters of list endpoints: only the named ones are accepted, each at

@@ -1,0 +1,14 @@
+import { registerProblemTypes } from '@billing/platform';
+
+/** The catalog's problem types, served at /problems/<code>. */
+export function registerCatalogProblemTypes(): void {
+  registerProblemTypes({
+    'price-exists': { status: 409, title: 'Conflict', description: 'A price with this id already exists.' },
+    'price-archived': {
+      status: 409,
+      title: 'Conflict',
+      description: 'The price is archived: it can no longer be updated or archived again. Create a new price instead.',
+    },
+    'product-exists': { status: 409, title: 'Conflict', description: 'A product with this id already exists.' },
+  });
+}

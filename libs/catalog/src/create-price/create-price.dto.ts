@@ -1,0 +1,41 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { BILLING_TIMINGS, PRICE_LIMITS, PRICE_MODELS, PURCHASES, TERM_UNITS } from '../domain';
+import { PRICING_PROPERTY } from '../http/price.dto';
+
+/**
+ * The POST /prices body, for the API description only: the body reaches the
+ * domain validator untouched (validateCreatePrice), which reports every
+ * problem, unknown properties included, with a JSON pointer.
+ */
+export class CreatePriceBody {
+  @ApiProperty({ minLength: 1, maxLength: PRICE_LIMITS.nameMaxLength, example: 'Pro monthly' })
+  name!: string;
+
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: PRICE_LIMITS.descriptionMaxLength })
+  description?: string | null;
+
+  @ApiProperty({ enum: PRICE_MODELS })
+  priceModel!: string;
+
+  @ApiProperty({ enum: PURCHASES })
+  purchase!: string;
+
+  @ApiPropertyOptional({
+    minimum: PRICE_LIMITS.termCountMin,
+    maximum: PRICE_LIMITS.termCountMax,
+    description: 'required for recurring, rejected for one_time; with termUnit: 30 day = every 30 days',
+  })
+  termCount?: number;
+
+  @ApiPropertyOptional({ enum: TERM_UNITS, description: 'required for recurring, rejected for one_time' })
+  termUnit?: string;
+
+  @ApiPropertyOptional({ enum: BILLING_TIMINGS, default: 'advance' })
+  billingTiming?: string;
+
+  @ApiProperty(PRICING_PROPERTY)
+  pricing!: Record<string, unknown>;
+
+  @ApiPropertyOptional({ type: String, format: 'uuid', nullable: true, description: 'an existing product of the same environment' })
+  productId?: string | null;
+}
