@@ -122,6 +122,9 @@ export class ProjectionRunner {
         `projection:${projection.name}`,
       ]);
       if (!locked) return null;
+      // Read models are derived and their checkpoint commits with them: a crash that loses this
+      // commit loses both together, so waiting for the WAL flush buys nothing but latency.
+      await tx.query(`set local synchronous_commit = off`);
       // Read before writing anything: this transaction has no xid yet, so it cannot hold back the snapshot horizon.
       const [checkpoint] = await queryRows<{ transaction_id: string; global_position: string }>(
         tx,

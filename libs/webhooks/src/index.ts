@@ -1,3 +1,11 @@
 export * from './domain';
 export { WebhooksModule } from './webhooks.module';
 export { webhooksMigrations } from './migrations';
+export { WEBHOOKS_CONFIG, loadWebhooksConfig, DEVELOPMENT_WEBHOOK_ENCRYPTION_KEY } from './config/webhooks-config';
+export type { WebhooksConfig } from './config/webhooks-config';
+export { WebhookDispatcher } from './delivery/dispatcher';
+export type { ClaimedDelivery, DeliveryOutcome } from './delivery/dispatcher';
+export { WebhookSender, ForbiddenAddressError, guardedLookup, systemResolver } from './delivery/http-sender';
+export type { Resolver, SendResult } from './delivery/http-sender';
+export { SignatureKeyVault } from './key-vault';
+export { subscriptionIdFor, notificationIdFor, uuidV5 } from './ids';

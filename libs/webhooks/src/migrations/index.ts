@@ -1,1 +1,3 @@
-export const webhooksMigrations: Function[] = [];
+import { CreateWebhooksTables1763700300000 } from './1763700300000-create-webhooks-tables';
+
+export const webhooksMigrations: Function[] = [CreateWebhooksTables1763700300000];

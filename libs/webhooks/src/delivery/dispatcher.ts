@@ -1,0 +1,333 @@
+import { Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { AggregateStore, queryRows, StreamVersionConflictError, toNewEvents } from '@billing/event-store';
+import { Clock } from '@billing/platform';
+import { decideDisable, nextAttemptAt, WEBHOOK_SUBSCRIPTION_STREAM_TYPE, webhookSubscriptionEvolver } from '../domain';
+import { WebhooksConfig } from '../config/webhooks-config';
+import { SignatureKeyVault } from '../key-vault';
+import { DELIVERIES_CHANNEL } from '../projections/fan-out.projection';
+import { WebhookSender } from './http-sender';
+import { buildNotification } from './notification';
+import { parseRetryAfter } from './retry-after';
+
+/** A delivery this dispatcher holds the lease of, with what it needs to send it. */
+export interface ClaimedDelivery {
+  readonly environmentId: string;
+  readonly id: string;
+  readonly subscriptionId: string;
+  readonly notificationId: string;
+  readonly failures: number;
+  readonly deadlineAt: Date;
+  readonly redelivery: boolean;
+  readonly leaseToken: string;
+  readonly subscription: { status: string; url: string; version: string; encryptedSignatureKey: string | null } | null;
+  readonly notification: { type: string; occurredAt: Date; data: unknown };
+}
+
+export type DeliveryOutcome = 'delivered' | 'pending' | 'discarded' | 'disabled' | 'cancelled' | 'lease-lost';
+
+interface ClaimRow {
+  environment_id: string;
+  id: string;
+  subscription_id: string;
+  notification_id: string;
+  failures: number;
+  deadline_at: Date;
+  redelivery: boolean;
+  subscription_status: string | null;
+  url: string | null;
+  version: string | null;
+  encrypted_signature_key: string | null;
+  type: string;
+  occurred_at: Date;
+  data: unknown;
+}
+
+export interface DispatcherDependencies {
+  readonly dataSource: DataSource;
+  readonly clock: Clock;
+  readonly store: AggregateStore;
+  readonly vault: SignatureKeyVault;
+  /** For LISTEN; null: poll only. */
+  readonly databaseUrl: string | null;
+}
+
+const GONE_REASON = 'receiver answered 410 Gone';
+
+/**
+ * Sends queued deliveries. Durable and at-least-once:
+ *
+ * 1. claim: one statement leases due rows (`FOR UPDATE SKIP LOCKED`, so any
+ *    number of dispatchers share the queue) and commits;
+ * 2. the HTTP attempt runs with no transaction open;
+ * 3. the attempt and the new state are recorded, only if the lease is still
+ *    ours. A dispatcher that dies between 1 and 3 loses nothing: when the
+ *    lease expires the row is due again.
+ *
+ * Scheduling compares with the injected Clock's time, passed as a parameter
+ * (never SQL now()), so tests drive backoff and the 72-hour cut-off.
+ */
+export class WebhookDispatcher {
+  private readonly logger = new Logger('WebhookDispatcher');
+  private readonly inFlight = new Set<Promise<void>>();
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private again = false;
+  private pollTimer: NodeJS.Timeout | null = null;
+  private listener: Client | null = null;
+
+  constructor(
+    private readonly deps: DispatcherDependencies,
+    private readonly config: WebhooksConfig,
+    readonly sender: WebhookSender = new WebhookSender(config),
+  ) {}
+
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  /** Starts sending: woken by NOTIFY and by this process's fan-out commits, with a poll as the fallback. */
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    if (this.deps.databaseUrl) {
+      const listener = new Client({ connectionString: this.deps.databaseUrl, application_name: 'billing-webhooks-listen' });
+      listener.on('notification', () => this.wake());
+      listener.on('error', (error) => this.logger.warn({ msg: 'webhook listener connection failed; polling continues', error: String(error) }));
+      try {
+        await listener.connect();
+        await listener.query(`listen ${DELIVERIES_CHANNEL}`);
+        this.listener = listener;
+      } catch (error) {
+        this.logger.warn({ msg: 'could not LISTEN for webhook deliveries; polling only', error: String(error) });
+        await listener.end().catch(() => undefined);
+      }
+    }
+    this.pollTimer = setInterval(() => this.wake(), this.config.pollIntervalMs);
+    this.pollTimer.unref();
+    this.wake();
+  }
+
+  /** Stops claiming, then waits for the sends in flight to be recorded. */
+  async stop(): Promise<void> {
+    const wasRunning = this.running;
+    this.running = false;
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    this.pollTimer = null;
+    await this.loop;
+    await Promise.all([...this.inFlight]);
+    await this.listener?.end().catch(() => undefined);
+    this.listener = null;
+    if (wasRunning) this.sender.close();
+  }
+
+  /** Looks for due deliveries now (coalesced when a round is already running). */
+  wake(): void {
+    if (!this.running) return;
+    if (this.loop) {
+      this.again = true;
+      return;
+    }
+    this.loop = this.fill().finally(() => {
+      this.loop = null;
+      if (this.again && this.running) {
+        this.again = false;
+        this.wake();
+      }
+    });
+  }
+
+  /** One round for tests and tools: claims a batch of due deliveries, sends them, records them. */
+  async runOnce(limit = this.config.batchSize): Promise<DeliveryOutcome[]> {
+    const claimed = await this.claim(limit);
+    return Promise.all(claimed.map((delivery) => this.deliver(delivery)));
+  }
+
+  /** Leases up to `limit` due deliveries (committed before returning). */
+  async claim(limit: number): Promise<ClaimedDelivery[]> {
+    const now = this.deps.clock.now();
+    const leaseToken = randomUUID();
+    const rows = await queryRows<ClaimRow>(
+      this.deps.dataSource.manager,
+      `with claimed as (
+         update webhook_deliveries d set lease_expires_at = $2, lease_token = $3
+          where (d.environment_id, d.id) in (
+            select environment_id, id from webhook_deliveries
+             where status = 'pending' and next_attempt_at <= $1
+               and (lease_expires_at is null or lease_expires_at <= $1)
+             order by next_attempt_at
+             limit $4
+             for update skip locked)
+         returning d.environment_id, d.id, d.subscription_id, d.notification_id, d.failures, d.deadline_at, d.redelivery)
+       select c.*, s.status as subscription_status, s.url, s.version, s.encrypted_signature_key,
+              n.type, n.occurred_at, n.data
+         from claimed c
+         join webhook_notifications n on n.environment_id = c.environment_id and n.id = c.notification_id
+         left join webhook_subscriptions s on s.environment_id = c.environment_id and s.id = c.subscription_id`,
+      [now, new Date(now.getTime() + this.config.leaseMs), leaseToken, limit],
+    );
+    return rows.map((row) => ({
+      environmentId: row.environment_id,
+      id: row.id,
+      subscriptionId: row.subscription_id,
+      notificationId: row.notification_id,
+      failures: row.failures,
+      deadlineAt: row.deadline_at,
+      redelivery: row.redelivery,
+      leaseToken,
+      subscription:
+        row.subscription_status && row.url && row.version
+          ? { status: row.subscription_status, url: row.url, version: row.version, encryptedSignatureKey: row.encrypted_signature_key }
+          : null,
+      notification: { type: row.type, occurredAt: row.occurred_at, data: row.data },
+    }));
+  }
+
+  /** Sends one claimed delivery (no transaction open) and records the attempt and the new state. */
+  async deliver(delivery: ClaimedDelivery): Promise<DeliveryOutcome> {
+    const { subscription } = delivery;
+    if (!subscription || subscription.status !== 'active' || !subscription.encryptedSignatureKey) {
+      const status = subscription?.status === 'disabled' ? 'disabled' : 'cancelled';
+      return (await this.settleWithoutAttempt(delivery, status)) ? status : 'lease-lost';
+    }
+    const attemptedAt = this.deps.clock.now();
+    if (attemptedAt > delivery.deadlineAt && !delivery.redelivery) {
+      return (await this.settleWithoutAttempt(delivery, 'discarded')) ? 'discarded' : 'lease-lost';
+    }
+    const signatureKey = this.deps.vault.decrypt(delivery.environmentId, delivery.subscriptionId, subscription.encryptedSignatureKey);
+    const outgoing = buildNotification(
+      { id: delivery.notificationId, environmentId: delivery.environmentId, ...delivery.notification },
+      subscription.version,
+      signatureKey,
+      attemptedAt,
+    );
+    const result = await this.sender.send({ url: subscription.url, ...outgoing });
+    const now = this.deps.clock.now();
+    let outcome: DeliveryOutcome;
+    let nextAt: Date | null = null;
+    let failures = delivery.failures;
+    if (result.ok) {
+      outcome = 'delivered';
+    } else if (result.statusCode === 410) {
+      outcome = 'disabled';
+    } else {
+      failures += 1;
+      nextAt = nextAttemptAt({
+        occurredAt: delivery.notification.occurredAt,
+        attempt: failures,
+        now,
+        random: Math.random(),
+        retryAfterSeconds: parseRetryAfter(result.retryAfter, now),
+      });
+      outcome = nextAt ? 'pending' : 'discarded';
+    }
+    const kept = await this.deps.dataSource.transaction(async (tx) => {
+      await tx.query(
+        `insert into webhook_delivery_attempts (environment_id, id, delivery_id, attempted_at, outcome, status_code, error, duration_ms)
+         values ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [
+          delivery.environmentId,
+          randomUUID(),
+          delivery.id,
+          attemptedAt,
+          result.ok ? 'delivered' : 'failed',
+          result.statusCode,
+          result.error,
+          result.durationMs,
+        ],
+      );
+      const updated = await queryRows(
+        tx,
+        `update webhook_deliveries
+            set status = $4, failures = $5, next_attempt_at = $6, delivered_at = $7, last_status_code = $8, last_error = $9,
+                lease_expires_at = null, lease_token = null, redelivery = false
+          where environment_id = $1 and id = $2 and lease_token = $3
+          returning 1`,
+        [
+          delivery.environmentId,
+          delivery.id,
+          delivery.leaseToken,
+          outcome,
+          failures,
+          nextAt,
+          result.ok ? now : null,
+          result.statusCode,
+          result.error,
+        ],
+      );
+      return updated.length > 0;
+    });
+    if (outcome === 'disabled') await this.disableSubscription(delivery, subscription.url);
+    if (!kept) {
+      this.logger.warn({ msg: 'webhook delivery lease lost before the attempt was recorded', deliveryId: delivery.id });
+      return 'lease-lost';
+    }
+    return outcome;
+  }
+
+  private async settleWithoutAttempt(delivery: ClaimedDelivery, status: 'disabled' | 'cancelled' | 'discarded'): Promise<boolean> {
+    const rows = await queryRows(
+      this.deps.dataSource.manager,
+      `update webhook_deliveries set status = $4, next_attempt_at = null, lease_expires_at = null, lease_token = null,
+              last_error = coalesce($5, last_error)
+        where environment_id = $1 and id = $2 and lease_token = $3
+        returning 1`,
+      [
+        delivery.environmentId,
+        delivery.id,
+        delivery.leaseToken,
+        status,
+        status === 'discarded' ? 'retry window of 72 hours after the event has passed' : null,
+      ],
+    );
+    return rows.length > 0;
+  }
+
+  /** A 410 Gone: the receiver asks us to stop. Appends WebhookDisabled through the decider. */
+  private async disableSubscription(delivery: ClaimedDelivery, url: string): Promise<void> {
+    const stream = { environmentId: delivery.environmentId, streamType: WEBHOOK_SUBSCRIPTION_STREAM_TYPE, streamId: delivery.subscriptionId };
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const { state, version } = await this.deps.store.load(stream, webhookSubscriptionEvolver);
+      const events = decideDisable({ url, reason: GONE_REASON }, state);
+      if (events.length === 0) return;
+      try {
+        await this.deps.store.append(
+          [{ stream, expectedVersion: version, events: toNewEvents(events, { now: this.deps.clock.now(), newId: randomUUID }) }],
+          { actor: 'system:webhooks-dispatcher', requestId: null, correlationId: delivery.id, causationId: delivery.notificationId },
+        );
+        this.logger.log({ msg: 'webhook subscription disabled: receiver answered 410', subscriptionId: delivery.subscriptionId });
+        return;
+      } catch (error) {
+        if (!(error instanceof StreamVersionConflictError)) throw error;
+      }
+    }
+  }
+
+  /** Keeps up to batchSize sends in flight; each finished send frees a slot and looks again. */
+  private async fill(): Promise<void> {
+    try {
+      while (this.running) {
+        const free = this.config.batchSize - this.inFlight.size;
+        if (free <= 0) return;
+        const claimed = await this.claim(free);
+        for (const delivery of claimed) {
+          const task: Promise<void> = this.deliver(delivery)
+            .then(
+              () => undefined,
+              (error: unknown) => this.logger.error({ msg: 'webhook delivery failed unexpectedly; retried when its lease expires', deliveryId: delivery.id, error: String(error) }),
+            )
+            .finally(() => {
+              this.inFlight.delete(task);
+              this.wake();
+            });
+          this.inFlight.add(task);
+        }
+        if (claimed.length < free) return;
+      }
+    } catch (error) {
+      this.logger.error({ msg: 'webhook dispatcher round failed; will retry', error: String(error) });
+    }
+  }
+}

@@ -1,0 +1,48 @@
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { DataSource } from 'typeorm';
+import { queryRows } from '@billing/event-store';
+import { ConflictError, NotFoundError } from '@billing/shared-kernel';
+import { WebhookDispatcher } from '../delivery/dispatcher';
+import { DELIVERIES_CHANNEL } from '../projections/fan-out.projection';
+import { RedeliverNotification } from './redeliver.command';
+
+/**
+ * Resets the delivery to pending, due now, and marks it as a manual
+ * redelivery: it is attempted once even after the 72-hour window (further
+ * retries still stop at the window). The attempt history is kept; the new
+ * attempt adds a row. Deliveries are operational state, not events, so this
+ * updates the delivery row directly.
+ */
+@CommandHandler(RedeliverNotification)
+export class RedeliverNotificationHandler implements ICommandHandler<RedeliverNotification, void> {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly dispatcher: WebhookDispatcher,
+  ) {}
+
+  async execute({ caller, deliveryId, now }: RedeliverNotification): Promise<void> {
+    await this.dataSource.transaction(async (tx) => {
+      const [found] = await queryRows<{ subscription_status: string | null }>(
+        tx,
+        `select s.status as subscription_status
+           from webhook_deliveries d
+           left join webhook_subscriptions s on s.environment_id = d.environment_id and s.id = d.subscription_id
+          where d.environment_id = $1 and d.id = $2
+          for update of d`,
+        [caller.environmentId, deliveryId],
+      );
+      if (!found) throw new NotFoundError('webhook delivery', deliveryId);
+      if (found.subscription_status !== 'active') {
+        throw new ConflictError('webhook-not-active', `the webhook subscription of this delivery is ${found.subscription_status ?? 'gone'}; subscribe again first`);
+      }
+      await tx.query(
+        `update webhook_deliveries set status = 'pending', next_attempt_at = $3, lease_expires_at = null, lease_token = null,
+                redelivery = true
+          where environment_id = $1 and id = $2`,
+        [caller.environmentId, deliveryId, now],
+      );
+      await tx.query(`select pg_notify($1, '')`, [DELIVERIES_CHANNEL]);
+    });
+    this.dispatcher.wake();
+  }
+}

@@ -1,0 +1,19 @@
+import { CommandMetadata } from '@billing/shared-kernel';
+import { CallerContext } from '@billing/platform';
+
+export interface WebhookSubscriptionWithKey {
+  readonly id: string;
+  readonly url: string;
+  readonly signatureKey: string;
+}
+
+export class SubscribeWebhook {
+  constructor(
+    readonly caller: CallerContext,
+    /** As received: validated and normalised by the handler. */
+    readonly url: string,
+    /** The X-version header, if any. */
+    readonly versionHeader: string | undefined,
+    readonly meta: CommandMetadata,
+  ) {}
+}
