@@ -35,18 +35,9 @@ export type PriceEvent = PriceCreated | PriceUpdated | PriceArchived;
 
 // ---- state
 
-export interface ExistingPrice {
+export interface ExistingPrice extends CreatePriceInput {
   readonly status: 'active' | 'archived';
   readonly id: string;
-  readonly name: string;
-  readonly description: string | null;
-  readonly priceModel: PriceModel;
-  readonly purchase: Purchase;
-  readonly termCount: number | null;
-  readonly termUnit: TermUnit | null;
-  readonly billingTiming: BillingTiming;
-  readonly pricing: Pricing;
-  readonly productId: string | null;
   readonly createdAt: string;
   /** Time of the latest event (create, update or archive). */
   readonly updatedAt: string;
@@ -128,17 +119,8 @@ function requireActive(priceId: string, state: PriceState): ExistingPrice {
 // ---- view
 
 /** The Price JSON of INTERFACE.md; null when the price does not exist. */
-export interface PriceView {
+export interface PriceView extends CreatePriceInput {
   readonly id: string;
-  readonly name: string;
-  readonly description: string | null;
-  readonly priceModel: PriceModel;
-  readonly purchase: Purchase;
-  readonly termCount: number | null;
-  readonly termUnit: TermUnit | null;
-  readonly billingTiming: BillingTiming;
-  readonly pricing: Pricing;
-  readonly productId: string | null;
   readonly archived: boolean;
   readonly archivedAt: string | null;
   readonly createdAt: string;
