@@ -13,8 +13,3 @@ export function assertAmountInRange(value: bigint, pointer: string): bigint {
   }
   return value;
 }
-
-export function amountToNumber(value: bigint): number {
-  assertAmountInRange(value, '');
-  return Number(value);
-}

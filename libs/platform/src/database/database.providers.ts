@@ -64,5 +64,3 @@ export const databaseProviders = [
   },
   DatabaseLifecycle,
 ];
-
-export const InjectConfig = () => Inject(APP_CONFIG);
