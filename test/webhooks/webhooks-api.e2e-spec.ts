@@ -92,6 +92,8 @@ describe('Webhooks API', () => {
       ['ftp://example.com/hooks', 'insecure-url', 'must use https'],
       ['https://user:pw@example.com/hooks', 'invalid-url', 'must not contain a user name or password'],
       ['https://example.com/hooks#x', 'invalid-url', 'must not contain a fragment'],
+      ['https://example.com:0/hooks', 'invalid-url', 'must not use port 0'],
+      ['https://8.8.8.8:00/hooks', 'invalid-url', 'must not use port 0'],
       ['not a url', 'invalid-url', 'must be an absolute URL'],
       ['', 'invalid-url', 'must be a URL'],
     ])('422 for %p (%s)', async (url, code, detail) => {

@@ -17,7 +17,7 @@ registerProblemTypes({
   'invalid-url': {
     status: 422,
     title: 'Unprocessable Content',
-    description: 'The webhook URL is not an absolute URL, is longer than 2048 characters, or contains a user name, password or fragment.',
+    description: 'The webhook URL is not an absolute URL, is longer than 2048 characters, contains a user name, password or fragment, or names port 0.',
   },
   'insecure-url': {
     status: 422,

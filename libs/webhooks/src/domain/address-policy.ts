@@ -164,6 +164,8 @@ export function validateWebhookUrl(url: string, options: WebhookUrlOptions): Web
   // Fragments never reach the receiver; accepting one would suggest it does.
   if (parsed.href.includes('#')) throw fail('must not contain a fragment');
   if (!host) throw fail('must have a host');
+  // Port 0 names no service: the connect can only fail (or, on some stacks, reach something unintended).
+  if (parsed.port === '0') throw fail('must not use port 0');
   if (parsed.href.length > MAX_WEBHOOK_URL_LENGTH) throw fail(`must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
   // Early, friendlier rejection of hosts that can only be internal; delivery re-checks every resolved address.
   const forbidden = ipLiteral

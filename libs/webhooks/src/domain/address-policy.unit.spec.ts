@@ -140,6 +140,9 @@ describe('validateWebhookUrl', () => {
     ['https://user@example.com/hook', 'invalid-url'],
     ['https://example.com/hook#frag', 'invalid-url'],
     ['https://example.com/hook#', 'invalid-url'],
+    ['https://example.com:0/hook', 'invalid-url'],
+    ['https://example.com:00/hook', 'invalid-url'],
+    ['https://8.8.8.8:0/hook', 'invalid-url'],
   ])('rejects %p with %s at /url', (url, code) => {
     expect(rejection(url)).toEqual({ code, pointer: '/url' });
   });

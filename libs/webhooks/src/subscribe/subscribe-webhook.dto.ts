@@ -4,7 +4,7 @@ import { IsString } from 'class-validator';
 export class SubscribeWebhookBody {
   @ApiProperty({
     description:
-      'The notification URL. Must be https, without user name, password or fragment, at most 2048 characters, and must not point to a private, loopback or otherwise internal address.',
+      'The notification URL. Must be https, without user name, password, fragment or port 0, at most 2048 characters, and must not point to a private, loopback or otherwise internal address.',
     example: 'https://example.com/billing/webhooks',
     maxLength: 2048,
   })
