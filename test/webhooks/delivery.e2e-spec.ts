@@ -3,7 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { FakeClock, startTestApp, TestApp } from '@billing/testing';
 import { AggregateStore } from '@billing/event-store';
 import { Clock } from '@billing/platform';
-import { nominalRetrySchedule, SignatureKeyVault, WEBHOOKS_CONFIG, WebhookDispatcher, WebhooksConfig } from '@billing/webhooks';
+import { nominalRetrySchedule, Resolver, SignatureKeyVault, WEBHOOKS_CONFIG, WebhookDispatcher, WebhookSender, WebhooksConfig } from '@billing/webhooks';
 import {
   appendEvent,
   createSelfSignedCertificate,
@@ -314,19 +314,110 @@ describe('Webhook delivery', () => {
     expect(() => new Webhook(subscription.signatureKey).verify(fresh.rawBody, fresh.headers)).toThrow();
   });
 
+  /** A second dispatcher on the same queue, optionally with its own policy and resolver. */
+  function anotherDispatcher(config: Partial<WebhooksConfig> = {}, resolve?: Resolver): WebhookDispatcher {
+    const merged = { ...t.app.get<WebhooksConfig>(WEBHOOKS_CONFIG), ...config };
+    return new WebhookDispatcher(
+      {
+        dataSource: t.dataSource,
+        clock: t.app.get(Clock),
+        store: t.app.get(AggregateStore),
+        vault: t.app.get(SignatureKeyVault),
+        databaseUrl: null,
+      },
+      merged,
+      new WebhookSender({ ...merged, resolve }),
+    );
+  }
+
+  describe('a destination refused by the address policy at delivery time', () => {
+    const FORBIDDEN = 'the destination address is not allowed';
+
+    it('a name that resolves to 127.0.0.1 when sending fails at once as refused: one attempt, no retry, reason without the address', async () => {
+      // rebind.test passes the subscribe-time check (a public-looking name); only the delivery-time answer is internal.
+      const { environmentId, as, receiver, subscription } = await setup();
+      const rebound = await t.request('PUT', '/webhooks/subscribe', {
+        body: { url: `https://rebind.test:${receiver.port}/hooks` },
+        ...as,
+      });
+      expect(rebound.status).toBe(200);
+      await t.request('DELETE', `/webhooks/${subscription.id}`, as); // only the rebinding subscription remains
+      const event = await appendEvent(t, { environmentId, occurredAt: clock.now() });
+      const [row] = await queued(t, event.eventId);
+      expect(row.subscription_id).toBe(rebound.body.id);
+
+      const strict = anotherDispatcher({ allowPrivateNetworks: false }, async () => [{ address: '127.0.0.1', family: 4 }]);
+      expect(await strict.runOnce()).toEqual(['refused']);
+      expect(receiver.requests).toHaveLength(0);
+      expect(await attemptsOf(row.id)).toEqual([{ outcome: 'failed', status_code: null, error: FORBIDDEN }]);
+      const [state] = await deliveriesFor(t, event.eventId);
+      expect(state).toMatchObject({ status: 'refused', failures: 1, next_attempt_at: null });
+
+      // Nothing is scheduled: not in 30 s, not within the 72-hour window.
+      for (const step of [30_000, HOUR, 71 * HOUR]) {
+        clock.advance(step);
+        expect(await strict.runOnce()).toEqual([]);
+        expect(await dispatcher.runOnce()).toEqual([]);
+      }
+      expect(receiver.requests).toHaveLength(0);
+
+      // The API shows the refusal and its reason, and nowhere what the name resolved to.
+      const listed = await t.request('GET', `/webhooks/${rebound.body.id}/deliveries`, as);
+      expect(listed.body.items).toEqual([
+        expect.objectContaining({
+          id: row.id,
+          status: 'refused',
+          failures: 1,
+          nextAttemptAt: null,
+          deliveredAt: null,
+          lastStatusCode: null,
+          lastError: FORBIDDEN,
+          attempts: [expect.objectContaining({ outcome: 'failed', statusCode: null, error: FORBIDDEN })],
+        }),
+      ]);
+      expect(listed.text).not.toContain('127.0.0.1');
+      expect(listed.text).not.toContain('loopback');
+      const [stored] = await t.dataSource.query(`select last_error from webhook_deliveries where id = $1`, [row.id]);
+      expect(stored.last_error).toBe(FORBIDDEN);
+      strict.sender.close();
+    });
+
+    it('the subscription stays active: later notifications are queued and checked afresh, and a refused one can be redelivered', async () => {
+      const { environmentId, as, receiver, subscription } = await setup();
+      const first = await appendEvent(t, { environmentId, occurredAt: clock.now() });
+      const [row] = await queued(t, first.eventId);
+      const strict = anotherDispatcher({ allowPrivateNetworks: false });
+      expect(await strict.runOnce()).toEqual(['refused']);
+
+      // No WebhookDisabled: the subscription is listed active and still receives events.
+      const [last] = await t.dataSource.query(`select event_type from events where stream_id = $1 order by stream_version desc limit 1`, [
+        subscription.id,
+      ]);
+      expect(last.event_type).toBe('WebhookSubscribed');
+      const listed = await t.request('GET', '/webhooks', as);
+      expect(listed.body.items).toEqual([expect.objectContaining({ id: subscription.id, status: 'active', disabledReason: null })]);
+      const second = await appendEvent(t, { environmentId, occurredAt: clock.now() });
+      await queued(t, second.eventId);
+
+      // Later the destination is allowed (standing in for a name that now resolves to a public address: a
+      // dispatcher whose policy allows the local receiver). The queued notification and the redelivery go out.
+      const later = anotherDispatcher({ allowPrivateNetworks: true });
+      expect(await later.runOnce()).toEqual(['delivered']);
+      const redelivered = await t.request('POST', `/webhooks/deliveries/${row.id}/redeliver`, as);
+      expect(redelivered.status).toBe(202);
+      expect(redelivered.body).toMatchObject({ status: 'pending' });
+      expect(await later.runOnce()).toEqual(['delivered']);
+      expect(receiver.requests.map((r) => JSON.parse(r.rawBody).id).sort()).toEqual([first.eventId, second.eventId].sort());
+      expect(await attemptsOf(row.id)).toEqual([
+        { outcome: 'failed', status_code: null, error: FORBIDDEN },
+        { outcome: 'delivered', status_code: 200, error: null },
+      ]);
+      strict.sender.close();
+      later.sender.close();
+    });
+  });
+
   describe('at-least-once with several dispatchers', () => {
-    function anotherDispatcher(config: Partial<WebhooksConfig> = {}): WebhookDispatcher {
-      return new WebhookDispatcher(
-        {
-          dataSource: t.dataSource,
-          clock: t.app.get(Clock),
-          store: t.app.get(AggregateStore),
-          vault: t.app.get(SignatureKeyVault),
-          databaseUrl: null,
-        },
-        { ...t.app.get<WebhooksConfig>(WEBHOOKS_CONFIG), ...config },
-      );
-    }
 
     it('a dispatcher that dies after claiming loses nothing: once the lease expires another delivers', async () => {
       const { environmentId, receiver } = await setup();
@@ -367,19 +458,17 @@ describe('Webhook delivery', () => {
       second.sender.close();
     });
 
-    it('a dispatcher that does not allow private networks refuses to connect to loopback at delivery time', async () => {
+    it('a dispatcher that does not allow private networks refuses to connect to loopback (localhost) at delivery time, for good', async () => {
       const { environmentId, receiver } = await setup();
       const event = await appendEvent(t, { environmentId, occurredAt: clock.now() });
       const [row] = await queued(t, event.eventId);
       const strict = anotherDispatcher({ allowPrivateNetworks: false });
-      expect(await strict.runOnce()).toEqual(['pending']);
+      expect(await strict.runOnce()).toEqual(['refused']);
       expect(receiver.requests).toHaveLength(0);
-      const [attempt] = await attemptsOf(row.id);
-      expect(attempt).toEqual({
-        outcome: 'failed',
-        status_code: null,
-        error: expect.stringMatching(/^forbidden address: localhost resolves only to 127\.0\.0\.1 \(loopback\)/),
-      });
+      expect(await attemptsOf(row.id)).toEqual([{ outcome: 'failed', status_code: null, error: 'the destination address is not allowed' }]);
+      expect((await deliveriesFor(t, event.eventId))[0]).toMatchObject({ status: 'refused', next_attempt_at: null });
+      clock.advance(HOUR);
+      expect(await strict.runOnce()).toEqual([]);
       strict.sender.close();
     });
   });

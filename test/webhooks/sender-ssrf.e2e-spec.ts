@@ -1,4 +1,4 @@
-import { ForbiddenAddressError, guardedLookup, Resolver, WebhookSender } from '@billing/webhooks';
+import { FORBIDDEN_ADDRESS_REASON, ForbiddenAddressError, guardedLookup, Resolver, SendResult, WebhookSender } from '@billing/webhooks';
 import { createSelfSignedCertificate, Receiver, TestCertificate } from './webhook-test-kit';
 
 /** The dispatcher's connect check, directly: what the socket may connect to. */
@@ -24,6 +24,23 @@ describe('WebhookSender SSRF guard', () => {
     return created;
   }
 
+  /** Refused by the address policy: final, generic reason, and no trace of what the host resolved to. */
+  function expectRefusedAddress(result: SendResult, ...addresses: string[]) {
+    expect(result).toMatchObject({ ok: false, refused: true, statusCode: null, error: FORBIDDEN_ADDRESS_REASON });
+    expect(result.error).toBe('the destination address is not allowed');
+    for (const address of addresses) expect(result.error).not.toContain(address);
+    expect(result.error).not.toMatch(/\d+\.\d+\.\d+\.\d+|::|loopback|private|link-local/);
+  }
+
+  function thrownBy(check: () => void): unknown {
+    try {
+      check();
+    } catch (error) {
+      return error;
+    }
+    throw new Error('nothing was thrown');
+  }
+
   it.each([
     ['https://127.0.0.1:PORT/', '127.0.0.1'],
     ['https://2130706433:PORT/', '127.0.0.1'],
@@ -33,24 +50,37 @@ describe('WebhookSender SSRF guard', () => {
     ['https://169.254.169.254/latest/meta-data', '169.254.169.254'],
   ])('refuses the IP literal %s before connecting', async (template, address) => {
     const before = receiver.requests.length;
-    const result = await sender(false).send({ url: template.replace('PORT', String(receiver.port)), ...message });
-    expect(result).toMatchObject({ ok: false, statusCode: null });
-    expect(result.error).toBe(`forbidden address: ${address} resolves only to ${address} (${address === '169.254.169.254' ? 'link-local' : 'loopback'})`);
+    const url = template.replace('PORT', String(receiver.port));
+    expectRefusedAddress(await sender(false).send({ url, ...message }), address);
     expect(receiver.requests.length).toBe(before);
+    // What was checked is known in memory, never in the recorded reason.
+    const error = thrownBy(() => sender(false).assertSendable(new URL(url)));
+    expect(error).toBeInstanceOf(ForbiddenAddressError);
+    expect((error as ForbiddenAddressError).addresses).toEqual([address]);
   });
 
-  it('refuses a host name that resolves to loopback (localhost) at connect time', async () => {
+  it('refuses a host name that resolves to loopback (localhost) at connect time, without naming the address', async () => {
     const result = await sender(false).send({ url: receiver.url(), ...message });
-    expect(result.ok).toBe(false);
-    expect(result.error).toMatch(/^forbidden address: localhost resolves only to (127\.0\.0\.1 \(loopback\)|::1 \(loopback\))/);
+    expectRefusedAddress(result, '127.0.0.1', '::1');
     expect(receiver.requests).toHaveLength(0);
   });
 
-  it('refuses a public-looking name that resolves to an internal address (DNS rebinding)', async () => {
+  it('refuses a public-looking name that resolves to an internal address (DNS rebinding), without naming the address', async () => {
     const rebinding: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
     const result = await sender(false, rebinding).send({ url: `https://rebind.test:${receiver.port}/`, ...message });
-    expect(result.error).toBe('forbidden address: rebind.test resolves only to 127.0.0.1 (loopback)');
+    expectRefusedAddress(result, '127.0.0.1');
     expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('refuses port 0 before resolving or connecting', async () => {
+    let resolved = false;
+    const spy: Resolver = async () => {
+      resolved = true;
+      return [{ address: '93.184.215.14', family: 4 }];
+    };
+    const result = await sender(true, spy).send({ url: 'https://example.com:0/hooks', ...message });
+    expect(result).toMatchObject({ ok: false, refused: true, statusCode: null, error: 'refused: port 0' });
+    expect(resolved).toBe(false);
   });
 
   it('connects only to the allowed addresses when a name resolves to a mix', async () => {
@@ -67,11 +97,12 @@ describe('WebhookSender SSRF guard', () => {
     expect(one).toEqual([null, '93.184.215.14', 4]);
     const refused = await new Promise<unknown>((resolve) => (lookup as any)('mixed.test', { family: 6 }, (error: unknown) => resolve(error)));
     expect(refused).toBeInstanceOf(ForbiddenAddressError);
+    expect(refused).toMatchObject({ host: 'mixed.test', addresses: ['::1'], message: FORBIDDEN_ADDRESS_REASON });
   });
 
   it('with private networks allowed, delivers to the local receiver (also through a resolved name)', async () => {
     const viaName = await sender(true, async () => [{ address: '127.0.0.1', family: 4 }]).send({ url: `https://rebind.test:${receiver.port}/x`, ...message });
-    expect(viaName).toMatchObject({ ok: true, statusCode: 200, error: null });
+    expect(viaName).toMatchObject({ ok: true, refused: false, statusCode: 200, error: null });
     const viaLocalhost = await sender(true).send({ url: receiver.url('/y'), ...message });
     expect(viaLocalhost).toMatchObject({ ok: true, statusCode: 200 });
     expect(receiver.requests.map((r) => r.path)).toEqual(['/x', '/y']);
@@ -79,10 +110,10 @@ describe('WebhookSender SSRF guard', () => {
 
   it('never sends plain http unless allowed, and then only to loopback', async () => {
     const strict = await sender(true).send({ url: `http://127.0.0.1:${receiver.port}/`, ...message });
-    expect(strict.error).toBe('refused: http: is not allowed (https only)');
+    expect(strict).toMatchObject({ refused: true, error: 'refused: http: is not allowed (https only)' });
     const dev = new WebhookSender({ allowPrivateNetworks: true, allowInsecureHttp: true, timeoutMs: 2000 });
     senders.push(dev);
-    expect((await dev.send({ url: 'http://example.com/', ...message })).error).toBe('refused: http: is not allowed (https only)');
+    expect(await dev.send({ url: 'http://example.com/', ...message })).toMatchObject({ refused: true, error: 'refused: http: is not allowed (https only)' });
   });
 
   it('does not trust a certificate outside the configured CAs', async () => {
@@ -90,6 +121,7 @@ describe('WebhookSender SSRF guard', () => {
     senders.push(untrusting);
     const result = await untrusting.send({ url: receiver.url(), ...message });
     expect(result.ok).toBe(false);
+    expect(result.refused).toBe(false); // a connection failure, retried like any other
     expect(result.error).toMatch(/^connection failed: (DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)/);
   });
 });

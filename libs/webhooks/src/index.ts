@@ -5,7 +5,14 @@ export { WEBHOOKS_CONFIG, loadWebhooksConfig, DEVELOPMENT_WEBHOOK_ENCRYPTION_KEY
 export type { WebhooksConfig } from './config/webhooks-config';
 export { WebhookDispatcher } from './delivery/dispatcher';
 export type { ClaimedDelivery, DeliveryOutcome } from './delivery/dispatcher';
-export { WebhookSender, ForbiddenAddressError, guardedLookup, systemResolver } from './delivery/http-sender';
+export {
+  WebhookSender,
+  DestinationRefusedError,
+  ForbiddenAddressError,
+  FORBIDDEN_ADDRESS_REASON,
+  guardedLookup,
+  systemResolver,
+} from './delivery/http-sender';
 export type { Resolver, SendResult } from './delivery/http-sender';
 export { SignatureKeyVault } from './key-vault';
 export { subscriptionIdFor, notificationIdFor, uuidV5 } from './ids';

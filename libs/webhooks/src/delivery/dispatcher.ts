@@ -26,7 +26,7 @@ export interface ClaimedDelivery {
   readonly notification: { type: string; occurredAt: Date; data: unknown };
 }
 
-export type DeliveryOutcome = 'delivered' | 'pending' | 'discarded' | 'disabled' | 'cancelled' | 'lease-lost';
+export type DeliveryOutcome = 'delivered' | 'pending' | 'discarded' | 'refused' | 'disabled' | 'cancelled' | 'lease-lost';
 
 interface ClaimRow {
   environment_id: string;
@@ -212,6 +212,19 @@ export class WebhookDispatcher {
       outcome = 'delivered';
     } else if (result.statusCode === 410) {
       outcome = 'disabled';
+    } else if (result.refused) {
+      // Refused by the sender's policy (typically: the host resolves only to forbidden addresses). Nothing was
+      // sent and the same attempt would be refused again, so it fails now instead of retrying for 72 hours.
+      // The subscription stays active: a name may resolve differently later, and a later notification (or a
+      // manual redelivery of this one) is checked afresh.
+      failures += 1;
+      outcome = 'refused';
+      this.logger.warn({
+        msg: 'webhook delivery refused by the address policy; not retried',
+        deliveryId: delivery.id,
+        subscriptionId: delivery.subscriptionId,
+        reason: result.error,
+      });
     } else {
       failures += 1;
       nextAt = nextAttemptAt({

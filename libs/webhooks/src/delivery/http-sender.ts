@@ -11,6 +11,12 @@
  * - redirects are never followed; one deadline covers connect, TLS, request
  *   and response; the response body is read (to free the socket) up to 64 KiB
  *   and thrown away.
+ *
+ * A destination the policy refuses is reported as `refused` (no byte was
+ * sent, and retrying cannot help while the policy and the name's answer stay
+ * the same), with a reason that never names the addresses: the URL belongs to
+ * the tenant, and echoing what its host resolved to from inside our network
+ * would turn the deliveries list into a resolver for internal names.
  */
 import { lookup as dnsLookup } from 'node:dns';
 import { Agent as HttpAgent, IncomingMessage, request as httpRequest } from 'node:http';
@@ -37,14 +43,21 @@ export interface SenderPolicy {
   readonly allowInsecureHttp: boolean;
 }
 
-export class ForbiddenAddressError extends Error {
+/** The recorded reason of a delivery refused by the address policy (the same whatever the addresses were). */
+export const FORBIDDEN_ADDRESS_REASON = 'the destination address is not allowed';
+
+/** The sender will not send to this destination (scheme, credentials, port or address); nothing was sent. */
+export class DestinationRefusedError extends Error {}
+
+/**
+ * Every address of `host` is forbidden by the policy. The message is the
+ * generic reason; `addresses` stays in memory (tests, debugging) and is never
+ * recorded.
+ */
+export class ForbiddenAddressError extends DestinationRefusedError {
   readonly code = 'EFORBIDDENADDRESS';
   constructor(readonly host: string, readonly addresses: readonly string[]) {
-    super(
-      addresses.length === 0
-        ? `forbidden address: ${host}`
-        : `forbidden address: ${host} resolves only to ${addresses.map((a) => `${a} (${category(a)})`).join(', ')}`,
-    );
+    super(FORBIDDEN_ADDRESS_REASON);
   }
 }
 
@@ -92,6 +105,11 @@ export interface SendResult {
   /** The response status, or null when no response arrived (refused, timed out, forbidden). */
   readonly statusCode: number | null;
   readonly ok: boolean;
+  /**
+   * The policy refused the destination (DestinationRefusedError): nothing was
+   * sent, and the same attempt would be refused again.
+   */
+  readonly refused: boolean;
   readonly error: string | null;
   readonly retryAfter: string | undefined;
   readonly durationMs: number;
@@ -123,13 +141,15 @@ export class WebhookSender {
   }
 
   /**
-   * The checks that can be made before connecting: scheme, and the address of
-   * an IP-literal host. Throws ForbiddenAddressError or a plain Error.
+   * The checks that can be made before connecting: scheme, credentials, port,
+   * and the address of an IP-literal host. Throws a DestinationRefusedError
+   * (ForbiddenAddressError for the address).
    */
   assertSendable(url: URL): void {
     const insecureOk = url.protocol === 'http:' && this.options.allowInsecureHttp && isLoopbackHost(url.hostname);
-    if (url.protocol !== 'https:' && !insecureOk) throw new Error(`refused: ${url.protocol} is not allowed (https only)`);
-    if (url.username || url.password) throw new Error('refused: credentials in the URL');
+    if (url.protocol !== 'https:' && !insecureOk) throw new DestinationRefusedError(`refused: ${url.protocol} is not allowed (https only)`);
+    if (url.username || url.password) throw new DestinationRefusedError('refused: credentials in the URL');
+    if (url.port === '0') throw new DestinationRefusedError('refused: port 0');
     const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
     if (isIP(literal) && isForbiddenAddress(literal, this.options)) throw new ForbiddenAddressError(literal, [literal]);
   }
@@ -140,16 +160,23 @@ export class WebhookSender {
     const fail = (error: string, statusCode: number | null = null, retryAfter?: string): SendResult => ({
       statusCode,
       ok: false,
+      refused: false,
       error,
       retryAfter,
       durationMs: elapsed(),
     });
+    const refuse = (error: DestinationRefusedError): SendResult => ({ ...fail(error.message), refused: true });
     let url: URL;
     try {
       url = new URL(request.url);
+    } catch {
+      return refuse(new DestinationRefusedError('refused: not an absolute URL'));
+    }
+    try {
       this.assertSendable(url);
     } catch (error) {
-      return fail(error instanceof Error ? error.message : String(error));
+      if (error instanceof DestinationRefusedError) return refuse(error);
+      throw error;
     }
     return new Promise<SendResult>((resolve) => {
       let settled = false;
@@ -181,10 +208,11 @@ export class WebhookSender {
         else socket.once('connect', check);
       });
       req.on('error', (error: NodeJS.ErrnoException) => {
-        const message =
-          error instanceof ForbiddenAddressError || error.message.startsWith('timed out')
-            ? error.message
-            : `connection failed: ${error.code ?? error.message}${error.code && error.message ? ` (${error.message})` : ''}`;
+        // From the guarded lookup (every resolved address forbidden) or the peer check.
+        if (error instanceof DestinationRefusedError) return finish(refuse(error));
+        const message = error.message.startsWith('timed out')
+          ? error.message
+          : `connection failed: ${error.code ?? error.message}${error.code && error.message ? ` (${error.message})` : ''}`;
         finish(fail(message));
       });
       req.on('response', (response: IncomingMessage) => {
@@ -198,7 +226,7 @@ export class WebhookSender {
           const status = response.statusCode ?? 0;
           const retryAfter = header(response.headers['retry-after']);
           if (status >= 200 && status < 300) {
-            finish({ statusCode: status, ok: true, error: null, retryAfter, durationMs: elapsed() });
+            finish({ statusCode: status, ok: true, refused: false, error: null, retryAfter, durationMs: elapsed() });
           } else if (status >= 300 && status < 400) {
             finish(fail(`redirect not followed (${status})`, status, retryAfter));
           } else {

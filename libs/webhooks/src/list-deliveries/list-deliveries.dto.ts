@@ -15,9 +15,9 @@ export class DeliveryResponse {
   @ApiProperty({ example: 'invoice.created' }) type!: string;
   @ApiProperty({ format: 'date-time' }) occurredAt!: string;
   @ApiProperty({
-    enum: ['pending', 'delivered', 'discarded', 'disabled', 'cancelled'],
+    enum: ['pending', 'delivered', 'discarded', 'refused', 'disabled', 'cancelled'],
     description:
-      '`pending`: waiting for its (next) attempt; `delivered`: a 2xx arrived in time; `discarded`: no success within 72 hours of the event; `disabled`: the receiver answered 410 Gone; `cancelled`: the subscription was deleted.',
+      '`pending`: waiting for its (next) attempt; `delivered`: a 2xx arrived in time; `discarded`: no success within 72 hours of the event; `refused`: the destination is not allowed (e.g. the host resolved only to private or loopback addresses), so it was not sent and is not retried (the subscription stays active; redeliver to try again); `disabled`: the receiver answered 410 Gone; `cancelled`: the subscription was deleted.',
   })
   status!: string;
   @ApiProperty({ description: 'Unsuccessful attempts so far.' }) failures!: number;

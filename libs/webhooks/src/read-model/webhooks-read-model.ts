@@ -28,7 +28,7 @@ export interface DeliveryView {
   readonly notificationId: string;
   readonly type: string;
   readonly occurredAt: string;
-  readonly status: 'pending' | 'delivered' | 'discarded' | 'disabled' | 'cancelled';
+  readonly status: 'pending' | 'delivered' | 'discarded' | 'refused' | 'disabled' | 'cancelled';
   readonly failures: number;
   readonly nextAttemptAt: string | null;
   readonly deliveredAt: string | null;
