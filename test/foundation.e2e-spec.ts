@@ -72,7 +72,7 @@ describe('Foundation over HTTP', () => {
     });
 
     it('403 when the token has no environments claim', async () => {
-      const noClaim = sign({ sub: 'x' }, 'test-secret-for-e2e-only', { algorithm: 'HS256' });
+      const noClaim = sign({ sub: 'x' }, 'test-secret-for-e2e-only', { algorithm: 'HS256', expiresIn: 60 });
       expectProblem(await t.request('GET', `/test-notes/${randomUUID()}`, { token: noClaim }), 403, 'forbidden-environment');
     });
 

@@ -1,2 +1,3 @@
 export * from './test-database';
 export * from './e2e-app';
+export * from './expect-problem';

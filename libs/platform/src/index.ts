@@ -15,3 +15,6 @@ export * from './database/database.providers';
 export * from './database/resource-views';
 export * from './platform.module';
 export * from './http/resource-id.pipe';
+export * from './http/edge';
+export * from './http/hostile-input';
+export * from './auth/jwt.strategy';

@@ -2,7 +2,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { PassportModule } from '@nestjs/passport';
-import { EnvironmentGuard, JwtAuthGuard } from './auth/guards';
+import { CallerGuard } from './auth/guards';
 import { JwtStrategy } from './auth/jwt.strategy';
 import { APP_CONFIG, AppConfig } from './config/app-config';
 import { databaseProviders } from './database/database.providers';
@@ -31,8 +31,7 @@ export class PlatformModule {
         ...databaseProviders,
         ResourceViews,
         JwtStrategy,
-        { provide: APP_GUARD, useClass: JwtAuthGuard },
-        { provide: APP_GUARD, useClass: EnvironmentGuard },
+        { provide: APP_GUARD, useClass: CallerGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
       ],
       exports: [APP_CONFIG, Clock, ...databaseProviders, ResourceViews, CqrsModule],

@@ -13,6 +13,8 @@ export interface JwtConfig {
   readonly algorithms: readonly string[];
   readonly issuer: string | null;
   readonly audience: string | null;
+  /** Longest lifetime (exp − iat) a token may claim; tokens without `exp` are refused. */
+  readonly maxTtlSeconds: number;
 }
 
 export interface AppConfig {
@@ -26,6 +28,9 @@ export interface AppConfig {
   readonly dataDir: string;
   readonly roles: { readonly api: boolean; readonly worker: boolean };
   readonly bodyLimitBytes: number;
+  /** A request (headers and body) must arrive within this time, its headers within headersTimeoutMs. */
+  readonly requestTimeoutMs: number;
+  readonly headersTimeoutMs: number;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
   readonly jwt: JwtConfig;
 }
@@ -59,6 +64,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dataDir: env.DATA_DIR ?? '.data',
     roles: { api: roles.includes('api'), worker: roles.includes('worker') },
     bodyLimitBytes: integer(env.BODY_LIMIT_BYTES, 1024 * 1024, 'BODY_LIMIT_BYTES'),
+    requestTimeoutMs: integer(env.REQUEST_TIMEOUT_MS, 30_000, 'REQUEST_TIMEOUT_MS'),
+    headersTimeoutMs: integer(env.HEADERS_TIMEOUT_MS, 10_000, 'HEADERS_TIMEOUT_MS'),
     logLevel: (['debug', 'info', 'warn', 'error'] as const).find((l) => l === env.LOG_LEVEL) ?? 'info',
     jwt: {
       secret,
@@ -67,6 +74,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       algorithms,
       issuer: env.JWT_ISSUER || null,
       audience: env.JWT_AUDIENCE || null,
+      maxTtlSeconds: integer(env.JWT_MAX_TTL_SECONDS, 24 * 3600, 'JWT_MAX_TTL_SECONDS'),
     },
   };
 }

@@ -54,6 +54,18 @@ registerProblemTypes({
     description: 'The resource changed since the version the request was based on (stale If-Match or a concurrent write). Reload and retry.',
   },
   'stream-exists': { status: 409, title: 'Conflict', description: 'A resource with this id already exists.' },
+  'invalid-text': {
+    status: 422,
+    title: 'Invalid text',
+    description: 'Text (in the body, a query parameter or a key) must be valid Unicode and must not contain U+0000; `errors` points at the member.',
+  },
+  'uri-too-long': { status: 414, title: 'URI Too Long', description: 'A path segment is longer than the service accepts (500 characters).' },
+  'request-timeout': {
+    status: 408,
+    title: 'Request Timeout',
+    description: 'The request headers (HEADERS_TIMEOUT_MS) or the whole request (REQUEST_TIMEOUT_MS) did not arrive in time; the connection is closed.',
+  },
+  'headers-too-large': { status: 431, title: 'Request Header Fields Too Large', description: 'The request headers exceed 16 KiB.' },
   'payload-too-large': { status: 413, title: 'Payload Too Large', description: 'The request body exceeds the size limit (BODY_LIMIT_BYTES, 1 MiB by default).' },
   'unsupported-media-type': {
     status: 415,

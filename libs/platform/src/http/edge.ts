@@ -1,0 +1,143 @@
+import type { FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Server } from 'node:http';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { authenticate } from '../auth/guards';
+import { AppConfig } from '../config/app-config';
+import { JsonLogger } from '../logging/json-logger';
+import { buildProblem, HttpProblem, PROBLEM_CONTENT_TYPE } from '../problems/problem';
+import { sendProblem } from '../problems/problem-details.filter';
+import { AuthenticatedRequest } from './request-context';
+import { findInputDefect, InputDefect, isValidText, MAX_JSON_DEPTH } from './hostile-input';
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+/** Longer than any id, code or handle this API takes in a path. */
+const MAX_PARAM_LENGTH = 500;
+
+/**
+ * Fastify settings for the edge: body size, request and header time limits
+ * (a slow client cannot hold a connection open indefinitely), and problem
+ * bodies for the errors the HTTP layer raises before any route runs.
+ */
+export function edgeServerOptions(config: AppConfig): FastifyHttpOptions<Server> {
+  return {
+    bodyLimit: config.bodyLimitBytes,
+    requestTimeout: config.requestTimeoutMs,
+    http: { headersTimeout: config.headersTimeoutMs, connectionsCheckingInterval: 1000 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    requestIdHeader: false,
+    return503OnClosing: true,
+    frameworkErrors: (error, request, reply) => {
+      const problem =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? new HttpProblem(414, 'uri-too-long', `A path segment is longer than ${MAX_PARAM_LENGTH} characters.`)
+          : new HttpProblem(400, 'malformed-request', 'The URL is not validly percent-encoded.');
+      sendProblem(problem, request, reply, { error: () => undefined });
+    },
+    clientErrorHandler: (error: Error & { code?: string }, socket: Socket) => {
+      if (error.code === 'ECONNRESET' || socket.destroyed) return;
+      const [status, code, detail] =
+        error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || error.code === 'ERR_HTTP_HEADERS_TIMEOUT'
+          ? [408, 'request-timeout', 'The request did not arrive in time.']
+          : error.code === 'HPE_HEADER_OVERFLOW'
+            ? [431, 'headers-too-large', 'The request headers are larger than the server accepts.']
+            : [400, 'malformed-request', 'The request is not valid HTTP.'];
+      const body = JSON.stringify(buildProblem({ status, code, detail, instance: '' }));
+      if (socket.writable) {
+        socket.write(
+          `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\n` +
+            `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        );
+      }
+      socket.destroy();
+    },
+  };
+}
+
+/**
+ * Hooks every route passes through, registered before any route:
+ * - requests that carry a body are authenticated before the body is read, so
+ *   an anonymous client cannot make the service buffer megabytes;
+ * - JSON bodies are checked for nesting depth and for text Postgres cannot
+ *   store (U+0000, unpaired surrogates), and so are path and query parameters;
+ * - every answer carries the request id, and is logged once.
+ */
+export function installEdgeHooks(fastify: FastifyInstance, logger: JsonLogger | false): void {
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  fastify.removeContentTypeParser(['application/json', 'text/plain']);
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    parseJson(request, body as string, (error: Error | null, value?: unknown) => {
+      if (error) return done(error, undefined);
+      const defect = findInputDefect(value);
+      if (defect) return done(defectProblem(defect, ''), undefined);
+      done(null, value);
+    });
+  });
+
+  fastify.addHook('onRequest', async (request: AuthenticatedRequest, reply: FastifyReply) => {
+    if (request.is404 || !carriesBody(request)) return;
+    try {
+      await authenticate(request);
+    } catch (error) {
+      // The body is never read: close the connection rather than drain it.
+      reply.header('connection', 'close');
+      sendProblem(error, request, reply, { error: () => undefined });
+      return reply;
+    }
+  });
+
+  fastify.addHook('preValidation', async (request: FastifyRequest) => {
+    for (const [name, value] of Object.entries((request.params ?? {}) as Record<string, unknown>)) {
+      if (typeof value === 'string' && !isValidText(value)) {
+        throw new HttpProblem(404, 'not-found', `No resource exists with that ${name}.`);
+      }
+    }
+    for (const [name, value] of Object.entries((request.query ?? {}) as Record<string, unknown>)) {
+      const pointer = `/query/${name}`;
+      if (!isValidText(name) || [value].flat().some((item) => typeof item === 'string' && !isValidText(item))) {
+        throw defectProblem({ kind: 'invalid-text', pointer: '' }, pointer);
+      }
+    }
+  });
+
+  fastify.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  if (logger) {
+    fastify.addHook('onResponse', async (request, reply) => {
+      logger.write(
+        'info',
+        {
+          msg: 'request',
+          requestId: request.id,
+          method: request.method,
+          url: request.url,
+          status: reply.statusCode,
+          durationMs: Math.round(reply.elapsedTime * 10) / 10,
+        },
+        'Http',
+      );
+    });
+  }
+}
+
+function carriesBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+function defectProblem(defect: InputDefect, prefix: string): HttpProblem {
+  const pointer = `${prefix}${defect.pointer}` || '/';
+  return defect.kind === 'too-deep'
+    ? new HttpProblem(400, 'malformed-request', `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels.`, [
+        { pointer, detail: `nested deeper than ${MAX_JSON_DEPTH} levels` },
+      ])
+    : new HttpProblem(422, 'invalid-text', 'Text must be valid Unicode without U+0000.', [
+        { pointer, detail: 'contains U+0000 or an unpaired surrogate' },
+      ]);
+}
