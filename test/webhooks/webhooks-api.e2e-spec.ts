@@ -375,6 +375,66 @@ describe('Webhooks API', () => {
     });
   });
 
+  describe('conventions shared with the other contexts', () => {
+    const MALFORMED_IDS = ['not-a-uuid', '123', '8f49c2a4-6a3e-4b1e-9d7a-1c2b3d4e5f601', '8f49c2a4-6a3e-4b1e-9d7a-1c2b3d4e5f6g', '%20'];
+    const ROUTES: Array<[string, (id: string) => string]> = [
+      ['DELETE', (id) => `/webhooks/${id}`],
+      ['PUT', (id) => `/webhooks/${id}/rotate-key`],
+      ['GET', (id) => `/webhooks/${id}/deliveries`],
+      ['POST', (id) => `/webhooks/deliveries/${id}/redeliver`],
+    ];
+
+    it.each(ROUTES.flatMap(([method, path]) => MALFORMED_IDS.map((id) => [method, path(id)] as const)))(
+      'a malformed path id answers 404 not-found (problem+json): %s %s',
+      async (method, path) => {
+        const response = await t.request(method, path);
+        expectProblem(response, 404, 'not-found');
+      },
+    );
+
+    it('the same routes answer 404 for a well-formed unknown id, and accept an existing id in upper case', async () => {
+      for (const [method, path] of ROUTES) expectProblem(await t.request(method, path(randomUUID())), 404, 'not-found');
+      const { body } = await subscribe('https://example.com/hooks/upper-case-id');
+      const listed = await t.request('GET', `/webhooks/${body.id.toUpperCase()}/deliveries`);
+      expect(listed.status).toBe(200);
+      const rotated = await t.request('PUT', `/webhooks/${body.id.toUpperCase()}/rotate-key`);
+      expect(rotated.status).toBe(200);
+      expect(rotated.body.id).toBe(body.id);
+    });
+
+    it.each([
+      ['/webhooks?status=active', '/query/status', 'unknown query parameter'],
+      ['/webhooks?limit=5&Limit=5', '/query/Limit', 'unknown query parameter'],
+      ['/webhooks?limit=5&limit=6', '/query/limit', 'must be given once'],
+      ['/webhooks/SUB/deliveries?status=pending', '/query/status', 'unknown query parameter'],
+      ['/webhooks/SUB/deliveries?pageToken=a&pageToken=b', '/query/pageToken', 'must be given once'],
+    ])('GET %s is a 422 at the query parameter', async (template, pointer, detail) => {
+      const { body } = await subscribe('https://example.com/hooks/query-params');
+      const response = await t.request('GET', template.replace('SUB', body.id));
+      expectProblem(response, 422, 'validation-failed');
+      expect(response.body.errors).toEqual([{ pointer, detail }]);
+    });
+
+    it('answers an unknown query parameter exactly as the invoice list does', async () => {
+      const webhooks = await t.request('GET', '/webhooks?unknown=1');
+      const invoices = await t.request('GET', '/invoices?unknown=1');
+      expect(invoices.status).toBe(422);
+      const shape = (r: typeof webhooks) => ({ status: r.status, type: r.body.type, errors: r.body.errors });
+      expect(shape(webhooks)).toEqual(shape(invoices));
+    });
+
+    it('the known parameters still work on both lists', async () => {
+      const { body } = await subscribe('https://example.com/hooks/known-params');
+      await subscribe('https://example.com/hooks/known-params-2');
+      const first = await t.request('GET', '/webhooks?limit=1');
+      expect(first.status).toBe(200);
+      const next = await t.request('GET', `/webhooks?limit=1&pageToken=${first.body.nextPageToken}`);
+      expect(next.status).toBe(200);
+      expect(next.body.items[0].id).not.toBe(first.body.items[0].id);
+      expect((await t.request('GET', `/webhooks/${body.id}/deliveries?limit=1`)).status).toBe(200);
+    });
+  });
+
   describe('documentation', () => {
     it('describes every webhook operation in OpenAPI and serves the problem types', async () => {
       const { body } = await t.request('GET', '/openapi.json', { token: null, environment: null });

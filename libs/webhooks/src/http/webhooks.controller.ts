@@ -1,8 +1,11 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, ParseUUIDPipe, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { NotFoundError } from '@billing/shared-kernel';
-import { Caller, CallerContext, Clock, commandMetadata, parseLimit, problemResponse } from '@billing/platform';
+import { Caller, CallerContext, Clock, commandMetadata, parseLimit, problemResponse, ResourceIdPipe } from '@billing/platform';
+// The service's one rule for list query parameters (unknown or repeated: 422 at /query/<name>), shared with
+// invoicing rather than copied; its home should be @billing/platform next to parseLimit.
+import { readQuery } from '../../../invoicing/src/http/params';
 import { SUPPORTED_VERSIONS } from '../domain';
 import { DeliveryListResponse, DeliveryResponse } from '../list-deliveries/list-deliveries.dto';
 import { WebhookListResponse } from '../list-webhooks/list-webhooks.dto';
@@ -15,6 +18,11 @@ import { UnsubscribeWebhook } from '../unsubscribe/unsubscribe-webhook.command';
 
 const LIMIT_QUERY = { name: 'limit', required: false, description: 'Page size, 1 to 100 (default 20).', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } };
 const PAGE_QUERY = { name: 'pageToken', required: false, description: 'The `nextPageToken` of the previous page.', schema: { type: 'string' } };
+const LIST_QUERY = ['limit', 'pageToken'] as const;
+const INVALID_QUERY = { status: 422, ...problemResponse('Invalid, repeated or unknown query parameter (pointer /query/<name>)') };
+/** Path ids are uuids; anything else names no resource: 404 like an unknown id. */
+const WEBHOOK_ID = new ResourceIdPipe('webhook');
+const DELIVERY_ID = new ResourceIdPipe('webhook delivery');
 
 @ApiTags('Webhooks')
 @Controller('webhooks')
@@ -55,8 +63,10 @@ export class WebhooksController {
   @ApiQuery(LIMIT_QUERY)
   @ApiQuery(PAGE_QUERY)
   @ApiResponse({ status: 200, type: WebhookListResponse })
-  list(@Caller() caller: CallerContext, @Query('limit') limit?: string, @Query('pageToken') pageToken?: string) {
-    return this.readModel.listSubscriptions(caller.environmentId, parseLimit(limit), pageToken);
+  @ApiResponse(INVALID_QUERY)
+  list(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>) {
+    const q = readQuery(query, LIST_QUERY);
+    return this.readModel.listSubscriptions(caller.environmentId, parseLimit(q.limit), q.pageToken);
   }
 
   @Delete(':id')
@@ -66,7 +76,7 @@ export class WebhooksController {
   @ApiResponse({ status: 204, description: 'Deleted' })
   @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
   @ApiResponse({ status: 409, ...problemResponse('A concurrent change to the same subscription; retry') })
-  async unsubscribe(@Caller() caller: CallerContext, @Param('id', ParseUUIDPipe) id: string): Promise<void> {
+  async unsubscribe(@Caller() caller: CallerContext, @Param('id', WEBHOOK_ID) id: string): Promise<void> {
     await this.commands.execute(new UnsubscribeWebhook(caller, id, commandMetadata(this.clock)));
   }
 
@@ -80,7 +90,7 @@ export class WebhooksController {
   @ApiResponse({ status: 200, type: WebhookSubscriptionResponse, description: 'The subscription with its new key' })
   @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
   @ApiResponse({ status: 409, ...problemResponse('The subscription is disabled or deleted (webhook-not-active), or changed concurrently') })
-  rotateKey(@Caller() caller: CallerContext, @Param('id', ParseUUIDPipe) id: string): Promise<WebhookSubscriptionWithKey> {
+  rotateKey(@Caller() caller: CallerContext, @Param('id', WEBHOOK_ID) id: string): Promise<WebhookSubscriptionWithKey> {
     return this.commands.execute(new RotateWebhookKey(caller, id, commandMetadata(this.clock)));
   }
 
@@ -91,15 +101,12 @@ export class WebhooksController {
   @ApiQuery(PAGE_QUERY)
   @ApiResponse({ status: 200, type: DeliveryListResponse })
   @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
-  async deliveries(
-    @Caller() caller: CallerContext,
-    @Param('id', ParseUUIDPipe) id: string,
-    @Query('limit') limit?: string,
-    @Query('pageToken') pageToken?: string,
-  ) {
-    const pageSize = parseLimit(limit);
+  @ApiResponse(INVALID_QUERY)
+  async deliveries(@Caller() caller: CallerContext, @Param('id', WEBHOOK_ID) id: string, @Query() query: Record<string, unknown>) {
+    const q = readQuery(query, LIST_QUERY);
+    const pageSize = parseLimit(q.limit);
     if (!(await this.readModel.findSubscription(caller.environmentId, id))) throw new NotFoundError('webhook', id);
-    return this.readModel.listDeliveries(caller.environmentId, id, pageSize, pageToken);
+    return this.readModel.listDeliveries(caller.environmentId, id, pageSize, q.pageToken);
   }
 
   @Post('deliveries/:deliveryId/redeliver')
@@ -112,7 +119,7 @@ export class WebhooksController {
   @ApiResponse({ status: 202, type: DeliveryResponse, description: 'Accepted: the delivery is pending' })
   @ApiResponse({ status: 404, ...problemResponse('No such delivery in this environment') })
   @ApiResponse({ status: 409, ...problemResponse('The subscription is disabled or deleted (webhook-not-active)') })
-  async redeliver(@Caller() caller: CallerContext, @Param('deliveryId', ParseUUIDPipe) deliveryId: string) {
+  async redeliver(@Caller() caller: CallerContext, @Param('deliveryId', DELIVERY_ID) deliveryId: string) {
     await this.commands.execute(new RedeliverNotification(caller, deliveryId, this.clock.now()));
     return this.readModel.findDelivery(caller.environmentId, deliveryId);
   }
