@@ -39,6 +39,7 @@ export function buildOpenApiDocument(app: INestApplication, description: string)
     .setVersion('v4.2024.7.1')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, 'bearer')
     .addSecurityRequirements('bearer')
+    .addServer('/', 'This service (relative to the URL the document was fetched from)')
     .build();
   const document = SwaggerModule.createDocument(app, config);
   document.components = {
@@ -55,6 +56,7 @@ export function buildOpenApiDocument(app: INestApplication, description: string)
       },
     },
   };
+  typeIntegersAsIntegers(document);
   for (const pathItem of Object.values(document.paths)) {
     for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
       const operation = pathItem[method];
@@ -73,4 +75,20 @@ export function buildOpenApiDocument(app: INestApplication, description: string)
 
 export function problemResponse(description: string) {
   return { description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } } };
+}
+
+/**
+ * DTOs declare int64 money as `type: Number, format: 'int64'` (TypeScript has
+ * one number type); generators would make those floats. Any number schema
+ * with an integer format is an integer.
+ */
+function typeIntegersAsIntegers(node: unknown): void {
+  const stack = [node];
+  while (stack.length > 0) {
+    const current = stack.pop();
+    if (typeof current !== 'object' || current === null) continue;
+    const schema = current as { type?: unknown; format?: unknown };
+    if (schema.type === 'number' && (schema.format === 'int64' || schema.format === 'int32')) schema.type = 'integer';
+    stack.push(...Object.values(current));
+  }
 }
