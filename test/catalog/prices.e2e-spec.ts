@@ -456,7 +456,8 @@ describe('Prices over HTTP', () => {
     });
 
     it('a page token that this service did not issue is rejected at /query/pageToken', async () => {
-      for (const token of ['garbage', Buffer.from('{"p":"1; drop table prices"}').toString('base64url'), Buffer.from('{"q":1}').toString('base64url')]) {
+      const forged = ['{"p":"1; drop table prices"}', '{"q":1}', '{"p":12}', '{"p":"0"}', '{"p":"1e5"}', '{"p":"99999999999999999999"}', '{"p":"1\\u0000"}', '["1"]', 'null'];
+      for (const token of ['garbage', ...forged.map((json) => Buffer.from(json).toString('base64url'))]) {
         expectPointers(await t.request('GET', `/prices?pageToken=${token}`), ['/query/pageToken']);
       }
     });

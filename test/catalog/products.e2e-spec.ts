@@ -85,6 +85,9 @@ describe('Products over HTTP, and the catalog read model', () => {
       expectPointers(await t.request('GET', '/products?limit=0', as), ['/query/limit']);
       expectPointers(await t.request('GET', '/products?limit=101', as), ['/query/limit']);
       expectPointers(await t.request('GET', '/products?pageToken=nope', as), ['/query/pageToken']);
+      for (const forged of ['{"p":"-1"}', '{"p":1}', '{"p":"12abc"}', '[]']) {
+        expectPointers(await t.request('GET', `/products?pageToken=${Buffer.from(forged).toString('base64url')}`, as), ['/query/pageToken']);
+      }
       const empty = randomUUID();
       expect((await t.request('GET', '/products', { environment: empty, token: t.token([empty]) })).body).toEqual({ items: [], nextPageToken: null });
     });

@@ -157,6 +157,21 @@ describe('Invoices over HTTP', () => {
       expectProblem(await t.request('POST', '/invoices', { body: { customer: { id: 'c-1' }, currency: 'EUR' } }), 422, 'validation-failed', ['/customer/id']);
     });
 
+    it.each([
+      ['an empty array', [[]]],
+      ['an array holding a line', [[{ quantity: 1, unitAmount: 100 }]]],
+      ['null', [{ quantity: 1, unitAmount: 100 }, null]],
+      ['a number', [{ quantity: 1, unitAmount: 100 }, 5]],
+      ['a string', ['line']],
+    ])('422 at /items/<i> for a line that is %s, never a 500', async (_label, items) => {
+      const index = String(items.findIndex((item) => item === null || typeof item !== 'object' || Array.isArray(item)));
+      const created = await t.request('POST', '/invoices', { body: { customer: customer(), currency: 'EUR', items } });
+      expectProblem(created, 422, 'validation-failed', [`/items/${index}`]);
+      const draft = await createDraft();
+      const updated = await t.request('PUT', `/invoices/${draft.body.id}`, { body: { date: '2026-01-15', currency: null, items } });
+      expectProblem(updated, 422, 'validation-failed', [`/items/${index}`]);
+    });
+
     it('422 unsupported-currency for an unknown code', async () => {
       expectProblem(await t.request('POST', '/invoices', { body: { customer: customer(), currency: 'XYZ' } }), 422, 'unsupported-currency', ['/currency']);
     });
@@ -620,6 +635,18 @@ describe('Invoices over HTTP', () => {
       ['sort=id', '/query/sort'],
     ])('422 for %s', async (query, pointer) => {
       expectProblem(await other().request('GET', `/invoices?${query}`), 422, 'validation-failed', [pointer]);
+    });
+
+    it.each([
+      ['a bare number as date', { createdAt: '1', id: randomUUID() }],
+      ['a 30 February', { createdAt: '2024-02-30T00:00:00.000Z', id: randomUUID() }],
+      ['a date without time', { createdAt: '2024-02-01', id: randomUUID() }],
+      ['a year beyond Postgres', { createdAt: '+275760-09-13T00:00:00.000Z', id: randomUUID() }],
+      ['a non-uuid id', { createdAt: '2024-02-01T00:00:00.000Z', id: 'x' }],
+      ['no id', { createdAt: '2024-02-01T00:00:00.000Z' }],
+    ])('422 at /query/pageToken for a forged token with %s, never a 500', async (_label, key) => {
+      const token = Buffer.from(JSON.stringify(key)).toString('base64url');
+      expectProblem(await other().request('GET', `/invoices?pageToken=${token}`), 422, 'validation-failed', ['/query/pageToken']);
     });
 
     it('401 and 403', async () => {

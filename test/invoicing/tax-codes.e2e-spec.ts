@@ -134,6 +134,10 @@ describe('Tax codes over HTTP', () => {
     it('422 for a bad limit, page token or unknown parameter; 401 and 403', async () => {
       expectProblem(await t.request('GET', '/tax-codes?limit=0'), 422, 'validation-failed', ['/query/limit']);
       expectProblem(await t.request('GET', '/tax-codes?pageToken=x'), 422, 'validation-failed', ['/query/pageToken']);
+      for (const forged of [{ code: 'a\u0000' }, { code: '' }, { code: 'x'.repeat(51) }, { code: 7 }, ['VAT25']]) {
+        const token = Buffer.from(JSON.stringify(forged)).toString('base64url');
+        expectProblem(await t.request('GET', `/tax-codes?pageToken=${token}`), 422, 'validation-failed', ['/query/pageToken']);
+      }
       expectProblem(await t.request('GET', '/tax-codes?code=A'), 422, 'validation-failed', ['/query/code']);
       expectProblem(await t.request('GET', '/tax-codes', { token: null }), 401, 'unauthorized');
       expectProblem(await t.request('GET', '/tax-codes/VAT25', { token: t.token([randomUUID()]) }), 403, 'forbidden-environment');

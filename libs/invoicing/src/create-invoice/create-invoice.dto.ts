@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsArray, IsObject, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
-import { InvoiceLineInputDto } from '../http/invoice-line-input.dto';
+import { IsObject, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
+import { InvoiceLineInputDto, LineItems } from '../http/invoice-line-input.dto';
 
 export class AddressInputDto {
   @ApiProperty({ type: String, nullable: true, required: false }) @IsOptional() @IsString() @MaxLength(500) street1?: string | null;
@@ -67,9 +67,6 @@ export class CreateInvoiceDto {
   memo?: string | null;
 
   @ApiProperty({ type: () => [InvoiceLineInputDto], required: false, nullable: true })
-  @IsOptional()
-  @IsArray()
-  @ValidateNested({ each: true })
-  @Type(() => InvoiceLineInputDto)
+  @LineItems()
   items?: InvoiceLineInputDto[] | null;
 }

@@ -1,6 +1,7 @@
+import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsInt, IsNumber, IsObject, IsOptional, IsString, IsUUID, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { Transform, Type } from 'class-transformer';
+import { IsArray, IsInt, IsNumber, IsObject, IsOptional, IsString, IsUUID, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 
 export const INT32_MIN = -2147483648;
 export const INT32_MAX = 2147483647;
@@ -73,4 +74,21 @@ export class InvoiceLineInputDto {
   @ValidateNested()
   @Type(() => LineDiscountInputDto)
   discount?: LineDiscountInputDto | null;
+}
+
+/**
+ * The `items` member of the create and update bodies: absent, null, or an
+ * array of line objects. class-validator validates an array nested in the
+ * array as more lines (so `[[]]` would pass and `[[{...}]]` reach the domain
+ * as a line); such elements are replaced by null, which nested validation
+ * reports at `/items/<i>` like any other element that is not an object.
+ */
+export function LineItems(): PropertyDecorator {
+  return applyDecorators(
+    IsOptional(),
+    IsArray(),
+    ValidateNested({ each: true, message: 'each line must be an object' }),
+    Transform(({ value }: { value: unknown }) => (Array.isArray(value) ? value.map((item: unknown) => (Array.isArray(item) ? null : item)) : value)),
+    Type(() => InvoiceLineInputDto),
+  );
 }

@@ -2,8 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { ValidationError } from '@billing/shared-kernel';
 import { queryRows } from '@billing/event-store';
-import { decodePageToken, encodePageToken, Page } from '@billing/platform';
+import { Page } from '@billing/platform';
 import { InvoiceLineInput, InvoiceView, NO_TAX, ResolvedTax } from '../domain';
+import { decodeInvoiceKey, decodeTaxCodeKey, encodeInvoiceKey, encodeTaxCodeKey } from './page-tokens';
 import { TaxCodeView, Versioned } from './streams';
 
 export interface InvoiceFilter {
@@ -56,10 +57,7 @@ export class InvoicingReadModel {
     add('settlement_status', filter.settlementStatus);
     add('customer_id', filter.customerId);
     if (pageToken !== undefined) {
-      const after = decodePageToken<{ createdAt: string; id: string }>(pageToken, ['createdAt', 'id']);
-      if (typeof after.createdAt !== 'string' || Number.isNaN(Date.parse(after.createdAt)) || !isUuid(after.id)) {
-        throw ValidationError.at('/query/pageToken', 'is not a page token returned by this service');
-      }
+      const after = decodeInvoiceKey(pageToken);
       params.push(after.createdAt, after.id);
       where.push(`(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
     }
@@ -74,7 +72,7 @@ export class InvoicingReadModel {
     const last = page[page.length - 1];
     return {
       items: page.map((row) => row.view),
-      nextPageToken: rows.length > limit && last ? encodePageToken({ createdAt: last.created_at.toISOString(), id: last.id }) : null,
+      nextPageToken: rows.length > limit && last ? encodeInvoiceKey({ createdAt: last.created_at.toISOString(), id: last.id }) : null,
     };
   }
 
@@ -91,9 +89,7 @@ export class InvoicingReadModel {
     const params: unknown[] = [environmentId];
     let after = '';
     if (pageToken !== undefined) {
-      const key = decodePageToken<{ code: string }>(pageToken, ['code']);
-      if (typeof key.code !== 'string') throw ValidationError.at('/query/pageToken', 'is not a page token returned by this service');
-      params.push(key.code);
+      params.push(decodeTaxCodeKey(pageToken).code);
       after = `and code collate "C" > $2 collate "C"`;
     }
     params.push(limit + 1);
@@ -104,7 +100,7 @@ export class InvoicingReadModel {
     );
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
-    return { items: page.map((row) => row.view), nextPageToken: rows.length > limit && last ? encodePageToken({ code: last.code }) : null };
+    return { items: page.map((row) => row.view), nextPageToken: rows.length > limit && last ? encodeTaxCodeKey({ code: last.code }) : null };
   }
 
   /**
@@ -130,8 +126,4 @@ export class InvoicingReadModel {
     if (errors.length > 0) throw new ValidationError('The request names an unknown tax code.', errors, 'unknown-tax-code');
     return items.map(({ taxCode, ...line }) => ({ ...line, tax: typeof taxCode === 'string' ? known.get(taxCode)! : NO_TAX }));
   }
-}
-
-function isUuid(value: unknown): value is string {
-  return typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
 }

@@ -1,7 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsArray, IsOptional, IsString, ValidateIf, ValidateNested } from 'class-validator';
-import { InvoiceLineInputDto } from '../http/invoice-line-input.dto';
+import { IsOptional, IsString, ValidateIf } from 'class-validator';
+import { InvoiceLineInputDto, LineItems } from '../http/invoice-line-input.dto';
 
 /** Exactly the PUT /invoices/{invoiceId} body of the interface: no other properties are accepted. */
 export class UpdateInvoiceDto {
@@ -25,9 +24,6 @@ export class UpdateInvoiceDto {
     required: false,
     description: 'Replaces the lines (omitted: kept; null: no lines). A line with the id of an existing line keeps that id; a line without id is new.',
   })
-  @IsOptional()
-  @IsArray()
-  @ValidateNested({ each: true })
-  @Type(() => InvoiceLineInputDto)
+  @LineItems()
   items?: InvoiceLineInputDto[] | null;
 }
