@@ -14,7 +14,9 @@ import {
   registerTestPriceView,
   setEnv,
   TestCertificate,
+  verifySignatureMember,
 } from './webhook-test-kit';
+import { customer } from '../invoicing/invoicing-helpers';
 
 const HOUR = 60 * 60 * 1000;
 
@@ -119,6 +121,8 @@ describe('Webhook delivery', () => {
     const tampered = signed.replace('1250', '9999');
     const forged = createHmac('sha256', key).update(`${id}.${timestamp}.${tampered}`).digest();
     expect(timingSafeEqual(forged, Buffer.from(match[1], 'hex'))).toBe(false);
+    expect(verifySignatureMember(raw, subscription.signatureKey)).toBe(true);
+    expect(verifySignatureMember(raw.replace('1250', '9999'), subscription.signatureKey)).toBe(false);
 
     const listed = await t.request('GET', `/webhooks/${subscription.id}/deliveries`, { environment: environmentId, token: t.token([environmentId]) });
     expect(listed.body.items[0]).toMatchObject({
@@ -129,6 +133,54 @@ describe('Webhook delivery', () => {
       lastStatusCode: 200,
       attempts: [{ attemptedAt: clock.now().toISOString(), outcome: 'delivered', statusCode: 200, error: null, durationMs: expect.any(Number) }],
     });
+  });
+
+  it('a real POST /invoices reaches the subscribed HTTPS receiver as a signed invoice.created notification carrying the invoice', async () => {
+    const { environmentId, as, receiver, subscription } = await setup('/billing');
+    const created = await t.request('POST', '/invoices', {
+      ...as,
+      body: {
+        customer: customer(),
+        currency: 'eur',
+        date: '2026-01-15',
+        dueDate: '2026-01-29',
+        memo: 'webhook e2e',
+        items: [{ quantity: 3, unitAmount: 1250, title: 'Seats' }],
+      },
+    });
+    expect(created.status).toBe(201);
+    const [event] = await t.dataSource.query(
+      `select event_id, occurred_at from events where environment_id = $1 and stream_type = 'invoice' and stream_id = $2 and event_type = 'InvoiceCreated'`,
+      [environmentId, created.body.id],
+    );
+    expect(event).toBeDefined();
+    await queued(t, event.event_id);
+    expect(await dispatcher.runOnce()).toEqual(['delivered']);
+
+    expect(receiver.requests).toHaveLength(1);
+    const [request] = receiver.requests;
+    expect(request.path).toBe('/billing');
+    const body = JSON.parse(request.rawBody);
+    expect(body).toEqual({
+      id: event.event_id,
+      type: 'invoice.created',
+      environmentId,
+      occurredAt: event.occurred_at.toISOString(),
+      version: '2022-03',
+      data: created.body, // the invoice exactly as POST /invoices answered it
+      timestamp: Math.floor(clock.now().getTime() / 1000),
+      signature: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    expect(body.data).toMatchObject({ id: created.body.id, status: 'draft', currency: 'EUR', totalExclVat: 3750, memo: 'webhook e2e' });
+    // Both signatures verify with the key from subscribe, and only with it.
+    expect(request.headers['webhook-id']).toBe(event.event_id);
+    expect(() => new Webhook(subscription.signatureKey).verify(request.rawBody, request.headers)).not.toThrow();
+    expect(verifySignatureMember(request.rawBody, subscription.signatureKey)).toBe(true);
+    const otherKey = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+    expect(() => new Webhook(otherKey).verify(request.rawBody, request.headers)).toThrow();
+    expect(verifySignatureMember(request.rawBody, otherKey)).toBe(false);
+    const listed = await t.request('GET', `/webhooks/${subscription.id}/deliveries`, as);
+    expect(listed.body.items).toEqual([expect.objectContaining({ notificationId: event.event_id, type: 'invoice.created', status: 'delivered' })]);
   });
 
   it('a receiver that fails twice, then answers 200, gets one successful delivery after two recorded failures', async () => {

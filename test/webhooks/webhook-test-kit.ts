@@ -5,7 +5,7 @@
  * polling for eventual effects.
  */
 import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, Server } from 'node:https';
 import { AddressInfo } from 'node:net';
@@ -119,6 +119,21 @@ export class Receiver {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
+}
+
+/**
+ * The `signature` member check, with node:crypto only, exactly as the README's
+ * recipe (strip the member textually, HMAC `<id>.<timestamp>.<signed body>`).
+ * Returns false for a body without the member or with a wrong signature.
+ */
+export function verifySignatureMember(raw: string, signatureKey: string): boolean {
+  const match = /,"signature":"([0-9a-f]{64})"\}$/.exec(raw);
+  if (!match) return false;
+  const signed = raw.slice(0, match.index) + '}';
+  const { id, timestamp } = JSON.parse(signed);
+  const key = Buffer.from(signatureKey.slice('whsec_'.length), 'base64');
+  const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${signed}`).digest();
+  return timingSafeEqual(expected, Buffer.from(match[1], 'hex'));
 }
 
 /** Sets environment variables for an app started afterwards; returns the restore function. */
