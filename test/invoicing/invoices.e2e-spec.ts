@@ -126,7 +126,7 @@ describe('Invoices over HTTP', () => {
     });
 
     it('defaults the date to today and accepts no lines', async () => {
-      const response = await t.request('POST', '/invoices', { body: { customer: { id: randomUUID() }, currency: 'USD' } });
+      const response = await t.request('POST', '/invoices', { body: { customer: { id: randomUUID(), handle: null, name: null }, currency: 'USD' } });
       expect(response.status).toBe(201);
       expect(response.body).toMatchObject({
         date: '2026-01-15',
@@ -146,15 +146,28 @@ describe('Invoices over HTTP', () => {
       ['totals', { totalDue: 1 }, ['/totalDue']],
       ['a status', { status: 'booked' }, ['/status']],
       ['a line amount', { items: [{ quantity: 1, unitAmount: 1, amount: 1 }] }, ['/items/0/amount']],
-      ['a customer field', { customer: { id: randomUUID(), email: 'x' } }, ['/customer/email']],
+      ['a customer field', { customer: { id: randomUUID(), handle: null, name: null, email: 'x' } }, ['/customer/email']],
     ])('422 for read-only or unknown properties: %s', async (_label, extra, pointers) => {
       const response = await t.request('POST', '/invoices', { body: { customer: customer(), currency: 'EUR', ...extra } });
       expectProblem(response, 422, 'validation-failed', pointers);
     });
 
     it('422 without a customer id or with a non-uuid one', async () => {
-      expectProblem(await t.request('POST', '/invoices', { body: { customer: {}, currency: 'EUR' } }), 422, 'validation-failed', ['/customer/id']);
-      expectProblem(await t.request('POST', '/invoices', { body: { customer: { id: 'c-1' }, currency: 'EUR' } }), 422, 'validation-failed', ['/customer/id']);
+      expectProblem(await t.request('POST', '/invoices', { body: { customer: { handle: null, name: null }, currency: 'EUR' } }), 422, 'validation-failed', ['/customer/id']);
+      expectProblem(await t.request('POST', '/invoices', { body: { customer: { id: 'c-1', handle: null, name: null }, currency: 'EUR' } }), 422, 'validation-failed', ['/customer/id']);
+    });
+
+    it('422 when the customer lacks handle or name (required, though either may be null)', async () => {
+      const post = (cust: unknown) => t.request('POST', '/invoices', { body: { customer: cust, currency: 'EUR' } });
+      const id = randomUUID();
+      expectProblem(await post({ id }), 422, 'validation-failed', ['/customer/handle', '/customer/name']);
+      expectProblem(await post({ id, handle: 'c-1' }), 422, 'validation-failed', ['/customer/name']);
+      expectProblem(await post({ id, name: 'Acme' }), 422, 'validation-failed', ['/customer/handle']);
+      expectProblem(await post({ id, handle: 5, name: null }), 422, 'validation-failed', ['/customer/handle']);
+      expectProblem(await post({}), 422, 'validation-failed', ['/customer/id', '/customer/handle', '/customer/name']);
+      const nulls = await post({ id, handle: null, name: null });
+      expect(nulls.status).toBe(201);
+      expect(nulls.body.customer).toMatchObject({ id, handle: null, name: null });
     });
 
     it.each([
@@ -692,6 +705,9 @@ describe('Invoices over HTTP', () => {
       const put = body.paths['/invoices/{invoiceId}'].put;
       expect(Object.keys(put.responses)).toEqual(expect.arrayContaining(['200', '401', '403', '404', '409', '422', '500']));
       expect(body.components.schemas.UpdateInvoiceDto.required).toEqual(['date', 'currency']);
+      expect(body.components.schemas.CustomerInputDto.required).toEqual(['id', 'handle', 'name']);
+      expect(body.components.schemas.CustomerInputDto.properties.handle.nullable).toBe(true);
+      expect(body.components.schemas.CustomerInputDto.properties.name.nullable).toBe(true);
       expect(Object.keys(body.components.schemas.UpdateInvoiceDto.properties).sort()).toEqual(['currency', 'date', 'dueDate', 'items']);
       expect(body.components.schemas.InvoiceDetailDto.properties).toHaveProperty('totalDue');
       expect(body.paths['/invoices'].get.responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/InvoicePageDto');

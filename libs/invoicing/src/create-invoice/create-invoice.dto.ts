@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsObject, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
 import { InvoiceLineInputDto, LineItems } from '../http/invoice-line-input.dto';
+import { IsRequiredNullableString } from '../http/validators';
 
 export class AddressInputDto {
   @ApiProperty({ type: String, nullable: true, required: false }) @IsOptional() @IsString() @MaxLength(500) street1?: string | null;
@@ -18,17 +19,13 @@ export class CustomerInputDto {
   @IsUUID()
   id!: string;
 
-  @ApiProperty({ type: String, nullable: true, required: false, maxLength: 255 })
-  @IsOptional()
-  @IsString()
-  @MaxLength(255)
-  handle?: string | null;
+  @ApiProperty({ type: String, nullable: true, maxLength: 255, description: 'Required; null when the customer has no handle.' })
+  @IsRequiredNullableString(255)
+  handle!: string | null;
 
-  @ApiProperty({ type: String, nullable: true, required: false, maxLength: 500 })
-  @IsOptional()
-  @IsString()
-  @MaxLength(500)
-  name?: string | null;
+  @ApiProperty({ type: String, nullable: true, maxLength: 500, description: 'Required; null when the customer has no name.' })
+  @IsRequiredNullableString(500)
+  name!: string | null;
 
   @ApiProperty({ type: () => AddressInputDto, required: false, nullable: true })
   @IsOptional()

@@ -662,11 +662,19 @@ function validCurrency(value: unknown): string {
 
 function validCustomer(customer: InvoiceCustomer): InvoiceCustomer {
   if (typeof customer?.id !== 'string' || customer.id.length === 0) throw ValidationError.at('/customer/id', 'is required');
+  // Required but nullable (InvoiceCustomer): a customer without them is a 422, not silently null.
+  const missing = (['handle', 'name'] as const).filter((field) => customer[field] === undefined);
+  if (missing.length > 0) {
+    throw new ValidationError(
+      'The customer needs a handle and a name (either may be null).',
+      missing.map((field) => ({ pointer: `/customer/${field}`, detail: 'is required: a string, or null' })),
+    );
+  }
   const address: Partial<Address> = customer.billingAddress ?? {};
   return {
     id: customer.id,
-    handle: customer.handle ?? null,
-    name: customer.name ?? null,
+    handle: customer.handle,
+    name: customer.name,
     billingAddress: {
       street1: address.street1 ?? null,
       street2: address.street2 ?? null,

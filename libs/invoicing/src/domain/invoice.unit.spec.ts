@@ -149,6 +149,8 @@ describe('CreateInvoice', () => {
     ['an invalid date', { date: '2025-02-30' }, '/date'],
     ['a dueDate before the date', { dueDate: '2025-01-31' }, '/dueDate'],
     ['a customer without id', { customer: { ...customer, id: '' } }, '/customer/id'],
+    ['a customer without handle (required, nullable)', { customer: { id: 'c', name: null, billingAddress: customer.billingAddress } as unknown as InvoiceCustomer }, '/customer/handle'],
+    ['a customer without name (required, nullable)', { customer: { id: 'c', handle: null, billingAddress: customer.billingAddress } as unknown as InvoiceCustomer }, '/customer/name'],
     ['a line id (nothing to refer to yet)', { items: [{ ...items[0], id: 'x' }] }, '/items/0/id'],
     ['a line quantity with 5 decimals', { items: [items[0], { ...items[1], quantity: 1.00001 }] }, '/items/1/quantity', 'too-many-decimals'],
     ['a period ending before it starts', { items: [{ ...items[0], periodStart: '2025-02-10', periodEnd: '2025-02-09' }] }, '/items/0/periodEnd'],
