@@ -376,6 +376,19 @@ describe('Invoices over HTTP', () => {
       expect(fresh.body.items[0]).toMatchObject({ taxAmount: 200, tax: { taxRate: 0.2 } });
     });
 
+    it('without a date keeps the draft’s date, even when it is in the past and already due', async () => {
+      const draft = await createDraft({ date: '2026-01-02', dueDate: '2026-01-09', items: [{ quantity: 1, unitAmount: 100 }] });
+      clock.set('2026-02-20T09:00:00.000Z');
+      const noBody = await t.request('PUT', `/invoices/${draft.body.id}/book`);
+      clock.set('2026-01-15T10:00:00.000Z');
+      expect(noBody.status).toBe(200);
+      expect(noBody.body).toMatchObject({ status: 'booked', date: '2026-01-02', dueDate: '2026-01-09', updatedAt: '2026-02-20T09:00:00.000Z' });
+      const other = await createDraft({ date: '2026-01-03', dueDate: '2026-01-10', items: [{ quantity: 1, unitAmount: 100 }] });
+      const nullDate = await t.request('PUT', `/invoices/${other.body.id}/book`, { body: { date: null } });
+      expect(nullDate.body).toMatchObject({ status: 'booked', date: '2026-01-03' });
+      await expectReadModelMatchesStream(t, draft.body.id);
+    });
+
     it('409 invoice-already-booked, 409 invoice-has-no-lines, and neither consumes a number', async () => {
       const other = otherEnvironment(t);
       const env = { environment: other.environmentId, token: other.token };
@@ -392,7 +405,9 @@ describe('Invoices over HTTP', () => {
     it('422 for a bad booking date or an unknown property; 404 unknown and cross-environment', async () => {
       const draft = await createDraft({ items: [{ quantity: 1, unitAmount: 1 }] });
       expectProblem(await t.request('PUT', `/invoices/${draft.body.id}/book`, { body: { date: '15.01.2026' } }), 422, 'validation-failed', ['/date']);
-      expectProblem(await t.request('PUT', `/invoices/${draft.body.id}/book`, { body: { date: '2026-01-30' } }), 422, 'validation-failed', ['/dueDate']);
+      const late = await t.request('PUT', `/invoices/${draft.body.id}/book`, { body: { date: '2026-01-30' } });
+      expectProblem(late, 422, 'validation-failed', ['/date']);
+      expect(late.body.errors[0].detail).toContain('due date 2026-01-29');
       expectProblem(await t.request('PUT', `/invoices/${draft.body.id}/book`, { body: { handle: 'INV-9' } }), 422, 'validation-failed', ['/handle']);
       expectProblem(await t.request('PUT', `/invoices/${randomUUID()}/book`), 404, 'not-found');
       expectProblem(await otherEnvironment(t).request('PUT', `/invoices/${draft.body.id}/book`), 404, 'not-found');

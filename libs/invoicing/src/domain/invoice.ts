@@ -222,7 +222,7 @@ export interface BookInvoice {
   readonly invoiceId: string;
   /** the gapless number allocated by the infrastructure, see formatInvoiceHandle */
   readonly handle: string;
-  /** default: today (UTC) from meta.now */
+  /** default: the draft's own date (booking never silently re-dates an invoice) */
   readonly date?: string | null;
 }
 
@@ -359,8 +359,12 @@ export function decideBookInvoice(command: BookInvoice, state: InvoiceState, met
   if (invoice.status !== 'draft') throw new ConflictError('invoice-already-booked', `invoice ${invoice.id} is already booked`);
   if (invoice.lines.length === 0) throw new ConflictError('invoice-has-no-lines', 'an invoice without lines cannot be booked');
   if (typeof command.handle !== 'string' || command.handle.length === 0) throw new Error('BookInvoice needs an allocated handle');
-  const date = command.date == null ? today(meta) : validDate(command.date, '/date');
-  const dueDate = validDueDate(invoice.dueDate, date);
+  // Without a date the draft keeps its own, which create and update already checked against its due date.
+  const date = command.date == null ? invoice.date : validDate(command.date, '/date');
+  if (invoice.dueDate !== null && invoice.dueDate < date) {
+    throw ValidationError.at('/date', `must not be after the invoice's due date ${invoice.dueDate}: book with an earlier date, or update the due date first`);
+  }
+  const dueDate = invoice.dueDate;
   const { totalExclVat, totalVat, totalInclVat } = invoice;
   return [
     {

@@ -253,7 +253,7 @@ describe('BookInvoice', () => {
           invoiceId: 'inv-1',
           type: 'invoice',
           handle: 'INV-000001',
-          date: '2025-02-05',
+          date: '2025-02-01',
           dueDate: '2025-02-15',
           totalExclVat: 3347,
           totalVat: 792,
@@ -277,13 +277,29 @@ describe('BookInvoice', () => {
     expectError(() => decideBookInvoice({ invoiceId: 'inv-1', handle: 'INV-000001' }, given(createdEmpty), metaAt()), ConflictError, 'invoice-has-no-lines');
   });
 
-  it('given a draft due before the booking date, when booked, then 422 at /dueDate', () => {
-    expectError(
-      () => decideBookInvoice({ invoiceId: 'inv-1', handle: 'INV-000001' }, given(created), metaAt('2025-02-16T00:00:00.000Z')),
-      ValidationError,
-      'validation-failed',
-      '/dueDate',
-    );
+  it('given a draft dated in the past and already due, when booked without a date, then it keeps its date and due date', () => {
+    const [event] = decideBookInvoice({ invoiceId: 'inv-1', handle: 'INV-000001', date: null }, given(created), metaAt('2025-06-30T00:00:00.000Z'));
+    expect(event.data).toMatchObject({ date: '2025-02-01', dueDate: '2025-02-15', bookedAt: '2025-06-30T00:00:00.000Z' });
+  });
+
+  it('given a draft without a due date, when booked with any valid date, then that date', () => {
+    const undated = decideCreateInvoice({ ...createCommand, dueDate: null }, given(), metaAt())[0];
+    const [event] = decideBookInvoice({ invoiceId: 'inv-1', handle: 'INV-000001', date: '2030-01-01' }, given(undated), metaAt());
+    expect(event.data).toMatchObject({ date: '2030-01-01', dueDate: null });
+  });
+
+  it('given a draft due 2025-02-15, when booked with a later date, then 422 at /date (the field sent), naming the stored due date', () => {
+    const error = thrown(() => decideBookInvoice({ invoiceId: 'inv-1', handle: 'INV-000001', date: '2025-02-16' }, given(created), metaAt()));
+    expect(error).toBeInstanceOf(ValidationError);
+    expect(error.errors).toEqual([{ pointer: '/date', detail: expect.stringContaining('due date 2025-02-15') }]);
+  });
+
+  it('given a draft, when booked with its due date as date, then booked', () => {
+    expect(decideBookInvoice({ invoiceId: 'inv-1', handle: 'INV-000001', date: '2025-02-15' }, given(created), metaAt())[0].data).toMatchObject({ date: '2025-02-15' });
+  });
+
+  it('given a draft, when booked with an invalid date, then 422 at /date', () => {
+    expectError(() => decideBookInvoice({ invoiceId: 'inv-1', handle: 'INV-000001', date: '2025-02-30' }, given(created), metaAt()), ValidationError, 'validation-failed', '/date');
   });
 
   it('given no invoice, when booked, then 404', () => {
