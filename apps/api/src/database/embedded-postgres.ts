@@ -48,14 +48,29 @@ export async function startEmbeddedPostgres(options: {
   };
 }
 
+/** Session-level advisory lock keys ('bill', 'cdb') serialising database creation. */
+const CREATE_DATABASE_LOCK: readonly [number, number] = [0x62696c6c, 0x636462];
+
+/**
+ * Creates the database unless it exists. Safe when many processes do it at
+ * once: they serialise on an advisory lock, and a concurrent creation that
+ * slips through (another client without the lock) counts as success.
+ */
 export async function ensureDatabase(adminUrl: string, database: string): Promise<void> {
-  const client = new Client({ connectionString: adminUrl });
+  const client = new Client({ connectionString: adminUrl, application_name: 'billing-ensure-database' });
+  client.on('error', () => undefined);
   await client.connect();
   try {
+    await client.query('select pg_advisory_lock($1, $2)', [...CREATE_DATABASE_LOCK]);
     const found = await client.query('select 1 from pg_database where datname = $1', [database]);
     if (found.rowCount === 0) await client.query(`create database "${database.replace(/"/g, '""')}"`);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    // 42P04 duplicate_database; 23505 when two creations race on pg_database's unique name index.
+    if (code !== '42P04' && code !== '23505') throw error;
   } finally {
-    await client.end();
+    // Ending the session releases the lock.
+    await client.end().catch(() => undefined);
   }
 }
 
