@@ -557,7 +557,17 @@ describe('Invoices over HTTP', () => {
 
       const bookedCn = await t.request('PUT', `/invoices/${creditNote.id}/book`, { body: { date: '2026-01-25' } });
       expect(bookedCn.status).toBe(200);
-      expect(bookedCn.body).toMatchObject({ type: 'credit_note', status: 'booked', handle: expect.stringMatching(/^CN-\d{6}$/), date: '2026-01-25' });
+      // applied in full to the invoice it credits, the credit note is settled: nothing of it is left to pay out
+      expect(bookedCn.body).toMatchObject({
+        type: 'credit_note',
+        status: 'booked',
+        handle: expect.stringMatching(/^CN-\d{6}$/),
+        date: '2026-01-25',
+        settlementStatus: 'settled',
+        totalDue: 0,
+        settlements: [{ date: '2026-01-25', amount: -15917, reference: booked.handle, note: null }],
+      });
+      expect(await t.request('GET', `/invoices?type=credit_note&settlementStatus=not_settled&limit=100`).then((r) => r.body.items.map((i: any) => i.id))).not.toContain(creditNote.id);
       const original = await expectReadModelMatchesStream(t, booked.id);
       expect(original).toMatchObject({
         settlementStatus: 'settled',
@@ -565,6 +575,52 @@ describe('Invoices over HTTP', () => {
         settlements: [{ date: '2026-01-25', amount: 15917, reference: bookedCn.body.handle, note: null }],
       });
       await expectReadModelMatchesStream(t, creditNote.id);
+    });
+
+    it('credit notes never together exceed the invoice: a second full credit note is a 409 naming what is still creditable', async () => {
+      const booked = await bookedWorkedInvoice();
+      const first = (await t.request('POST', `/invoices/${booked.id}/duplicate`, { body: { reverse: true } })).body;
+      const second = (await t.request('POST', `/invoices/${booked.id}/duplicate`, { body: { reverse: true } })).body;
+      expect((await t.request('PUT', `/invoices/${first.id}/book`)).status).toBe(200);
+      const refused = await t.request('PUT', `/invoices/${second.id}/book`);
+      expectProblem(refused, 409, 'credit-exceeds-invoice');
+      expect(refused.body.detail).toContain('0 is still creditable');
+      expect((await t.request('GET', `/invoices/${second.id}`)).body).toMatchObject({ status: 'draft', handle: null });
+      const original = await expectReadModelMatchesStream(t, booked.id);
+      expect(original).toMatchObject({ settlementStatus: 'settled', totalDue: 0 });
+      expect(original.settlements).toHaveLength(1);
+      // and once fully credited, no further credit note can even be drafted
+      expectProblem(await t.request('POST', `/invoices/${booked.id}/duplicate`, { body: { reverse: true } }), 409, 'credit-exceeds-invoice');
+    });
+
+    it('partial credit notes: each is checked against what is still creditable, and the refusal names it', async () => {
+      const draft = await createDraft({ items: [{ quantity: 1, unitAmount: 1000 }] });
+      const booked = (await t.request('PUT', `/invoices/${draft.body.id}/book`)).body;
+      const creditOf = async (unitAmount: number) => {
+        const cn = (await t.request('POST', `/invoices/${booked.id}/duplicate`, { body: { reverse: true } })).body;
+        const put = await t.request('PUT', `/invoices/${cn.id}`, { body: { date: cn.date, currency: null, items: [{ quantity: 1, unitAmount }] } });
+        expect(put.status).toBe(200);
+        return t.request('PUT', `/invoices/${cn.id}/book`);
+      };
+      expect((await creditOf(-600)).body).toMatchObject({ settlementStatus: 'settled', totalDue: 0 });
+      const refused = await creditOf(-500);
+      expectProblem(refused, 409, 'credit-exceeds-invoice');
+      expect(refused.body.detail).toContain('400 is still creditable');
+      expectProblem(await creditOf(100), 409, 'credit-note-wrong-sign');
+      expect((await creditOf(-400)).status).toBe(200);
+      expect(await expectReadModelMatchesStream(t, booked.id)).toMatchObject({ settlementStatus: 'settled', totalDue: 0 });
+    });
+
+    it('two full credit notes booked at the same time: exactly one passes', async () => {
+      const booked = await bookedWorkedInvoice();
+      const notes = [];
+      for (let i = 0; i < 4; i++) notes.push((await t.request('POST', `/invoices/${booked.id}/duplicate`, { body: { reverse: true } })).body.id);
+      const responses = await Promise.all(notes.map((id) => t.request('PUT', `/invoices/${id}/book`)));
+      expect(responses.map((r) => r.status).sort()).toEqual([200, 409, 409, 409]);
+      for (const refused of responses.filter((r) => r.status === 409)) expect(['credit-exceeds-invoice', 'version-conflict']).toContain(refused.body.type.split('/').pop());
+      const original = await expectReadModelMatchesStream(t, booked.id);
+      expect(original).toMatchObject({ settlementStatus: 'settled', totalDue: 0 });
+      expect(original.settlements).toHaveLength(1);
     });
 
     it('409 reversing a draft or a credit note; 422 for a non-boolean; 404 elsewhere', async () => {
@@ -706,6 +762,8 @@ describe('Invoices over HTTP', () => {
         'credit-note-cannot-be-reversed',
         'unknown-tax-code',
         'invoice-exists',
+        'credit-exceeds-invoice',
+        'credit-note-wrong-sign',
       ]) {
         const response = await t.request('GET', `/problems/${code}`, { token: null, environment: null });
         expect({ code, status: response.status }).toEqual({ code, status: 200 });

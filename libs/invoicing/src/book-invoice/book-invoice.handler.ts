@@ -3,13 +3,13 @@ import { DataSource, EntityManager } from 'typeorm';
 import { AggregateStore, queryRows, StreamAppend, toNewEvents } from '@billing/event-store';
 import { assertIfMatch, eventMetadataFor } from '@billing/platform';
 import {
-  decideAddSettlement,
+  creditNoteApplication,
+  decideApplyCreditNote,
   decideBookInvoice,
   formatInvoiceHandle,
   invoiceEvolver,
   InvoiceType,
   InvoiceView,
-  settlementForCreditedInvoice,
   toInvoiceView,
 } from '../domain';
 import { existingInvoice, invoiceStream, Versioned } from '../infrastructure/streams';
@@ -20,8 +20,9 @@ import { BookInvoiceCommand } from './book-invoice.command';
  * for the invoice type, taken in the same transaction as the append: the
  * counter row stays locked until commit, so numbers are handed out in commit
  * order, and a booking that fails (a rule, a version conflict) rolls its number
- * back: no gaps, no duplicates. Booking a credit note also settles the invoice
- * it credits, in the same transaction.
+ * back: no gaps, no duplicates. Booking a credit note also applies it to the
+ * invoice it credits (a settlement on each, see decideApplyCreditNote), in the
+ * same transaction.
  */
 @CommandHandler(BookInvoiceCommand)
 export class BookInvoiceHandler implements ICommandHandler<BookInvoiceCommand, Versioned<InvoiceView>> {
@@ -38,16 +39,22 @@ export class BookInvoiceHandler implements ICommandHandler<BookInvoiceCommand, V
       assertIfMatch(ifMatch, version);
       const handle = formatInvoiceHandle(invoice.type, await this.nextNumber(tx, caller.environmentId, invoice.type));
       const events = decideBookInvoice({ invoiceId, handle, date }, state, meta);
-      const after = events.reduce(invoiceEvolver.evolve, state);
-      const appends: StreamAppend[] = [{ stream, expectedVersion: version, events: toNewEvents(events, meta) }];
+      let after = events.reduce(invoiceEvolver.evolve, state);
+      const appends: StreamAppend[] = [];
 
-      const settlement = settlementForCreditedInvoice(after);
-      if (settlement) {
-        const creditedStream = invoiceStream(caller.environmentId, settlement.invoiceId);
+      // A credit note is applied to the invoice it credits in the same append. The invoice is loaded
+      // after the number was taken: the counter row serialises bookings of one type, so a credit note
+      // booked just before this one is already visible; its expected version catches any other writer.
+      const application = creditNoteApplication(after);
+      if (application) {
+        const creditedStream = invoiceStream(caller.environmentId, application.invoiceId);
         const credited = await this.store.load(creditedStream, invoiceEvolver, tx);
-        const settlementEvents = decideAddSettlement(settlement, credited.state, meta);
-        appends.push({ stream: creditedStream, expectedVersion: credited.version, events: toNewEvents(settlementEvents, meta) });
+        const { invoiceEvents, creditNoteEvents } = decideApplyCreditNote(application, credited.state, after, meta);
+        events.push(...creditNoteEvents);
+        after = creditNoteEvents.reduce(invoiceEvolver.evolve, after);
+        if (invoiceEvents.length > 0) appends.push({ stream: creditedStream, expectedVersion: credited.version, events: toNewEvents(invoiceEvents, meta) });
       }
+      appends.unshift({ stream, expectedVersion: version, events: toNewEvents(events, meta) });
       const appended = await this.store.append(appends, eventMetadataFor(caller), tx);
       return { booked: { view: toInvoiceView(existingInvoice(after, invoiceId)), version: appended.nextVersions[0] }, result: appended };
     });

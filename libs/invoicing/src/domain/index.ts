@@ -2,3 +2,4 @@
 export * from './invoice-maths';
 export * from './tax-code';
 export * from './invoice';
+export * from './credit-notes';

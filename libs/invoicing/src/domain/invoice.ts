@@ -119,6 +119,12 @@ export interface Invoice {
   readonly totalVat: number;
   readonly totalInclVat: number;
   readonly settledAmount: number;
+  /**
+   * The part of settledAmount that booked credit notes applied (in the
+   * direction of the total): what the invoice's credit notes credit together,
+   * never beyond totalInclVat.
+   */
+  readonly creditedAmount: number;
   readonly createdAt: string;
   readonly updatedAt: string | null;
   readonly creditedInvoiceId: string | null;
@@ -172,6 +178,14 @@ export interface InvoiceSettlementAddedData extends InvoiceSettlement {
   readonly addedAt: string;
   /** The invoice's settlement status after this settlement (webhooks emit invoice.settled on `settled`). */
   readonly settlementStatus: SettlementStatus;
+  /**
+   * On an invoice: the booked credit note this settlement applies, so the
+   * invoice knows how much its credit notes credit. Absent or null: a payment
+   * or refund (and on events written before credit tracking).
+   */
+  readonly creditNoteId?: string | null;
+  /** On a credit note: the invoice it was applied to, which settles the credit note. */
+  readonly appliedToInvoiceId?: string | null;
 }
 /** On the source stream: it was copied (reverse false) or credited (reverse true) into newInvoiceId. */
 export interface InvoiceDuplicatedData {
@@ -267,6 +281,7 @@ export function evolveInvoice(state: InvoiceState, event: InvoiceEvent): Invoice
       ...totalsOf(lines),
       settlements: [],
       settledAmount: 0,
+      creditedAmount: 0,
       updatedAt: null,
       version: 1,
     };
@@ -284,11 +299,12 @@ export function evolveInvoice(state: InvoiceState, event: InvoiceEvent): Invoice
       return { ...state, status: 'booked', handle, date, dueDate, totalExclVat, totalVat, totalInclVat, updatedAt: bookedAt, version };
     }
     case 'InvoiceSettlementAdded': {
-      const { date, amount, reference, note, addedAt } = event.data;
+      const { date, amount, reference, note, addedAt, creditNoteId } = event.data;
       return {
         ...state,
         settlements: [...state.settlements, { date, amount, reference, note }],
         settledAmount: state.settledAmount + amount,
+        creditedAmount: creditNoteId == null ? state.creditedAmount : state.creditedAmount + amount,
         updatedAt: addedAt,
         version,
       };
@@ -416,7 +432,9 @@ export function decideAddSettlement(command: AddSettlement, state: InvoiceState,
  * currency, memo and lines (new ids; the tax recorded on the source lines is
  * kept, the caller may re-resolve it with an update). A duplicated credit note
  * stays linked to the invoice it credits.
- * reverse true: a draft credit note for a booked invoice, every figure negated.
+ * reverse true: a draft credit note for a booked invoice, every figure negated
+ * (refused once the invoice's credit notes credit its whole total; booking the
+ * credit note checks it against what is still creditable then).
  * Both: date today, and the payment term (dueDate − date) of the source is kept.
  */
 export function decideDuplicateInvoice(
@@ -428,6 +446,12 @@ export function decideDuplicateInvoice(
   if (command.reverse) {
     if (source.type === 'credit_note') throw new ConflictError('credit-note-cannot-be-reversed', 'a credit note cannot be reversed');
     if (source.status !== 'booked') throw new ConflictError('invoice-not-booked', 'only booked invoices can be credited');
+    if (source.totalInclVat !== 0 && source.creditedAmount === source.totalInclVat) {
+      throw new ConflictError(
+        'credit-exceeds-invoice',
+        `${source.handle ?? source.id} is fully credited: its credit notes already credit its total ${source.totalInclVat}, 0 is still creditable.`,
+      );
+    }
   }
   const date = today(meta);
   const lines = source.lines.map((line, i) => {
@@ -458,25 +482,6 @@ export function decideDuplicateInvoice(
     data: { invoiceId: source.id, newInvoiceId: command.newInvoiceId, reverse: command.reverse, duplicatedAt: meta.now.toISOString() },
   };
   return { sourceEvents: [duplicated], newStreamEvents: [created] };
-}
-
-/**
- * After a credit note is booked, the infrastructure settles the credited
- * invoice with it: a settlement of −totalInclVat (positive for a normal credit
- * note), referenced by the credit note's handle and dated on its booking date.
- * Null when there is nothing to record (not a booked credit note, or a total of 0,
- * since settlements are never 0).
- */
-export function settlementForCreditedInvoice(creditNote: InvoiceState): AddSettlement | null {
-  if (!creditNote.exists || creditNote.type !== 'credit_note' || creditNote.status !== 'booked') return null;
-  if (creditNote.creditedInvoiceId === null || creditNote.totalInclVat === 0) return null;
-  return {
-    invoiceId: creditNote.creditedInvoiceId,
-    date: creditNote.date,
-    amount: -creditNote.totalInclVat,
-    reference: creditNote.handle,
-    note: null,
-  };
 }
 
 /** `INV-000001` for invoices, `CN-000001` for credit notes (six digits, more when needed). */

@@ -24,7 +24,6 @@ import {
   decideUpdateInvoice,
   formatInvoiceHandle,
   invoiceEvolver,
-  settlementForCreditedInvoice,
   toInvoiceView,
 } from './invoice';
 
@@ -420,38 +419,6 @@ describe('DuplicateInvoice', () => {
     const noDue = decideCreateInvoice({ ...createCommand, dueDate: null }, given(), metaAt());
     const copy = decideDuplicateInvoice({ invoiceId: 'inv-1', newInvoiceId: 'x', reverse: false }, given(...noDue), meta()).newStreamEvents[0];
     expect((copy as InvoiceCreated).data.dueDate).toBeNull();
-  });
-});
-
-// ---------------------------------------------------------------- credit flow
-
-describe('crediting an invoice', () => {
-  it('booking the credit note yields the settlement that settles the original', () => {
-    const reversal = decideDuplicateInvoice({ invoiceId: 'inv-1', newInvoiceId: 'cn-1', reverse: true }, given(created, booked), metaAt());
-    const draft = given(...reversal.newStreamEvents);
-    expect(settlementForCreditedInvoice(draft)).toBeNull();
-    const cnBooked = decideBookInvoice({ invoiceId: 'cn-1', handle: formatInvoiceHandle('credit_note', 1) }, draft, metaAt());
-    expect(cnBooked[0].data).toMatchObject({ type: 'credit_note', handle: 'CN-000001', totalInclVat: -4139, creditedInvoiceId: 'inv-1' });
-    const creditNote = given(...reversal.newStreamEvents, ...cnBooked);
-    expect(toInvoiceView(invoiceOf(creditNote))).toMatchObject({ settlementStatus: 'not_settled', totalDue: -4139 });
-
-    const settlement = settlementForCreditedInvoice(creditNote);
-    expect(settlement).toEqual({ invoiceId: 'inv-1', date: '2025-03-01', amount: 4139, reference: 'CN-000001', note: null });
-    const original = given(created, booked, ...reversal.sourceEvents);
-    const settlementEvents = decideAddSettlement(settlement!, original, metaAt());
-    expect(settlementEvents[0].data).toMatchObject({ amount: 4139, settlementStatus: 'settled' });
-    const settled = foldEvents({ ...invoiceEvolver, initialState: () => original }, settlementEvents);
-    expect(toInvoiceView(invoiceOf(settled))).toMatchObject({ settlementStatus: 'settled', totalDue: 0 });
-  });
-
-  it('has no settlement for invoices or zero credit notes', () => {
-    expect(settlementForCreditedInvoice(given(created, booked))).toBeNull();
-    expect(settlementForCreditedInvoice(given())).toBeNull();
-    const zero = decideCreateInvoice({ ...createCommand, dueDate: null, items: [{ quantity: 0, unitAmount: 5 }] }, given(), metaAt());
-    const zeroBooked = decideBookInvoice({ invoiceId: 'inv-1', handle: 'INV-000009' }, given(...zero), metaAt());
-    const cn = decideDuplicateInvoice({ invoiceId: 'inv-1', newInvoiceId: 'cn-0', reverse: true }, given(...zero, ...zeroBooked), metaAt()).newStreamEvents;
-    const cnBooked = decideBookInvoice({ invoiceId: 'cn-0', handle: 'CN-000009' }, given(...cn), metaAt());
-    expect(settlementForCreditedInvoice(given(...cn, ...cnBooked))).toBeNull();
   });
 });
 

@@ -12,6 +12,17 @@ export function registerInvoicingProblemTypes(): void {
       description: 'Settlements can only be added to booked invoices, and only booked invoices can be credited (duplicate with reverse true).',
     },
     'invoice-has-no-lines': { status: 409, title: 'Invoice has no lines', description: 'An invoice without lines cannot be booked: it would consume a number for a document that bills nothing.' },
+    'credit-exceeds-invoice': {
+      status: 409,
+      title: 'Credit exceeds the invoice',
+      description:
+        'The credit notes of an invoice may never together exceed its total. The detail names what is still creditable; a fully credited invoice cannot be reversed again.',
+    },
+    'credit-note-wrong-sign': {
+      status: 409,
+      title: 'Credit note does not credit',
+      description: "A credit note must reduce the invoice it credits: its total must have the opposite sign of the invoice's total.",
+    },
     'credit-note-cannot-be-reversed': { status: 409, title: 'Credit note cannot be reversed', description: 'Only invoices can be credited; a credit note can be duplicated but not reversed.' },
     'unsupported-currency': { status: 422, title: 'Unsupported currency', description: 'The currency must be a supported three-letter ISO 4217 code.' },
     'discount-exceeds-line-amount': {
