@@ -7,8 +7,9 @@
  */
 const { readFileSync } = require('node:fs');
 const swc = JSON.parse(readFileSync(`${__dirname}/.swcrc`, 'utf8'));
+// `@billing/<context>` and `@billing/testing[/<file>]`, from the same paths swc compiles with.
 const aliases = Object.fromEntries(
-  Object.entries(swc.jsc.paths).map(([alias, [target]]) => [`^${alias}$`, `<rootDir>/${target}`]),
+  Object.entries(swc.jsc.paths).map(([alias, [target]]) => [`^${alias.replace('*', '(.*)')}$`, `<rootDir>/${target.replace('*', '$1')}`]),
 );
 
 const shared = {

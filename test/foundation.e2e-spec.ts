@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sign } from 'jsonwebtoken';
 import { startTestApp, TestApp } from '@billing/testing';
-import { NOTES_READ_MODEL_SQL, NotesTestModule } from './fixtures/notes-context';
+import { NOTES_READ_MODEL_SQL, notesContext } from './fixtures/notes-context';
 
 const PROBLEM = 'application/problem+json';
 
@@ -9,7 +9,7 @@ describe('Foundation over HTTP', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await startTestApp({ extraModules: [NotesTestModule], setupSql: [NOTES_READ_MODEL_SQL] });
+    t = await startTestApp({ extraContexts: [notesContext], setupSql: [NOTES_READ_MODEL_SQL] });
   });
   afterAll(() => t.close());
 

@@ -1,3 +1,4 @@
 export * from './test-database';
 export * from './e2e-app';
 export * from './expect-problem';
+export * from './decider-spec';

@@ -1,7 +1,7 @@
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { FakeClock, startTestApp, TestApp } from '@billing/testing';
-import { AggregateStore } from '@billing/event-store';
+import { CommandPath } from '@billing/event-store';
 import { Clock } from '@billing/platform';
 import { nominalRetrySchedule, Resolver, SignatureKeyVault, WEBHOOKS_CONFIG, WebhookDispatcher, WebhookSender, WebhooksConfig } from '@billing/webhooks';
 import {
@@ -11,7 +11,7 @@ import {
   eventually,
   queued,
   Receiver,
-  registerTestPriceView,
+  testPriceContext,
   setEnv,
   TestCertificate,
   verifySignatureMember,
@@ -44,8 +44,7 @@ describe('Webhook delivery', () => {
       WEBHOOK_TIMEOUT_MS: '500',
     });
     clock = new FakeClock(new Date());
-    t = await startTestApp({ clock });
-    registerTestPriceView(t);
+    t = await startTestApp({ clock, extraContexts: [testPriceContext] });
     dispatcher = t.app.get(WebhookDispatcher);
   });
   afterAll(async () => {
@@ -373,7 +372,7 @@ describe('Webhook delivery', () => {
       {
         dataSource: t.dataSource,
         clock: t.app.get(Clock),
-        store: t.app.get(AggregateStore),
+        commands: t.app.get(CommandPath),
         vault: t.app.get(SignatureKeyVault),
         databaseUrl: null,
       },

@@ -1,6 +1,6 @@
 import { startTestApp, TestApp } from '@billing/testing';
 import { WebhookDispatcher } from '@billing/webhooks';
-import { appendEvent, createSelfSignedCertificate, Receiver, registerTestPriceView, setEnv, TestCertificate } from './webhook-test-kit';
+import { appendEvent, createSelfSignedCertificate, Receiver, testPriceContext, setEnv, TestCertificate } from './webhook-test-kit';
 
 /** The running dispatcher (worker role, real clock): notifications leave right after the event commits. */
 describe('Webhook delivery latency', () => {
@@ -19,8 +19,7 @@ describe('Webhook delivery latency', () => {
       // A slow poll proves the wake-ups (commit hook, NOTIFY) do the work.
       WEBHOOK_POLL_INTERVAL_MS: '60000',
     });
-    t = await startTestApp();
-    registerTestPriceView(t);
+    t = await startTestApp({ extraContexts: [testPriceContext] });
   });
   afterAll(async () => {
     await t.close();

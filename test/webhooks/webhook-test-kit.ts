@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DomainEvent, Evolver } from '@billing/shared-kernel';
 import { EventStore } from '@billing/event-store';
-import { ResourceViews } from '@billing/platform';
+import { Module } from '@nestjs/common';
+import { BoundedContext } from '@billing/platform';
 import { TestApp } from '@billing/testing';
 
 export interface TestCertificate {
@@ -162,9 +163,37 @@ const testPriceEvolver: Evolver<TestPriceState, TestPriceEvent> = {
 };
 export const TEST_PRICE_STREAM = 'test-price';
 
-export function registerTestPriceView(t: TestApp): void {
-  t.app.get(ResourceViews).register(TEST_PRICE_STREAM, testPriceEvolver, (state) => ({ name: state.name, amount: state.amount, revision: state.revision }));
-}
+@Module({})
+class TestPriceModule {}
+
+/**
+ * A context that only publishes: its `test-price` stream is announced as
+ * price.* notifications carrying the folded resource, exactly as a real
+ * context declares them.
+ */
+export const testPriceContext: BoundedContext = {
+  name: 'test-prices',
+  module: TestPriceModule,
+  migrations: [],
+  streams: [
+    {
+      type: TEST_PRICE_STREAM,
+      idScheme: 'random uuid',
+      events: [
+        { type: 'PriceCreated', schemaVersion: 1 },
+        { type: 'PriceUpdated', schemaVersion: 1 },
+      ],
+      view: { evolver: testPriceEvolver, toView: (state: TestPriceState) => ({ name: state.name, amount: state.amount, revision: state.revision }) },
+    },
+  ],
+  projections: [],
+  reactors: [],
+  notifications: [
+    { name: 'price.created', streamType: TEST_PRICE_STREAM, eventType: 'PriceCreated', description: 'test' },
+    { name: 'price.updated', streamType: TEST_PRICE_STREAM, eventType: 'PriceUpdated', description: 'test' },
+  ],
+  problems: {},
+};
 
 export interface AppendedEvent {
   readonly eventId: string;

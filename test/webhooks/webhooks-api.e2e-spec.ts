@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { startTestApp, TestApp } from '@billing/testing';
-import { appendEvent, deliveriesFor, eventually, queued, registerTestPriceView, setEnv } from './webhook-test-kit';
+import { appendEvent, deliveriesFor, eventually, queued, testPriceContext, setEnv } from './webhook-test-kit';
 
 const PROBLEM = 'application/problem+json';
 
@@ -15,8 +15,7 @@ describe('Webhooks API', () => {
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false',
       WEBHOOK_ALLOW_INSECURE_HTTP: 'false',
     });
-    t = await startTestApp();
-    registerTestPriceView(t);
+    t = await startTestApp({ extraContexts: [testPriceContext] });
   });
   afterAll(async () => {
     await t.close();

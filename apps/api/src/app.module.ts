@@ -1,18 +1,15 @@
-import { DynamicModule, Module, Type } from '@nestjs/common';
-import { CatalogModule } from '@billing/catalog';
-import { InvoicingModule } from '@billing/invoicing';
-import { AppConfig, Clock, PlatformModule } from '@billing/platform';
-import { WebhooksModule } from '@billing/webhooks';
-
-/** Bounded contexts served by the API, one NestJS module each. */
-export const CONTEXT_MODULES: Type[] = [InvoicingModule, CatalogModule, WebhooksModule];
+import { DynamicModule, Module } from '@nestjs/common';
+import { AppConfig, BoundedContext, Clock, PlatformModule } from '@billing/platform';
+import { CONTEXTS } from './contexts';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: AppConfig, options: { clock?: Clock; extraModules?: Type[] } = {}): DynamicModule {
+  /** The platform plus one module per bounded context (tests may add contexts of their own). */
+  static forRoot(config: AppConfig, options: { clock?: Clock; extraContexts?: readonly BoundedContext[] } = {}): DynamicModule {
+    const contexts = [...CONTEXTS, ...(options.extraContexts ?? [])];
     return {
       module: AppModule,
-      imports: [PlatformModule.forRoot(config, { clock: options.clock }), ...CONTEXT_MODULES, ...(options.extraModules ?? [])],
+      imports: [PlatformModule.forRoot(config, { clock: options.clock, contexts }), ...contexts.map((context) => context.module)],
     };
   }
 }

@@ -1,8 +1,7 @@
-import { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
-import { AppConfig, buildOpenApiDocument, Clock, createValidationPipe, edgeServerOptions, installEdgeHooks, JsonLogger } from '@billing/platform';
+import { AppConfig, BoundedContext, buildOpenApiDocument, Clock, createValidationPipe, edgeServerOptions, installEdgeHooks, JsonLogger } from '@billing/platform';
 import { AppModule } from './app.module';
 import { API_DESCRIPTION } from './api-description';
 
@@ -13,7 +12,7 @@ import { API_DESCRIPTION } from './api-description';
  */
 export async function createApp(
   config: AppConfig,
-  options: { clock?: Clock; extraModules?: Type[]; logger?: JsonLogger | false } = {},
+  options: { clock?: Clock; extraContexts?: readonly BoundedContext[]; logger?: JsonLogger | false } = {},
 ): Promise<NestFastifyApplication> {
   const logger = options.logger ?? new JsonLogger(config.logLevel);
   const adapter = new FastifyAdapter(edgeServerOptions(config));

@@ -12,3 +12,19 @@ export class StreamVersionConflictError extends ConflictError {
     );
   }
 }
+
+/**
+ * The write committed, but the read models it feeds did not show it in time.
+ * Not a success (a following GET could show the old state) and not a failure
+ * of the write: the caller is told both, and a retry with the same
+ * Idempotency-Key is safe.
+ */
+export class ReadModelTimeoutError extends Error {
+  constructor(
+    readonly projections: readonly string[],
+    readonly timeoutMs: number,
+  ) {
+    super(`the change was recorded, but ${projections.join(', ')} did not reflect it within ${timeoutMs} ms`);
+    this.name = 'ReadModelTimeoutError';
+  }
+}

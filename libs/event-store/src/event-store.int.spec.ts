@@ -136,7 +136,12 @@ describe('EventStore (Postgres)', () => {
 
     await slow.query('commit');
     await slow.end();
-    await drain();
+    // The snapshot horizon is cluster-wide: other databases' transactions (parallel test files) may hold it
+    // back for a moment, so read until both arrived, within a deadline.
+    for (const deadline = Date.now() + 10_000; !seen.includes(early.eventId) && Date.now() < deadline; ) {
+      await drain();
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
     expect(seen.filter((id) => id === lateId)).toHaveLength(1);
     expect(seen.filter((id) => id === early.eventId)).toHaveLength(1);
     expect(seen.indexOf(lateId)).toBeLessThan(seen.indexOf(early.eventId));

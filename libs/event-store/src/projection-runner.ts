@@ -1,257 +1,343 @@
-import { DataSource } from 'typeorm';
 import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { ReadModelTimeoutError } from './errors';
 import { EVENTS_CHANNEL, EventStore } from './event-store';
-import { Projection } from './projection';
 import { queryRows } from './sql';
-import { comparePositions, LogPosition, ZERO_POSITION } from './types';
+import { Projection, Reactor } from './subscriptions';
+import { comparePositions, LogPosition, RecordedEvent, WrittenStream, ZERO_POSITION } from './types';
+
+export const CHECKPOINTS_CHANNEL = 'billing_checkpoints';
 
 export interface ProjectionRunnerOptions {
   readonly batchSize?: number;
-  /** Fallback poll when no NOTIFY arrives (a lost connection, another process's writes). */
+  /** Fallback poll for a worker when no NOTIFY arrives (a lost connection). */
   readonly pollIntervalMs?: number;
+  /** How long a write waits for its read models before answering with an error. */
+  readonly readModelTimeoutMs?: number;
   readonly logger?: { error(message: string, meta?: unknown): void; warn(message: string, meta?: unknown): void };
 }
 
 interface Waiter {
   readonly position: LogPosition;
-  readonly resolve: (caughtUp: boolean) => void;
-  readonly timer: NodeJS.Timeout;
+  readonly resolve: () => void;
 }
 
+/** One subscriber (projection or reactor) and its in-process loop state. */
+interface Entry {
+  readonly name: string;
+  readonly kind: 'projection' | 'reactor';
+  readonly streamTypes: readonly string[] | 'all';
+  readonly handle: (events: readonly RecordedEvent[], tx: Parameters<Projection['applyBatch']>[1]) => Promise<void>;
+  readonly projection?: Projection;
+  running: Promise<void> | null;
+  again: boolean;
+  checkpoint: LogPosition | null;
+  waiters: Waiter[];
+  /** Retry delay while waiters are pending and a batch made no progress (lock held elsewhere, horizon not passed). */
+  backoffMs: number;
+  retryTimer: NodeJS.Timeout | null;
+}
+
+export interface SubscriberLag {
+  readonly name: string;
+  readonly kind: 'projection' | 'reactor';
+  /** Committed events it has not processed yet (counted up to 10 000). */
+  readonly eventsBehind: number;
+  readonly checkpointUpdatedAt: Date | null;
+}
+
+const MAX_BACKOFF_MS = 50;
+
 /**
- * Runs projections over the global log. Each projection advances in batches;
- * a batch holds a transaction-scoped advisory lock on the projection's name,
- * so across any number of processes exactly one runner is active per
- * projection and the others skip. Woken by LISTEN/NOTIFY, with polling as the
- * fallback.
+ * Runs projections and reactors over the global log. Each subscriber advances
+ * in batches; a batch holds a transaction-scoped advisory lock on its name, so
+ * across any number of processes exactly one runner applies a given batch.
+ *
+ * Two ways to run:
+ * - a worker (`runContinuously`) follows the log for every subscriber, woken
+ *   by NOTIFY with polling as the fallback;
+ * - any process that writes calls `awaitProjections` after its commit: the
+ *   projections reading the written streams run in-process at once (or, if
+ *   another process holds their lock, this one retries until the checkpoints,
+ *   announced on CHECKPOINTS_CHANNEL, pass the write). An API process
+ *   therefore never depends on a worker being alive for read-your-writes.
  */
 export class ProjectionRunner {
   private readonly batchSize: number;
   private readonly pollIntervalMs: number;
-  private readonly loops = new Map<string, { running: Promise<void> | null; again: boolean }>();
-  private readonly checkpoints = new Map<string, LogPosition>();
-  private readonly projections: Projection[] = [];
-  private waiters: Waiter[] = [];
+  private readonly readModelTimeoutMs: number;
+  private readonly entries = new Map<string, Entry>();
   private listener: Client | null = null;
   private pollTimer: NodeJS.Timeout | null = null;
-  private waiterPollTimer: NodeJS.Timeout | null = null;
-  private stopped = true;
+  private runsContinuously = false;
+  private stopped = false;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly eventStore: EventStore,
-    projections: readonly Projection[] = [],
     private readonly options: ProjectionRunnerOptions = {},
   ) {
-    this.batchSize = options.batchSize ?? 500;
+    this.batchSize = options.batchSize ?? 1000;
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
-    for (const projection of projections) this.register(projection);
+    this.readModelTimeoutMs = options.readModelTimeoutMs ?? 5000;
   }
 
-  /** Adds a projection; bounded contexts register theirs before the runner starts. */
-  register(projection: Projection): void {
-    if (this.loops.has(projection.name)) throw new Error(`projection ${projection.name} is registered twice`);
-    this.projections.push(projection);
-    this.loops.set(projection.name, { running: null, again: false });
+  registerProjection(projection: Projection): void {
+    this.add({ name: projection.name, kind: 'projection', streamTypes: projection.streamTypes, handle: (events, tx) => projection.applyBatch(events, tx), projection });
+  }
+
+  registerReactor(reactor: Reactor): void {
+    this.add({ name: reactor.name, kind: 'reactor', streamTypes: reactor.streamTypes, handle: (events, tx) => reactor.react(events, tx) });
   }
 
   get projectionNames(): string[] {
-    return this.projections.map((p) => p.name);
+    return [...this.entries.values()].filter((e) => e.kind === 'projection').map((e) => e.name);
   }
 
-  /** Starts catching up and listening. `listenUrl` is the database URL for the LISTEN connection. */
-  async start(listenUrl: string): Promise<void> {
-    this.stopped = false;
-    await this.ensureCheckpointRows();
-    this.listener = new Client({ connectionString: listenUrl, application_name: 'billing-projector-listen' });
-    this.listener.on('notification', () => this.wake());
-    this.listener.on('error', (error) => this.options.logger?.warn('projection listener connection failed; polling continues', { error: String(error) }));
-    await this.listener.connect();
-    await this.listener.query(`listen ${EVENTS_CHANNEL}`);
-    this.pollTimer = setInterval(() => this.wake(), this.pollIntervalMs);
-    this.pollTimer.unref();
-    this.wake();
-  }
-
-  /** Stops listening and waits for the batches in flight to commit. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.pollTimer) clearInterval(this.pollTimer);
-    await Promise.all([...this.loops.values()].map((loop) => loop.running));
-    await this.listener?.end().catch(() => undefined);
-    this.listener = null;
-    for (const waiter of this.waiters) {
-      clearTimeout(waiter.timer);
-      waiter.resolve(false);
-    }
-    this.waiters = [];
-    this.stopWaiterPoll();
-  }
-
-  /** Asks every projection to catch up now (coalesced if one is already running). */
-  wake(): void {
-    if (this.stopped) return;
-    for (const projection of this.projections) this.schedule(projection);
+  get subscriberNames(): string[] {
+    return [...this.entries.keys()];
   }
 
   /**
-   * Resolves true once every read-your-writes projection has processed
-   * `position` (whichever process ran it), false after `timeoutMs`.
+   * Listens for checkpoint announcements (every process) and, with
+   * `runContinuously` (workers), follows the log for every subscriber.
    */
-  waitFor(position: LogPosition, timeoutMs = 5000): Promise<boolean> {
-    if (this.caughtUp(position)) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const waiter: Waiter = {
-        position,
-        resolve,
-        timer: setTimeout(() => {
-          this.waiters = this.waiters.filter((w) => w !== waiter);
-          resolve(false);
-        }, timeoutMs),
-      };
-      this.waiters.push(waiter);
-      this.startWaiterPoll();
-      this.wake();
+  async start(listenUrl: string, { runContinuously }: { runContinuously: boolean }): Promise<void> {
+    this.stopped = false;
+    this.runsContinuously = runContinuously;
+    await this.dataSource.query(`insert into projection_checkpoints (name) select unnest($1::text[]) on conflict do nothing`, [this.subscriberNames]);
+    this.listener = new Client({ connectionString: listenUrl, application_name: 'billing-projector-listen' });
+    this.listener.on('notification', (message) => {
+      if (message.channel === CHECKPOINTS_CHANNEL) this.onCheckpointAnnounced(message.payload ?? '');
+      else this.wakeAll();
     });
+    this.listener.on('error', (error) => this.options.logger?.warn('projection listener connection failed', { error: String(error) }));
+    await this.listener.connect();
+    await this.listener.query(`listen ${CHECKPOINTS_CHANNEL}`);
+    if (runContinuously) {
+      await this.listener.query(`listen ${EVENTS_CHANNEL}`);
+      this.pollTimer = setInterval(() => this.wakeAll(), this.pollIntervalMs);
+      this.pollTimer.unref();
+      this.wakeAll();
+    }
   }
 
-  /** Runs one batch of one projection; returns how many events it applied, or null if another runner holds it. */
-  async runBatch(projection: Projection): Promise<number | null> {
+  /** Stops listening and waits for the batches in flight to commit; pending waits fail. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    for (const entry of this.entries.values()) if (entry.retryTimer) clearTimeout(entry.retryTimer);
+    await Promise.all([...this.entries.values()].map((entry) => entry.running));
+    await this.listener?.end().catch(() => undefined);
+    this.listener = null;
+  }
+
+  /** Asks every subscriber to catch up now (coalesced with a batch already running). */
+  wakeAll(): void {
+    if (this.stopped) return;
+    for (const entry of this.entries.values()) this.schedule(entry);
+  }
+
+  /**
+   * Resolves once every projection reading a written stream has processed
+   * that stream's events; throws ReadModelTimeoutError after the read-model
+   * timeout. Starts those projections in this process right away; a worker's
+   * reactors are woken too, without being waited for.
+   */
+  async awaitProjections(written: readonly WrittenStream[]): Promise<void> {
+    const streamTypes = written.map((w) => w.streamType);
+    if (this.runsContinuously) for (const entry of this.entries.values()) if (entry.kind === 'reactor' && reads(entry, streamTypes)) this.schedule(entry);
+    const targets = [...this.entries.values()]
+      .filter((entry) => entry.kind === 'projection')
+      .map((entry) => ({ entry, position: lastPositionRead(entry, written) }))
+      .filter((target): target is { entry: Entry; position: LogPosition } => target.position !== null && !reached(target.entry, target.position));
+    if (targets.length === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const waiters: Waiter[] = [];
+    const waits = targets.map(
+      ({ entry, position }) =>
+        new Promise<void>((resolve) => {
+          const waiter = { position, resolve };
+          waiters.push(waiter);
+          entry.waiters.push(waiter);
+          this.schedule(entry);
+        }),
+    );
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        const late = targets.filter(({ entry, position }) => !reached(entry, position)).map(({ entry }) => entry);
+        for (const entry of late) entry.waiters = entry.waiters.filter((w) => !waiters.includes(w));
+        reject(new ReadModelTimeoutError(late.map((e) => e.name), this.readModelTimeoutMs));
+      }, this.readModelTimeoutMs);
+    });
+    try {
+      await Promise.race([Promise.all(waits), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Runs one batch of one subscriber; returns how many events it processed, or null if another runner holds it. */
+  async runBatch(name: string, batchSize = this.batchSize): Promise<number | null> {
+    const entry = this.entry(name);
     const applied = await this.dataSource.transaction(async (tx) => {
-      const [{ locked }] = await queryRows<{ locked: boolean }>(tx, `select pg_try_advisory_xact_lock(hashtext($1)) as locked`, [
-        `projection:${projection.name}`,
-      ]);
-      if (!locked) return null;
       // Read models are derived and their checkpoint commits with them: a crash that loses this
       // commit loses both together, so waiting for the WAL flush buys nothing but latency.
-      await tx.query(`set local synchronous_commit = off`);
-      // Read before writing anything: this transaction has no xid yet, so it cannot hold back the snapshot horizon.
-      const [checkpoint] = await queryRows<{ transaction_id: string; global_position: string }>(
+      const [state] = await queryRows<{ locked: boolean; transaction_id: string | null; global_position: string | null }>(
         tx,
-        `select transaction_id::text, global_position::text from projection_checkpoints where name = $1`,
-        [projection.name],
+        `select pg_try_advisory_xact_lock(hashtext($1)) as locked, set_config('synchronous_commit', 'off', true),
+                c.transaction_id::text, c.global_position::text
+           from (select 1) as one left join projection_checkpoints c on c.name = $2`,
+        [`projection:${name}`, name],
       );
-      const from = checkpoint
-        ? { transactionId: checkpoint.transaction_id, globalPosition: checkpoint.global_position }
-        : ZERO_POSITION;
-      this.remember(projection.name, from);
-      const events = await this.eventStore.readAll(from, this.batchSize, tx);
+      if (!state.locked) return null;
+      const from = state.transaction_id ? { transactionId: state.transaction_id, globalPosition: state.global_position! } : ZERO_POSITION;
+      this.remember(entry, from);
+      // Read before writing anything: this transaction has no xid yet, so it cannot hold back the snapshot horizon.
+      const events = await this.eventStore.readAll(from, batchSize, tx, entry.streamTypes === 'all' ? undefined : entry.streamTypes);
       if (events.length === 0) return 0;
-      for (const event of events) await projection.apply(event, tx);
+      await entry.handle(events, tx);
       const last = events[events.length - 1];
       await tx.query(
-        `insert into projection_checkpoints (name, transaction_id, global_position, updated_at)
-         values ($1, $2::xid8, $3, now())
-         on conflict (name) do update set transaction_id = excluded.transaction_id,
-           global_position = excluded.global_position, updated_at = excluded.updated_at`,
-        [projection.name, last.transactionId, last.globalPosition],
+        `with saved as (
+           insert into projection_checkpoints (name, transaction_id, global_position, updated_at)
+           values ($1, $2::xid8, $3, now())
+           on conflict (name) do update set transaction_id = excluded.transaction_id,
+             global_position = excluded.global_position, updated_at = excluded.updated_at
+           returning 1)
+         select pg_notify($4, $5) from saved`,
+        [name, last.transactionId, last.globalPosition, CHECKPOINTS_CHANNEL, `${name}|${last.transactionId}|${last.globalPosition}`],
       );
       return { count: events.length, position: { transactionId: last.transactionId, globalPosition: last.globalPosition } };
     });
     if (applied === null || applied === 0) return applied;
-    this.remember(projection.name, applied.position);
+    this.remember(entry, applied.position);
     return applied.count;
   }
 
-  /** Empties a projection's read model and replays it from position zero. */
-  async rebuild(name: string): Promise<void> {
-    const projection = this.projections.find((p) => p.name === name);
-    if (!projection) throw new Error(`unknown projection ${name}`);
+  /** Empties a projection's read model and replays it from position zero. Reactors are never replayed. */
+  async rebuild(name: string, batchSize = Math.max(this.batchSize, 5000)): Promise<number> {
+    const entry = this.entry(name);
+    if (!entry.projection) throw new Error(`${name} is a reactor: reactors have side effects and are never replayed`);
+    const projection = entry.projection;
     await this.dataSource.transaction(async (tx) => {
       await tx.query(`select pg_advisory_xact_lock(hashtext($1))`, [`projection:${name}`]);
-      await projection.reset?.(tx);
-      await tx.query(`update projection_checkpoints set transaction_id = '0', global_position = 0, updated_at = now() where name = $1`, [name]);
+      await projection.reset(tx);
+      await tx.query(
+        `insert into projection_checkpoints (name, transaction_id, global_position, updated_at) values ($1, '0', 0, now())
+         on conflict (name) do update set transaction_id = '0', global_position = 0, updated_at = now()`,
+        [name],
+      );
     });
-    this.checkpoints.set(name, ZERO_POSITION);
-    while ((await this.runBatch(projection)) !== 0) {
-      /* keep going until caught up */
+    entry.checkpoint = ZERO_POSITION;
+    let total = 0;
+    for (let applied = await this.runBatch(name, batchSize); applied !== 0; applied = await this.runBatch(name, batchSize)) {
+      total += applied ?? 0;
     }
+    return total;
   }
 
-  private schedule(projection: Projection): void {
-    const loop = this.loops.get(projection.name)!;
-    if (loop.running) {
-      loop.again = true;
+  /** How far behind each subscriber is, for readiness and metrics. */
+  async lag(): Promise<SubscriberLag[]> {
+    const lags: SubscriberLag[] = [];
+    for (const entry of this.entries.values()) {
+      const [row] = await queryRows<{ behind: number; updated_at: Date | null }>(
+        this.dataSource.manager,
+        `select c.updated_at,
+                (select count(*)::int from (select 1 from events e
+                   where (e.transaction_id, e.global_position) > (coalesce(c.transaction_id, '0'::xid8), coalesce(c.global_position, 0))
+                     and ($2::text[] is null or e.stream_type = any($2::text[]))
+                   limit 10000) as pending) as behind
+           from (select 1) as one
+           left join projection_checkpoints c on c.name = $1`,
+        [entry.name, entry.streamTypes === 'all' ? null : entry.streamTypes],
+      );
+      lags.push({ name: entry.name, kind: entry.kind, eventsBehind: row?.behind ?? 0, checkpointUpdatedAt: row?.updated_at ?? null });
+    }
+    return lags;
+  }
+
+  private add(entry: Omit<Entry, 'running' | 'again' | 'checkpoint' | 'waiters' | 'backoffMs' | 'retryTimer'>): void {
+    if (this.entries.has(entry.name)) throw new Error(`subscriber ${entry.name} is registered twice`);
+    this.entries.set(entry.name, { ...entry, running: null, again: false, checkpoint: null, waiters: [], backoffMs: 1, retryTimer: null });
+  }
+
+  private entry(name: string): Entry {
+    const entry = this.entries.get(name);
+    if (!entry) throw new Error(`unknown projection ${name}`);
+    return entry;
+  }
+
+  private schedule(entry: Entry): void {
+    if (this.stopped) return;
+    if (entry.running) {
+      entry.again = true;
       return;
     }
-    loop.running = this.drain(projection).finally(() => {
-      loop.running = null;
-      if (loop.again && !this.stopped) {
-        loop.again = false;
-        this.schedule(projection);
+    if (entry.retryTimer) {
+      clearTimeout(entry.retryTimer);
+      entry.retryTimer = null;
+    }
+    entry.running = this.drain(entry).finally(() => {
+      entry.running = null;
+      if (this.stopped) return;
+      if (entry.again) {
+        entry.again = false;
+        this.schedule(entry);
+      } else if (entry.waiters.length > 0) {
+        // Someone still waits: the lock is held elsewhere or an older transaction has not committed yet.
+        entry.retryTimer = setTimeout(() => this.schedule(entry), entry.backoffMs);
+        entry.backoffMs = Math.min(entry.backoffMs * 2, MAX_BACKOFF_MS);
       }
     });
   }
 
-  private async drain(projection: Projection): Promise<void> {
+  private async drain(entry: Entry): Promise<void> {
     try {
       let applied: number | null;
       do {
-        applied = await this.runBatch(projection);
+        applied = await this.runBatch(entry.name);
+        if (applied) entry.backoffMs = 1;
       } while (applied === this.batchSize && !this.stopped);
     } catch (error) {
       // The batch rolled back; the checkpoint did not move, so the next wake retries the same events.
-      this.options.logger?.error(`projection ${projection.name} failed; will retry`, { error: String(error) });
+      this.options.logger?.error(`${entry.kind} ${entry.name} failed; will retry`, { error: String(error) });
+      entry.backoffMs = MAX_BACKOFF_MS;
     }
   }
 
-  private remember(name: string, position: LogPosition): void {
-    const known = this.checkpoints.get(name);
-    if (!known || comparePositions(position, known) > 0) this.checkpoints.set(name, position);
-    this.settleWaiters();
+  private onCheckpointAnnounced(payload: string): void {
+    const [name, transactionId, globalPosition] = payload.split('|');
+    const entry = this.entries.get(name);
+    if (entry && transactionId && globalPosition) this.remember(entry, { transactionId, globalPosition });
   }
 
-  private caughtUp(position: LogPosition): boolean {
-    return this.projections
-      .filter((p) => p.consistency === 'read-your-writes')
-      .every((p) => {
-        const checkpoint = this.checkpoints.get(p.name);
-        return checkpoint !== undefined && comparePositions(checkpoint, position) >= 0;
-      });
-  }
-
-  private settleWaiters(): void {
-    if (this.waiters.length === 0) return;
-    const pending: Waiter[] = [];
-    for (const waiter of this.waiters) {
-      if (this.caughtUp(waiter.position)) {
-        clearTimeout(waiter.timer);
-        waiter.resolve(true);
-      } else {
-        pending.push(waiter);
-      }
+  private remember(entry: Entry, position: LogPosition): void {
+    if (!entry.checkpoint || comparePositions(position, entry.checkpoint) > 0) entry.checkpoint = position;
+    if (entry.waiters.length === 0) return;
+    const still: Waiter[] = [];
+    for (const waiter of entry.waiters) {
+      if (reached(entry, waiter.position)) waiter.resolve();
+      else still.push(waiter);
     }
-    this.waiters = pending;
-    if (pending.length === 0) this.stopWaiterPoll();
+    entry.waiters = still;
   }
+}
 
-  /** Another process may be the active runner: read its checkpoints while someone waits. */
-  private startWaiterPoll(): void {
-    if (this.waiterPollTimer) return;
-    this.waiterPollTimer = setInterval(() => {
-      void this.refreshCheckpoints().catch(() => undefined);
-    }, 20);
-    this.waiterPollTimer.unref();
+/** The last position among the written streams this subscriber reads, or null if it reads none of them. */
+function lastPositionRead(entry: Entry, written: readonly WrittenStream[]): LogPosition | null {
+  let last: LogPosition | null = null;
+  for (const { streamType, position } of written) {
+    if (!reads(entry, [streamType])) continue;
+    if (!last || comparePositions(position, last) > 0) last = position;
   }
+  return last;
+}
 
-  private stopWaiterPoll(): void {
-    if (this.waiterPollTimer) clearInterval(this.waiterPollTimer);
-    this.waiterPollTimer = null;
-  }
+function reads(entry: Entry, streamTypes: readonly string[]): boolean {
+  return entry.streamTypes === 'all' || streamTypes.some((type) => entry.streamTypes.includes(type));
+}
 
-  private async refreshCheckpoints(): Promise<void> {
-    const rows = await queryRows<{ name: string; transaction_id: string; global_position: string }>(
-      this.dataSource.manager,
-      `select name, transaction_id::text, global_position::text from projection_checkpoints where name = any($1)`,
-      [this.projections.map((p) => p.name)],
-    );
-    for (const row of rows) this.remember(row.name, { transactionId: row.transaction_id, globalPosition: row.global_position });
-  }
-
-  private async ensureCheckpointRows(): Promise<void> {
-    await this.dataSource.query(
-      `insert into projection_checkpoints (name) select unnest($1::text[]) on conflict do nothing`,
-      [this.projections.map((p) => p.name)],
-    );
-  }
+function reached(entry: Entry, position: LogPosition): boolean {
+  return entry.checkpoint !== null && comparePositions(entry.checkpoint, position) >= 0;
 }

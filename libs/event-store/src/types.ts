@@ -43,11 +43,28 @@ export interface StreamAppend {
   readonly events: readonly NewEvent[];
 }
 
-export interface AppendResult {
-  readonly nextVersions: readonly number[];
-  /** Position of the last event appended, for read-your-writes waits. */
-  readonly lastPosition: LogPosition | null;
+/** Where one append left one stream in the log, for read-your-writes waits. */
+export interface WrittenStream {
+  readonly streamType: string;
+  readonly position: LogPosition;
 }
+
+export interface AppendResult {
+  /** Each stream's version after the append, in the order of the appends. */
+  readonly nextVersions: readonly number[];
+  /** The last event's position per appended stream (none for an append without events). */
+  readonly written: readonly WrittenStream[];
+}
+
+/** An event as stored, before or after upcasting: what an upcaster reads and returns. */
+export interface StoredEvent {
+  readonly type: string;
+  readonly schemaVersion: number;
+  readonly data: unknown;
+}
+
+/** Brings events written with an older schema version up to the current one, when read. */
+export type Upcaster = (event: StoredEvent) => StoredEvent;
 
 export const ZERO_POSITION: LogPosition = { transactionId: '0', globalPosition: '0' };
 

@@ -1,26 +1,33 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { PassportModule } from '@nestjs/passport';
+import { EventStore } from '@billing/event-store';
 import { CallerGuard } from './auth/guards';
 import { JwtStrategy } from './auth/jwt.strategy';
 import { APP_CONFIG, AppConfig } from './config/app-config';
+import { BoundedContext } from './context/bounded-context';
+import { BOUNDED_CONTEXTS, ContextWiring } from './context/context-wiring';
+import { NotificationCatalogue } from './context/notification-catalogue';
 import { databaseProviders } from './database/database.providers';
-import { ResourceViews } from './database/resource-views';
 import { HealthController } from './health/health.controller';
 import { Clock, SystemClock } from './http/request-context';
+import { VersionedResponseInterceptor } from './http/versioned';
+import { registerProblemTypes } from './problems/problem-catalogue';
 import { ProblemDetailsFilter } from './problems/problem-details.filter';
 import { ProblemsController } from './problems/problems.controller';
 
 /**
- * The spine every bounded context stands on: configuration, the database and
- * event store, the projector, authentication and environment scoping, and
- * problem details. Global, so contexts just inject what they need.
+ * The spine every bounded context stands on: configuration, the database,
+ * event store, command path and projector, authentication and environment
+ * scoping, problem details, and the wiring of the contexts' definitions.
+ * Global, so contexts just inject what they need.
  */
 @Global()
 @Module({})
 export class PlatformModule {
-  static forRoot(config: AppConfig, options: { clock?: Clock } = {}): DynamicModule {
+  static forRoot(config: AppConfig, options: { clock?: Clock; contexts: readonly BoundedContext[] }): DynamicModule {
+    for (const context of options.contexts) registerProblemTypes(context.problems);
     return {
       module: PlatformModule,
       imports: [CqrsModule.forRoot(), PassportModule.register({ session: false })],
@@ -28,13 +35,20 @@ export class PlatformModule {
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: Clock, useValue: options.clock ?? new SystemClock() },
+        { provide: BOUNDED_CONTEXTS, useValue: options.contexts },
         ...databaseProviders,
-        ResourceViews,
+        {
+          provide: NotificationCatalogue,
+          inject: [EventStore],
+          useFactory: (eventStore: EventStore) => new NotificationCatalogue(options.contexts, eventStore),
+        },
+        ContextWiring,
         JwtStrategy,
         { provide: APP_GUARD, useClass: CallerGuard },
+        { provide: APP_INTERCEPTOR, useClass: VersionedResponseInterceptor },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
       ],
-      exports: [APP_CONFIG, Clock, ...databaseProviders, ResourceViews, CqrsModule],
+      exports: [APP_CONFIG, Clock, ...databaseProviders, NotificationCatalogue, CqrsModule],
     };
   }
 }

@@ -1,6 +1,5 @@
 export * from './domain';
-export { WebhooksModule } from './webhooks.module';
-export { webhooksMigrations } from './migrations';
+export { webhooksContext } from './webhooks.context';
 export { WEBHOOKS_CONFIG, loadWebhooksConfig, DEVELOPMENT_WEBHOOK_ENCRYPTION_KEY } from './config/webhooks-config';
 export type { WebhooksConfig } from './config/webhooks-config';
 export { WebhookDispatcher } from './delivery/dispatcher';

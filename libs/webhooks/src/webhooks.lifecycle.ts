@@ -8,16 +8,13 @@ import {
   OnModuleInit,
 } from '@nestjs/common';
 import { DataSource, EntitySubscriberInterface, TransactionCommitEvent } from 'typeorm';
-import { ProjectionRunner } from '@billing/event-store';
-import { APP_CONFIG, AppConfig, ResourceViews } from '@billing/platform';
+import { APP_CONFIG, AppConfig } from '@billing/platform';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from './config/webhooks-config';
 import { WebhookDispatcher } from './delivery/dispatcher';
-import { DELIVERIES_CREATED, fanOutProjection } from './projections/fan-out.projection';
-import { subscriptionsProjection } from './projections/subscriptions.projection';
+import { DELIVERIES_CREATED } from './projections/fan-out.reactor';
 
 /**
- * Registers the projections, wakes this process's dispatcher right after a
- * fan-out transaction commits (other processes hear the NOTIFY), and runs the
+ * Wakes this process's dispatcher right after a fan-out transaction commits (other processes hear the NOTIFY), and runs the
  * dispatcher in worker processes.
  */
 @Injectable()
@@ -27,15 +24,11 @@ export class WebhooksLifecycle implements OnModuleInit, OnApplicationBootstrap, 
   constructor(
     @Inject(APP_CONFIG) private readonly appConfig: AppConfig,
     @Inject(WEBHOOKS_CONFIG) private readonly config: WebhooksConfig,
-    private readonly runner: ProjectionRunner,
-    private readonly views: ResourceViews,
     private readonly dataSource: DataSource,
     private readonly dispatcher: WebhookDispatcher,
   ) {}
 
   onModuleInit(): void {
-    this.runner.register(subscriptionsProjection);
-    this.runner.register(fanOutProjection(this.views));
     const dispatcher = this.dispatcher;
     const wakeAfterFanOut: EntitySubscriberInterface = {
       afterTransactionCommit(event: TransactionCommitEvent) {

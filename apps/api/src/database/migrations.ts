@@ -1,10 +1,5 @@
-import { catalogMigrations } from '@billing/catalog';
 import { eventStoreMigrations } from '@billing/event-store';
-import { invoicingMigrations } from '@billing/invoicing';
-import { webhooksMigrations } from '@billing/webhooks';
+import { CONTEXTS } from '../contexts';
 
-/**
- * Every schema change of the service, in order. Each bounded context owns the
- * migrations of its read models and exports them; this list only collects them.
- */
-export const ALL_MIGRATIONS = [...eventStoreMigrations, ...invoicingMigrations, ...catalogMigrations, ...webhooksMigrations];
+/** Every schema change of the service, in order: the event store's, then each context's own. */
+export const ALL_MIGRATIONS = [...eventStoreMigrations, ...CONTEXTS.flatMap((context) => context.migrations)];

@@ -28,6 +28,8 @@ export interface AppConfig {
   readonly dataDir: string;
   readonly roles: { readonly api: boolean; readonly worker: boolean };
   readonly bodyLimitBytes: number;
+  /** How long a write waits for its read models before answering 503 read-model-timeout. */
+  readonly readModelTimeoutMs: number;
   /** A request (headers and body) must arrive within this time, its headers within headersTimeoutMs. */
   readonly requestTimeoutMs: number;
   readonly headersTimeoutMs: number;
@@ -64,6 +66,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dataDir: env.DATA_DIR ?? '.data',
     roles: { api: roles.includes('api'), worker: roles.includes('worker') },
     bodyLimitBytes: integer(env.BODY_LIMIT_BYTES, 1024 * 1024, 'BODY_LIMIT_BYTES'),
+    readModelTimeoutMs: integer(env.READ_MODEL_TIMEOUT_MS, 5_000, 'READ_MODEL_TIMEOUT_MS'),
     requestTimeoutMs: integer(env.REQUEST_TIMEOUT_MS, 30_000, 'REQUEST_TIMEOUT_MS'),
     headersTimeoutMs: integer(env.HEADERS_TIMEOUT_MS, 10_000, 'HEADERS_TIMEOUT_MS'),
     logLevel: (['debug', 'info', 'warn', 'error'] as const).find((l) => l === env.LOG_LEVEL) ?? 'info',

@@ -1,12 +1,14 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AggregateStore, EventStore, ProjectionRunner } from '@billing/event-store';
+import { CommandPath, EventStore, ProjectionRunner } from '@billing/event-store';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 
 /**
  * Starts the projection runner once every bounded context has registered its
- * projections (they do so in onModuleInit), if this process runs the worker
- * role; stops it, then the pool, on shutdown so in-flight batches commit.
+ * projections and reactors: every process listens for checkpoints (so its
+ * writes can answer as soon as any process projected them), and a worker also
+ * follows the whole log. Stops it, then the pool, on shutdown so in-flight
+ * batches commit.
  */
 @Injectable()
 export class DatabaseLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -19,9 +21,9 @@ export class DatabaseLifecycle implements OnApplicationBootstrap, OnApplicationS
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    if (!this.config.roles.worker) return;
-    await this.runner.start(this.config.databaseUrl!);
-    this.logger.log({ msg: 'projector started', projections: this.runner.projectionNames });
+    if (!this.config.roles.api && !this.config.roles.worker) return;
+    await this.runner.start(this.config.databaseUrl!, { runContinuously: this.config.roles.worker });
+    this.logger.log({ msg: 'projector started', follows: this.config.roles.worker ? this.runner.subscriberNames : 'own writes' });
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -49,18 +51,19 @@ export const databaseProviders = [
   { provide: EventStore, inject: [DataSource], useFactory: (dataSource: DataSource) => new EventStore(dataSource) },
   {
     provide: ProjectionRunner,
-    inject: [DataSource, EventStore],
-    useFactory: (dataSource: DataSource, eventStore: EventStore) => {
+    inject: [DataSource, EventStore, APP_CONFIG],
+    useFactory: (dataSource: DataSource, eventStore: EventStore, config: AppConfig) => {
       const logger = new Logger('Projector');
-      return new ProjectionRunner(dataSource, eventStore, [], {
+      return new ProjectionRunner(dataSource, eventStore, {
+        readModelTimeoutMs: config.readModelTimeoutMs,
         logger: { error: (msg, meta) => logger.error({ msg, meta }), warn: (msg, meta) => logger.warn({ msg, meta }) },
       });
     },
   },
   {
-    provide: AggregateStore,
-    inject: [EventStore, ProjectionRunner],
-    useFactory: (eventStore: EventStore, runner: ProjectionRunner) => new AggregateStore(eventStore, runner),
+    provide: CommandPath,
+    inject: [DataSource, EventStore, ProjectionRunner],
+    useFactory: (dataSource: DataSource, eventStore: EventStore, runner: ProjectionRunner) => new CommandPath(dataSource, eventStore, runner),
   },
   DatabaseLifecycle,
 ];

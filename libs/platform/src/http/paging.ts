@@ -29,3 +29,24 @@ export interface Page<Item> {
   readonly items: Item[];
   readonly nextPageToken: string | null;
 }
+
+/**
+ * Query parameters of list endpoints: only the named ones are accepted, each at
+ * most once; a failure is a 422 pointing at `/query/<name>`.
+ */
+export function readQuery<Name extends string>(query: Record<string, unknown> | undefined, allowed: readonly Name[]): Partial<Record<Name, string>> {
+  const result: Partial<Record<Name, string>> = {};
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (!(allowed as readonly string[]).includes(name)) throw ValidationError.at(`/query/${name}`, 'unknown query parameter');
+    if (typeof value !== 'string') throw ValidationError.at(`/query/${name}`, 'must be given once');
+    result[name as Name] = value;
+  }
+  return result;
+}
+
+/** An enumerated query parameter: absent, or one of `values` (else a 422 at `/query/<name>`). */
+export function oneOf<T extends string>(name: string, value: string | undefined, values: readonly T[]): T | undefined {
+  if (value === undefined) return undefined;
+  if (!(values as readonly string[]).includes(value)) throw ValidationError.at(`/query/${name}`, `must be one of ${values.join(', ')}`);
+  return value as T;
+}

@@ -2,7 +2,7 @@ import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { CommandMetadata } from '@billing/shared-kernel';
-import type { EventMetadata } from '@billing/event-store';
+import type { CommandContext, EventMetadata } from '@billing/event-store';
 
 /** Who is calling and for which environment, established by the guards. */
 export interface CallerContext {
@@ -41,4 +41,9 @@ export class SystemClock extends Clock {
 
 export function commandMetadata(clock: Clock): CommandMetadata {
   return { now: clock.now(), newId: randomUUID };
+}
+
+/** What the command path needs besides the command itself: the domain's time and ids, and the audit metadata. */
+export function commandContext(caller: CallerContext, clock: Clock): CommandContext {
+  return { meta: commandMetadata(clock), metadata: eventMetadataFor(caller) };
 }

@@ -83,6 +83,12 @@ registerProblemTypes({
     title: 'Unprocessable Content',
     description: 'An amount or a computed total exceeds the supported range of ±(2^53 − 1) minor units.',
   },
+  'read-model-timeout': {
+    status: 503,
+    title: 'Service Unavailable',
+    description:
+      'The write was recorded, but the read models did not show it within READ_MODEL_TIMEOUT_MS, so the service does not claim success. A GET may still show the old state for a moment; retrying with the same Idempotency-Key is safe.',
+  },
   'database-unavailable': { status: 503, title: 'Service Unavailable', description: 'The service cannot reach its database.' },
   'internal-error': { status: 500, title: 'Internal Server Error', description: 'An unexpected error; the log holds the detail under the request id.' },
 });

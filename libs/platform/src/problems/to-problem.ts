@@ -1,5 +1,6 @@
 import { HttpException } from '@nestjs/common';
 import { DomainError, DomainErrorKind } from '@billing/shared-kernel';
+import { ReadModelTimeoutError } from '@billing/event-store';
 import { HttpProblem } from './problem';
 
 const STATUS_BY_KIND: Record<DomainErrorKind, number> = {
@@ -41,6 +42,14 @@ export interface ProblemParts {
 export function toProblemParts(error: unknown): ProblemParts {
   if (error instanceof DomainError) {
     return { status: STATUS_BY_KIND[error.kind], code: error.code, detail: error.message, errors: error.errors };
+  }
+  if (error instanceof ReadModelTimeoutError) {
+    return {
+      status: 503,
+      code: 'read-model-timeout',
+      detail: `The change was recorded, but reading it back is not yet possible (${error.projections.join(', ')} did not catch up within ${error.timeoutMs} ms). Retrying with the same Idempotency-Key is safe.`,
+      headers: { 'retry-after': '1' },
+    };
   }
   if (error instanceof HttpProblem) {
     return { status: error.status, code: error.code, detail: error.message, errors: error.errors, headers: error.headers };

@@ -2,12 +2,13 @@ import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { AggregateStore, queryRows, StreamVersionConflictError, toNewEvents } from '@billing/event-store';
+import { CommandPath, queryRows } from '@billing/event-store';
 import { Clock } from '@billing/platform';
-import { decideDisable, nextAttemptAt, WEBHOOK_SUBSCRIPTION_STREAM_TYPE, webhookSubscriptionEvolver } from '../domain';
+import { decideDisable, nextAttemptAt, webhookSubscriptionEvolver } from '../domain';
 import { WebhooksConfig } from '../config/webhooks-config';
 import { SignatureKeyVault } from '../key-vault';
-import { DELIVERIES_CHANNEL } from '../projections/fan-out.projection';
+import { DELIVERIES_CHANNEL } from '../projections/fan-out.reactor';
+import { webhookSubscriptionStream } from '../streams';
 import { WebhookSender } from './http-sender';
 import { buildNotification } from './notification';
 import { parseRetryAfter } from './retry-after';
@@ -48,7 +49,7 @@ interface ClaimRow {
 export interface DispatcherDependencies {
   readonly dataSource: DataSource;
   readonly clock: Clock;
-  readonly store: AggregateStore;
+  readonly commands: CommandPath;
   readonly vault: SignatureKeyVault;
   /** For LISTEN; null: poll only. */
   readonly databaseUrl: string | null;
@@ -298,24 +299,19 @@ export class WebhookDispatcher {
     return rows.length > 0;
   }
 
-  /** A 410 Gone: the receiver asks us to stop. Appends WebhookDisabled through the decider. */
+  /** A 410 Gone: the receiver asks us to stop. Appends WebhookDisabled through the decider (idempotent, so a conflict is decided again). */
   private async disableSubscription(delivery: ClaimedDelivery, url: string): Promise<void> {
-    const stream = { environmentId: delivery.environmentId, streamType: WEBHOOK_SUBSCRIPTION_STREAM_TYPE, streamId: delivery.subscriptionId };
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const { state, version } = await this.deps.store.load(stream, webhookSubscriptionEvolver);
-      const events = decideDisable({ url, reason: GONE_REASON }, state);
-      if (events.length === 0) return;
-      try {
-        await this.deps.store.append(
-          [{ stream, expectedVersion: version, events: toNewEvents(events, { now: this.deps.clock.now(), newId: randomUUID }) }],
-          { actor: 'system:webhooks-dispatcher', requestId: null, correlationId: delivery.id, causationId: delivery.notificationId },
-        );
-        this.logger.log({ msg: 'webhook subscription disabled: receiver answered 410', subscriptionId: delivery.subscriptionId });
-        return;
-      } catch (error) {
-        if (!(error instanceof StreamVersionConflictError)) throw error;
-      }
-    }
+    const { events } = await this.deps.commands.handle(
+      webhookSubscriptionStream(delivery.environmentId, delivery.subscriptionId),
+      webhookSubscriptionEvolver,
+      (state) => decideDisable({ url, reason: GONE_REASON }, state),
+      {
+        meta: { now: this.deps.clock.now(), newId: randomUUID },
+        metadata: { actor: 'system:webhooks-dispatcher', requestId: null, correlationId: delivery.id, causationId: delivery.notificationId },
+      },
+      { retryOnConflict: true },
+    );
+    if (events.length > 0) this.logger.log({ msg: 'webhook subscription disabled: receiver answered 410', subscriptionId: delivery.subscriptionId });
   }
 
   /** Keeps up to batchSize sends in flight; each finished send frees a slot and looks again. */

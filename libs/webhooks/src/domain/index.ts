@@ -3,5 +3,4 @@ export * from './retry-schedule';
 export * from './secret-box';
 export * from './signing';
 export * from './versions';
-export * from './webhook-events';
 export * from './webhook-subscription';

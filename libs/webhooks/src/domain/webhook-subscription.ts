@@ -11,7 +11,7 @@
  *
  * Lifecycle: none -> active <-> (disabled | unsubscribed) -> active again.
  */
-import { ConflictError, DomainEvent, Evolver } from '@billing/shared-kernel';
+import { ConflictError, DomainEvent, Evolver, NotFoundError } from '@billing/shared-kernel';
 import { WebhookUrl } from './address-policy';
 import { WebhookVersion } from './versions';
 
@@ -99,18 +99,20 @@ function subscribed(url: string, version: string, encryptedSignatureKey: string)
 
 /** Immediate rotation: notifications sent from now on are signed with the new key only. */
 export function decideRotateKey(
-  command: { readonly encryptedSignatureKey: string },
+  command: { readonly id: string; readonly encryptedSignatureKey: string },
   state: WebhookSubscriptionState,
 ): WebhookSignatureKeyRotated[] {
+  if (state.status === 'none') throw new NotFoundError('webhook', command.id);
   if (state.status !== 'active') {
-    throw new ConflictError('webhook-not-active', `a ${state.status === 'none' ? 'missing' : state.status} webhook subscription has no key to rotate`);
+    throw new ConflictError('webhook-not-active', `a ${state.status} webhook subscription has no key to rotate`);
   }
   return [{ type: 'WebhookSignatureKeyRotated', schemaVersion: 1, data: { encryptedSignatureKey: command.encryptedSignatureKey } }];
 }
 
-/** Idempotent: deleting what is already gone is not an error. */
-export function decideDelete(state: WebhookSubscriptionState): WebhookUnsubscribed[] {
-  if (state.status === 'none' || state.status === 'unsubscribed') return [];
+/** Idempotent: deleting what is already gone is not an error; what never existed is not found. */
+export function decideDelete(state: WebhookSubscriptionState, id: string): WebhookUnsubscribed[] {
+  if (state.status === 'none') throw new NotFoundError('webhook', id);
+  if (state.status === 'unsubscribed') return [];
   return [{ type: 'WebhookUnsubscribed', schemaVersion: 1, data: {} }];
 }
 

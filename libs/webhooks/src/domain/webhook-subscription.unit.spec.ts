@@ -1,8 +1,8 @@
-import { ConflictError, foldEvents } from '@billing/shared-kernel';
+import { foldEvents } from '@billing/shared-kernel';
+import { deciderSpec } from '@billing/testing/decider-spec';
 import { WebhookUrl } from './address-policy';
 import {
   WebhookSubscriptionEvent,
-  WebhookSubscriptionState,
   decideDelete,
   decideDisable,
   decideRotateKey,
@@ -65,61 +65,67 @@ describe('evolve', () => {
   });
 });
 
+const spec = deciderSpec(webhookSubscriptionEvolver);
+
 describe('decideSubscribe', () => {
-  it.each<[string, WebhookSubscriptionState]>([
-    ['new', none],
-    ['disabled', disabledState],
-    ['unsubscribed', unsubscribedState],
-  ])('a %s subscription starts with the new key', (_, state) => {
-    expect(decideSubscribe(subscribe, state)).toEqual([subscribed]);
+  it.each<[string, WebhookSubscriptionEvent[]]>([
+    ['new', []],
+    ['disabled', [subscribed, disabled]],
+    ['unsubscribed', [subscribed, unsubscribed]],
+  ])('a %s subscription starts with the new key', (_, history) => {
+    spec.given(history).when((state) => decideSubscribe(subscribe, state)).then([subscribed]);
   });
 
   it('is a no-op for the same url and version', () => {
-    expect(decideSubscribe({ ...subscribe, encryptedSignatureKey: 'v1.key-9' }, active)).toEqual([]);
+    spec.given([subscribed]).when((state) => decideSubscribe({ ...subscribe, encryptedSignatureKey: 'v1.key-9' }, state)).then([]);
   });
 
   it('a changed url keeps the existing key', () => {
-    expect(decideSubscribe({ ...subscribe, url: otherUrl, encryptedSignatureKey: 'v1.key-9' }, stateAfter(subscribed, rotated))).toEqual([
-      { type: 'WebhookSubscribed', schemaVersion: 1, data: { url: otherUrl, version: '2022-03', encryptedSignatureKey: 'v1.key-2' } },
-    ]);
+    spec
+      .given([subscribed, rotated])
+      .when((state) => decideSubscribe({ ...subscribe, url: otherUrl, encryptedSignatureKey: 'v1.key-9' }, state))
+      .then([{ type: 'WebhookSubscribed', schemaVersion: 1, data: { url: otherUrl, version: '2022-03', encryptedSignatureKey: 'v1.key-2' } }]);
   });
 
   it('a changed version keeps the existing key', () => {
-    const older = { status: 'active', url, version: '2021-01', encryptedSignatureKey: 'v1.key-1' } as const;
-    expect(decideSubscribe({ ...subscribe, encryptedSignatureKey: 'v1.key-9' }, older)).toEqual([subscribed]);
+    const older: WebhookSubscriptionEvent = { type: 'WebhookSubscribed', schemaVersion: 1, data: { url, version: '2021-01', encryptedSignatureKey: 'v1.key-1' } };
+    spec.given([older]).when((state) => decideSubscribe({ ...subscribe, encryptedSignatureKey: 'v1.key-9' }, state)).then([subscribed]);
   });
 });
 
 describe('decideRotateKey', () => {
+  const rotate = { id: 'w-1', encryptedSignatureKey: 'v1.key-2' };
+
   it('rotates the key of an active subscription', () => {
-    expect(decideRotateKey({ encryptedSignatureKey: 'v1.key-2' }, active)).toEqual([rotated]);
+    spec.given([subscribed]).when((state) => decideRotateKey(rotate, state)).then([rotated]);
   });
 
-  it.each<[string, WebhookSubscriptionState]>([
-    ['new', none],
-    ['disabled', disabledState],
-    ['unsubscribed', unsubscribedState],
-  ])('conflicts for a %s subscription', (_, state) => {
-    expect(() => decideRotateKey({ encryptedSignatureKey: 'v1.key-2' }, state)).toThrow(ConflictError);
-    expect(() => decideRotateKey({ encryptedSignatureKey: 'v1.key-2' }, state)).toThrow(
-      expect.objectContaining({ code: 'webhook-not-active', kind: 'conflict' }),
-    );
+  it('is not found for a subscription that never existed', () => {
+    spec.given([]).when((state) => decideRotateKey(rotate, state)).thenThrows({ code: 'not-found', kind: 'not_found' });
+  });
+
+  it.each<[string, WebhookSubscriptionEvent[]]>([
+    ['disabled', [subscribed, disabled]],
+    ['unsubscribed', [subscribed, unsubscribed]],
+  ])('conflicts for a %s subscription', (_, history) => {
+    spec.given(history).when((state) => decideRotateKey(rotate, state)).thenThrows({ code: 'webhook-not-active', kind: 'conflict' });
   });
 });
 
 describe('decideDelete', () => {
-  it.each<[string, WebhookSubscriptionState]>([
-    ['active', active],
-    ['disabled', disabledState],
-  ])('unsubscribes a %s subscription', (_, state) => {
-    expect(decideDelete(state)).toEqual([unsubscribed]);
+  it.each<[string, WebhookSubscriptionEvent[]]>([
+    ['active', [subscribed]],
+    ['disabled', [subscribed, disabled]],
+  ])('unsubscribes a %s subscription', (_, history) => {
+    spec.given(history).when((state) => decideDelete(state, 'w-1')).then([unsubscribed]);
   });
 
-  it.each<[string, WebhookSubscriptionState]>([
-    ['new', none],
-    ['unsubscribed', unsubscribedState],
-  ])('is a no-op for a %s subscription', (_, state) => {
-    expect(decideDelete(state)).toEqual([]);
+  it('is a no-op for a subscription deleted before', () => {
+    spec.given([subscribed, unsubscribed]).when((state) => decideDelete(state, 'w-1')).then([]);
+  });
+
+  it('is not found for a subscription that never existed', () => {
+    spec.given([]).when((state) => decideDelete(state, 'w-1')).thenThrows({ code: 'not-found' });
   });
 });
 
@@ -127,18 +133,18 @@ describe('decideDisable', () => {
   const gone = { url, reason: 'receiver answered 410 Gone' };
 
   it('disables an active subscription whose url answered 410', () => {
-    expect(decideDisable(gone, active)).toEqual([disabled]);
+    spec.given([subscribed]).when((state) => decideDisable(gone, state)).then([disabled]);
   });
 
   it('ignores a 410 from a url the subscription no longer uses', () => {
-    expect(decideDisable({ ...gone, url: otherUrl }, active)).toEqual([]);
+    spec.given([subscribed]).when((state) => decideDisable({ ...gone, url: otherUrl }, state)).then([]);
   });
 
-  it.each<[string, WebhookSubscriptionState]>([
-    ['new', none],
-    ['disabled', disabledState],
-    ['unsubscribed', unsubscribedState],
-  ])('is a no-op for a %s subscription', (_, state) => {
-    expect(decideDisable(gone, state)).toEqual([]);
+  it.each<[string, WebhookSubscriptionEvent[]]>([
+    ['new', []],
+    ['disabled', [subscribed, disabled]],
+    ['unsubscribed', [subscribed, unsubscribed]],
+  ])('is a no-op for a %s subscription', (_, history) => {
+    spec.given(history).when((state) => decideDisable(gone, state)).then([]);
   });
 });

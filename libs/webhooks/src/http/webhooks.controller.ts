@@ -2,10 +2,7 @@ import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Que
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { NotFoundError } from '@billing/shared-kernel';
-import { Caller, CallerContext, Clock, commandMetadata, parseLimit, problemResponse, ResourceIdPipe } from '@billing/platform';
-// The service's one rule for list query parameters (unknown or repeated: 422 at /query/<name>), shared with
-// invoicing rather than copied; its home should be @billing/platform next to parseLimit.
-import { readQuery } from '../../../invoicing/src/http/params';
+import { Caller, CallerContext, Clock, commandContext, parseLimit, problemResponse, readQuery, ResourceIdPipe } from '@billing/platform';
 import { SUPPORTED_VERSIONS } from '../domain';
 import { DeliveryListResponse, DeliveryResponse } from '../list-deliveries/list-deliveries.dto';
 import { WebhookListResponse } from '../list-webhooks/list-webhooks.dto';
@@ -55,7 +52,7 @@ export class WebhooksController {
     @Body() body: SubscribeWebhookBody,
     @Headers('x-version') version: string | undefined,
   ): Promise<WebhookSubscriptionWithKey> {
-    return this.commands.execute(new SubscribeWebhook(caller, body.url, version, commandMetadata(this.clock)));
+    return this.commands.execute(new SubscribeWebhook(caller, body.url, version, commandContext(caller, this.clock)));
   }
 
   @Get()
@@ -77,7 +74,7 @@ export class WebhooksController {
   @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
   @ApiResponse({ status: 409, ...problemResponse('A concurrent change to the same subscription; retry') })
   async unsubscribe(@Caller() caller: CallerContext, @Param('id', WEBHOOK_ID) id: string): Promise<void> {
-    await this.commands.execute(new UnsubscribeWebhook(caller, id, commandMetadata(this.clock)));
+    await this.commands.execute(new UnsubscribeWebhook(caller, id, commandContext(caller, this.clock)));
   }
 
   @Put(':id/rotate-key')
@@ -91,7 +88,7 @@ export class WebhooksController {
   @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
   @ApiResponse({ status: 409, ...problemResponse('The subscription is disabled or deleted (webhook-not-active), or changed concurrently') })
   rotateKey(@Caller() caller: CallerContext, @Param('id', WEBHOOK_ID) id: string): Promise<WebhookSubscriptionWithKey> {
-    return this.commands.execute(new RotateWebhookKey(caller, id, commandMetadata(this.clock)));
+    return this.commands.execute(new RotateWebhookKey(caller, id, commandContext(caller, this.clock)));
   }
 
   @Get(':id/deliveries')

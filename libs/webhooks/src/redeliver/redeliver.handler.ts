@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { queryRows } from '@billing/event-store';
 import { ConflictError, NotFoundError } from '@billing/shared-kernel';
 import { WebhookDispatcher } from '../delivery/dispatcher';
-import { DELIVERIES_CHANNEL } from '../projections/fan-out.projection';
+import { DELIVERIES_CHANNEL } from '../projections/fan-out.reactor';
 import { RedeliverNotification } from './redeliver.command';
 
 /**

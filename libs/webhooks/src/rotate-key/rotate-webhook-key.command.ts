@@ -1,6 +1,6 @@
-import { CommandMetadata } from '@billing/shared-kernel';
+import { CommandContext } from '@billing/event-store';
 import { CallerContext } from '@billing/platform';
 
 export class RotateWebhookKey {
-  constructor(readonly caller: CallerContext, readonly id: string, readonly meta: CommandMetadata) {}
+  constructor(readonly caller: CallerContext, readonly id: string, readonly context: CommandContext) {}
 }

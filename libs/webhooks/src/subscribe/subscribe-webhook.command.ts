@@ -1,4 +1,4 @@
-import { CommandMetadata } from '@billing/shared-kernel';
+import { CommandContext } from '@billing/event-store';
 import { CallerContext } from '@billing/platform';
 
 export interface WebhookSubscriptionWithKey {
@@ -14,6 +14,6 @@ export class SubscribeWebhook {
     readonly url: string,
     /** The X-version header, if any. */
     readonly versionHeader: string | undefined,
-    readonly meta: CommandMetadata,
+    readonly context: CommandContext,
   ) {}
 }

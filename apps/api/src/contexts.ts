@@ -1,0 +1,12 @@
+import { catalogContext } from '@billing/catalog';
+import { invoicingContext } from '@billing/invoicing';
+import { BoundedContext } from '@billing/platform';
+import { webhooksContext } from '@billing/webhooks';
+
+/**
+ * The bounded contexts this service is built from. The app's modules, the
+ * migrations, `npm run rebuild`, the problem catalogue and the webhook
+ * catalogue all derive from this list: adding a context is adding its folder
+ * under libs/ and one line here.
+ */
+export const CONTEXTS: readonly BoundedContext[] = [invoicingContext, catalogContext, webhooksContext];

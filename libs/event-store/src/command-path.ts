@@ -1,0 +1,134 @@
+import { CommandMetadata, DomainEvent, Evolver } from '@billing/shared-kernel';
+import { DataSource, EntityManager } from 'typeorm';
+import { StreamVersionConflictError } from './errors';
+import { EventStore } from './event-store';
+import { ProjectionRunner } from './projection-runner';
+import { AppendResult, EventMetadata, NewEvent, RecordedEvent, StreamAppend, StreamRef, WrittenStream } from './types';
+
+export interface LoadedStream<State> {
+  readonly state: State;
+  /** 0 when the stream does not exist. */
+  readonly version: number;
+}
+
+/** What a command produced: the state after its events and the stream's new version (the ETag). */
+export interface Decided<State, Event extends DomainEvent = DomainEvent> {
+  readonly state: State;
+  readonly version: number;
+  readonly events: readonly Event[];
+}
+
+/** Who and when: the domain's time and ids, and the audit metadata stored with the events. */
+export interface CommandContext {
+  readonly meta: CommandMetadata;
+  readonly metadata: EventMetadata;
+}
+
+export interface CommandOptions {
+  /** The version the client based the command on (If-Match): any other current version is a 409. */
+  readonly expectedVersion?: number;
+  /**
+   * The command may be decided again on fresh state when another writer got
+   * there first (only without an expected version: a client's If-Match is
+   * never overridden).
+   */
+  readonly retryOnConflict?: boolean;
+}
+
+/**
+ * The one command path: load the stream and fold it, decide, append with the
+ * version that was loaded, then answer only once the read models that follow
+ * the written streams show the change (read-your-writes from any process).
+ */
+export class CommandPath {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly eventStore: EventStore,
+    private readonly runner: ProjectionRunner,
+  ) {}
+
+  async load<State, Event extends DomainEvent>(stream: StreamRef, evolver: Evolver<State, Event>, manager?: EntityManager): Promise<LoadedStream<State>> {
+    return foldStream(await this.eventStore.readStream(stream, manager), evolver);
+  }
+
+  /** Load → decide → append for one stream. `decide` returns the events (none: nothing is written). */
+  async handle<State, Event extends DomainEvent>(
+    stream: StreamRef,
+    evolver: Evolver<State, Event>,
+    decide: (state: State) => readonly Event[],
+    context: CommandContext,
+    options: CommandOptions = {},
+  ): Promise<Decided<State, Event>> {
+    const attempt = async (): Promise<Decided<State, Event> & { written: readonly WrittenStream[] }> => {
+      const { state, version } = await this.load(stream, evolver);
+      // A missing resource is the decider's to report (a 404), not a version conflict.
+      if (options.expectedVersion !== undefined && version > 0 && options.expectedVersion !== version) {
+        throw new StreamVersionConflictError(stream, options.expectedVersion);
+      }
+      const events = decide(state);
+      if (events.length === 0) return { state, version, events, written: [] };
+      const result = await this.eventStore.append(
+        [{ stream, expectedVersion: version === 0 ? 'no_stream' : version, events: toNewEvents(events, context.meta) }],
+        context.metadata,
+      );
+      return { state: events.reduce(evolver.evolve, state), version: result.nextVersions[0], events, written: result.written };
+    };
+    let outcome: Awaited<ReturnType<typeof attempt>>;
+    try {
+      outcome = await attempt();
+    } catch (error) {
+      if (!(error instanceof StreamVersionConflictError) || !options.retryOnConflict || options.expectedVersion !== undefined) throw error;
+      outcome = await attempt();
+    }
+    await this.runner.awaitProjections(outcome.written);
+    return { state: outcome.state, version: outcome.version, events: outcome.events };
+  }
+
+  /**
+   * For a command that needs more than one stream, or its own rows (a
+   * number sequence), in one transaction: `work` loads and appends through
+   * the session; the read models are awaited after the commit.
+   */
+  async transaction<Result>(work: (session: CommandSession) => Promise<Result>): Promise<Result> {
+    const written: WrittenStream[] = [];
+    const result = await this.dataSource.transaction((tx) => work(new CommandSession(tx, this.eventStore, written)));
+    await this.runner.awaitProjections(written);
+    return result;
+  }
+}
+
+/** Loads and appends inside one command's transaction. */
+export class CommandSession {
+  constructor(
+    readonly tx: EntityManager,
+    private readonly eventStore: EventStore,
+    private readonly written: WrittenStream[],
+  ) {}
+
+  async load<State, Event extends DomainEvent>(stream: StreamRef, evolver: Evolver<State, Event>): Promise<LoadedStream<State>> {
+    return foldStream(await this.eventStore.readStream(stream, this.tx), evolver);
+  }
+
+  async append(appends: readonly StreamAppend[], metadata: EventMetadata): Promise<AppendResult> {
+    const result = await this.eventStore.append(appends, metadata, this.tx);
+    this.written.push(...result.written);
+    return result;
+  }
+}
+
+/** The one fold from stored events to state. */
+export function foldStream<State, Event extends DomainEvent>(events: readonly RecordedEvent[], evolver: Evolver<State, Event>): LoadedStream<State> {
+  const state = events.reduce((current, event) => evolver.evolve(current, event as unknown as Event), evolver.initialState());
+  return { state, version: events.length === 0 ? 0 : events[events.length - 1].streamVersion };
+}
+
+/** Gives decided domain events their identity and time of occurrence. */
+export function toNewEvents(events: readonly DomainEvent[], meta: CommandMetadata): NewEvent[] {
+  return events.map((event) => ({
+    eventId: meta.newId(),
+    type: event.type,
+    schemaVersion: event.schemaVersion,
+    data: event.data,
+    occurredAt: meta.now,
+  }));
+}

@@ -1,0 +1,57 @@
+import { Type } from '@nestjs/common';
+import { DomainEvent, Evolver } from '@billing/shared-kernel';
+import { Projection, Reactor, Upcaster } from '@billing/event-store';
+import { ProblemType } from '../problems/problem-catalogue';
+
+/** One event type a stream holds, with the schema version new events are written in. */
+export interface EventTypeDefinition {
+  readonly type: string;
+  readonly schemaVersion: number;
+}
+
+/** A stream type: what its ids are, which events it holds, and how older events are brought up to date. */
+export interface StreamDefinition<State = unknown, Event extends DomainEvent = DomainEvent> {
+  /** Stored in every event row; never renamed. */
+  readonly type: string;
+  /** How stream ids are made (documentation: e.g. "the invoice id, a random uuid"). */
+  readonly idScheme: string;
+  readonly events: readonly EventTypeDefinition[];
+  /** Applied to every stored event of this stream when read; events of the current version pass unchanged. */
+  readonly upcast?: Upcaster;
+  /** How the stream renders its resource as the API returns it (for notifications carrying the resource). */
+  readonly view?: { readonly evolver: Evolver<State, Event>; readonly toView: (state: State) => unknown | null };
+}
+
+/**
+ * A webhook notification a context publishes: named `resource.past_tense`
+ * (public API: never renamed), sent for each event of `eventType`, carrying
+ * the stream's resource view as of that event. `when` narrows it by the
+ * event's data (e.g. invoice.settled only when the settlement settles).
+ */
+export interface NotificationDefinition {
+  readonly name: string;
+  readonly streamType: string;
+  readonly eventType: string;
+  readonly description: string;
+  readonly when?: (data: unknown) => boolean;
+}
+
+/**
+ * The contract of a bounded context: everything the app, migrations,
+ * `npm run rebuild`, the problem catalogue and the webhook catalogue need is
+ * derived from the list of these. Adding a context is adding its folder and
+ * one line to that list.
+ */
+export interface BoundedContext {
+  readonly name: string;
+  readonly module: Type;
+  /** TypeORM migration classes for its own tables, in order. */
+  readonly migrations: readonly Function[];
+  readonly streams: readonly StreamDefinition<any, any>[];
+  /** Read models: pure, rebuildable, no side effects. */
+  readonly projections: readonly Projection[];
+  /** Side effects driven by events, as providers of the context's module; never replayed. */
+  readonly reactors: readonly Type<Reactor>[];
+  readonly notifications: readonly NotificationDefinition[];
+  readonly problems: Readonly<Record<string, ProblemType>>;
+}

@@ -1,0 +1,59 @@
+import { CallHandler, createParamDecorator, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { map, Observable } from 'rxjs';
+import { ValidationError } from '@billing/shared-kernel';
+
+/** ETags are the stream version, quoted: `"3"`. */
+export function etagFor(version: number): string {
+  return `"${version}"`;
+}
+
+/**
+ * A resource with its version, as a write or a single-resource read returns
+ * it. The response interceptor turns the version into the ETag header and,
+ * for a creation, `location` into the Location header; the body is the
+ * resource alone.
+ */
+export class Versioned<Resource> {
+  constructor(
+    readonly resource: Resource,
+    readonly version: number,
+    readonly location?: string,
+  ) {}
+}
+
+/** Sets ETag (and Location) from a Versioned result: the one place HTTP learns about versions. */
+@Injectable()
+export class VersionedResponseInterceptor implements NestInterceptor {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    return next.handle().pipe(
+      map((result) => {
+        if (!(result instanceof Versioned)) return result;
+        const reply = context.switchToHttp().getResponse<FastifyReply>();
+        reply.header('etag', etagFor(result.version));
+        if (result.location) reply.header('location', result.location);
+        return result.resource;
+      }),
+    );
+  }
+}
+
+const ETAG = /^(?:W\/)?"(\d{1,9})"$/;
+
+/**
+ * The version a write is based on, from `If-Match`: undefined when absent or
+ * `*` (whatever is current), else the number inside one ETag this service
+ * issued. Commands carry this number, never the header.
+ */
+export function parseIfMatch(header: string | undefined): number | undefined {
+  if (header === undefined || header.trim() === '*') return undefined;
+  const match = ETAG.exec(header.trim());
+  if (!match) throw ValidationError.at('/headers/if-match', 'must be one ETag returned by this service, such as "3"');
+  return Number(match[1]);
+}
+
+/** `@IfMatch() expectedVersion: number | undefined` in a controller method. */
+export const IfMatch = createParamDecorator((_data: unknown, context: ExecutionContext): number | undefined => {
+  const header = context.switchToHttp().getRequest<{ headers: Record<string, string | string[] | undefined> }>().headers['if-match'];
+  return parseIfMatch(Array.isArray(header) ? header.join(',') : header);
+});

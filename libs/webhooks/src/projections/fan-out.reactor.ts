@@ -1,0 +1,101 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { queryRows, Reactor, RecordedEvent } from '@billing/event-store';
+import { NotificationCatalogue } from '@billing/platform';
+import { RETRY_WINDOW_SECONDS, WEBHOOK_SUBSCRIPTION_STREAM_TYPE } from '../domain';
+import { deliveryIdFor, notificationIdFor } from '../ids';
+
+export const FAN_OUT_REACTOR = 'webhooks.fan-out';
+export const DELIVERIES_CHANNEL = 'webhook_deliveries';
+/** Set on the transaction's QueryRunner.data when deliveries were created: the dispatcher is woken after commit. */
+export const DELIVERIES_CREATED = 'webhooks.deliveriesCreated';
+
+/**
+ * Turns events into deliveries, in log order. Which notifications an event
+ * produces, and the resource they carry, come from the catalogue the
+ * contexts publish: this context knows no other context's events. It keeps
+ * its own list of active subscriptions (webhook_fanout_targets) from the
+ * Webhook* events it sees in the same order, so an event goes exactly to the
+ * subscriptions that were active before it, whatever the projections' progress.
+ *
+ * A reactor, not a projection: deliveries are inserted in the same transaction
+ * as its checkpoint, so each notification is queued exactly once, and it is
+ * never reset or replayed (`npm run rebuild` would otherwise send every
+ * notification again, or cancel pending deliveries).
+ */
+@Injectable()
+export class FanOutReactor implements Reactor {
+  readonly name = FAN_OUT_REACTOR;
+  readonly streamTypes = 'all' as const;
+
+  constructor(private readonly catalogue: NotificationCatalogue) {}
+
+  async react(events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
+    let created = false;
+    for (const event of events) {
+      if (event.streamType === WEBHOOK_SUBSCRIPTION_STREAM_TYPE) await trackSubscription(event, tx);
+      else created = (await this.fanOut(event, tx)) || created;
+    }
+    if (!created) return;
+    // Other processes' dispatchers hear this at commit; this process's is woken by the commit hook.
+    await tx.query(`select pg_notify($1, '')`, [DELIVERIES_CHANNEL]);
+    if (tx.queryRunner) tx.queryRunner.data[DELIVERIES_CREATED] = true;
+  }
+
+  private async fanOut(event: RecordedEvent, tx: EntityManager): Promise<boolean> {
+    const names = this.catalogue.namesFor(event);
+    if (names.length === 0) return false;
+    const targets = await queryRows<{ subscription_id: string }>(
+      tx,
+      `select subscription_id from webhook_fanout_targets where environment_id = $1 and active order by subscription_id`,
+      [event.environmentId],
+    );
+    if (targets.length === 0) return false;
+    const data = await this.catalogue.resourceAt(event, tx);
+    const deadline = new Date(event.occurredAt.getTime() + RETRY_WINDOW_SECONDS * 1000);
+    const subscriptionIds = targets.map((t) => t.subscription_id);
+    for (const [index, name] of names.entries()) {
+      const notificationId = notificationIdFor(event.eventId, name, index);
+      await tx.query(
+        `insert into webhook_notifications (environment_id, id, event_id, type, occurred_at, data)
+         values ($1, $2, $3, $4, $5, $6) on conflict do nothing`,
+        [event.environmentId, notificationId, event.eventId, name, event.occurredAt, JSON.stringify(data ?? null)],
+      );
+      await tx.query(
+        `insert into webhook_deliveries (environment_id, id, subscription_id, notification_id, status, next_attempt_at,
+           deadline_at, created_at)
+         select $1, d.id, d.subscription_id, $2, 'pending', $3, $4, $3
+           from unnest($5::uuid[], $6::uuid[]) as d(subscription_id, id)
+         on conflict do nothing`,
+        [event.environmentId, notificationId, event.occurredAt, deadline, subscriptionIds, subscriptionIds.map((id) => deliveryIdFor(notificationId, id))],
+      );
+    }
+    return true;
+  }
+}
+
+async function trackSubscription(event: RecordedEvent, tx: EntityManager): Promise<void> {
+  const key = [event.environmentId, event.streamId];
+  switch (event.type) {
+    case 'WebhookSubscribed':
+      await tx.query(
+        `insert into webhook_fanout_targets (environment_id, subscription_id, active) values ($1, $2, true)
+         on conflict (environment_id, subscription_id) do update set active = true`,
+        key,
+      );
+      return;
+    case 'WebhookDisabled':
+    case 'WebhookUnsubscribed': {
+      await tx.query(`update webhook_fanout_targets set active = false where environment_id = $1 and subscription_id = $2`, key);
+      // What is still queued for it will not be sent.
+      await tx.query(
+        `update webhook_deliveries set status = $3, lease_expires_at = null, lease_token = null, next_attempt_at = null
+          where environment_id = $1 and subscription_id = $2 and status = 'pending'`,
+        [...key, event.type === 'WebhookDisabled' ? 'disabled' : 'cancelled'],
+      );
+      return;
+    }
+    default:
+      return;
+  }
+}
