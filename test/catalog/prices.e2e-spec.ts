@@ -467,7 +467,7 @@ describe('Prices over HTTP', () => {
       const token = t.token([environment]);
       const as = { environment, token };
       const product = await t.request('POST', '/products', { body: { name: 'Widget' }, ...as });
-      const active = await createPrice(t, monthlyFee({ name: 'active', productId: product.body.id }), as);
+      await createPrice(t, monthlyFee({ name: 'active', productId: product.body.id }), as);
       const archived = await createPrice(t, monthlyFee({ name: 'archived' }), as);
       await t.request('PUT', `/prices/${archived.id}/archive`, as);
       const names = async (query: string) => (await t.request('GET', `/prices${query}`, as)).body.items.map((p: { name: string }) => p.name);
