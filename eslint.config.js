@@ -10,7 +10,7 @@ const tseslint = require('typescript-eslint');
 
 /** Frameworks, drivers and I/O. Node's pure computations (node:crypto hashing, node:net address parsing) are allowed. */
 const FRAMEWORKS = ['@nestjs/*', 'typeorm', 'typeorm/*', 'pg', 'pg-*', 'class-validator', 'class-transformer', 'fastify', 'fastify/*', 'passport*', 'rxjs', 'jsonwebtoken'];
-const IO = ['fs', 'http', 'https', 'dns', 'child_process', 'worker_threads', 'cluster'].flatMap((name) => [name, `node:${name}`, `${name}/*`, `node:${name}/*`]);
+const IO = ['fs', 'http', 'https', 'dns', 'child_process', 'worker_threads', 'cluster'].flatMap((name) => [name, `node:${name}`]);
 
 module.exports = tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.data/**', 'coverage/**'] },
