@@ -20,3 +20,4 @@ export * from './http/resource-id.pipe';
 export * from './http/edge';
 export * from './http/hostile-input';
 export * from './auth/jwt.strategy';
+export * from './metrics/metrics';

@@ -11,6 +11,7 @@ import { BOUNDED_CONTEXTS, ContextWiring } from './context/context-wiring';
 import { NotificationCatalogue } from './context/notification-catalogue';
 import { databaseProviders } from './database/database.providers';
 import { HealthController } from './health/health.controller';
+import { Metrics, MetricsController } from './metrics/metrics';
 import { Clock, SystemClock } from './http/request-context';
 import { VersionedResponseInterceptor } from './http/versioned';
 import { registerProblemTypes } from './problems/problem-catalogue';
@@ -31,7 +32,7 @@ export class PlatformModule {
     return {
       module: PlatformModule,
       imports: [CqrsModule.forRoot(), PassportModule.register({ session: false })],
-      controllers: [HealthController, ProblemsController],
+      controllers: [HealthController, ProblemsController, MetricsController],
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: Clock, useValue: options.clock ?? new SystemClock() },
@@ -43,12 +44,13 @@ export class PlatformModule {
           useFactory: (eventStore: EventStore) => new NotificationCatalogue(options.contexts, eventStore),
         },
         ContextWiring,
+        Metrics,
         JwtStrategy,
         { provide: APP_GUARD, useClass: CallerGuard },
         { provide: APP_INTERCEPTOR, useClass: VersionedResponseInterceptor },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
       ],
-      exports: [APP_CONFIG, Clock, ...databaseProviders, NotificationCatalogue, CqrsModule],
+      exports: [APP_CONFIG, Clock, ...databaseProviders, NotificationCatalogue, Metrics, CqrsModule],
     };
   }
 }

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CommandPath } from '@billing/event-store';
-import { APP_CONFIG, AppConfig, Clock } from '@billing/platform';
+import { APP_CONFIG, AppConfig, Clock, Metrics } from '@billing/platform';
 import { loadWebhooksConfig, WEBHOOKS_CONFIG, WebhooksConfig } from './config/webhooks-config';
 import { WebhookDispatcher } from './delivery/dispatcher';
 import { WebhooksController } from './http/webhooks.controller';
@@ -27,7 +27,7 @@ import { FanOutReactor } from './projections/fan-out.reactor';
     WebhooksReadModel,
     {
       provide: WebhookDispatcher,
-      inject: [DataSource, Clock, CommandPath, SignatureKeyVault, WEBHOOKS_CONFIG, APP_CONFIG],
+      inject: [DataSource, Clock, CommandPath, SignatureKeyVault, WEBHOOKS_CONFIG, APP_CONFIG, Metrics],
       useFactory: (
         dataSource: DataSource,
         clock: Clock,
@@ -35,7 +35,15 @@ import { FanOutReactor } from './projections/fan-out.reactor';
         vault: SignatureKeyVault,
         config: WebhooksConfig,
         appConfig: AppConfig,
-      ) => new WebhookDispatcher({ dataSource, clock, commands, vault, databaseUrl: appConfig.databaseUrl }, config),
+        metrics: Metrics,
+      ) => {
+        const outcomes = metrics.counter('webhook_deliveries_total', 'Webhook delivery attempts by outcome.', ['outcome']);
+        metrics.gauge('webhook_deliveries_pending', 'Deliveries waiting to be sent (all environments).', [], async (gauge) => {
+          const [row] = await dataSource.query(`select count(*)::int as pending from webhook_deliveries where status = 'pending'`);
+          gauge.set(row.pending);
+        });
+        return new WebhookDispatcher({ dataSource, clock, commands, vault, databaseUrl: appConfig.databaseUrl, outcomes }, config);
+      },
     },
     WebhooksLifecycle,
     FanOutReactor,

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { authenticate } from '../auth/guards';
 import { AppConfig } from '../config/app-config';
 import { JsonLogger } from '../logging/json-logger';
+import { Metrics } from '../metrics/metrics';
 import { buildProblem, HttpProblem, PROBLEM_CONTENT_TYPE } from '../problems/problem';
 import { sendProblem } from '../problems/problem-details.filter';
 import { AuthenticatedRequest } from './request-context';
@@ -67,7 +68,7 @@ export function edgeServerOptions(config: AppConfig): FastifyHttpOptions<Server>
  *   store (U+0000, unpaired surrogates), and so are path and query parameters;
  * - every answer carries the request id, and is logged once.
  */
-export function installEdgeHooks(fastify: FastifyInstance, logger: JsonLogger | false): void {
+export function installEdgeHooks(fastify: FastifyInstance, logger: JsonLogger | false, metrics: Metrics): void {
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   fastify.removeContentTypeParser(['application/json', 'text/plain']);
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
@@ -107,6 +108,11 @@ export function installEdgeHooks(fastify: FastifyInstance, logger: JsonLogger | 
 
   fastify.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+  fastify.addHook('onResponse', async (request, reply) => {
+    // The route template, never the raw URL: one series per operation, whatever the ids.
+    const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
+    metrics.httpDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
   });
   if (logger) {
     fastify.addHook('onResponse', async (request, reply) => {

@@ -53,6 +53,8 @@ export interface DispatcherDependencies {
   readonly vault: SignatureKeyVault;
   /** For LISTEN; null: poll only. */
   readonly databaseUrl: string | null;
+  /** Counts each delivery's outcome (webhook_deliveries_total). */
+  readonly outcomes?: { inc(labels: { outcome: DeliveryOutcome }): void };
 }
 
 const GONE_REASON = 'receiver answered 410 Gone';
@@ -186,8 +188,14 @@ export class WebhookDispatcher {
     }));
   }
 
-  /** Sends one claimed delivery (no transaction open) and records the attempt and the new state. */
+  /** Sends one claimed delivery (no transaction open) and records the attempt, the new state and the outcome's count. */
   async deliver(delivery: ClaimedDelivery): Promise<DeliveryOutcome> {
+    const outcome = await this.attempt(delivery);
+    this.deps.outcomes?.inc({ outcome });
+    return outcome;
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<DeliveryOutcome> {
     const { subscription } = delivery;
     if (!subscription || subscription.status !== 'active' || !subscription.encryptedSignatureKey) {
       const status = subscription?.status === 'disabled' ? 'disabled' : 'cancelled';
