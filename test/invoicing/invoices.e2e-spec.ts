@@ -389,6 +389,41 @@ describe('Invoices over HTTP', () => {
       await expectReadModelMatchesStream(t, draft.body.id);
     });
 
+    it('drafts show and book at the tax code’s current rate; booked invoices keep theirs; copies take today’s, credit notes the credited invoice’s', async () => {
+      expect((await t.request('POST', '/tax-codes', { body: { code: 'STD', rate: 0.25, taxable: true } })).status).toBe(201);
+      const line = { quantity: 1, unitAmount: 1000, taxCode: 'STD' };
+      const bookedEarlier = await t.request('PUT', `/invoices/${(await createDraft({ items: [line] })).body.id}/book`);
+      expect(bookedEarlier.body).toMatchObject({ totalVat: 250, totalInclVat: 1250 });
+      const draft = (await createDraft({ items: [line, { quantity: 1, unitAmount: 500 }] })).body;
+      expect(draft).toMatchObject({ totalVat: 250, totalInclVat: 1750 });
+
+      expect((await t.request('PUT', '/tax-codes/STD', { body: { rate: 0.2 } })).status).toBe(200);
+      const shown = await t.request('GET', `/invoices/${draft.id}`);
+      expect(shown.body.items[0]).toMatchObject({ amount: 1000, taxAmount: 200, tax: { taxable: true, taxCode: 'STD', taxRate: 0.2 } });
+      expect(shown.body).toMatchObject({ totalExclVat: 1500, totalVat: 200, totalInclVat: 1700, totalDue: 1700 });
+      expect(shown.headers.get('etag')).toBe('"1"');
+      const listed = (await t.request('GET', '/invoices?status=draft&limit=100')).body.items.find((i: any) => i.id === draft.id);
+      expect(listed).toMatchObject({ totalVat: 200, totalInclVat: 1700 });
+      await expectReadModelMatchesStream(t, draft.id);
+
+      const booked = await t.request('PUT', `/invoices/${draft.id}/book`);
+      expect(booked.body).toMatchObject({ status: 'booked', totalVat: 200, totalInclVat: 1700 });
+      expect(booked.body.items[0].tax.taxRate).toBe(0.2);
+      expect(await expectReadModelMatchesStream(t, bookedEarlier.body.id)).toMatchObject({ totalVat: 250, totalInclVat: 1250 });
+
+      const copy = await t.request('POST', `/invoices/${bookedEarlier.body.id}/duplicate`);
+      expect(copy.body).toMatchObject({ type: 'invoice', totalVat: 200, totalInclVat: 1200 });
+      const credit = await t.request('POST', `/invoices/${bookedEarlier.body.id}/duplicate`, { body: { reverse: true } });
+      expect(credit.body).toMatchObject({ type: 'credit_note', totalVat: -250, totalInclVat: -1250 });
+
+      // a later change reaches the booked ones no more, the remaining drafts again
+      expect((await t.request('PUT', '/tax-codes/STD', { body: { taxable: false } })).status).toBe(200);
+      expect((await t.request('GET', `/invoices/${draft.id}`)).body).toMatchObject({ totalVat: 200 });
+      expect((await t.request('GET', `/invoices/${copy.body.id}`)).body).toMatchObject({ totalVat: 0, totalInclVat: 1000 });
+      expect((await t.request('GET', `/invoices/${credit.body.id}`)).body).toMatchObject({ totalVat: -250 });
+      await expectReadModelMatchesStream(t, copy.body.id);
+    });
+
     it('409 invoice-already-booked, 409 invoice-has-no-lines, and neither consumes a number', async () => {
       const other = otherEnvironment(t);
       const env = { environment: other.environmentId, token: other.token };

@@ -254,6 +254,7 @@ describe('BookInvoice', () => {
           handle: 'INV-000001',
           date: '2025-02-01',
           dueDate: '2025-02-15',
+          lines,
           totalExclVat: 3347,
           totalVat: 792,
           totalInclVat: 4139,
