@@ -700,13 +700,15 @@ describe('Invoices over HTTP', () => {
 
     const newestFirst = () => [...ids.slice(5).sort().reverse(), ids[4], ids[3], ids[2], ids[1], ids[0]];
 
-    it('200 newest first with the full invoices, default limit 20, nextPageToken null on the last page', async () => {
+    it('200 newest first with the invoices less their lines and settlements, default limit 20, nextPageToken null on the last page', async () => {
       const response = await other().request('GET', '/invoices');
       expect(response.status).toBe(200);
       expect(response.body.items.map((i: any) => i.id)).toEqual(newestFirst());
       expect(response.body.nextPageToken).toBeNull();
-      const single = await other().request('GET', `/invoices/${ids[1]}`);
-      expect(response.body.items[5]).toEqual(single.body);
+      const { items: lines, settlements, ...summary } = (await other().request('GET', `/invoices/${ids[1]}`)).body;
+      expect(lines).toHaveLength(1);
+      expect(settlements).toHaveLength(1);
+      expect(response.body.items[5]).toEqual(summary);
     });
 
     it('pages with limit and pageToken without skipping or repeating', async () => {
@@ -819,6 +821,11 @@ describe('Invoices over HTTP', () => {
       expect(Object.keys(body.components.schemas.UpdateInvoiceDto.properties).sort()).toEqual(['currency', 'date', 'dueDate', 'items']);
       expect(body.components.schemas.InvoiceDetailDto.properties).toHaveProperty('totalDue');
       expect(body.paths['/invoices'].get.responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/InvoicePageDto');
+      expect(body.components.schemas.InvoicePageDto.properties.items.items.$ref).toBe('#/components/schemas/InvoiceSummaryDto');
+      expect(Object.keys(body.components.schemas.InvoiceSummaryDto.properties)).not.toEqual(expect.arrayContaining(['items']));
+      expect(Object.keys(body.components.schemas.InvoiceSummaryDto.properties)).not.toEqual(expect.arrayContaining(['settlements']));
+      expect(body.components.schemas.CreateInvoiceDto.properties.items.maxItems).toBe(500);
+      expect(body.components.schemas.UpdateInvoiceDto.properties.items.maxItems).toBe(500);
     });
   });
 });

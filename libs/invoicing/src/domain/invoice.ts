@@ -45,6 +45,13 @@ import { NO_TAX, ResolvedTax, TaxRegister } from './tax-code';
  * credit, which their lines copy.
  */
 
+/**
+ * Lines per invoice. Generous for any bill a person reads (a detailed usage
+ * invoice runs to a few hundred lines) while keeping an invoice, its events
+ * and its webhook notifications a few hundred kilobytes at most.
+ */
+export const MAX_INVOICE_LINES = 500;
+
 export type InvoiceStatus = 'draft' | 'booked';
 export type InvoiceType = 'invoice' | 'credit_note';
 
@@ -575,7 +582,7 @@ export interface InvoiceLineView {
   readonly discount: { readonly percentage: number | null; readonly amount: number };
 }
 
-/** Exactly the InvoiceDetail of INTERFACE.md, no other properties. */
+/** Exactly the InvoiceDetail of the README's invoice resource, no other properties. */
 export interface InvoiceView {
   readonly id: string;
   readonly handle: string | null;
@@ -596,6 +603,13 @@ export interface InvoiceView {
   readonly totalInclVat: number;
   readonly totalDue: number;
 }
+
+/**
+ * An invoice in a list: the InvoiceDetail without its two collections (`items`
+ * and `settlements`), so a page of 100 is bounded whatever the invoices hold;
+ * GET /invoices/{id} has them.
+ */
+export type InvoiceSummaryView = Omit<InvoiceView, 'items' | 'settlements'>;
 
 export function toInvoiceView(invoice: Invoice): InvoiceView {
   const { street1, street2, postalCode, city, county, country, state } = invoice.customer.billingAddress;
@@ -648,6 +662,7 @@ function existing(state: InvoiceState, invoiceId: string): Invoice {
 
 /** Replaces the lines: a given id must name a line of the invoice (and keeps it), no id gets a new one. */
 function buildLines(items: readonly InvoiceLineInput[], current: readonly InvoiceLine[], meta: CommandMetadata): InvoiceLine[] {
+  if (items.length > MAX_INVOICE_LINES) throw ValidationError.at('/items', `must have at most ${MAX_INVOICE_LINES} lines (has ${items.length})`);
   const known = new Set(current.map((line) => line.id));
   const seen = new Set<string>();
   const lines = items.map((item, i) => {

@@ -17,6 +17,7 @@ import {
   InvoiceLine,
   InvoiceLineInput,
   InvoiceState,
+  MAX_INVOICE_LINES,
   decideAddSettlement,
   decideBookInvoice,
   decideCreateInvoice,
@@ -139,6 +140,11 @@ describe('CreateInvoice', () => {
     });
   });
 
+  it('given no invoice, when created with exactly MAX_INVOICE_LINES (500) lines, then created', () => {
+    const [event] = decideCreateInvoice({ ...createCommand, items: Array.from({ length: MAX_INVOICE_LINES }, () => ({ quantity: 1, unitAmount: 1 })) }, given(), metaAt());
+    expect((event as InvoiceCreated).data.lines).toHaveLength(500);
+  });
+
   it('given an invoice, when created again, then 409 invoice-exists', () => {
     expectError(() => decideCreateInvoice(createCommand, given(created), metaAt()), ConflictError, 'invoice-exists');
   });
@@ -155,6 +161,7 @@ describe('CreateInvoice', () => {
     ['a period ending before it starts', { items: [{ ...items[0], periodStart: '2025-02-10', periodEnd: '2025-02-09' }] }, '/items/0/periodEnd'],
     ['an invalid period date', { items: [{ ...items[0], periodStart: '10/02/2025' }] }, '/items/0/periodStart'],
     ['a discount with both kinds', { items: [{ ...items[0], discount: { percentage: 1, amount: 1 } }] }, '/items/0/discount'],
+    ['501 lines (at most MAX_INVOICE_LINES)', { items: Array.from({ length: MAX_INVOICE_LINES + 1 }, () => ({ quantity: 1, unitAmount: 1 })) }, '/items'],
     [
       'totals beyond the limit',
       { items: [{ quantity: 1, unitAmount: Number.MAX_SAFE_INTEGER }, { quantity: 1, unitAmount: 1 }] },
@@ -208,6 +215,11 @@ describe('UpdateInvoice', () => {
   it('given a draft, when dueDate and items are null, then they are cleared', () => {
     const [event] = decideUpdateInvoice({ invoiceId: 'inv-1', date: '2025-02-01', currency: 'EUR', dueDate: null, items: null }, given(created), metaAt());
     expect(event.data).toMatchObject({ dueDate: null, lines: [] });
+  });
+
+  it('given a draft, when updated with 501 lines, then 422 at /items', () => {
+    const many = Array.from({ length: MAX_INVOICE_LINES + 1 }, () => ({ quantity: 1, unitAmount: 1 }));
+    expectError(() => decideUpdateInvoice({ invoiceId: 'inv-1', date: '2025-02-01', currency: null, items: many }, given(created), metaAt()), ValidationError, 'validation-failed', '/items');
   });
 
   it('given a booked invoice, when updated, then 409 invoice-not-draft', () => {

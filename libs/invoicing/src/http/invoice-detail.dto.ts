@@ -1,4 +1,5 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, OmitType } from '@nestjs/swagger';
+import { MAX_INVOICE_LINES } from '../domain';
 
 /** Response documentation: exactly the InvoiceDetail of the interface. */
 export class AddressDto {
@@ -64,7 +65,7 @@ export class InvoiceDetailDto {
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) updatedAt!: string | null;
   @ApiProperty({ type: () => InvoiceCustomerDto }) customer!: InvoiceCustomerDto;
-  @ApiProperty({ type: () => [InvoiceLineDto], nullable: true, readOnly: true }) items!: InvoiceLineDto[];
+  @ApiProperty({ type: () => [InvoiceLineDto], nullable: true, readOnly: true, maxItems: MAX_INVOICE_LINES, description: `The lines, at most ${MAX_INVOICE_LINES}.` }) items!: InvoiceLineDto[];
   @ApiProperty({ type: () => [InvoiceSettlementDto], nullable: true, readOnly: true }) settlements!: InvoiceSettlementDto[];
   @ApiProperty({ type: Number, format: 'int64', readOnly: true }) totalExclVat!: number;
   @ApiProperty({ type: Number, format: 'int64', readOnly: true }) totalVat!: number;
@@ -72,8 +73,15 @@ export class InvoiceDetailDto {
   @ApiProperty({ type: Number, format: 'int64', readOnly: true, description: 'totalInclVat minus the settled sum.' }) totalDue!: number;
 }
 
+/** An invoice in a list: the InvoiceDetail without `items` (lines) and `settlements`, so a page stays small. */
+export class InvoiceSummaryDto extends OmitType(InvoiceDetailDto, ['items', 'settlements'] as const) {}
+
 export class InvoicePageDto {
-  @ApiProperty({ type: () => [InvoiceDetailDto] }) items!: InvoiceDetailDto[];
+  @ApiProperty({
+    type: () => [InvoiceSummaryDto],
+    description: 'Invoices without their lines and settlements (GET /invoices/{invoiceId} has them), so a page of up to 100 stays small.',
+  })
+  items!: InvoiceSummaryDto[];
   @ApiProperty({ type: String, nullable: true, description: 'Pass as pageToken for the next page; null on the last page.' }) nextPageToken!: string | null;
 }
 

@@ -52,7 +52,12 @@ export class InvoicesController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List invoices', description: 'Newest first (createdAt, then id, descending), keyset paged with an opaque pageToken. Filters combine with and.' })
+  @ApiOperation({
+    summary: 'List invoices',
+    description:
+      'Newest first (createdAt, then id, descending), keyset paged with an opaque pageToken. Filters combine with and. ' +
+      'Items are invoices without `items` (lines) and `settlements`; GET /invoices/{invoiceId} has them.',
+  })
   @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
   @ApiQuery({ name: 'pageToken', required: false, schema: { type: 'string' }, description: 'nextPageToken of the previous page.' })
   @ApiQuery({ name: 'status', required: false, enum: STATUSES })

@@ -3,7 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ValidationError } from '@billing/shared-kernel';
 import { queryRows } from '@billing/event-store';
 import { Page } from '@billing/platform';
-import { InvoiceLineInput, InvoiceView, NO_TAX, ResolvedTax, TaxRegister } from '../domain';
+import { InvoiceLineInput, InvoiceSummaryView, InvoiceView, NO_TAX, ResolvedTax, TaxRegister } from '../domain';
 import { decodeInvoiceKey, decodeTaxCodeKey, encodeInvoiceKey, encodeTaxCodeKey } from './page-tokens';
 import { TaxCodeView, Versioned } from './streams';
 
@@ -17,8 +17,8 @@ export interface InvoiceFilter {
 /** A line as it arrives in a request: the tax code named, not yet resolved. */
 export type RequestedLine = Omit<InvoiceLineInput, 'tax'> & { readonly taxCode?: string | null };
 
-interface InvoiceRow {
-  view: InvoiceView;
+interface InvoiceRow<View = InvoiceView> {
+  view: View;
   version: number;
   created_at: Date;
   id: string;
@@ -43,8 +43,12 @@ export class InvoicingReadModel {
     return row ? { view: row.view, version: row.version } : null;
   }
 
-  /** Newest first, keyset paging on (created_at desc, id desc). */
-  async invoices(environmentId: string, filter: InvoiceFilter, limit: number, pageToken?: string): Promise<Page<InvoiceView>> {
+  /**
+   * Newest first, keyset paging on (created_at desc, id desc). Items are
+   * summaries: Postgres drops the lines and settlements before sending the
+   * rows, so neither the page nor the service's memory grows with them.
+   */
+  async invoices(environmentId: string, filter: InvoiceFilter, limit: number, pageToken?: string): Promise<Page<InvoiceSummaryView>> {
     const params: unknown[] = [environmentId];
     const where = ['environment_id = $1'];
     const add = (column: string, value: string | undefined) => {
@@ -62,9 +66,9 @@ export class InvoicingReadModel {
       where.push(`(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
     }
     params.push(limit + 1);
-    const rows = await queryRows<InvoiceRow>(
+    const rows = await queryRows<InvoiceRow<InvoiceSummaryView>>(
       this.dataSource.manager,
-      `select id, created_at, view from invoices where ${where.join(' and ')}
+      `select id, created_at, view - 'items' - 'settlements' as view from invoices where ${where.join(' and ')}
         order by created_at desc, id desc limit $${params.length}`,
       params,
     );
