@@ -92,7 +92,7 @@ describe('Invoices over HTTP', () => {
             amount: 4998,
             taxAmount: 1274,
             tax: VAT255,
-            discount: { percentage: null, amount: 0 },
+            discount: { amount: 0 },
           },
           {
             id: expect.any(String),
@@ -106,7 +106,7 @@ describe('Invoices over HTTP', () => {
             amount: 4000,
             taxAmount: 0,
             tax: NO_TAX,
-            discount: { percentage: null, amount: 998 },
+            discount: { amount: 998 },
           },
         ],
         settlements: [],
@@ -585,8 +585,8 @@ describe('Invoices over HTTP', () => {
       });
       expect(creditNote.items.map((i: any) => [i.quantity, i.unitAmount, i.amount, i.taxAmount, i.discount])).toEqual([
         [2.5, -1999, -4498, -1147, { percentage: 10, amount: -500 }],
-        [2.5, -1999, -4998, -1274, { percentage: null, amount: 0 }],
-        [2.5, -1999, -4000, 0, { percentage: null, amount: -998 }],
+        [2.5, -1999, -4998, -1274, { amount: 0 }],
+        [2.5, -1999, -4000, 0, { amount: -998 }],
       ]);
       expect(creditNote.items.map((i: any) => i.tax)).toEqual([VAT255, VAT255, NO_TAX]);
 
@@ -773,6 +773,68 @@ describe('Invoices over HTTP', () => {
     it('401 and 403', async () => {
       expectProblem(await t.request('GET', '/invoices', { token: null }), 401, 'unauthorized');
       expectProblem(await t.request('GET', '/invoices', { token: t.token([randomUUID()]) }), 403, 'forbidden-environment');
+    });
+  });
+
+  describe('nulls only where the interface allows them', () => {
+    /** Paths (array indexes as []) of every null in a JSON value. */
+    const nullPaths = (value: unknown, path = ''): string[] =>
+      value === null
+        ? [path]
+        : Array.isArray(value)
+          ? value.flatMap((item) => nullPaths(item, `${path}[]`))
+          : typeof value === 'object' && value !== undefined
+            ? Object.entries(value as object).flatMap(([key, item]) => nullPaths(item, path ? `${path}.${key}` : key))
+            : [];
+    /** The members INTERFACE.md marks nullable in InvoiceDetail and what it contains. */
+    const NULLABLE = new Set([
+      'handle',
+      'memo',
+      'dueDate',
+      'currency',
+      'updatedAt',
+      'items',
+      'settlements',
+      'customer.handle',
+      'customer.name',
+      ...['street1', 'street2', 'postalCode', 'city', 'county', 'country', 'state'].map((field) => `customer.billingAddress.${field}`),
+      ...['sku', 'title', 'description', 'periodStart', 'periodEnd', 'tax.taxCode'].map((field) => `items[].${field}`),
+      'settlements[].reference',
+      'settlements[].note',
+    ]);
+
+    it('an invoice with every kind of line, settled and credited, has nulls only in nullable members; a discount shows percentage only when it is one', async () => {
+      const booked = await bookedWorkedInvoice();
+      await t.request('POST', `/invoices/${booked.id}/settlements`, { body: { date: '2026-01-20', amount: 100 } });
+      const cn = (await t.request('POST', `/invoices/${booked.id}/duplicate`, { body: { reverse: true } })).body;
+      await t.request('PUT', `/invoices/${cn.id}/book`);
+      const draft = (await createDraft({ customer: { id: randomUUID(), handle: null, name: null }, memo: null, dueDate: null, items: WORKED_ITEMS })).body;
+      for (const id of [booked.id, cn.id, draft.id]) {
+        const invoice = (await t.request('GET', `/invoices/${id}`)).body;
+        expect(nullPaths(invoice).filter((path) => !NULLABLE.has(path))).toEqual([]);
+        const [percentage, none, fixed] = invoice.items;
+        expect(percentage.discount).toEqual({ percentage: 10, amount: expect.any(Number) });
+        expect(none.discount).toEqual({ amount: 0 });
+        expect(fixed.discount).toEqual({ amount: expect.any(Number) });
+      }
+      const page = (await t.request('GET', '/invoices?limit=100')).body;
+      expect(page.items.flatMap((invoice: unknown) => nullPaths(invoice)).filter((path: string) => !NULLABLE.has(path))).toEqual([]);
+    });
+
+    it('the OpenAPI document marks nullable only those members, and says when percentage is omitted', async () => {
+      const { body } = await t.request('GET', '/openapi.json', { token: null, environment: null });
+      const schemas = body.components.schemas;
+      const nullableIn = (name: string, prefix: string): string[] =>
+        Object.entries(schemas[name].properties as Record<string, any>).flatMap(([key, schema]) => {
+          const path = `${prefix}${key}`;
+          const own = schema.nullable ? [path] : [];
+          const ref: string | undefined = schema.$ref ?? schema.items?.$ref ?? schema.allOf?.[0]?.$ref;
+          const child = ref ? ref.split('/').pop()! : undefined;
+          return [...own, ...(child ? nullableIn(child, schema.type === 'array' ? `${path}[].` : `${path}.`) : [])];
+        });
+      expect(nullableIn('InvoiceDetailDto', '').filter((path) => !NULLABLE.has(path))).toEqual([]);
+      expect(schemas.InvoiceLineDiscountDto.required ?? []).not.toContain('percentage');
+      expect(schemas.InvoiceLineDiscountDto.properties.percentage.description).toMatch(/omitted/);
     });
   });
 

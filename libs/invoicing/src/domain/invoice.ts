@@ -578,8 +578,11 @@ export interface InvoiceLineView {
   readonly amount: number;
   readonly taxAmount: number;
   readonly tax: { readonly taxable: boolean; readonly taxCode: string | null; readonly taxRate: number };
-  /** percentage as given (null for none or a fixed discount); amount: the discount in cents */
-  readonly discount: { readonly percentage: number | null; readonly amount: number };
+  /**
+   * amount: the discount in cents (0 for none); percentage: as given, present
+   * only on a percentage discount (the interface does not let it be null).
+   */
+  readonly discount: { readonly percentage?: number; readonly amount: number };
 }
 
 /** Exactly the InvoiceDetail of the README's invoice resource, no other properties. */
@@ -643,7 +646,7 @@ export function toInvoiceView(invoice: Invoice): InvoiceView {
       amount: line.amount,
       taxAmount: line.taxAmount,
       tax: { taxable: line.tax.taxable, taxCode: line.tax.taxCode, taxRate: line.tax.taxRate },
-      discount: { percentage: line.discount?.percentage ?? null, amount: line.discountAmount },
+      discount: line.discount?.percentage == null ? { amount: line.discountAmount } : { percentage: line.discount.percentage, amount: line.discountAmount },
     })),
     settlements: invoice.settlements.map(({ date, amount, reference, note }) => ({ date, amount, reference, note })),
     totalExclVat: invoice.totalExclVat,

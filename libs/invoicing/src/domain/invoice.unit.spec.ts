@@ -457,7 +457,7 @@ describe('evolve and toInvoiceView', () => {
       updatedAt: NOW,
       customer,
       items: [
-        { id: 'id-1', ...noText, title: 'Seat', quantity: 2, unitAmount: 1000, amount: 2000, taxAmount: 500, tax: VAT25, discount: { percentage: null, amount: 0 } },
+        { id: 'id-1', ...noText, title: 'Seat', quantity: 2, unitAmount: 1000, amount: 2000, taxAmount: 500, tax: VAT25, discount: { amount: 0 } },
         {
           id: 'id-2',
           ...noText,
@@ -471,7 +471,7 @@ describe('evolve and toInvoiceView', () => {
           tax: VAT255,
           discount: { percentage: 23.5, amount: 352 },
         },
-        { id: 'id-3', ...noText, description: 'Setup', quantity: 1, unitAmount: 300, amount: 200, taxAmount: 0, tax: NO_TAX, discount: { percentage: null, amount: 100 } },
+        { id: 'id-3', ...noText, description: 'Setup', quantity: 1, unitAmount: 300, amount: 200, taxAmount: 0, tax: NO_TAX, discount: { amount: 100 } },
       ],
       settlements: [{ date: '2025-02-10', amount: 139, reference: null, note: 'partial' }],
       totalExclVat: 3347,

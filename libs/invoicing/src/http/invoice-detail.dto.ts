@@ -16,7 +16,7 @@ export class InvoiceCustomerDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ type: String, nullable: true }) handle!: string | null;
   @ApiProperty({ type: String, nullable: true }) name!: string | null;
-  @ApiProperty({ type: () => AddressDto, required: false }) billingAddress!: AddressDto;
+  @ApiProperty({ type: () => AddressDto, description: 'Always present; its members are null when unknown.' }) billingAddress!: AddressDto;
 }
 
 export class InvoiceLineTaxDto {
@@ -26,7 +26,13 @@ export class InvoiceLineTaxDto {
 }
 
 export class InvoiceLineDiscountDto {
-  @ApiProperty({ type: Number, format: 'double', nullable: true, description: 'The percentage as given, null for a fixed discount or none.' }) percentage!: number | null;
+  @ApiProperty({
+    type: Number,
+    format: 'double',
+    required: false,
+    description: 'The percentage as given (23.5 means 23.5%). Present only on a percentage discount: omitted for a fixed discount or none.',
+  })
+  percentage?: number;
   @ApiProperty({ type: Number, format: 'int64', description: 'The discount in the lowest currency unit.' }) amount!: number;
 }
 
