@@ -483,6 +483,16 @@ describe('Prices over HTTP', () => {
       expectPointers(await t.request('GET', '/prices?archived=yes&productId=p1&limit=0', as), ['/query/archived', '/query/productId', '/query/limit']);
     });
 
+    it.each([
+      ['an unknown parameter', 'sort=name', '/query/sort'],
+      ['a misspelt filter', 'archive=true', '/query/archive'],
+      ['an unknown parameter beside valid ones', 'limit=5&archived=true&product=x', '/query/product'],
+      ['a repeated parameter', 'archived=true&archived=false', '/query/archived'],
+      ['a repeated limit', 'limit=1&limit=2', '/query/limit'],
+    ])('422 at /query/<name> for %s, as on the invoicing lists', async (_label, query, pointer) => {
+      expectPointers(await t.request('GET', `/prices?${query}`), [pointer]);
+    });
+
     it('lists only the caller\'s environment', async () => {
       const environment = randomUUID();
       const token = t.token([environment]);
