@@ -27,7 +27,6 @@ describe('Prices over HTTP', () => {
       expect(response.body).toEqual({
         id: expect.stringMatching(UUID),
         name: 'Pro monthly',
-        description: null,
         priceModel: 'fee',
         purchase: 'recurring',
         termCount: 1,
@@ -123,9 +122,12 @@ describe('Prices over HTTP', () => {
         expect(response.body.errors).toContainEqual({ pointer: '/termUnit', detail: 'is not allowed for a one_time price' });
       });
 
-      it('one_time without a term: 201 with termCount and termUnit null', async () => {
+      it('one_time without a term: 201 without termCount and termUnit (omitted, never null)', async () => {
         const price = await createPrice(t, monthlyFee({ purchase: 'one_time', termCount: undefined, termUnit: undefined }));
-        expect(price).toMatchObject({ purchase: 'one_time', termCount: null, termUnit: null });
+        expect(price).toMatchObject({ purchase: 'one_time' });
+        expect(price).not.toHaveProperty('termCount');
+        expect(price).not.toHaveProperty('termUnit');
+        expect((await t.request('GET', `/prices/${price.id}`)).body).toEqual(price);
       });
 
       it('rejects an unknown termUnit, priceModel and purchase', async () => {
@@ -260,7 +262,8 @@ describe('Prices over HTTP', () => {
         body: { termCount: 3, description: null, pricing: { usd: { unitAmount: 1700 } } },
       });
       expect(response.status).toBe(200);
-      expect(response.body).toMatchObject({ name: 'Pro monthly', termCount: 3, termUnit: 'month', description: null, pricing: { usd: { unitAmount: 1700 } } });
+      expect(response.body).toMatchObject({ name: 'Pro monthly', termCount: 3, termUnit: 'month', pricing: { usd: { unitAmount: 1700 } } });
+      expect(response.body).not.toHaveProperty('description');
     });
 
     it('an update that changes nothing answers 200 with the same version', async () => {
@@ -480,6 +483,16 @@ describe('Prices over HTTP', () => {
       expectPointers(await t.request('GET', '/prices?archived=yes&productId=p1&limit=0', as), ['/query/archived', '/query/productId', '/query/limit']);
     });
 
+    it.each([
+      ['an unknown parameter', 'sort=name', '/query/sort'],
+      ['a misspelt filter', 'archive=true', '/query/archive'],
+      ['an unknown parameter beside valid ones', 'limit=5&archived=true&product=x', '/query/product'],
+      ['a repeated parameter', 'archived=true&archived=false', '/query/archived'],
+      ['a repeated limit', 'limit=1&limit=2', '/query/limit'],
+    ])('422 at /query/<name> for %s, as on the invoicing lists', async (_label, query, pointer) => {
+      expectPointers(await t.request('GET', `/prices?${query}`), [pointer]);
+    });
+
     it('lists only the caller\'s environment', async () => {
       const environment = randomUUID();
       const token = t.token([environment]);
@@ -538,6 +551,41 @@ describe('Prices over HTTP', () => {
       });
       expect(body.components.schemas.CreatePriceBody.required).toEqual(['name', 'priceModel', 'purchase', 'pricing']);
       expect(body.components.schemas.PriceDto.properties.name).toMatchObject({ minLength: 1, maxLength: 250 });
+    });
+  });
+
+  describe('nulls only where the interface allows them', () => {
+    /** INTERFACE.md marks no Price member nullable; productId and archivedAt are the service's own nullable members. */
+    const OWN_NULLABLE = ['productId', 'archivedAt'];
+    const nullMembers = (price: Record<string, unknown>) => Object.keys(price).filter((key) => price[key] === null);
+
+    it('no Price carries null in an interface member: one_time omits the term, no description omits it, on every read and write', async () => {
+      const environment = randomUUID();
+      const as = { environment, token: t.token([environment]) };
+      const oneTime = await createPrice(t, monthlyFee({ purchase: 'one_time', termCount: null, termUnit: null, description: null }), as);
+      const recurring = await createPrice(t, monthlyFee({ description: 'notes' }), as);
+      const cleared = (await t.request('PUT', `/prices/${recurring.id}`, { ...as, body: { description: null } })).body;
+      const archived = (await t.request('PUT', `/prices/${oneTime.id}/archive`, as)).body;
+      const listed = (await t.request('GET', '/prices', as)).body.items;
+      for (const price of [oneTime, recurring, cleared, archived, ...listed]) {
+        expect(nullMembers(price).filter((key) => !OWN_NULLABLE.includes(key))).toEqual([]);
+      }
+      expect(Object.keys(oneTime)).not.toEqual(expect.arrayContaining(['termCount']));
+      expect(Object.keys(oneTime)).not.toEqual(expect.arrayContaining(['termUnit']));
+      expect(Object.keys(oneTime)).not.toEqual(expect.arrayContaining(['description']));
+      expect(recurring).toMatchObject({ description: 'notes', termCount: 1, termUnit: 'month' });
+      expect(cleared).not.toHaveProperty('description');
+    });
+
+    it('the OpenAPI document marks none of them nullable nor required, and says when each is omitted', async () => {
+      const { body } = await t.request('GET', '/openapi.json', { token: null, environment: null });
+      const price = body.components.schemas.PriceDto;
+      const nullable = Object.entries(price.properties as Record<string, { nullable?: boolean }>).filter(([, schema]) => schema.nullable).map(([key]) => key);
+      expect(nullable.sort()).toEqual([...OWN_NULLABLE].sort());
+      for (const member of ['description', 'termCount', 'termUnit']) {
+        expect(price.required ?? []).not.toContain(member);
+        expect(price.properties[member].description).toMatch(/omitted/);
+      }
     });
   });
 

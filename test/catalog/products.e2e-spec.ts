@@ -91,6 +91,15 @@ describe('Products over HTTP, and the catalog read model', () => {
       const empty = randomUUID();
       expect((await t.request('GET', '/products', { environment: empty, token: t.token([empty]) })).body).toEqual({ items: [], nextPageToken: null });
     });
+
+    it.each([
+      ['an unknown parameter', 'name=Widget', '/query/name'],
+      ['a filter products do not have', 'archived=true', '/query/archived'],
+      ['an unknown parameter beside valid ones', 'limit=5&sort=name', '/query/sort'],
+      ['a repeated parameter', 'limit=1&limit=2', '/query/limit'],
+    ])('422 at /query/<name> for %s', async (_label, query, pointer) => {
+      expectPointers(await t.request('GET', `/products?${query}`), [pointer]);
+    });
   });
 
   describe('authentication and environments on every endpoint', () => {

@@ -92,7 +92,7 @@ describe('Invoices over HTTP', () => {
             amount: 4998,
             taxAmount: 1274,
             tax: VAT255,
-            discount: { percentage: null, amount: 0 },
+            discount: { amount: 0 },
           },
           {
             id: expect.any(String),
@@ -106,7 +106,7 @@ describe('Invoices over HTTP', () => {
             amount: 4000,
             taxAmount: 0,
             tax: NO_TAX,
-            discount: { percentage: null, amount: 998 },
+            discount: { amount: 998 },
           },
         ],
         settlements: [],
@@ -389,6 +389,41 @@ describe('Invoices over HTTP', () => {
       await expectReadModelMatchesStream(t, draft.body.id);
     });
 
+    it('drafts show and book at the tax code’s current rate; booked invoices keep theirs; copies take today’s, credit notes the credited invoice’s', async () => {
+      expect((await t.request('POST', '/tax-codes', { body: { code: 'STD', rate: 0.25, taxable: true } })).status).toBe(201);
+      const line = { quantity: 1, unitAmount: 1000, taxCode: 'STD' };
+      const bookedEarlier = await t.request('PUT', `/invoices/${(await createDraft({ items: [line] })).body.id}/book`);
+      expect(bookedEarlier.body).toMatchObject({ totalVat: 250, totalInclVat: 1250 });
+      const draft = (await createDraft({ items: [line, { quantity: 1, unitAmount: 500 }] })).body;
+      expect(draft).toMatchObject({ totalVat: 250, totalInclVat: 1750 });
+
+      expect((await t.request('PUT', '/tax-codes/STD', { body: { rate: 0.2 } })).status).toBe(200);
+      const shown = await t.request('GET', `/invoices/${draft.id}`);
+      expect(shown.body.items[0]).toMatchObject({ amount: 1000, taxAmount: 200, tax: { taxable: true, taxCode: 'STD', taxRate: 0.2 } });
+      expect(shown.body).toMatchObject({ totalExclVat: 1500, totalVat: 200, totalInclVat: 1700, totalDue: 1700 });
+      expect(shown.headers.get('etag')).toBe('"1"');
+      const listed = (await t.request('GET', '/invoices?status=draft&limit=100')).body.items.find((i: any) => i.id === draft.id);
+      expect(listed).toMatchObject({ totalVat: 200, totalInclVat: 1700 });
+      await expectReadModelMatchesStream(t, draft.id);
+
+      const booked = await t.request('PUT', `/invoices/${draft.id}/book`);
+      expect(booked.body).toMatchObject({ status: 'booked', totalVat: 200, totalInclVat: 1700 });
+      expect(booked.body.items[0].tax.taxRate).toBe(0.2);
+      expect(await expectReadModelMatchesStream(t, bookedEarlier.body.id)).toMatchObject({ totalVat: 250, totalInclVat: 1250 });
+
+      const copy = await t.request('POST', `/invoices/${bookedEarlier.body.id}/duplicate`);
+      expect(copy.body).toMatchObject({ type: 'invoice', totalVat: 200, totalInclVat: 1200 });
+      const credit = await t.request('POST', `/invoices/${bookedEarlier.body.id}/duplicate`, { body: { reverse: true } });
+      expect(credit.body).toMatchObject({ type: 'credit_note', totalVat: -250, totalInclVat: -1250 });
+
+      // a later change reaches the booked ones no more, the remaining drafts again
+      expect((await t.request('PUT', '/tax-codes/STD', { body: { taxable: false } })).status).toBe(200);
+      expect((await t.request('GET', `/invoices/${draft.id}`)).body).toMatchObject({ totalVat: 200 });
+      expect((await t.request('GET', `/invoices/${copy.body.id}`)).body).toMatchObject({ totalVat: 0, totalInclVat: 1000 });
+      expect((await t.request('GET', `/invoices/${credit.body.id}`)).body).toMatchObject({ totalVat: -250 });
+      await expectReadModelMatchesStream(t, copy.body.id);
+    });
+
     it('409 invoice-already-booked, 409 invoice-has-no-lines, and neither consumes a number', async () => {
       const other = otherEnvironment(t);
       const env = { environment: other.environmentId, token: other.token };
@@ -550,8 +585,8 @@ describe('Invoices over HTTP', () => {
       });
       expect(creditNote.items.map((i: any) => [i.quantity, i.unitAmount, i.amount, i.taxAmount, i.discount])).toEqual([
         [2.5, -1999, -4498, -1147, { percentage: 10, amount: -500 }],
-        [2.5, -1999, -4998, -1274, { percentage: null, amount: 0 }],
-        [2.5, -1999, -4000, 0, { percentage: null, amount: -998 }],
+        [2.5, -1999, -4998, -1274, { amount: 0 }],
+        [2.5, -1999, -4000, 0, { amount: -998 }],
       ]);
       expect(creditNote.items.map((i: any) => i.tax)).toEqual([VAT255, VAT255, NO_TAX]);
 
@@ -665,13 +700,15 @@ describe('Invoices over HTTP', () => {
 
     const newestFirst = () => [...ids.slice(5).sort().reverse(), ids[4], ids[3], ids[2], ids[1], ids[0]];
 
-    it('200 newest first with the full invoices, default limit 20, nextPageToken null on the last page', async () => {
+    it('200 newest first with the invoices less their lines and settlements, default limit 20, nextPageToken null on the last page', async () => {
       const response = await other().request('GET', '/invoices');
       expect(response.status).toBe(200);
       expect(response.body.items.map((i: any) => i.id)).toEqual(newestFirst());
       expect(response.body.nextPageToken).toBeNull();
-      const single = await other().request('GET', `/invoices/${ids[1]}`);
-      expect(response.body.items[5]).toEqual(single.body);
+      const { items: lines, settlements, ...summary } = (await other().request('GET', `/invoices/${ids[1]}`)).body;
+      expect(lines).toHaveLength(1);
+      expect(settlements).toHaveLength(1);
+      expect(response.body.items[5]).toEqual(summary);
     });
 
     it('pages with limit and pageToken without skipping or repeating', async () => {
@@ -739,6 +776,68 @@ describe('Invoices over HTTP', () => {
     });
   });
 
+  describe('nulls only where the interface allows them', () => {
+    /** Paths (array indexes as []) of every null in a JSON value. */
+    const nullPaths = (value: unknown, path = ''): string[] =>
+      value === null
+        ? [path]
+        : Array.isArray(value)
+          ? value.flatMap((item) => nullPaths(item, `${path}[]`))
+          : typeof value === 'object' && value !== undefined
+            ? Object.entries(value as object).flatMap(([key, item]) => nullPaths(item, path ? `${path}.${key}` : key))
+            : [];
+    /** The members INTERFACE.md marks nullable in InvoiceDetail and what it contains. */
+    const NULLABLE = new Set([
+      'handle',
+      'memo',
+      'dueDate',
+      'currency',
+      'updatedAt',
+      'items',
+      'settlements',
+      'customer.handle',
+      'customer.name',
+      ...['street1', 'street2', 'postalCode', 'city', 'county', 'country', 'state'].map((field) => `customer.billingAddress.${field}`),
+      ...['sku', 'title', 'description', 'periodStart', 'periodEnd', 'tax.taxCode'].map((field) => `items[].${field}`),
+      'settlements[].reference',
+      'settlements[].note',
+    ]);
+
+    it('an invoice with every kind of line, settled and credited, has nulls only in nullable members; a discount shows percentage only when it is one', async () => {
+      const booked = await bookedWorkedInvoice();
+      await t.request('POST', `/invoices/${booked.id}/settlements`, { body: { date: '2026-01-20', amount: 100 } });
+      const cn = (await t.request('POST', `/invoices/${booked.id}/duplicate`, { body: { reverse: true } })).body;
+      await t.request('PUT', `/invoices/${cn.id}/book`);
+      const draft = (await createDraft({ customer: { id: randomUUID(), handle: null, name: null }, memo: null, dueDate: null, items: WORKED_ITEMS })).body;
+      for (const id of [booked.id, cn.id, draft.id]) {
+        const invoice = (await t.request('GET', `/invoices/${id}`)).body;
+        expect(nullPaths(invoice).filter((path) => !NULLABLE.has(path))).toEqual([]);
+        const [percentage, none, fixed] = invoice.items;
+        expect(percentage.discount).toEqual({ percentage: 10, amount: expect.any(Number) });
+        expect(none.discount).toEqual({ amount: 0 });
+        expect(fixed.discount).toEqual({ amount: expect.any(Number) });
+      }
+      const page = (await t.request('GET', '/invoices?limit=100')).body;
+      expect(page.items.flatMap((invoice: unknown) => nullPaths(invoice)).filter((path: string) => !NULLABLE.has(path))).toEqual([]);
+    });
+
+    it('the OpenAPI document marks nullable only those members, and says when percentage is omitted', async () => {
+      const { body } = await t.request('GET', '/openapi.json', { token: null, environment: null });
+      const schemas = body.components.schemas;
+      const nullableIn = (name: string, prefix: string): string[] =>
+        Object.entries(schemas[name].properties as Record<string, any>).flatMap(([key, schema]) => {
+          const path = `${prefix}${key}`;
+          const own = schema.nullable ? [path] : [];
+          const ref: string | undefined = schema.$ref ?? schema.items?.$ref ?? schema.allOf?.[0]?.$ref;
+          const child = ref ? ref.split('/').pop()! : undefined;
+          return [...own, ...(child ? nullableIn(child, schema.type === 'array' ? `${path}[].` : `${path}.`) : [])];
+        });
+      expect(nullableIn('InvoiceDetailDto', '').filter((path) => !NULLABLE.has(path))).toEqual([]);
+      expect(schemas.InvoiceLineDiscountDto.required ?? []).not.toContain('percentage');
+      expect(schemas.InvoiceLineDiscountDto.properties.percentage.description).toMatch(/omitted/);
+    });
+  });
+
   describe('read model rebuild', () => {
     it('replaying the projection from zero reproduces the same invoices', async () => {
       const before = (await t.request('GET', '/invoices?limit=100')).body;
@@ -784,6 +883,11 @@ describe('Invoices over HTTP', () => {
       expect(Object.keys(body.components.schemas.UpdateInvoiceDto.properties).sort()).toEqual(['currency', 'date', 'dueDate', 'items']);
       expect(body.components.schemas.InvoiceDetailDto.properties).toHaveProperty('totalDue');
       expect(body.paths['/invoices'].get.responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/InvoicePageDto');
+      expect(body.components.schemas.InvoicePageDto.properties.items.items.$ref).toBe('#/components/schemas/InvoiceSummaryDto');
+      expect(Object.keys(body.components.schemas.InvoiceSummaryDto.properties)).not.toEqual(expect.arrayContaining(['items']));
+      expect(Object.keys(body.components.schemas.InvoiceSummaryDto.properties)).not.toEqual(expect.arrayContaining(['settlements']));
+      expect(body.components.schemas.CreateInvoiceDto.properties.items.maxItems).toBe(500);
+      expect(body.components.schemas.UpdateInvoiceDto.properties.items.maxItems).toBe(500);
     });
   });
 });

@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { AggregateStore } from '@billing/event-store';
-import { invoiceEvolver, toInvoiceView } from '@billing/invoicing';
+import {
+  invoiceEvolver,
+  ResolvedTax,
+  resolveTax,
+  TAX_CODE_STREAM,
+  taxCodeEvolver,
+  taxCodesOf,
+  taxCodeStreamId,
+  toInvoiceView,
+  withCurrentTax,
+} from '@billing/invoicing';
 import { TestApp } from '@billing/testing';
 
 export const PROBLEM = 'application/problem+json';
@@ -30,13 +40,23 @@ export function otherEnvironment(t: TestApp) {
   };
 }
 
-/** The read model (GET) must equal a fold of the invoice's stream, and the ETag its version. */
+/**
+ * The read model (GET) must equal a fold of the invoice's stream, a draft
+ * priced at the current rates of its tax codes (folded from their own
+ * streams), and the ETag its version.
+ */
 export async function expectReadModelMatchesStream(t: TestApp, id: string, environmentId = t.environmentId, token?: string) {
   const response = await t.request('GET', `/invoices/${id}`, { environment: environmentId, token });
   expect(response.status).toBe(200);
-  const { state, version } = await t.app.get(AggregateStore).load({ environmentId, streamType: 'invoice', streamId: id }, invoiceEvolver);
+  const store = t.app.get(AggregateStore);
+  const { state, version } = await store.load({ environmentId, streamType: 'invoice', streamId: id }, invoiceEvolver);
   if (!state.exists) throw new Error(`invoice ${id} has no stream`);
-  expect(response.body).toEqual(toInvoiceView(state));
+  const register = new Map<string, ResolvedTax>();
+  for (const code of taxCodesOf(state)) {
+    const taxCode = await store.load({ environmentId, streamType: TAX_CODE_STREAM, streamId: taxCodeStreamId(environmentId, code) }, taxCodeEvolver);
+    if (taxCode.state.exists) register.set(code, resolveTax(taxCode.state));
+  }
+  expect(response.body).toEqual(toInvoiceView(withCurrentTax(state, register)));
   expect(response.headers.get('etag')).toBe(`"${version}"`);
   return response.body;
 }

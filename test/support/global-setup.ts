@@ -1,10 +1,18 @@
-import { mkdtempSync } from 'node:fs';
+import { chmodSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { runMigrations } from '../../apps/api/src/database/data-source';
 import { startEmbeddedPostgres } from '../../apps/api/src/database/embedded-postgres';
 import { databaseUrlFor } from './database-url';
+
+export interface EmbeddedTestServer {
+  stop(): Promise<void>;
+  /** The temporary folder made for this run. */
+  readonly root: string;
+  /** The real data folder (inside root unless it had to be mapped elsewhere). */
+  readonly dataDir: string;
+}
 
 /**
  * Runs once before all tests: finds a Postgres (DATABASE_URL, or an embedded
@@ -14,10 +22,13 @@ import { databaseUrlFor } from './database-url';
 export default async function globalSetup(): Promise<void> {
   let adminUrl = process.env.DATABASE_URL;
   if (!adminUrl) {
-    const dataDir = mkdtempSync(join(tmpdir(), 'billing-test-pg-'));
-    const server = await startEmbeddedPostgres({ dataDir, database: 'postgres' });
-    (globalThis as { __embeddedPostgres?: unknown }).__embeddedPostgres = { stop: server.stop, dataDir };
-    adminUrl = server.url;
+    const root = mkdtempSync(join(tmpdir(), 'billing-test-pg-'));
+    // mkdtemp makes it 0700; as root, Postgres runs as the `postgres` account, which must enter it.
+    chmodSync(root, 0o755);
+    const server = await startEmbeddedPostgres({ dataDir: join(root, 'postgres'), database: 'postgres' });
+    const handle: EmbeddedTestServer = { stop: server.stop, root, dataDir: server.dataDir };
+    (globalThis as { __embeddedPostgres?: EmbeddedTestServer }).__embeddedPostgres = handle;
+    adminUrl = server.adminUrl;
   }
   const template = `billing_template_${process.pid}`;
   const admin = new Client({ connectionString: adminUrl });

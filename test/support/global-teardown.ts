@@ -1,5 +1,7 @@
-import { rmSync } from 'node:fs';
+import { existsSync, realpathSync, rmSync } from 'node:fs';
+import { basename, dirname, join, sep } from 'node:path';
 import { Client } from 'pg';
+import type { EmbeddedTestServer } from './global-setup';
 
 export default async function globalTeardown(): Promise<void> {
   const adminUrl = process.env.TEST_PG_ADMIN_URL;
@@ -9,9 +11,14 @@ export default async function globalTeardown(): Promise<void> {
     await admin.connect();
     await admin.query(`drop database if exists ${template}`).finally(() => admin.end());
   }
-  const server = (globalThis as { __embeddedPostgres?: { stop(): Promise<void>; dataDir: string } }).__embeddedPostgres;
+  const server = (globalThis as { __embeddedPostgres?: EmbeddedTestServer }).__embeddedPostgres;
   if (server) {
     await server.stop();
-    rmSync(server.dataDir, { recursive: true, force: true });
+    // A data folder mapped out of an unreachable temporary folder (see placeDataFolder) goes too.
+    const mappedHome = dirname(server.dataDir);
+    if (!server.dataDir.startsWith(realpathSync(server.root) + sep) && basename(server.dataDir) === 'postgres' && existsSync(join(mappedHome, 'origin'))) {
+      rmSync(mappedHome, { recursive: true, force: true });
+    }
+    rmSync(server.root, { recursive: true, force: true });
   }
 }

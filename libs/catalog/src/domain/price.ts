@@ -117,26 +117,41 @@ function requireActive(priceId: string, state: PriceState): ExistingPrice {
 
 // ---- view
 
-/** The Price JSON of INTERFACE.md; null when the price does not exist. */
-export interface PriceView extends CreatePriceInput {
+/**
+ * The Price as the API returns it. The interface does not let `description`,
+ * `termCount` or `termUnit` be null, so what does not apply is omitted: the
+ * description when the price has none, the term on a one_time price.
+ * `productId` and `archivedAt` are the service's own, nullable, members.
+ */
+export interface PriceView {
   readonly id: string;
+  readonly name: string;
+  readonly description?: string;
+  readonly priceModel: PriceModel;
+  readonly purchase: Purchase;
+  readonly termCount?: number;
+  readonly termUnit?: TermUnit;
+  readonly billingTiming: BillingTiming;
+  readonly pricing: Pricing;
+  readonly productId: string | null;
   readonly archived: boolean;
   readonly archivedAt: string | null;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
 
+/** The Price view of a price; null when the price does not exist. */
 export function toPriceView(state: PriceState): PriceView | null {
   if (state.status === 'empty') return null;
   const { status, id, name, description, priceModel, purchase, termCount, termUnit, billingTiming, pricing, productId } = state;
   return {
     id,
     name,
-    description,
+    ...(description === null ? {} : { description }),
     priceModel,
     purchase,
-    termCount,
-    termUnit,
+    ...(termCount === null ? {} : { termCount }),
+    ...(termUnit === null ? {} : { termUnit }),
     billingTiming,
     pricing,
     productId,

@@ -66,8 +66,13 @@ export class PriceDto {
   @ApiProperty({ minLength: 1, maxLength: PRICE_LIMITS.nameMaxLength, example: 'Pro monthly' })
   name!: string;
 
-  @ApiProperty({ type: String, nullable: true, maxLength: PRICE_LIMITS.descriptionMaxLength, description: 'internal notes, not shown to customers' })
-  description!: string | null;
+  @ApiProperty({
+    type: String,
+    required: false,
+    maxLength: PRICE_LIMITS.descriptionMaxLength,
+    description: 'internal notes, not shown to customers; omitted when the price has none (never null)',
+  })
+  description?: string;
 
   @ApiProperty({ enum: PRICE_MODELS })
   priceModel!: string;
@@ -75,11 +80,17 @@ export class PriceDto {
   @ApiProperty({ enum: PURCHASES })
   purchase!: string;
 
-  @ApiProperty({ type: Number, nullable: true, minimum: PRICE_LIMITS.termCountMin, maximum: PRICE_LIMITS.termCountMax, description: 'null for one_time' })
-  termCount!: number | null;
+  @ApiProperty({
+    type: 'integer',
+    required: false,
+    minimum: PRICE_LIMITS.termCountMin,
+    maximum: PRICE_LIMITS.termCountMax,
+    description: 'interval count with termUnit (30 with day means 30 days); present on recurring prices, omitted on one_time ones (never null)',
+  })
+  termCount?: number;
 
-  @ApiProperty({ enum: TERM_UNITS, nullable: true, description: 'null for one_time' })
-  termUnit!: string | null;
+  @ApiProperty({ enum: TERM_UNITS, required: false, description: 'present on recurring prices, omitted on one_time ones (never null)' })
+  termUnit?: string;
 
   @ApiProperty({ enum: BILLING_TIMINGS })
   billingTiming!: string;

@@ -14,7 +14,7 @@ import { QuoteDto, QuotePriceBody } from '../quote-price/quote-price.dto';
 import { UpdatePriceCommand } from '../update-price/update-price.command';
 import { UpdatePriceBody } from '../update-price/update-price.dto';
 import { PriceDto, PricePageDto } from './price.dto';
-import { assertNoInput, parsePriceListQuery } from './request-parsing';
+import { assertNoInput, parsePriceListQuery, readListQuery } from './request-parsing';
 
 const PRICE_ID = { name: 'priceId', format: 'uuid', description: 'the price id' } as const;
 const IF_MATCH = {
@@ -57,15 +57,9 @@ export class PricesController {
   @ApiQuery({ name: 'archived', required: false, schema: { type: 'boolean' }, description: 'only archived (true) or only active (false) prices' })
   @ApiQuery({ name: 'productId', required: false, schema: { type: 'string', format: 'uuid' }, description: 'only prices of this product' })
   @ApiResponse({ status: 200, description: 'A page of prices', type: PricePageDto })
-  @ApiResponse({ status: 422, ...problemResponse('Invalid query parameter (pointer /query/<name>)') })
-  list(
-    @Caller() caller: CallerContext,
-    @Query('limit') limit?: string,
-    @Query('pageToken') pageToken?: string,
-    @Query('archived') archived?: string,
-    @Query('productId') productId?: string,
-  ): Promise<Page<PriceView>> {
-    const { page, filter } = parsePriceListQuery({ limit, pageToken, archived, productId });
+  @ApiResponse({ status: 422, ...problemResponse('Invalid, repeated or unknown query parameter (pointer /query/<name>)') })
+  list(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<Page<PriceView>> {
+    const { page, filter } = parsePriceListQuery(readListQuery(query, ['limit', 'pageToken', 'archived', 'productId']));
     return this.queries.execute(new ListPricesQuery(caller.environmentId, page, filter));
   }
 

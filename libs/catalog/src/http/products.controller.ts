@@ -9,7 +9,7 @@ import { CreateProductBody } from '../create-product/create-product.dto';
 import { GetProductQuery } from '../get-product/get-product.query';
 import { ListProductsQuery } from '../list-products/list-products.query';
 import { ProductDto, ProductPageDto } from './product.dto';
-import { parsePageRequest } from './request-parsing';
+import { parsePageRequest, readListQuery } from './request-parsing';
 
 const ETAG = { etag: { description: 'the version of the product', schema: { type: 'string', example: '"1"' } } };
 
@@ -40,9 +40,9 @@ export class ProductsController {
   @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
   @ApiQuery({ name: 'pageToken', required: false, description: 'nextPageToken of the previous page' })
   @ApiResponse({ status: 200, description: 'A page of products', type: ProductPageDto })
-  @ApiResponse({ status: 422, ...problemResponse('Invalid query parameter (pointer /query/<name>)') })
-  list(@Caller() caller: CallerContext, @Query('limit') limit?: string, @Query('pageToken') pageToken?: string): Promise<Page<ProductView>> {
-    return this.queries.execute(new ListProductsQuery(caller.environmentId, parsePageRequest({ limit, pageToken })));
+  @ApiResponse({ status: 422, ...problemResponse('Invalid, repeated or unknown query parameter (pointer /query/<name>)') })
+  list(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<Page<ProductView>> {
+    return this.queries.execute(new ListProductsQuery(caller.environmentId, parsePageRequest(readListQuery(query, ['limit', 'pageToken']))));
   }
 
   @Get(':productId')

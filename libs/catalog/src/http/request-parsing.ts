@@ -1,4 +1,5 @@
 import { parseLimit } from '@billing/platform';
+import { readQuery } from '@billing/invoicing';
 import { DomainError, FieldError, ValidationError } from '@billing/shared-kernel';
 import { PageRequest, PriceFilter } from '../read-model/catalog-read-model';
 
@@ -12,6 +13,15 @@ export interface RawListQuery {
 export interface RawPriceListQuery extends RawListQuery {
   readonly archived?: unknown;
   readonly productId?: unknown;
+}
+
+/**
+ * The query of a list endpoint: only the named parameters, each at most once;
+ * an unknown or repeated one is a 422 at `/query/<name>`. The same check as the
+ * invoicing lists (reused from there; it belongs in the platform).
+ */
+export function readListQuery(query: Record<string, unknown>, allowed: readonly string[]): Record<string, string | undefined> {
+  return readQuery(query, allowed);
 }
 
 /** limit 1-100 (default 20) and an opaque pageToken; problems point at /query/<name>. */

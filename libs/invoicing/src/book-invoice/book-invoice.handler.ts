@@ -10,8 +10,10 @@ import {
   invoiceEvolver,
   InvoiceType,
   InvoiceView,
+  taxCodesOf,
   toInvoiceView,
 } from '../domain';
+import { InvoicingReadModel } from '../infrastructure/invoicing.read-model';
 import { existingInvoice, invoiceStream, Versioned } from '../infrastructure/streams';
 import { BookInvoiceCommand } from './book-invoice.command';
 
@@ -22,13 +24,15 @@ import { BookInvoiceCommand } from './book-invoice.command';
  * order, and a booking that fails (a rule, a version conflict) rolls its number
  * back: no gaps, no duplicates. Booking a credit note also applies it to the
  * invoice it credits (a settlement on each, see decideApplyCreditNote), in the
- * same transaction.
+ * same transaction. A draft invoice is booked at the current rates of its tax
+ * codes.
  */
 @CommandHandler(BookInvoiceCommand)
 export class BookInvoiceHandler implements ICommandHandler<BookInvoiceCommand, Versioned<InvoiceView>> {
   constructor(
     private readonly store: AggregateStore,
     private readonly dataSource: DataSource,
+    private readonly readModel: InvoicingReadModel,
   ) {}
 
   async execute({ caller, invoiceId, date, ifMatch, meta }: BookInvoiceCommand): Promise<Versioned<InvoiceView>> {
@@ -38,7 +42,9 @@ export class BookInvoiceHandler implements ICommandHandler<BookInvoiceCommand, V
       const invoice = existingInvoice(state, invoiceId);
       assertIfMatch(ifMatch, version);
       const handle = formatInvoiceHandle(invoice.type, await this.nextNumber(tx, caller.environmentId, invoice.type));
-      const events = decideBookInvoice({ invoiceId, handle, date }, state, meta);
+      // A draft invoice is booked at its tax codes' current rates, which the booked lines then keep.
+      const taxes = await this.readModel.taxRegister(caller.environmentId, taxCodesOf(invoice), tx);
+      const events = decideBookInvoice({ invoiceId, handle, date, taxes }, state, meta);
       let after = events.reduce(invoiceEvolver.evolve, state);
       const appends: StreamAppend[] = [];
 

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsObject, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
+import { MAX_INVOICE_LINES } from '../domain';
 import { InvoiceLineInputDto, LineItems } from '../http/invoice-line-input.dto';
 import { IsRequiredNullableString } from '../http/validators';
 
@@ -63,7 +64,7 @@ export class CreateInvoiceDto {
   @MaxLength(4000)
   memo?: string | null;
 
-  @ApiProperty({ type: () => [InvoiceLineInputDto], required: false, nullable: true })
+  @ApiProperty({ type: () => [InvoiceLineInputDto], required: false, nullable: true, maxItems: MAX_INVOICE_LINES, description: `At most ${MAX_INVOICE_LINES} lines.` })
   @LineItems()
   items?: InvoiceLineInputDto[] | null;
 }

@@ -140,8 +140,12 @@ export function computeLine(line: ScaledLine, pointer: string): LineFigures {
     }
   }
   const amount = gross - discount;
-  const taxAmount = line.taxable ? divideRoundingHalfAwayFromZero(amount * line.taxRate, TAX_RATE_ONE) : 0n;
-  return { gross, discount, amount, taxAmount };
+  return { gross, discount, amount, taxAmount: taxOf(amount, line.taxable, line.taxRate) };
+}
+
+/** The tax of a line amount: round(amount × taxRate) when taxable, else 0 (taxRate scaled by 10^4). */
+export function taxOf(amount: bigint, taxable: boolean, taxRate: bigint): bigint {
+  return taxable ? divideRoundingHalfAwayFromZero(amount * taxRate, TAX_RATE_ONE) : 0n;
 }
 
 /** Lines are rounded individually, then summed; `pointer` locates the lines (e.g. `/items`). */

@@ -21,18 +21,36 @@ import {
   negateLine,
   parseAmount,
   parseLine,
+  parseTaxRate,
   settlementStatus,
+  taxOf,
   totalDue,
 } from './invoice-maths';
-import { NO_TAX, ResolvedTax } from './tax-code';
+import { NO_TAX, ResolvedTax, TaxRegister } from './tax-code';
 
 /**
  * The Invoice aggregate, decider style: pure `decide*` functions return events
  * or throw typed errors; `evolve` folds events into state. Time and ids come
  * from CommandMetadata. Event data is self-contained JSON: every line carries
  * its resolved tax and its computed cents, so read models and later
- * projections never need the tax register or the rounding code.
+ * projections never need the rounding code.
+ *
+ * Tax rates: a draft invoice is priced at the current rate of its lines' tax
+ * codes. Its events record the rate current when they were written; a later
+ * change of a code's rate reprices the draft where it is shown
+ * (`withCurrentTax`, applied by the read model) and when it is booked
+ * (`decideBookInvoice` takes the current register), and InvoiceBooked records
+ * the lines as booked: a booked invoice keeps the rate it was booked with.
+ * Credit notes are not repriced: they credit at the rates of the invoice they
+ * credit, which their lines copy.
  */
+
+/**
+ * Lines per invoice. Generous for any bill a person reads (a detailed usage
+ * invoice runs to a few hundred lines) while keeping an invoice, its events
+ * and its webhook notifications a few hundred kilobytes at most.
+ */
+export const MAX_INVOICE_LINES = 500;
 
 export type InvoiceStatus = 'draft' | 'booked';
 export type InvoiceType = 'invoice' | 'credit_note';
@@ -167,6 +185,8 @@ export interface InvoiceBookedData {
   readonly handle: string;
   readonly date: string;
   readonly dueDate: string | null;
+  /** The lines as booked, at the tax rates current at booking (absent on events written before repricing). */
+  readonly lines?: readonly InvoiceLine[];
   readonly totalExclVat: number;
   readonly totalVat: number;
   readonly totalInclVat: number;
@@ -230,6 +250,8 @@ export interface UpdateInvoice {
   readonly currency: string | null;
   readonly dueDate?: string | null;
   readonly items?: readonly InvoiceLineInput[] | null;
+  /** The current register for the codes of the kept lines (items undefined): they are written at today's rates. */
+  readonly taxes?: TaxRegister;
 }
 
 export interface BookInvoice {
@@ -238,6 +260,8 @@ export interface BookInvoice {
   readonly handle: string;
   /** default: the draft's own date (booking never silently re-dates an invoice) */
   readonly date?: string | null;
+  /** The current register for the draft's tax codes: an invoice is booked at these rates. */
+  readonly taxes?: TaxRegister;
 }
 
 export interface AddSettlement {
@@ -253,6 +277,8 @@ export interface DuplicateInvoice {
   readonly invoiceId: string;
   readonly newInvoiceId: string;
   readonly reverse: boolean;
+  /** The current register for the source's tax codes: a copied invoice gets today's rates (a credit note keeps the source's). */
+  readonly taxes?: TaxRegister;
 }
 
 export interface DuplicateInvoiceResult {
@@ -295,8 +321,20 @@ export function evolveInvoice(state: InvoiceState, event: InvoiceEvent): Invoice
       return { ...state, date, currency, dueDate, lines, ...totalsOf(lines), updatedAt, version };
     }
     case 'InvoiceBooked': {
-      const { handle, date, dueDate, totalExclVat, totalVat, totalInclVat, bookedAt } = event.data;
-      return { ...state, status: 'booked', handle, date, dueDate, totalExclVat, totalVat, totalInclVat, updatedAt: bookedAt, version };
+      const { handle, date, dueDate, lines, totalExclVat, totalVat, totalInclVat, bookedAt } = event.data;
+      return {
+        ...state,
+        status: 'booked',
+        handle,
+        date,
+        dueDate,
+        lines: lines ?? state.lines,
+        totalExclVat,
+        totalVat,
+        totalInclVat,
+        updatedAt: bookedAt,
+        version,
+      };
     }
     case 'InvoiceSettlementAdded': {
       const { date, amount, reference, note, addedAt, creditNoteId } = event.data;
@@ -356,7 +394,8 @@ export function decideUpdateInvoice(command: UpdateInvoice, state: InvoiceState,
   const date = validDate(command.date, '/date');
   const currency = command.currency === null ? invoice.currency : validCurrency(command.currency);
   const dueDate = validDueDate(command.dueDate === undefined ? invoice.dueDate : command.dueDate, date);
-  const lines = command.items === undefined ? invoice.lines : buildLines(command.items ?? [], invoice.lines, meta);
+  const lines =
+    command.items === undefined ? withCurrentTax(invoice, command.taxes ?? new Map()).lines : buildLines(command.items ?? [], invoice.lines, meta);
   return [
     {
       type: 'InvoiceUpdated',
@@ -371,9 +410,10 @@ export function decideUpdateInvoice(command: UpdateInvoice, state: InvoiceState,
  * would consume a gapless number for a document that bills nothing.
  */
 export function decideBookInvoice(command: BookInvoice, state: InvoiceState, meta: CommandMetadata): InvoiceEvent[] {
-  const invoice = existing(state, command.invoiceId);
-  if (invoice.status !== 'draft') throw new ConflictError('invoice-already-booked', `invoice ${invoice.id} is already booked`);
-  if (invoice.lines.length === 0) throw new ConflictError('invoice-has-no-lines', 'an invoice without lines cannot be booked');
+  const draft = existing(state, command.invoiceId);
+  if (draft.status !== 'draft') throw new ConflictError('invoice-already-booked', `invoice ${draft.id} is already booked`);
+  if (draft.lines.length === 0) throw new ConflictError('invoice-has-no-lines', 'an invoice without lines cannot be booked');
+  const invoice = withCurrentTax(draft, command.taxes ?? new Map());
   if (typeof command.handle !== 'string' || command.handle.length === 0) throw new Error('BookInvoice needs an allocated handle');
   // Without a date the draft keeps its own, which create and update already checked against its due date.
   const date = command.date == null ? invoice.date : validDate(command.date, '/date');
@@ -392,6 +432,7 @@ export function decideBookInvoice(command: BookInvoice, state: InvoiceState, met
         handle: command.handle,
         date,
         dueDate,
+        lines: invoice.lines,
         totalExclVat,
         totalVat,
         totalInclVat,
@@ -454,17 +495,21 @@ export function decideDuplicateInvoice(
     }
   }
   const date = today(meta);
+  const type = command.reverse ? 'credit_note' : source.type;
   const lines = source.lines.map((line, i) => {
     const pointer = `/items/${i}`;
-    const scaled = scaledLineOf(line, pointer);
-    return lineWith({ ...line, id: meta.newId() }, command.reverse ? negateLine(scaled) : scaled, pointer);
+    // A new invoice is priced at today's rates; a credit note credits at the rates of the invoice it credits.
+    const current = type === 'invoice' && line.tax.taxCode !== null ? command.taxes?.get(line.tax.taxCode) : undefined;
+    const tax = current ? { taxCode: current.taxCode, taxable: current.taxable, taxRate: current.taxRate } : line.tax;
+    const scaled = scaledLineOf({ ...line, tax }, pointer);
+    return lineWith({ ...line, tax, id: meta.newId() }, command.reverse ? negateLine(scaled) : scaled, pointer);
   });
   const created: InvoiceCreated = {
     type: 'InvoiceCreated',
     schemaVersion: 1,
     data: {
       invoiceId: command.newInvoiceId,
-      type: command.reverse ? 'credit_note' : source.type,
+      type,
       customer: source.customer,
       currency: source.currency,
       date,
@@ -482,6 +527,35 @@ export function decideDuplicateInvoice(
     data: { invoiceId: source.id, newInvoiceId: command.newInvoiceId, reverse: command.reverse, duplicatedAt: meta.now.toISOString() },
   };
   return { sourceEvents: [duplicated], newStreamEvents: [created] };
+}
+
+/**
+ * A draft invoice priced at the register's current rates: each line naming a
+ * code of the register takes its current taxability and rate, and its tax and
+ * the totals are recomputed (the line amount does not depend on tax). Booked
+ * invoices and credit notes are returned as they are. May throw
+ * `amount-out-of-range` at /items when a higher rate pushes a total beyond the limit.
+ */
+export function withCurrentTax(invoice: Invoice, register: TaxRegister): Invoice {
+  if (invoice.status !== 'draft' || invoice.type !== 'invoice' || register.size === 0) return invoice;
+  let changed = false;
+  const lines = invoice.lines.map((line, i) => {
+    const current = line.tax.taxCode === null ? undefined : register.get(line.tax.taxCode);
+    if (!current || (current.taxable === line.tax.taxable && current.taxRate === line.tax.taxRate)) return line;
+    changed = true;
+    const rate = parseTaxRate(current.taxRate, `/items/${i}/taxCode`);
+    return {
+      ...line,
+      tax: { taxCode: line.tax.taxCode, taxable: current.taxable, taxRate: current.taxRate },
+      taxAmount: Number(taxOf(BigInt(line.amount), current.taxable, rate)),
+    };
+  });
+  return changed ? { ...invoice, lines, ...totalsOf(lines) } : invoice;
+}
+
+/** The tax codes an invoice's lines name, each once. */
+export function taxCodesOf(invoice: Pick<Invoice, 'lines'>): string[] {
+  return [...new Set(invoice.lines.map((line) => line.tax.taxCode).filter((code): code is string => code !== null))];
 }
 
 /** `INV-000001` for invoices, `CN-000001` for credit notes (six digits, more when needed). */
@@ -504,11 +578,14 @@ export interface InvoiceLineView {
   readonly amount: number;
   readonly taxAmount: number;
   readonly tax: { readonly taxable: boolean; readonly taxCode: string | null; readonly taxRate: number };
-  /** percentage as given (null for none or a fixed discount); amount: the discount in cents */
-  readonly discount: { readonly percentage: number | null; readonly amount: number };
+  /**
+   * amount: the discount in cents (0 for none); percentage: as given, present
+   * only on a percentage discount (the interface does not let it be null).
+   */
+  readonly discount: { readonly percentage?: number; readonly amount: number };
 }
 
-/** Exactly the InvoiceDetail of INTERFACE.md, no other properties. */
+/** Exactly the InvoiceDetail of the README's invoice resource, no other properties. */
 export interface InvoiceView {
   readonly id: string;
   readonly handle: string | null;
@@ -529,6 +606,13 @@ export interface InvoiceView {
   readonly totalInclVat: number;
   readonly totalDue: number;
 }
+
+/**
+ * An invoice in a list: the InvoiceDetail without its two collections (`items`
+ * and `settlements`), so a page of 100 is bounded whatever the invoices hold;
+ * GET /invoices/{id} has them.
+ */
+export type InvoiceSummaryView = Omit<InvoiceView, 'items' | 'settlements'>;
 
 export function toInvoiceView(invoice: Invoice): InvoiceView {
   const { street1, street2, postalCode, city, county, country, state } = invoice.customer.billingAddress;
@@ -562,7 +646,7 @@ export function toInvoiceView(invoice: Invoice): InvoiceView {
       amount: line.amount,
       taxAmount: line.taxAmount,
       tax: { taxable: line.tax.taxable, taxCode: line.tax.taxCode, taxRate: line.tax.taxRate },
-      discount: { percentage: line.discount?.percentage ?? null, amount: line.discountAmount },
+      discount: line.discount?.percentage == null ? { amount: line.discountAmount } : { percentage: line.discount.percentage, amount: line.discountAmount },
     })),
     settlements: invoice.settlements.map(({ date, amount, reference, note }) => ({ date, amount, reference, note })),
     totalExclVat: invoice.totalExclVat,
@@ -581,6 +665,7 @@ function existing(state: InvoiceState, invoiceId: string): Invoice {
 
 /** Replaces the lines: a given id must name a line of the invoice (and keeps it), no id gets a new one. */
 function buildLines(items: readonly InvoiceLineInput[], current: readonly InvoiceLine[], meta: CommandMetadata): InvoiceLine[] {
+  if (items.length > MAX_INVOICE_LINES) throw ValidationError.at('/items', `must have at most ${MAX_INVOICE_LINES} lines (has ${items.length})`);
   const known = new Set(current.map((line) => line.id));
   const seen = new Set<string>();
   const lines = items.map((item, i) => {

@@ -17,6 +17,7 @@ import {
   InvoiceLine,
   InvoiceLineInput,
   InvoiceState,
+  MAX_INVOICE_LINES,
   decideAddSettlement,
   decideBookInvoice,
   decideCreateInvoice,
@@ -139,6 +140,11 @@ describe('CreateInvoice', () => {
     });
   });
 
+  it('given no invoice, when created with exactly MAX_INVOICE_LINES (500) lines, then created', () => {
+    const [event] = decideCreateInvoice({ ...createCommand, items: Array.from({ length: MAX_INVOICE_LINES }, () => ({ quantity: 1, unitAmount: 1 })) }, given(), metaAt());
+    expect((event as InvoiceCreated).data.lines).toHaveLength(500);
+  });
+
   it('given an invoice, when created again, then 409 invoice-exists', () => {
     expectError(() => decideCreateInvoice(createCommand, given(created), metaAt()), ConflictError, 'invoice-exists');
   });
@@ -155,6 +161,7 @@ describe('CreateInvoice', () => {
     ['a period ending before it starts', { items: [{ ...items[0], periodStart: '2025-02-10', periodEnd: '2025-02-09' }] }, '/items/0/periodEnd'],
     ['an invalid period date', { items: [{ ...items[0], periodStart: '10/02/2025' }] }, '/items/0/periodStart'],
     ['a discount with both kinds', { items: [{ ...items[0], discount: { percentage: 1, amount: 1 } }] }, '/items/0/discount'],
+    ['501 lines (at most MAX_INVOICE_LINES)', { items: Array.from({ length: MAX_INVOICE_LINES + 1 }, () => ({ quantity: 1, unitAmount: 1 })) }, '/items'],
     [
       'totals beyond the limit',
       { items: [{ quantity: 1, unitAmount: Number.MAX_SAFE_INTEGER }, { quantity: 1, unitAmount: 1 }] },
@@ -210,6 +217,11 @@ describe('UpdateInvoice', () => {
     expect(event.data).toMatchObject({ dueDate: null, lines: [] });
   });
 
+  it('given a draft, when updated with 501 lines, then 422 at /items', () => {
+    const many = Array.from({ length: MAX_INVOICE_LINES + 1 }, () => ({ quantity: 1, unitAmount: 1 }));
+    expectError(() => decideUpdateInvoice({ invoiceId: 'inv-1', date: '2025-02-01', currency: null, items: many }, given(created), metaAt()), ValidationError, 'validation-failed', '/items');
+  });
+
   it('given a booked invoice, when updated, then 409 invoice-not-draft', () => {
     expectError(
       () => decideUpdateInvoice({ invoiceId: 'inv-1', date: '2025-02-01', currency: 'EUR' }, given(created, booked), metaAt()),
@@ -254,6 +266,7 @@ describe('BookInvoice', () => {
           handle: 'INV-000001',
           date: '2025-02-01',
           dueDate: '2025-02-15',
+          lines,
           totalExclVat: 3347,
           totalVat: 792,
           totalInclVat: 4139,
@@ -444,7 +457,7 @@ describe('evolve and toInvoiceView', () => {
       updatedAt: NOW,
       customer,
       items: [
-        { id: 'id-1', ...noText, title: 'Seat', quantity: 2, unitAmount: 1000, amount: 2000, taxAmount: 500, tax: VAT25, discount: { percentage: null, amount: 0 } },
+        { id: 'id-1', ...noText, title: 'Seat', quantity: 2, unitAmount: 1000, amount: 2000, taxAmount: 500, tax: VAT25, discount: { amount: 0 } },
         {
           id: 'id-2',
           ...noText,
@@ -458,7 +471,7 @@ describe('evolve and toInvoiceView', () => {
           tax: VAT255,
           discount: { percentage: 23.5, amount: 352 },
         },
-        { id: 'id-3', ...noText, description: 'Setup', quantity: 1, unitAmount: 300, amount: 200, taxAmount: 0, tax: NO_TAX, discount: { percentage: null, amount: 100 } },
+        { id: 'id-3', ...noText, description: 'Setup', quantity: 1, unitAmount: 300, amount: 200, taxAmount: 0, tax: NO_TAX, discount: { amount: 100 } },
       ],
       settlements: [{ date: '2025-02-10', amount: 139, reference: null, note: 'partial' }],
       totalExclVat: 3347,

@@ -25,6 +25,13 @@ export interface ResolvedTax {
   readonly taxRate: number;
 }
 
+/**
+ * The current entries of an environment's register, by code, as far as a
+ * command needs them (the codes its lines name). Codes are never deleted, so
+ * a code a line names is always in the register it was read from.
+ */
+export type TaxRegister = ReadonlyMap<string, ResolvedTax>;
+
 /** A line without a tax code is not taxed. */
 export const NO_TAX: ResolvedTax = Object.freeze({ taxCode: null, taxable: false, taxRate: 0 });
 

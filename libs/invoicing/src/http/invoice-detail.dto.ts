@@ -1,4 +1,5 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, OmitType } from '@nestjs/swagger';
+import { MAX_INVOICE_LINES } from '../domain';
 
 /** Response documentation: exactly the InvoiceDetail of the interface. */
 export class AddressDto {
@@ -15,7 +16,7 @@ export class InvoiceCustomerDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ type: String, nullable: true }) handle!: string | null;
   @ApiProperty({ type: String, nullable: true }) name!: string | null;
-  @ApiProperty({ type: () => AddressDto, required: false }) billingAddress!: AddressDto;
+  @ApiProperty({ type: () => AddressDto, description: 'Always present; its members are null when unknown.' }) billingAddress!: AddressDto;
 }
 
 export class InvoiceLineTaxDto {
@@ -25,7 +26,13 @@ export class InvoiceLineTaxDto {
 }
 
 export class InvoiceLineDiscountDto {
-  @ApiProperty({ type: Number, format: 'double', nullable: true, description: 'The percentage as given, null for a fixed discount or none.' }) percentage!: number | null;
+  @ApiProperty({
+    type: Number,
+    format: 'double',
+    required: false,
+    description: 'The percentage as given (23.5 means 23.5%). Present only on a percentage discount: omitted for a fixed discount or none.',
+  })
+  percentage?: number;
   @ApiProperty({ type: Number, format: 'int64', description: 'The discount in the lowest currency unit.' }) amount!: number;
 }
 
@@ -64,7 +71,7 @@ export class InvoiceDetailDto {
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) updatedAt!: string | null;
   @ApiProperty({ type: () => InvoiceCustomerDto }) customer!: InvoiceCustomerDto;
-  @ApiProperty({ type: () => [InvoiceLineDto], nullable: true, readOnly: true }) items!: InvoiceLineDto[];
+  @ApiProperty({ type: () => [InvoiceLineDto], nullable: true, readOnly: true, maxItems: MAX_INVOICE_LINES, description: `The lines, at most ${MAX_INVOICE_LINES}.` }) items!: InvoiceLineDto[];
   @ApiProperty({ type: () => [InvoiceSettlementDto], nullable: true, readOnly: true }) settlements!: InvoiceSettlementDto[];
   @ApiProperty({ type: Number, format: 'int64', readOnly: true }) totalExclVat!: number;
   @ApiProperty({ type: Number, format: 'int64', readOnly: true }) totalVat!: number;
@@ -72,8 +79,15 @@ export class InvoiceDetailDto {
   @ApiProperty({ type: Number, format: 'int64', readOnly: true, description: 'totalInclVat minus the settled sum.' }) totalDue!: number;
 }
 
+/** An invoice in a list: the InvoiceDetail without `items` (lines) and `settlements`, so a page stays small. */
+export class InvoiceSummaryDto extends OmitType(InvoiceDetailDto, ['items', 'settlements'] as const) {}
+
 export class InvoicePageDto {
-  @ApiProperty({ type: () => [InvoiceDetailDto] }) items!: InvoiceDetailDto[];
+  @ApiProperty({
+    type: () => [InvoiceSummaryDto],
+    description: 'Invoices without their lines and settlements (GET /invoices/{invoiceId} has them), so a page of up to 100 stays small.',
+  })
+  items!: InvoiceSummaryDto[];
   @ApiProperty({ type: String, nullable: true, description: 'Pass as pageToken for the next page; null on the last page.' }) nextPageToken!: string | null;
 }
 

@@ -43,7 +43,7 @@ export class InvoicesController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Create a draft invoice', description: 'Lines name tax codes of the environment; the figures are computed. Read-only fields are refused (422).' })
   @ApiResponse({ status: 201, description: 'The new draft invoice.', type: InvoiceDetailDto, headers: ETAG_HEADER })
-  @ApiResponse({ status: 422, ...problemResponse('Invalid body: unknown property, unknown tax code or currency, too many decimals, discount') })
+  @ApiResponse({ status: 422, ...problemResponse('Invalid body: unknown property, unknown tax code or currency, too many decimals, discount, more than 500 lines (pointer /items)') })
   async create(@Caller() caller: CallerContext, @Body() body: CreateInvoiceDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<InvoiceView> {
     const result = await this.commands.execute<CreateInvoiceCommand, Versioned<InvoiceView>>(
       new CreateInvoiceCommand(caller, body as CreateInvoiceInput, commandMetadata(this.clock)),
@@ -52,7 +52,12 @@ export class InvoicesController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List invoices', description: 'Newest first (createdAt, then id, descending), keyset paged with an opaque pageToken. Filters combine with and.' })
+  @ApiOperation({
+    summary: 'List invoices',
+    description:
+      'Newest first (createdAt, then id, descending), keyset paged with an opaque pageToken. Filters combine with and. ' +
+      'Items are invoices without `items` (lines) and `settlements`; GET /invoices/{invoiceId} has them.',
+  })
   @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
   @ApiQuery({ name: 'pageToken', required: false, schema: { type: 'string' }, description: 'nextPageToken of the previous page.' })
   @ApiQuery({ name: 'status', required: false, enum: STATUSES })
@@ -93,7 +98,7 @@ export class InvoicesController {
   @ApiResponse({ status: 200, description: 'The updated invoice.', type: InvoiceDetailDto, headers: ETAG_HEADER })
   @ApiResponse({ status: 404, ...problemResponse('No such invoice in this environment') })
   @ApiResponse({ status: 409, ...problemResponse('The invoice is booked (invoice-not-draft), or If-Match is stale / a concurrent write won (version-conflict)') })
-  @ApiResponse({ status: 422, ...problemResponse('Invalid body: unknown property, unknown tax code or currency, too many decimals, discount') })
+  @ApiResponse({ status: 422, ...problemResponse('Invalid body: unknown property, unknown tax code or currency, too many decimals, discount, more than 500 lines (pointer /items)') })
   async update(
     @Caller() caller: CallerContext,
     @Param('invoiceId', new ResourceIdPipe('Invoice')) invoiceId: string,
@@ -118,7 +123,10 @@ export class InvoicesController {
   @ApiBody({ type: DuplicateInvoiceDto, required: false })
   @ApiResponse({ status: 200, description: 'The new draft invoice or credit note.', type: InvoiceDetailDto, headers: ETAG_HEADER })
   @ApiResponse({ status: 404, ...problemResponse('No such invoice in this environment') })
-  @ApiResponse({ status: 409, ...problemResponse('reverse of a draft (invoice-not-booked) or of a credit note (credit-note-cannot-be-reversed); stale If-Match') })
+  @ApiResponse({
+    status: 409,
+    ...problemResponse('reverse of a draft (invoice-not-booked), of a credit note (credit-note-cannot-be-reversed) or of a fully credited invoice (credit-exceeds-invoice); stale If-Match'),
+  })
   async duplicate(
     @Caller() caller: CallerContext,
     @Param('invoiceId', new ResourceIdPipe('Invoice')) invoiceId: string,
@@ -134,13 +142,24 @@ export class InvoicesController {
 
   @Put(':invoiceId/book')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Book a draft invoice', description: 'Assigns the next gapless handle of the environment (INV-000001, CN-000001) and freezes the figures.' })
+  @ApiOperation({
+    summary: 'Book a draft invoice',
+    description:
+      "Assigns the next gapless handle of the environment (INV-000001, CN-000001) and freezes the figures at the tax codes' current rates. " +
+      'Without a date the draft keeps its own. Booking a credit note applies it to the invoice it credits: a settlement on both, so the credit note is settled.',
+  })
   @ApiParam(INVOICE_ID)
   @ApiHeader(IF_MATCH)
   @ApiBody({ type: BookInvoiceDto, required: false })
   @ApiResponse({ status: 200, description: 'The booked invoice.', type: InvoiceDetailDto, headers: ETAG_HEADER })
   @ApiResponse({ status: 404, ...problemResponse('No such invoice in this environment') })
-  @ApiResponse({ status: 409, ...problemResponse('Already booked (invoice-already-booked), no lines (invoice-has-no-lines), stale If-Match') })
+  @ApiResponse({
+    status: 409,
+    ...problemResponse(
+      'Already booked (invoice-already-booked), no lines (invoice-has-no-lines), a credit note beyond what is still creditable (credit-exceeds-invoice) or not reducing the invoice (credit-note-wrong-sign), stale If-Match',
+    ),
+  })
+  @ApiResponse({ status: 422, ...problemResponse("An invalid date, or one after the draft's due date (pointer /date)") })
   async book(
     @Caller() caller: CallerContext,
     @Param('invoiceId', new ResourceIdPipe('Invoice')) invoiceId: string,

@@ -60,7 +60,7 @@ export class TaxCodesController {
 
   @Put(':code')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Update a tax code', description: 'Omitted fields are kept. Invoices already booked keep the rate they were booked with; drafts pick the new rate up when their lines are next updated.' })
+  @ApiOperation({ summary: 'Update a tax code', description: 'Omitted fields are kept. Draft invoices show and are booked at the new rate and taxability at once; booked invoices keep the rate they were booked with, and credit notes credit at the rates of the invoice they credit.' })
   @ApiParam(CODE)
   @ApiHeader({ name: 'if-match', required: false, description: 'An ETag from an earlier response; a stale one is a 409.' })
   @ApiResponse({ status: 200, description: 'The tax code.', type: TaxCodeDto, headers: ETAG_HEADER })

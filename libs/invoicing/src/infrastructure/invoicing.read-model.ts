@@ -3,7 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ValidationError } from '@billing/shared-kernel';
 import { queryRows } from '@billing/event-store';
 import { Page } from '@billing/platform';
-import { InvoiceLineInput, InvoiceView, NO_TAX, ResolvedTax } from '../domain';
+import { InvoiceLineInput, InvoiceSummaryView, InvoiceView, NO_TAX, ResolvedTax, TaxRegister } from '../domain';
 import { decodeInvoiceKey, decodeTaxCodeKey, encodeInvoiceKey, encodeTaxCodeKey } from './page-tokens';
 import { TaxCodeView, Versioned } from './streams';
 
@@ -17,8 +17,8 @@ export interface InvoiceFilter {
 /** A line as it arrives in a request: the tax code named, not yet resolved. */
 export type RequestedLine = Omit<InvoiceLineInput, 'tax'> & { readonly taxCode?: string | null };
 
-interface InvoiceRow {
-  view: InvoiceView;
+interface InvoiceRow<View = InvoiceView> {
+  view: View;
   version: number;
   created_at: Date;
   id: string;
@@ -43,8 +43,12 @@ export class InvoicingReadModel {
     return row ? { view: row.view, version: row.version } : null;
   }
 
-  /** Newest first, keyset paging on (created_at desc, id desc). */
-  async invoices(environmentId: string, filter: InvoiceFilter, limit: number, pageToken?: string): Promise<Page<InvoiceView>> {
+  /**
+   * Newest first, keyset paging on (created_at desc, id desc). Items are
+   * summaries: Postgres drops the lines and settlements before sending the
+   * rows, so neither the page nor the service's memory grows with them.
+   */
+  async invoices(environmentId: string, filter: InvoiceFilter, limit: number, pageToken?: string): Promise<Page<InvoiceSummaryView>> {
     const params: unknown[] = [environmentId];
     const where = ['environment_id = $1'];
     const add = (column: string, value: string | undefined) => {
@@ -62,9 +66,9 @@ export class InvoicingReadModel {
       where.push(`(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
     }
     params.push(limit + 1);
-    const rows = await queryRows<InvoiceRow>(
+    const rows = await queryRows<InvoiceRow<InvoiceSummaryView>>(
       this.dataSource.manager,
-      `select id, created_at, view from invoices where ${where.join(' and ')}
+      `select id, created_at, view - 'items' - 'settlements' as view from invoices where ${where.join(' and ')}
         order by created_at desc, id desc limit $${params.length}`,
       params,
     );
@@ -104,6 +108,24 @@ export class InvoicingReadModel {
   }
 
   /**
+   * The current entries of the environment's register for these codes (codes
+   * it does not know are simply absent). Pass `manager` to read inside a
+   * transaction, e.g. the projection's own: the register is then exactly as of
+   * the events it has applied.
+   */
+  async taxRegister(environmentId: string, codes: readonly string[], manager?: EntityManager): Promise<TaxRegister> {
+    const register = new Map<string, ResolvedTax>();
+    if (codes.length === 0) return register;
+    const rows = await queryRows<{ code: string; view: TaxCodeView }>(
+      manager ?? this.dataSource.manager,
+      `select code, view from tax_codes where environment_id = $1 and code = any($2::text[])`,
+      [environmentId, codes],
+    );
+    for (const row of rows) register.set(row.code, { taxCode: row.view.code, taxable: row.view.taxable, taxRate: row.view.rate });
+    return register;
+  }
+
+  /**
    * Resolves the tax code each requested line names against this environment's
    * register: no code means not taxed; an unknown code is a 422 at
    * `/items/<i>/taxCode` (all unknown codes are reported at once).
@@ -111,15 +133,7 @@ export class InvoicingReadModel {
   async resolveLines(environmentId: string, items: readonly RequestedLine[] | null | undefined, manager?: EntityManager): Promise<InvoiceLineInput[] | null | undefined> {
     if (items === null || items === undefined) return items;
     const codes = [...new Set(items.map((item) => item.taxCode).filter((code): code is string => typeof code === 'string'))];
-    const known = new Map<string, ResolvedTax>();
-    if (codes.length > 0) {
-      const rows = await queryRows<{ code: string; view: TaxCodeView }>(
-        manager ?? this.dataSource.manager,
-        `select code, view from tax_codes where environment_id = $1 and code = any($2::text[])`,
-        [environmentId, codes],
-      );
-      for (const row of rows) known.set(row.code, { taxCode: row.view.code, taxable: row.view.taxable, taxRate: row.view.rate });
-    }
+    const known = await this.taxRegister(environmentId, codes, manager);
     const errors = items.flatMap((item, i) =>
       typeof item.taxCode === 'string' && !known.has(item.taxCode) ? [{ pointer: `/items/${i}/taxCode`, detail: `is not a tax code of this environment` }] : [],
     );

@@ -1,3 +1,4 @@
 import { CreateInvoicingReadModels1763700100000 } from './1763700100000-create-invoicing-read-models';
+import { OmitNullDiscountPercentage1763700110000 } from './1763700110000-omit-null-discount-percentage';
 
-export const invoicingMigrations: Function[] = [CreateInvoicingReadModels1763700100000];
+export const invoicingMigrations: Function[] = [CreateInvoicingReadModels1763700100000, OmitNullDiscountPercentage1763700110000];

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsOptional, IsString, ValidateIf } from 'class-validator';
+import { MAX_INVOICE_LINES } from '../domain';
 import { InvoiceLineInputDto, LineItems } from '../http/invoice-line-input.dto';
 
 /** Exactly the PUT /invoices/{invoiceId} body of the interface: no other properties are accepted. */
@@ -22,7 +23,8 @@ export class UpdateInvoiceDto {
     type: () => [InvoiceLineInputDto],
     nullable: true,
     required: false,
-    description: 'Replaces the lines (omitted: kept; null: no lines). A line with the id of an existing line keeps that id; a line without id is new.',
+    maxItems: MAX_INVOICE_LINES,
+    description: `Replaces the lines (omitted: kept; null: no lines), at most ${MAX_INVOICE_LINES}. A line with the id of an existing line keeps that id; a line without id is new.`,
   })
   @LineItems()
   items?: InvoiceLineInputDto[] | null;
