@@ -1,6 +1,7 @@
 import { CommandMetadata, ConflictError, DomainEvent, Evolver, NotFoundError } from '@billing/shared-kernel';
 import { jsonEqual } from './json';
 import { CreatePriceInput, UpdatePriceInput, validateCreatePrice, validateUpdatePrice } from './price-validation';
+import { BillingTiming, PriceModel, Pricing, Purchase, TermUnit } from './types';
 
 /**
  * The Price aggregate as a decider: pure `evolve` plus one `decide*` per command.
