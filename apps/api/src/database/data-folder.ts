@@ -28,7 +28,14 @@ export function placeDataFolder(requested: string, account: PostgresAccount | nu
   const wanted = resolve(requested);
   mkdirSync(dirname(wanted), { recursive: true });
   const existing = lstatOrNull(wanted);
-  const real = existing ? realpathSync(wanted) : wanted;
+  let real = wanted;
+  if (existing) {
+    try {
+      real = realpathSync(wanted);
+    } catch {
+      real = resolve(dirname(wanted), readlinkSync(wanted)); // a link whose target was removed: made again below
+    }
+  }
   if (!account || canEnter(account, dirname(real))) {
     mkdirSync(real, { recursive: true });
     return real;
@@ -91,6 +98,9 @@ interface OwnerRecord {
   readonly since: string;
 }
 
+/** Claims held by this process (a record with this pid found on disk is otherwise taken for a stale one). */
+const claimedHere = new Set<string>();
+
 export interface DataFolderClaim {
   readonly file: string;
   release(): void;
@@ -105,14 +115,19 @@ export interface DataFolderClaim {
  */
 export function claimDataFolder(dataDir: string): DataFolderClaim {
   const file = `${dataDir}.owner.json`;
+  if (claimedHere.has(file)) {
+    throw new StartupError(`the data folder ${dataDir} is in use by this process already`, 'start one embedded Postgres per data folder and share it');
+  }
   const mine: OwnerRecord = { pid: process.pid, startTicks: startTicks(process.pid), since: new Date().toISOString() };
   const content = JSON.stringify(mine);
   for (let attempt = 0; attempt < 50; attempt++) {
     try {
       writeFileSync(file, content, { flag: 'wx', mode: 0o644 });
+      claimedHere.add(file);
       return {
         file,
         release: () => {
+          claimedHere.delete(file);
           try {
             if (readFileSync(file, 'utf8') === content) rmSync(file, { force: true });
           } catch {

@@ -68,7 +68,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
 
   let child: ChildProcess | null = null;
   let exited: Promise<void> = Promise.resolve();
-  const running = () => child !== null && child.exitCode === null && child.signalCode === null;
+  const running = () => child !== null && child.pid !== undefined && child.exitCode === null && child.signalCode === null;
   // Last resort for every way out that still runs JavaScript (process.exit, an uncaught exception).
   const onExit = () => {
     if (running()) child?.kill('SIGINT');
@@ -100,7 +100,10 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
       { ...asAccount(account), cwd: '/', detached: options.detached ?? false, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } },
     );
     const spawned = child;
-    exited = new Promise((done) => spawned.once('exit', () => done()));
+    exited = new Promise((done) => {
+      spawned.once('exit', () => done());
+      spawned.once('error', () => done()); // could not be spawned at all
+    });
     const spawnError = new Promise<Error>((done) => spawned.once('error', done));
     for (const stream of [spawned.stdout, spawned.stderr]) {
       let partial = '';

@@ -1,8 +1,8 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
-import { MAX_INVOICE_LINES } from '../domain';
 import { plainToInstance, Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsInt, IsNumber, IsObject, IsOptional, IsString, IsUUID, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { MAX_INVOICE_LINES } from '../domain';
 
 export const INT32_MIN = -2147483648;
 export const INT32_MAX = 2147483647;
