@@ -3,9 +3,9 @@ import { ApiProperty } from '@nestjs/swagger';
 export class DeliveryAttemptResponse {
   @ApiProperty({ format: 'date-time' }) attemptedAt!: string;
   @ApiProperty({ enum: ['delivered', 'failed'] }) outcome!: string;
-  @ApiProperty({ type: Number, nullable: true, description: 'HTTP status of the response; null when none arrived.' }) statusCode!: number | null;
+  @ApiProperty({ type: 'integer', format: 'int32', nullable: true, description: 'HTTP status of the response; null when none arrived.' }) statusCode!: number | null;
   @ApiProperty({ type: String, nullable: true, example: 'receiver answered 500' }) error!: string | null;
-  @ApiProperty({ description: 'Duration of the attempt in milliseconds.' }) durationMs!: number;
+  @ApiProperty({ type: 'integer', format: 'int32', description: 'Duration of the attempt in milliseconds.' }) durationMs!: number;
 }
 
 export class DeliveryResponse {
@@ -20,10 +20,10 @@ export class DeliveryResponse {
       '`pending`: waiting for its (next) attempt; `delivered`: a 2xx arrived in time; `discarded`: no success within 72 hours of the event; `refused`: the destination is not allowed (e.g. the host resolved only to private or loopback addresses), so it was not sent and is not retried (the subscription stays active; redeliver to try again); `disabled`: the receiver answered 410 Gone; `cancelled`: the subscription was deleted.',
   })
   status!: string;
-  @ApiProperty({ description: 'Unsuccessful attempts so far.' }) failures!: number;
+  @ApiProperty({ type: 'integer', format: 'int32', description: 'Unsuccessful attempts so far.' }) failures!: number;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) nextAttemptAt!: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) deliveredAt!: string | null;
-  @ApiProperty({ type: Number, nullable: true }) lastStatusCode!: number | null;
+  @ApiProperty({ type: 'integer', format: 'int32', nullable: true }) lastStatusCode!: number | null;
   @ApiProperty({ type: String, nullable: true }) lastError!: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ type: [DeliveryAttemptResponse], description: 'Every attempt, oldest first.' }) attempts!: DeliveryAttemptResponse[];
