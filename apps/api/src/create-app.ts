@@ -1,7 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
-import { AppConfig, BoundedContext, buildOpenApiDocument, Clock, createValidationPipe, edgeServerOptions, installEdgeHooks, JsonLogger, Metrics } from '@billing/platform';
+import { AppConfig, Authenticator, BoundedContext, buildOpenApiDocument, Clock, createValidationPipe, edgeServerOptions, installEdgeHooks, JsonLogger, Metrics } from '@billing/platform';
 import { AppModule } from './app.module';
 import { API_DESCRIPTION } from './api-description';
 
@@ -22,7 +22,7 @@ export async function createApp(
     // Fastify parses JSON itself (with the edge's checks); Nest would add urlencoded bodies, which this API does not accept.
     bodyParser: false,
   });
-  installEdgeHooks(app.getHttpAdapter().getInstance(), logger, app.get(Metrics));
+  installEdgeHooks(app.getHttpAdapter().getInstance(), { logger, metrics: app.get(Metrics), authenticator: app.get(Authenticator) });
   app.useGlobalPipes(createValidationPipe());
   const document = buildOpenApiDocument(app, API_DESCRIPTION);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', yamlDocumentUrl: 'openapi.yaml' });

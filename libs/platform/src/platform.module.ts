@@ -1,9 +1,9 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { PassportModule } from '@nestjs/passport';
 import { EventStore } from '@billing/event-store';
-import { CallerGuard } from './auth/guards';
+import { Authenticator, CallerGuard } from './auth/guards';
 import { JwtStrategy } from './auth/jwt.strategy';
 import { APP_CONFIG, AppConfig } from './config/app-config';
 import { BoundedContext } from './context/bounded-context';
@@ -13,7 +13,6 @@ import { databaseProviders } from './database/database.providers';
 import { HealthController } from './health/health.controller';
 import { Metrics, MetricsController } from './metrics/metrics';
 import { Clock, SystemClock } from './http/request-context';
-import { VersionedResponseInterceptor } from './http/versioned';
 import { registerProblemTypes } from './problems/problem-catalogue';
 import { ProblemDetailsFilter } from './problems/problem-details.filter';
 import { ProblemsController } from './problems/problems.controller';
@@ -46,11 +45,11 @@ export class PlatformModule {
         ContextWiring,
         Metrics,
         JwtStrategy,
+        Authenticator,
         { provide: APP_GUARD, useClass: CallerGuard },
-        { provide: APP_INTERCEPTOR, useClass: VersionedResponseInterceptor },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
       ],
-      exports: [APP_CONFIG, Clock, ...databaseProviders, NotificationCatalogue, Metrics, CqrsModule],
+      exports: [APP_CONFIG, Clock, Authenticator, ...databaseProviders, NotificationCatalogue, Metrics, CqrsModule],
     };
   }
 }

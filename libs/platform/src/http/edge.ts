@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { authenticate } from '../auth/guards';
+import { Authenticator } from '../auth/guards';
 import { AppConfig } from '../config/app-config';
 import { JsonLogger } from '../logging/json-logger';
 import { Metrics } from '../metrics/metrics';
@@ -11,6 +11,7 @@ import { buildProblem, HttpProblem, PROBLEM_CONTENT_TYPE } from '../problems/pro
 import { sendProblem } from '../problems/problem-details.filter';
 import { AuthenticatedRequest } from './request-context';
 import { findInputDefect, InputDefect, isValidText, MAX_JSON_DEPTH } from './hostile-input';
+import { etagFor, Versioned } from './versioned';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 /** Longer than any id, code or handle this API takes in a path. */
@@ -68,7 +69,8 @@ export function edgeServerOptions(config: AppConfig): FastifyHttpOptions<Server>
  *   store (U+0000, unpaired surrogates), and so are path and query parameters;
  * - every answer carries the request id, and is logged once.
  */
-export function installEdgeHooks(fastify: FastifyInstance, logger: JsonLogger | false, metrics: Metrics): void {
+export function installEdgeHooks(fastify: FastifyInstance, services: { logger: JsonLogger | false; metrics: Metrics; authenticator: Authenticator }): void {
+  const { logger, metrics, authenticator } = services;
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   fastify.removeContentTypeParser(['application/json', 'text/plain']);
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
@@ -83,7 +85,7 @@ export function installEdgeHooks(fastify: FastifyInstance, logger: JsonLogger | 
   fastify.addHook('onRequest', async (request: AuthenticatedRequest, reply: FastifyReply) => {
     if (request.is404 || !carriesBody(request)) return;
     try {
-      await authenticate(request);
+      await authenticator.authenticate(request);
     } catch (error) {
       // The body is never read: close the connection rather than drain it.
       reply.header('connection', 'close');
@@ -106,6 +108,13 @@ export function installEdgeHooks(fastify: FastifyInstance, logger: JsonLogger | 
     }
   });
 
+  // A Versioned result becomes its resource plus ETag (and Location): one place, no per-request interceptor.
+  fastify.addHook('preSerialization', async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    if (!(payload instanceof Versioned)) return payload;
+    reply.header('etag', etagFor(payload.version));
+    if (payload.location) reply.header('location', payload.location);
+    return payload.resource;
+  });
   fastify.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

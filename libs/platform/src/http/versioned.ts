@@ -1,6 +1,4 @@
-import { CallHandler, createParamDecorator, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
-import { map, Observable } from 'rxjs';
+import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import { ValidationError } from '@billing/shared-kernel';
 
 /** ETags are the stream version, quoted: `"3"`. */
@@ -10,9 +8,9 @@ export function etagFor(version: number): string {
 
 /**
  * A resource with its version, as a write or a single-resource read returns
- * it. The response interceptor turns the version into the ETag header and,
- * for a creation, `location` into the Location header; the body is the
- * resource alone.
+ * it. The edge (a Fastify preSerialization hook, see edge.ts) turns the
+ * version into the ETag header and, for a creation, `location` into the
+ * Location header; the body is the resource alone.
  */
 export class Versioned<Resource> {
   constructor(
@@ -20,22 +18,6 @@ export class Versioned<Resource> {
     readonly version: number,
     readonly location?: string,
   ) {}
-}
-
-/** Sets ETag (and Location) from a Versioned result: the one place HTTP learns about versions. */
-@Injectable()
-export class VersionedResponseInterceptor implements NestInterceptor {
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    return next.handle().pipe(
-      map((result) => {
-        if (!(result instanceof Versioned)) return result;
-        const reply = context.switchToHttp().getResponse<FastifyReply>();
-        reply.header('etag', etagFor(result.version));
-        if (result.location) reply.header('location', result.location);
-        return result.resource;
-      }),
-    );
-  }
 }
 
 const ETAG = /^(?:W\/)?"(\d{1,9})"$/;
