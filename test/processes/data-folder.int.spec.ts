@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { claimDataFolder, placeDataFolder } from '../../apps/api/src/database/data-folder';
@@ -87,6 +87,16 @@ describe('data folder', () => {
       mkdirSync(full, { recursive: true });
       writeFileSync(join(full, 'PG_VERSION'), '18\n');
       expect(() => placeDataFolder(full, account, quiet)).toThrow(/cannot enter/);
+      // Nothing was made for the refused one.
+      const mappedRoot = dirname(dirname(mapped));
+      const origins = readdirSync(mappedRoot).map((home) => {
+        try {
+          return readFileSync(join(mappedRoot, home, 'origin'), 'utf8').trim();
+        } catch {
+          return null;
+        }
+      });
+      expect(origins).not.toContain(full);
     });
   });
 });

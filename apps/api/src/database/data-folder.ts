@@ -48,8 +48,6 @@ export function placeDataFolder(requested: string, account: PostgresAccount | nu
   const temporary = wanted.startsWith(`${realpathSync(tmpdir())}${sep}`) || wanted.startsWith(`${tmpdir()}${sep}`);
   const home = join(mappedRoot(account, temporary ? [TEMPORARY_ROOT, PERSISTENT_ROOT] : [PERSISTENT_ROOT, TEMPORARY_ROOT]), key);
   const mapped = join(home, 'postgres');
-  mkdirSync(home, { recursive: true, mode: 0o755 });
-  writeFileSync(join(home, 'origin'), `${wanted}\n`);
   if (existing && real !== mapped) {
     if (existing.isDirectory() && readdirSync(wanted).length === 0) {
       rmdirSync(wanted); // an empty folder an earlier, failed start left: replace it by the link
@@ -60,6 +58,8 @@ export function placeDataFolder(requested: string, account: PostgresAccount | nu
       );
     }
   }
+  mkdirSync(home, { recursive: true, mode: 0o755 });
+  writeFileSync(join(home, 'origin'), `${wanted}\n`); // for people wondering what it is
   if (!lstatOrNull(wanted)) {
     try {
       symlinkSync(mapped, wanted, 'dir');
