@@ -43,6 +43,14 @@ describe('The HTTP edge', () => {
       expectProblem(await list(null, { authorization: `bearer ${t.token()}` }), 401, 'unauthorized');
     });
 
+    it('stops accepting a remembered token the moment it expires', async () => {
+      const token = t.token([t.environmentId], { expiresIn: 2 });
+      expect((await list(token)).status).toBe(200);
+      expect((await list(token)).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 2100));
+      expectProblem(await list(token), 401, 'unauthorized');
+    });
+
     it('refuses a validly signed payload that is not a JSON object', async () => {
       for (const payload of ['"hello"', '[1,2]', '42', 'not json']) {
         const token = signRaw(payload);
