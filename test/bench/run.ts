@@ -24,7 +24,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
@@ -823,6 +823,8 @@ function writeReport(section: string): void {
 async function main(): Promise<void> {
   const startedAt = Date.now();
   scratch = mkdtempSync(join(tmpdir(), 'billing-bench-'));
+  // mkdtemp folders are mode 700: as root, the embedded Postgres's own account must be able to enter it.
+  chmodSync(scratch, 0o755);
   let adminUrl = process.env.DATABASE_URL;
   let stopEmbedded: (() => Promise<void>) | null = null;
   let databaseNote = 'DATABASE_URL (an existing server)';
