@@ -563,6 +563,31 @@ describe('Prices over HTTP', () => {
       expect(body.components.schemas.CreatePriceBody.required).toEqual(['name', 'priceModel', 'purchase', 'pricing']);
       expect(body.components.schemas.PriceDto.properties.name).toMatchObject({ minLength: 1, maxLength: 250 });
     });
+
+    it('types every integer as an integer and every decimal as a double in the catalog schemas', async () => {
+      const { body } = await t.request('GET', '/openapi.json', { token: null, environment: null });
+      const schemas = body.components.schemas;
+      for (const name of ['CreatePriceBody', 'UpdatePriceBody', 'PriceDto']) {
+        expect(schemas[name].properties.termCount).toMatchObject({ type: 'integer', format: 'int32' });
+      }
+      expect(schemas.QuotePriceBody.properties.quantity).toMatchObject({ type: 'number', format: 'double' });
+      expect(schemas.QuoteDto.properties).toMatchObject({ quantity: { type: 'number', format: 'double' }, amount: { type: 'integer', format: 'int64' } });
+      // Anywhere in the catalog's schemas: no bare `number` (a decimal says double, an integer says integer).
+      const numbers: string[] = [];
+      const walk = (schema: unknown, path: string): void => {
+        if (Array.isArray(schema)) return schema.forEach((item, i) => walk(item, `${path}/${i}`));
+        if (!schema || typeof schema !== 'object') return;
+        const { type, format } = schema as { type?: string; format?: string };
+        if (type === 'number' && format !== 'double') numbers.push(path);
+        if (type === 'integer' && format !== undefined) expect(['int32', 'int64']).toContain(format);
+        for (const [key, value] of Object.entries(schema)) walk(value, `${path}/${key}`);
+      };
+      for (const name of ['CreatePriceBody', 'UpdatePriceBody', 'PriceDto', 'PricePageDto', 'QuotePriceBody', 'QuoteDto', 'CreateProductBody', 'ProductDto', 'ProductPageDto']) {
+        expect(schemas).toHaveProperty(name);
+        walk(schemas[name], name);
+      }
+      expect(numbers).toEqual([]);
+    });
   });
 
   describe('nulls only where the interface allows them', () => {
