@@ -1,12 +1,4 @@
-import { TestApp, TestResponse } from '@billing/testing';
-
-export const PROBLEM = 'application/problem+json';
-
-export function expectProblem(response: TestResponse, status: number, type: string): void {
-  expect({ status: response.status, type: response.body?.type }).toEqual({ status, type: `/problems/${type}` });
-  expect(response.headers.get('content-type')).toContain(PROBLEM);
-  expect(response.body).toMatchObject({ status, title: expect.any(String), detail: expect.any(String), instance: expect.any(String) });
-}
+import { expectProblem, TestApp, TestResponse } from '@billing/testing';
 
 /** A 422 whose errors include exactly these pointers (and no others). */
 export function expectPointers(response: TestResponse, pointers: string[]): void {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { FakeClock, startTestApp, TestApp } from '@billing/testing';
-import { createPrice, expectPointers, expectProblem, monthlyFee } from './catalog-helpers';
+import { expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
+import { createPrice, expectPointers, monthlyFee } from './catalog-helpers';
 
 const T0 = '2026-01-15T10:00:00.000Z';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -82,7 +82,7 @@ describe('Prices over HTTP', () => {
     it('422 pointing at an unknown property, and at a read-only one (not silently stripped)', async () => {
       const response = await t.request('POST', '/prices', { body: monthlyFee({ colour: 'red', id: randomUUID() }) });
       expectPointers(response, ['/colour', '/id']);
-      expect(response.body.errors).toContainEqual({ pointer: '/colour', detail: 'is not a known property' });
+      expect(response.body.errors).toContainEqual({ pointer: '/colour', detail: 'unknown property: not accepted here' });
       expect(response.body.errors).toContainEqual({ pointer: '/id', detail: 'is read-only' });
     });
 
@@ -459,7 +459,18 @@ describe('Prices over HTTP', () => {
     });
 
     it('a page token that this service did not issue is rejected at /query/pageToken', async () => {
-      const forged = ['{"p":"1; drop table prices"}', '{"q":1}', '{"p":12}', '{"p":"0"}', '{"p":"1e5"}', '{"p":"99999999999999999999"}', '{"p":"1\\u0000"}', '["1"]', 'null'];
+      const forged = [
+        '{"position":"1; drop table prices"}',
+        '{"q":1}',
+        '{"p":"1"}',
+        '{"position":12}',
+        '{"position":"0"}',
+        '{"position":"1e5"}',
+        '{"position":"99999999999999999999"}',
+        '{"position":"1\\u0000"}',
+        '["1"]',
+        'null',
+      ];
       for (const token of ['garbage', ...forged.map((json) => Buffer.from(json).toString('base64url'))]) {
         expectPointers(await t.request('GET', `/prices?pageToken=${token}`), ['/query/pageToken']);
       }
@@ -551,6 +562,31 @@ describe('Prices over HTTP', () => {
       });
       expect(body.components.schemas.CreatePriceBody.required).toEqual(['name', 'priceModel', 'purchase', 'pricing']);
       expect(body.components.schemas.PriceDto.properties.name).toMatchObject({ minLength: 1, maxLength: 250 });
+    });
+
+    it('types every integer as an integer and every decimal as a double in the catalog schemas', async () => {
+      const { body } = await t.request('GET', '/openapi.json', { token: null, environment: null });
+      const schemas = body.components.schemas;
+      for (const name of ['CreatePriceBody', 'UpdatePriceBody', 'PriceDto']) {
+        expect(schemas[name].properties.termCount).toMatchObject({ type: 'integer', format: 'int32' });
+      }
+      expect(schemas.QuotePriceBody.properties.quantity).toMatchObject({ type: 'number', format: 'double' });
+      expect(schemas.QuoteDto.properties).toMatchObject({ quantity: { type: 'number', format: 'double' }, amount: { type: 'integer', format: 'int64' } });
+      // Anywhere in the catalog's schemas: no bare `number` (a decimal says double, an integer says integer).
+      const numbers: string[] = [];
+      const walk = (schema: unknown, path: string): void => {
+        if (Array.isArray(schema)) return schema.forEach((item, i) => walk(item, `${path}/${i}`));
+        if (!schema || typeof schema !== 'object') return;
+        const { type, format } = schema as { type?: string; format?: string };
+        if (type === 'number' && format !== 'double') numbers.push(path);
+        if (type === 'integer' && format !== undefined) expect(['int32', 'int64']).toContain(format);
+        for (const [key, value] of Object.entries(schema)) walk(value, `${path}/${key}`);
+      };
+      for (const name of ['CreatePriceBody', 'UpdatePriceBody', 'PriceDto', 'PricePageDto', 'QuotePriceBody', 'QuoteDto', 'CreateProductBody', 'ProductDto', 'ProductPageDto']) {
+        expect(schemas).toHaveProperty(name);
+        walk(schemas[name], name);
+      }
+      expect(numbers).toEqual([]);
     });
   });
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { EventStore, ProjectionRunner } from '@billing/event-store';
-import { ResourceViews } from '@billing/platform';
-import { FakeClock, startTestApp, TestApp } from '@billing/testing';
-import { createPrice, expectPointers, expectProblem, monthlyFee } from './catalog-helpers';
+import { NotificationCatalogue } from '@billing/platform';
+import { expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
+import { createPrice, expectPointers, monthlyFee } from './catalog-helpers';
 
 const T0 = '2026-01-15T10:00:00.000Z';
 
@@ -52,7 +52,7 @@ describe('Products over HTTP, and the catalog read model', () => {
     it('422 for a missing name, an unknown property and a non-object body', async () => {
       const response = await t.request('POST', '/products', { body: { sku: 'P-1' } });
       expectPointers(response, ['/name', '/sku']);
-      expect(response.body.errors).toContainEqual({ pointer: '/sku', detail: 'is not a known property' });
+      expect(response.body.errors).toContainEqual({ pointer: '/sku', detail: 'unknown property: not accepted here' });
       expectPointers(await t.request('POST', '/products', { body: 'Pro' }), ['']);
     });
   });
@@ -85,7 +85,7 @@ describe('Products over HTTP, and the catalog read model', () => {
       expectPointers(await t.request('GET', '/products?limit=0', as), ['/query/limit']);
       expectPointers(await t.request('GET', '/products?limit=101', as), ['/query/limit']);
       expectPointers(await t.request('GET', '/products?pageToken=nope', as), ['/query/pageToken']);
-      for (const forged of ['{"p":"-1"}', '{"p":1}', '{"p":"12abc"}', '[]']) {
+      for (const forged of ['{"position":"-1"}', '{"position":1}', '{"position":"12abc"}', '{"p":"1"}', '[]']) {
         expectPointers(await t.request('GET', `/products?pageToken=${Buffer.from(forged).toString('base64url')}`, as), ['/query/pageToken']);
       }
       const empty = randomUUID();
@@ -156,18 +156,22 @@ describe('Products over HTTP, and the catalog read model', () => {
       expect(names).toEqual(['at 100', 'at 10', 'at 9']);
     });
 
-    it('renders a price and a product as of an event for webhook payloads (ResourceViews)', async () => {
+    it('publishes price.created, price.updated, price.archived and product.created, each carrying the resource as of its event', async () => {
       const product = await createProduct({ name: 'Viewed' });
       const price = await createPrice(t, monthlyFee({ productId: product.id }));
-      await t.request('PUT', `/prices/${price.id}`, { body: { name: 'renamed' } });
+      const renamed = (await t.request('PUT', `/prices/${price.id}`, { body: { name: 'renamed' } })).body;
+      const archived = (await t.request('PUT', `/prices/${price.id}/archive`)).body;
       const store = t.app.get(EventStore);
-      const views = t.app.get(ResourceViews);
+      const catalogue = t.app.get(NotificationCatalogue);
       const events = await store.readStream({ environmentId: t.environmentId, streamType: 'price', streamId: price.id });
-      expect(events.map((e) => e.type)).toEqual(['PriceCreated', 'PriceUpdated']);
-      expect(await views.viewAt(events[0])).toEqual(price);
-      expect(await views.viewAt(events[1])).toMatchObject({ id: price.id, name: 'renamed' });
+      expect(events.map((e) => e.type)).toEqual(['PriceCreated', 'PriceUpdated', 'PriceArchived']);
+      expect(events.map((e) => catalogue.namesFor(e))).toEqual([['price.created'], ['price.updated'], ['price.archived']]);
+      expect(await catalogue.resourceAt(events[0])).toEqual(price);
+      expect(await catalogue.resourceAt(events[1])).toEqual(renamed);
+      expect(await catalogue.resourceAt(events[2])).toEqual(archived);
       const [productCreated] = await store.readStream({ environmentId: t.environmentId, streamType: 'product', streamId: product.id });
-      expect(await views.viewAt(productCreated)).toEqual(product);
+      expect(catalogue.namesFor(productCreated)).toEqual(['product.created']);
+      expect(await catalogue.resourceAt(productCreated)).toEqual(product);
     });
 
     it('rebuilds the read models from the event log to the same state', async () => {

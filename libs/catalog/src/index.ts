@@ -1,3 +1,3 @@
 export * from './domain';
-export { CatalogModule } from './catalog.module';
+export { catalogContext } from './catalog.context';
 export { catalogMigrations } from './migrations';

@@ -1,15 +1,16 @@
 import { Command } from '@nestjs/cqrs';
-import { CallerContext } from '@billing/platform';
-import { CommandMetadata } from '@billing/shared-kernel';
-import { PriceWriteResult } from '../catalog-streams';
+import { CommandContext } from '@billing/event-store';
+import { Versioned } from '@billing/platform';
+import { PriceView } from '../views';
 
 /** PUT /prices/{priceId}/archive. */
-export class ArchivePriceCommand extends Command<PriceWriteResult> {
+export class ArchivePriceCommand extends Command<Versioned<PriceView>> {
   constructor(
-    readonly caller: CallerContext,
+    readonly environmentId: string,
     readonly priceId: string,
-    readonly ifMatch: string | undefined,
-    readonly meta: CommandMetadata,
+    readonly context: CommandContext,
+    /** From If-Match: the version the archive is based on; undefined archives the current version. */
+    readonly expectedVersion?: number,
   ) {
     super();
   }

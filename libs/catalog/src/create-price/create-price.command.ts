@@ -1,14 +1,15 @@
 import { Command } from '@nestjs/cqrs';
-import { CallerContext } from '@billing/platform';
-import { CommandMetadata } from '@billing/shared-kernel';
-import { PriceWriteResult } from '../catalog-streams';
+import { CommandContext } from '@billing/event-store';
+import { Versioned } from '@billing/platform';
+import { CreatePriceInput } from '../domain';
+import { PriceView } from '../views';
 
-/** POST /prices: `body` is the untrusted request body, validated by the domain. */
-export class CreatePriceCommand extends Command<PriceWriteResult> {
+/** POST /prices, with the body already validated (validateCreatePrice). */
+export class CreatePriceCommand extends Command<Versioned<PriceView>> {
   constructor(
-    readonly caller: CallerContext,
-    readonly body: unknown,
-    readonly meta: CommandMetadata,
+    readonly environmentId: string,
+    readonly input: CreatePriceInput,
+    readonly context: CommandContext,
   ) {
     super();
   }

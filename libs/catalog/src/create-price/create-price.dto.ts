@@ -21,6 +21,8 @@ export class CreatePriceBody {
   purchase!: string;
 
   @ApiPropertyOptional({
+    type: 'integer',
+    format: 'int32',
     minimum: PRICE_LIMITS.termCountMin,
     maximum: PRICE_LIMITS.termCountMax,
     description: 'required for recurring, rejected for one_time; with termUnit: 30 day = every 30 days',

@@ -1,33 +1,29 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { AggregateStore, toNewEvents } from '@billing/event-store';
-import { eventMetadataFor } from '@billing/platform';
-import { foldEvents, ValidationError } from '@billing/shared-kernel';
-import { decideCreatePrice, priceEvolver, toPriceView } from '../domain';
-import { priceStream, PriceWriteResult } from '../catalog-streams';
-import { CatalogReadModel } from '../read-model/catalog-read-model';
+import { CommandPath } from '@billing/event-store';
+import { Versioned } from '@billing/platform';
+import { decideCreatePrice, existingPrice, priceEvolver, productEvolver } from '../domain';
+import { priceStream, productStream } from '../streams';
+import { PriceView, toPriceView } from '../views';
 import { CreatePriceCommand } from './create-price.command';
 
+/**
+ * A new stream under a fresh id. The product a price names is looked up in
+ * the event store (products are never deleted, so it cannot vanish before
+ * the price is written).
+ */
 @CommandHandler(CreatePriceCommand)
-export class CreatePriceHandler implements ICommandHandler<CreatePriceCommand> {
-  constructor(
-    private readonly store: AggregateStore,
-    private readonly readModel: CatalogReadModel,
-  ) {}
+export class CreatePriceHandler implements ICommandHandler<CreatePriceCommand, Versioned<PriceView>> {
+  constructor(private readonly commands: CommandPath) {}
 
-  async execute({ caller, body, meta }: CreatePriceCommand): Promise<PriceWriteResult> {
-    const priceId = meta.newId();
-    const stream = priceStream(caller.environmentId, priceId);
-    const { state } = await this.store.load(stream, priceEvolver);
-    const events = decideCreatePrice({ priceId, input: body }, state, meta);
-    // A price may point at a product of its own environment only (another environment's id does not exist here).
-    const productId = events[0].data.productId;
-    if (productId !== null && !(await this.readModel.productExists(caller.environmentId, productId))) {
-      throw ValidationError.at('/productId', `no product ${productId} exists in this environment`);
-    }
-    const result = await this.store.append(
-      [{ stream, expectedVersion: 'no_stream', events: toNewEvents(events, meta) }],
-      eventMetadataFor(caller),
+  async execute({ environmentId, input, context }: CreatePriceCommand): Promise<Versioned<PriceView>> {
+    const priceId = context.meta.newId();
+    const productExists = input.productId !== null && (await this.commands.load(productStream(environmentId, input.productId), productEvolver)).version > 0;
+    const { state, version } = await this.commands.handle(
+      priceStream(environmentId, priceId),
+      priceEvolver,
+      (current) => decideCreatePrice({ priceId, input, productExists }, current, context.meta),
+      context,
     );
-    return { price: toPriceView(foldEvents(priceEvolver, events))!, version: result.nextVersions[0] };
+    return new Versioned(toPriceView(existingPrice(state, priceId)), version);
   }
 }

@@ -1,14 +1,15 @@
 import { Command } from '@nestjs/cqrs';
-import { CallerContext } from '@billing/platform';
-import { CommandMetadata } from '@billing/shared-kernel';
-import { ProductWriteResult } from '../catalog-streams';
+import { CommandContext } from '@billing/event-store';
+import { Versioned } from '@billing/platform';
+import { CreateProductInput } from '../domain';
+import { ProductView } from '../views';
 
-/** POST /products: `body` is the untrusted request body, validated by the domain. */
-export class CreateProductCommand extends Command<ProductWriteResult> {
+/** POST /products, with the body already validated (validateCreateProduct). */
+export class CreateProductCommand extends Command<Versioned<ProductView>> {
   constructor(
-    readonly caller: CallerContext,
-    readonly body: unknown,
-    readonly meta: CommandMetadata,
+    readonly environmentId: string,
+    readonly input: CreateProductInput,
+    readonly context: CommandContext,
   ) {
     super();
   }

@@ -1,24 +1,23 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { AggregateStore, toNewEvents } from '@billing/event-store';
-import { eventMetadataFor } from '@billing/platform';
-import { foldEvents } from '@billing/shared-kernel';
-import { decideCreateProduct, productEvolver, toProductView } from '../domain';
-import { productStream, ProductWriteResult } from '../catalog-streams';
+import { CommandPath } from '@billing/event-store';
+import { Versioned } from '@billing/platform';
+import { decideCreateProduct, existingProduct, productEvolver } from '../domain';
+import { productStream } from '../streams';
+import { ProductView, toProductView } from '../views';
 import { CreateProductCommand } from './create-product.command';
 
 @CommandHandler(CreateProductCommand)
-export class CreateProductHandler implements ICommandHandler<CreateProductCommand> {
-  constructor(private readonly store: AggregateStore) {}
+export class CreateProductHandler implements ICommandHandler<CreateProductCommand, Versioned<ProductView>> {
+  constructor(private readonly commands: CommandPath) {}
 
-  async execute({ caller, body, meta }: CreateProductCommand): Promise<ProductWriteResult> {
-    const productId = meta.newId();
-    const stream = productStream(caller.environmentId, productId);
-    const { state } = await this.store.load(stream, productEvolver);
-    const events = decideCreateProduct({ productId, input: body }, state, meta);
-    const result = await this.store.append(
-      [{ stream, expectedVersion: 'no_stream', events: toNewEvents(events, meta) }],
-      eventMetadataFor(caller),
+  async execute({ environmentId, input, context }: CreateProductCommand): Promise<Versioned<ProductView>> {
+    const productId = context.meta.newId();
+    const { state, version } = await this.commands.handle(
+      productStream(environmentId, productId),
+      productEvolver,
+      (current) => decideCreateProduct({ productId, input }, current, context.meta),
+      context,
     );
-    return { product: toProductView(foldEvents(productEvolver, events))!, version: result.nextVersions[0] };
+    return new Versioned(toProductView(existingProduct(state, productId)), version);
   }
 }

@@ -1,7 +1,7 @@
 export * from './types';
-export type { CreatePriceInput, UpdatePriceInput, PriceShape } from './price-validation';
-export { validateCreatePrice, validateUpdatePrice } from './price-validation';
-export { QUANTITY_SCALE, amountFor, amountForScaledQuantity } from './pricing';
+export { UNKNOWN_PROPERTY } from './json';
+export type { CreatePriceInput } from './price-validation';
+export { validateCreatePrice } from './price-validation';
 export * from './price';
 export * from './product';
 export type { QuotablePrice, Quote } from './quote';

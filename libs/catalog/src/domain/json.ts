@@ -1,5 +1,12 @@
 /** Small JSON helpers shared by validation and the deciders. */
 
+/**
+ * The detail of a field error for a property the body must not have: the
+ * service's one wording (the platform's validation pipe says the same for
+ * the other contexts' bodies).
+ */
+export const UNKNOWN_PROPERTY = 'unknown property: not accepted here';
+
 export type JsonObject = Record<string, unknown>;
 
 export function isJsonObject(value: unknown): value is JsonObject {

@@ -1,5 +1,5 @@
 import { FieldError, MAX_AMOUNT, ValidationError, isSupportedCurrency } from '@billing/shared-kernel';
-import { JsonObject, childPointer, has, isJsonObject, own, textProblem } from './json';
+import { JsonObject, UNKNOWN_PROPERTY, childPointer, has, isJsonObject, own, textProblem } from './json';
 import {
   BILLING_TIMINGS,
   BillingTiming,
@@ -255,7 +255,7 @@ function rejectUnknown(
   explain: (key: string) => string | undefined = () => undefined,
 ): void {
   for (const key of Object.keys(object)) {
-    if (!allowed.includes(key)) errors.add(childPointer(pointer, key), explain(key) ?? 'is not a known property');
+    if (!allowed.includes(key)) errors.add(childPointer(pointer, key), explain(key) ?? UNKNOWN_PROPERTY);
   }
 }
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { FieldError, ValidationError } from '@billing/shared-kernel';
-import { createPriceBodyArb } from './catalog.arbitraries';
+import { createPriceBodyArb } from '../../../../test/catalog/catalog.arbitraries';
 import { PriceShape, validateCreatePrice, validateUpdatePrice } from './price-validation';
 
 /** The field errors a call throws; fails the test when it does not throw a ValidationError. */
@@ -175,7 +175,7 @@ describe('validateCreatePrice', () => {
 
   describe('unknown and read-only properties', () => {
     it('when an unknown property is sent, then it is rejected at its pointer', () => {
-      expect(errorsOf(create({ colour: 'red' }))).toEqual([{ pointer: '/colour', detail: 'is not a known property' }]);
+      expect(errorsOf(create({ colour: 'red' }))).toEqual([{ pointer: '/colour', detail: 'unknown property: not accepted here' }]);
     });
 
     it.each(['id', 'archived', 'archivedAt', 'createdAt', 'updatedAt'])('when read-only %s is sent, then it is rejected as read-only', (field) => {
@@ -246,7 +246,7 @@ describe('validateCreatePrice', () => {
 
     it('when unitAmount is missing and an unknown member is present, then both are reported', () => {
       expect(errorsOf(fee({ amount: 1500 }))).toEqual([
-        { pointer: '/pricing/eur/amount', detail: 'is not a known property' },
+        { pointer: '/pricing/eur/amount', detail: 'unknown property: not accepted here' },
         { pointer: '/pricing/eur/unitAmount', detail: 'is required' },
       ]);
     });
@@ -305,8 +305,8 @@ describe('validateCreatePrice', () => {
       ['upTo fractional', { tiers: [{ ...tiers[0], upTo: 1.5 }, tiers[1]] }, '/pricing/eur/tiers/0/upTo', 'must be a whole number of units of at least 1'],
       ['unitAmount missing', { tiers: [{ upTo: null }] }, '/pricing/eur/tiers/0/unitAmount', 'is required'],
       ['flatAmount negative', { tiers: [{ upTo: null, unitAmount: 1, flatAmount: -1 }] }, '/pricing/eur/tiers/0/flatAmount', 'must be a whole amount in minor units from 0 to 9007199254740991'],
-      ['unknown tier member', { tiers: [{ upTo: null, unitAmount: 1, from: 0 }] }, '/pricing/eur/tiers/0/from', 'is not a known property'],
-      ['unknown entry member', { tiers, mode: 'x' }, '/pricing/eur/mode', 'is not a known property'],
+      ['unknown tier member', { tiers: [{ upTo: null, unitAmount: 1, from: 0 }] }, '/pricing/eur/tiers/0/from', 'unknown property: not accepted here'],
+      ['unknown entry member', { tiers, mode: 'x' }, '/pricing/eur/mode', 'unknown property: not accepted here'],
     ])('when %s, then rejected at the bad member', (_, entry, pointer, detail) => {
       expect(errorsOf(tiered(entry))).toEqual([{ pointer, detail }]);
     });
@@ -353,7 +353,7 @@ describe('validateCreatePrice', () => {
           fc.string({ minLength: 1 }).filter((k) => !known.includes(k) && !['archived', 'archivedAt', 'createdAt', 'updatedAt'].includes(k)),
           (body, key) => {
             const errors = errorsOf(() => validateCreatePrice({ ...body, [key]: 1 }));
-            expect(errors).toEqual([{ pointer: '/' + key.replace(/~/g, '~0').replace(/\//g, '~1'), detail: 'is not a known property' }]);
+            expect(errors).toEqual([{ pointer: '/' + key.replace(/~/g, '~0').replace(/\//g, '~1'), detail: 'unknown property: not accepted here' }]);
           },
         ),
       );
@@ -428,7 +428,7 @@ describe('validateUpdatePrice', () => {
   it('when read-only or unknown properties are sent, then each is rejected', () => {
     expect(errorsOf(update({ id: 'x', colour: 'red' }))).toEqual([
       { pointer: '/id', detail: 'is read-only' },
-      { pointer: '/colour', detail: 'is not a known property' },
+      { pointer: '/colour', detail: 'unknown property: not accepted here' },
     ]);
   });
 

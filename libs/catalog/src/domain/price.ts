@@ -1,12 +1,14 @@
-import { CommandMetadata, ConflictError, DomainEvent, Evolver, NotFoundError } from '@billing/shared-kernel';
+import { CommandMetadata, ConflictError, DomainEvent, Evolver, NotFoundError, ValidationError } from '@billing/shared-kernel';
 import { jsonEqual } from './json';
-import { CreatePriceInput, UpdatePriceInput, validateCreatePrice, validateUpdatePrice } from './price-validation';
-import { BillingTiming, PriceModel, Pricing, Purchase, TermUnit } from './types';
+import { CreatePriceInput, UpdatePriceInput, validateUpdatePrice } from './price-validation';
 
 /**
  * The Price aggregate as a decider: pure `evolve` plus one `decide*` per command.
- * The deciders validate the raw input themselves (update validation needs the
- * current priceModel/purchase), after the state checks: 404 and 409 win over 422.
+ * A create arrives validated (`validateCreatePrice` at the edge: a new price has
+ * no state to check first). An update arrives as the untrusted body and is
+ * validated here, after the state checks, because its rules depend on the price
+ * (its model and purchase) and a missing or archived price answers 404 / 409
+ * whatever the body says.
  * Timestamps in events are ISO strings so event data is plain JSON.
  */
 
@@ -14,11 +16,16 @@ import { BillingTiming, PriceModel, Pricing, Purchase, TermUnit } from './types'
 
 export const PRICE_STREAM_TYPE = 'price';
 
+/** The whole price as created, with its id and time. */
 export interface PriceCreatedData extends CreatePriceInput {
   readonly priceId: string;
   readonly createdAt: string;
 }
-/** Only the changed fields are present (description may change to null). */
+/**
+ * A diff, not a snapshot: only the changed fields are present (description may
+ * change to null), with the id and the time. Stored events are immutable, so
+ * the shape stays; the stream definition documents it.
+ */
 export interface PriceUpdatedData extends UpdatePriceInput {
   readonly priceId: string;
   readonly updatedAt: string;
@@ -43,27 +50,27 @@ export interface ExistingPrice extends CreatePriceInput {
   readonly updatedAt: string;
   readonly archivedAt: string | null;
 }
-export type PriceState = { readonly status: 'empty' } | ExistingPrice;
+export type PriceState = { readonly status: 'none' } | ExistingPrice;
 
 export function initialPriceState(): PriceState {
-  return { status: 'empty' };
+  return { status: 'none' };
 }
 
 /** Events that do not fit the state (never produced by the deciders) are ignored, as are unknown types. */
 export function evolvePrice(state: PriceState, event: PriceEvent): PriceState {
   switch (event.type) {
     case 'PriceCreated': {
-      if (state.status !== 'empty') return state;
+      if (state.status !== 'none') return state;
       const { priceId, createdAt, ...input } = event.data;
       return { status: 'active', id: priceId, ...input, createdAt, updatedAt: createdAt, archivedAt: null };
     }
     case 'PriceUpdated': {
-      if (state.status === 'empty') return state;
+      if (state.status === 'none') return state;
       const { priceId: _id, updatedAt, ...changes } = event.data;
       return { ...state, ...changes, updatedAt };
     }
     case 'PriceArchived':
-      if (state.status === 'empty') return state;
+      if (state.status === 'none') return state;
       return { ...state, status: 'archived', archivedAt: event.data.archivedAt, updatedAt: event.data.archivedAt };
     default:
       return state;
@@ -72,32 +79,49 @@ export function evolvePrice(state: PriceState, event: PriceEvent): PriceState {
 
 export const priceEvolver: Evolver<PriceState, PriceEvent> = { initialState: initialPriceState, evolve: evolvePrice };
 
+/** The price, or 404: what every command on an existing price starts with. */
+export function existingPrice(state: PriceState, priceId: string): ExistingPrice {
+  if (state.status === 'none') throw new NotFoundError('price', priceId);
+  return state;
+}
+
 // ---- commands and deciders
 
 /** `priceId` is the stream id, chosen by the caller (e.g. `meta.newId()`) before loading the stream. */
 export interface CreatePrice {
   readonly priceId: string;
-  /** The untrusted request body (or an already validated CreatePriceInput). */
-  readonly input: unknown;
+  readonly input: CreatePriceInput;
+  /**
+   * Whether `input.productId` names a product of the price's environment (looked
+   * up by the caller; ignored when productId is null). Another environment's
+   * product does not exist here.
+   */
+  readonly productExists: boolean;
 }
 export interface UpdatePrice {
   readonly priceId: string;
-  readonly input: unknown;
+  /** The untrusted request body: validated against the price by decideUpdatePrice. */
+  readonly body: unknown;
 }
 export interface ArchivePrice {
   readonly priceId: string;
 }
 
 export function decideCreatePrice(command: CreatePrice, state: PriceState, meta: CommandMetadata): PriceCreated[] {
-  if (state.status !== 'empty') throw new ConflictError('price-exists', `price ${command.priceId} already exists`);
-  const input = validateCreatePrice(command.input);
-  return [{ type: 'PriceCreated', schemaVersion: 1, data: { priceId: command.priceId, ...input, createdAt: meta.now.toISOString() } }];
+  if (state.status !== 'none') throw new ConflictError('price-exists', `price ${command.priceId} already exists`);
+  const { productId } = command.input;
+  if (productId !== null && !command.productExists) throw ValidationError.at('/productId', `no product ${productId} exists in this environment`);
+  return [{ type: 'PriceCreated', schemaVersion: 1, data: { priceId: command.priceId, ...command.input, createdAt: meta.now.toISOString() } }];
 }
 
-/** Decision: an update that changes nothing (all values equal the current ones, or `{}`) emits no event. */
+/**
+ * 404, then 409 for an archived price, then the body's 422 (every field error
+ * at once). An update that changes nothing (all values equal the current
+ * ones, or `{}`) emits no event.
+ */
 export function decideUpdatePrice(command: UpdatePrice, state: PriceState, meta: CommandMetadata): PriceUpdated[] {
-  const price = requireActive(command.priceId, state);
-  const input = validateUpdatePrice(command.input, price);
+  const price = activePrice(state, command.priceId);
+  const input = validateUpdatePrice(command.body, price);
   const changes = Object.fromEntries(
     Object.entries(input).filter(([key, value]) => !jsonEqual(value, price[key as keyof UpdatePriceInput])),
   ) as UpdatePriceInput;
@@ -106,59 +130,12 @@ export function decideUpdatePrice(command: UpdatePrice, state: PriceState, meta:
 }
 
 export function decideArchivePrice(command: ArchivePrice, state: PriceState, meta: CommandMetadata): PriceArchived[] {
-  requireActive(command.priceId, state);
+  activePrice(state, command.priceId);
   return [{ type: 'PriceArchived', schemaVersion: 1, data: { priceId: command.priceId, archivedAt: meta.now.toISOString() } }];
 }
 
-function requireActive(priceId: string, state: PriceState): ExistingPrice {
-  if (state.status === 'empty') throw new NotFoundError('Price', priceId);
-  if (state.status === 'archived') throw new ConflictError('price-archived', `price ${priceId} is archived`);
-  return state;
-}
-
-// ---- view
-
-/**
- * The Price as the API returns it. The interface does not let `description`,
- * `termCount` or `termUnit` be null, so what does not apply is omitted: the
- * description when the price has none, the term on a one_time price.
- * `productId` and `archivedAt` are the service's own, nullable, members.
- */
-export interface PriceView {
-  readonly id: string;
-  readonly name: string;
-  readonly description?: string;
-  readonly priceModel: PriceModel;
-  readonly purchase: Purchase;
-  readonly termCount?: number;
-  readonly termUnit?: TermUnit;
-  readonly billingTiming: BillingTiming;
-  readonly pricing: Pricing;
-  readonly productId: string | null;
-  readonly archived: boolean;
-  readonly archivedAt: string | null;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-}
-
-/** The Price view of a price; null when the price does not exist. */
-export function toPriceView(state: PriceState): PriceView | null {
-  if (state.status === 'empty') return null;
-  const { status, id, name, description, priceModel, purchase, termCount, termUnit, billingTiming, pricing, productId } = state;
-  return {
-    id,
-    name,
-    ...(description === null ? {} : { description }),
-    priceModel,
-    purchase,
-    ...(termCount === null ? {} : { termCount }),
-    ...(termUnit === null ? {} : { termUnit }),
-    billingTiming,
-    pricing,
-    productId,
-    archived: status === 'archived',
-    archivedAt: state.archivedAt,
-    createdAt: state.createdAt,
-    updatedAt: state.updatedAt,
-  };
+function activePrice(state: PriceState, priceId: string): ExistingPrice {
+  const price = existingPrice(state, priceId);
+  if (price.status === 'archived') throw new ConflictError('price-archived', `price ${priceId} is archived`);
+  return price;
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { ValidationError } from '@billing/shared-kernel';
-import { entryArb, modelArb, quantityArb, tiersArb } from './catalog.arbitraries';
+import { entryArb, modelArb, quantityArb, tiersArb } from '../../../../test/catalog/catalog.arbitraries';
 import { amountFor, amountForScaledQuantity } from './pricing';
 import { FeePricing, PackagePricing, PriceModel, PricingEntry, Tier, TieredPricing } from './types';
 

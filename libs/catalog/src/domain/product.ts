@@ -1,8 +1,12 @@
-import { CommandMetadata, ConflictError, DomainEvent, Evolver, FieldError, ValidationError } from '@billing/shared-kernel';
-import { childPointer, isJsonObject, own, textProblem } from './json';
+import { CommandMetadata, ConflictError, DomainEvent, Evolver, FieldError, NotFoundError, ValidationError } from '@billing/shared-kernel';
+import { UNKNOWN_PROPERTY, childPointer, isJsonObject, own, textProblem } from './json';
 import { PRICE_LIMITS } from './types';
 
-/** The Product aggregate: a named, described thing that prices may point at. Same rules as price text fields. */
+/**
+ * The Product aggregate: a named, described thing that prices may point at.
+ * Same rules as price text fields; the body is validated at the edge
+ * (validateCreateProduct), the decider gets the typed input.
+ */
 
 export const PRODUCT_STREAM_TYPE = 'product';
 
@@ -25,26 +29,32 @@ export interface ExistingProduct {
   readonly description: string | null;
   readonly createdAt: string;
 }
-export type ProductState = { readonly status: 'empty' } | ExistingProduct;
+export type ProductState = { readonly status: 'none' } | ExistingProduct;
 
 export function initialProductState(): ProductState {
-  return { status: 'empty' };
+  return { status: 'none' };
 }
 
 export function evolveProduct(state: ProductState, event: ProductEvent): ProductState {
-  if (event.type !== 'ProductCreated' || state.status !== 'empty') return state;
+  if (event.type !== 'ProductCreated' || state.status !== 'none') return state;
   const { productId, name, description, createdAt } = event.data;
   return { status: 'active', id: productId, name, description, createdAt };
 }
 
 export const productEvolver: Evolver<ProductState, ProductEvent> = { initialState: initialProductState, evolve: evolveProduct };
 
+/** The product, or 404. */
+export function existingProduct(state: ProductState, productId: string): ExistingProduct {
+  if (state.status === 'none') throw new NotFoundError('product', productId);
+  return state;
+}
+
 /** name: string of 1-250 code points; description: optional (null = absent) string of at most 4000; nothing else. */
 export function validateCreateProduct(body: unknown): CreateProductInput {
   if (!isJsonObject(body)) throw ValidationError.at('', 'the request body must be a JSON object');
   const errors: FieldError[] = [];
   for (const key of Object.keys(body)) {
-    if (key !== 'name' && key !== 'description') errors.push({ pointer: childPointer('', key), detail: 'is not a known property' });
+    if (key !== 'name' && key !== 'description') errors.push({ pointer: childPointer('', key), detail: UNKNOWN_PROPERTY });
   }
   const name = own(body, 'name');
   if (name === undefined || name === null) errors.push({ pointer: '/name', detail: 'is required' });
@@ -60,26 +70,13 @@ function checkText(value: unknown, pointer: string, min: number, max: number, er
   if (detail) errors.push({ pointer, detail });
 }
 
+/** `productId` is the stream id, chosen by the caller (e.g. `meta.newId()`) before loading the stream. */
 export interface CreateProduct {
   readonly productId: string;
-  readonly input: unknown;
+  readonly input: CreateProductInput;
 }
 
 export function decideCreateProduct(command: CreateProduct, state: ProductState, meta: CommandMetadata): ProductCreated[] {
-  if (state.status !== 'empty') throw new ConflictError('product-exists', `product ${command.productId} already exists`);
-  const input = validateCreateProduct(command.input);
-  return [{ type: 'ProductCreated', schemaVersion: 1, data: { productId: command.productId, ...input, createdAt: meta.now.toISOString() } }];
-}
-
-export interface ProductView {
-  readonly id: string;
-  readonly name: string;
-  readonly description: string | null;
-  readonly createdAt: string;
-}
-
-export function toProductView(state: ProductState): ProductView | null {
-  if (state.status === 'empty') return null;
-  const { id, name, description, createdAt } = state;
-  return { id, name, description, createdAt };
+  if (state.status !== 'none') throw new ConflictError('product-exists', `product ${command.productId} already exists`);
+  return [{ type: 'ProductCreated', schemaVersion: 1, data: { productId: command.productId, ...command.input, createdAt: meta.now.toISOString() } }];
 }

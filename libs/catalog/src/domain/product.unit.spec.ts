@@ -1,11 +1,13 @@
-import { CommandMetadata, ConflictError, ValidationError, foldEvents } from '@billing/shared-kernel';
-import { decideCreateProduct, evolveProduct, initialProductState, productEvolver, toProductView, validateCreateProduct } from './product';
+import { CommandMetadata, ValidationError, foldEvents } from '@billing/shared-kernel';
+import { deciderSpec } from '@billing/testing/decider-spec';
+import { ProductCreated, ProductEvent, decideCreateProduct, evolveProduct, existingProduct, productEvolver, validateCreateProduct } from './product';
 
 const productId = '0b6e1c9a-3f4d-4e2a-8b7c-1d2e3f4a5b6c';
 const T0 = '2024-07-01T10:00:00.000Z';
 const meta: CommandMetadata = { now: new Date(T0), newId: () => 'unused' };
-const created = decideCreateProduct({ productId, input: { name: 'Widget', description: 'blue' } }, initialProductState(), meta);
-const active = foldEvents(productEvolver, created);
+const created: ProductCreated = { type: 'ProductCreated', schemaVersion: 1, data: { productId, name: 'Widget', description: 'blue', createdAt: T0 } };
+const active = foldEvents(productEvolver, [created]);
+const spec = deciderSpec(productEvolver);
 
 function errorsOf(fn: () => unknown) {
   try {
@@ -36,8 +38,8 @@ describe('validateCreateProduct', () => {
     [
       { name: '', sku: 'x', 'a/b': 1 },
       [
-        { pointer: '/sku', detail: 'is not a known property' },
-        { pointer: '/a~1b', detail: 'is not a known property' },
+        { pointer: '/sku', detail: 'unknown property: not accepted here' },
+        { pointer: '/a~1b', detail: 'unknown property: not accepted here' },
         { pointer: '/name', detail: 'must be 1 to 250 characters long' },
       ],
     ],
@@ -51,33 +53,29 @@ describe('validateCreateProduct', () => {
 });
 
 describe('decideCreateProduct', () => {
-  it('given no product, when created, then ProductCreated with the time', () => {
-    expect(created).toEqual([
-      { type: 'ProductCreated', schemaVersion: 1, data: { productId, name: 'Widget', description: 'blue', createdAt: T0 } },
-    ]);
+  const create = (state: ReturnType<typeof productEvolver.initialState>) => decideCreateProduct({ productId, input: { name: 'Widget', description: 'blue' } }, state, meta);
+
+  it('given no product, when created, then ProductCreated with the id and the time', () => {
+    spec.given([]).when(create).then([created]);
   });
 
-  it('given no product, when created with an invalid body, then ValidationError', () => {
-    expect(() => decideCreateProduct({ productId, input: { name: '' } }, initialProductState(), meta)).toThrow(ValidationError);
-  });
-
-  it('given a product, when created again, then ConflictError product-exists', () => {
-    expect(() => decideCreateProduct({ productId, input: { name: 'x' } }, active, meta)).toThrow(
-      expect.objectContaining({ constructor: ConflictError, code: 'product-exists' }),
-    );
+  it('given a product, when created again, then 409 product-exists', () => {
+    spec.given([created]).when(create).thenThrows({ kind: 'conflict', code: 'product-exists' });
   });
 });
 
-describe('evolveProduct and toProductView', () => {
-  it('given no events, then empty and no view', () => {
-    expect(toProductView(initialProductState())).toBeNull();
+describe('evolveProduct and existingProduct', () => {
+  it('given no events, then there is no product (404)', () => {
+    expect(foldEvents(productEvolver, [])).toEqual({ status: 'none' });
+    expect(() => existingProduct(foldEvents(productEvolver, []), productId)).toThrow(expect.objectContaining({ code: 'not-found' }));
   });
 
-  it('given ProductCreated, then the view shows it', () => {
-    expect(toProductView(active)).toEqual({ id: productId, name: 'Widget', description: 'blue', createdAt: T0 });
+  it('given ProductCreated, then the product exists', () => {
+    expect(existingProduct(active, productId)).toEqual({ status: 'active', id: productId, name: 'Widget', description: 'blue', createdAt: T0 });
   });
 
   it('given a second ProductCreated, then it is ignored', () => {
-    expect(evolveProduct(active, { ...created[0], data: { ...created[0].data, name: 'other' } })).toBe(active);
+    const again: ProductEvent = { ...created, data: { ...created.data, name: 'other' } };
+    expect(evolveProduct(active, again)).toBe(active);
   });
 });

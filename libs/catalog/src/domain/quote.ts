@@ -1,5 +1,5 @@
 import { FieldError, ValidationError, assertAmountInRange } from '@billing/shared-kernel';
-import { childPointer, isJsonObject, own } from './json';
+import { UNKNOWN_PROPERTY, childPointer, isJsonObject, own } from './json';
 import { amountFor } from './pricing';
 import { PriceModel, Pricing } from './types';
 
@@ -28,7 +28,7 @@ export function quotePrice(price: QuotablePrice, body: unknown): Quote {
   if (!isJsonObject(body)) throw ValidationError.at('', 'the request body must be a JSON object');
   const errors: FieldError[] = [];
   for (const key of Object.keys(body)) {
-    if (!QUOTE_FIELDS.includes(key)) errors.push({ pointer: childPointer('', key), detail: 'is not a known property' });
+    if (!QUOTE_FIELDS.includes(key)) errors.push({ pointer: childPointer('', key), detail: UNKNOWN_PROPERTY });
   }
   const currency = own(body, 'currency');
   if (currency === undefined || currency === null) errors.push({ pointer: '/currency', detail: 'is required' });

@@ -44,7 +44,7 @@ describe('quotePrice', () => {
 
   it('collects every problem: missing currency, non-numeric quantity and unknown properties', () => {
     expect(errorsOf(() => quotePrice(fee, { quantity: '2', colour: 'red' }))).toEqual([
-      { pointer: '/colour', detail: 'is not a known property' },
+      { pointer: '/colour', detail: 'unknown property: not accepted here' },
       { pointer: '/currency', detail: 'is required' },
       { pointer: '/quantity', detail: 'must be a number' },
     ]);

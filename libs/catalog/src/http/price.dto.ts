@@ -19,7 +19,7 @@ const PACKAGE_ENTRY: SchemaObject = {
   title: 'package',
   description: '`package`: packageAmount per started block of packageSize units.',
   required: ['packageSize', 'packageAmount'],
-  properties: { packageSize: { type: 'integer', minimum: 1 }, packageAmount: AMOUNT },
+  properties: { packageSize: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER }, packageAmount: AMOUNT },
   additionalProperties: false,
 };
 const TIERED_ENTRY: SchemaObject = {
@@ -38,7 +38,7 @@ const TIERED_ENTRY: SchemaObject = {
         type: 'object',
         required: ['upTo', 'unitAmount'],
         properties: {
-          upTo: { type: 'integer', minimum: 1, nullable: true },
+          upTo: { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, nullable: true },
           unitAmount: AMOUNT,
           flatAmount: { ...AMOUNT, description: 'minor units, default 0' },
         },
@@ -82,6 +82,7 @@ export class PriceDto {
 
   @ApiProperty({
     type: 'integer',
+    format: 'int32',
     required: false,
     minimum: PRICE_LIMITS.termCountMin,
     maximum: PRICE_LIMITS.termCountMax,

@@ -1,22 +1,23 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
-import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
-import { Caller, CallerContext, Clock, commandMetadata, etagFor, Page, problemResponse, ResourceIdPipe } from '@billing/platform';
-import { PriceView, Quote } from '../domain';
+import { Caller, CallerContext, Clock, commandContext, IfMatch, Page, problemResponse, ResourceIdPipe, Versioned } from '@billing/platform';
+import { NotFoundError } from '@billing/shared-kernel';
+import { Quote, quotePrice, validateCreatePrice } from '../domain';
 import { ArchivePriceCommand } from '../archive-price/archive-price.command';
 import { CreatePriceCommand } from '../create-price/create-price.command';
 import { CreatePriceBody } from '../create-price/create-price.dto';
-import { GetPriceQuery } from '../get-price/get-price.query';
-import { ListPricesQuery } from '../list-prices/list-prices.query';
-import { QuotePriceQuery } from '../quote-price/quote-price.query';
 import { QuoteDto, QuotePriceBody } from '../quote-price/quote-price.dto';
+import { CatalogReadModel } from '../read-model/catalog-read-model';
 import { UpdatePriceCommand } from '../update-price/update-price.command';
 import { UpdatePriceBody } from '../update-price/update-price.dto';
+import { PriceView } from '../views';
 import { PriceDto, PricePageDto } from './price.dto';
-import { assertNoInput, parsePriceListQuery, readListQuery } from './request-parsing';
+import { assertNoInput, parsePriceListQuery } from './request-parsing';
 
 const PRICE_ID = { name: 'priceId', format: 'uuid', description: 'the price id' } as const;
+/** Path ids are uuids; anything else names no price: 404 like an unknown id. */
+const PRICE_ID_PIPE = new ResourceIdPipe('price');
 const IF_MATCH = {
   name: 'if-match',
   required: false,
@@ -27,14 +28,15 @@ const ETAG = { etag: { description: 'the version of the price, for If-Match', sc
 /**
  * Prices. Request bodies are taken as they arrive (`unknown`, not validated
  * by the global ValidationPipe) and validated by the domain, which reports
- * every problem, unknown properties included, with a JSON pointer.
+ * every problem, unknown properties included, with a JSON pointer. Reads
+ * answer from the read model; writes go through the command bus.
  */
 @ApiTags('prices')
 @Controller('prices')
 export class PricesController {
   constructor(
     private readonly commands: CommandBus,
-    private readonly queries: QueryBus,
+    private readonly readModel: CatalogReadModel,
     private readonly clock: Clock,
   ) {}
 
@@ -44,10 +46,10 @@ export class PricesController {
   @ApiBody({ type: CreatePriceBody })
   @ApiResponse({ status: 201, description: 'Created', type: PriceDto, headers: ETAG })
   @ApiResponse({ status: 422, ...problemResponse('Invalid body (every field error with its JSON pointer), or productId names no product of this environment') })
-  async create(@Caller() caller: CallerContext, @Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply): Promise<PriceView> {
-    const { price, version } = await this.commands.execute(new CreatePriceCommand(caller, body, commandMetadata(this.clock)));
-    reply.header('etag', etagFor(version)).header('location', `/prices/${price.id}`);
-    return price;
+  async create(@Caller() caller: CallerContext, @Body() body: unknown): Promise<Versioned<PriceView>> {
+    const input = validateCreatePrice(body);
+    const { resource, version } = await this.commands.execute(new CreatePriceCommand(caller.environmentId, input, commandContext(caller, this.clock)));
+    return new Versioned(resource, version, `/prices/${resource.id}`);
   }
 
   @Get()
@@ -59,8 +61,8 @@ export class PricesController {
   @ApiResponse({ status: 200, description: 'A page of prices', type: PricePageDto })
   @ApiResponse({ status: 422, ...problemResponse('Invalid, repeated or unknown query parameter (pointer /query/<name>)') })
   list(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<Page<PriceView>> {
-    const { page, filter } = parsePriceListQuery(readListQuery(query, ['limit', 'pageToken', 'archived', 'productId']));
-    return this.queries.execute(new ListPricesQuery(caller.environmentId, page, filter));
+    const { page, filter } = parsePriceListQuery(query);
+    return this.readModel.listPrices(caller.environmentId, page, filter);
   }
 
   @Get(':priceId')
@@ -68,10 +70,8 @@ export class PricesController {
   @ApiParam(PRICE_ID)
   @ApiResponse({ status: 200, description: 'The price', type: PriceDto, headers: ETAG })
   @ApiResponse({ status: 404, ...problemResponse('No such price in this environment') })
-  async get(@Caller() caller: CallerContext, @Param('priceId', new ResourceIdPipe('Price')) priceId: string, @Res({ passthrough: true }) reply: FastifyReply) {
-    const { view, version } = await this.queries.execute(new GetPriceQuery(caller.environmentId, priceId));
-    reply.header('etag', etagFor(version));
-    return view;
+  get(@Caller() caller: CallerContext, @Param('priceId', PRICE_ID_PIPE) priceId: string): Promise<Versioned<PriceView>> {
+    return this.find(caller, priceId);
   }
 
   @Put(':priceId')
@@ -86,17 +86,14 @@ export class PricesController {
   @ApiResponse({ status: 200, description: 'The updated price', type: PriceDto, headers: ETAG })
   @ApiResponse({ status: 404, ...problemResponse('No such price in this environment') })
   @ApiResponse({ status: 409, ...problemResponse('The price is archived (price-archived), or If-Match is stale (version-conflict)') })
-  @ApiResponse({ status: 422, ...problemResponse('Invalid body (every field error with its JSON pointer)') })
-  async update(
+  @ApiResponse({ status: 422, ...problemResponse('Invalid body (every field error with its JSON pointer), or a malformed If-Match (/headers/if-match)') })
+  update(
     @Caller() caller: CallerContext,
-    @Param('priceId', new ResourceIdPipe('Price')) priceId: string,
+    @Param('priceId', PRICE_ID_PIPE) priceId: string,
     @Body() body: unknown,
-    @Headers('if-match') ifMatch: string | undefined,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<PriceView> {
-    const { price, version } = await this.commands.execute(new UpdatePriceCommand(caller, priceId, body, ifMatch, commandMetadata(this.clock)));
-    reply.header('etag', etagFor(version));
-    return price;
+    @IfMatch() expectedVersion: number | undefined,
+  ): Promise<Versioned<PriceView>> {
+    return this.commands.execute(new UpdatePriceCommand(caller.environmentId, priceId, body, commandContext(caller, this.clock), expectedVersion));
   }
 
   @Put(':priceId/archive')
@@ -107,17 +104,15 @@ export class PricesController {
   @ApiResponse({ status: 200, description: 'The archived price (archived: true)', type: PriceDto, headers: ETAG })
   @ApiResponse({ status: 404, ...problemResponse('No such price in this environment') })
   @ApiResponse({ status: 409, ...problemResponse('Already archived (price-archived), or If-Match is stale (version-conflict)') })
-  async archive(
+  @ApiResponse({ status: 422, ...problemResponse('A body with any property, or a malformed If-Match (/headers/if-match)') })
+  archive(
     @Caller() caller: CallerContext,
-    @Param('priceId', new ResourceIdPipe('Price')) priceId: string,
+    @Param('priceId', PRICE_ID_PIPE) priceId: string,
     @Body() body: unknown,
-    @Headers('if-match') ifMatch: string | undefined,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ): Promise<PriceView> {
+    @IfMatch() expectedVersion: number | undefined,
+  ): Promise<Versioned<PriceView>> {
     assertNoInput(body);
-    const { price, version } = await this.commands.execute(new ArchivePriceCommand(caller, priceId, ifMatch, commandMetadata(this.clock)));
-    reply.header('etag', etagFor(version));
-    return price;
+    return this.commands.execute(new ArchivePriceCommand(caller.environmentId, priceId, commandContext(caller, this.clock), expectedVersion));
   }
 
   @Post(':priceId/quote')
@@ -131,8 +126,14 @@ export class PricesController {
   @ApiResponse({ status: 200, description: 'The amount', type: QuoteDto })
   @ApiResponse({ status: 404, ...problemResponse('No such price in this environment') })
   @ApiResponse({ status: 422, ...problemResponse('Invalid body, or a currency the price has no pricing in (pointer /currency)') })
-  quote(@Caller() caller: CallerContext, @Param('priceId', new ResourceIdPipe('Price')) priceId: string, @Body() body: unknown): Promise<Quote> {
-    return this.queries.execute(new QuotePriceQuery(caller.environmentId, priceId, body));
+  async quote(@Caller() caller: CallerContext, @Param('priceId', PRICE_ID_PIPE) priceId: string, @Body() body: unknown): Promise<Quote> {
+    const { resource } = await this.find(caller, priceId);
+    return quotePrice(resource, body);
+  }
+
+  private async find(caller: CallerContext, priceId: string): Promise<Versioned<PriceView>> {
+    const price = await this.readModel.findPrice(caller.environmentId, priceId);
+    if (!price) throw new NotFoundError('price', priceId);
+    return price;
   }
 }
-

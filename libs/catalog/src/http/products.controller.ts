@@ -1,17 +1,19 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
-import { Caller, CallerContext, Clock, commandMetadata, etagFor, Page, problemResponse, ResourceIdPipe } from '@billing/platform';
-import { ProductView } from '../domain';
+import { Caller, CallerContext, Clock, commandContext, Page, problemResponse, ResourceIdPipe, Versioned } from '@billing/platform';
+import { NotFoundError } from '@billing/shared-kernel';
+import { validateCreateProduct } from '../domain';
 import { CreateProductCommand } from '../create-product/create-product.command';
 import { CreateProductBody } from '../create-product/create-product.dto';
-import { GetProductQuery } from '../get-product/get-product.query';
-import { ListProductsQuery } from '../list-products/list-products.query';
+import { CatalogReadModel } from '../read-model/catalog-read-model';
+import { ProductView } from '../views';
 import { ProductDto, ProductPageDto } from './product.dto';
-import { parsePageRequest, readListQuery } from './request-parsing';
+import { parseProductListQuery } from './request-parsing';
 
 const ETAG = { etag: { description: 'the version of the product', schema: { type: 'string', example: '"1"' } } };
+/** Path ids are uuids; anything else names no product: 404 like an unknown id. */
+const PRODUCT_ID_PIPE = new ResourceIdPipe('product');
 
 /** Products: what prices may point at (`productId`). Bodies are validated by the domain (see PricesController). */
 @ApiTags('products')
@@ -19,20 +21,20 @@ const ETAG = { etag: { description: 'the version of the product', schema: { type
 export class ProductsController {
   constructor(
     private readonly commands: CommandBus,
-    private readonly queries: QueryBus,
+    private readonly readModel: CatalogReadModel,
     private readonly clock: Clock,
   ) {}
 
   @Post()
   @HttpCode(201)
-  @ApiOperation({ summary: 'Create a product' })
+  @ApiOperation({ summary: 'Create a product', description: 'Answers 201 with the Product, its ETag and its Location.' })
   @ApiBody({ type: CreateProductBody })
   @ApiResponse({ status: 201, description: 'Created', type: ProductDto, headers: ETAG })
   @ApiResponse({ status: 422, ...problemResponse('Invalid body (every field error with its JSON pointer)') })
-  async create(@Caller() caller: CallerContext, @Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply): Promise<ProductView> {
-    const { product, version } = await this.commands.execute(new CreateProductCommand(caller, body, commandMetadata(this.clock)));
-    reply.header('etag', etagFor(version)).header('location', `/products/${product.id}`);
-    return product;
+  async create(@Caller() caller: CallerContext, @Body() body: unknown): Promise<Versioned<ProductView>> {
+    const input = validateCreateProduct(body);
+    const { resource, version } = await this.commands.execute(new CreateProductCommand(caller.environmentId, input, commandContext(caller, this.clock)));
+    return new Versioned(resource, version, `/products/${resource.id}`);
   }
 
   @Get()
@@ -42,7 +44,7 @@ export class ProductsController {
   @ApiResponse({ status: 200, description: 'A page of products', type: ProductPageDto })
   @ApiResponse({ status: 422, ...problemResponse('Invalid, repeated or unknown query parameter (pointer /query/<name>)') })
   list(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<Page<ProductView>> {
-    return this.queries.execute(new ListProductsQuery(caller.environmentId, parsePageRequest(readListQuery(query, ['limit', 'pageToken']))));
+    return this.readModel.listProducts(caller.environmentId, parseProductListQuery(query));
   }
 
   @Get(':productId')
@@ -50,9 +52,9 @@ export class ProductsController {
   @ApiParam({ name: 'productId', format: 'uuid' })
   @ApiResponse({ status: 200, description: 'The product', type: ProductDto, headers: ETAG })
   @ApiResponse({ status: 404, ...problemResponse('No such product in this environment') })
-  async get(@Caller() caller: CallerContext, @Param('productId', new ResourceIdPipe('Product')) productId: string, @Res({ passthrough: true }) reply: FastifyReply) {
-    const { view, version } = await this.queries.execute(new GetProductQuery(caller.environmentId, productId));
-    reply.header('etag', etagFor(version));
-    return view;
+  async get(@Caller() caller: CallerContext, @Param('productId', PRODUCT_ID_PIPE) productId: string): Promise<Versioned<ProductView>> {
+    const product = await this.readModel.findProduct(caller.environmentId, productId);
+    if (!product) throw new NotFoundError('product', productId);
+    return product;
   }
 }

@@ -5,7 +5,7 @@ export class QuotePriceBody {
   @ApiProperty({ example: 'eur', description: 'a currency the price has pricing in' })
   currency!: string;
 
-  @ApiProperty({ minimum: 0, example: 11, description: 'units; at most 4 decimals' })
+  @ApiProperty({ type: 'number', format: 'double', minimum: 0, example: 11, description: 'units; at most 4 decimals' })
   quantity!: number;
 }
 
@@ -16,7 +16,7 @@ export class QuoteDto {
   @ApiProperty({ example: 'eur' })
   currency!: string;
 
-  @ApiProperty({ example: 11 })
+  @ApiProperty({ type: 'number', format: 'double', example: 11, description: 'units, as requested' })
   quantity!: number;
 
   @ApiProperty({ type: 'integer', format: 'int64', example: 4800, description: 'minor units (cents), rounded half away from zero' })

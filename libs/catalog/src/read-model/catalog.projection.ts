@@ -1,97 +1,153 @@
-import { Injectable, OnModuleInit } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { ProjectionRunner, queryRows, RecordedEvent } from '@billing/event-store';
-import { ResourceViews } from '@billing/platform';
-import {
-  PRICE_STREAM_TYPE,
-  PRODUCT_STREAM_TYPE,
-  PriceEvent,
-  PriceState,
-  ProductEvent,
-  ProductState,
-  priceEvolver,
-  productEvolver,
-  toPriceView,
-  toProductView,
-} from '../domain';
+import { Projection, queryRows, RecordedEvent } from '@billing/event-store';
+import { DomainEvent, Evolver } from '@billing/shared-kernel';
+import { PRICE_STREAM_TYPE, PRODUCT_STREAM_TYPE, PriceEvent, PriceState, ProductEvent, ProductState, priceEvolver, productEvolver } from '../domain';
+import { priceViewOf, PriceView, productViewOf, ProductView } from '../views';
 
-export const CATALOG_PROJECTION = 'catalog.read-model';
+const CATALOG_PROJECTION = 'catalog.read-model';
 
-/**
- * Keeps the `prices` and `products` read models. Each row carries the
- * aggregate state, evolved by the domain's own evolver, and the view the API
- * returns; the GET endpoints read only these tables. Registers the views with
- * ResourceViews so webhook notifications carry the resource as the API shows it.
- */
-@Injectable()
-export class CatalogProjection implements OnModuleInit {
-  constructor(
-    private readonly runner: ProjectionRunner,
-    private readonly views: ResourceViews,
-  ) {}
+/** One row to write: the stream's latest state and view, its version, and the position of its creating event. */
+interface Row<State, View> {
+  readonly environmentId: string;
+  readonly id: string;
+  readonly position: string;
+  readonly version: number;
+  readonly state: State;
+  readonly view: View;
+}
 
-  onModuleInit(): void {
-    this.views.register(PRICE_STREAM_TYPE, priceEvolver, toPriceView);
-    this.views.register(PRODUCT_STREAM_TYPE, productEvolver, toProductView);
-    this.runner.register({
-      name: CATALOG_PROJECTION,
-      consistency: 'read-your-writes',
-      apply: (event, tx) => this.apply(event, tx),
-      reset: async (tx) => {
-        await tx.query(`delete from prices`);
-        await tx.query(`delete from products`);
-      },
-    });
-  }
+/** How one stream type is kept in its table: folded with the domain's evolver, written by one upsert. */
+interface ReadModelTable<State, Event extends DomainEvent, View> {
+  readonly table: 'prices' | 'products';
+  readonly streamType: string;
+  readonly evolver: Evolver<State, Event>;
+  readonly toView: (state: State) => View | null;
+  /** One statement for every row; `position` stays that of the creating event, everything else is the latest. */
+  readonly upsert: (rows: readonly Row<State, View>[], tx: EntityManager) => Promise<unknown>;
+}
 
-  async apply(event: RecordedEvent, tx: EntityManager): Promise<void> {
-    if (event.streamType === PRICE_STREAM_TYPE) await this.applyPrice(event, tx);
-    else if (event.streamType === PRODUCT_STREAM_TYPE) await this.applyProduct(event, tx);
-  }
-
-  private async applyPrice(event: RecordedEvent, tx: EntityManager): Promise<void> {
-    const [row] = await queryRows<{ state: PriceState }>(tx, `select state from prices where environment_id = $1 and id = $2`, [
-      event.environmentId,
-      event.streamId,
-    ]);
-    const state = priceEvolver.evolve(row?.state ?? priceEvolver.initialState(), domainEvent<PriceEvent>(event));
-    const view = toPriceView(state);
-    if (!view) return;
-    await tx.query(
+const PRICES: ReadModelTable<PriceState, PriceEvent, PriceView> = {
+  table: 'prices',
+  streamType: PRICE_STREAM_TYPE,
+  evolver: priceEvolver,
+  toView: priceViewOf,
+  upsert: (rows, tx) =>
+    tx.query(
       `insert into prices (environment_id, id, product_id, archived, position, version, state, view)
-       values ($1, $2, $3, $4, $5, $6, $7, $8)
+       select environment_id, id, product_id, archived, position, version, state::jsonb, view::jsonb
+         from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::boolean[], $5::bigint[], $6::integer[], $7::text[], $8::text[])
+           as r(environment_id, id, product_id, archived, position, version, state, view)
        on conflict (environment_id, id) do update set product_id = excluded.product_id, archived = excluded.archived,
          version = excluded.version, state = excluded.state, view = excluded.view`,
       [
-        event.environmentId,
-        event.streamId,
-        view.productId,
-        view.archived,
-        event.globalPosition,
-        event.streamVersion,
-        JSON.stringify(state),
-        JSON.stringify(view),
+        rows.map((r) => r.environmentId),
+        rows.map((r) => r.id),
+        rows.map((r) => r.view.productId),
+        rows.map((r) => r.view.archived),
+        rows.map((r) => r.position),
+        rows.map((r) => r.version),
+        rows.map((r) => JSON.stringify(r.state)),
+        rows.map((r) => JSON.stringify(r.view)),
       ],
-    );
-  }
+    ),
+};
 
-  private async applyProduct(event: RecordedEvent, tx: EntityManager): Promise<void> {
-    const [row] = await queryRows<{ state: ProductState }>(tx, `select state from products where environment_id = $1 and id = $2`, [
-      event.environmentId,
-      event.streamId,
-    ]);
-    const state = productEvolver.evolve(row?.state ?? productEvolver.initialState(), domainEvent<ProductEvent>(event));
-    const view = toProductView(state);
-    if (!view) return;
-    await tx.query(
+const PRODUCTS: ReadModelTable<ProductState, ProductEvent, ProductView> = {
+  table: 'products',
+  streamType: PRODUCT_STREAM_TYPE,
+  evolver: productEvolver,
+  toView: productViewOf,
+  upsert: (rows, tx) =>
+    tx.query(
       `insert into products (environment_id, id, position, version, state, view)
-       values ($1, $2, $3, $4, $5, $6)
+       select environment_id, id, position, version, state::jsonb, view::jsonb
+         from unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::integer[], $5::text[], $6::text[]) as r(environment_id, id, position, version, state, view)
        on conflict (environment_id, id) do update set version = excluded.version, state = excluded.state, view = excluded.view`,
-      [event.environmentId, event.streamId, event.globalPosition, event.streamVersion, JSON.stringify(state), JSON.stringify(view)],
-    );
-  }
+      [
+        rows.map((r) => r.environmentId),
+        rows.map((r) => r.id),
+        rows.map((r) => r.position),
+        rows.map((r) => r.version),
+        rows.map((r) => JSON.stringify(r.state)),
+        rows.map((r) => JSON.stringify(r.view)),
+      ],
+    ),
+};
+
+/**
+ * Keeps the `prices` and `products` read models that every catalog GET reads.
+ * Each row carries the aggregate state, evolved with the domain's own evolver
+ * (PriceUpdated is a diff, so the state before it is needed), and the view.
+ *
+ * Set-wise: per table and batch, at most one select (the stored state of the
+ * streams that began before this batch) and one upsert of every touched row
+ * at its latest state, whatever the number of events.
+ */
+export const catalogProjection: Projection = {
+  name: CATALOG_PROJECTION,
+  streamTypes: [PRICE_STREAM_TYPE, PRODUCT_STREAM_TYPE],
+  async applyBatch(events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
+    await applyTo(PRICES, events, tx);
+    await applyTo(PRODUCTS, events, tx);
+  },
+  async reset(tx: EntityManager): Promise<void> {
+    await tx.query(`delete from prices`);
+    await tx.query(`delete from products`);
+  },
+};
+
+interface StreamBatch {
+  readonly environmentId: string;
+  readonly id: string;
+  readonly events: RecordedEvent[];
 }
 
-function domainEvent<Event>(event: RecordedEvent): Event {
-  return { type: event.type, schemaVersion: event.schemaVersion, data: event.data } as Event;
+interface StoredRow {
+  environment_id: string;
+  id: string;
+  state: unknown;
+}
+
+async function applyTo<State, Event extends DomainEvent, View>(
+  model: ReadModelTable<State, Event, View>,
+  events: readonly RecordedEvent[],
+  tx: EntityManager,
+): Promise<void> {
+  const streams = new Map<string, StreamBatch>();
+  for (const event of events) {
+    if (event.streamType !== model.streamType) continue;
+    const key = `${event.environmentId}/${event.streamId}`;
+    const stream = streams.get(key) ?? { environmentId: event.environmentId, id: event.streamId, events: [] };
+    stream.events.push(event);
+    streams.set(key, stream);
+  }
+  if (streams.size === 0) return;
+
+  // A stream whose first event here is not its first ever has its state in the table already.
+  const continued = [...streams.values()].filter((stream) => stream.events[0].streamVersion > 1);
+  const stored = new Map<string, State>();
+  if (continued.length > 0) {
+    const rows = await queryRows<StoredRow>(
+      tx,
+      `select t.environment_id, t.id, t.state from ${model.table} t
+         join unnest($1::uuid[], $2::uuid[]) as k(environment_id, id) on t.environment_id = k.environment_id and t.id = k.id`,
+      [continued.map((s) => s.environmentId), continued.map((s) => s.id)],
+    );
+    for (const row of rows) stored.set(`${row.environment_id}/${row.id}`, row.state as State);
+  }
+
+  const rows: Row<State, View>[] = [];
+  for (const [key, stream] of streams) {
+    let state = stored.get(key) ?? model.evolver.initialState();
+    // The keyset of a new row: the position of the event that made the resource exist (kept on later batches).
+    let position: string | null = null;
+    for (const event of stream.events) {
+      state = model.evolver.evolve(state, { type: event.type, schemaVersion: event.schemaVersion, data: event.data } as Event);
+      if (position === null && model.toView(state) !== null) position = event.globalPosition;
+    }
+    const view = model.toView(state);
+    if (view === null || position === null) continue;
+    rows.push({ environmentId: stream.environmentId, id: stream.id, position, version: stream.events[stream.events.length - 1].streamVersion, state, view });
+  }
+  if (rows.length > 0) await model.upsert(rows, tx);
 }

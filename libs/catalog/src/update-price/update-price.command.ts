@@ -1,16 +1,22 @@
 import { Command } from '@nestjs/cqrs';
-import { CallerContext } from '@billing/platform';
-import { CommandMetadata } from '@billing/shared-kernel';
-import { PriceWriteResult } from '../catalog-streams';
+import { CommandContext } from '@billing/event-store';
+import { Versioned } from '@billing/platform';
+import { PriceView } from '../views';
 
-/** PUT /prices/{priceId}: partial update of name, termCount, description and pricing. */
-export class UpdatePriceCommand extends Command<PriceWriteResult> {
+/**
+ * PUT /prices/{priceId}: partial update of name, termCount, description and
+ * pricing. `body` is the request body as received: its rules depend on the
+ * price (model, purchase), so decideUpdatePrice validates it after the 404
+ * and 409 checks, reporting every field error at once.
+ */
+export class UpdatePriceCommand extends Command<Versioned<PriceView>> {
   constructor(
-    readonly caller: CallerContext,
+    readonly environmentId: string,
     readonly priceId: string,
     readonly body: unknown,
-    readonly ifMatch: string | undefined,
-    readonly meta: CommandMetadata,
+    readonly context: CommandContext,
+    /** From If-Match: the version the change is based on; undefined applies it to the current version. */
+    readonly expectedVersion?: number,
   ) {
     super();
   }

@@ -11,7 +11,13 @@ export class UpdatePriceBody {
   @ApiPropertyOptional({ minLength: 1, maxLength: PRICE_LIMITS.nameMaxLength })
   name?: string;
 
-  @ApiPropertyOptional({ minimum: PRICE_LIMITS.termCountMin, maximum: PRICE_LIMITS.termCountMax, description: 'recurring prices only' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    format: 'int32',
+    minimum: PRICE_LIMITS.termCountMin,
+    maximum: PRICE_LIMITS.termCountMax,
+    description: 'recurring prices only',
+  })
   termCount?: number;
 
   @ApiPropertyOptional({ type: String, nullable: true, maxLength: PRICE_LIMITS.descriptionMaxLength, description: 'null clears it' })

@@ -1,23 +1,24 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { AggregateStore, toNewEvents } from '@billing/event-store';
-import { assertIfMatch, eventMetadataFor } from '@billing/platform';
-import { NotFoundError } from '@billing/shared-kernel';
-import { decideUpdatePrice, priceEvolver, toPriceView } from '../domain';
-import { priceStream, PriceWriteResult } from '../catalog-streams';
+import { CommandPath } from '@billing/event-store';
+import { Versioned } from '@billing/platform';
+import { decideUpdatePrice, existingPrice, priceEvolver } from '../domain';
+import { priceStream } from '../streams';
+import { PriceView, toPriceView } from '../views';
 import { UpdatePriceCommand } from './update-price.command';
 
+/** An update that changes nothing writes nothing and answers the current version. */
 @CommandHandler(UpdatePriceCommand)
-export class UpdatePriceHandler implements ICommandHandler<UpdatePriceCommand> {
-  constructor(private readonly store: AggregateStore) {}
+export class UpdatePriceHandler implements ICommandHandler<UpdatePriceCommand, Versioned<PriceView>> {
+  constructor(private readonly commands: CommandPath) {}
 
-  async execute({ caller, priceId, body, ifMatch, meta }: UpdatePriceCommand): Promise<PriceWriteResult> {
-    const stream = priceStream(caller.environmentId, priceId);
-    const { state, version } = await this.store.load(stream, priceEvolver);
-    if (state.status === 'empty') throw new NotFoundError('Price', priceId);
-    assertIfMatch(ifMatch, version);
-    const events = decideUpdatePrice({ priceId, input: body }, state, meta);
-    if (events.length === 0) return { price: toPriceView(state)!, version };
-    const result = await this.store.append([{ stream, expectedVersion: version, events: toNewEvents(events, meta) }], eventMetadataFor(caller));
-    return { price: toPriceView(events.reduce(priceEvolver.evolve, state))!, version: result.nextVersions[0] };
+  async execute({ environmentId, priceId, body, context, expectedVersion }: UpdatePriceCommand): Promise<Versioned<PriceView>> {
+    const { state, version } = await this.commands.handle(
+      priceStream(environmentId, priceId),
+      priceEvolver,
+      (current) => decideUpdatePrice({ priceId, body }, current, context.meta),
+      context,
+      { expectedVersion },
+    );
+    return new Versioned(toPriceView(existingPrice(state, priceId)), version);
   }
 }

@@ -1,7 +1,7 @@
-/** fast-check arbitraries for the catalog's property tests (test support only; not exported by index.ts). */
+/** fast-check arbitraries for the catalog's property tests (test support: kept out of the package's source). */
 import fc from 'fast-check';
 import { formatScaledDecimal } from '@billing/shared-kernel';
-import { PRICE_MODELS, PriceModel, PricingEntry, Tier } from './types';
+import { PRICE_MODELS, PriceModel, PricingEntry, Tier } from '@billing/catalog';
 
 export const amountArb = (max = 1_000_000) => fc.integer({ min: 0, max });
 
