@@ -4,3 +4,4 @@ export * from './rounding';
 export * from './scaled-decimal';
 export * from './amount';
 export * from './currency';
+export * from './identifiers';

@@ -1,4 +1,5 @@
-import { deliveryIdFor, notificationIdFor, subscriptionIdFor, uuidV5 } from './ids';
+import { uuidV5 } from '@billing/shared-kernel';
+import { deliveryIdFor, notificationIdFor, subscriptionIdFor } from './ids';
 
 describe('name-based ids', () => {
   it('matches the RFC 9562 test vector for uuid v5 (DNS namespace, www.example.com)', () => {

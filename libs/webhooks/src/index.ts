@@ -14,4 +14,4 @@ export {
 } from './delivery/http-sender';
 export type { Resolver, SendResult } from './delivery/http-sender';
 export { SignatureKeyVault } from './key-vault';
-export { subscriptionIdFor, notificationIdFor, uuidV5 } from './ids';
+export { subscriptionIdFor, notificationIdFor } from './ids';

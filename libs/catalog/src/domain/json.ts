@@ -5,7 +5,7 @@
  * service's one wording (the platform's validation pipe says the same for
  * the other contexts' bodies).
  */
-export const UNKNOWN_PROPERTY = 'unknown property: not accepted here';
+export { UNKNOWN_PROPERTY } from '@billing/shared-kernel';
 
 export type JsonObject = Record<string, unknown>;
 

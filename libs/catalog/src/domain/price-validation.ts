@@ -1,4 +1,4 @@
-import { FieldError, MAX_AMOUNT, ValidationError, isSupportedCurrency } from '@billing/shared-kernel';
+import { FieldError, MAX_AMOUNT, ValidationError, isSupportedCurrency, isUuid } from '@billing/shared-kernel';
 import { JsonObject, UNKNOWN_PROPERTY, childPointer, has, isJsonObject, own, textProblem } from './json';
 import {
   BILLING_TIMINGS,
@@ -56,7 +56,6 @@ export interface PriceShape {
 }
 
 const MAX_SAFE = Number(MAX_AMOUNT);
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const READ_ONLY = ['id', 'archived', 'archivedAt', 'createdAt', 'updatedAt'];
 const CREATE_FIELDS = [
   'name',
@@ -302,6 +301,6 @@ function termCountOf(value: unknown, errors: Errors): number | undefined {
 }
 
 function uuid(value: unknown, pointer: string, errors: Errors): string | undefined {
-  if (typeof value === 'string' && UUID.test(value)) return value.toLowerCase();
+  if (typeof value === 'string' && isUuid(value)) return value.toLowerCase();
   return errors.add(pointer, 'must be a UUID');
 }

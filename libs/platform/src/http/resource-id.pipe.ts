@@ -1,11 +1,7 @@
 import { PipeTransform } from '@nestjs/common';
-import { NotFoundError } from '@billing/shared-kernel';
+import { isUuid, NotFoundError } from '@billing/shared-kernel';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
-}
+export { isUuid };
 
 /**
  * Path ids are uuids: anything else names no resource, so it answers 404 like

@@ -1,5 +1,5 @@
 import { ValidationPipe, ValidationError as ClassValidatorError } from '@nestjs/common';
-import { FieldError, ValidationError } from '@billing/shared-kernel';
+import { FieldError, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
 
 /** RFC 6901 escaping of one reference token. */
 export function pointerToken(token: string | number): string {
@@ -11,7 +11,7 @@ export function toFieldErrors(errors: readonly ClassValidatorError[], prefix = '
     const pointer = `${prefix}/${pointerToken(error.property)}`;
     const own = Object.values(error.constraints ?? {}).map((message) => ({
       pointer,
-      detail: message.replace(/^property (\S+) should not exist$/, 'unknown property: not accepted here').replace(
+      detail: message.replace(/^property (\S+) should not exist$/, UNKNOWN_PROPERTY).replace(
         new RegExp(`^${escapeRegExp(error.property)} `),
         '',
       ),
