@@ -6,4 +6,4 @@ export { toInvoiceView } from './read-model/invoice-view';
 export type { InvoiceView, InvoiceLineView, InvoiceSummaryView } from './read-model/invoice-view';
 export { toTaxCodeView } from './read-model/tax-code-view';
 export type { TaxCodeView } from './read-model/tax-code-view';
-export { INVOICING_PROJECTION, invoicingProjection } from './read-model/invoicing.projection';
+export { INVOICING_PROJECTION } from './read-model/invoicing.projection';
