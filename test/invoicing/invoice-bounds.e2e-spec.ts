@@ -1,5 +1,5 @@
-import { startTestApp, TestApp } from '@billing/testing';
-import { customer, expectProblem, otherEnvironment } from './invoicing-helpers';
+import { expectProblem, startTestApp, TestApp } from '@billing/testing';
+import { customer, otherEnvironment } from './invoicing-helpers';
 
 /**
  * An invoice holds at most 500 lines, and list pages carry invoices without
@@ -26,10 +26,10 @@ describe('Invoice size bounds over HTTP', () => {
   });
 
   it('501 lines are a 422 at /items on create and update', async () => {
-    expectProblem(await t.request('POST', '/invoices', { body: { customer: customer(), currency: 'EUR', items: lines(501) } }), 422, 'validation-failed', ['/items']);
+    expectProblem(await t.request('POST', '/invoices', { body: { customer: customer(), currency: 'EUR', items: lines(501) } }), 422, 'validation-failed', '/items');
     const draft = await t.request('POST', '/invoices', { body: { customer: customer(), currency: 'EUR' } });
     const refused = await t.request('PUT', `/invoices/${draft.body.id}`, { body: { date: draft.body.date, currency: null, items: lines(501) } });
-    expectProblem(refused, 422, 'validation-failed', ['/items']);
+    expectProblem(refused, 422, 'validation-failed', '/items');
     expect(refused.body.errors[0].detail).toContain('at most 500');
   });
 
@@ -37,7 +37,7 @@ describe('Invoice size bounds over HTTP', () => {
     const many = Array.from({ length: 34_000 }, () => ({ quantity: 1, unitAmount: 1 }));
     const started = Date.now();
     const response = await t.request('POST', '/invoices', { body: { customer: customer(), currency: 'EUR', items: many } });
-    expectProblem(response, 422, 'validation-failed', ['/items']);
+    expectProblem(response, 422, 'validation-failed', '/items');
     expect(response.text.length).toBeLessThan(2_000);
     expect(Date.now() - started).toBeLessThan(3_000);
   });

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { ProjectionRunner } from '@billing/event-store';
 import { INVOICING_PROJECTION } from '@billing/invoicing';
-import { FakeClock, startTestApp, TestApp } from '@billing/testing';
-import { customer, expectProblem, expectReadModelMatchesStream, otherEnvironment } from './invoicing-helpers';
+import { expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
+import { customer, expectReadModelMatchesStream, otherEnvironment, pointersOf } from './invoicing-helpers';
 
 /**
  * The worked invoice, by hand (rounding half away from zero at each step):
@@ -52,6 +52,7 @@ describe('Invoices over HTTP', () => {
       expect(response.headers.get('etag')).toBe('"1"');
       const id = response.body.id;
       expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(response.headers.get('location')).toBe(`/invoices/${id}`);
       expect(response.body).toEqual({
         id,
         handle: null,
@@ -141,30 +142,34 @@ describe('Invoices over HTTP', () => {
     });
 
     it.each([
-      ['an id', { id: randomUUID() }, ['/id']],
-      ['a handle', { handle: 'INV-1' }, ['/handle']],
-      ['totals', { totalDue: 1 }, ['/totalDue']],
-      ['a status', { status: 'booked' }, ['/status']],
-      ['a line amount', { items: [{ quantity: 1, unitAmount: 1, amount: 1 }] }, ['/items/0/amount']],
-      ['a customer field', { customer: { id: randomUUID(), handle: null, name: null, email: 'x' } }, ['/customer/email']],
-    ])('422 for read-only or unknown properties: %s', async (_label, extra, pointers) => {
+      ['an id', { id: randomUUID() }, '/id'],
+      ['a handle', { handle: 'INV-1' }, '/handle'],
+      ['totals', { totalDue: 1 }, '/totalDue'],
+      ['a status', { status: 'booked' }, '/status'],
+      ['a line amount', { items: [{ quantity: 1, unitAmount: 1, amount: 1 }] }, '/items/0/amount'],
+      ['a customer field', { customer: { id: randomUUID(), handle: null, name: null, email: 'x' } }, '/customer/email'],
+    ])('422 for read-only or unknown properties: %s', async (_label, extra, pointer) => {
       const response = await t.request('POST', '/invoices', { body: { customer: customer(), currency: 'EUR', ...extra } });
-      expectProblem(response, 422, 'validation-failed', pointers);
+      expectProblem(response, 422, 'validation-failed', pointer);
     });
 
     it('422 without a customer id or with a non-uuid one', async () => {
-      expectProblem(await t.request('POST', '/invoices', { body: { customer: { handle: null, name: null }, currency: 'EUR' } }), 422, 'validation-failed', ['/customer/id']);
-      expectProblem(await t.request('POST', '/invoices', { body: { customer: { id: 'c-1', handle: null, name: null }, currency: 'EUR' } }), 422, 'validation-failed', ['/customer/id']);
+      expectProblem(await t.request('POST', '/invoices', { body: { customer: { handle: null, name: null }, currency: 'EUR' } }), 422, 'validation-failed', '/customer/id');
+      expectProblem(await t.request('POST', '/invoices', { body: { customer: { id: 'c-1', handle: null, name: null }, currency: 'EUR' } }), 422, 'validation-failed', '/customer/id');
     });
 
     it('422 when the customer lacks handle or name (required, though either may be null)', async () => {
       const post = (cust: unknown) => t.request('POST', '/invoices', { body: { customer: cust, currency: 'EUR' } });
       const id = randomUUID();
-      expectProblem(await post({ id }), 422, 'validation-failed', ['/customer/handle', '/customer/name']);
-      expectProblem(await post({ id, handle: 'c-1' }), 422, 'validation-failed', ['/customer/name']);
-      expectProblem(await post({ id, name: 'Acme' }), 422, 'validation-failed', ['/customer/handle']);
-      expectProblem(await post({ id, handle: 5, name: null }), 422, 'validation-failed', ['/customer/handle']);
-      expectProblem(await post({}), 422, 'validation-failed', ['/customer/id', '/customer/handle', '/customer/name']);
+      const neither = await post({ id });
+      expectProblem(neither, 422, 'validation-failed');
+      expect(pointersOf(neither)).toEqual(['/customer/handle', '/customer/name']);
+      expectProblem(await post({ id, handle: 'c-1' }), 422, 'validation-failed', '/customer/name');
+      expectProblem(await post({ id, name: 'Acme' }), 422, 'validation-failed', '/customer/handle');
+      expectProblem(await post({ id, handle: 5, name: null }), 422, 'validation-failed', '/customer/handle');
+      const nothing = await post({});
+      expectProblem(nothing, 422, 'validation-failed');
+      expect(pointersOf(nothing)).toEqual(['/customer/id', '/customer/handle', '/customer/name']);
       const nulls = await post({ id, handle: null, name: null });
       expect(nulls.status).toBe(201);
       expect(nulls.body.customer).toMatchObject({ id, handle: null, name: null });
@@ -179,21 +184,21 @@ describe('Invoices over HTTP', () => {
     ])('422 at /items/<i> for a line that is %s, never a 500', async (_label, items) => {
       const index = String(items.findIndex((item) => item === null || typeof item !== 'object' || Array.isArray(item)));
       const created = await t.request('POST', '/invoices', { body: { customer: customer(), currency: 'EUR', items } });
-      expectProblem(created, 422, 'validation-failed', [`/items/${index}`]);
+      expectProblem(created, 422, 'validation-failed', `/items/${index}`);
       const draft = await createDraft();
       const updated = await t.request('PUT', `/invoices/${draft.body.id}`, { body: { date: '2026-01-15', currency: null, items } });
-      expectProblem(updated, 422, 'validation-failed', [`/items/${index}`]);
+      expectProblem(updated, 422, 'validation-failed', `/items/${index}`);
     });
 
     it('422 unsupported-currency for an unknown code', async () => {
-      expectProblem(await t.request('POST', '/invoices', { body: { customer: customer(), currency: 'XYZ' } }), 422, 'unsupported-currency', ['/currency']);
+      expectProblem(await t.request('POST', '/invoices', { body: { customer: customer(), currency: 'XYZ' } }), 422, 'unsupported-currency', '/currency');
     });
 
     it('422 unknown-tax-code at the line', async () => {
       const response = await t.request('POST', '/invoices', {
         body: { customer: customer(), currency: 'EUR', items: [{ quantity: 1, unitAmount: 1 }, { quantity: 1, unitAmount: 1, taxCode: 'NOPE' }] },
       });
-      expectProblem(response, 422, 'unknown-tax-code', ['/items/1/taxCode']);
+      expectProblem(response, 422, 'unknown-tax-code', '/items/1/taxCode');
     });
 
     it('401 without a token, 403 for an environment the token cannot access', async () => {
@@ -283,28 +288,30 @@ describe('Invoices over HTTP', () => {
       const put = (body: unknown) => t.request('PUT', `/invoices/${id}`, { body });
 
       it.each([
-        ['an unknown property', { date: '2026-01-15', currency: 'EUR', memo: 'x' }, 'validation-failed', ['/memo']],
-        ['a read-only property', { date: '2026-01-15', currency: 'EUR', totalInclVat: 5 }, 'validation-failed', ['/totalInclVat']],
-        ['an unknown line property', { date: '2026-01-15', currency: 'EUR', items: [{ quantity: 1, unitAmount: 1, taxAmount: 0 }] }, 'validation-failed', ['/items/0/taxAmount']],
-        ['a missing date', { currency: 'EUR' }, 'validation-failed', ['/date']],
-        ['a missing currency', { date: '2026-01-15' }, 'validation-failed', ['/currency']],
-        ['a bad date', { date: '2026-02-30', currency: 'EUR' }, 'validation-failed', ['/date']],
-        ['a due date before the date', { date: '2026-01-15', currency: 'EUR', dueDate: '2026-01-14' }, 'validation-failed', ['/dueDate']],
-        ['quantity 1.23456', { date: '2026-01-15', currency: 'EUR', items: [{ quantity: 1.23456, unitAmount: 100 }] }, 'too-many-decimals', ['/items/0/quantity']],
-        ['a negative quantity', { date: '2026-01-15', currency: 'EUR', items: [{ quantity: -1, unitAmount: 100 }] }, 'validation-failed', ['/items/0/quantity']],
-        ['percentage 12.345', { date: '2026-01-15', currency: 'EUR', items: [{ quantity: 1, unitAmount: 100, discount: { percentage: 12.345 } }] }, 'too-many-decimals', ['/items/0/discount/percentage']],
-        ['a percentage above 100', { date: '2026-01-15', currency: 'EUR', items: [{ quantity: 1, unitAmount: 100, discount: { percentage: 100.01 } }] }, 'validation-failed', ['/items/0/discount/percentage']],
-        ['an unknown tax code', { date: '2026-01-15', currency: 'EUR', items: [{ quantity: 1, unitAmount: 100 }, { quantity: 1, unitAmount: 100, taxCode: 'vat255' }] }, 'unknown-tax-code', ['/items/1/taxCode']],
-        ['an unknown currency', { date: '2026-01-15', currency: 'ABC' }, 'unsupported-currency', ['/currency']],
-        ['a discount with both amount and percentage', { date: '2026-01-15', currency: 'EUR', items: [{ quantity: 1, unitAmount: 100, discount: { amount: 1, percentage: 1 } }] }, 'validation-failed', ['/items/0/discount']],
-        ['a discount with neither', { date: '2026-01-15', currency: 'EUR', items: [{ quantity: 1, unitAmount: 100, discount: {} }] }, 'validation-failed', ['/items/0/discount']],
-        ['a discount above the line amount', { date: '2026-01-15', currency: 'EUR', items: [{ quantity: 1, unitAmount: 100, discount: { amount: 101 } }] }, 'discount-exceeds-line-amount', ['/items/0/discount/amount']],
-        ['a fractional unitAmount', { date: '2026-01-15', currency: 'EUR', items: [{ quantity: 1, unitAmount: 1.5 }] }, 'validation-failed', ['/items/0/unitAmount']],
-        ['a unitAmount beyond int32', { date: '2026-01-15', currency: 'EUR', items: [{ quantity: 1, unitAmount: 2147483648 }] }, 'validation-failed', ['/items/0/unitAmount']],
-        ['a line id that is not a line of the invoice', { date: '2026-01-15', currency: 'EUR', items: [{ id: randomUUID(), quantity: 1, unitAmount: 1 }] }, 'validation-failed', ['/items/0/id']],
-        ['a quantity as a string', { date: '2026-01-15', currency: 'EUR', items: [{ quantity: '1', unitAmount: 1 }] }, 'validation-failed', ['/items/0/quantity']],
-      ])('%s', async (_label, body, type, pointers) => {
-        expectProblem(await put(body), 422, type, pointers);
+        ['an unknown property', { date: '2026-01-15', currency: 'EUR', memo: 'x' }, 'validation-failed', '/memo'],
+        ['a read-only property', { date: '2026-01-15', currency: 'EUR', totalInclVat: 5 }, 'validation-failed', '/totalInclVat'],
+        ['an unknown line property', { date: '2026-01-15', currency: 'EUR', items: [{ quantity: 1, unitAmount: 1, taxAmount: 0 }] }, 'validation-failed', '/items/0/taxAmount'],
+        ['a missing date', { currency: 'EUR' }, 'validation-failed', '/date'],
+        ['a missing currency', { date: '2026-01-15' }, 'validation-failed', '/currency'],
+        ['a bad date', { date: '2026-02-30', currency: 'EUR' }, 'validation-failed', '/date'],
+        ['a due date before the date', { date: '2026-01-15', currency: 'EUR', dueDate: '2026-01-14' }, 'validation-failed', '/dueDate'],
+        ['quantity 1.23456', { date: '2026-01-15', currency: 'EUR', items: [{ quantity: 1.23456, unitAmount: 100 }] }, 'too-many-decimals', '/items/0/quantity'],
+        ['a negative quantity', { date: '2026-01-15', currency: 'EUR', items: [{ quantity: -1, unitAmount: 100 }] }, 'validation-failed', '/items/0/quantity'],
+        ['percentage 12.345', { date: '2026-01-15', currency: 'EUR', items: [{ quantity: 1, unitAmount: 100, discount: { percentage: 12.345 } }] }, 'too-many-decimals', '/items/0/discount/percentage'],
+        ['a percentage above 100', { date: '2026-01-15', currency: 'EUR', items: [{ quantity: 1, unitAmount: 100, discount: { percentage: 100.01 } }] }, 'validation-failed', '/items/0/discount/percentage'],
+        ['an unknown tax code', { date: '2026-01-15', currency: 'EUR', items: [{ quantity: 1, unitAmount: 100 }, { quantity: 1, unitAmount: 100, taxCode: 'vat255' }] }, 'unknown-tax-code', '/items/1/taxCode'],
+        ['an unknown currency', { date: '2026-01-15', currency: 'ABC' }, 'unsupported-currency', '/currency'],
+        ['a discount with both amount and percentage', { date: '2026-01-15', currency: 'EUR', items: [{ quantity: 1, unitAmount: 100, discount: { amount: 1, percentage: 1 } }] }, 'validation-failed', '/items/0/discount'],
+        ['a discount with neither', { date: '2026-01-15', currency: 'EUR', items: [{ quantity: 1, unitAmount: 100, discount: {} }] }, 'validation-failed', '/items/0/discount'],
+        ['a discount above the line amount', { date: '2026-01-15', currency: 'EUR', items: [{ quantity: 1, unitAmount: 100, discount: { amount: 101 } }] }, 'discount-exceeds-line-amount', '/items/0/discount/amount'],
+        ['a fractional unitAmount', { date: '2026-01-15', currency: 'EUR', items: [{ quantity: 1, unitAmount: 1.5 }] }, 'validation-failed', '/items/0/unitAmount'],
+        ['a unitAmount beyond int32', { date: '2026-01-15', currency: 'EUR', items: [{ quantity: 1, unitAmount: 2147483648 }] }, 'validation-failed', '/items/0/unitAmount'],
+        ['a line id that is not a line of the invoice', { date: '2026-01-15', currency: 'EUR', items: [{ id: randomUUID(), quantity: 1, unitAmount: 1 }] }, 'validation-failed', '/items/0/id'],
+        ['a quantity as a string', { date: '2026-01-15', currency: 'EUR', items: [{ quantity: '1', unitAmount: 1 }] }, 'validation-failed', '/items/0/quantity'],
+      ])('%s', async (_label, body, type, pointer) => {
+        const response = await put(body);
+        expectProblem(response, 422, type, pointer);
+        expect(pointersOf(response)).toEqual([pointer]);
       });
 
       it('a rejected update changes nothing', async () => {
@@ -328,9 +335,7 @@ describe('Invoices over HTTP', () => {
       const first = await t.request('PUT', `/invoices/${draft.body.id}`, { headers: { 'if-match': '"1"' }, body: { date: '2026-01-16', currency: null } });
       expect(first.status).toBe(200);
       expectProblem(await t.request('PUT', `/invoices/${draft.body.id}`, { headers: { 'if-match': '"1"' }, body: { date: '2026-01-17', currency: null } }), 409, 'version-conflict');
-      expectProblem(await t.request('PUT', `/invoices/${draft.body.id}`, { headers: { 'if-match': 'abc' }, body: { date: '2026-01-17', currency: null } }), 422, 'validation-failed', [
-        '/headers/if-match',
-      ]);
+      expectProblem(await t.request('PUT', `/invoices/${draft.body.id}`, { headers: { 'if-match': 'abc' }, body: { date: '2026-01-17', currency: null } }), 422, 'validation-failed', '/headers/if-match');
       expect((await t.request('GET', `/invoices/${draft.body.id}`)).body.date).toBe('2026-01-16');
     });
 
@@ -439,11 +444,11 @@ describe('Invoices over HTTP', () => {
 
     it('422 for a bad booking date or an unknown property; 404 unknown and cross-environment', async () => {
       const draft = await createDraft({ items: [{ quantity: 1, unitAmount: 1 }] });
-      expectProblem(await t.request('PUT', `/invoices/${draft.body.id}/book`, { body: { date: '15.01.2026' } }), 422, 'validation-failed', ['/date']);
+      expectProblem(await t.request('PUT', `/invoices/${draft.body.id}/book`, { body: { date: '15.01.2026' } }), 422, 'validation-failed', '/date');
       const late = await t.request('PUT', `/invoices/${draft.body.id}/book`, { body: { date: '2026-01-30' } });
-      expectProblem(late, 422, 'validation-failed', ['/date']);
+      expectProblem(late, 422, 'validation-failed', '/date');
       expect(late.body.errors[0].detail).toContain('due date 2026-01-29');
-      expectProblem(await t.request('PUT', `/invoices/${draft.body.id}/book`, { body: { handle: 'INV-9' } }), 422, 'validation-failed', ['/handle']);
+      expectProblem(await t.request('PUT', `/invoices/${draft.body.id}/book`, { body: { handle: 'INV-9' } }), 422, 'validation-failed', '/handle');
       expectProblem(await t.request('PUT', `/invoices/${randomUUID()}/book`), 404, 'not-found');
       expectProblem(await otherEnvironment(t).request('PUT', `/invoices/${draft.body.id}/book`), 404, 'not-found');
       expectProblem(await t.request('PUT', `/invoices/${draft.body.id}/book`, { token: null }), 401, 'unauthorized');
@@ -509,12 +514,12 @@ describe('Invoices over HTTP', () => {
       expectProblem(await t.request('POST', `/invoices/${draft.body.id}/settlements`, { body: { date: '2026-01-20', amount: 1 } }), 409, 'invoice-not-booked');
       const booked = await bookedWorkedInvoice();
       const post = (body: unknown) => t.request('POST', `/invoices/${booked.id}/settlements`, { body });
-      expectProblem(await post({ date: '2026-01-20', amount: 0 }), 422, 'validation-failed', ['/amount']);
-      expectProblem(await post({ date: '2026-01-20', amount: 1.5 }), 422, 'validation-failed', ['/amount']);
-      expectProblem(await post({ date: '2026-01-20', amount: Number.MAX_SAFE_INTEGER + 1 }), 422, 'amount-out-of-range', ['/amount']);
-      expectProblem(await post({ amount: 1 }), 422, 'validation-failed', ['/date']);
-      expectProblem(await post({ date: '2026-01-20', amount: 1, settlementStatus: 'settled' }), 422, 'validation-failed', ['/settlementStatus']);
-      expectProblem(await post({ date: '2026-01-20', amount: 1, reference: 'x'.repeat(256) }), 422, 'validation-failed', ['/reference']);
+      expectProblem(await post({ date: '2026-01-20', amount: 0 }), 422, 'validation-failed', '/amount');
+      expectProblem(await post({ date: '2026-01-20', amount: 1.5 }), 422, 'validation-failed', '/amount');
+      expectProblem(await post({ date: '2026-01-20', amount: Number.MAX_SAFE_INTEGER + 1 }), 422, 'amount-out-of-range', '/amount');
+      expectProblem(await post({ amount: 1 }), 422, 'validation-failed', '/date');
+      expectProblem(await post({ date: '2026-01-20', amount: 1, settlementStatus: 'settled' }), 422, 'validation-failed', '/settlementStatus');
+      expectProblem(await post({ date: '2026-01-20', amount: 1, reference: 'x'.repeat(256) }), 422, 'validation-failed', '/reference');
       expectProblem(await t.request('POST', `/invoices/${booked.id}/settlements`, { headers: { 'if-match': '"1"' }, body: { date: '2026-01-20', amount: 1 } }), 409, 'version-conflict');
       expectProblem(await t.request('POST', `/invoices/${randomUUID()}/settlements`, { body: { date: '2026-01-20', amount: 1 } }), 404, 'not-found');
       expectProblem(await otherEnvironment(t).request('POST', `/invoices/${booked.id}/settlements`, { body: { date: '2026-01-20', amount: 1 } }), 404, 'not-found');
@@ -664,8 +669,8 @@ describe('Invoices over HTTP', () => {
       const booked = await bookedWorkedInvoice();
       const cn = await t.request('POST', `/invoices/${booked.id}/duplicate`, { body: { reverse: true } });
       expectProblem(await t.request('POST', `/invoices/${cn.body.id}/duplicate`, { body: { reverse: true } }), 409, 'credit-note-cannot-be-reversed');
-      expectProblem(await t.request('POST', `/invoices/${booked.id}/duplicate`, { body: { reverse: 'yes' } }), 422, 'validation-failed', ['/reverse']);
-      expectProblem(await t.request('POST', `/invoices/${booked.id}/duplicate`, { body: { reverse: false, extra: 1 } }), 422, 'validation-failed', ['/extra']);
+      expectProblem(await t.request('POST', `/invoices/${booked.id}/duplicate`, { body: { reverse: 'yes' } }), 422, 'validation-failed', '/reverse');
+      expectProblem(await t.request('POST', `/invoices/${booked.id}/duplicate`, { body: { reverse: false, extra: 1 } }), 422, 'validation-failed', '/extra');
       expectProblem(await t.request('POST', `/invoices/${booked.id}/duplicate`, { headers: { 'if-match': '"1"' } }), 409, 'version-conflict');
       expectProblem(await t.request('POST', `/invoices/${randomUUID()}/duplicate`), 404, 'not-found');
       expectProblem(await otherEnvironment(t).request('POST', `/invoices/${booked.id}/duplicate`), 404, 'not-found');
@@ -755,7 +760,7 @@ describe('Invoices over HTTP', () => {
       ['customerId=c-1', '/query/customerId'],
       ['sort=id', '/query/sort'],
     ])('422 for %s', async (query, pointer) => {
-      expectProblem(await other().request('GET', `/invoices?${query}`), 422, 'validation-failed', [pointer]);
+      expectProblem(await other().request('GET', `/invoices?${query}`), 422, 'validation-failed', pointer);
     });
 
     it.each([
@@ -767,7 +772,7 @@ describe('Invoices over HTTP', () => {
       ['no id', { createdAt: '2024-02-01T00:00:00.000Z' }],
     ])('422 at /query/pageToken for a forged token with %s, never a 500', async (_label, key) => {
       const token = Buffer.from(JSON.stringify(key)).toString('base64url');
-      expectProblem(await other().request('GET', `/invoices?pageToken=${token}`), 422, 'validation-failed', ['/query/pageToken']);
+      expectProblem(await other().request('GET', `/invoices?pageToken=${token}`), 422, 'validation-failed', '/query/pageToken');
     });
 
     it('401 and 403', async () => {

@@ -46,4 +46,44 @@ describe('invoicing read-model migrations', () => {
       await runner.release();
     }
   });
+
+  it('StoreInvoicingState fills tax_codes.state from each row (the rate in basis points) and adds an empty invoices.state, folded later by the projection', async () => {
+    const Migration = invoicingMigrations.find((m) => m.name === 'StoreInvoicingState1763700120000') as new () => {
+      up(runner: unknown): Promise<void>;
+      down(runner: unknown): Promise<void>;
+    };
+    const environmentId = randomUUID();
+    const invoiceId = randomUUID();
+    const runner = t.dataSource.createQueryRunner();
+    try {
+      await new Migration().down(runner);
+      // Rows as the service wrote them before the state was stored.
+      const view = { code: 'VAT255', rate: 0.255, taxable: true, description: null, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-02T00:00:00.000Z' };
+      await t.dataSource.query(
+        `insert into tax_codes (environment_id, code, stream_id, rate, taxable, version, view) values ($1, 'VAT255', $2, 0.255, true, 2, $3)`,
+        [environmentId, randomUUID(), JSON.stringify(view)],
+      );
+      await t.dataSource.query(
+        `insert into invoices (environment_id, id, status, type, settlement_status, customer_id, handle, created_at, version, view)
+         values ($1, $2, 'draft', 'invoice', 'settled', 'c', null, now(), 1, '{}')`,
+        [environmentId, invoiceId],
+      );
+      await new Migration().up(runner);
+      const [taxCode] = await t.dataSource.query(`select state from tax_codes where environment_id = $1`, [environmentId]);
+      expect(taxCode.state).toEqual({
+        status: 'active',
+        code: 'VAT255',
+        rateBasisPoints: 2550,
+        taxable: true,
+        description: null,
+        createdAt: '2026-01-01T00:00:00.000Z',
+        updatedAt: '2026-01-02T00:00:00.000Z',
+      });
+      const [invoice] = await t.dataSource.query(`select state from invoices where environment_id = $1`, [environmentId]);
+      expect(invoice.state).toBeNull();
+      await expect(t.dataSource.query(`update tax_codes set state = null where environment_id = $1`, [environmentId])).rejects.toThrow(/null/);
+    } finally {
+      await runner.release();
+    }
+  });
 });

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { AggregateStore } from '@billing/event-store';
-import { taxCodeEvolver, taxCodeStreamId, toTaxCodeView } from '@billing/invoicing';
-import { FakeClock, startTestApp, TestApp } from '@billing/testing';
-import { expectProblem, otherEnvironment } from './invoicing-helpers';
+import { CommandPath } from '@billing/event-store';
+import { taxCodeEvolver, taxCodeStream, toTaxCodeView } from '@billing/invoicing';
+import { expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
+import { otherEnvironment, pointersOf } from './invoicing-helpers';
 
 describe('Tax codes over HTTP', () => {
   let t: TestApp;
@@ -16,19 +16,19 @@ describe('Tax codes over HTTP', () => {
   async function expectReadModelMatchesStream(code: string, environmentId = t.environmentId, token?: string) {
     const response = await t.request('GET', `/tax-codes/${encodeURIComponent(code)}`, { environment: environmentId, token });
     expect(response.status).toBe(200);
-    const stream = { environmentId, streamType: 'tax-code', streamId: taxCodeStreamId(environmentId, code) };
-    const { state, version } = await t.app.get(AggregateStore).load(stream, taxCodeEvolver);
-    if (!state.exists) throw new Error(`tax code ${code} has no stream`);
+    const { state, version } = await t.app.get(CommandPath).load(taxCodeStream(environmentId, code), taxCodeEvolver);
+    if (state.status === 'none') throw new Error(`tax code ${code} has no stream`);
     expect(response.body).toEqual(toTaxCodeView(state));
     expect(response.headers.get('etag')).toBe(`"${version}"`);
     return response.body;
   }
 
   describe('POST /tax-codes', () => {
-    it('201 with the tax code and ETag "1"', async () => {
+    it('201 with the tax code, ETag "1" and its Location', async () => {
       const response = await t.request('POST', '/tax-codes', { body: { code: 'VAT25', rate: 0.25, taxable: true, description: 'Standard' } });
       expect(response.status).toBe(201);
       expect(response.headers.get('etag')).toBe('"1"');
+      expect(response.headers.get('location')).toBe('/tax-codes/VAT25');
       expect(response.body).toEqual({ code: 'VAT25', rate: 0.25, taxable: true, description: 'Standard', createdAt: '2026-01-15T10:00:00.000Z', updatedAt: null });
       await expectReadModelMatchesStream('VAT25');
     });
@@ -49,16 +49,18 @@ describe('Tax codes over HTTP', () => {
     });
 
     it.each([
-      ['a rate above 1', { code: 'X1', rate: 1.5, taxable: true }, 'validation-failed', ['/rate']],
-      ['a negative rate', { code: 'X1', rate: -0.1, taxable: true }, 'validation-failed', ['/rate']],
-      ['a rate with 5 decimals', { code: 'X1', rate: 0.12345, taxable: true }, 'too-many-decimals', ['/rate']],
-      ['a string rate', { code: 'X1', rate: '0.1', taxable: true }, 'validation-failed', ['/rate']],
-      ['a missing taxable', { code: 'X1', rate: 0.1 }, 'validation-failed', ['/taxable']],
-      ['an empty code', { code: '', rate: 0.1, taxable: true }, 'validation-failed', ['/code']],
-      ['a code of 51 characters', { code: 'x'.repeat(51), rate: 0.1, taxable: true }, 'validation-failed', ['/code']],
-      ['an unknown property', { code: 'X1', rate: 0.1, taxable: true, createdAt: '2026-01-01T00:00:00Z' }, 'validation-failed', ['/createdAt']],
-    ])('422 for %s', async (_label, body, type, pointers) => {
-      expectProblem(await t.request('POST', '/tax-codes', { body }), 422, type, pointers);
+      ['a rate above 1', { code: 'X1', rate: 1.5, taxable: true }, 'validation-failed', '/rate'],
+      ['a negative rate', { code: 'X1', rate: -0.1, taxable: true }, 'validation-failed', '/rate'],
+      ['a rate with 5 decimals', { code: 'X1', rate: 0.12345, taxable: true }, 'too-many-decimals', '/rate'],
+      ['a string rate', { code: 'X1', rate: '0.1', taxable: true }, 'validation-failed', '/rate'],
+      ['a missing taxable', { code: 'X1', rate: 0.1 }, 'validation-failed', '/taxable'],
+      ['an empty code', { code: '', rate: 0.1, taxable: true }, 'validation-failed', '/code'],
+      ['a code of 51 characters', { code: 'x'.repeat(51), rate: 0.1, taxable: true }, 'validation-failed', '/code'],
+      ['an unknown property', { code: 'X1', rate: 0.1, taxable: true, createdAt: '2026-01-01T00:00:00Z' }, 'validation-failed', '/createdAt'],
+    ])('422 for %s', async (_label, body, type, pointer) => {
+      const response = await t.request('POST', '/tax-codes', { body });
+      expectProblem(response, 422, type, pointer);
+      expect(pointersOf(response)).toEqual([pointer]);
     });
 
     it('401 and 403', async () => {
@@ -70,7 +72,8 @@ describe('Tax codes over HTTP', () => {
 
   describe('PUT /tax-codes/{code}', () => {
     beforeAll(async () => {
-      expect((await t.request('POST', '/tax-codes', { body: { code: 'RED 10/%', rate: 0.1, taxable: true } })).status).toBe(201);
+      const created = await t.request('POST', '/tax-codes', { body: { code: 'RED 10/%', rate: 0.1, taxable: true } });
+      expect([created.status, created.headers.get('location')]).toEqual([201, '/tax-codes/RED%2010%2F%25']);
     });
 
     it('200: changes only the given fields, ETag moves; a no-op records nothing', async () => {
@@ -95,8 +98,8 @@ describe('Tax codes over HTTP', () => {
     });
 
     it('422 for a bad rate or an unknown property (code is read-only here)', async () => {
-      expectProblem(await t.request('PUT', '/tax-codes/VAT25', { body: { rate: 2 } }), 422, 'validation-failed', ['/rate']);
-      expectProblem(await t.request('PUT', '/tax-codes/VAT25', { body: { code: 'VAT26' } }), 422, 'validation-failed', ['/code']);
+      expectProblem(await t.request('PUT', '/tax-codes/VAT25', { body: { rate: 2 } }), 422, 'validation-failed', '/rate');
+      expectProblem(await t.request('PUT', '/tax-codes/VAT25', { body: { code: 'VAT26' } }), 422, 'validation-failed', '/code');
     });
 
     it('404 for an unknown code and from another environment', async () => {
@@ -132,13 +135,13 @@ describe('Tax codes over HTTP', () => {
     });
 
     it('422 for a bad limit, page token or unknown parameter; 401 and 403', async () => {
-      expectProblem(await t.request('GET', '/tax-codes?limit=0'), 422, 'validation-failed', ['/query/limit']);
-      expectProblem(await t.request('GET', '/tax-codes?pageToken=x'), 422, 'validation-failed', ['/query/pageToken']);
+      expectProblem(await t.request('GET', '/tax-codes?limit=0'), 422, 'validation-failed', '/query/limit');
+      expectProblem(await t.request('GET', '/tax-codes?pageToken=x'), 422, 'validation-failed', '/query/pageToken');
       for (const forged of [{ code: 'a\u0000' }, { code: '' }, { code: 'x'.repeat(51) }, { code: 7 }, ['VAT25']]) {
         const token = Buffer.from(JSON.stringify(forged)).toString('base64url');
-        expectProblem(await t.request('GET', `/tax-codes?pageToken=${token}`), 422, 'validation-failed', ['/query/pageToken']);
+        expectProblem(await t.request('GET', `/tax-codes?pageToken=${token}`), 422, 'validation-failed', '/query/pageToken');
       }
-      expectProblem(await t.request('GET', '/tax-codes?code=A'), 422, 'validation-failed', ['/query/code']);
+      expectProblem(await t.request('GET', '/tax-codes?code=A'), 422, 'validation-failed', '/query/code');
       expectProblem(await t.request('GET', '/tax-codes', { token: null }), 401, 'unauthorized');
       expectProblem(await t.request('GET', '/tax-codes/VAT25', { token: t.token([randomUUID()]) }), 403, 'forbidden-environment');
     });

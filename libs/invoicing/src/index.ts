@@ -1,8 +1,9 @@
 export * from './domain';
-export { InvoicingModule } from './invoicing.module';
+export { invoicingContext } from './invoicing.context';
 export { invoicingMigrations } from './migrations';
-export { INVOICE_STREAM, TAX_CODE_STREAM, taxCodeStreamId, toTaxCodeView } from './infrastructure/streams';
-export type { TaxCodeView } from './infrastructure/streams';
-export { INVOICING_PROJECTION } from './infrastructure/invoicing.projection';
-/** The list endpoints' query-parameter check (unknown or repeated parameters are a 422 at /query/<name>), shared with the catalog. */
-export { readQuery } from './http/params';
+export { INVOICE_STREAM, TAX_CODE_STREAM, invoiceStream, taxCodeStream, taxCodeStreamId } from './streams';
+export { toInvoiceView } from './read-model/invoice-view';
+export type { InvoiceView, InvoiceLineView, InvoiceSummaryView } from './read-model/invoice-view';
+export { toTaxCodeView } from './read-model/tax-code-view';
+export type { TaxCodeView } from './read-model/tax-code-view';
+export { INVOICING_PROJECTION } from './read-model/invoicing.projection';

@@ -5,25 +5,18 @@ import { CreateInvoiceHandler } from './create-invoice/create-invoice.handler';
 import { CreateTaxCodeHandler } from './create-tax-code/create-tax-code.handler';
 import { DuplicateInvoiceHandler } from './duplicate-invoice/duplicate-invoice.handler';
 import { InvoicesController } from './http/invoices.controller';
-import { registerInvoicingProblemTypes } from './http/problem-types';
 import { TaxCodesController } from './http/tax-codes.controller';
-import { InvoicingProjection } from './infrastructure/invoicing.projection';
-import { InvoicingReadModel } from './infrastructure/invoicing.read-model';
+import { InvoicingReadModel } from './read-model/invoicing.read-model';
+import { TaxRegisterReader } from './tax-register';
 import { UpdateInvoiceHandler } from './update-invoice/update-invoice.handler';
 import { UpdateTaxCodeHandler } from './update-tax-code/update-tax-code.handler';
 
-registerInvoicingProblemTypes();
-
-/**
- * The invoicing bounded context: the tax-code register and invoices (drafts,
- * booking with gapless numbers, settlements, duplicates and credit notes),
- * event-sourced, with the `invoices` and `tax_codes` read models.
- */
+/** The HTTP surface and command handlers of the invoicing context (its definition is invoicingContext). */
 @Module({
   controllers: [InvoicesController, TaxCodesController],
   providers: [
     InvoicingReadModel,
-    InvoicingProjection,
+    { provide: TaxRegisterReader, useExisting: InvoicingReadModel },
     CreateTaxCodeHandler,
     UpdateTaxCodeHandler,
     CreateInvoiceHandler,

@@ -1,19 +1,12 @@
-import { CommandMetadata } from '@billing/shared-kernel';
-import { CallerContext } from '@billing/platform';
-
-export interface AddSettlementInput {
-  readonly date: string;
-  readonly amount: number;
-  readonly reference?: string | null;
-  readonly note?: string | null;
-}
+import { CommandContext } from '@billing/event-store';
+import { AddSettlement } from '../domain';
 
 export class AddSettlementCommand {
   constructor(
-    readonly caller: CallerContext,
-    readonly invoiceId: string,
-    readonly input: AddSettlementInput,
-    readonly ifMatch: string | undefined,
-    readonly meta: CommandMetadata,
+    readonly environmentId: string,
+    readonly input: AddSettlement,
+    readonly context: CommandContext,
+    /** The version the client's change is based on (If-Match); absent: whatever is current. */
+    readonly expectedVersion?: number,
   ) {}
 }

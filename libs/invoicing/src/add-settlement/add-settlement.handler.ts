@@ -1,21 +1,22 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { AggregateStore, toNewEvents } from '@billing/event-store';
-import { assertIfMatch, eventMetadataFor } from '@billing/platform';
-import { decideAddSettlement, invoiceEvolver, InvoiceView, toInvoiceView } from '../domain';
-import { existingInvoice, invoiceStream, Versioned } from '../infrastructure/streams';
+import { CommandPath } from '@billing/event-store';
+import { decideAddSettlement, invoiceEvolver } from '../domain';
+import { invoiceStream } from '../streams';
+import { Written } from '../written';
 import { AddSettlementCommand } from './add-settlement.command';
 
 @CommandHandler(AddSettlementCommand)
-export class AddSettlementHandler implements ICommandHandler<AddSettlementCommand, Versioned<InvoiceView>> {
-  constructor(private readonly store: AggregateStore) {}
+export class AddSettlementHandler implements ICommandHandler<AddSettlementCommand, Written> {
+  constructor(private readonly commands: CommandPath) {}
 
-  async execute({ caller, invoiceId, input, ifMatch, meta }: AddSettlementCommand): Promise<Versioned<InvoiceView>> {
-    const stream = invoiceStream(caller.environmentId, invoiceId);
-    const { state, version } = await this.store.load(stream, invoiceEvolver);
-    existingInvoice(state, invoiceId);
-    assertIfMatch(ifMatch, version);
-    const events = decideAddSettlement({ ...input, invoiceId }, state, meta);
-    const result = await this.store.append([{ stream, expectedVersion: version, events: toNewEvents(events, meta) }], eventMetadataFor(caller));
-    return { view: toInvoiceView(existingInvoice(events.reduce(invoiceEvolver.evolve, state), invoiceId)), version: result.nextVersions[0] };
+  async execute({ environmentId, input, context, expectedVersion }: AddSettlementCommand): Promise<Written> {
+    const { version } = await this.commands.handle(
+      invoiceStream(environmentId, input.invoiceId),
+      invoiceEvolver,
+      (state) => decideAddSettlement(input, state, context.meta),
+      context,
+      { expectedVersion },
+    );
+    return { id: input.invoiceId, version };
   }
 }

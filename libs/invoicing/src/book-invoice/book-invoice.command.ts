@@ -1,12 +1,13 @@
-import { CommandMetadata } from '@billing/shared-kernel';
-import { CallerContext } from '@billing/platform';
+import { CommandContext } from '@billing/event-store';
 
 export class BookInvoiceCommand {
   constructor(
-    readonly caller: CallerContext,
+    readonly environmentId: string,
     readonly invoiceId: string,
+    /** The invoice date to book with; absent or null: the draft's own. */
     readonly date: string | null | undefined,
-    readonly ifMatch: string | undefined,
-    readonly meta: CommandMetadata,
+    readonly context: CommandContext,
+    /** The version the client's change is based on (If-Match); absent: whatever is current. */
+    readonly expectedVersion?: number,
   ) {}
 }

@@ -1,21 +1,13 @@
-import { CommandMetadata } from '@billing/shared-kernel';
-import { CallerContext } from '@billing/platform';
-import { InvoiceCustomer } from '../domain';
-import { RequestedLine } from '../infrastructure/invoicing.read-model';
+import { CommandContext } from '@billing/event-store';
+import { CreateInvoice } from '../domain';
 
-export interface CreateInvoiceInput {
-  readonly customer: InvoiceCustomer;
-  readonly currency: string;
-  readonly date?: string | null;
-  readonly dueDate?: string | null;
-  readonly memo?: string | null;
-  readonly items?: readonly RequestedLine[] | null;
-}
+/** A draft as the caller describes it: the service chooses the id and resolves the tax codes the lines name. */
+export type CreateInvoiceInput = Omit<CreateInvoice, 'invoiceId' | 'taxes'>;
 
 export class CreateInvoiceCommand {
   constructor(
-    readonly caller: CallerContext,
+    readonly environmentId: string,
     readonly input: CreateInvoiceInput,
-    readonly meta: CommandMetadata,
+    readonly context: CommandContext,
   ) {}
 }

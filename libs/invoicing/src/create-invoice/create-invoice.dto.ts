@@ -2,8 +2,9 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsObject, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
 import { MAX_INVOICE_LINES } from '../domain';
-import { InvoiceLineInputDto, LineItems } from '../http/invoice-line-input.dto';
+import { InvoiceLineInputDto, LineItems, requestedLines } from '../http/invoice-line-input.dto';
 import { IsRequiredNullableString } from '../http/validators';
+import { CreateInvoiceInput } from './create-invoice.command';
 
 export class AddressInputDto {
   @ApiProperty({ type: String, nullable: true, required: false }) @IsOptional() @IsString() @MaxLength(500) street1?: string | null;
@@ -67,4 +68,30 @@ export class CreateInvoiceDto {
   @ApiProperty({ type: () => [InvoiceLineInputDto], required: false, nullable: true, maxItems: MAX_INVOICE_LINES, description: `At most ${MAX_INVOICE_LINES} lines.` })
   @LineItems()
   items?: InvoiceLineInputDto[] | null;
+}
+
+/** The body as domain input. */
+export function createInvoiceInput(body: CreateInvoiceDto): CreateInvoiceInput {
+  const address = body.customer.billingAddress;
+  return {
+    customer: {
+      id: body.customer.id,
+      handle: body.customer.handle,
+      name: body.customer.name,
+      billingAddress: address && {
+        street1: address.street1,
+        street2: address.street2,
+        postalCode: address.postalCode,
+        city: address.city,
+        county: address.county,
+        country: address.country,
+        state: address.state,
+      },
+    },
+    currency: body.currency,
+    date: body.date,
+    dueDate: body.dueDate,
+    memo: body.memo,
+    items: requestedLines(body.items),
+  };
 }

@@ -1,25 +1,27 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { AggregateStore, toNewEvents } from '@billing/event-store';
-import { eventMetadataFor } from '@billing/platform';
-import { decideCreateInvoice, invoiceEvolver, InvoiceView, toInvoiceView } from '../domain';
-import { InvoicingReadModel } from '../infrastructure/invoicing.read-model';
-import { existingInvoice, invoiceStream, Versioned } from '../infrastructure/streams';
+import { CommandPath } from '@billing/event-store';
+import { decideCreateInvoice, invoiceEvolver, taxCodesNamedBy } from '../domain';
+import { invoiceStream } from '../streams';
+import { TaxRegisterReader } from '../tax-register';
+import { Written } from '../written';
 import { CreateInvoiceCommand } from './create-invoice.command';
 
 @CommandHandler(CreateInvoiceCommand)
-export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceCommand, Versioned<InvoiceView>> {
+export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceCommand, Written> {
   constructor(
-    private readonly store: AggregateStore,
-    private readonly readModel: InvoicingReadModel,
+    private readonly commands: CommandPath,
+    private readonly taxRegister: TaxRegisterReader,
   ) {}
 
-  async execute({ caller, input, meta }: CreateInvoiceCommand): Promise<Versioned<InvoiceView>> {
-    const invoiceId = meta.newId();
-    const stream = invoiceStream(caller.environmentId, invoiceId);
-    const items = await this.readModel.resolveLines(caller.environmentId, input.items);
-    const state = invoiceEvolver.initialState();
-    const events = decideCreateInvoice({ ...input, invoiceId, items }, state, meta);
-    const result = await this.store.append([{ stream, expectedVersion: 'no_stream', events: toNewEvents(events, meta) }], eventMetadataFor(caller));
-    return { view: toInvoiceView(existingInvoice(events.reduce(invoiceEvolver.evolve, state), invoiceId)), version: result.nextVersions[0] };
+  async execute({ environmentId, input, context }: CreateInvoiceCommand): Promise<Written> {
+    const invoiceId = context.meta.newId();
+    const taxes = await this.taxRegister.read(environmentId, taxCodesNamedBy(input.items));
+    const { version } = await this.commands.handle(
+      invoiceStream(environmentId, invoiceId),
+      invoiceEvolver,
+      (state) => decideCreateInvoice({ ...input, invoiceId, taxes }, state, context.meta),
+      context,
+    );
+    return { id: invoiceId, version };
   }
 }

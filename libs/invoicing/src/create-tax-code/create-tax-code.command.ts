@@ -1,11 +1,10 @@
-import { CommandMetadata } from '@billing/shared-kernel';
-import { CallerContext } from '@billing/platform';
+import { CommandContext } from '@billing/event-store';
 import { CreateTaxCode } from '../domain';
 
 export class CreateTaxCodeCommand {
   constructor(
-    readonly caller: CallerContext,
+    readonly environmentId: string,
     readonly input: CreateTaxCode,
-    readonly meta: CommandMetadata,
+    readonly context: CommandContext,
   ) {}
 }

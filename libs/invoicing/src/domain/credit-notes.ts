@@ -1,6 +1,7 @@
 import { CommandMetadata, ConflictError, NotFoundError, assertAmountInRange } from '@billing/shared-kernel';
 import { settlementStatus, totalDue } from './invoice-maths';
-import { Invoice, InvoiceEvent, InvoiceSettlementAdded, InvoiceState } from './invoice';
+import { Invoice, InvoiceState } from './invoice';
+import { InvoiceEvent, InvoiceSettlementAdded } from './invoice-events';
 
 /**
  * Applying a booked credit note to the invoice it credits. Both sides record
@@ -36,7 +37,7 @@ export function creditableAmount(invoice: Invoice): number {
 
 /** The application a freshly booked credit note needs; null for anything else (invoices, drafts). */
 export function creditNoteApplication(state: InvoiceState): ApplyCreditNote | null {
-  if (!state.exists || state.type !== 'credit_note' || state.status !== 'booked' || state.creditedInvoiceId === null) return null;
+  if (state.status !== 'booked' || state.type !== 'credit_note' || state.creditedInvoiceId === null) return null;
   return { creditNoteId: state.id, invoiceId: state.creditedInvoiceId };
 }
 
@@ -55,8 +56,8 @@ export function decideApplyCreditNote(
   creditNoteState: InvoiceState,
   meta: CommandMetadata,
 ): ApplyCreditNoteResult {
-  if (!creditNoteState.exists) throw new NotFoundError('Invoice', command.creditNoteId);
-  if (!invoiceState.exists) throw new NotFoundError('Invoice', command.invoiceId);
+  if (creditNoteState.status === 'none') throw new NotFoundError('Invoice', command.creditNoteId);
+  if (invoiceState.status === 'none') throw new NotFoundError('Invoice', command.invoiceId);
   const creditNote = creditNoteState;
   const invoice = invoiceState;
   if (creditNote.type !== 'credit_note' || creditNote.status !== 'booked' || creditNote.creditedInvoiceId !== invoice.id) {

@@ -1,5 +1,6 @@
-/** The pure invoicing domain: arithmetic, the tax-code register and the Invoice aggregate. */
+/** The pure invoicing domain: arithmetic, the tax-code register, the Invoice aggregate and credit notes. */
 export * from './invoice-maths';
 export * from './tax-code';
+export * from './invoice-events';
 export * from './invoice';
 export * from './credit-notes';

@@ -1,7 +1,6 @@
 import {
   CommandMetadata,
   ConflictError,
-  DomainEvent,
   Evolver,
   NotFoundError,
   ValidationError,
@@ -9,12 +8,13 @@ import {
   isSupportedCurrency,
   scaledToNumber,
 } from '@billing/shared-kernel';
+import { addDays, daysBetween, today, validDate } from './calendar';
+import { Address, InvoiceCreated, InvoiceCustomer, InvoiceDuplicated, InvoiceEvent, InvoiceLine, InvoiceSettlement, InvoiceType } from './invoice-events';
 import {
   LineFigures,
   PERCENTAGE_SCALE,
   QUANTITY_SCALE,
   ScaledLine,
-  SettlementStatus,
   TAX_RATE_SCALE,
   computeLine,
   computeTotals,
@@ -31,9 +31,8 @@ import { NO_TAX, ResolvedTax, TaxRegister } from './tax-code';
 /**
  * The Invoice aggregate, decider style: pure `decide*` functions return events
  * or throw typed errors; `evolve` folds events into state. Time and ids come
- * from CommandMetadata. Event data is self-contained JSON: every line carries
- * its resolved tax and its computed cents, so read models and later
- * projections never need the rounding code.
+ * from CommandMetadata, the tax-code register a command needs comes with the
+ * command (`taxes`): a billing engine calls these exactly as the API does.
  *
  * Tax rates: a draft invoice is priced at the current rate of its lines' tax
  * codes. Its events record the rate current when they were written; a later
@@ -53,76 +52,10 @@ import { NO_TAX, ResolvedTax, TaxRegister } from './tax-code';
 export const MAX_INVOICE_LINES = 500;
 
 export type InvoiceStatus = 'draft' | 'booked';
-export type InvoiceType = 'invoice' | 'credit_note';
-
-export interface Address {
-  readonly street1: string | null;
-  readonly street2: string | null;
-  readonly postalCode: string | null;
-  readonly city: string | null;
-  readonly county: string | null;
-  readonly country: string | null;
-  readonly state: string | null;
-}
-
-export interface InvoiceCustomer {
-  readonly id: string;
-  readonly handle: string | null;
-  readonly name: string | null;
-  readonly billingAddress: Address;
-}
-
-/** Discount as given on the line: exactly one member is non-null. */
-export interface LineDiscount {
-  readonly percentage: number | null;
-  readonly amount: number | null;
-}
-
-/** A line as stored in events and state. */
-export interface InvoiceLine {
-  readonly id: string;
-  readonly sku: string | null;
-  readonly title: string | null;
-  readonly description: string | null;
-  readonly periodStart: string | null;
-  readonly periodEnd: string | null;
-  readonly quantity: number;
-  readonly unitAmount: number;
-  readonly discount: LineDiscount | null;
-  readonly tax: ResolvedTax;
-  /** computed: the discount in cents */
-  readonly discountAmount: number;
-  /** computed: round(unitAmount × quantity) − discountAmount */
-  readonly amount: number;
-  readonly taxAmount: number;
-}
-
-export interface InvoiceSettlement {
-  readonly date: string;
-  readonly amount: number;
-  readonly reference: string | null;
-  readonly note: string | null;
-}
-
-/** A line in a create/update command (the PUT update-line, its taxCode already resolved by the caller). */
-export interface InvoiceLineInput {
-  readonly id?: string | null;
-  readonly quantity: number;
-  readonly unitAmount: number;
-  readonly title?: string | null;
-  readonly description?: string | null;
-  readonly sku?: string | null;
-  readonly periodStart?: string | null;
-  readonly periodEnd?: string | null;
-  readonly discount?: { readonly percentage?: number | null; readonly amount?: number | null } | null;
-  /** Absent or null: the line has no tax code and is not taxed. */
-  readonly tax?: ResolvedTax | null;
-}
 
 export interface Invoice {
-  readonly exists: true;
-  readonly id: string;
   readonly status: InvoiceStatus;
+  readonly id: string;
   readonly type: InvoiceType;
   readonly handle: string | null;
   readonly memo: string | null;
@@ -147,100 +80,49 @@ export interface Invoice {
   readonly updatedAt: string | null;
   readonly creditedInvoiceId: string | null;
   readonly duplicatedFromInvoiceId: string | null;
-  /** number of events folded */
-  readonly version: number;
 }
-export type InvoiceState = { readonly exists: false; readonly version: 0 } | Invoice;
-
-// ---------------------------------------------------------------- events
-
-export interface InvoiceCreatedData {
-  readonly invoiceId: string;
-  readonly type: InvoiceType;
-  readonly customer: InvoiceCustomer;
-  readonly currency: string;
-  readonly date: string;
-  readonly dueDate: string | null;
-  readonly memo: string | null;
-  readonly lines: readonly InvoiceLine[];
-  /** set on credit notes: the booked invoice they credit */
-  readonly creditedInvoiceId: string | null;
-  /** set on duplicates and credit notes: the source invoice */
-  readonly duplicatedFromInvoiceId: string | null;
-  readonly createdAt: string;
-}
-/** The draft after the update, in full. */
-export interface InvoiceUpdatedData {
-  readonly invoiceId: string;
-  readonly date: string;
-  readonly currency: string;
-  readonly dueDate: string | null;
-  readonly lines: readonly InvoiceLine[];
-  readonly updatedAt: string;
-}
-/** Records the frozen totals so the booked figures never depend on recomputation. */
-export interface InvoiceBookedData {
-  readonly invoiceId: string;
-  readonly type: InvoiceType;
-  readonly handle: string;
-  readonly date: string;
-  readonly dueDate: string | null;
-  /** The lines as booked, at the tax rates current at booking (absent on events written before repricing). */
-  readonly lines?: readonly InvoiceLine[];
-  readonly totalExclVat: number;
-  readonly totalVat: number;
-  readonly totalInclVat: number;
-  readonly creditedInvoiceId: string | null;
-  readonly bookedAt: string;
-}
-export interface InvoiceSettlementAddedData extends InvoiceSettlement {
-  readonly invoiceId: string;
-  readonly addedAt: string;
-  /** The invoice's settlement status after this settlement (webhooks emit invoice.settled on `settled`). */
-  readonly settlementStatus: SettlementStatus;
-  /**
-   * On an invoice: the booked credit note this settlement applies, so the
-   * invoice knows how much its credit notes credit. Absent or null: a payment
-   * or refund (and on events written before credit tracking).
-   */
-  readonly creditNoteId?: string | null;
-  /** On a credit note: the invoice it was applied to, which settles the credit note. */
-  readonly appliedToInvoiceId?: string | null;
-}
-/** On the source stream: it was copied (reverse false) or credited (reverse true) into newInvoiceId. */
-export interface InvoiceDuplicatedData {
-  readonly invoiceId: string;
-  readonly newInvoiceId: string;
-  readonly reverse: boolean;
-  readonly duplicatedAt: string;
-}
-
-export type InvoiceCreated = DomainEvent<'InvoiceCreated', InvoiceCreatedData>;
-export type InvoiceUpdated = DomainEvent<'InvoiceUpdated', InvoiceUpdatedData>;
-export type InvoiceBooked = DomainEvent<'InvoiceBooked', InvoiceBookedData>;
-export type InvoiceSettlementAdded = DomainEvent<'InvoiceSettlementAdded', InvoiceSettlementAddedData>;
-export type InvoiceDuplicated = DomainEvent<'InvoiceDuplicated', InvoiceDuplicatedData>;
-export type InvoiceEvent = InvoiceCreated | InvoiceUpdated | InvoiceBooked | InvoiceSettlementAdded | InvoiceDuplicated;
-
-export const INVOICE_EVENT_TYPES = [
-  'InvoiceCreated',
-  'InvoiceUpdated',
-  'InvoiceBooked',
-  'InvoiceSettlementAdded',
-  'InvoiceDuplicated',
-] as const satisfies readonly InvoiceEvent['type'][];
+/** Before its InvoiceCreated an invoice stream holds nothing: `none`, like every aggregate of the service. */
+export type InvoiceState = { readonly status: 'none' } | Invoice;
 
 // ---------------------------------------------------------------- commands
 
+/** A line as a command names it: its tax code by name, resolved by the decider against the command's register. */
+export interface RequestedLine {
+  /** The id of a line of the invoice to keep it (update only); absent or null: a new line. */
+  readonly id?: string | null;
+  readonly quantity: number;
+  readonly unitAmount: number;
+  readonly title?: string | null;
+  readonly description?: string | null;
+  readonly sku?: string | null;
+  readonly periodStart?: string | null;
+  readonly periodEnd?: string | null;
+  readonly discount?: { readonly percentage?: number | null; readonly amount?: number | null } | null;
+  /** A code of the environment's register; absent or null: the line is not taxed. */
+  readonly taxCode?: string | null;
+}
+
+/** The customer as a command gives it: the address and each of its members may be absent (stored as null). */
+export interface CustomerInput {
+  readonly id: string;
+  /** Required, but may be null. */
+  readonly handle: string | null;
+  /** Required, but may be null. */
+  readonly name: string | null;
+  readonly billingAddress?: Partial<Address> | null;
+}
+
 export interface CreateInvoice {
   readonly invoiceId: string;
-  readonly customer: InvoiceCustomer;
+  readonly customer: CustomerInput;
   readonly currency: string;
   /** default: today (UTC) from meta.now */
   readonly date?: string | null;
   readonly dueDate?: string | null;
   readonly memo?: string | null;
-  readonly items?: readonly InvoiceLineInput[] | null;
+  readonly items?: readonly RequestedLine[] | null;
+  /** The register's entries for the codes the items name: a code it lacks is unknown (422 unknown-tax-code). */
+  readonly taxes: TaxRegister;
 }
 
 /** The PUT body. `currency: null` keeps the currency; `dueDate`/`items` undefined keep, null clears. */
@@ -249,9 +131,9 @@ export interface UpdateInvoice {
   readonly date: string;
   readonly currency: string | null;
   readonly dueDate?: string | null;
-  readonly items?: readonly InvoiceLineInput[] | null;
-  /** The current register for the codes of the kept lines (items undefined): they are written at today's rates. */
-  readonly taxes?: TaxRegister;
+  readonly items?: readonly RequestedLine[] | null;
+  /** The register's entries for the codes the items name or, items omitted, the kept lines name (written at today's rates). */
+  readonly taxes: TaxRegister;
 }
 
 export interface BookInvoice {
@@ -261,7 +143,7 @@ export interface BookInvoice {
   /** default: the draft's own date (booking never silently re-dates an invoice) */
   readonly date?: string | null;
   /** The current register for the draft's tax codes: an invoice is booked at these rates. */
-  readonly taxes?: TaxRegister;
+  readonly taxes: TaxRegister;
 }
 
 export interface AddSettlement {
@@ -278,7 +160,7 @@ export interface DuplicateInvoice {
   readonly newInvoiceId: string;
   readonly reverse: boolean;
   /** The current register for the source's tax codes: a copied invoice gets today's rates (a credit note keeps the source's). */
-  readonly taxes?: TaxRegister;
+  readonly taxes: TaxRegister;
 }
 
 export interface DuplicateInvoiceResult {
@@ -291,34 +173,39 @@ export interface DuplicateInvoiceResult {
 // ---------------------------------------------------------------- evolve
 
 export function initialInvoiceState(): InvoiceState {
-  return { exists: false, version: 0 };
+  return { status: 'none' };
 }
 
 export function evolveInvoice(state: InvoiceState, event: InvoiceEvent): InvoiceState {
   if (event.type === 'InvoiceCreated') {
-    const { invoiceId, lines, ...data } = event.data;
+    const { invoiceId, type, customer, currency, date, dueDate, memo, lines, creditedInvoiceId, duplicatedFromInvoiceId, createdAt } = event.data;
     return {
-      exists: true,
-      id: invoiceId,
       status: 'draft',
+      id: invoiceId,
+      type,
       handle: null,
-      ...data,
+      memo,
+      date,
+      dueDate,
+      currency,
+      customer,
       lines,
-      ...totalsOf(lines),
       settlements: [],
+      ...totalsOf(lines),
       settledAmount: 0,
       creditedAmount: 0,
+      createdAt,
       updatedAt: null,
-      version: 1,
+      creditedInvoiceId,
+      duplicatedFromInvoiceId,
     };
   }
   // Events of a stream always start with InvoiceCreated; anything else on an empty state is ignored.
-  if (!state.exists) return state;
-  const version = state.version + 1;
+  if (state.status === 'none') return state;
   switch (event.type) {
     case 'InvoiceUpdated': {
       const { date, currency, dueDate, lines, updatedAt } = event.data;
-      return { ...state, date, currency, dueDate, lines, ...totalsOf(lines), updatedAt, version };
+      return { ...state, date, currency, dueDate, lines, ...totalsOf(lines), updatedAt };
     }
     case 'InvoiceBooked': {
       const { handle, date, dueDate, lines, totalExclVat, totalVat, totalInclVat, bookedAt } = event.data;
@@ -333,7 +220,6 @@ export function evolveInvoice(state: InvoiceState, event: InvoiceEvent): Invoice
         totalVat,
         totalInclVat,
         updatedAt: bookedAt,
-        version,
       };
     }
     case 'InvoiceSettlementAdded': {
@@ -344,13 +230,12 @@ export function evolveInvoice(state: InvoiceState, event: InvoiceEvent): Invoice
         settledAmount: state.settledAmount + amount,
         creditedAmount: creditNoteId == null ? state.creditedAmount : state.creditedAmount + amount,
         updatedAt: addedAt,
-        version,
       };
     }
     case 'InvoiceDuplicated':
-      return { ...state, version };
-    default:
       return state;
+    default:
+      return state; // an event type from a newer release: ignored rather than fatal
   }
 }
 
@@ -362,11 +247,12 @@ export const invoiceEvolver: Evolver<InvoiceState, InvoiceEvent> = {
 // ---------------------------------------------------------------- deciders
 
 export function decideCreateInvoice(command: CreateInvoice, state: InvoiceState, meta: CommandMetadata): InvoiceEvent[] {
-  if (state.exists) throw new ConflictError('invoice-exists', `invoice ${command.invoiceId} already exists`);
+  if (state.status !== 'none') throw new ConflictError('invoice-exists', `invoice ${command.invoiceId} already exists`);
+  const items = resolveLines(command.items ?? [], command.taxes);
   const date = command.date == null ? today(meta) : validDate(command.date, '/date');
   const dueDate = validDueDate(command.dueDate ?? null, date);
   // Create shares the update rules with an empty invoice: a line id cannot refer to anything yet.
-  const lines = buildLines(command.items ?? [], [], meta);
+  const lines = buildLines(items, [], meta);
   return [
     {
       type: 'InvoiceCreated',
@@ -391,11 +277,11 @@ export function decideCreateInvoice(command: CreateInvoice, state: InvoiceState,
 export function decideUpdateInvoice(command: UpdateInvoice, state: InvoiceState, meta: CommandMetadata): InvoiceEvent[] {
   const invoice = existing(state, command.invoiceId);
   if (invoice.status !== 'draft') throw new ConflictError('invoice-not-draft', 'only draft invoices can be updated');
+  const items = command.items == null ? command.items : resolveLines(command.items, command.taxes);
   const date = validDate(command.date, '/date');
   const currency = command.currency === null ? invoice.currency : validCurrency(command.currency);
   const dueDate = validDueDate(command.dueDate === undefined ? invoice.dueDate : command.dueDate, date);
-  const lines =
-    command.items === undefined ? withCurrentTax(invoice, command.taxes ?? new Map()).lines : buildLines(command.items ?? [], invoice.lines, meta);
+  const lines = items === undefined ? withCurrentTax(invoice, command.taxes).lines : buildLines(items ?? [], invoice.lines, meta);
   return [
     {
       type: 'InvoiceUpdated',
@@ -413,14 +299,13 @@ export function decideBookInvoice(command: BookInvoice, state: InvoiceState, met
   const draft = existing(state, command.invoiceId);
   if (draft.status !== 'draft') throw new ConflictError('invoice-already-booked', `invoice ${draft.id} is already booked`);
   if (draft.lines.length === 0) throw new ConflictError('invoice-has-no-lines', 'an invoice without lines cannot be booked');
-  const invoice = withCurrentTax(draft, command.taxes ?? new Map());
-  if (typeof command.handle !== 'string' || command.handle.length === 0) throw new Error('BookInvoice needs an allocated handle');
+  if (command.handle.length === 0) throw new Error('BookInvoice needs an allocated handle');
+  const invoice = withCurrentTax(draft, command.taxes);
   // Without a date the draft keeps its own, which create and update already checked against its due date.
   const date = command.date == null ? invoice.date : validDate(command.date, '/date');
   if (invoice.dueDate !== null && invoice.dueDate < date) {
     throw ValidationError.at('/date', `must not be after the invoice's due date ${invoice.dueDate}: book with an earlier date, or update the due date first`);
   }
-  const dueDate = invoice.dueDate;
   const { totalExclVat, totalVat, totalInclVat } = invoice;
   return [
     {
@@ -431,7 +316,7 @@ export function decideBookInvoice(command: BookInvoice, state: InvoiceState, met
         type: invoice.type,
         handle: command.handle,
         date,
-        dueDate,
+        dueDate: invoice.dueDate,
         lines: invoice.lines,
         totalExclVat,
         totalVat,
@@ -450,7 +335,6 @@ export function decideAddSettlement(command: AddSettlement, state: InvoiceState,
   if (amount === 0n) throw ValidationError.at('/amount', 'must not be 0');
   const settled = assertAmountInRange(BigInt(invoice.settledAmount) + amount, '/amount');
   totalDue(BigInt(invoice.totalInclVat), settled, '/amount');
-  const statusAfter = settlementStatus(BigInt(invoice.totalInclVat), settled);
   return [
     {
       type: 'InvoiceSettlementAdded',
@@ -462,7 +346,7 @@ export function decideAddSettlement(command: AddSettlement, state: InvoiceState,
         reference: command.reference ?? null,
         note: command.note ?? null,
         addedAt: meta.now.toISOString(),
-        settlementStatus: statusAfter,
+        settlementStatus: settlementStatus(BigInt(invoice.totalInclVat), settled),
       },
     },
   ];
@@ -470,19 +354,16 @@ export function decideAddSettlement(command: AddSettlement, state: InvoiceState,
 
 /**
  * reverse false: a new draft of the same type with the same customer,
- * currency, memo and lines (new ids; the tax recorded on the source lines is
- * kept, the caller may re-resolve it with an update). A duplicated credit note
- * stays linked to the invoice it credits.
+ * currency, memo and lines (new ids), an invoice priced at the register's
+ * current rates. A duplicated credit note stays linked to the invoice it
+ * credits and keeps its rates.
  * reverse true: a draft credit note for a booked invoice, every figure negated
- * (refused once the invoice's credit notes credit its whole total; booking the
- * credit note checks it against what is still creditable then).
+ * at the invoice's own rates (refused once the invoice's credit notes credit
+ * its whole total; booking the credit note checks it against what is still
+ * creditable then).
  * Both: date today, and the payment term (dueDate − date) of the source is kept.
  */
-export function decideDuplicateInvoice(
-  command: DuplicateInvoice,
-  state: InvoiceState,
-  meta: CommandMetadata,
-): DuplicateInvoiceResult {
+export function decideDuplicateInvoice(command: DuplicateInvoice, state: InvoiceState, meta: CommandMetadata): DuplicateInvoiceResult {
   const source = existing(state, command.invoiceId);
   if (command.reverse) {
     if (source.type === 'credit_note') throw new ConflictError('credit-note-cannot-be-reversed', 'a credit note cannot be reversed');
@@ -499,7 +380,7 @@ export function decideDuplicateInvoice(
   const lines = source.lines.map((line, i) => {
     const pointer = `/items/${i}`;
     // A new invoice is priced at today's rates; a credit note credits at the rates of the invoice it credits.
-    const current = type === 'invoice' && line.tax.taxCode !== null ? command.taxes?.get(line.tax.taxCode) : undefined;
+    const current = type === 'invoice' && line.tax.taxCode !== null ? command.taxes.get(line.tax.taxCode) : undefined;
     const tax = current ? { taxCode: current.taxCode, taxable: current.taxable, taxRate: current.taxRate } : line.tax;
     const scaled = scaledLineOf({ ...line, tax }, pointer);
     return lineWith({ ...line, tax, id: meta.newId() }, command.reverse ? negateLine(scaled) : scaled, pointer);
@@ -529,6 +410,8 @@ export function decideDuplicateInvoice(
   return { sourceEvents: [duplicated], newStreamEvents: [created] };
 }
 
+// ---------------------------------------------------------------- tax and numbering
+
 /**
  * A draft invoice priced at the register's current rates: each line naming a
  * code of the register takes its current taxability and rate, and its tax and
@@ -555,7 +438,12 @@ export function withCurrentTax(invoice: Invoice, register: TaxRegister): Invoice
 
 /** The tax codes an invoice's lines name, each once. */
 export function taxCodesOf(invoice: Pick<Invoice, 'lines'>): string[] {
-  return [...new Set(invoice.lines.map((line) => line.tax.taxCode).filter((code): code is string => code !== null))];
+  return uniqueCodes(invoice.lines.map((line) => line.tax.taxCode));
+}
+
+/** The tax codes requested lines name, each once: what a create or update needs of the register. */
+export function taxCodesNamedBy(items: readonly RequestedLine[] | null | undefined): string[] {
+  return uniqueCodes((items ?? []).map((item) => item?.taxCode));
 }
 
 /** `INV-000001` for invoices, `CN-000001` for credit notes (six digits, more when needed). */
@@ -564,108 +452,38 @@ export function formatInvoiceHandle(type: InvoiceType, sequenceNumber: number): 
   return `${type === 'credit_note' ? 'CN' : 'INV'}-${String(sequenceNumber).padStart(6, '0')}`;
 }
 
-// ---------------------------------------------------------------- view
-
-export interface InvoiceLineView {
-  readonly id: string;
-  readonly sku: string | null;
-  readonly title: string | null;
-  readonly description: string | null;
-  readonly periodStart: string | null;
-  readonly periodEnd: string | null;
-  readonly quantity: number;
-  readonly unitAmount: number;
-  readonly amount: number;
-  readonly taxAmount: number;
-  readonly tax: { readonly taxable: boolean; readonly taxCode: string | null; readonly taxRate: number };
-  /**
-   * amount: the discount in cents (0 for none); percentage: as given, present
-   * only on a percentage discount (the interface does not let it be null).
-   */
-  readonly discount: { readonly percentage?: number; readonly amount: number };
-}
-
-/** Exactly the InvoiceDetail of the README's invoice resource, no other properties. */
-export interface InvoiceView {
-  readonly id: string;
-  readonly handle: string | null;
-  readonly memo: string | null;
-  readonly status: InvoiceStatus;
-  readonly type: InvoiceType;
-  readonly settlementStatus: SettlementStatus;
-  readonly date: string;
-  readonly dueDate: string | null;
-  readonly currency: string;
-  readonly createdAt: string;
-  readonly updatedAt: string | null;
-  readonly customer: InvoiceCustomer;
-  readonly items: InvoiceLineView[];
-  readonly settlements: InvoiceSettlement[];
-  readonly totalExclVat: number;
-  readonly totalVat: number;
-  readonly totalInclVat: number;
-  readonly totalDue: number;
-}
-
-/**
- * An invoice in a list: the InvoiceDetail without its two collections (`items`
- * and `settlements`), so a page of 100 is bounded whatever the invoices hold;
- * GET /invoices/{id} has them.
- */
-export type InvoiceSummaryView = Omit<InvoiceView, 'items' | 'settlements'>;
-
-export function toInvoiceView(invoice: Invoice): InvoiceView {
-  const { street1, street2, postalCode, city, county, country, state } = invoice.customer.billingAddress;
-  return {
-    id: invoice.id,
-    handle: invoice.handle,
-    memo: invoice.memo,
-    status: invoice.status,
-    type: invoice.type,
-    settlementStatus: settlementStatus(BigInt(invoice.totalInclVat), BigInt(invoice.settledAmount)),
-    date: invoice.date,
-    dueDate: invoice.dueDate,
-    currency: invoice.currency,
-    createdAt: invoice.createdAt,
-    updatedAt: invoice.updatedAt,
-    customer: {
-      id: invoice.customer.id,
-      handle: invoice.customer.handle,
-      name: invoice.customer.name,
-      billingAddress: { street1, street2, postalCode, city, county, country, state },
-    },
-    items: invoice.lines.map((line) => ({
-      id: line.id,
-      sku: line.sku,
-      title: line.title,
-      description: line.description,
-      periodStart: line.periodStart,
-      periodEnd: line.periodEnd,
-      quantity: line.quantity,
-      unitAmount: line.unitAmount,
-      amount: line.amount,
-      taxAmount: line.taxAmount,
-      tax: { taxable: line.tax.taxable, taxCode: line.tax.taxCode, taxRate: line.tax.taxRate },
-      discount: line.discount?.percentage == null ? { amount: line.discountAmount } : { percentage: line.discount.percentage, amount: line.discountAmount },
-    })),
-    settlements: invoice.settlements.map(({ date, amount, reference, note }) => ({ date, amount, reference, note })),
-    totalExclVat: invoice.totalExclVat,
-    totalVat: invoice.totalVat,
-    totalInclVat: invoice.totalInclVat,
-    totalDue: Number(totalDue(BigInt(invoice.totalInclVat), BigInt(invoice.settledAmount))),
-  };
-}
-
 // ---------------------------------------------------------------- helpers
 
 function existing(state: InvoiceState, invoiceId: string): Invoice {
-  if (!state.exists) throw new NotFoundError('Invoice', invoiceId);
+  if (state.status === 'none') throw new NotFoundError('Invoice', invoiceId);
   return state;
 }
 
-/** Replaces the lines: a given id must name a line of the invoice (and keeps it), no id gets a new one. */
-function buildLines(items: readonly InvoiceLineInput[], current: readonly InvoiceLine[], meta: CommandMetadata): InvoiceLine[] {
+function uniqueCodes(codes: readonly (string | null | undefined)[]): string[] {
+  return [...new Set(codes.filter((code): code is string => typeof code === 'string'))];
+}
+
+/** A requested line with its tax code resolved. */
+interface ResolvedLine extends Omit<RequestedLine, 'taxCode'> {
+  readonly tax: ResolvedTax;
+}
+
+/**
+ * Checks the number of lines and resolves the tax code each names against the
+ * register: no code means not taxed; an unknown code is a 422 at
+ * `/items/<i>/taxCode` (all unknown codes are reported at once).
+ */
+function resolveLines(items: readonly RequestedLine[], taxes: TaxRegister): ResolvedLine[] {
   if (items.length > MAX_INVOICE_LINES) throw ValidationError.at('/items', `must have at most ${MAX_INVOICE_LINES} lines (has ${items.length})`);
+  const errors = items.flatMap((item, i) =>
+    typeof item.taxCode === 'string' && !taxes.has(item.taxCode) ? [{ pointer: `/items/${i}/taxCode`, detail: 'is not a tax code of this environment' }] : [],
+  );
+  if (errors.length > 0) throw new ValidationError('The request names an unknown tax code.', errors, 'unknown-tax-code');
+  return items.map(({ taxCode, ...line }) => ({ ...line, tax: (typeof taxCode === 'string' ? taxes.get(taxCode) : undefined) ?? NO_TAX }));
+}
+
+/** Replaces the lines: a given id must name a line of the invoice (and keeps it), no id gets a new one. */
+function buildLines(items: readonly ResolvedLine[], current: readonly InvoiceLine[], meta: CommandMetadata): InvoiceLine[] {
   const known = new Set(current.map((line) => line.id));
   const seen = new Set<string>();
   const lines = items.map((item, i) => {
@@ -684,8 +502,8 @@ function buildLines(items: readonly InvoiceLineInput[], current: readonly Invoic
     if (periodStart !== null && periodEnd !== null && periodEnd < periodStart) {
       throw ValidationError.at(`${pointer}/periodEnd`, 'must not be before periodStart');
     }
-    const tax = item.tax ?? NO_TAX;
-    const scaled = parseLine({ quantity: item.quantity, unitAmount: item.unitAmount, discount: item.discount, ...tax }, pointer);
+    const { tax } = item;
+    const scaled = parseLine({ quantity: item.quantity, unitAmount: item.unitAmount, discount: item.discount, taxable: tax.taxable, taxRate: tax.taxRate }, pointer);
     const base = {
       id,
       sku: item.sku ?? null,
@@ -754,7 +572,7 @@ function validCurrency(value: unknown): string {
   return code.toUpperCase();
 }
 
-function validCustomer(customer: InvoiceCustomer): InvoiceCustomer {
+function validCustomer(customer: CustomerInput): InvoiceCustomer {
   if (typeof customer?.id !== 'string' || customer.id.length === 0) throw ValidationError.at('/customer/id', 'is required');
   // Required but nullable (InvoiceCustomer): a customer without them is a 422, not silently null.
   const missing = (['handle', 'name'] as const).filter((field) => customer[field] === undefined);
@@ -787,29 +605,4 @@ function validDueDate(dueDate: string | null, date: string): string | null {
   const valid = validDate(dueDate, '/dueDate');
   if (valid < date) throw ValidationError.at('/dueDate', 'must not be before the invoice date');
   return valid;
-}
-
-/**
- * A calendar date YYYY-MM-DD (ISO strings of that shape compare correctly as text).
- * Date objects below only do calendar arithmetic on given values, never read the clock.
- */
-function validDate(value: unknown, pointer: string): string {
-  if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value)) {
-    const parsed = new Date(`${value}T00:00:00.000Z`);
-    if (!Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(value)) return value;
-  }
-  throw ValidationError.at(pointer, 'must be a date (YYYY-MM-DD)');
-}
-
-/** Dates are calendar dates in UTC: the service has no notion of the caller's time zone. */
-function today(meta: CommandMetadata): string {
-  return meta.now.toISOString().slice(0, 10);
-}
-
-const DAY_MS = 86_400_000;
-function daysBetween(from: string, to: string): number {
-  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS);
-}
-function addDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 }

@@ -1,12 +1,14 @@
-import { CommandMetadata } from '@billing/shared-kernel';
-import { CallerContext } from '@billing/platform';
+import { CommandContext } from '@billing/event-store';
 
 export class DuplicateInvoiceCommand {
   constructor(
-    readonly caller: CallerContext,
+    readonly environmentId: string,
+    /** the source invoice */
     readonly invoiceId: string,
+    /** true: a credit note for the (booked) source */
     readonly reverse: boolean,
-    readonly ifMatch: string | undefined,
-    readonly meta: CommandMetadata,
+    readonly context: CommandContext,
+    /** The source's version the client bases this on (If-Match); absent: whatever is current. */
+    readonly expectedVersion?: number,
   ) {}
 }

@@ -1,37 +1,40 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { AggregateStore, toNewEvents } from '@billing/event-store';
-import { assertIfMatch, eventMetadataFor } from '@billing/platform';
-import { decideDuplicateInvoice, invoiceEvolver, InvoiceView, taxCodesOf, toInvoiceView } from '../domain';
-import { InvoicingReadModel } from '../infrastructure/invoicing.read-model';
-import { existingInvoice, invoiceStream, Versioned } from '../infrastructure/streams';
+import { CommandPath, toNewEvents } from '@billing/event-store';
+import { decideDuplicateInvoice, invoiceEvolver, taxCodesOf } from '../domain';
+import { invoiceStream } from '../streams';
+import { TaxRegisterReader } from '../tax-register';
+import { loadExpecting, Written } from '../written';
 import { DuplicateInvoiceCommand } from './duplicate-invoice.command';
 
-/** Records the duplication on the source and creates the new invoice, atomically. Answers with the new invoice. */
+/**
+ * Records the duplication on the source and creates the new invoice, in one
+ * transaction over both streams. Answers with the NEW invoice.
+ */
 @CommandHandler(DuplicateInvoiceCommand)
-export class DuplicateInvoiceHandler implements ICommandHandler<DuplicateInvoiceCommand, Versioned<InvoiceView>> {
+export class DuplicateInvoiceHandler implements ICommandHandler<DuplicateInvoiceCommand, Written> {
   constructor(
-    private readonly store: AggregateStore,
-    private readonly readModel: InvoicingReadModel,
+    private readonly commands: CommandPath,
+    private readonly taxRegister: TaxRegisterReader,
   ) {}
 
-  async execute({ caller, invoiceId, reverse, ifMatch, meta }: DuplicateInvoiceCommand): Promise<Versioned<InvoiceView>> {
-    const stream = invoiceStream(caller.environmentId, invoiceId);
-    const { state, version } = await this.store.load(stream, invoiceEvolver);
-    const source = existingInvoice(state, invoiceId);
-    assertIfMatch(ifMatch, version);
+  async execute({ environmentId, invoiceId, reverse, context, expectedVersion }: DuplicateInvoiceCommand): Promise<Written> {
+    const { meta, metadata } = context;
     const newInvoiceId = meta.newId();
-    const newStream = invoiceStream(caller.environmentId, newInvoiceId);
-    // A copy is a new draft: priced at the current rates of its codes (a credit note keeps the source's).
-    const taxes = await this.readModel.taxRegister(caller.environmentId, taxCodesOf(source));
-    const { sourceEvents, newStreamEvents } = decideDuplicateInvoice({ invoiceId, newInvoiceId, reverse, taxes }, state, meta);
-    const result = await this.store.append(
-      [
-        { stream, expectedVersion: version, events: toNewEvents(sourceEvents, meta) },
-        { stream: newStream, expectedVersion: 'no_stream', events: toNewEvents(newStreamEvents, meta) },
-      ],
-      eventMetadataFor(caller),
-    );
-    const created = newStreamEvents.reduce(invoiceEvolver.evolve, invoiceEvolver.initialState());
-    return { view: toInvoiceView(existingInvoice(created, newInvoiceId)), version: result.nextVersions[1] };
+    const sourceStream = invoiceStream(environmentId, invoiceId);
+    const version = await this.commands.transaction(async (session) => {
+      const source = await loadExpecting(session, sourceStream, invoiceEvolver, expectedVersion);
+      // A copy is a new draft, priced at the current rates of its codes (a credit note keeps the source's).
+      const taxes = source.state.status === 'none' ? new Map() : await this.taxRegister.read(environmentId, taxCodesOf(source.state), session.tx);
+      const { sourceEvents, newStreamEvents } = decideDuplicateInvoice({ invoiceId, newInvoiceId, reverse, taxes }, source.state, meta);
+      const { nextVersions } = await session.append(
+        [
+          { stream: sourceStream, expectedVersion: source.version, events: toNewEvents(sourceEvents, meta) },
+          { stream: invoiceStream(environmentId, newInvoiceId), expectedVersion: 'no_stream', events: toNewEvents(newStreamEvents, meta) },
+        ],
+        metadata,
+      );
+      return nextVersions[1];
+    });
+    return { id: newInvoiceId, version };
   }
 }

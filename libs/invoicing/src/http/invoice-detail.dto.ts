@@ -1,7 +1,7 @@
 import { ApiProperty, OmitType } from '@nestjs/swagger';
 import { MAX_INVOICE_LINES } from '../domain';
 
-/** Response documentation: exactly the InvoiceDetail of the interface. */
+/** Response documentation: exactly the InvoiceDetail of the README and the OpenAPI document. */
 export class AddressDto {
   @ApiProperty({ type: String, nullable: true }) street1!: string | null;
   @ApiProperty({ type: String, nullable: true }) street2!: string | null;

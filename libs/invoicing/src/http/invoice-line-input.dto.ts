@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { plainToInstance, Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsInt, IsNumber, IsObject, IsOptional, IsString, IsUUID, Max, MaxLength, Min, ValidateNested } from 'class-validator';
-import { MAX_INVOICE_LINES } from '../domain';
+import { MAX_INVOICE_LINES, RequestedLine } from '../domain';
 
 export const INT32_MIN = -2147483648;
 export const INT32_MAX = 2147483647;
@@ -19,7 +19,7 @@ export class LineDiscountInputDto {
   amount?: number | null;
 }
 
-/** The update line of INTERFACE.md; exactly one of discount.percentage or discount.amount. */
+/** A line of the create and update bodies (README, OpenAPI document); exactly one of discount.percentage or discount.amount. */
 export class InvoiceLineInputDto {
   @ApiProperty({ type: Number, format: 'double', description: 'Count of units billed, at most 4 decimals, not negative.', example: 2.5 })
   @IsNumber()
@@ -109,4 +109,21 @@ export function LineItems(): PropertyDecorator {
 
 function isLineObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The lines of a create or update body as domain input (absent and null kept apart: they mean keep and clear). */
+export function requestedLines(items: readonly InvoiceLineInputDto[] | null | undefined): RequestedLine[] | null | undefined {
+  if (items === null || items === undefined) return items;
+  return items.map((item) => ({
+    id: item.id,
+    quantity: item.quantity,
+    unitAmount: item.unitAmount,
+    title: item.title,
+    description: item.description,
+    sku: item.sku,
+    periodStart: item.periodStart,
+    periodEnd: item.periodEnd,
+    discount: item.discount && { percentage: item.discount.percentage, amount: item.discount.amount },
+    taxCode: item.taxCode,
+  }));
 }

@@ -1,33 +1,37 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
 import { NotFoundError, ValidationError } from '@billing/shared-kernel';
-import { Caller, CallerContext, Clock, commandMetadata, etagFor, isUuid, parseLimit, problemResponse, ResourceIdPipe } from '@billing/platform';
-import { InvoiceView, InvoiceStatus, InvoiceType, SettlementStatus } from '../domain';
+import { CommandContext } from '@billing/event-store';
+import { Caller, CallerContext, Clock, commandContext, IfMatch, isUuid, oneOf, parseLimit, problemResponse, readQuery, ResourceIdPipe, Versioned } from '@billing/platform';
+import { InvoiceStatus, InvoiceType, SettlementStatus } from '../domain';
 import { AddSettlementCommand } from '../add-settlement/add-settlement.command';
 import { AddSettlementDto } from '../add-settlement/add-settlement.dto';
 import { BookInvoiceCommand } from '../book-invoice/book-invoice.command';
 import { BookInvoiceDto } from '../book-invoice/book-invoice.dto';
-import { CreateInvoiceCommand, CreateInvoiceInput } from '../create-invoice/create-invoice.command';
-import { CreateInvoiceDto } from '../create-invoice/create-invoice.dto';
+import { CreateInvoiceCommand } from '../create-invoice/create-invoice.command';
+import { CreateInvoiceDto, createInvoiceInput } from '../create-invoice/create-invoice.dto';
 import { DuplicateInvoiceCommand } from '../duplicate-invoice/duplicate-invoice.command';
 import { DuplicateInvoiceDto } from '../duplicate-invoice/duplicate-invoice.dto';
 import { UpdateInvoiceCommand } from '../update-invoice/update-invoice.command';
-import { UpdateInvoiceDto } from '../update-invoice/update-invoice.dto';
-import { InvoicingReadModel } from '../infrastructure/invoicing.read-model';
-import { Versioned } from '../infrastructure/streams';
+import { UpdateInvoiceDto, updateInvoiceInput } from '../update-invoice/update-invoice.dto';
+import { InvoiceView } from '../read-model/invoice-view';
+import { InvoicingReadModel } from '../read-model/invoicing.read-model';
+import { Written } from '../written';
 import { InvoiceDetailDto, InvoicePageDto } from './invoice-detail.dto';
 import { InvoiceLineInputDto } from './invoice-line-input.dto';
-import { oneOf, readQuery } from './params';
 
 const STATUSES: readonly InvoiceStatus[] = ['draft', 'booked'];
 const TYPES: readonly InvoiceType[] = ['invoice', 'credit_note'];
 const SETTLEMENT_STATUSES: readonly SettlementStatus[] = ['settled', 'over_settled', 'under_settled', 'not_settled'];
 
 const ETAG_HEADER = { ETag: { description: 'The invoice version, for If-Match.', schema: { type: 'string', example: '"3"' } } };
+const CREATED_HEADERS = { ...ETAG_HEADER, Location: { description: 'The new invoice: /invoices/{invoiceId}.', schema: { type: 'string' } } };
+const LIST_QUERY = ['limit', 'pageToken', 'status', 'type', 'settlementStatus', 'customerId'] as const;
 const IF_MATCH = { name: 'if-match', required: false, description: 'An ETag from an earlier response; a stale one is a 409.' };
 const INVOICE_ID = { name: 'invoiceId', format: 'uuid', description: 'The invoice id.' };
+/** Path ids are uuids; anything else names no invoice: 404 like an unknown id. */
+const INVOICE_ID_PIPE = new ResourceIdPipe('Invoice');
 
 @ApiTags('Invoices')
 @ApiExtraModels(InvoiceLineInputDto)
@@ -42,13 +46,11 @@ export class InvoicesController {
   @Post()
   @HttpCode(201)
   @ApiOperation({ summary: 'Create a draft invoice', description: 'Lines name tax codes of the environment; the figures are computed. Read-only fields are refused (422).' })
-  @ApiResponse({ status: 201, description: 'The new draft invoice.', type: InvoiceDetailDto, headers: ETAG_HEADER })
+  @ApiResponse({ status: 201, description: 'The new draft invoice.', type: InvoiceDetailDto, headers: CREATED_HEADERS })
   @ApiResponse({ status: 422, ...problemResponse('Invalid body: unknown property, unknown tax code or currency, too many decimals, discount, more than 500 lines (pointer /items)') })
-  async create(@Caller() caller: CallerContext, @Body() body: CreateInvoiceDto, @Res({ passthrough: true }) reply: FastifyReply): Promise<InvoiceView> {
-    const result = await this.commands.execute<CreateInvoiceCommand, Versioned<InvoiceView>>(
-      new CreateInvoiceCommand(caller, body as CreateInvoiceInput, commandMetadata(this.clock)),
-    );
-    return this.answer(reply, result);
+  async create(@Caller() caller: CallerContext, @Body() body: CreateInvoiceDto): Promise<Versioned<InvoiceView>> {
+    const { id } = await this.commands.execute<CreateInvoiceCommand, Written>(new CreateInvoiceCommand(caller.environmentId, createInvoiceInput(body), this.context(caller)));
+    return this.invoice(caller, id, `/invoices/${id}`);
   }
 
   @Get()
@@ -67,7 +69,7 @@ export class InvoicesController {
   @ApiResponse({ status: 200, description: '`{items, nextPageToken}`; nextPageToken is null on the last page.', type: InvoicePageDto })
   @ApiResponse({ status: 422, ...problemResponse('Invalid query parameter (pointer /query/<name>)') })
   async list(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>) {
-    const q = readQuery(query, ['limit', 'pageToken', 'status', 'type', 'settlementStatus', 'customerId']);
+    const q = readQuery(query, LIST_QUERY);
     const limit = parseLimit(q.limit);
     if (q.customerId !== undefined && !isUuid(q.customerId)) throw ValidationError.at('/query/customerId', 'must be a uuid');
     const filter = {
@@ -84,10 +86,8 @@ export class InvoicesController {
   @ApiParam(INVOICE_ID)
   @ApiResponse({ status: 200, description: 'The invoice.', type: InvoiceDetailDto, headers: ETAG_HEADER })
   @ApiResponse({ status: 404, ...problemResponse('No such invoice in this environment') })
-  async get(@Caller() caller: CallerContext, @Param('invoiceId', new ResourceIdPipe('Invoice')) invoiceId: string, @Res({ passthrough: true }) reply: FastifyReply) {
-    const found = await this.readModel.invoice(caller.environmentId, invoiceId);
-    if (!found) throw new NotFoundError('Invoice', invoiceId);
-    return this.answer(reply, found);
+  get(@Caller() caller: CallerContext, @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string): Promise<Versioned<InvoiceView>> {
+    return this.invoice(caller, invoiceId);
   }
 
   @Put(':invoiceId')
@@ -101,15 +101,14 @@ export class InvoicesController {
   @ApiResponse({ status: 422, ...problemResponse('Invalid body: unknown property, unknown tax code or currency, too many decimals, discount, more than 500 lines (pointer /items)') })
   async update(
     @Caller() caller: CallerContext,
-    @Param('invoiceId', new ResourceIdPipe('Invoice')) invoiceId: string,
+    @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string,
     @Body() body: UpdateInvoiceDto,
-    @Headers('if-match') ifMatch: string | undefined,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
-    const result = await this.commands.execute<UpdateInvoiceCommand, Versioned<InvoiceView>>(
-      new UpdateInvoiceCommand(caller, invoiceId, { date: body.date, currency: body.currency, dueDate: body.dueDate, items: body.items }, ifMatch, commandMetadata(this.clock)),
+    @IfMatch() expectedVersion: number | undefined,
+  ): Promise<Versioned<InvoiceView>> {
+    await this.commands.execute<UpdateInvoiceCommand, Written>(
+      new UpdateInvoiceCommand(caller.environmentId, invoiceId, updateInvoiceInput(body), this.context(caller), expectedVersion),
     );
-    return this.answer(reply, result);
+    return this.invoice(caller, invoiceId);
   }
 
   @Post(':invoiceId/duplicate')
@@ -129,15 +128,14 @@ export class InvoicesController {
   })
   async duplicate(
     @Caller() caller: CallerContext,
-    @Param('invoiceId', new ResourceIdPipe('Invoice')) invoiceId: string,
+    @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string,
     @Body() body: DuplicateInvoiceDto,
-    @Headers('if-match') ifMatch: string | undefined,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
-    const result = await this.commands.execute<DuplicateInvoiceCommand, Versioned<InvoiceView>>(
-      new DuplicateInvoiceCommand(caller, invoiceId, optional(body)?.reverse ?? false, ifMatch, commandMetadata(this.clock)),
+    @IfMatch() expectedVersion: number | undefined,
+  ): Promise<Versioned<InvoiceView>> {
+    const { id } = await this.commands.execute<DuplicateInvoiceCommand, Written>(
+      new DuplicateInvoiceCommand(caller.environmentId, invoiceId, optional(body)?.reverse ?? false, this.context(caller), expectedVersion),
     );
-    return this.answer(reply, result);
+    return this.invoice(caller, id);
   }
 
   @Put(':invoiceId/book')
@@ -162,15 +160,14 @@ export class InvoicesController {
   @ApiResponse({ status: 422, ...problemResponse("An invalid date, or one after the draft's due date (pointer /date)") })
   async book(
     @Caller() caller: CallerContext,
-    @Param('invoiceId', new ResourceIdPipe('Invoice')) invoiceId: string,
+    @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string,
     @Body() body: BookInvoiceDto,
-    @Headers('if-match') ifMatch: string | undefined,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
-    const result = await this.commands.execute<BookInvoiceCommand, Versioned<InvoiceView>>(
-      new BookInvoiceCommand(caller, invoiceId, optional(body)?.date, ifMatch, commandMetadata(this.clock)),
+    @IfMatch() expectedVersion: number | undefined,
+  ): Promise<Versioned<InvoiceView>> {
+    await this.commands.execute<BookInvoiceCommand, Written>(
+      new BookInvoiceCommand(caller.environmentId, invoiceId, optional(body)?.date, this.context(caller), expectedVersion),
     );
-    return this.answer(reply, result);
+    return this.invoice(caller, invoiceId);
   }
 
   @Post(':invoiceId/settlements')
@@ -183,20 +180,24 @@ export class InvoicesController {
   @ApiResponse({ status: 409, ...problemResponse('The invoice is a draft (invoice-not-booked), stale If-Match') })
   async addSettlement(
     @Caller() caller: CallerContext,
-    @Param('invoiceId', new ResourceIdPipe('Invoice')) invoiceId: string,
+    @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string,
     @Body() body: AddSettlementDto,
-    @Headers('if-match') ifMatch: string | undefined,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
-    const result = await this.commands.execute<AddSettlementCommand, Versioned<InvoiceView>>(
-      new AddSettlementCommand(caller, invoiceId, body, ifMatch, commandMetadata(this.clock)),
-    );
-    return this.answer(reply, result);
+    @IfMatch() expectedVersion: number | undefined,
+  ): Promise<Versioned<InvoiceView>> {
+    const settlement = { invoiceId, date: body.date, amount: body.amount, reference: body.reference, note: body.note };
+    await this.commands.execute<AddSettlementCommand, Written>(new AddSettlementCommand(caller.environmentId, settlement, this.context(caller), expectedVersion));
+    return this.invoice(caller, invoiceId);
   }
 
-  private answer(reply: FastifyReply, { view, version }: Versioned<InvoiceView>): InvoiceView {
-    reply.header('etag', etagFor(version));
-    return view;
+  private context(caller: CallerContext): CommandContext {
+    return commandContext(caller, this.clock);
+  }
+
+  /** The invoice as the read model has it (a write has been awaited there), with its version for the ETag. */
+  private async invoice(caller: CallerContext, invoiceId: string, location?: string): Promise<Versioned<InvoiceView>> {
+    const found = await this.readModel.invoice(caller.environmentId, invoiceId);
+    if (!found) throw new NotFoundError('Invoice', invoiceId);
+    return new Versioned(found.resource, found.version, location);
   }
 }
 

@@ -1,7 +1,7 @@
 import { ValidateBy } from 'class-validator';
 
 /**
- * A member the interface requires but lets be null (`handle` and `name` of
+ * A member the API requires but lets be null (`handle` and `name` of
  * InvoiceCustomer): null or a string of at most `maxLength` characters;
  * absent is an error, with one message whatever is wrong.
  */

@@ -1,22 +1,16 @@
-import { CommandMetadata } from '@billing/shared-kernel';
-import { CallerContext } from '@billing/platform';
-import { RequestedLine } from '../infrastructure/invoicing.read-model';
+import { CommandContext } from '@billing/event-store';
+import { UpdateInvoice } from '../domain';
 
-export interface UpdateInvoiceInput {
-  readonly date: string;
-  readonly currency: string | null;
-  /** undefined keeps, null clears */
-  readonly dueDate?: string | null;
-  /** undefined keeps, null clears */
-  readonly items?: readonly RequestedLine[] | null;
-}
+/** The PUT body as domain input: the tax codes its lines name are resolved by the handler. */
+export type UpdateInvoiceInput = Omit<UpdateInvoice, 'invoiceId' | 'taxes'>;
 
 export class UpdateInvoiceCommand {
   constructor(
-    readonly caller: CallerContext,
+    readonly environmentId: string,
     readonly invoiceId: string,
     readonly input: UpdateInvoiceInput,
-    readonly ifMatch: string | undefined,
-    readonly meta: CommandMetadata,
+    readonly context: CommandContext,
+    /** The version the client's change is based on (If-Match); absent: whatever is current. */
+    readonly expectedVersion?: number,
   ) {}
 }

@@ -1,9 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsOptional, IsString, ValidateIf } from 'class-validator';
 import { MAX_INVOICE_LINES } from '../domain';
-import { InvoiceLineInputDto, LineItems } from '../http/invoice-line-input.dto';
+import { InvoiceLineInputDto, LineItems, requestedLines } from '../http/invoice-line-input.dto';
+import { UpdateInvoiceInput } from './update-invoice.command';
 
-/** Exactly the PUT /invoices/{invoiceId} body of the interface: no other properties are accepted. */
+/** Exactly the PUT /invoices/{invoiceId} body (README, OpenAPI document): no other properties are accepted. */
 export class UpdateInvoiceDto {
   @ApiProperty({ format: 'date', description: 'The invoice date.' })
   @IsString()
@@ -28,4 +29,9 @@ export class UpdateInvoiceDto {
   })
   @LineItems()
   items?: InvoiceLineInputDto[] | null;
+}
+
+/** The body as domain input: `dueDate` and `items` keep their absence (keep) apart from null (clear). */
+export function updateInvoiceInput(body: UpdateInvoiceDto): UpdateInvoiceInput {
+  return { date: body.date, currency: body.currency, dueDate: body.dueDate, items: requestedLines(body.items) };
 }

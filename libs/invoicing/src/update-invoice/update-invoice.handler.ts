@@ -1,29 +1,35 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { AggregateStore, toNewEvents } from '@billing/event-store';
-import { assertIfMatch, eventMetadataFor } from '@billing/platform';
-import { decideUpdateInvoice, invoiceEvolver, InvoiceView, taxCodesOf, toInvoiceView } from '../domain';
-import { InvoicingReadModel } from '../infrastructure/invoicing.read-model';
-import { existingInvoice, invoiceStream, Versioned } from '../infrastructure/streams';
+import { CommandPath, StreamRef } from '@billing/event-store';
+import { decideUpdateInvoice, invoiceEvolver, taxCodesNamedBy, taxCodesOf } from '../domain';
+import { invoiceStream } from '../streams';
+import { TaxRegisterReader } from '../tax-register';
+import { Written } from '../written';
 import { UpdateInvoiceCommand } from './update-invoice.command';
 
 @CommandHandler(UpdateInvoiceCommand)
-export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceCommand, Versioned<InvoiceView>> {
+export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceCommand, Written> {
   constructor(
-    private readonly store: AggregateStore,
-    private readonly readModel: InvoicingReadModel,
+    private readonly commands: CommandPath,
+    private readonly taxRegister: TaxRegisterReader,
   ) {}
 
-  async execute({ caller, invoiceId, input, ifMatch, meta }: UpdateInvoiceCommand): Promise<Versioned<InvoiceView>> {
-    const stream = invoiceStream(caller.environmentId, invoiceId);
-    const { state, version } = await this.store.load(stream, invoiceEvolver);
-    const invoice = existingInvoice(state, invoiceId);
-    assertIfMatch(ifMatch, version);
-    // Tax codes are only worth resolving for a draft: the decider refuses any other with 409 invoice-not-draft.
-    const items = invoice.status === 'draft' ? await this.readModel.resolveLines(caller.environmentId, input.items) : undefined;
-    // Kept lines (items omitted) are written at their codes' current rates, like new ones.
-    const taxes = invoice.status === 'draft' && input.items === undefined ? await this.readModel.taxRegister(caller.environmentId, taxCodesOf(invoice)) : undefined;
-    const events = decideUpdateInvoice({ ...input, invoiceId, items, taxes }, state, meta);
-    const result = await this.store.append([{ stream, expectedVersion: version, events: toNewEvents(events, meta) }], eventMetadataFor(caller));
-    return { view: toInvoiceView(existingInvoice(events.reduce(invoiceEvolver.evolve, state), invoiceId)), version: result.nextVersions[0] };
+  async execute({ environmentId, invoiceId, input, context, expectedVersion }: UpdateInvoiceCommand): Promise<Written> {
+    const stream = invoiceStream(environmentId, invoiceId);
+    // The register for the codes the new lines name or, items omitted, the kept lines name (they are written at today's rates).
+    const codes = input.items === undefined ? await this.codesOfCurrentLines(stream) : taxCodesNamedBy(input.items);
+    const taxes = await this.taxRegister.read(environmentId, codes);
+    const { version } = await this.commands.handle(
+      stream,
+      invoiceEvolver,
+      (state) => decideUpdateInvoice({ ...input, invoiceId, taxes }, state, context.meta),
+      context,
+      { expectedVersion },
+    );
+    return { id: invoiceId, version };
+  }
+
+  private async codesOfCurrentLines(stream: StreamRef): Promise<string[]> {
+    const { state } = await this.commands.load(stream, invoiceEvolver);
+    return state.status === 'none' ? [] : taxCodesOf(state);
   }
 }

@@ -1,12 +1,12 @@
-import { CommandMetadata } from '@billing/shared-kernel';
-import { CallerContext } from '@billing/platform';
+import { CommandContext } from '@billing/event-store';
 import { UpdateTaxCode } from '../domain';
 
 export class UpdateTaxCodeCommand {
   constructor(
-    readonly caller: CallerContext,
+    readonly environmentId: string,
     readonly input: UpdateTaxCode,
-    readonly ifMatch: string | undefined,
-    readonly meta: CommandMetadata,
+    readonly context: CommandContext,
+    /** The version the client's change is based on (If-Match); absent: whatever is current. */
+    readonly expectedVersion?: number,
   ) {}
 }

@@ -1,46 +1,36 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { ValidationError } from '@billing/shared-kernel';
 import { queryRows } from '@billing/event-store';
-import { Page } from '@billing/platform';
-import { InvoiceLineInput, InvoiceSummaryView, InvoiceView, NO_TAX, ResolvedTax, TaxRegister } from '../domain';
+import { Page, Versioned } from '@billing/platform';
+import { InvoiceStatus, InvoiceType, ResolvedTax, SettlementStatus, TaxCodeState, TaxRegister, resolveTax } from '../domain';
+import { TaxRegisterReader } from '../tax-register';
+import { InvoiceSummaryView, InvoiceView } from './invoice-view';
 import { decodeInvoiceKey, decodeTaxCodeKey, encodeInvoiceKey, encodeTaxCodeKey } from './page-tokens';
-import { TaxCodeView, Versioned } from './streams';
+import { TaxCodeView } from './tax-code-view';
 
 export interface InvoiceFilter {
-  readonly status?: string;
-  readonly type?: string;
-  readonly settlementStatus?: string;
+  readonly status?: InvoiceStatus;
+  readonly type?: InvoiceType;
+  readonly settlementStatus?: SettlementStatus;
   readonly customerId?: string;
 }
 
-/** A line as it arrives in a request: the tax code named, not yet resolved. */
-export type RequestedLine = Omit<InvoiceLineInput, 'tax'> & { readonly taxCode?: string | null };
-
-interface InvoiceRow<View = InvoiceView> {
+interface ViewRow<View> {
   view: View;
   version: number;
-  created_at: Date;
-  id: string;
 }
 
-interface TaxCodeRow {
-  code: string;
-  view: TaxCodeView;
-  version: number;
-}
-
-/** Reads of the invoicing read models; every query is scoped by environment. */
+/** Reads of the invoicing read models (`invoices`, `tax_codes`); every query is scoped by environment. */
 @Injectable()
-export class InvoicingReadModel {
+export class InvoicingReadModel implements TaxRegisterReader {
   constructor(private readonly dataSource: DataSource) {}
 
   async invoice(environmentId: string, id: string): Promise<Versioned<InvoiceView> | null> {
-    const [row] = await queryRows<InvoiceRow>(this.dataSource.manager, `select view, version from invoices where environment_id = $1 and id = $2`, [
+    const [row] = await queryRows<ViewRow<InvoiceView>>(this.dataSource.manager, `select view, version from invoices where environment_id = $1 and id = $2`, [
       environmentId,
       id,
     ]);
-    return row ? { view: row.view, version: row.version } : null;
+    return row ? new Versioned(row.view, row.version) : null;
   }
 
   /**
@@ -66,7 +56,7 @@ export class InvoicingReadModel {
       where.push(`(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
     }
     params.push(limit + 1);
-    const rows = await queryRows<InvoiceRow<InvoiceSummaryView>>(
+    const rows = await queryRows<{ id: string; created_at: Date; view: InvoiceSummaryView }>(
       this.dataSource.manager,
       `select id, created_at, view - 'items' - 'settlements' as view from invoices where ${where.join(' and ')}
         order by created_at desc, id desc limit $${params.length}`,
@@ -81,11 +71,11 @@ export class InvoicingReadModel {
   }
 
   async taxCode(environmentId: string, code: string): Promise<Versioned<TaxCodeView> | null> {
-    const [row] = await queryRows<TaxCodeRow>(this.dataSource.manager, `select view, version from tax_codes where environment_id = $1 and code = $2`, [
+    const [row] = await queryRows<ViewRow<TaxCodeView>>(this.dataSource.manager, `select view, version from tax_codes where environment_id = $1 and code = $2`, [
       environmentId,
       code,
     ]);
-    return row ? { view: row.view, version: row.version } : null;
+    return row ? new Versioned(row.view, row.version) : null;
   }
 
   /** Ordered by code (byte order), keyset paging on code. */
@@ -97,7 +87,7 @@ export class InvoicingReadModel {
       after = `and code collate "C" > $2 collate "C"`;
     }
     params.push(limit + 1);
-    const rows = await queryRows<TaxCodeRow>(
+    const rows = await queryRows<{ code: string; view: TaxCodeView }>(
       this.dataSource.manager,
       `select code, view from tax_codes where environment_id = $1 ${after} order by code collate "C" limit $${params.length}`,
       params,
@@ -107,37 +97,16 @@ export class InvoicingReadModel {
     return { items: page.map((row) => row.view), nextPageToken: rows.length > limit && last ? encodeTaxCodeKey({ code: last.code }) : null };
   }
 
-  /**
-   * The current entries of the environment's register for these codes (codes
-   * it does not know are simply absent). Pass `manager` to read inside a
-   * transaction, e.g. the projection's own: the register is then exactly as of
-   * the events it has applied.
-   */
-  async taxRegister(environmentId: string, codes: readonly string[], manager?: EntityManager): Promise<TaxRegister> {
+  /** The register's current entries for these codes, as of the read model. */
+  async read(environmentId: string, codes: readonly string[], within?: EntityManager): Promise<TaxRegister> {
     const register = new Map<string, ResolvedTax>();
     if (codes.length === 0) return register;
-    const rows = await queryRows<{ code: string; view: TaxCodeView }>(
-      manager ?? this.dataSource.manager,
-      `select code, view from tax_codes where environment_id = $1 and code = any($2::text[])`,
+    const rows = await queryRows<{ state: TaxCodeState }>(
+      within ?? this.dataSource.manager,
+      `select state from tax_codes where environment_id = $1 and code = any($2::text[])`,
       [environmentId, codes],
     );
-    for (const row of rows) register.set(row.code, { taxCode: row.view.code, taxable: row.view.taxable, taxRate: row.view.rate });
+    for (const { state } of rows) if (state.status === 'active') register.set(state.code, resolveTax(state));
     return register;
-  }
-
-  /**
-   * Resolves the tax code each requested line names against this environment's
-   * register: no code means not taxed; an unknown code is a 422 at
-   * `/items/<i>/taxCode` (all unknown codes are reported at once).
-   */
-  async resolveLines(environmentId: string, items: readonly RequestedLine[] | null | undefined, manager?: EntityManager): Promise<InvoiceLineInput[] | null | undefined> {
-    if (items === null || items === undefined) return items;
-    const codes = [...new Set(items.map((item) => item.taxCode).filter((code): code is string => typeof code === 'string'))];
-    const known = await this.taxRegister(environmentId, codes, manager);
-    const errors = items.flatMap((item, i) =>
-      typeof item.taxCode === 'string' && !known.has(item.taxCode) ? [{ pointer: `/items/${i}/taxCode`, detail: `is not a tax code of this environment` }] : [],
-    );
-    if (errors.length > 0) throw new ValidationError('The request names an unknown tax code.', errors, 'unknown-tax-code');
-    return items.map(({ taxCode, ...line }) => ({ ...line, tax: typeof taxCode === 'string' ? known.get(taxCode)! : NO_TAX }));
   }
 }

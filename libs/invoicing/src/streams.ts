@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { StreamRef } from '@billing/event-store';
-import { NotFoundError } from '@billing/shared-kernel';
-import { Invoice, InvoiceState, TaxCode } from '../domain';
 
+/** Stream types: stored in every event row, never renamed. */
 export const INVOICE_STREAM = 'invoice';
 export const TAX_CODE_STREAM = 'tax-code';
 
 /** Fixed namespace of the tax-code stream ids (a random v4 uuid chosen once; never change it). */
 const TAX_CODE_NAMESPACE = '6f1b7c52-9d3e-4c1a-8f0b-2a7e5d9c4b13';
 
+/** One stream per invoice (and credit note); its id is the invoice id, a random uuid the service chooses. */
 export function invoiceStream(environmentId: string, invoiceId: string): StreamRef {
   return { environmentId, streamType: INVOICE_STREAM, streamId: invoiceId };
 }
@@ -30,36 +30,4 @@ export function taxCodeStreamId(environmentId: string, code: string): string {
 
 export function taxCodeStream(environmentId: string, code: string): StreamRef {
   return { environmentId, streamType: TAX_CODE_STREAM, streamId: taxCodeStreamId(environmentId, code) };
-}
-
-export function existingInvoice(state: InvoiceState, invoiceId: string): Invoice {
-  if (!state.exists) throw new NotFoundError('Invoice', invoiceId);
-  return state;
-}
-
-/** A tax code as the API returns it. */
-export interface TaxCodeView {
-  readonly code: string;
-  readonly rate: number;
-  readonly taxable: boolean;
-  readonly description: string | null;
-  readonly createdAt: string;
-  readonly updatedAt: string | null;
-}
-
-export function toTaxCodeView(taxCode: TaxCode): TaxCodeView {
-  return {
-    code: taxCode.code,
-    rate: taxCode.rate,
-    taxable: taxCode.taxable,
-    description: taxCode.description,
-    createdAt: taxCode.createdAt,
-    updatedAt: taxCode.updatedAt,
-  };
-}
-
-/** The result of a write: the resource as of the write, and its stream version (the ETag). */
-export interface Versioned<View> {
-  readonly view: View;
-  readonly version: number;
 }

@@ -1,0 +1,128 @@
+import { DomainEvent } from '@billing/shared-kernel';
+import { SettlementStatus } from './invoice-maths';
+import { ResolvedTax } from './tax-code';
+
+/**
+ * The events of an invoice stream and the values they carry. Event data is
+ * self-contained JSON: every line carries its resolved tax and its computed
+ * cents, so read models and notifications never need the rounding code.
+ */
+
+export type InvoiceType = 'invoice' | 'credit_note';
+
+export interface Address {
+  readonly street1: string | null;
+  readonly street2: string | null;
+  readonly postalCode: string | null;
+  readonly city: string | null;
+  readonly county: string | null;
+  readonly country: string | null;
+  readonly state: string | null;
+}
+
+export interface InvoiceCustomer {
+  readonly id: string;
+  readonly handle: string | null;
+  readonly name: string | null;
+  readonly billingAddress: Address;
+}
+
+/** Discount as given on the line: exactly one member is non-null. */
+export interface LineDiscount {
+  readonly percentage: number | null;
+  readonly amount: number | null;
+}
+
+/** A line as stored in events and state. */
+export interface InvoiceLine {
+  readonly id: string;
+  readonly sku: string | null;
+  readonly title: string | null;
+  readonly description: string | null;
+  readonly periodStart: string | null;
+  readonly periodEnd: string | null;
+  readonly quantity: number;
+  readonly unitAmount: number;
+  readonly discount: LineDiscount | null;
+  readonly tax: ResolvedTax;
+  /** computed: the discount in cents */
+  readonly discountAmount: number;
+  /** computed: round(unitAmount × quantity) − discountAmount */
+  readonly amount: number;
+  readonly taxAmount: number;
+}
+
+export interface InvoiceSettlement {
+  readonly date: string;
+  readonly amount: number;
+  readonly reference: string | null;
+  readonly note: string | null;
+}
+
+export interface InvoiceCreatedData {
+  readonly invoiceId: string;
+  readonly type: InvoiceType;
+  readonly customer: InvoiceCustomer;
+  readonly currency: string;
+  readonly date: string;
+  readonly dueDate: string | null;
+  readonly memo: string | null;
+  readonly lines: readonly InvoiceLine[];
+  /** set on credit notes: the booked invoice they credit */
+  readonly creditedInvoiceId: string | null;
+  /** set on duplicates and credit notes: the source invoice */
+  readonly duplicatedFromInvoiceId: string | null;
+  readonly createdAt: string;
+}
+/** The draft after the update, in full. */
+export interface InvoiceUpdatedData {
+  readonly invoiceId: string;
+  readonly date: string;
+  readonly currency: string;
+  readonly dueDate: string | null;
+  readonly lines: readonly InvoiceLine[];
+  readonly updatedAt: string;
+}
+/** Records the frozen totals so the booked figures never depend on recomputation. */
+export interface InvoiceBookedData {
+  readonly invoiceId: string;
+  readonly type: InvoiceType;
+  readonly handle: string;
+  readonly date: string;
+  readonly dueDate: string | null;
+  /** The lines as booked, at the tax rates current at booking (absent on events written before repricing). */
+  readonly lines?: readonly InvoiceLine[];
+  readonly totalExclVat: number;
+  readonly totalVat: number;
+  readonly totalInclVat: number;
+  readonly creditedInvoiceId: string | null;
+  readonly bookedAt: string;
+}
+export interface InvoiceSettlementAddedData extends InvoiceSettlement {
+  readonly invoiceId: string;
+  readonly addedAt: string;
+  /** The invoice's settlement status after this settlement (the `invoice.settled` notification is sent on `settled`). */
+  readonly settlementStatus: SettlementStatus;
+  /**
+   * On an invoice: the booked credit note this settlement applies, so the
+   * invoice knows how much its credit notes credit. Absent or null: a payment
+   * or refund (and on events written before credit tracking).
+   */
+  readonly creditNoteId?: string | null;
+  /** On a credit note: the invoice it was applied to, which settles the credit note. */
+  readonly appliedToInvoiceId?: string | null;
+}
+/** On the source stream: it was copied (reverse false) or credited (reverse true) into newInvoiceId. */
+export interface InvoiceDuplicatedData {
+  readonly invoiceId: string;
+  readonly newInvoiceId: string;
+  readonly reverse: boolean;
+  readonly duplicatedAt: string;
+}
+
+export type InvoiceCreated = DomainEvent<'InvoiceCreated', InvoiceCreatedData>;
+export type InvoiceUpdated = DomainEvent<'InvoiceUpdated', InvoiceUpdatedData>;
+export type InvoiceBooked = DomainEvent<'InvoiceBooked', InvoiceBookedData>;
+export type InvoiceSettlementAdded = DomainEvent<'InvoiceSettlementAdded', InvoiceSettlementAddedData>;
+export type InvoiceDuplicated = DomainEvent<'InvoiceDuplicated', InvoiceDuplicatedData>;
+export type InvoiceEvent = InvoiceCreated | InvoiceUpdated | InvoiceBooked | InvoiceSettlementAdded | InvoiceDuplicated;

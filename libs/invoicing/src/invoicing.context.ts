@@ -1,0 +1,99 @@
+import { BoundedContext, NotificationDefinition, StreamDefinition } from '@billing/platform';
+import {
+  InvoiceEvent,
+  InvoiceState,
+  TAX_CODE_EVENT_SCHEMA_VERSION,
+  TaxCodeEvent,
+  TaxCodeState,
+  invoiceEvolver,
+  taxCodeEvolver,
+  upcastTaxCodeEvent,
+} from './domain';
+import { INVOICING_PROBLEMS } from './invoicing.problems';
+import { InvoicingModule } from './invoicing.module';
+import { invoicingMigrations } from './migrations';
+import { invoiceViewOf } from './read-model/invoice-view';
+import { invoicingProjection } from './read-model/invoicing.projection';
+import { taxCodeViewOf } from './read-model/tax-code-view';
+import { INVOICE_STREAM, TAX_CODE_STREAM } from './streams';
+
+/** Every event type of a stream with the schema version it is written in (a type missing here does not compile). */
+const INVOICE_EVENTS: Record<InvoiceEvent['type'], number> = {
+  InvoiceCreated: 1,
+  InvoiceUpdated: 1,
+  InvoiceBooked: 1,
+  InvoiceSettlementAdded: 1,
+  InvoiceDuplicated: 1,
+};
+const TAX_CODE_EVENTS: Record<TaxCodeEvent['type'], number> = {
+  TaxCodeCreated: TAX_CODE_EVENT_SCHEMA_VERSION,
+  TaxCodeUpdated: TAX_CODE_EVENT_SCHEMA_VERSION,
+};
+
+const eventTypes = (events: Record<string, number>) => Object.entries(events).map(([type, schemaVersion]) => ({ type, schemaVersion }));
+
+const invoiceStream: StreamDefinition<InvoiceState, InvoiceEvent> = {
+  type: INVOICE_STREAM,
+  idScheme: 'the invoice id: a random uuid the service chooses (create, duplicate)',
+  events: eventTypes(INVOICE_EVENTS),
+  view: { evolver: invoiceEvolver, toView: invoiceViewOf },
+};
+
+const taxCodeStream: StreamDefinition<TaxCodeState, TaxCodeEvent> = {
+  type: TAX_CODE_STREAM,
+  idScheme: 'uuid v5 of (environment, code): creating a code again finds the same stream (taxCodeStreamId)',
+  events: eventTypes(TAX_CODE_EVENTS),
+  // v1 carried the rate as a fraction; v2 carries it in basis points.
+  upcast: upcastTaxCodeEvent,
+  view: { evolver: taxCodeEvolver, toView: taxCodeViewOf },
+};
+
+const isSettled = (data: unknown) => typeof data === 'object' && data !== null && (data as { settlementStatus?: unknown }).settlementStatus === 'settled';
+
+/**
+ * The webhook notifications invoicing publishes (names are public API: never
+ * renamed). Each carries the resource as of its event: the invoice as GET
+ * /invoices/{id} renders it, or the tax code.
+ * - Applying a booked credit note records an InvoiceSettlementAdded on both
+ *   the invoice and the credit note: each announces invoice.settlement_added
+ *   (and invoice.settled when it settles it), like any settlement.
+ * - InvoiceDuplicated announces nothing: the copy or credit note announces
+ *   itself with its own invoice.created, and nothing visible of the source
+ *   changes.
+ */
+const notifications: NotificationDefinition[] = [
+  { name: 'invoice.created', streamType: INVOICE_STREAM, eventType: 'InvoiceCreated', description: 'An invoice is created: a new draft, a copy or a credit note.' },
+  { name: 'invoice.updated', streamType: INVOICE_STREAM, eventType: 'InvoiceUpdated', description: 'A draft invoice is updated.' },
+  { name: 'invoice.booked', streamType: INVOICE_STREAM, eventType: 'InvoiceBooked', description: 'An invoice or credit note is booked and has its number.' },
+  {
+    name: 'invoice.settlement_added',
+    streamType: INVOICE_STREAM,
+    eventType: 'InvoiceSettlementAdded',
+    description: 'A settlement is added to an invoice: a payment or refund, or a booked credit note applied (to the invoice and to the credit note).',
+  },
+  {
+    name: 'invoice.settled',
+    streamType: INVOICE_STREAM,
+    eventType: 'InvoiceSettlementAdded',
+    description: 'A settlement makes the invoice settled (sent after invoice.settlement_added, with its own id).',
+    when: isSettled,
+  },
+  { name: 'tax_code.created', streamType: TAX_CODE_STREAM, eventType: 'TaxCodeCreated', description: 'A tax code is created.' },
+  { name: 'tax_code.updated', streamType: TAX_CODE_STREAM, eventType: 'TaxCodeUpdated', description: 'A tax code is updated.' },
+];
+
+/**
+ * Invoicing: the tax-code register and invoices (drafts, booking with gapless
+ * numbers, settlements, duplicates and credit notes), event-sourced, with the
+ * `invoices` and `tax_codes` read models.
+ */
+export const invoicingContext: BoundedContext = {
+  name: 'invoicing',
+  module: InvoicingModule,
+  migrations: invoicingMigrations,
+  streams: [invoiceStream, taxCodeStream],
+  projections: [invoicingProjection],
+  reactors: [],
+  notifications,
+  problems: INVOICING_PROBLEMS,
+};

@@ -1,0 +1,102 @@
+import { Invoice, InvoiceCustomer, InvoiceSettlement, InvoiceState, InvoiceStatus, InvoiceType, SettlementStatus, settlementStatus, totalDue } from '../domain';
+
+/**
+ * The invoice as the API returns it: the read side's rendering of the
+ * aggregate's state (the domain knows nothing of it). The read model stores
+ * it; webhook notifications carry it.
+ */
+
+export interface InvoiceLineView {
+  readonly id: string;
+  readonly sku: string | null;
+  readonly title: string | null;
+  readonly description: string | null;
+  readonly periodStart: string | null;
+  readonly periodEnd: string | null;
+  readonly quantity: number;
+  readonly unitAmount: number;
+  readonly amount: number;
+  readonly taxAmount: number;
+  readonly tax: { readonly taxable: boolean; readonly taxCode: string | null; readonly taxRate: number };
+  /**
+   * amount: the discount in cents (0 for none); percentage: as given, present
+   * only on a percentage discount (the OpenAPI document does not let it be null).
+   */
+  readonly discount: { readonly percentage?: number; readonly amount: number };
+}
+
+/** Exactly the InvoiceDetail of the README's invoice resource, no other properties. */
+export interface InvoiceView {
+  readonly id: string;
+  readonly handle: string | null;
+  readonly memo: string | null;
+  readonly status: InvoiceStatus;
+  readonly type: InvoiceType;
+  readonly settlementStatus: SettlementStatus;
+  readonly date: string;
+  readonly dueDate: string | null;
+  readonly currency: string;
+  readonly createdAt: string;
+  readonly updatedAt: string | null;
+  readonly customer: InvoiceCustomer;
+  readonly items: InvoiceLineView[];
+  readonly settlements: InvoiceSettlement[];
+  readonly totalExclVat: number;
+  readonly totalVat: number;
+  readonly totalInclVat: number;
+  readonly totalDue: number;
+}
+
+/**
+ * An invoice in a list: the InvoiceDetail without its two collections (`items`
+ * and `settlements`), so a page of 100 is bounded whatever the invoices hold;
+ * GET /invoices/{id} has them.
+ */
+export type InvoiceSummaryView = Omit<InvoiceView, 'items' | 'settlements'>;
+
+export function toInvoiceView(invoice: Invoice): InvoiceView {
+  const { street1, street2, postalCode, city, county, country, state } = invoice.customer.billingAddress;
+  return {
+    id: invoice.id,
+    handle: invoice.handle,
+    memo: invoice.memo,
+    status: invoice.status,
+    type: invoice.type,
+    settlementStatus: settlementStatus(BigInt(invoice.totalInclVat), BigInt(invoice.settledAmount)),
+    date: invoice.date,
+    dueDate: invoice.dueDate,
+    currency: invoice.currency,
+    createdAt: invoice.createdAt,
+    updatedAt: invoice.updatedAt,
+    customer: {
+      id: invoice.customer.id,
+      handle: invoice.customer.handle,
+      name: invoice.customer.name,
+      billingAddress: { street1, street2, postalCode, city, county, country, state },
+    },
+    items: invoice.lines.map((line) => ({
+      id: line.id,
+      sku: line.sku,
+      title: line.title,
+      description: line.description,
+      periodStart: line.periodStart,
+      periodEnd: line.periodEnd,
+      quantity: line.quantity,
+      unitAmount: line.unitAmount,
+      amount: line.amount,
+      taxAmount: line.taxAmount,
+      tax: { taxable: line.tax.taxable, taxCode: line.tax.taxCode, taxRate: line.tax.taxRate },
+      discount: line.discount?.percentage == null ? { amount: line.discountAmount } : { percentage: line.discount.percentage, amount: line.discountAmount },
+    })),
+    settlements: invoice.settlements.map(({ date, amount, reference, note }) => ({ date, amount, reference, note })),
+    totalExclVat: invoice.totalExclVat,
+    totalVat: invoice.totalVat,
+    totalInclVat: invoice.totalInclVat,
+    totalDue: Number(totalDue(BigInt(invoice.totalInclVat), BigInt(invoice.settledAmount))),
+  };
+}
+
+/** The invoice's resource view, null before it exists: the `invoice` stream's view for notifications. */
+export function invoiceViewOf(state: InvoiceState): InvoiceView | null {
+  return state.status === 'none' ? null : toInvoiceView(state);
+}
