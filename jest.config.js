@@ -23,13 +23,14 @@ const shared = {
 
 module.exports = {
   ...shared,
+  // Real Postgres and real sockets on a 2-core machine running every file in parallel: a generous per-test
+  // budget (these are correctness tests; speed is measured by `npm run bench`, never asserted here).
+  testTimeout: 30_000,
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,test}/**/*.unit.spec.ts'] },
-    // Real Postgres and real sockets on a 2-core machine running every file in parallel: a generous per-test
-    // budget (these are correctness tests; speed is measured by `npm run bench`, never asserted here).
-    { ...shared, displayName: 'int', testMatch: ['<rootDir>/{apps,libs,test}/**/*.int.spec.ts'], testTimeout: 30_000 },
-    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/{apps,libs,test}/**/*.e2e-spec.ts'], testTimeout: 30_000 },
+    { ...shared, displayName: 'int', testMatch: ['<rootDir>/{apps,libs,test}/**/*.int.spec.ts'] },
+    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/{apps,libs,test}/**/*.e2e-spec.ts'] },
   ],
 };

@@ -191,6 +191,15 @@ export const testPriceContext: BoundedContext = {
   notifications: [
     { name: 'price.created', streamType: TEST_PRICE_STREAM, eventType: 'PriceCreated', description: 'test' },
     { name: 'price.updated', streamType: TEST_PRICE_STREAM, eventType: 'PriceUpdated', description: 'test' },
+    // One event, two notifications, the second narrowed by the event's data (as invoicing declares them).
+    { name: 'invoice.settlement_added', streamType: 'test-invoice', eventType: 'InvoiceSettlementAdded', description: 'test' },
+    {
+      name: 'invoice.settled',
+      streamType: 'test-invoice',
+      eventType: 'InvoiceSettlementAdded',
+      description: 'test',
+      when: (data) => (data as { settlementStatus?: string }).settlementStatus === 'settled',
+    },
   ],
   problems: {},
 };
