@@ -60,11 +60,7 @@ export class CommandPath {
     options: CommandOptions = {},
   ): Promise<Decided<State, Event>> {
     const attempt = async (): Promise<Decided<State, Event> & { written: readonly WrittenStream[] }> => {
-      const { state, version } = await this.load(stream, evolver);
-      // A missing resource is the decider's to report (a 404), not a version conflict.
-      if (options.expectedVersion !== undefined && version > 0 && options.expectedVersion !== version) {
-        throw new StreamVersionConflictError(stream, options.expectedVersion);
-      }
+      const { state, version } = expectVersion(stream, await this.load(stream, evolver), options.expectedVersion);
       const events = decide(state);
       if (events.length === 0) return { state, version, events, written: [] };
       const result = await this.eventStore.append(
@@ -105,8 +101,9 @@ export class CommandSession {
     private readonly written: WrittenStream[],
   ) {}
 
-  async load<State, Event extends DomainEvent>(stream: StreamRef, evolver: Evolver<State, Event>): Promise<LoadedStream<State>> {
-    return foldStream(await this.eventStore.readStream(stream, this.tx), evolver);
+  /** Loads and folds a stream; with `expectedVersion` (a client's If-Match) a stream at another version is a 409. */
+  async load<State, Event extends DomainEvent>(stream: StreamRef, evolver: Evolver<State, Event>, expectedVersion?: number): Promise<LoadedStream<State>> {
+    return expectVersion(stream, foldStream(await this.eventStore.readStream(stream, this.tx), evolver), expectedVersion);
   }
 
   async append(appends: readonly StreamAppend[], metadata: EventMetadata): Promise<AppendResult> {
@@ -114,6 +111,14 @@ export class CommandSession {
     this.written.push(...result.written);
     return result;
   }
+}
+
+/** The one If-Match rule: a stream at another version is a conflict; a missing one is the decider's to report (a 404). */
+function expectVersion<State>(stream: StreamRef, loaded: LoadedStream<State>, expectedVersion: number | undefined): LoadedStream<State> {
+  if (expectedVersion !== undefined && loaded.version > 0 && loaded.version !== expectedVersion) {
+    throw new StreamVersionConflictError(stream, expectedVersion);
+  }
+  return loaded;
 }
 
 /** The one fold from stored events to state. */

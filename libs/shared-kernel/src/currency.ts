@@ -1,12 +1,14 @@
 /**
  * Active ISO 4217 currencies the service supports, with their minor-unit
- * exponent (amounts are integers in the lowest unit: cents for eur, yen for jpy).
+ * exponent as ISO 4217 lists it (amounts are integers in the lowest unit:
+ * cents for eur, yen for jpy, fils for bhd). Formatting an amount for people
+ * (documents, templates) divides by 10^exponent.
  * Historic, fund and precious-metal codes are deliberately absent.
  */
 export const SUPPORTED_CURRENCIES: Readonly<Record<string, number>> = Object.freeze({
   aed: 2,
-  afn: 0,
-  all: 0,
+  afn: 2,
+  all: 2,
   amd: 2,
   ang: 2,
   aoa: 2,
@@ -34,7 +36,7 @@ export const SUPPORTED_CURRENCIES: Readonly<Record<string, number>> = Object.fre
   chf: 2,
   clp: 0,
   cny: 2,
-  cop: 0,
+  cop: 2,
   crc: 2,
   cup: 2,
   cve: 2,
@@ -60,12 +62,12 @@ export const SUPPORTED_CURRENCIES: Readonly<Record<string, number>> = Object.fre
   hkd: 2,
   hnl: 2,
   htg: 2,
-  huf: 0,
-  idr: 0,
+  huf: 2,
+  idr: 2,
   ils: 2,
   inr: 2,
-  iqd: 0,
-  irr: 0,
+  iqd: 3,
+  irr: 2,
   isk: 0,
   jmd: 2,
   jod: 3,
@@ -74,22 +76,22 @@ export const SUPPORTED_CURRENCIES: Readonly<Record<string, number>> = Object.fre
   kgs: 2,
   khr: 2,
   kmf: 0,
-  kpw: 0,
+  kpw: 2,
   krw: 0,
   kwd: 3,
   kyd: 2,
   kzt: 2,
-  lak: 0,
-  lbp: 0,
+  lak: 2,
+  lbp: 2,
   lkr: 2,
   lrd: 2,
   lsl: 2,
   lyd: 3,
   mad: 2,
   mdl: 2,
-  mga: 0,
+  mga: 2,
   mkd: 2,
-  mmk: 0,
+  mmk: 2,
   mnt: 2,
   mop: 2,
   mru: 2,
@@ -110,7 +112,7 @@ export const SUPPORTED_CURRENCIES: Readonly<Record<string, number>> = Object.fre
   pen: 2,
   pgk: 2,
   php: 2,
-  pkr: 0,
+  pkr: 2,
   pln: 2,
   pyg: 0,
   qar: 2,
@@ -126,12 +128,12 @@ export const SUPPORTED_CURRENCIES: Readonly<Record<string, number>> = Object.fre
   sgd: 2,
   shp: 2,
   sle: 2,
-  sos: 0,
+  sos: 2,
   srd: 2,
   ssp: 2,
   stn: 2,
   svc: 2,
-  syp: 0,
+  syp: 2,
   szl: 2,
   thb: 2,
   tjs: 2,
@@ -156,7 +158,7 @@ export const SUPPORTED_CURRENCIES: Readonly<Record<string, number>> = Object.fre
   xcg: 2,
   xof: 0,
   xpf: 0,
-  yer: 0,
+  yer: 2,
   zar: 2,
   zmw: 2,
   zwg: 2,
@@ -164,4 +166,10 @@ export const SUPPORTED_CURRENCIES: Readonly<Record<string, number>> = Object.fre
 
 export function isSupportedCurrency(code: unknown): code is string {
   return typeof code === "string" && Object.prototype.hasOwnProperty.call(SUPPORTED_CURRENCIES, code);
+}
+
+/** The ISO 4217 minor-unit exponent of a supported currency (2 for eur, 0 for jpy, 3 for bhd). */
+export function minorUnits(code: string): number {
+  if (!isSupportedCurrency(code)) throw new RangeError(`unsupported currency ${code}`);
+  return SUPPORTED_CURRENCIES[code];
 }

@@ -15,7 +15,7 @@ import {
 } from '../domain';
 import { invoiceStream } from '../streams';
 import { TaxRegisterReader } from '../tax-register';
-import { loadExpecting, Written } from '../written';
+import { Written } from '../written';
 import { BookInvoiceCommand } from './book-invoice.command';
 
 /**
@@ -41,7 +41,7 @@ export class BookInvoiceHandler implements ICommandHandler<BookInvoiceCommand, W
     const { meta, metadata } = context;
     const stream = invoiceStream(environmentId, invoiceId);
     const version = await this.commands.transaction(async (session) => {
-      const loaded = await loadExpecting(session, stream, invoiceEvolver, expectedVersion);
+      const loaded = await session.load(stream, invoiceEvolver, expectedVersion);
       const { state } = loaded;
       // Only a draft takes a number and reads its codes' rates; for anything else the decider refuses first.
       const handle = state.status === 'draft' ? formatInvoiceHandle(state.type, await nextNumber(session.tx, environmentId, state.type)) : '';

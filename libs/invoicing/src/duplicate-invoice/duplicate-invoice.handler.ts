@@ -3,7 +3,7 @@ import { CommandPath, toNewEvents } from '@billing/event-store';
 import { decideDuplicateInvoice, invoiceEvolver, taxCodesOf } from '../domain';
 import { invoiceStream } from '../streams';
 import { TaxRegisterReader } from '../tax-register';
-import { loadExpecting, Written } from '../written';
+import { Written } from '../written';
 import { DuplicateInvoiceCommand } from './duplicate-invoice.command';
 
 /**
@@ -22,7 +22,7 @@ export class DuplicateInvoiceHandler implements ICommandHandler<DuplicateInvoice
     const newInvoiceId = meta.newId();
     const sourceStream = invoiceStream(environmentId, invoiceId);
     const version = await this.commands.transaction(async (session) => {
-      const source = await loadExpecting(session, sourceStream, invoiceEvolver, expectedVersion);
+      const source = await session.load(sourceStream, invoiceEvolver, expectedVersion);
       // A copy is a new draft, priced at the current rates of its codes (a credit note keeps the source's).
       const taxes = source.state.status === 'none' ? new Map() : await this.taxRegister.read(environmentId, taxCodesOf(source.state), session.tx);
       const { sourceEvents, newStreamEvents } = decideDuplicateInvoice({ invoiceId, newInvoiceId, reverse, taxes }, source.state, meta);
