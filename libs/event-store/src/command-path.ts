@@ -33,6 +33,12 @@ export interface CommandOptions {
    * never overridden).
    */
   readonly retryOnConflict?: boolean;
+  /**
+   * The stream was named just now (a fresh random id): there is nothing to
+   * load, so the command decides on the initial state and creates the stream
+   * (an existing one would be a `stream-exists` conflict).
+   */
+  readonly newStream?: boolean;
 }
 
 /**
@@ -60,7 +66,9 @@ export class CommandPath {
     options: CommandOptions = {},
   ): Promise<Decided<State, Event>> {
     const attempt = async (): Promise<Decided<State, Event> & { written: readonly WrittenStream[] }> => {
-      const { state, version } = expectVersion(stream, await this.load(stream, evolver), options.expectedVersion);
+      const { state, version } = options.newStream
+        ? { state: evolver.initialState(), version: 0 }
+        : expectVersion(stream, await this.load(stream, evolver), options.expectedVersion);
       const events = decide(state);
       if (events.length === 0) return { state, version, events, written: [] };
       const result = await this.eventStore.append(

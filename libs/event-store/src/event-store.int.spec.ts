@@ -146,4 +146,23 @@ describe('EventStore (Postgres)', () => {
     expect(seen.filter((id) => id === early.eventId)).toHaveLength(1);
     expect(seen.indexOf(lateId)).toBeLessThan(seen.indexOf(early.eventId));
   });
+
+  it('reads in numeric log order where positions and transaction ids change their number of digits', async () => {
+    // Text order would put 10000 before 9999: a batch would apply events out of order and its checkpoint
+    // would skip or repeat some. Start the identity just below a power of ten and read in small batches.
+    await dataSource.query(`alter table events alter column global_position restart with 9995`);
+    // One transaction: ordering within it is by position alone.
+    const events = Array.from({ length: 12 }, (_, i) => event('Counted', { i }));
+    const appended = events.map((e) => e.eventId);
+    await store.append([{ stream: { environmentId: randomUUID(), streamType: 'digits', streamId: randomUUID() }, expectedVersion: 'no_stream', events }], metadata);
+    const seen: string[] = [];
+    let checkpoint = ZERO_POSITION;
+    for (let deadline = Date.now() + 10_000; seen.length < 12 && Date.now() < deadline; ) {
+      const batch = await store.readAll(checkpoint, 3, undefined, ['digits']);
+      for (const e of batch) seen.push(e.eventId);
+      if (batch.length > 0) checkpoint = { transactionId: batch[batch.length - 1].transactionId, globalPosition: batch[batch.length - 1].globalPosition };
+      else await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(seen).toEqual(appended);
+  });
 });

@@ -28,8 +28,9 @@ const EVENT_COLUMNS = `global_position::text, transaction_id::text, event_id, en
  * (one round trip, atomic on its own). The claim is an update guarded by the
  * expected version (or an insert that must not collide, for a new stream), so
  * two writers can never both succeed from the same version; when the claim
- * fails nothing is inserted. NOTIFY is delivered at commit, so listeners
- * never wake before the events are visible.
+ * fails nothing is inserted. NOTIFY (with the stream type, so only the
+ * subscribers that read it wake) is delivered at commit, so listeners never
+ * wake before the events are visible.
  */
 const APPEND_EVENTS = (claim: string) => `
   with claimed as (${claim}),
@@ -44,7 +45,7 @@ const APPEND_EVENTS = (claim: string) => `
   select (select count(*)::int from claimed) as claimed, $5::int as expected_version,
          (select max(global_position)::text from inserted) as global_position,
          (select min(transaction_id::text) from inserted) as transaction_id,
-         (select pg_notify('${EVENTS_CHANNEL}', '') from inserted limit 1) as notified`;
+         (select pg_notify('${EVENTS_CHANNEL}', $2) from inserted limit 1) as notified`;
 
 const CREATE_STREAM = APPEND_EVENTS(
   `insert into streams (environment_id, stream_type, stream_id, version) values ($1, $2, $3, $4) on conflict do nothing returning 1`,
@@ -109,7 +110,7 @@ export class EventStore {
         where (transaction_id, global_position) > ($1::xid8, $2::bigint)
           and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
           and ($4::text[] is null or stream_type = any($4::text[]))
-        order by transaction_id, global_position
+        order by events.transaction_id, events.global_position
         limit $3`,
       [after.transactionId, after.globalPosition, limit, streamTypes ?? null],
     );

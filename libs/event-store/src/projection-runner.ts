@@ -36,6 +36,8 @@ interface Entry {
   /** Retry delay while waiters are pending and a batch made no progress (lock held elsewhere, horizon not passed). */
   backoffMs: number;
   retryTimer: NodeJS.Timeout | null;
+  /** The last batch made no progress: check the snapshot horizon (one cheap query) before trying a whole batch again. */
+  stalled: boolean;
 }
 
 export interface SubscriberLag {
@@ -46,7 +48,9 @@ export interface SubscriberLag {
   readonly checkpointUpdatedAt: Date | null;
 }
 
-const MAX_BACKOFF_MS = 50;
+/** Between retries of a waited-for batch that made no progress; commits elsewhere wake it sooner (LISTEN). */
+const MAX_BACKOFF_MS = 10;
+const REACTOR_GATHER_MS = 5;
 
 /**
  * Runs projections and reactors over the global log. Each subscriber advances
@@ -107,15 +111,17 @@ export class ProjectionRunner {
     this.runsContinuously = runContinuously;
     await this.dataSource.query(`insert into projection_checkpoints (name) select unnest($1::text[]) on conflict do nothing`, [this.subscriberNames]);
     this.listener = new Client({ connectionString: listenUrl, application_name: 'billing-projector-listen' });
+    // Every commit that appends events or moves a checkpoint may also release the snapshot horizon that holds
+    // a waiting write back, so both wake whoever waits here; a worker also follows the log on every append.
     this.listener.on('notification', (message) => {
       if (message.channel === CHECKPOINTS_CHANNEL) this.onCheckpointAnnounced(message.payload ?? '');
-      else this.wakeAll();
+      if (message.channel === EVENTS_CHANNEL && this.runsContinuously) this.wakeReaders(message.payload ?? '');
+      else this.wakeWaiting();
     });
     this.listener.on('error', (error) => this.options.logger?.warn('projection listener connection failed', { error: String(error) }));
     await this.listener.connect();
-    await this.listener.query(`listen ${CHECKPOINTS_CHANNEL}`);
+    await this.listener.query(`listen ${CHECKPOINTS_CHANNEL}; listen ${EVENTS_CHANNEL}`);
     if (runContinuously) {
-      await this.listener.query(`listen ${EVENTS_CHANNEL}`);
       this.pollTimer = setInterval(() => this.wakeAll(), this.pollIntervalMs);
       this.pollTimer.unref();
       this.wakeAll();
@@ -132,6 +138,20 @@ export class ProjectionRunner {
     this.listener = null;
   }
 
+  /** A worker: the subscribers that read the stream type an append announced (all of them for an unknown one). */
+  private wakeReaders(streamType: string): void {
+    if (this.stopped) return;
+    for (const entry of this.entries.values()) {
+      if (!streamType || reads(entry, [streamType]) || entry.waiters.length > 0) this.schedule(entry);
+    }
+  }
+
+  /** Runs again, now, every subscriber somebody in this process waits for. */
+  private wakeWaiting(): void {
+    if (this.stopped) return;
+    for (const entry of this.entries.values()) if (entry.waiters.length > 0) this.schedule(entry);
+  }
+
   /** Asks every subscriber to catch up now (coalesced with a batch already running). */
   wakeAll(): void {
     if (this.stopped) return;
@@ -141,12 +161,10 @@ export class ProjectionRunner {
   /**
    * Resolves once every projection reading a written stream has processed
    * that stream's events; throws ReadModelTimeoutError after the read-model
-   * timeout. Starts those projections in this process right away; a worker's
-   * reactors are woken too, without being waited for.
+   * timeout. Starts those projections in this process right away (reactors
+   * follow the append's NOTIFY in the workers; nobody waits for them).
    */
   async awaitProjections(written: readonly WrittenStream[]): Promise<void> {
-    const streamTypes = written.map((w) => w.streamType);
-    if (this.runsContinuously) for (const entry of this.entries.values()) if (entry.kind === 'reactor' && reads(entry, streamTypes)) this.schedule(entry);
     const targets = [...this.entries.values()]
       .filter((entry) => entry.kind === 'projection')
       .map((entry) => ({ entry, position: lastPositionRead(entry, written) }))
@@ -230,9 +248,19 @@ export class ProjectionRunner {
       );
     });
     entry.checkpoint = ZERO_POSITION;
+    // Replay up to the head of the log as it is now. A batch can find nothing for a moment while an older
+    // transaction anywhere in the cluster is still open (the snapshot horizon): that is not the end.
+    const [head] = await queryRows<{ transaction_id: string; global_position: string }>(
+      this.dataSource.manager,
+      `select transaction_id::text, global_position::text from events where stream_type = any($1::text[])
+        order by events.transaction_id desc, events.global_position desc limit 1`,
+      [projection.streamTypes],
+    );
     let total = 0;
-    for (let applied = await this.runBatch(name, batchSize); applied !== 0; applied = await this.runBatch(name, batchSize)) {
+    while (head && !reached(entry, { transactionId: head.transaction_id, globalPosition: head.global_position })) {
+      const applied = await this.runBatch(name, batchSize);
       total += applied ?? 0;
+      if (!applied) await new Promise((resolve) => setTimeout(resolve, 10));
     }
     return total;
   }
@@ -257,9 +285,9 @@ export class ProjectionRunner {
     return lags;
   }
 
-  private add(entry: Omit<Entry, 'running' | 'again' | 'checkpoint' | 'waiters' | 'backoffMs' | 'retryTimer'>): void {
+  private add(entry: Omit<Entry, 'running' | 'again' | 'checkpoint' | 'waiters' | 'backoffMs' | 'retryTimer' | 'stalled'>): void {
     if (this.entries.has(entry.name)) throw new Error(`subscriber ${entry.name} is registered twice`);
-    this.entries.set(entry.name, { ...entry, running: null, again: false, checkpoint: null, waiters: [], backoffMs: 1, retryTimer: null });
+    this.entries.set(entry.name, { ...entry, running: null, again: false, checkpoint: null, waiters: [], backoffMs: 1, retryTimer: null, stalled: false });
   }
 
   private entry(name: string): Entry {
@@ -274,10 +302,23 @@ export class ProjectionRunner {
       entry.again = true;
       return;
     }
+    if (entry.kind === 'reactor') {
+      // Nobody waits for a reactor: gather the appends of a few milliseconds into one batch.
+      entry.retryTimer ??= setTimeout(() => {
+        entry.retryTimer = null;
+        this.launch(entry);
+      }, REACTOR_GATHER_MS);
+      return;
+    }
     if (entry.retryTimer) {
       clearTimeout(entry.retryTimer);
       entry.retryTimer = null;
     }
+    this.launch(entry);
+  }
+
+  private launch(entry: Entry): void {
+    if (this.stopped || entry.running) return;
     entry.running = this.drain(entry).finally(() => {
       entry.running = null;
       if (this.stopped) return;
@@ -294,9 +335,11 @@ export class ProjectionRunner {
 
   private async drain(entry: Entry): Promise<void> {
     try {
+      if (entry.stalled && entry.waiters.length > 0 && !(await this.horizonPassed(entry))) return;
       let applied: number | null;
       do {
         applied = await this.runBatch(entry.name);
+        entry.stalled = !applied;
         if (applied) entry.backoffMs = 1;
       } while (applied === this.batchSize && !this.stopped);
     } catch (error) {
@@ -304,6 +347,17 @@ export class ProjectionRunner {
       this.options.logger?.error(`${entry.kind} ${entry.name} failed; will retry`, { error: String(error) });
       entry.backoffMs = MAX_BACKOFF_MS;
     }
+  }
+
+  /**
+   * Whether a waited-for event can be readable now: its transaction is below
+   * the oldest one still in flight. While it is not, a batch would find
+   * nothing, so this one query stands in for a whole batch transaction.
+   */
+  private async horizonPassed(entry: Entry): Promise<boolean> {
+    const [row] = await queryRows<{ xmin: string }>(this.dataSource.manager, `select pg_snapshot_xmin(pg_current_snapshot())::text as xmin`);
+    const horizon = BigInt(row.xmin);
+    return entry.waiters.some((waiter) => BigInt(waiter.position.transactionId) < horizon);
   }
 
   private onCheckpointAnnounced(payload: string): void {

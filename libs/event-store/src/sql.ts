@@ -1,14 +1,38 @@
 import { EntityManager } from 'typeorm';
+import type { Pool, QueryResult } from 'pg';
+
+const statementNames = new Map<string, string>();
+
+/** A stable name per statement text: pg prepares it once per connection and Postgres skips parse and plan after that. */
+function statementName(sql: string): string {
+  let name = statementNames.get(sql);
+  if (!name) {
+    name = `billing_${statementNames.size + 1}`;
+    statementNames.set(sql, name);
+  }
+  return name;
+}
 
 /**
- * Runs SQL and returns the result rows whatever the statement: TypeORM answers
- * UPDATE and DELETE with `[rows, rowCount]` but everything else with `rows`.
+ * Runs SQL and returns the result rows whatever the statement. Outside a
+ * transaction (the manager has no query runner of its own) the statement goes
+ * straight to the pool as a prepared statement: the hot paths (appends,
+ * stream reads, read-model reads) skip TypeORM's per-query runner. Inside a
+ * transaction it runs on the transaction's connection; TypeORM answers UPDATE
+ * and DELETE with `[rows, rowCount]` but everything else with `rows`.
  */
 export async function queryRows<Row = Record<string, unknown>>(
   manager: EntityManager,
   sql: string,
   parameters: readonly unknown[] = [],
 ): Promise<Row[]> {
+  if (!manager.queryRunner) {
+    const pool = (manager.connection.driver as unknown as { master?: Pool }).master;
+    if (pool) {
+      const result: QueryResult = await pool.query({ name: statementName(sql), text: sql, values: parameters as unknown[] });
+      return result.rows as Row[];
+    }
+  }
   const result: unknown = await manager.query(sql, parameters as unknown[]);
   if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') {
     return result[0] as Row[];

@@ -23,6 +23,7 @@ export class CreatePriceHandler implements ICommandHandler<CreatePriceCommand, V
       priceEvolver,
       (current) => decideCreatePrice({ priceId, input, productExists }, current, context.meta),
       context,
+      { newStream: true },
     );
     return new Versioned(toPriceView(existingPrice(state, priceId)), version);
   }

@@ -17,6 +17,7 @@ export class CreateProductHandler implements ICommandHandler<CreateProductComman
       productEvolver,
       (current) => decideCreateProduct({ productId, input }, current, context.meta),
       context,
+      { newStream: true },
     );
     return new Versioned(toProductView(existingProduct(state, productId)), version);
   }

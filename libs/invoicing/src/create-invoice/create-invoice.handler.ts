@@ -21,6 +21,7 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
       invoiceEvolver,
       (state) => decideCreateInvoice({ ...input, invoiceId, taxes }, state, context.meta),
       context,
+      { newStream: true },
     );
     return { id: invoiceId, version };
   }

@@ -297,26 +297,29 @@ async function writeInvoices(invoices: Rows<InvoiceState>, registers: Map<string
   const rows = [...invoices.values()].flatMap((row) => (row.changed && row.state.status !== 'none' ? [{ ...row, invoice: row.state }] : []));
   if (rows.length === 0) return;
   const views = rows.map((row) => render(row.invoice, registers.get(row.environmentId)));
+  // One JSON document for the whole batch: JSON.stringify and jsonb_to_recordset are far cheaper than
+  // escaping every view into a Postgres array literal and parsing it back.
+  const records = rows.map((row, index) => ({
+    environment_id: row.environmentId,
+    id: row.streamId,
+    status: views[index].status,
+    type: views[index].type,
+    settlement_status: views[index].settlementStatus,
+    customer_id: views[index].customer.id,
+    handle: views[index].handle,
+    created_at: views[index].createdAt,
+    version: row.version,
+    view: views[index],
+    state: row.invoice,
+  }));
   await tx.query(
     `insert into invoices (environment_id, id, status, type, settlement_status, customer_id, handle, created_at, version, view, state)
-     select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::timestamptz[],
-                          $9::int[], $10::jsonb[], $11::jsonb[])
+     select * from jsonb_to_recordset($1::jsonb) as r(environment_id uuid, id uuid, status text, type text, settlement_status text,
+       customer_id text, handle text, created_at timestamptz, version int, view jsonb, state jsonb)
      on conflict (environment_id, id) do update set
        status = excluded.status, type = excluded.type, settlement_status = excluded.settlement_status,
        customer_id = excluded.customer_id, handle = excluded.handle, created_at = excluded.created_at,
        version = excluded.version, view = excluded.view, state = excluded.state`,
-    [
-      rows.map((row) => row.environmentId),
-      rows.map((row) => row.streamId),
-      views.map((view) => view.status),
-      views.map((view) => view.type),
-      views.map((view) => view.settlementStatus),
-      views.map((view) => view.customer.id),
-      views.map((view) => view.handle),
-      views.map((view) => view.createdAt),
-      rows.map((row) => row.version),
-      views.map((view) => JSON.stringify(view)),
-      rows.map((row) => JSON.stringify(row.invoice)),
-    ],
+    [JSON.stringify(records)],
   );
 }

@@ -32,9 +32,21 @@ export class FanOutReactor implements Reactor {
 
   async react(events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
     let created = false;
+    // Subscriptions change rarely: the active ones are read once per run of events between two changes.
+    let targets: Map<string, string[]> | null = null;
     for (const event of events) {
-      if (event.streamType === WEBHOOK_SUBSCRIPTION_STREAM_TYPE) await trackSubscription(event, tx);
-      else created = (await this.fanOut(event, tx)) || created;
+      if (event.streamType === WEBHOOK_SUBSCRIPTION_STREAM_TYPE) {
+        await trackSubscription(event, tx);
+        targets = null;
+        continue;
+      }
+      const names = this.catalogue.namesFor(event);
+      if (names.length === 0) continue;
+      targets ??= await activeTargets(tx, events);
+      const subscriptionIds = targets.get(event.environmentId);
+      if (!subscriptionIds) continue;
+      await this.fanOut(event, names, subscriptionIds, tx);
+      created = true;
     }
     if (!created) return;
     // Other processes' dispatchers hear this at commit; this process's is woken by the commit hook.
@@ -42,18 +54,9 @@ export class FanOutReactor implements Reactor {
     if (tx.queryRunner) tx.queryRunner.data[DELIVERIES_CREATED] = true;
   }
 
-  private async fanOut(event: RecordedEvent, tx: EntityManager): Promise<boolean> {
-    const names = this.catalogue.namesFor(event);
-    if (names.length === 0) return false;
-    const targets = await queryRows<{ subscription_id: string }>(
-      tx,
-      `select subscription_id from webhook_fanout_targets where environment_id = $1 and active order by subscription_id`,
-      [event.environmentId],
-    );
-    if (targets.length === 0) return false;
+  private async fanOut(event: RecordedEvent, names: readonly string[], subscriptionIds: readonly string[], tx: EntityManager): Promise<void> {
     const data = await this.catalogue.resourceAt(event, tx);
     const deadline = new Date(event.occurredAt.getTime() + RETRY_WINDOW_SECONDS * 1000);
-    const subscriptionIds = targets.map((t) => t.subscription_id);
     for (const [index, name] of names.entries()) {
       const notificationId = notificationIdFor(event.eventId, name, index);
       await tx.query(
@@ -70,8 +73,21 @@ export class FanOutReactor implements Reactor {
         [event.environmentId, notificationId, event.occurredAt, deadline, subscriptionIds, subscriptionIds.map((id) => deliveryIdFor(notificationId, id))],
       );
     }
-    return true;
   }
+}
+
+/** The active subscriptions of every environment in the batch, by environment (one query). */
+async function activeTargets(tx: EntityManager, events: readonly RecordedEvent[]): Promise<Map<string, string[]>> {
+  const environments = [...new Set(events.map((e) => e.environmentId))];
+  const rows = await queryRows<{ environment_id: string; subscription_id: string }>(
+    tx,
+    `select environment_id, subscription_id from webhook_fanout_targets
+      where environment_id = any($1::uuid[]) and active order by environment_id, subscription_id`,
+    [environments],
+  );
+  const targets = new Map<string, string[]>();
+  for (const row of rows) targets.set(row.environment_id, [...(targets.get(row.environment_id) ?? []), row.subscription_id]);
+  return targets;
 }
 
 async function trackSubscription(event: RecordedEvent, tx: EntityManager): Promise<void> {
