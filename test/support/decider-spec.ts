@@ -1,4 +1,4 @@
-import { DomainEvent, Evolver, foldEvents } from '@billing/shared-kernel';
+import { CommandMetadata, DomainEvent, Evolver, foldEvents } from '@billing/shared-kernel';
 
 /**
  * Given/when/then for pure deciders, shared by every decider's tests:
@@ -34,4 +34,10 @@ export function deciderSpec<State, Event extends DomainEvent>(evolver: Evolver<S
       };
     },
   };
+}
+
+/** Command metadata for decider tests: a fixed time and predictable ids (`id-1`, `id-2`, … or with another prefix). */
+export function metadataAt(now: string, prefix = 'id'): CommandMetadata {
+  let next = 0;
+  return { now: new Date(now), newId: () => `${prefix}-${++next}` };
 }

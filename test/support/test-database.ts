@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
+import { DataSource } from 'typeorm';
 import { databaseUrlFor } from './database-url';
 
 export interface TestDatabase {
@@ -30,4 +31,19 @@ async function withAdmin<T>(adminUrl: string, work: (client: Client) => Promise<
   } finally {
     await admin.end();
   }
+}
+
+/** A fresh, migrated database with a TypeORM DataSource on it, for integration tests; `close` destroys both. */
+export async function createTestDataSource(): Promise<{ database: TestDatabase; dataSource: DataSource; close(): Promise<void> }> {
+  const database = await createTestDatabase();
+  const dataSource = new DataSource({ type: 'postgres', url: database.url });
+  await dataSource.initialize();
+  return {
+    database,
+    dataSource,
+    close: async () => {
+      await dataSource.destroy();
+      await database.drop();
+    },
+  };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { createTestDatabase, TestDatabase } from '@billing/testing';
+import { createTestDataSource, TestDatabase } from '@billing/testing';
 import { EventStore } from './event-store';
 import { StreamVersionConflictError } from './errors';
 import { EventMetadata, NewEvent, StreamRef, ZERO_POSITION } from './types';
@@ -18,19 +18,17 @@ function stream(): StreamRef {
 
 describe('EventStore (Postgres)', () => {
   let database: TestDatabase;
+  let close: () => Promise<void>;
   let dataSource: DataSource;
   let store: EventStore;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    dataSource = new DataSource({ type: 'postgres', url: database.url });
-    await dataSource.initialize();
+    ({ database, dataSource, close } = await createTestDataSource());
     store = new EventStore(dataSource);
   });
 
   afterAll(async () => {
-    await dataSource.destroy();
-    await database.drop();
+    await close();
   });
 
   it('stores every event with its stream, version, type, schema version, data, metadata and time', async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
-import { createTestDatabase, TestDatabase } from '@billing/testing';
+import { createTestDataSource, TestDatabase } from '@billing/testing';
 import { ReadModelTimeoutError } from './errors';
 import { EventStore } from './event-store';
 import { ProjectionRunner } from './projection-runner';
@@ -34,6 +34,7 @@ function countingProjection(name: string, failOn?: (event: RecordedEvent, attemp
 
 describe('ProjectionRunner (Postgres)', () => {
   let database: TestDatabase;
+  let close: () => Promise<void>;
   let dataSource: DataSource;
   let store: EventStore;
 
@@ -68,16 +69,13 @@ describe('ProjectionRunner (Postgres)', () => {
   }
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    dataSource = new DataSource({ type: 'postgres', url: database.url });
-    await dataSource.initialize();
+    ({ database, dataSource, close } = await createTestDataSource());
     await dataSource.query(`create table test_applied (projection text, event_id uuid, times int, primary key (projection, event_id))`);
     store = new EventStore(dataSource);
   });
 
   afterAll(async () => {
-    await dataSource.destroy();
-    await database.drop();
+    await close();
   });
 
   function runnerWith(subscribers: (Projection | Reactor)[], options = {}, source = dataSource, eventStore = store): ProjectionRunner {

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { comparePositions, EventMetadata, EventStore, queryRows, RecordedEvent, StreamRef, toNewEvents } from '@billing/event-store';
 import { CommandMetadata, DomainEvent } from '@billing/shared-kernel';
-import { createTestDatabase, TestDatabase } from '@billing/testing';
+import { createTestDataSource } from '@billing/testing';
 import { PriceCreated, PriceEvent, PriceUpdated, ProductCreated } from '../domain';
 import { priceStream, productStream } from '../streams';
 import { catalogProjection } from './catalog.projection';
@@ -14,21 +14,18 @@ import { catalogProjection } from './catalog.projection';
  * set-wise, and the same rows whatever the batches.
  */
 describe('catalog.read-model projection (Postgres)', () => {
-  let database: TestDatabase;
+  let close: () => Promise<void>;
   let dataSource: DataSource;
   let store: EventStore;
   const metadata: EventMetadata = { actor: 'test', requestId: null, correlationId: 'c', causationId: null };
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    dataSource = new DataSource({ type: 'postgres', url: database.url });
-    await dataSource.initialize();
+    ({ dataSource, close } = await createTestDataSource());
     store = new EventStore(dataSource);
   });
 
   afterAll(async () => {
-    await dataSource.destroy();
-    await database.drop();
+    await close();
   });
 
   beforeEach(() => dataSource.transaction((tx) => catalogProjection.reset(tx)));

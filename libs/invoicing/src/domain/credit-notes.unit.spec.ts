@@ -1,5 +1,5 @@
 import { CommandMetadata, foldEvents } from '@billing/shared-kernel';
-import { deciderSpec } from '@billing/testing/decider-spec';
+import { deciderSpec, metadataAt } from '@billing/testing/decider-spec';
 import { toInvoiceView } from '../read-model/invoice-view';
 import { creditableAmount, creditNoteApplication, decideApplyCreditNote } from './credit-notes';
 import {
@@ -18,10 +18,7 @@ import { TaxRegister } from './tax-code';
 
 // ---------------------------------------------------------------- fixtures
 
-function metaAt(now = '2025-03-01T10:00:00.000Z', prefix = 'id'): CommandMetadata {
-  let next = 0;
-  return { now: new Date(now), newId: () => `${prefix}-${++next}` };
-}
+const metaAt = (now: string = '2025-03-01T10:00:00.000Z', prefix = 'id'): CommandMetadata => metadataAt(now, prefix);
 const given = (...events: InvoiceEvent[]): InvoiceState => foldEvents(invoiceEvolver, events);
 function invoiceOf(state: InvoiceState): Invoice {
   if (state.status === 'none') throw new Error('expected an invoice');

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { CommandMetadata, foldEvents } from '@billing/shared-kernel';
-import { deciderSpec } from '@billing/testing/decider-spec';
+import { deciderSpec, metadataAt } from '@billing/testing/decider-spec';
 import { toInvoiceView } from '../read-model/invoice-view';
 import {
   CreateInvoice,
@@ -24,10 +24,7 @@ import { ResolvedTax, TaxRegister } from './tax-code';
 // ---------------------------------------------------------------- fixtures
 
 const NOW = '2025-03-01T10:00:00.000Z';
-function metaAt(now = NOW): CommandMetadata {
-  let next = 0;
-  return { now: new Date(now), newId: () => `id-${++next}` };
-}
+const metaAt = (now: string = NOW, prefix = 'id'): CommandMetadata => metadataAt(now, prefix);
 const spec = deciderSpec(invoiceEvolver);
 const given = (...events: InvoiceEvent[]): InvoiceState => foldEvents(invoiceEvolver, events);
 function invoiceOf(state: InvoiceState): Invoice {

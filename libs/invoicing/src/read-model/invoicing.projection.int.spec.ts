@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { CommandMetadata, DomainEvent, foldEvents } from '@billing/shared-kernel';
 import { EventMetadata, EventStore, ProjectionRunner, StreamRef, toNewEvents } from '@billing/event-store';
-import { createTestDatabase, TestDatabase } from '@billing/testing';
+import { createTestDataSource } from '@billing/testing';
 import {
   InvoiceEvent,
   InvoiceState,
@@ -157,7 +157,7 @@ class History {
 const key = (stream: StreamRef) => `${stream.environmentId}/${stream.streamType}/${stream.streamId}`;
 
 describe('invoicing.read-model projection (Postgres)', () => {
-  let database: TestDatabase;
+  let close: () => Promise<void>;
   let dataSource: DataSource;
   let store: EventStore;
   let runner: ProjectionRunner;
@@ -231,9 +231,7 @@ describe('invoicing.read-model projection (Postgres)', () => {
   }
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    dataSource = new DataSource({ type: 'postgres', url: database.url });
-    await dataSource.initialize();
+    ({ dataSource, close } = await createTestDataSource());
     store = new EventStore(dataSource);
     store.registerUpcaster(TAX_CODE_STREAM, upcastTaxCodeEvent);
     runner = new ProjectionRunner(dataSource, store);
@@ -242,8 +240,7 @@ describe('invoicing.read-model projection (Postgres)', () => {
   });
 
   afterAll(async () => {
-    await dataSource.destroy();
-    await database.drop();
+    await close();
   });
 
   it('given one batch touching an invoice six times and its tax code twice, then one row each: the fold at the last version, written once', async () => {
