@@ -1,4 +1,4 @@
-import { Invoice, InvoiceCustomer, InvoiceSettlement, InvoiceState, InvoiceStatus, InvoiceType, SettlementStatus, settlementStatus, totalDue } from '../domain';
+import { Invoice, InvoiceCustomer, InvoiceLine, InvoiceSettlement, InvoiceState, InvoiceStatus, InvoiceType, SettlementStatus, settlementStatus, totalDue } from '../domain';
 
 /**
  * The invoice as the API returns it: the read side's rendering of the
@@ -6,17 +6,9 @@ import { Invoice, InvoiceCustomer, InvoiceSettlement, InvoiceState, InvoiceStatu
  * it; webhook notifications carry it.
  */
 
-export interface InvoiceLineView {
-  readonly id: string;
-  readonly sku: string | null;
-  readonly title: string | null;
-  readonly description: string | null;
-  readonly periodStart: string | null;
-  readonly periodEnd: string | null;
-  readonly quantity: number;
-  readonly unitAmount: number;
-  readonly amount: number;
-  readonly taxAmount: number;
+/** A line as stored, less what only the state needs, plus the rendered tax and discount. */
+export interface InvoiceLineView
+  extends Pick<InvoiceLine, 'id' | 'sku' | 'title' | 'description' | 'periodStart' | 'periodEnd' | 'quantity' | 'unitAmount' | 'amount' | 'taxAmount'> {
   readonly tax: { readonly taxable: boolean; readonly taxCode: string | null; readonly taxRate: number };
   /**
    * amount: the discount in cents (0 for none); percentage: as given, present
