@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { StreamVersionConflictError } from './errors';
 import { EventStore } from './event-store';
 import { ProjectionRunner } from './projection-runner';
+import { currentUnitOfWork, inTransaction } from './unit-of-work';
 import { AppendResult, EventMetadata, NewEvent, RecordedEvent, StreamAppend, StreamRef, WrittenStream } from './types';
 
 export interface LoadedStream<State> {
@@ -45,6 +46,8 @@ export interface CommandOptions {
  * The one command path: load the stream and fold it, decide, append with the
  * version that was loaded, then answer only once the read models that follow
  * the written streams show the change (read-your-writes from any process).
+ * Inside a unit of work (see unit-of-work.ts) all of it runs in the unit's
+ * transaction.
  */
 export class CommandPath {
   constructor(
@@ -84,7 +87,7 @@ export class CommandPath {
       if (!(error instanceof StreamVersionConflictError) || !options.retryOnConflict || options.expectedVersion !== undefined) throw error;
       outcome = await attempt();
     }
-    await this.runner.awaitProjections(outcome.written);
+    await this.awaitReadModels(outcome.written);
     return { state: outcome.state, version: outcome.version, events: outcome.events };
   }
 
@@ -95,9 +98,20 @@ export class CommandPath {
    */
   async transaction<Result>(work: (session: CommandSession) => Promise<Result>): Promise<Result> {
     const written: WrittenStream[] = [];
-    const result = await this.dataSource.transaction((tx) => work(new CommandSession(tx, this.eventStore, written)));
-    await this.runner.awaitProjections(written);
+    const result = await inTransaction(this.dataSource, (tx) => work(new CommandSession(tx, this.eventStore, written)));
+    await this.awaitReadModels(written);
     return result;
+  }
+
+  /**
+   * Read-your-writes: after the commit, wait for the read models. Inside a
+   * unit of work nothing is committed yet, so the unit's owner waits after
+   * committing it.
+   */
+  private async awaitReadModels(written: readonly WrittenStream[]): Promise<void> {
+    const unit = currentUnitOfWork();
+    if (unit) unit.written.push(...written);
+    else await this.runner.awaitProjections(written);
   }
 }
 

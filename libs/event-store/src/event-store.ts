@@ -1,6 +1,7 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { StreamVersionConflictError } from './errors';
 import { queryRows } from './sql';
+import { inTransaction } from './unit-of-work';
 import { AppendResult, EventMetadata, LogPosition, RecordedEvent, StreamAppend, StreamRef, Upcaster, WrittenStream } from './types';
 
 export const EVENTS_CHANNEL = 'billing_events';
@@ -89,7 +90,7 @@ export class EventStore {
   async append(appends: readonly StreamAppend[], metadata: EventMetadata, manager?: EntityManager): Promise<AppendResult> {
     if (manager) return this.appendWithin(manager, appends, metadata);
     if (appends.length === 1) return this.appendWithin(this.dataSource.manager, appends, metadata);
-    return this.dataSource.transaction((tx) => this.appendWithin(tx, appends, metadata));
+    return inTransaction(this.dataSource, (tx) => this.appendWithin(tx, appends, metadata));
   }
 
   /**

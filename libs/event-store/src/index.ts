@@ -6,3 +6,4 @@ export * from './subscriptions';
 export * from './projection-runner';
 export * from './command-path';
 export * from './migrations';
+export * from './unit-of-work';

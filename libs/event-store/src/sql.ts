@@ -1,5 +1,6 @@
 import { EntityManager } from 'typeorm';
 import type { Pool, QueryResult } from 'pg';
+import { currentUnitOfWork } from './unit-of-work';
 
 const statementNames = new Map<string, string>();
 
@@ -18,14 +19,16 @@ function statementName(sql: string): string {
  * transaction (the manager has no query runner of its own) the statement goes
  * straight to the pool as a prepared statement: the hot paths (appends,
  * stream reads, read-model reads) skip TypeORM's per-query runner. Inside a
- * transaction it runs on the transaction's connection; TypeORM answers UPDATE
- * and DELETE with `[rows, rowCount]` but everything else with `rows`.
+ * transaction it runs on the transaction's connection, and inside an open
+ * unit of work on the unit's; TypeORM answers UPDATE and DELETE with
+ * `[rows, rowCount]` but everything else with `rows`.
  */
 export async function queryRows<Row = Record<string, unknown>>(
   manager: EntityManager,
   sql: string,
   parameters: readonly unknown[] = [],
 ): Promise<Row[]> {
+  if (!manager.queryRunner) manager = currentUnitOfWork()?.manager ?? manager;
   if (!manager.queryRunner) {
     const pool = (manager.connection.driver as unknown as { master?: Pool }).master;
     if (pool) {

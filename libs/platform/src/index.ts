@@ -21,3 +21,6 @@ export * from './http/edge';
 export * from './http/hostile-input';
 export * from './auth/jwt.strategy';
 export * from './metrics/metrics';
+export * from './idempotency/idempotency-key';
+export * from './idempotency/idempotency.store';
+export * from './migrations';

@@ -1,5 +1,5 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { PassportModule } from '@nestjs/passport';
 import { EventStore } from '@billing/event-store';
@@ -11,6 +11,9 @@ import { BOUNDED_CONTEXTS, ContextWiring } from './context/context-wiring';
 import { NotificationCatalogue } from './context/notification-catalogue';
 import { databaseProviders } from './database/database.providers';
 import { HealthController } from './health/health.controller';
+import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+import { IdempotencyPurger } from './idempotency/idempotency.purger';
+import { IdempotencyStore } from './idempotency/idempotency.store';
 import { Metrics, MetricsController } from './metrics/metrics';
 import { Clock, SystemClock } from './http/request-context';
 import { registerProblemTypes } from './problems/problem-catalogue';
@@ -20,7 +23,7 @@ import { ProblemsController } from './problems/problems.controller';
 /**
  * The spine every bounded context stands on: configuration, the database,
  * event store, command path and projector, authentication and environment
- * scoping, problem details, and the wiring of the contexts' definitions.
+ * scoping, idempotency keys, problem details, and the wiring of the contexts' definitions.
  * Global, so contexts just inject what they need.
  */
 @Global()
@@ -48,8 +51,11 @@ export class PlatformModule {
         Authenticator,
         { provide: APP_GUARD, useClass: CallerGuard },
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
+        IdempotencyStore,
+        IdempotencyPurger,
+        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
       ],
-      exports: [APP_CONFIG, Clock, Authenticator, ...databaseProviders, NotificationCatalogue, Metrics, CqrsModule],
+      exports: [APP_CONFIG, Clock, Authenticator, IdempotencyStore, ...databaseProviders, NotificationCatalogue, Metrics, CqrsModule],
     };
   }
 }

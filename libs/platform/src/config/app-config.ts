@@ -33,6 +33,8 @@ export interface AppConfig {
   /** A request (headers and body) must arrive within this time, its headers within headersTimeoutMs. */
   readonly requestTimeoutMs: number;
   readonly headersTimeoutMs: number;
+  /** How long an Idempotency-Key and its stored response are kept (hours, at least 1). */
+  readonly idempotencyRetentionHours: number;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
   readonly jwt: JwtConfig;
 }
@@ -69,6 +71,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     readModelTimeoutMs: integer(env.READ_MODEL_TIMEOUT_MS, 5_000, 'READ_MODEL_TIMEOUT_MS'),
     requestTimeoutMs: integer(env.REQUEST_TIMEOUT_MS, 30_000, 'REQUEST_TIMEOUT_MS'),
     headersTimeoutMs: integer(env.HEADERS_TIMEOUT_MS, 10_000, 'HEADERS_TIMEOUT_MS'),
+    idempotencyRetentionHours: atLeastOne(integer(env.IDEMPOTENCY_RETENTION_HOURS, 24, 'IDEMPOTENCY_RETENTION_HOURS'), 'IDEMPOTENCY_RETENTION_HOURS'),
     logLevel: (['debug', 'info', 'warn', 'error'] as const).find((l) => l === env.LOG_LEVEL) ?? 'info',
     jwt: {
       secret,
@@ -87,6 +90,11 @@ function integer(value: string | undefined, fallback: number, name: string): num
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`${name} must be a non-negative integer`);
   return parsed;
+}
+
+function atLeastOne(value: number, name: string): number {
+  if (value < 1) throw new Error(`${name} must be at least 1`);
+  return value;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');

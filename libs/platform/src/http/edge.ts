@@ -11,7 +11,7 @@ import { buildProblem, HttpProblem, PROBLEM_CONTENT_TYPE } from '../problems/pro
 import { sendProblem } from '../problems/problem-details.filter';
 import { AuthenticatedRequest } from './request-context';
 import { findInputDefect, InputDefect, isValidText, MAX_JSON_DEPTH } from './hostile-input';
-import { etagFor, Versioned } from './versioned';
+import { responseHeadersOf, Versioned } from './versioned';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 /** Longer than any id, code or handle this API takes in a path. */
@@ -111,8 +111,7 @@ export function installEdgeHooks(fastify: FastifyInstance, services: { logger: J
   // A Versioned result becomes its resource plus ETag (and Location): one place, no per-request interceptor.
   fastify.addHook('preSerialization', async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     if (!(payload instanceof Versioned)) return payload;
-    reply.header('etag', etagFor(payload.version));
-    if (payload.location) reply.header('location', payload.location);
+    reply.headers(responseHeadersOf(payload));
     return payload.resource;
   });
   fastify.addHook('onSend', async (request, reply) => {

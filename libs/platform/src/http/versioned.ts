@@ -20,6 +20,11 @@ export class Versioned<Resource> {
   ) {}
 }
 
+/** The headers a Versioned result is answered with: its ETag and, for a creation, its Location. */
+export function responseHeadersOf(result: Versioned<unknown>): Record<string, string> {
+  return { etag: etagFor(result.version), ...(result.location ? { location: result.location } : {}) };
+}
+
 const ETAG = /^(?:W\/)?"(\d{1,9})"$/;
 
 /**

@@ -54,6 +54,24 @@ export function buildOpenApiDocument(app: INestApplication, description: string)
         description: 'The environment to act on (uuid); the token must list it in its `environments` claim.',
         schema: { type: 'string', format: 'uuid' },
       },
+      IdempotencyKey: {
+        name: 'idempotency-key',
+        in: 'header',
+        required: false,
+        description:
+          'Makes the write safe to retry (1–255 printable ASCII characters, e.g. a uuid; else 400 at /headers/idempotency-key). ' +
+          'Scoped to the environment and the caller (token sub) and kept IDEMPOTENCY_RETENTION_HOURS (24 h by default). ' +
+          'The same request again answers the stored response byte for byte with `Idempotent-Replayed: true` (errors too, except 5xx and 409 version-conflict, which release the key); ' +
+          'another request with the key is a 422 idempotency-key-reused; while the first still runs, a 409 idempotency-key-in-flight.',
+        schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+      },
+    },
+    headers: {
+      ...document.components?.headers,
+      IdempotentReplayed: {
+        description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key (absent otherwise).',
+        schema: { type: 'string', enum: ['true'] },
+      },
     },
   };
   typeIntegersAsIntegers(document);
@@ -68,9 +86,32 @@ export function buildOpenApiDocument(app: INestApplication, description: string)
           content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } },
         };
       }
+      if (method === 'post' || method === 'put') documentIdempotency(operation);
     }
   }
   return document;
+}
+
+type OperationObject = NonNullable<OpenAPIObject['paths'][string]['post']>;
+
+/** Every POST and PUT takes Idempotency-Key (see IdempotencyInterceptor). */
+function documentIdempotency(operation: OperationObject): void {
+  operation.parameters = [...(operation.parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];
+  for (const [status, response] of Object.entries(operation.responses)) {
+    if (status.startsWith('2') && response && !('$ref' in response)) {
+      response.headers = { ...response.headers, 'Idempotent-Replayed': { $ref: '#/components/headers/IdempotentReplayed' } };
+    }
+  }
+  const errors: Record<string, string> = {
+    '400': 'Malformed Idempotency-Key (invalid-idempotency-key, pointer /headers/idempotency-key)',
+    '409': 'A request with the same Idempotency-Key is still running (idempotency-key-in-flight; Retry-After)',
+    '422': 'The Idempotency-Key was used for a different request (idempotency-key-reused)',
+  };
+  for (const [status, text] of Object.entries(errors)) {
+    const existing = operation.responses[status];
+    if (existing && !('$ref' in existing)) existing.description = `${existing.description}; or: ${text}`;
+    else operation.responses[status] = problemResponse(text);
+  }
 }
 
 export function problemResponse(description: string) {

@@ -53,6 +53,21 @@ registerProblemTypes({
     title: 'Conflict',
     description: 'The resource changed since the version the request was based on (stale If-Match or a concurrent write). Reload and retry.',
   },
+  'invalid-idempotency-key': {
+    status: 400,
+    title: 'Invalid Idempotency-Key',
+    description: 'The Idempotency-Key header must be sent once, with 1 to 255 printable ASCII characters.',
+  },
+  'idempotency-key-in-flight': {
+    status: 409,
+    title: 'Idempotency-Key in flight',
+    description: 'A request with this Idempotency-Key is still running; retry after it completes (Retry-After) to receive its response. It never runs twice.',
+  },
+  'idempotency-key-reused': {
+    status: 422,
+    title: 'Idempotency-Key reused',
+    description: 'The Idempotency-Key was already used by this caller in this environment for a different request (method, path or body). Use a new key for a new request.',
+  },
   'stream-exists': { status: 409, title: 'Conflict', description: 'A resource with this id already exists.' },
   'invalid-text': {
     status: 422,

@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { buildProblem, PROBLEM_CONTENT_TYPE } from './problem';
+import { buildProblem, PROBLEM_CONTENT_TYPE, StoredResponse, StoredResponseReplay } from './problem';
 import { toProblemParts } from './to-problem';
 
 /** Every error leaves the service as application/problem+json; a 500 never carries a stack or SQL. */
@@ -15,8 +15,11 @@ export class ProblemDetailsFilter implements ExceptionFilter {
 }
 
 export function sendProblem(error: unknown, request: FastifyRequest, reply: FastifyReply, logger: Pick<Logger, 'error'>): void {
-  const parts = toProblemParts(error);
-  if (parts.unexpected) {
+  if (error instanceof StoredResponseReplay) {
+    void reply.status(error.response.status).headers(error.response.headers).send(error.response.body);
+    return;
+  }
+  if (toProblemParts(error).unexpected) {
     logger.error({
       msg: 'unhandled error',
       requestId: request.id,
@@ -25,10 +28,13 @@ export function sendProblem(error: unknown, request: FastifyRequest, reply: Fast
       error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
     });
   }
+  const { status, headers, body } = renderProblem(error, request);
+  void reply.status(status).headers(headers).send(body);
+}
+
+/** The problem document an error is answered with, as status, headers and the exact body text. */
+export function renderProblem(error: unknown, request: FastifyRequest): StoredResponse {
+  const parts = toProblemParts(error);
   const problem = buildProblem({ ...parts, instance: request.url, requestId: String(request.id) });
-  void reply
-    .status(parts.status)
-    .headers(parts.headers ?? {})
-    .header('content-type', PROBLEM_CONTENT_TYPE)
-    .send(JSON.stringify(problem));
+  return { status: parts.status, headers: { ...parts.headers, 'content-type': PROBLEM_CONTENT_TYPE }, body: JSON.stringify(problem) };
 }

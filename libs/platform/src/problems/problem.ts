@@ -28,6 +28,20 @@ export class HttpProblem extends Error {
   }
 }
 
+/** A response as sent (status, the headers that matter, the exact body), kept to be sent again byte for byte. */
+export interface StoredResponse {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/** Thrown to answer with a stored failure as it was first sent (the problem filter sends it unchanged). */
+export class StoredResponseReplay extends Error {
+  constructor(readonly response: StoredResponse) {
+    super(`stored ${response.status} response`);
+  }
+}
+
 export function buildProblem(input: {
   status: number;
   code: string;

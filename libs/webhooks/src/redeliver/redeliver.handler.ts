@@ -1,6 +1,6 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
-import { queryRows } from '@billing/event-store';
+import { inTransaction, queryRows } from '@billing/event-store';
 import { ConflictError, NotFoundError } from '@billing/shared-kernel';
 import { WebhookDispatcher } from '../delivery/dispatcher';
 import { DELIVERIES_CHANNEL } from '../projections/fan-out.reactor';
@@ -21,7 +21,7 @@ export class RedeliverNotificationHandler implements ICommandHandler<RedeliverNo
   ) {}
 
   async execute({ caller, deliveryId, now }: RedeliverNotification): Promise<void> {
-    await this.dataSource.transaction(async (tx) => {
+    await inTransaction(this.dataSource, async (tx) => {
       const [found] = await queryRows<{ subscription_status: string | null }>(
         tx,
         `select s.status as subscription_status

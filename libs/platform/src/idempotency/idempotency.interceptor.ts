@@ -1,0 +1,69 @@
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
+import { Reflector } from '@nestjs/core';
+import type { FastifyReply } from 'fastify';
+import { lastValueFrom, Observable, of } from 'rxjs';
+import { ProjectionRunner, StreamVersionConflictError } from '@billing/event-store';
+import { AuthenticatedRequest } from '../http/request-context';
+import { responseHeadersOf, Versioned } from '../http/versioned';
+import { renderProblem } from '../problems/problem-details.filter';
+import { StoredResponse, StoredResponseReplay } from '../problems/problem';
+import { toProblemParts } from '../problems/to-problem';
+import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey, requestFingerprint } from './idempotency-key';
+import { IdempotencyStore } from './idempotency.store';
+
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/**
+ * `Idempotency-Key` on every POST and PUT (GET and DELETE ignore it). The
+ * first request with a key runs inside the key's transaction and its
+ * response is stored with it; the same request again gets that response
+ * byte for byte with `Idempotent-Replayed: true`. Failures are kept too,
+ * except 5xx and version conflicts, which leave no key behind so a retry
+ * runs again. The read models are awaited after the commit, so a
+ * read-model timeout (503) leaves a key whose replay is the committed result.
+ */
+@Injectable()
+export class IdempotencyInterceptor implements NestInterceptor {
+  constructor(
+    private readonly store: IdempotencyStore,
+    private readonly runner: ProjectionRunner,
+    private readonly reflector: Reflector,
+  ) {}
+
+  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    if (request.method !== 'POST' && request.method !== 'PUT') return next.handle();
+    const key = parseIdempotencyKey(request.raw.headersDistinct[IDEMPOTENCY_KEY_HEADER]);
+    const caller = request.caller;
+    if (key === undefined || !caller) return next.handle();
+
+    const status = this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ?? (request.method === 'POST' ? 201 : 200);
+    const outcome = await this.store.once(
+      { environmentId: caller.environmentId, subject: caller.actor, key },
+      { method: request.method, path: request.url, fingerprint: requestFingerprint(request.method, request.url, request.body) },
+      async () => toStoredResponse(status, await lastValueFrom(next.handle(), { defaultValue: undefined })),
+      (error) => (keepsKey(error) ? renderProblem(error, request) : undefined),
+    );
+    await this.runner.awaitProjections(outcome.written);
+
+    const reply = context.switchToHttp().getResponse<FastifyReply>();
+    if (outcome.replayed) reply.header('idempotent-replayed', 'true');
+    if (outcome.response.status >= 400) throw new StoredResponseReplay(outcome.response);
+    reply.headers(outcome.response.headers);
+    // A string is sent as it is: the first answer and every replay are the same bytes.
+    return of(outcome.response.body);
+  }
+}
+
+/** A failure is an answer to keep unless retrying may succeed: a server error or a lost race (version conflict). */
+function keepsKey(error: unknown): boolean {
+  return toProblemParts(error).status < 500 && !(error instanceof StreamVersionConflictError);
+}
+
+function toStoredResponse(status: number, result: unknown): StoredResponse {
+  if (result === undefined) return { status, headers: {}, body: '' };
+  const resource = result instanceof Versioned ? result.resource : result;
+  const headers = result instanceof Versioned ? responseHeadersOf(result) : {};
+  return { status, headers: { 'content-type': JSON_CONTENT_TYPE, ...headers }, body: JSON.stringify(resource) };
+}

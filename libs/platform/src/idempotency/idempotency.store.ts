@@ -1,0 +1,146 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, QueryRunner } from 'typeorm';
+import { UnitOfWork, withinUnitOfWork, WrittenStream } from '@billing/event-store';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { Clock } from '../http/request-context';
+import { HttpProblem, StoredResponse } from '../problems/problem';
+import { IDEMPOTENCY_KEY_POINTER, IdempotencyScope } from './idempotency-key';
+
+export interface IdempotentRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly fingerprint: string;
+}
+
+export interface IdempotentOutcome {
+  readonly response: StoredResponse;
+  /** True when the response is a stored one: the command did not run now. */
+  readonly replayed: boolean;
+  /** What the command wrote (nothing on a replay), for read-your-writes after the commit. */
+  readonly written: readonly WrittenStream[];
+}
+
+/** A rendered failure to keep with the key, or undefined to release the key (5xx, version conflicts). */
+export type KeptFailure = (error: unknown) => StoredResponse | undefined;
+
+const SAVEPOINT = 'idempotent_command';
+
+/**
+ * Runs a command at most once per key. One transaction holds a lock on the
+ * key (`pg_try_advisory_xact_lock`: a second request with the key while the
+ * first runs is told so at once rather than queued), the command's own
+ * statements (through a unit of work) and the key's row with the response.
+ * So the events and the key commit together or not at all, across processes
+ * and crashes; the lock goes with the transaction, so a crash releases it.
+ */
+@Injectable()
+export class IdempotencyStore {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly clock: Clock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async once(scope: IdempotencyScope, request: IdempotentRequest, execute: () => Promise<StoredResponse>, keptFailure: KeptFailure): Promise<IdempotentOutcome> {
+    const runner = this.dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      await runner.startTransaction();
+      const now = this.clock.now();
+      const [{ locked }] = await runner.query(`select pg_try_advisory_xact_lock(hashtextextended($1, 0)) as locked`, [
+        `${scope.environmentId}\n${scope.subject}\n${scope.key}`,
+      ]);
+      if (!locked) throw inFlight();
+      const [stored] = await runner.query(
+        `select fingerprint, status, headers, body from idempotency_keys
+          where environment_id = $1 and subject = $2 and key = $3 and expires_at > $4`,
+        [scope.environmentId, scope.subject, scope.key, now],
+      );
+      if (stored) {
+        await runner.rollbackTransaction();
+        if (stored.fingerprint !== request.fingerprint) throw reused();
+        return { response: { status: stored.status, headers: stored.headers, body: stored.body }, replayed: true, written: [] };
+      }
+      const { response, written } = await this.runOnce(runner, execute, keptFailure);
+      const saved = await runner.query(
+        `insert into idempotency_keys (environment_id, subject, key, fingerprint, method, path, status, headers, body, created_at, expires_at)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+         on conflict (environment_id, subject, key) do update
+            set fingerprint = excluded.fingerprint, method = excluded.method, path = excluded.path, status = excluded.status,
+                headers = excluded.headers, body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at
+          where idempotency_keys.expires_at <= excluded.created_at
+         returning 1`,
+        [
+          scope.environmentId,
+          scope.subject,
+          scope.key,
+          request.fingerprint,
+          request.method,
+          request.path,
+          response.status,
+          JSON.stringify(response.headers),
+          response.body,
+          now,
+          new Date(now.getTime() + this.config.idempotencyRetentionHours * 3_600_000),
+        ],
+      );
+      // Only a live row of another transaction can stand in the way, and the lock rules that out; never overwrite one.
+      if (saved.length === 0) throw inFlight();
+      await runner.commitTransaction();
+      return { response, replayed: false, written };
+    } catch (error) {
+      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
+      throw error;
+    } finally {
+      await runner.release();
+    }
+  }
+
+  /** Deletes keys past their retention, a batch at a time; answers how many. */
+  async purgeExpired(batchSize = 10_000): Promise<number> {
+    let purged = 0;
+    for (;;) {
+      const [, count] = (await this.dataSource.query(
+        `delete from idempotency_keys where ctid = any(array(select ctid from idempotency_keys where expires_at <= $1 limit $2))`,
+        [this.clock.now(), batchSize],
+      )) as [unknown, number];
+      purged += count;
+      if (count < batchSize) return purged;
+    }
+  }
+
+  /** The command inside the key's transaction; a failure it keeps is rolled back to before the command and stored. */
+  private async runOnce(
+    runner: QueryRunner,
+    execute: () => Promise<StoredResponse>,
+    keptFailure: KeptFailure,
+  ): Promise<{ response: StoredResponse; written: readonly WrittenStream[] }> {
+    await runner.query(`savepoint ${SAVEPOINT}`);
+    const unit = new UnitOfWork(runner.manager);
+    try {
+      return { response: await withinUnitOfWork(unit, execute), written: unit.written };
+    } catch (error) {
+      const response = keptFailure(error);
+      if (!response) throw error;
+      await runner.query(`rollback to savepoint ${SAVEPOINT}`);
+      return { response, written: [] };
+    } finally {
+      unit.close();
+    }
+  }
+}
+
+function inFlight(): HttpProblem {
+  return new HttpProblem(
+    409,
+    'idempotency-key-in-flight',
+    'A request with this Idempotency-Key is still being processed; retry after it completes to receive its response.',
+    undefined,
+    { 'retry-after': '1' },
+  );
+}
+
+function reused(): HttpProblem {
+  const detail = 'was already used with a different request (method, path or body)';
+  return new HttpProblem(422, 'idempotency-key-reused', `This Idempotency-Key ${detail}; use a new key for a new request.`, [{ pointer: IDEMPOTENCY_KEY_POINTER, detail }]);
+}
