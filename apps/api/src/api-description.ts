@@ -16,4 +16,11 @@ body (query parameters as \`/query/<name>\`, headers as \`/headers/<name>\`).
 
 **Consistency.** A write answers after the read models reflect it, so an immediately following GET
 returns the new state. Writes that carry \`If-Match\` with a stale ETag answer 409.
+
+**Idempotency.** Every POST and PUT accepts \`Idempotency-Key\` (1–255 printable ASCII characters),
+scoped to the environment and the token's \`sub\`, kept 24 hours (IDEMPOTENCY_RETENTION_HOURS). The
+key commits in the same transaction as the write's events. The same request again answers the stored
+response byte for byte with \`Idempotent-Replayed: true\` (client errors included; 5xx and 409
+version-conflict release the key); a different request with the key is a 422
+idempotency-key-reused; a retry while the first still runs is a 409 idempotency-key-in-flight.
 `.trim();
