@@ -34,6 +34,8 @@ export interface LoadSpec {
    * the second back to back at the start of each second.
    */
   readonly pacing?: 'autocannon' | 'paced';
+  /** A header sent with a fresh value on every request (e.g. idempotency-key: each request a new key). */
+  readonly uniqueHeader?: string;
   /** Where the LoadResult JSON goes. */
   readonly out: string;
 }
@@ -45,11 +47,15 @@ interface Tally {
   timeouts: number;
 }
 
+/** Counts across the warm-up and the measured run, so no value repeats within a process. */
+let uniqueValues = 0;
+
 function run(spec: LoadSpec, seconds: number, tally: Tally | null): Promise<{ result: autocannon.Result; wallSeconds: number }> {
   let next = 0;
   const setupRequest = (request: autocannon.Request): autocannon.Request => {
     const path = spec.paths[next++ % spec.paths.length];
-    return { ...request, path };
+    if (!spec.uniqueHeader) return { ...request, path };
+    return { ...request, path, headers: { ...request.headers, [spec.uniqueHeader]: `${process.pid}-${++uniqueValues}` } };
   };
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();

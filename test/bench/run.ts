@@ -414,6 +414,20 @@ async function serviceScenarios(databaseUrl: string, service: Service, receiverB
   );
   rows.push({ key: 'post', scenario: 'POST /invoices (2 lines)', result: post, ...(post ? {} : { failure: failures[failures.length - 1] }) });
 
+  // a'. POST /invoices, each request with a fresh Idempotency-Key
+  const keyed = await attempt('POST /invoices with Idempotency-Key', () =>
+    runLoad('POST /invoices + Idempotency-Key', {
+      url: service.base,
+      method: 'POST',
+      paths: ['/invoices'],
+      headers: jsonHeaders(plain),
+      body: createBody(),
+      expectStatus: 201,
+      uniqueHeader: 'idempotency-key',
+    }),
+  );
+  rows.push({ key: 'keyed', scenario: 'POST /invoices (2 lines), each with a new Idempotency-Key', result: keyed, ...(keyed ? {} : { failure: failures[failures.length - 1] }) });
+
   // b. POST /invoices in an environment with one webhook subscription
   const webhook = await attempt('POST /invoices with a webhook subscription', async () => {
     if (!receiverBase) throw new Error('the webhook receiver did not start');
@@ -699,6 +713,7 @@ function report(serverVersion: string, databaseNote: string): string {
   const get = byKey('get');
   const webhook = byKey('webhook');
   const half = byKey('half');
+  const keyed = byKey('keyed');
   const pacedRun = byKey('paced');
   const lines: string[] = [];
   lines.push(`## ${REPORT_HEADING}`);
@@ -739,6 +754,7 @@ function report(serverVersion: string, databaseNote: string): string {
     { name: 'POST /invoices ÷ raw Postgres tps', value: ratio(post, raw), target: '≥ 0.35', met: (v) => v >= 0.35, digits: 2 },
     { name: 'PUT /invoices/{id} ÷ raw Postgres tps', value: ratio(put, raw), target: '≥ 0.35', met: (v) => v >= 0.35, digits: 2 },
     { name: 'GET /invoices/{id} ÷ bare Fastify', value: ratio(get, bare), target: '≥ 0.40', met: (v) => v >= 0.4, digits: 2 },
+    { name: 'POST with Idempotency-Key ÷ POST without', value: ratio(keyed, post), target: '≥ 0.80', met: (v) => v >= 0.8, digits: 2 },
     { name: 'POST with a webhook subscription ÷ POST without', value: ratio(webhook, post), target: '1.0 (≥ 0.95)', met: (v) => v >= 0.95, digits: 2 },
     { name: 'POST /invoices p99 at 50 % of the max rate, autocannon overallRate (ms)', value: half ? half.p99 : null, target: '≤ 20 ms', met: (v) => v <= 20, digits: 2 },
     { name: 'POST /invoices p99 at 50 % of the max rate, evenly paced (ms)', value: pacedRun ? pacedRun.p99 : null, target: '≤ 20 ms', met: (v) => v <= 20, digits: 2 },

@@ -79,7 +79,7 @@ describe('Idempotency-Key across a kill -9 between the commit and the answer', (
         expect(replay.status).toBe(201);
         expect(replay.headers.get('idempotent-replayed')).toBe('true');
         expect(replay.headers.get('etag')).toBe('"1"');
-        const body = await replay.json();
+        const body = (await replay.json()) as { id: string; name: string };
         expect(body.name).toBe(name);
         expect(replay.headers.get('location')).toBe(`/products/${body.id}`);
         // The replay names the committed product, readable once the new process's projector has caught up.
