@@ -69,6 +69,7 @@ export async function startTestApp(
   const token = (environments = [environmentId], signOptions: SignOptions = {}, secret = TEST_JWT_SECRET) =>
     sign({ environments }, secret, { algorithm: 'HS256', subject: 'test-user', expiresIn: 3600, ...signOptions });
   const defaultToken = token();
+  let writes = 0;
 
   return {
     app,
@@ -80,6 +81,10 @@ export async function startTestApp(
     token,
     async request(method, path, request = {}) {
       const headers: Record<string, string> = { ...request.headers };
+      // Every other write of the whole e2e suite carries a fresh Idempotency-Key, so each route is proven on both paths.
+      if ((method === 'POST' || method === 'PUT') && !Object.keys(headers).some((h) => h.toLowerCase() === 'idempotency-key') && writes++ % 2 === 0) {
+        headers['idempotency-key'] = randomUUID();
+      }
       const environment = request.environment === undefined ? environmentId : request.environment;
       if (environment !== null) headers['x-environment'] = environment;
       const bearer = request.token === undefined ? defaultToken : request.token;

@@ -1,22 +1,22 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandPath } from '@billing/event-store';
-import { decideAddSettlement, invoiceEvolver } from '../domain';
+import { decideAddSettlement, invoiceEvolver, InvoiceState } from '../domain';
 import { invoiceStream } from '../streams';
 import { Written } from '../written';
 import { AddSettlementCommand } from './add-settlement.command';
 
 @CommandHandler(AddSettlementCommand)
-export class AddSettlementHandler implements ICommandHandler<AddSettlementCommand, Written> {
+export class AddSettlementHandler implements ICommandHandler<AddSettlementCommand, Written<InvoiceState>> {
   constructor(private readonly commands: CommandPath) {}
 
-  async execute({ environmentId, input, context, expectedVersion }: AddSettlementCommand): Promise<Written> {
-    const { version } = await this.commands.handle(
+  async execute({ environmentId, input, context, expectedVersion }: AddSettlementCommand): Promise<Written<InvoiceState>> {
+    const { version, state } = await this.commands.handle(
       invoiceStream(environmentId, input.invoiceId),
       invoiceEvolver,
       (state) => decideAddSettlement(input, state, context.meta),
       context,
       { expectedVersion },
     );
-    return { id: input.invoiceId, version };
+    return { id: input.invoiceId, version, state };
   }
 }

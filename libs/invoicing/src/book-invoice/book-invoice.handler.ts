@@ -31,16 +31,16 @@ import { BookInvoiceCommand } from './book-invoice.command';
  * A draft invoice is booked at the current rates of its tax codes.
  */
 @CommandHandler(BookInvoiceCommand)
-export class BookInvoiceHandler implements ICommandHandler<BookInvoiceCommand, Written> {
+export class BookInvoiceHandler implements ICommandHandler<BookInvoiceCommand, Written<InvoiceState>> {
   constructor(
     private readonly commands: CommandPath,
     private readonly taxRegister: TaxRegisterReader,
   ) {}
 
-  async execute({ environmentId, invoiceId, date, context, expectedVersion }: BookInvoiceCommand): Promise<Written> {
+  async execute({ environmentId, invoiceId, date, context, expectedVersion }: BookInvoiceCommand): Promise<Written<InvoiceState>> {
     const { meta, metadata } = context;
     const stream = invoiceStream(environmentId, invoiceId);
-    const version = await this.commands.transaction(async (session) => {
+    const { version, booked } = await this.commands.transaction(async (session) => {
       const loaded = await session.load(stream, invoiceEvolver, expectedVersion);
       const { state } = loaded;
       // Only a draft takes a number and reads its codes' rates; for anything else the decider refuses first.
@@ -50,9 +50,9 @@ export class BookInvoiceHandler implements ICommandHandler<BookInvoiceCommand, W
       const { onCreditNote, credited } = await this.applyCreditNote(session, environmentId, booking.reduce(invoiceEvolver.evolve, state), meta);
       const appends: StreamAppend[] = [{ stream, expectedVersion: loaded.version, events: toNewEvents([...booking, ...onCreditNote], meta) }, ...credited];
       const { nextVersions } = await session.append(appends, metadata);
-      return nextVersions[0];
+      return { version: nextVersions[0], booked: [...booking, ...onCreditNote].reduce(invoiceEvolver.evolve, state) };
     });
-    return { id: invoiceId, version };
+    return { id: invoiceId, version, state: booked };
   }
 
   /**

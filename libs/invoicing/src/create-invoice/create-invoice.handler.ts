@@ -1,28 +1,28 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandPath } from '@billing/event-store';
-import { decideCreateInvoice, invoiceEvolver, taxCodesNamedBy } from '../domain';
+import { decideCreateInvoice, invoiceEvolver, InvoiceState, taxCodesNamedBy } from '../domain';
 import { invoiceStream } from '../streams';
 import { TaxRegisterReader } from '../tax-register';
 import { Written } from '../written';
 import { CreateInvoiceCommand } from './create-invoice.command';
 
 @CommandHandler(CreateInvoiceCommand)
-export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceCommand, Written> {
+export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceCommand, Written<InvoiceState>> {
   constructor(
     private readonly commands: CommandPath,
     private readonly taxRegister: TaxRegisterReader,
   ) {}
 
-  async execute({ environmentId, input, context }: CreateInvoiceCommand): Promise<Written> {
+  async execute({ environmentId, input, context }: CreateInvoiceCommand): Promise<Written<InvoiceState>> {
     const invoiceId = context.meta.newId();
     const taxes = await this.taxRegister.read(environmentId, taxCodesNamedBy(input.items));
-    const { version } = await this.commands.handle(
+    const { version, state } = await this.commands.handle(
       invoiceStream(environmentId, invoiceId),
       invoiceEvolver,
       (state) => decideCreateInvoice({ ...input, invoiceId, taxes }, state, context.meta),
       context,
       { newStream: true },
     );
-    return { id: invoiceId, version };
+    return { id: invoiceId, version, state };
   }
 }

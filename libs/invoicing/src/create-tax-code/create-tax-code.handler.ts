@@ -1,6 +1,6 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandPath } from '@billing/event-store';
-import { decideCreateTaxCode, taxCodeEvolver } from '../domain';
+import { decideCreateTaxCode, taxCodeEvolver, TaxCodeState } from '../domain';
 import { taxCodeStream } from '../streams';
 import { Written } from '../written';
 import { CreateTaxCodeCommand } from './create-tax-code.command';
@@ -11,17 +11,17 @@ import { CreateTaxCodeCommand } from './create-tax-code.command';
  * answers 409 tax-code-exists.
  */
 @CommandHandler(CreateTaxCodeCommand)
-export class CreateTaxCodeHandler implements ICommandHandler<CreateTaxCodeCommand, Written> {
+export class CreateTaxCodeHandler implements ICommandHandler<CreateTaxCodeCommand, Written<TaxCodeState>> {
   constructor(private readonly commands: CommandPath) {}
 
-  async execute({ environmentId, input, context }: CreateTaxCodeCommand): Promise<Written> {
-    const { version } = await this.commands.handle(
+  async execute({ environmentId, input, context }: CreateTaxCodeCommand): Promise<Written<TaxCodeState>> {
+    const { version, state } = await this.commands.handle(
       taxCodeStream(environmentId, input.code),
       taxCodeEvolver,
       (state) => decideCreateTaxCode(input, state, context.meta),
       context,
       { retryOnConflict: true },
     );
-    return { id: input.code, version };
+    return { id: input.code, version, state };
   }
 }

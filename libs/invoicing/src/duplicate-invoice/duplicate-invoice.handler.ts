@@ -1,6 +1,6 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandPath, toNewEvents } from '@billing/event-store';
-import { decideDuplicateInvoice, invoiceEvolver, taxCodesOf } from '../domain';
+import { decideDuplicateInvoice, invoiceEvolver, InvoiceState, taxCodesOf } from '../domain';
 import { invoiceStream } from '../streams';
 import { TaxRegisterReader } from '../tax-register';
 import { Written } from '../written';
@@ -11,17 +11,17 @@ import { DuplicateInvoiceCommand } from './duplicate-invoice.command';
  * transaction over both streams. Answers with the NEW invoice.
  */
 @CommandHandler(DuplicateInvoiceCommand)
-export class DuplicateInvoiceHandler implements ICommandHandler<DuplicateInvoiceCommand, Written> {
+export class DuplicateInvoiceHandler implements ICommandHandler<DuplicateInvoiceCommand, Written<InvoiceState>> {
   constructor(
     private readonly commands: CommandPath,
     private readonly taxRegister: TaxRegisterReader,
   ) {}
 
-  async execute({ environmentId, invoiceId, reverse, context, expectedVersion }: DuplicateInvoiceCommand): Promise<Written> {
+  async execute({ environmentId, invoiceId, reverse, context, expectedVersion }: DuplicateInvoiceCommand): Promise<Written<InvoiceState>> {
     const { meta, metadata } = context;
     const newInvoiceId = meta.newId();
     const sourceStream = invoiceStream(environmentId, invoiceId);
-    const version = await this.commands.transaction(async (session) => {
+    const { version, copy } = await this.commands.transaction(async (session) => {
       const source = await session.load(sourceStream, invoiceEvolver, expectedVersion);
       // A copy is a new draft, priced at the current rates of its codes (a credit note keeps the source's).
       const taxes = source.state.status === 'none' ? new Map() : await this.taxRegister.read(environmentId, taxCodesOf(source.state), session.tx);
@@ -33,8 +33,8 @@ export class DuplicateInvoiceHandler implements ICommandHandler<DuplicateInvoice
         ],
         metadata,
       );
-      return nextVersions[1];
+      return { version: nextVersions[1], copy: newStreamEvents.reduce(invoiceEvolver.evolve, invoiceEvolver.initialState()) };
     });
-    return { id: newInvoiceId, version };
+    return { id: newInvoiceId, version, state: copy };
   }
 }

@@ -4,7 +4,7 @@ import { ApiBody, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiQuery, A
 import { NotFoundError, ValidationError } from '@billing/shared-kernel';
 import { CommandContext } from '@billing/event-store';
 import { Caller, CallerContext, Clock, commandContext, IfMatch, isUuid, oneOf, parseLimit, problemResponse, readQuery, ResourceIdPipe, Versioned } from '@billing/platform';
-import { InvoiceStatus, InvoiceType, SettlementStatus } from '../domain';
+import { InvoiceState, InvoiceStatus, InvoiceType, SettlementStatus, taxCodesOf } from '../domain';
 import { AddSettlementCommand } from '../add-settlement/add-settlement.command';
 import { AddSettlementDto } from '../add-settlement/add-settlement.dto';
 import { BookInvoiceCommand } from '../book-invoice/book-invoice.command';
@@ -15,8 +15,9 @@ import { DuplicateInvoiceCommand } from '../duplicate-invoice/duplicate-invoice.
 import { DuplicateInvoiceDto } from '../duplicate-invoice/duplicate-invoice.dto';
 import { UpdateInvoiceCommand } from '../update-invoice/update-invoice.command';
 import { UpdateInvoiceDto, updateInvoiceInput } from '../update-invoice/update-invoice.dto';
-import { InvoiceView } from '../read-model/invoice-view';
+import { InvoiceView, renderInvoiceView } from '../read-model/invoice-view';
 import { InvoicingReadModel } from '../read-model/invoicing.read-model';
+import { TaxRegisterReader } from '../tax-register';
 import { Written } from '../written';
 import { InvoiceDetailDto, InvoicePageDto } from './invoice-detail.dto';
 import { InvoiceLineInputDto } from './invoice-line-input.dto';
@@ -40,6 +41,7 @@ export class InvoicesController {
   constructor(
     private readonly commands: CommandBus,
     private readonly readModel: InvoicingReadModel,
+    private readonly taxRegister: TaxRegisterReader,
     private readonly clock: Clock,
   ) {}
 
@@ -49,8 +51,10 @@ export class InvoicesController {
   @ApiResponse({ status: 201, description: 'The new draft invoice.', type: InvoiceDetailDto, headers: CREATED_HEADERS })
   @ApiResponse({ status: 422, ...problemResponse('Invalid body: unknown property, unknown tax code or currency, too many decimals, discount, more than 500 lines (pointer /items)') })
   async create(@Caller() caller: CallerContext, @Body() body: CreateInvoiceDto): Promise<Versioned<InvoiceView>> {
-    const { id } = await this.commands.execute<CreateInvoiceCommand, Written>(new CreateInvoiceCommand(caller.environmentId, createInvoiceInput(body), this.context(caller)));
-    return this.invoice(caller, id, `/invoices/${id}`);
+    const written = await this.commands.execute<CreateInvoiceCommand, Written<InvoiceState>>(
+      new CreateInvoiceCommand(caller.environmentId, createInvoiceInput(body), this.context(caller)),
+    );
+    return this.answer(caller, written, `/invoices/${written.id}`);
   }
 
   @Get()
@@ -105,10 +109,10 @@ export class InvoicesController {
     @Body() body: UpdateInvoiceDto,
     @IfMatch() expectedVersion: number | undefined,
   ): Promise<Versioned<InvoiceView>> {
-    await this.commands.execute<UpdateInvoiceCommand, Written>(
+    const written = await this.commands.execute<UpdateInvoiceCommand, Written<InvoiceState>>(
       new UpdateInvoiceCommand(caller.environmentId, invoiceId, updateInvoiceInput(body), this.context(caller), expectedVersion),
     );
-    return this.invoice(caller, invoiceId);
+    return this.answer(caller, written);
   }
 
   @Post(':invoiceId/duplicate')
@@ -132,10 +136,10 @@ export class InvoicesController {
     @Body() body: DuplicateInvoiceDto,
     @IfMatch() expectedVersion: number | undefined,
   ): Promise<Versioned<InvoiceView>> {
-    const { id } = await this.commands.execute<DuplicateInvoiceCommand, Written>(
+    const written = await this.commands.execute<DuplicateInvoiceCommand, Written<InvoiceState>>(
       new DuplicateInvoiceCommand(caller.environmentId, invoiceId, optional(body)?.reverse ?? false, this.context(caller), expectedVersion),
     );
-    return this.invoice(caller, id);
+    return this.answer(caller, written);
   }
 
   @Put(':invoiceId/book')
@@ -164,10 +168,10 @@ export class InvoicesController {
     @Body() body: BookInvoiceDto,
     @IfMatch() expectedVersion: number | undefined,
   ): Promise<Versioned<InvoiceView>> {
-    await this.commands.execute<BookInvoiceCommand, Written>(
+    const written = await this.commands.execute<BookInvoiceCommand, Written<InvoiceState>>(
       new BookInvoiceCommand(caller.environmentId, invoiceId, optional(body)?.date, this.context(caller), expectedVersion),
     );
-    return this.invoice(caller, invoiceId);
+    return this.answer(caller, written);
   }
 
   @Post(':invoiceId/settlements')
@@ -185,19 +189,33 @@ export class InvoicesController {
     @IfMatch() expectedVersion: number | undefined,
   ): Promise<Versioned<InvoiceView>> {
     const settlement = { invoiceId, date: body.date, amount: body.amount, reference: body.reference, note: body.note };
-    await this.commands.execute<AddSettlementCommand, Written>(new AddSettlementCommand(caller.environmentId, settlement, this.context(caller), expectedVersion));
-    return this.invoice(caller, invoiceId);
+    const written = await this.commands.execute<AddSettlementCommand, Written<InvoiceState>>(
+      new AddSettlementCommand(caller.environmentId, settlement, this.context(caller), expectedVersion),
+    );
+    return this.answer(caller, written);
   }
 
   private context(caller: CallerContext): CommandContext {
     return commandContext(caller, this.clock);
   }
 
-  /** The invoice as the read model has it (a write has been awaited there), with its version for the ETag. */
-  private async invoice(caller: CallerContext, invoiceId: string, location?: string): Promise<Versioned<InvoiceView>> {
+  /** The invoice as the read model has it, with its version for the ETag. */
+  private async invoice(caller: CallerContext, invoiceId: string): Promise<Versioned<InvoiceView>> {
     const found = await this.readModel.invoice(caller.environmentId, invoiceId);
     if (!found) throw new NotFoundError('Invoice', invoiceId);
-    return new Versioned(found.resource, found.version, location);
+    return new Versioned(found.resource, found.version);
+  }
+
+  /**
+   * A write's answer: the invoice as its command left it, rendered as the
+   * read model stores it (a draft at its codes' current rates). Not read back
+   * from the read model: inside an Idempotency-Key's transaction nothing is
+   * projected before the answer is stored.
+   */
+  private async answer(caller: CallerContext, { id, version, state }: Written<InvoiceState>, location?: string): Promise<Versioned<InvoiceView>> {
+    if (state.status === 'none') throw new NotFoundError('Invoice', id);
+    const register = state.status === 'draft' && state.type === 'invoice' ? await this.taxRegister.read(caller.environmentId, taxCodesOf(state)) : undefined;
+    return new Versioned(renderInvoiceView(state, register), version, location);
   }
 }
 

@@ -9,7 +9,8 @@ import { CreateTaxCodeDto } from '../create-tax-code/create-tax-code.dto';
 import { UpdateTaxCodeCommand } from '../update-tax-code/update-tax-code.command';
 import { UpdateTaxCodeDto } from '../update-tax-code/update-tax-code.dto';
 import { InvoicingReadModel } from '../read-model/invoicing.read-model';
-import { TaxCodeView } from '../read-model/tax-code-view';
+import { TaxCodeView, taxCodeViewOf } from '../read-model/tax-code-view';
+import { TaxCodeState } from '../domain';
 import { Written } from '../written';
 import { TaxCodeDto, TaxCodePageDto } from './invoice-detail.dto';
 
@@ -36,8 +37,8 @@ export class TaxCodesController {
   @ApiResponse({ status: 422, ...problemResponse('Invalid code, rate (0 to 1, 4 decimals) or taxable') })
   async create(@Caller() caller: CallerContext, @Body() body: CreateTaxCodeDto): Promise<Versioned<TaxCodeView>> {
     const input = { code: body.code, rate: body.rate, taxable: body.taxable, description: body.description };
-    const { id } = await this.commands.execute<CreateTaxCodeCommand, Written>(new CreateTaxCodeCommand(caller.environmentId, input, this.context(caller)));
-    return this.taxCode(caller, id, `/tax-codes/${encodeURIComponent(id)}`);
+    const written = await this.commands.execute<CreateTaxCodeCommand, Written<TaxCodeState>>(new CreateTaxCodeCommand(caller.environmentId, input, this.context(caller)));
+    return answer(written, `/tax-codes/${encodeURIComponent(written.id)}`);
   }
 
   @Get()
@@ -79,18 +80,26 @@ export class TaxCodesController {
     @IfMatch() expectedVersion: number | undefined,
   ): Promise<Versioned<TaxCodeView>> {
     const input = { code, rate: body.rate, taxable: body.taxable, description: body.description };
-    await this.commands.execute<UpdateTaxCodeCommand, Written>(new UpdateTaxCodeCommand(caller.environmentId, input, this.context(caller), expectedVersion));
-    return this.taxCode(caller, code);
+    return answer(
+      await this.commands.execute<UpdateTaxCodeCommand, Written<TaxCodeState>>(new UpdateTaxCodeCommand(caller.environmentId, input, this.context(caller), expectedVersion)),
+    );
   }
 
   private context(caller: CallerContext): CommandContext {
     return commandContext(caller, this.clock);
   }
 
-  /** The tax code as the read model has it (a write has been awaited there), with its version for the ETag. */
-  private async taxCode(caller: CallerContext, code: string, location?: string): Promise<Versioned<TaxCodeView>> {
+  /** The tax code as the read model has it, with its version for the ETag. */
+  private async taxCode(caller: CallerContext, code: string): Promise<Versioned<TaxCodeView>> {
     const found = await this.readModel.taxCode(caller.environmentId, code);
     if (!found) throw new NotFoundError('Tax code', code);
-    return new Versioned(found.resource, found.version, location);
+    return new Versioned(found.resource, found.version);
   }
+}
+
+/** A write's answer: the tax code as its command left it (not read back: see InvoicesController.answer). */
+function answer({ id, version, state }: Written<TaxCodeState>, location?: string): Versioned<TaxCodeView> {
+  const view = taxCodeViewOf(state);
+  if (!view) throw new NotFoundError('Tax code', id);
+  return new Versioned(view, version, location);
 }

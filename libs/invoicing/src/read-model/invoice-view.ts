@@ -1,4 +1,5 @@
-import { Invoice, InvoiceCustomer, InvoiceLine, InvoiceSettlement, InvoiceState, InvoiceStatus, InvoiceType, SettlementStatus, settlementStatus, totalDue } from '../domain';
+import { DomainError } from '@billing/shared-kernel';
+import { Invoice, InvoiceCustomer, InvoiceLine, InvoiceSettlement, InvoiceState, InvoiceStatus, InvoiceType, SettlementStatus, settlementStatus, TaxRegister, totalDue, withCurrentTax } from '../domain';
 
 /**
  * The invoice as the API returns it: the read side's rendering of the
@@ -91,4 +92,20 @@ export function toInvoiceView(invoice: Invoice): InvoiceView {
 /** The invoice's resource view, null before it exists: the `invoice` stream's view for notifications. */
 export function invoiceViewOf(state: InvoiceState): InvoiceView | null {
   return state.status === 'none' ? null : toInvoiceView(state);
+}
+
+/**
+ * A draft invoice at its codes' current rates (the register of the codes its
+ * lines name), anything else as folded: what the read model stores and what
+ * a write answers.
+ */
+export function renderInvoiceView(invoice: Invoice, register: TaxRegister | undefined): InvoiceView {
+  if (!register || invoice.status !== 'draft' || invoice.type !== 'invoice') return toInvoiceView(invoice);
+  try {
+    return toInvoiceView(withCurrentTax(invoice, register));
+  } catch (error) {
+    // A higher rate pushing a total past ±(2^53 − 1): show the draft as written; booking it reports the 422.
+    if (error instanceof DomainError) return toInvoiceView(invoice);
+    throw error;
+  }
 }

@@ -1,8 +1,7 @@
 import { EntityManager } from 'typeorm';
-import { DomainError, formatScaledDecimal } from '@billing/shared-kernel';
+import { formatScaledDecimal } from '@billing/shared-kernel';
 import { Projection, queryRows, RecordedEvent, StoredEvent } from '@billing/event-store';
 import {
-  Invoice,
   InvoiceEvent,
   InvoiceState,
   ResolvedTax,
@@ -14,10 +13,9 @@ import {
   resolveTax,
   taxCodeEvolver,
   taxCodesOf,
-  withCurrentTax,
 } from '../domain';
 import { INVOICE_STREAM, TAX_CODE_STREAM } from '../streams';
-import { InvoiceView, toInvoiceView } from './invoice-view';
+import { renderInvoiceView } from './invoice-view';
 import { toTaxCodeView } from './tax-code-view';
 
 export const INVOICING_PROJECTION = 'invoicing.read-model';
@@ -281,22 +279,10 @@ async function registersFor(invoices: Rows<InvoiceState>, taxCodes: Rows<TaxCode
   return registers;
 }
 
-/** A draft invoice at its codes' current rates; anything else as folded. */
-function render(invoice: Invoice, register: TaxRegister | undefined): InvoiceView {
-  if (!register || invoice.status !== 'draft' || invoice.type !== 'invoice') return toInvoiceView(invoice);
-  try {
-    return toInvoiceView(withCurrentTax(invoice, register));
-  } catch (error) {
-    // A higher rate pushing a total past ±(2^53 − 1): show the draft as written; booking it reports the 422.
-    if (error instanceof DomainError) return toInvoiceView(invoice);
-    throw error;
-  }
-}
-
 async function writeInvoices(invoices: Rows<InvoiceState>, registers: Map<string, TaxRegister>, tx: EntityManager): Promise<void> {
   const rows = [...invoices.values()].flatMap((row) => (row.changed && row.state.status !== 'none' ? [{ ...row, invoice: row.state }] : []));
   if (rows.length === 0) return;
-  const views = rows.map((row) => render(row.invoice, registers.get(row.environmentId)));
+  const views = rows.map((row) => renderInvoiceView(row.invoice, registers.get(row.environmentId)));
   // One JSON document for the whole batch: JSON.stringify and jsonb_to_recordset are far cheaper than
   // escaping every view into a Postgres array literal and parsing it back.
   const records = rows.map((row, index) => ({
