@@ -1,0 +1,6 @@
+/** The pure subscriptions domain: the billing calendar, time zones, the Subscription aggregate and its billing. */
+export * from './calendar';
+export * from './time-zone';
+export * from './periods';
+export * from './subscription-events';
+export * from './subscription';
