@@ -4,3 +4,4 @@ export * from './time-zone';
 export * from './periods';
 export * from './subscription-events';
 export * from './subscription';
+export * from './billing';
