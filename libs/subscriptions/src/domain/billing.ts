@@ -227,7 +227,7 @@ export interface SubscriptionTimeline {
 export function timelineAt(subscription: Subscription, now: Date): SubscriptionTimeline {
   const today = localDateOf(now, subscription.timeZone);
   const last = finalDay(subscription);
-  // A term ending and renewing without a charge of this item in between: its next bill is in the renewed term.
+  // An item billed out for the current term bills next in the renewed one (renewedAt only stamps updatedAt, so now will do).
   const renewed = renewsAfterTerm(subscription)
     ? (evolveSubscription(subscription, renewedEvent(subscription, nextTerm(subscription), now)) as Subscription)
     : null;

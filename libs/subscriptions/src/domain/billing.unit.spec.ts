@@ -110,6 +110,19 @@ describe('nextDue', () => {
     });
   });
 
+  it('after a reactivation, the rest of a period cut short at cancelAt is billed pro rata from the day after', () => {
+    const feb7 = '2026-02-07T00:00:00.000Z';
+    const history = [
+      created({ items: [item('w', WEEKLY_ADVANCE)] }),
+      billed(JAN31, [line(charge('w', 'advance', JAN31, ['2026-01-31', '2026-02-06'], 7, 7), 700)]),
+      cancelled('2026-02-10'),
+      billed(feb7, [line(charge('w', 'advance', feb7, ['2026-02-07', '2026-02-10'], 4, 7), 700, 400)]),
+      { type: 'SubscriptionReactivated', schemaVersion: 1, data: { subscriptionId: SUBSCRIPTION_ID, reactivatedAt: '2026-02-09T00:00:00.000Z' } } as const,
+    ];
+    const feb11 = '2026-02-11T00:00:00.000Z';
+    expect(nextDue(stateOf(...history))?.charges).toEqual([charge('w', 'advance', feb11, ['2026-02-11', '2026-02-13'], 3, 7)]);
+  });
+
   it('nothing is ever due for an ended subscription, nor for an evergreen one whose one-time charge is billed', () => {
     expect(nextDue(stateOf(created(), cancelled('2026-03-30'), ended('2026-03-31T00:00:00.000Z')))).toBeNull();
     const oneTime = charge('s', 'one_time', JAN31, null, 1, 1);
