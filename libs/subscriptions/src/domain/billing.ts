@@ -1,0 +1,245 @@
+import { CommandMetadata, ConflictError, FieldError, ValidationError, assertAmountInRange } from '@billing/shared-kernel';
+import { addDays, daysInclusive, maxDate, minDate } from './calendar';
+import { Period, periodAt, proRate } from './periods';
+import {
+  ChargeKind,
+  SubscriptionBilled,
+  SubscriptionEnded,
+  SubscriptionEvent,
+  SubscriptionItem,
+  SubscriptionRenewed,
+  Term,
+} from './subscription-events';
+import {
+  Subscription,
+  SubscriptionState,
+  SubscriptionStatus,
+  endedError,
+  endsAt,
+  evolveSubscription,
+  existingSubscription,
+  finalDay,
+  isOverAt,
+  nextTerm,
+  renewsAfterTerm,
+} from './subscription';
+import { localDateOf, startOfDayIn } from './time-zone';
+
+/**
+ * What a subscription bills when, and billing it exactly once.
+ *
+ * Each item is billed in pieces: a period clipped to the term it lies in and to
+ * cancelAt. An item's next piece starts the day after the last day billed
+ * (`billedThrough`), so every day is billed once by construction, and billing
+ * the same billAt twice is refused (ConflictError `subscription-period-billed`).
+ * A piece bills at the start of its first day (advance) or of the day after its
+ * last (arrears); a one-time item once at the start of the first term.
+ *
+ * The engine's loop, up to its now:
+ *   due = nextDue(state); if due.billAt > now: stop;
+ *   due.charges empty → decideAdvanceSubscription, else price each charge's full
+ *   period and decideBillDue.
+ */
+
+export interface ItemCharge {
+  readonly itemId: string;
+  readonly kind: ChargeKind;
+  readonly billAt: Date;
+  /** The days charged, possibly shortened; null for a one-time charge. */
+  readonly period: Period | null;
+  readonly daysUsed: number;
+  readonly daysInFullPeriod: number;
+}
+
+/** The earliest thing that falls due: at `billAt`, first the renewal (if any), then the charges, then the end (if it ends). */
+export interface DueBilling {
+  readonly billAt: Date;
+  /** The term SubscriptionRenewed starts at billAt; the new term's first advance charges are among `charges`. */
+  readonly renewal: { readonly start: string; readonly end: string } | null;
+  /** Grouped: every item billed at billAt, for one invoice. Empty when only a renewal or the end is due. */
+  readonly charges: readonly ItemCharge[];
+  /** SubscriptionEnded at billAt, after the charges (the final arrears). */
+  readonly ends: boolean;
+}
+
+/** The item's next unbilled piece, or null when it has nothing left to bill in the current term. */
+export function nextCharge(subscription: Subscription, item: SubscriptionItem): ItemCharge | null {
+  const { anchor, term, cancelAt, timeZone } = subscription;
+  const billed = subscription.billedThrough[item.id];
+  if (item.schedule.purchase === 'one_time') {
+    if (billed !== undefined) return null;
+    return { itemId: item.id, kind: 'one_time', billAt: startOfDayIn(anchor, timeZone), period: null, daysUsed: 1, daysInFullPeriod: 1 };
+  }
+  const first = billed === undefined ? anchor : addDays(billed, 1);
+  // A piece never crosses a term boundary: one left over from the previous term ends where that term ended.
+  const termLast = first < term.start ? addDays(term.start, -1) : term.end;
+  const last = cancelAt === null ? termLast : termLast === null ? cancelAt : minDate(termLast, cancelAt);
+  if (last !== null && first > last) return null;
+  const full = periodAt(anchor, item.schedule, first);
+  const end = last === null ? full.end : minDate(full.end, last);
+  const { billingTiming } = item.schedule;
+  return {
+    itemId: item.id,
+    kind: billingTiming,
+    billAt: startOfDayIn(billingTiming === 'advance' ? first : addDays(end, 1), timeZone),
+    period: { start: first, end },
+    daysUsed: daysInclusive(first, end),
+    daysInFullPeriod: daysInclusive(full.start, full.end),
+  };
+}
+
+function chargesOf(subscription: Subscription): ItemCharge[] {
+  return subscription.items.flatMap((item) => nextCharge(subscription, item) ?? []);
+}
+
+function earliest(charges: readonly ItemCharge[]): Date | null {
+  return charges.reduce<Date | null>((min, { billAt }) => (min === null || billAt < min ? billAt : min), null);
+}
+
+/** The next instant something falls due for the subscription, with all it brings; null when nothing ever will. */
+export function nextDue(state: SubscriptionState): DueBilling | null {
+  if (state.status === 'none' || state.status === 'ended') return null;
+  const charges = chargesOf(state);
+  const chargeAt = earliest(charges);
+  if (renewsAfterTerm(state)) {
+    const renewAt = startOfDayIn(addDays(state.term.end!, 1), state.timeZone);
+    if (chargeAt === null || renewAt <= chargeAt) {
+      // Renewing first lets the new term's advance charges join the old term's final arrears at the same instant.
+      const renewal = nextTerm(state);
+      const renewed = evolveSubscription(state, renewedEvent(state, renewal, renewAt)) as Subscription;
+      return { billAt: renewAt, renewal, charges: chargesOf(renewed).filter((charge) => charge.billAt.getTime() === renewAt.getTime()), ends: false };
+    }
+  }
+  const end = endsAt(state);
+  if (chargeAt === null) return end === null ? null : { billAt: end, renewal: null, charges: [], ends: true };
+  const due = charges.filter((charge) => charge.billAt.getTime() === chargeAt.getTime());
+  // Pieces stop at the final day, so the last of them (arrears) bill exactly when the subscription ends.
+  return { billAt: chargeAt, renewal: null, charges: due, ends: end !== null && end.getTime() === chargeAt.getTime() };
+}
+
+// ---------------------------------------------------------------- deciders
+
+export interface BillDue {
+  readonly subscriptionId: string;
+  /** The due instant being billed: nextDue(state).billAt. */
+  readonly billAt: Date;
+  /** The invoice the caller creates for these charges. */
+  readonly invoiceId: string;
+  /** Per charged item id: the price for a FULL period at the item's quantity (catalog pricing), in minor units. */
+  readonly amounts: Readonly<Record<string, bigint>>;
+}
+
+/**
+ * Bills the charges due at `billAt` (pro rata applied here), with the renewal
+ * before and the end after them when they fall due at the same instant.
+ * Refuses: a billAt already billed (`subscription-period-billed`), one that is
+ * not the next due instant with charges or is later than now
+ * (`subscription-billing-not-due`), an ended subscription (`subscription-ended`),
+ * and amounts missing or extra for the charged items (422 at /amounts/{itemId}).
+ */
+export function decideBillDue(command: BillDue, state: SubscriptionState, meta: CommandMetadata): SubscriptionEvent[] {
+  const subscription = existingSubscription(state, command.subscriptionId);
+  const { billAt } = command;
+  if (subscription.lastBilledAt !== null && billAt.getTime() <= Date.parse(subscription.lastBilledAt)) {
+    throw new ConflictError('subscription-period-billed', `the charges due at ${billAt.toISOString()} have been billed already`);
+  }
+  if (subscription.status === 'ended') throw endedError(subscription);
+  const due = nextDue(subscription);
+  if (due === null || due.charges.length === 0 || due.billAt.getTime() !== billAt.getTime() || billAt > meta.now) {
+    const next = due === null || due.charges.length === 0 ? 'no charge' : `the next charge at ${due.billAt.toISOString()}`;
+    throw new ConflictError('subscription-billing-not-due', `nothing is due for billing at ${billAt.toISOString()} (${next}, now ${meta.now.toISOString()})`);
+  }
+  const errors: FieldError[] = Object.keys(command.amounts)
+    .filter((itemId) => !due.charges.some((charge) => charge.itemId === itemId))
+    .map((itemId) => ({ pointer: `/amounts/${itemId}`, detail: `item ${itemId} is not charged at this billAt` }));
+  for (const { itemId } of due.charges) {
+    if (typeof command.amounts[itemId] !== 'bigint') errors.push({ pointer: `/amounts/${itemId}`, detail: 'is required: the full-period amount of this item' });
+  }
+  if (errors.length > 0) throw new ValidationError('The amounts do not match the charges due.', errors);
+
+  const at = billAt.toISOString();
+  const events: SubscriptionEvent[] = due.renewal === null ? [] : [renewedEvent(subscription, due.renewal, billAt)];
+  events.push({
+    type: 'SubscriptionBilled',
+    schemaVersion: 1,
+    data: {
+      subscriptionId: subscription.id,
+      invoiceId: command.invoiceId,
+      billAt: at,
+      lines: due.charges.map(({ itemId, kind, period, daysUsed, daysInFullPeriod }) => {
+        const fullAmount = assertAmountInRange(command.amounts[itemId], `/amounts/${itemId}`);
+        return { itemId, kind, period, daysUsed, daysInFullPeriod, fullAmount: Number(fullAmount), amount: Number(proRate(fullAmount, daysUsed, daysInFullPeriod)) };
+      }),
+      billedAt: meta.now.toISOString(),
+    },
+  } satisfies SubscriptionBilled);
+  if (due.ends) events.push(endedEvent(subscription, billAt));
+  return events;
+}
+
+export interface AdvanceSubscription {
+  readonly subscriptionId: string;
+}
+
+/**
+ * Records the renewals and the end that fall due up to now without a charge
+ * (only one-time items left, an advance-only subscription ending at term end, …).
+ * Stops at the first due instant that has charges: those go through
+ * decideBillDue, so events stay in billAt order. Nothing due: no events.
+ */
+export function decideAdvanceSubscription(command: AdvanceSubscription, state: SubscriptionState, meta: CommandMetadata): SubscriptionEvent[] {
+  let current = existingSubscription(state, command.subscriptionId) as SubscriptionState;
+  const events: SubscriptionEvent[] = [];
+  for (let due = nextDue(current); due !== null && due.charges.length === 0 && due.billAt <= meta.now; due = nextDue(current)) {
+    const subscription = current as Subscription;
+    const decided = due.renewal !== null ? [renewedEvent(subscription, due.renewal, due.billAt)] : [endedEvent(subscription, due.billAt)];
+    events.push(...decided);
+    current = decided.reduce(evolveSubscription, current);
+  }
+  return events;
+}
+
+function renewedEvent(subscription: Subscription, term: { start: string; end: string }, at: Date): SubscriptionRenewed {
+  return { type: 'SubscriptionRenewed', schemaVersion: 1, data: { subscriptionId: subscription.id, term, renewedAt: at.toISOString() } };
+}
+
+function endedEvent(subscription: Subscription, at: Date): SubscriptionEnded {
+  return { type: 'SubscriptionEnded', schemaVersion: 1, data: { subscriptionId: subscription.id, endedAt: at.toISOString() } };
+}
+
+// ---------------------------------------------------------------- view
+
+export interface ItemTimeline {
+  readonly itemId: string;
+  /** The period holding now (the first if not started, the last if over), shortened at the final day; null for one-time items. */
+  readonly period: Period | null;
+  /** The next instant the item will be billed (possibly past, if the engine has yet to bill it); null when never again. */
+  readonly billAt: Date | null;
+}
+
+export interface SubscriptionTimeline {
+  /** `ended` as soon as the end has passed, even before the engine records SubscriptionEnded. */
+  readonly status: SubscriptionStatus;
+  readonly term: Term;
+  readonly items: readonly ItemTimeline[];
+}
+
+export function timelineAt(subscription: Subscription, now: Date): SubscriptionTimeline {
+  const today = localDateOf(now, subscription.timeZone);
+  const last = finalDay(subscription);
+  // An item billed out for the current term bills next in the renewed one (renewedAt only stamps updatedAt, so now will do).
+  const renewed = renewsAfterTerm(subscription)
+    ? (evolveSubscription(subscription, renewedEvent(subscription, nextTerm(subscription), now)) as Subscription)
+    : null;
+  return {
+    status: isOverAt(subscription, now) ? 'ended' : subscription.status,
+    term: subscription.term,
+    items: subscription.items.map((item) => {
+      const charge = subscription.status === 'ended' ? null : (nextCharge(subscription, item) ?? (renewed && nextCharge(renewed, item)));
+      if (item.schedule.purchase === 'one_time') return { itemId: item.id, period: null, billAt: charge?.billAt ?? null };
+      const date = last === null ? today : minDate(today, last);
+      const full = periodAt(subscription.anchor, item.schedule, maxDate(date, subscription.anchor));
+      return { itemId: item.id, period: { start: full.start, end: last === null ? full.end : minDate(full.end, last) }, billAt: charge?.billAt ?? null };
+    }),
+  };
+}

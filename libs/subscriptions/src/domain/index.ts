@@ -1,0 +1,7 @@
+/** The pure subscriptions domain: the billing calendar, time zones, the Subscription aggregate and its billing. */
+export * from './calendar';
+export * from './time-zone';
+export * from './periods';
+export * from './subscription-events';
+export * from './subscription';
+export * from './billing';

@@ -1,0 +1,115 @@
+import { DomainEvent } from '@billing/shared-kernel';
+import { Period, TermLength, TermUnit } from './periods';
+
+/**
+ * The events of a subscription stream (stable `type` strings, schemaVersion 1).
+ * Data is plain JSON: dates are `YYYY-MM-DD` (local dates in the
+ * subscription's time zone), instants ISO 8601 UTC strings, amounts integer
+ * minor units as numbers within ±(2^53 − 1), quantities decimal strings.
+ */
+
+/** Passed through from the request, never interpreted by the domain. */
+export type SubscriptionCustomer = { readonly [member: string]: unknown };
+
+/** What the item's price said about billing when the subscription was created; later price edits do not change it. */
+export type ItemSchedule =
+  | { readonly purchase: 'one_time' }
+  | { readonly purchase: 'recurring'; readonly termCount: number; readonly termUnit: TermUnit; readonly billingTiming: 'advance' | 'arrears' };
+
+export interface SubscriptionItem {
+  readonly id: string;
+  readonly priceId: string;
+  readonly priceName: string;
+  readonly product: { readonly id: string; readonly name: string };
+  /** Canonical decimal string ("2", "1.5", "0.0001"): > 0, at most 4 decimals (exact as a bigint scaled by 10^4). */
+  readonly quantity: string;
+  readonly taxCode: string | null;
+  readonly schedule: ItemSchedule;
+}
+
+/** `end` null: evergreen. */
+export interface Term {
+  readonly start: string;
+  readonly end: string | null;
+}
+
+export interface SubscriptionCreatedData {
+  readonly subscriptionId: string;
+  readonly handle: string;
+  readonly customer: SubscriptionCustomer;
+  /** lowercase ISO 4217, like the catalog's pricing keys */
+  readonly currency: string;
+  /** canonical IANA name */
+  readonly timeZone: string;
+  readonly term: Term;
+  /** What a renewal repeats; null for an evergreen term. */
+  readonly termLength: TermLength | null;
+  readonly autoRenewal: boolean;
+  readonly items: readonly SubscriptionItem[];
+  readonly createdAt: string;
+}
+
+export interface SubscriptionCancelledData {
+  readonly subscriptionId: string;
+  /** The last day of service (inclusive). */
+  readonly cancelAt: string;
+  readonly cancelledAt: string;
+}
+
+export interface SubscriptionReactivatedData {
+  readonly subscriptionId: string;
+  readonly reactivatedAt: string;
+}
+
+export interface SubscriptionRenewedData {
+  readonly subscriptionId: string;
+  /** The new term: it starts the day after the previous one ended. */
+  readonly term: { readonly start: string; readonly end: string };
+  /** The instant the new term began (its first day's start in the subscription's zone). */
+  readonly renewedAt: string;
+}
+
+export type ChargeKind = 'advance' | 'arrears' | 'one_time';
+
+export interface BilledLine {
+  readonly itemId: string;
+  readonly kind: ChargeKind;
+  /** The days charged (shortened at a term end or cancelAt); null for a one-time charge. */
+  readonly period: Period | null;
+  /** daysUsed = daysInFullPeriod for a full period (and 1 = 1 for a one-time charge). */
+  readonly daysUsed: number;
+  readonly daysInFullPeriod: number;
+  /** What the caller priced for the full period at the item's quantity. */
+  readonly fullAmount: number;
+  /** fullAmount × daysUsed ÷ daysInFullPeriod, rounded half away from zero once. */
+  readonly amount: number;
+}
+
+/** Everything due at one instant: one invoice per subscription per billAt. */
+export interface SubscriptionBilledData {
+  readonly subscriptionId: string;
+  readonly invoiceId: string;
+  readonly billAt: string;
+  readonly lines: readonly BilledLine[];
+  readonly billedAt: string;
+}
+
+export interface SubscriptionEndedData {
+  readonly subscriptionId: string;
+  /** The instant service stopped: the start of the day after the last day of service. */
+  readonly endedAt: string;
+}
+
+export type SubscriptionCreated = DomainEvent<'SubscriptionCreated', SubscriptionCreatedData>;
+export type SubscriptionCancelled = DomainEvent<'SubscriptionCancelled', SubscriptionCancelledData>;
+export type SubscriptionReactivated = DomainEvent<'SubscriptionReactivated', SubscriptionReactivatedData>;
+export type SubscriptionRenewed = DomainEvent<'SubscriptionRenewed', SubscriptionRenewedData>;
+export type SubscriptionBilled = DomainEvent<'SubscriptionBilled', SubscriptionBilledData>;
+export type SubscriptionEnded = DomainEvent<'SubscriptionEnded', SubscriptionEndedData>;
+export type SubscriptionEvent =
+  | SubscriptionCreated
+  | SubscriptionCancelled
+  | SubscriptionReactivated
+  | SubscriptionRenewed
+  | SubscriptionBilled
+  | SubscriptionEnded;

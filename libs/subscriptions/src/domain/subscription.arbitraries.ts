@@ -1,0 +1,59 @@
+import { termLengthOf } from './periods';
+import { ItemSchedule, SubscriptionCreated, SubscriptionItem, Term } from './subscription-events';
+import { PriceFacts } from './subscription';
+
+/** Fixtures shared by the subscription and billing tests. */
+
+export const SUBSCRIPTION_ID = 'sub-1';
+export const PRODUCT = { id: 'prod-1', name: 'Pro' };
+
+export function priceFacts(overrides: Partial<PriceFacts> = {}): PriceFacts {
+  return {
+    id: 'price-monthly',
+    name: 'Pro monthly',
+    archived: false,
+    currencies: ['eur', 'usd'],
+    purchase: 'recurring',
+    termCount: 1,
+    termUnit: 'month',
+    billingTiming: 'advance',
+    product: PRODUCT,
+    ...overrides,
+  };
+}
+
+export const MONTHLY_ADVANCE: ItemSchedule = { purchase: 'recurring', termCount: 1, termUnit: 'month', billingTiming: 'advance' };
+export const MONTHLY_ARREARS: ItemSchedule = { purchase: 'recurring', termCount: 1, termUnit: 'month', billingTiming: 'arrears' };
+export const WEEKLY_ADVANCE: ItemSchedule = { purchase: 'recurring', termCount: 1, termUnit: 'week', billingTiming: 'advance' };
+export const ONE_TIME: ItemSchedule = { purchase: 'one_time' };
+
+export function item(id: string, schedule: ItemSchedule): SubscriptionItem {
+  return { id, priceId: `price-${id}`, priceName: `Price ${id}`, product: PRODUCT, quantity: '1', taxCode: null, schedule };
+}
+
+export interface CreatedOptions {
+  readonly term?: Term;
+  readonly autoRenewal?: boolean;
+  readonly timeZone?: string;
+  readonly items?: readonly SubscriptionItem[];
+}
+
+/** A SubscriptionCreated as decideCreateSubscription writes it. */
+export function created({ term = { start: '2026-01-31', end: null }, autoRenewal = false, timeZone = 'UTC', items = [item('a', MONTHLY_ADVANCE)] }: CreatedOptions = {}): SubscriptionCreated {
+  return {
+    type: 'SubscriptionCreated',
+    schemaVersion: 1,
+    data: {
+      subscriptionId: SUBSCRIPTION_ID,
+      handle: 'sub-0001',
+      customer: { id: 'cust-1' },
+      currency: 'eur',
+      timeZone,
+      term,
+      termLength: term.end === null ? null : termLengthOf(term.start, term.end),
+      autoRenewal,
+      items,
+      createdAt: '2026-01-01T09:00:00.000Z',
+    },
+  };
+}

@@ -1,0 +1,335 @@
+import {
+  CommandMetadata,
+  ConflictError,
+  Evolver,
+  FieldError,
+  NotFoundError,
+  ValidationError,
+  formatScaledDecimal,
+  isSupportedCurrency,
+  parseScaledDecimal,
+} from '@billing/shared-kernel';
+import { addDays, maxDate, minDate, validDate } from './calendar';
+import { TermLength, TermUnit, periodAt, termEnd, termLengthOf } from './periods';
+import {
+  ItemSchedule,
+  SubscriptionCancelled,
+  SubscriptionCreated,
+  SubscriptionCustomer,
+  SubscriptionEvent,
+  SubscriptionItem,
+  SubscriptionReactivated,
+  Term,
+} from './subscription-events';
+import { localDateOf, startOfDayIn, validTimeZone } from './time-zone';
+
+/**
+ * The Subscription aggregate, decider style: `evolve` folds events, one pure
+ * `decide*` per command returns events or throws a typed error. Time comes
+ * from CommandMetadata, item ids from `meta.newId()`, and what the catalog
+ * knows about each price comes with the command (`PriceFacts`). Billing
+ * (what is due when, and billing it) is in `billing.ts`.
+ */
+
+export const MAX_SUBSCRIPTION_ITEMS = 50;
+export const QUANTITY_SCALE = 4;
+
+export type SubscriptionStatus = 'active' | 'cancelled' | 'ended';
+
+export interface Subscription {
+  readonly status: SubscriptionStatus;
+  readonly id: string;
+  readonly handle: string;
+  readonly customer: SubscriptionCustomer;
+  readonly currency: string;
+  readonly timeZone: string;
+  /** The first term's start: every item's periods are anchored here for the subscription's whole life. */
+  readonly anchor: string;
+  /** The current term (after renewals: the latest). */
+  readonly term: Term;
+  readonly termLength: TermLength | null;
+  readonly autoRenewal: boolean;
+  /** Renewals so far: the current term is term number renewals + 1. */
+  readonly renewals: number;
+  readonly items: readonly SubscriptionItem[];
+  /** Per item id, the last day billed (a one-time item: the anchor, once billed). Absent: nothing billed yet. */
+  readonly billedThrough: Readonly<Record<string, string>>;
+  readonly lastBilledAt: string | null;
+  /** The last day of service (inclusive) once cancelled. */
+  readonly cancelAt: string | null;
+  readonly endedAt: string | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+/** Before its SubscriptionCreated a stream holds nothing. */
+export type SubscriptionState = { readonly status: 'none' } | Subscription;
+
+// ---------------------------------------------------------------- evolve
+
+export function initialSubscriptionState(): SubscriptionState {
+  return { status: 'none' };
+}
+
+export function evolveSubscription(state: SubscriptionState, event: SubscriptionEvent): SubscriptionState {
+  if (event.type === 'SubscriptionCreated') {
+    if (state.status !== 'none') return state;
+    const { subscriptionId, createdAt, ...data } = event.data;
+    return {
+      status: 'active',
+      id: subscriptionId,
+      ...data,
+      anchor: data.term.start,
+      renewals: 0,
+      billedThrough: {},
+      lastBilledAt: null,
+      cancelAt: null,
+      endedAt: null,
+      createdAt,
+      updatedAt: createdAt,
+    };
+  }
+  if (state.status === 'none') return state;
+  switch (event.type) {
+    case 'SubscriptionCancelled':
+      return { ...state, status: 'cancelled', cancelAt: event.data.cancelAt, updatedAt: event.data.cancelledAt };
+    case 'SubscriptionReactivated':
+      return { ...state, status: 'active', cancelAt: null, updatedAt: event.data.reactivatedAt };
+    case 'SubscriptionRenewed':
+      return { ...state, term: event.data.term, renewals: state.renewals + 1, updatedAt: event.data.renewedAt };
+    case 'SubscriptionBilled': {
+      const billedThrough = { ...state.billedThrough };
+      for (const line of event.data.lines) billedThrough[line.itemId] = line.period?.end ?? state.anchor;
+      return { ...state, billedThrough, lastBilledAt: event.data.billAt, updatedAt: event.data.billedAt };
+    }
+    case 'SubscriptionEnded':
+      return { ...state, status: 'ended', endedAt: event.data.endedAt, updatedAt: event.data.endedAt };
+    default:
+      return state; // an event type from a newer release: ignored rather than fatal
+  }
+}
+
+export const subscriptionEvolver: Evolver<SubscriptionState, SubscriptionEvent> = {
+  initialState: initialSubscriptionState,
+  evolve: evolveSubscription,
+};
+
+export function existingSubscription(state: SubscriptionState, subscriptionId: string): Subscription {
+  if (state.status === 'none') throw new NotFoundError('subscription', subscriptionId);
+  return state;
+}
+
+// ---------------------------------------------------------------- lifecycle rules shared with billing
+
+/** The last day of service if nothing changes: cancelAt, or the end of a term that will not renew; null while it runs on. */
+export function finalDay(subscription: Subscription): string | null {
+  if (subscription.cancelAt !== null) return subscription.cancelAt;
+  return subscription.autoRenewal ? null : subscription.term.end;
+}
+
+/** The instant service stops (the start of the day after the final day), or null. */
+export function endsAt(subscription: Subscription): Date | null {
+  const last = finalDay(subscription);
+  return last === null ? null : startOfDayIn(addDays(last, 1), subscription.timeZone);
+}
+
+/** Ended, or past its end and only waiting for the billing engine to record SubscriptionEnded. */
+export function isOverAt(subscription: Subscription, now: Date): boolean {
+  const end = endsAt(subscription);
+  return subscription.status === 'ended' || (end !== null && now >= end);
+}
+
+/** Whether the current term renews when it ends: auto-renewing, and not cancelled within it. */
+export function renewsAfterTerm(subscription: Subscription): boolean {
+  const { status, autoRenewal, term, cancelAt } = subscription;
+  return status !== 'ended' && autoRenewal && term.end !== null && (cancelAt === null || cancelAt > term.end);
+}
+
+/** The term that follows the current one: same calendar length, measured from the anchor so month ends never drift. */
+export function nextTerm(subscription: Subscription): { start: string; end: string } {
+  const { term, termLength, anchor, renewals } = subscription;
+  if (term.end === null || termLength === null) throw new RangeError('an evergreen term does not renew');
+  return { start: addDays(term.end, 1), end: termEnd(anchor, termLength, renewals + 2) };
+}
+
+// ---------------------------------------------------------------- create
+
+/** What the catalog knows about a price, looked up by the caller. */
+export interface PriceFacts {
+  readonly id: string;
+  readonly name: string;
+  readonly archived: boolean;
+  /** The lowercase currencies the price has pricing in. */
+  readonly currencies: readonly string[];
+  readonly purchase: 'one_time' | 'recurring';
+  readonly termCount: number | null;
+  readonly termUnit: TermUnit | null;
+  readonly billingTiming: 'advance' | 'arrears' | 'event_based';
+  readonly product: { readonly id: string; readonly name: string } | null;
+}
+
+export interface RequestedItem {
+  readonly priceId: string;
+  /** null: no such price in the environment. */
+  readonly price: PriceFacts | null;
+  readonly quantity: number | string;
+  readonly taxCode?: string | null;
+}
+
+export interface CreateSubscription {
+  readonly subscriptionId: string;
+  readonly handle: string;
+  readonly customer: SubscriptionCustomer;
+  readonly currency: string;
+  readonly term: { readonly start: string; readonly end?: string | null };
+  /** Default false; only an ending term can renew. */
+  readonly autoRenewal?: boolean;
+  /** Default UTC. */
+  readonly timeZone?: string | null;
+  readonly items: readonly RequestedItem[];
+}
+
+/** Every domain problem of the request at once, each at its JSON pointer. */
+export function decideCreateSubscription(command: CreateSubscription, state: SubscriptionState, meta: CommandMetadata): SubscriptionCreated[] {
+  if (state.status !== 'none') throw new ConflictError('subscription-exists', `subscription ${command.subscriptionId} already exists`);
+  const errors: FieldError[] = [];
+  const check = <T>(validate: () => T): T | undefined => {
+    try {
+      return validate();
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      errors.push(...error.errors);
+      return undefined;
+    }
+  };
+
+  const currency = typeof command.currency === 'string' ? command.currency.toLowerCase() : '';
+  if (!isSupportedCurrency(currency)) errors.push({ pointer: '/currency', detail: 'must be a supported ISO 4217 currency code' });
+  const timeZone = check(() => validTimeZone(command.timeZone ?? 'UTC', '/timeZone'));
+  const start = check(() => validDate(command.term.start, '/term/start'));
+  const end = command.term.end == null ? null : check(() => validDate(command.term.end, '/term/end'));
+  if (start !== undefined && end != null && end < start) errors.push({ pointer: '/term/end', detail: 'must not be before term.start' });
+  if (command.items.length < 1 || command.items.length > MAX_SUBSCRIPTION_ITEMS) {
+    errors.push({ pointer: '/items', detail: `must have between 1 and ${MAX_SUBSCRIPTION_ITEMS} items` });
+  }
+  const items = command.items.map((item, i) => {
+    const quantity = check(() => validQuantity(item.quantity, `/items/${i}/quantity`));
+    const price = check(() => subscribablePrice(item, isSupportedCurrency(currency) ? currency : null, `/items/${i}/priceId`));
+    return { item, quantity, price };
+  });
+  if (errors.length > 0) throw new ValidationError('The subscription request is invalid.', errors);
+
+  const term: Term = { start: start!, end: end ?? null };
+  return [
+    {
+      type: 'SubscriptionCreated',
+      schemaVersion: 1,
+      data: {
+        subscriptionId: command.subscriptionId,
+        handle: command.handle,
+        customer: command.customer,
+        currency,
+        timeZone: timeZone!,
+        term,
+        termLength: term.end === null ? null : termLengthOf(term.start, term.end),
+        autoRenewal: command.autoRenewal ?? false,
+        items: items.map(({ item, quantity, price }) => ({
+          id: meta.newId(),
+          priceId: item.priceId,
+          priceName: price!.name,
+          product: price!.product,
+          quantity: quantity!,
+          taxCode: item.taxCode ?? null,
+          schedule: price!.schedule,
+        })),
+        createdAt: meta.now.toISOString(),
+      },
+    },
+  ];
+}
+
+function validQuantity(value: number | string, pointer: string): string {
+  const scaled = parseScaledDecimal(value, QUANTITY_SCALE, pointer);
+  if (scaled <= 0n) throw ValidationError.at(pointer, 'must be greater than 0');
+  return formatScaledDecimal(scaled, QUANTITY_SCALE);
+}
+
+function subscribablePrice(
+  item: RequestedItem,
+  currency: string | null,
+  pointer: string,
+): { name: string; product: { id: string; name: string }; schedule: ItemSchedule } {
+  const { price } = item;
+  if (price === null) throw ValidationError.at(pointer, `no price ${item.priceId} exists in this environment`);
+  if (price.archived) throw ValidationError.at(pointer, `price ${price.id} is archived: only active prices can be subscribed to`);
+  if (price.billingTiming === 'event_based') {
+    throw ValidationError.at(pointer, 'usage-based (event_based) prices cannot be subscribed to until usage billing exists');
+  }
+  if (price.product === null) throw ValidationError.at(pointer, `price ${price.id} belongs to no product: only a product's prices can be subscribed to`);
+  if (currency !== null && !price.currencies.includes(currency)) {
+    throw ValidationError.at(pointer, `price ${price.id} has no pricing in '${currency}' (it has: ${[...price.currencies].sort().join(', ')})`);
+  }
+  const { name, product, purchase, termCount, termUnit, billingTiming } = price;
+  if (purchase === 'one_time') return { name, product, schedule: { purchase } };
+  if (termCount === null || termUnit === null) throw ValidationError.at(pointer, `recurring price ${price.id} has no billing term`);
+  return { name, product, schedule: { purchase, termCount, termUnit, billingTiming } };
+}
+
+// ---------------------------------------------------------------- cancel and reactivate
+
+export interface CancelSubscription {
+  readonly subscriptionId: string;
+}
+
+/**
+ * Service continues to the end of the current billing period at today (the
+ * latest current-period end among the recurring items, and never before a day
+ * already billed), capped at the end of the term in force today. Only one-time
+ * items: service ends today (or on the first day, if not started).
+ */
+export function decideCancelSubscription(command: CancelSubscription, state: SubscriptionState, meta: CommandMetadata): SubscriptionCancelled[] {
+  const subscription = existingSubscription(state, command.subscriptionId);
+  if (isOverAt(subscription, meta.now)) throw endedError(subscription);
+  if (subscription.status === 'cancelled') return [];
+  const today = localDateOf(meta.now, subscription.timeZone);
+  let cancelAt = maxDate(today, subscription.anchor);
+  const recurring = subscription.items.flatMap(({ schedule }) => (schedule.purchase === 'recurring' ? [schedule] : []));
+  if (recurring.length > 0) cancelAt = recurring.map((schedule) => periodAt(subscription.anchor, schedule, today).end).reduce(maxDate);
+  cancelAt = Object.values(subscription.billedThrough).reduce(maxDate, cancelAt);
+  const termEnd = termEndInForce(subscription, today);
+  if (termEnd !== null) cancelAt = minDate(cancelAt, termEnd);
+  return [{ type: 'SubscriptionCancelled', schemaVersion: 1, data: { subscriptionId: subscription.id, cancelAt, cancelledAt: meta.now.toISOString() } }];
+}
+
+export interface ReactivateSubscription {
+  readonly subscriptionId: string;
+}
+
+export function decideReactivateSubscription(
+  command: ReactivateSubscription,
+  state: SubscriptionState,
+  meta: CommandMetadata,
+): SubscriptionReactivated[] {
+  const subscription = existingSubscription(state, command.subscriptionId);
+  if (isOverAt(subscription, meta.now)) throw endedError(subscription);
+  if (subscription.status !== 'cancelled') {
+    throw new ConflictError('subscription-not-cancelled', `subscription ${subscription.id} is not cancelled`);
+  }
+  return [{ type: 'SubscriptionReactivated', schemaVersion: 1, data: { subscriptionId: subscription.id, reactivatedAt: meta.now.toISOString() } }];
+}
+
+export function endedError(subscription: Subscription): ConflictError {
+  return new ConflictError('subscription-ended', `subscription ${subscription.id} has ended`);
+}
+
+/**
+ * The end of the term holding `today`, counting renewals the billing engine
+ * has not recorded yet, so a cancellation does not depend on how far the
+ * engine has got. Null for an evergreen term.
+ */
+function termEndInForce(subscription: Subscription, today: string): string | null {
+  let current = subscription;
+  while (current.term.end !== null && today > current.term.end && renewsAfterTerm(current)) {
+    current = { ...current, term: nextTerm(current), renewals: current.renewals + 1 };
+  }
+  return current.term.end;
+}
