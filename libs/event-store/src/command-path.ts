@@ -3,7 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { StreamVersionConflictError } from './errors';
 import { EventStore } from './event-store';
 import { ProjectionRunner } from './projection-runner';
-import { currentUnitOfWork, inTransaction } from './unit-of-work';
+import { currentUnitOfWork, inTransaction, UnitOfWork, withinUnitOfWork } from './unit-of-work';
 import { AppendResult, EventMetadata, NewEvent, RecordedEvent, StreamAppend, StreamRef, WrittenStream } from './types';
 
 export interface LoadedStream<State> {
@@ -101,6 +101,36 @@ export class CommandPath {
     const result = await inTransaction(this.dataSource, (tx) => work(new CommandSession(tx, this.eventStore, written)));
     await this.awaitReadModels(written);
     return result;
+  }
+
+  /**
+   * Runs `work` as one unit of work: every command it runs through this path
+   * (its own or another context's, e.g. the billing engine creating and
+   * booking an invoice) and every statement on the default manager join one
+   * transaction, which commits when `work` returns and rolls back when it
+   * throws; the read models are awaited after the commit. Inside a unit of
+   * work already, `work` joins it.
+   */
+  async atomically<Result>(work: (unit: UnitOfWork) => Promise<Result>): Promise<Result> {
+    const current = currentUnitOfWork();
+    if (current) return work(current);
+    const queryRunner = this.dataSource.createQueryRunner();
+    await queryRunner.connect();
+    const unit = new UnitOfWork(queryRunner.manager);
+    try {
+      await queryRunner.startTransaction();
+      const result = await withinUnitOfWork(unit, () => work(unit));
+      unit.close();
+      await queryRunner.commitTransaction();
+      await this.runner.awaitProjections(unit.written);
+      return result;
+    } catch (error) {
+      unit.close();
+      if (queryRunner.isTransactionActive) await queryRunner.rollbackTransaction().catch(() => undefined);
+      throw error;
+    } finally {
+      await queryRunner.release();
+    }
   }
 
   /**

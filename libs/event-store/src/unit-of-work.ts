@@ -34,6 +34,11 @@ export function withinUnitOfWork<Result>(unit: UnitOfWork, work: () => Promise<R
   return ambient.run(unit, work);
 }
 
+/** Runs `work` outside any unit of work (work of its own that must not join the caller's transaction). */
+export function outsideUnitOfWork<Result>(work: () => Promise<Result>): Promise<Result> {
+  return ambient.exit(work);
+}
+
 /** The open unit of work of the current command, if its caller opened one. */
 export function currentUnitOfWork(): UnitOfWork | undefined {
   const unit = ambient.getStore();

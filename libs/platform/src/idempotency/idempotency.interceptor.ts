@@ -3,7 +3,7 @@ import { HTTP_CODE_METADATA } from '@nestjs/common/constants';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply } from 'fastify';
 import { lastValueFrom, Observable, of } from 'rxjs';
-import { ProjectionRunner, StreamVersionConflictError } from '@billing/event-store';
+import { StreamVersionConflictError } from '@billing/event-store';
 import { AuthenticatedRequest } from '../http/request-context';
 import { responseHeadersOf, Versioned } from '../http/versioned';
 import { renderProblem } from '../problems/problem-details.filter';
@@ -27,7 +27,6 @@ const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
     private readonly store: IdempotencyStore,
-    private readonly runner: ProjectionRunner,
     private readonly reflector: Reflector,
   ) {}
 
@@ -45,7 +44,6 @@ export class IdempotencyInterceptor implements NestInterceptor {
       async () => toStoredResponse(status, await lastValueFrom(next.handle(), { defaultValue: undefined })),
       (error) => (keepsKey(error) ? renderProblem(error, request) : undefined),
     );
-    await this.runner.awaitProjections(outcome.written);
 
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     if (outcome.replayed) reply.header('idempotent-replayed', 'true');

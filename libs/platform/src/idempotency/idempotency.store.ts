@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, QueryRunner } from 'typeorm';
-import { UnitOfWork, withinUnitOfWork, WrittenStream } from '@billing/event-store';
+import { DataSource } from 'typeorm';
+import { CommandPath, UnitOfWork } from '@billing/event-store';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Clock } from '../http/request-context';
 import { HttpProblem, StoredResponse } from '../problems/problem';
@@ -16,8 +16,6 @@ export interface IdempotentOutcome {
   readonly response: StoredResponse;
   /** True when the response is a stored one: the command did not run now. */
   readonly replayed: boolean;
-  /** What the command wrote (nothing on a replay), for read-your-writes after the commit. */
-  readonly written: readonly WrittenStream[];
 }
 
 /** A rendered failure to keep with the key, or undefined to release the key (5xx, version conflicts). */
@@ -26,10 +24,11 @@ export type KeptFailure = (error: unknown) => StoredResponse | undefined;
 const SAVEPOINT = 'idempotent_command';
 
 /**
- * Runs a command at most once per key. One transaction holds a lock on the
- * key (`pg_try_advisory_xact_lock`: a second request with the key while the
- * first runs is told so at once rather than queued), the command's own
- * statements (through a unit of work) and the key's row with the response.
+ * Runs a command at most once per key. One unit of work (one transaction)
+ * holds a lock on the key (`pg_try_advisory_xact_lock`: a second request
+ * with the key while the first runs is told so at once rather than queued),
+ * the command's own statements and the key's row with the response; the read
+ * models are awaited after its commit.
  * So the events and the key commit together or not at all, across processes
  * and crashes; the lock goes with the transaction, so a crash releases it.
  */
@@ -37,32 +36,30 @@ const SAVEPOINT = 'idempotent_command';
 export class IdempotencyStore {
   constructor(
     private readonly dataSource: DataSource,
+    private readonly commands: CommandPath,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async once(scope: IdempotencyScope, request: IdempotentRequest, execute: () => Promise<StoredResponse>, keptFailure: KeptFailure): Promise<IdempotentOutcome> {
-    const runner = this.dataSource.createQueryRunner();
-    await runner.connect();
-    try {
-      await runner.startTransaction();
+    return this.commands.atomically(async (unit) => {
+      const tx = unit.manager;
       const now = this.clock.now();
-      const [{ locked }] = await runner.query(`select pg_try_advisory_xact_lock(hashtextextended($1, 0)) as locked`, [
+      const [{ locked }] = await tx.query(`select pg_try_advisory_xact_lock(hashtextextended($1, 0)) as locked`, [
         `${scope.environmentId}\n${scope.subject}\n${scope.key}`,
       ]);
       if (!locked) throw inFlight();
-      const [stored] = await runner.query(
+      const [stored] = await tx.query(
         `select fingerprint, status, headers, body from idempotency_keys
           where environment_id = $1 and subject = $2 and key = $3 and expires_at > $4`,
         [scope.environmentId, scope.subject, scope.key, now],
       );
       if (stored) {
-        await runner.rollbackTransaction();
         if (stored.fingerprint !== request.fingerprint) throw reused();
-        return { response: { status: stored.status, headers: stored.headers, body: stored.body }, replayed: true, written: [] };
+        return { response: { status: stored.status, headers: stored.headers, body: stored.body }, replayed: true };
       }
-      const { response, written } = await this.runOnce(runner, execute, keptFailure);
-      const saved = await runner.query(
+      const response = await runOnce(unit, execute, keptFailure);
+      const saved = await tx.query(
         `insert into idempotency_keys (environment_id, subject, key, fingerprint, method, path, status, headers, body, created_at, expires_at)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
          on conflict (environment_id, subject, key) do update
@@ -86,14 +83,8 @@ export class IdempotencyStore {
       );
       // Only a live row of another transaction can stand in the way, and the lock rules that out; never overwrite one.
       if (saved.length === 0) throw inFlight();
-      await runner.commitTransaction();
-      return { response, replayed: false, written };
-    } catch (error) {
-      if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
-      throw error;
-    } finally {
-      await runner.release();
-    }
+      return { response, replayed: false };
+    });
   }
 
   /** Deletes keys past their retention, a batch at a time; answers how many. */
@@ -108,25 +99,20 @@ export class IdempotencyStore {
       if (count < batchSize) return purged;
     }
   }
+}
 
-  /** The command inside the key's transaction; a failure it keeps is rolled back to before the command and stored. */
-  private async runOnce(
-    runner: QueryRunner,
-    execute: () => Promise<StoredResponse>,
-    keptFailure: KeptFailure,
-  ): Promise<{ response: StoredResponse; written: readonly WrittenStream[] }> {
-    await runner.query(`savepoint ${SAVEPOINT}`);
-    const unit = new UnitOfWork(runner.manager);
-    try {
-      return { response: await withinUnitOfWork(unit, execute), written: unit.written };
-    } catch (error) {
-      const response = keptFailure(error);
-      if (!response) throw error;
-      await runner.query(`rollback to savepoint ${SAVEPOINT}`);
-      return { response, written: [] };
-    } finally {
-      unit.close();
-    }
+/** The command inside the key's transaction; a failure it keeps is rolled back to before the command and stored. */
+async function runOnce(unit: UnitOfWork, execute: () => Promise<StoredResponse>, keptFailure: KeptFailure): Promise<StoredResponse> {
+  await unit.manager.query(`savepoint ${SAVEPOINT}`);
+  const writtenBefore = unit.written.length;
+  try {
+    return await execute();
+  } catch (error) {
+    const response = keptFailure(error);
+    if (!response) throw error;
+    await unit.manager.query(`rollback to savepoint ${SAVEPOINT}`);
+    unit.written.splice(writtenBefore);
+    return response;
   }
 }
 
