@@ -7,3 +7,9 @@ export type { InvoiceView, InvoiceLineView, InvoiceSummaryView } from './read-mo
 export { toTaxCodeView } from './read-model/tax-code-view';
 export type { TaxCodeView } from './read-model/tax-code-view';
 export { INVOICING_PROJECTION } from './read-model/invoicing.projection';
+// What other contexts may run (the billing engine creates and books invoices) and the customer shape they share.
+export { CreateInvoiceCommand } from './create-invoice/create-invoice.command';
+export type { CreateInvoiceInput } from './create-invoice/create-invoice.command';
+export { BookInvoiceCommand } from './book-invoice/book-invoice.command';
+export { CustomerInputDto } from './create-invoice/create-invoice.dto';
+export type { Written } from './written';

@@ -6,3 +6,5 @@ export * from './price';
 export * from './product';
 export type { QuotablePrice, Quote } from './quote';
 export { quotePrice } from './quote';
+/** The pricing maths, for the billing engine: what a quantity of a price costs. */
+export { amountForScaledQuantity } from './pricing';

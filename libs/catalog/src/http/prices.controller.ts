@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Caller, CallerContext, Clock, commandContext, IfMatch, Page, problemResponse, ResourceIdPipe, Versioned } from '@billing/platform';
+import { assertNoInput, Caller, CallerContext, Clock, commandContext, IfMatch, Page, problemResponse, ResourceIdPipe, Versioned } from '@billing/platform';
 import { NotFoundError } from '@billing/shared-kernel';
 import { Quote, quotePrice, validateCreatePrice } from '../domain';
 import { ArchivePriceCommand } from '../archive-price/archive-price.command';
@@ -13,7 +13,7 @@ import { UpdatePriceCommand } from '../update-price/update-price.command';
 import { UpdatePriceBody } from '../update-price/update-price.dto';
 import { PriceView } from '../views';
 import { PriceDto, PricePageDto } from './price.dto';
-import { assertNoInput, parsePriceListQuery } from './request-parsing';
+import { parsePriceListQuery } from './request-parsing';
 
 const PRICE_ID = { name: 'priceId', format: 'uuid', description: 'the price id' } as const;
 /** Path ids are uuids; anything else names no price: 404 like an unknown id. */

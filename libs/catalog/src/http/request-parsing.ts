@@ -1,6 +1,5 @@
-import { isUuid, oneOf, parseLimit, pointerToken, readQuery } from '@billing/platform';
+import { isUuid, oneOf, parseLimit, readQuery } from '@billing/platform';
 import { FieldError, ValidationError } from '@billing/shared-kernel';
-import { UNKNOWN_PROPERTY } from '../domain';
 import { PageRequest, PriceFilter } from '../read-model/catalog-read-model';
 
 const PAGE_PARAMETERS = ['limit', 'pageToken'] as const;
@@ -26,13 +25,6 @@ export function parsePriceListQuery(query: Record<string, unknown> | undefined):
 }
 
 /** Bodies of actions without input (archive) may be absent or `{}`; anything else is a 422. */
-export function assertNoInput(body: unknown): void {
-  if (body === undefined || body === null) return;
-  if (typeof body !== 'object' || Array.isArray(body)) throw ValidationError.at('', 'the request body must be empty or {}');
-  const unknown = Object.keys(body).map((key) => ({ pointer: `/${pointerToken(key)}`, detail: UNKNOWN_PROPERTY }));
-  if (unknown.length > 0) throw new ValidationError('This action accepts no properties', unknown);
-}
-
 function pageRequest(q: { limit?: string; pageToken?: string }): PageRequest {
   const limit = parseLimit(q.limit);
   return q.pageToken === undefined || q.pageToken === '' ? { limit } : { limit, pageToken: q.pageToken };

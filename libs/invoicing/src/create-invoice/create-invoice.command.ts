@@ -9,5 +9,7 @@ export class CreateInvoiceCommand {
     readonly environmentId: string,
     readonly input: CreateInvoiceInput,
     readonly context: CommandContext,
+    /** Chosen by a caller that must find the invoice again (the billing engine's deterministic id); absent: a new random id. */
+    readonly invoiceId?: string,
   ) {}
 }

@@ -13,8 +13,8 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
     private readonly taxRegister: TaxRegisterReader,
   ) {}
 
-  async execute({ environmentId, input, context }: CreateInvoiceCommand): Promise<Written<InvoiceState>> {
-    const invoiceId = context.meta.newId();
+  async execute({ environmentId, input, context, invoiceId: chosenId }: CreateInvoiceCommand): Promise<Written<InvoiceState>> {
+    const invoiceId = chosenId ?? context.meta.newId();
     const taxes = await this.taxRegister.read(environmentId, taxCodesNamedBy(input.items));
     const { version, state } = await this.commands.handle(
       invoiceStream(environmentId, invoiceId),

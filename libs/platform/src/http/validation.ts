@@ -38,3 +38,11 @@ export function createValidationPipe(): ValidationPipe {
     exceptionFactory: (errors) => new ValidationError('The request is invalid.', toFieldErrors(errors)),
   });
 }
+
+/** An action that takes no input: no body, null or {} (any member is a 422 at its pointer). */
+export function assertNoInput(body: unknown): void {
+  if (body === undefined || body === null) return;
+  if (typeof body !== 'object' || Array.isArray(body)) throw ValidationError.at('', 'the request body must be empty or {}');
+  const unknown = Object.keys(body).map((key) => ({ pointer: `/${pointerToken(key)}`, detail: UNKNOWN_PROPERTY }));
+  if (unknown.length > 0) throw new ValidationError('This action accepts no properties', unknown);
+}

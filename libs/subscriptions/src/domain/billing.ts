@@ -4,6 +4,7 @@ import { Period, periodAt, proRate } from './periods';
 import {
   ChargeKind,
   SubscriptionBilled,
+  SubscriptionBillingFailed,
   SubscriptionEnded,
   SubscriptionEvent,
   SubscriptionItem,
@@ -242,4 +243,51 @@ export function timelineAt(subscription: Subscription, now: Date): SubscriptionT
       return { itemId: item.id, period: { start: full.start, end: last === null ? full.end : minDate(full.end, last) }, billAt: charge?.billAt ?? null };
     }),
   };
+}
+
+export interface RecordBillingFailure {
+  readonly subscriptionId: string;
+  readonly billAt: Date;
+  readonly reason: string;
+}
+
+/** The first retry waits a minute; each further one doubles the wait, up to a day. */
+const FIRST_RETRY_MS = 60_000;
+const LONGEST_RETRY_MS = 86_400_000;
+
+/**
+ * Records that billing the charges due at billAt failed, and when to try
+ * again: billing never stops scheduling a subscription because of one
+ * failure. Nothing is recorded for an instant that is no longer due.
+ */
+export function decideRecordBillingFailure(command: RecordBillingFailure, state: SubscriptionState, meta: CommandMetadata): SubscriptionBillingFailed[] {
+  const subscription = existingSubscription(state, command.subscriptionId);
+  const due = nextDue(subscription);
+  if (due === null || due.billAt.getTime() !== command.billAt.getTime()) return [];
+  const billAt = command.billAt.toISOString();
+  const attempts = subscription.billingFailure?.billAt === billAt ? subscription.billingFailure.attempts + 1 : 1;
+  const wait = Math.min(FIRST_RETRY_MS * 2 ** Math.min(attempts - 1, 20), LONGEST_RETRY_MS);
+  return [
+    {
+      type: 'SubscriptionBillingFailed',
+      schemaVersion: 1,
+      data: {
+        subscriptionId: subscription.id,
+        billAt,
+        reason: command.reason,
+        attempts,
+        retryAt: new Date(meta.now.getTime() + wait).toISOString(),
+        failedAt: meta.now.toISOString(),
+      },
+    },
+  ];
+}
+
+/** When the billing engine next has work for the subscription (bill, renew, end, or retry a failure); null: never again. */
+export function nextWorkAt(state: SubscriptionState): Date | null {
+  const due = nextDue(state);
+  if (due === null || state.status === 'none') return null;
+  const failure = state.billingFailure;
+  if (failure !== null && failure.billAt === due.billAt.toISOString()) return new Date(Math.max(due.billAt.getTime(), Date.parse(failure.retryAt)));
+  return due.billAt;
 }

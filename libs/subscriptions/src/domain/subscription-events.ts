@@ -100,13 +100,28 @@ export interface SubscriptionEndedData {
   readonly endedAt: string;
 }
 
+/** Billing the charges due at billAt failed (e.g. a price lost its pricing in the currency); retried from retryAt. */
+export interface SubscriptionBillingFailedData {
+  readonly subscriptionId: string;
+  readonly billAt: string;
+  readonly reason: string;
+  /** Failed attempts at this billAt so far, this one included. */
+  readonly attempts: number;
+  readonly retryAt: string;
+  readonly failedAt: string;
+}
+
 export type SubscriptionCreated = DomainEvent<'SubscriptionCreated', SubscriptionCreatedData>;
 export type SubscriptionCancelled = DomainEvent<'SubscriptionCancelled', SubscriptionCancelledData>;
 export type SubscriptionReactivated = DomainEvent<'SubscriptionReactivated', SubscriptionReactivatedData>;
 export type SubscriptionRenewed = DomainEvent<'SubscriptionRenewed', SubscriptionRenewedData>;
 export type SubscriptionBilled = DomainEvent<'SubscriptionBilled', SubscriptionBilledData>;
 export type SubscriptionEnded = DomainEvent<'SubscriptionEnded', SubscriptionEndedData>;
+/** The only event of a `subscription-handle` stream: the handle belongs to this subscription (so no other can take it). */
+export type SubscriptionHandleClaimed = DomainEvent<'SubscriptionHandleClaimed', { readonly handle: string; readonly subscriptionId: string }>;
+export type SubscriptionBillingFailed = DomainEvent<'SubscriptionBillingFailed', SubscriptionBillingFailedData>;
 export type SubscriptionEvent =
+  | SubscriptionBillingFailed
   | SubscriptionCreated
   | SubscriptionCancelled
   | SubscriptionReactivated

@@ -55,6 +55,8 @@ export interface Subscription {
   /** Per item id, the last day billed (a one-time item: the anchor, once billed). Absent: nothing billed yet. */
   readonly billedThrough: Readonly<Record<string, string>>;
   readonly lastBilledAt: string | null;
+  /** The last failed attempt to bill the next due charges, until they are billed. */
+  readonly billingFailure: { readonly billAt: string; readonly reason: string; readonly attempts: number; readonly retryAt: string } | null;
   /** The last day of service (inclusive) once cancelled. */
   readonly cancelAt: string | null;
   readonly endedAt: string | null;
@@ -82,6 +84,7 @@ export function evolveSubscription(state: SubscriptionState, event: Subscription
       renewals: 0,
       billedThrough: {},
       lastBilledAt: null,
+      billingFailure: null,
       cancelAt: null,
       endedAt: null,
       createdAt,
@@ -99,7 +102,11 @@ export function evolveSubscription(state: SubscriptionState, event: Subscription
     case 'SubscriptionBilled': {
       const billedThrough = { ...state.billedThrough };
       for (const line of event.data.lines) billedThrough[line.itemId] = line.period?.end ?? state.anchor;
-      return { ...state, billedThrough, lastBilledAt: event.data.billAt, updatedAt: event.data.billedAt };
+      return { ...state, billedThrough, lastBilledAt: event.data.billAt, billingFailure: null, updatedAt: event.data.billedAt };
+    }
+    case 'SubscriptionBillingFailed': {
+      const { billAt, reason, attempts, retryAt } = event.data;
+      return { ...state, billingFailure: { billAt, reason, attempts, retryAt } };
     }
     case 'SubscriptionEnded':
       return { ...state, status: 'ended', endedAt: event.data.endedAt, updatedAt: event.data.endedAt };

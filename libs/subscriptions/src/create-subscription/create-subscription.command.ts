@@ -1,0 +1,28 @@
+import { CommandContext } from '@billing/event-store';
+import { SubscriptionCustomer } from '../domain';
+
+/** An item as the caller asks for it: the price is looked up by the handler. */
+export interface RequestedSubscriptionItem {
+  readonly priceId: string;
+  readonly quantity: number | string;
+  readonly taxCode: string | null;
+}
+
+/** POST /subscriptions as domain input; the handle, when absent, is the next SUB-000001 of the environment. */
+export interface CreateSubscriptionInput {
+  readonly handle: string | null;
+  readonly customer: SubscriptionCustomer;
+  readonly currency: string;
+  readonly term: { readonly start: string; readonly end: string | null };
+  readonly autoRenewal: boolean;
+  readonly timeZone: string | null;
+  readonly items: readonly RequestedSubscriptionItem[];
+}
+
+export class CreateSubscriptionCommand {
+  constructor(
+    readonly environmentId: string,
+    readonly input: CreateSubscriptionInput,
+    readonly context: CommandContext,
+  ) {}
+}

@@ -1,0 +1,88 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Type } from 'class-transformer';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsNumber, IsObject, IsOptional, IsString, Length, ValidateNested } from 'class-validator';
+import { CustomerInputDto } from '@billing/invoicing';
+import { MAX_SUBSCRIPTION_ITEMS } from '../domain';
+import { CreateSubscriptionInput } from './create-subscription.command';
+
+export class SubscriptionTermInputDto {
+  @ApiProperty({ format: 'date', example: '2026-01-31' }) @IsString() start!: string;
+  @ApiProperty({ type: String, format: 'date', nullable: true, required: false, description: 'inclusive last day; absent or null: evergreen' })
+  @IsOptional()
+  @IsString()
+  end?: string | null;
+}
+
+export class SubscriptionItemInputDto {
+  @ApiProperty({ format: 'uuid', description: 'an active price of this environment with pricing in the currency, belonging to a product' })
+  @IsString()
+  priceId!: string;
+
+  @ApiProperty({ type: Number, required: false, default: 1, description: '> 0, at most 4 decimals' })
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  quantity?: number;
+
+  @ApiProperty({ type: String, nullable: true, required: false, description: 'a tax code of this environment for the invoice lines' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 100)
+  taxCode?: string | null;
+}
+
+/** Creates a subscription; id, status and every other read-only field are refused. */
+export class CreateSubscriptionDto {
+  @ApiProperty({ required: false, minLength: 1, maxLength: 100, description: 'unique in the environment; default the next SUB-000001' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 100)
+  handle?: string;
+
+  @ApiProperty({ type: CustomerInputDto, description: "the invoice customer: every invoice of the subscription is this customer's" })
+  @IsObject()
+  @ValidateNested()
+  @Type(() => CustomerInputDto)
+  customer!: CustomerInputDto;
+
+  @ApiProperty({ example: 'EUR', description: 'ISO 4217; every item price must have pricing in it' })
+  @IsString()
+  currency!: string;
+
+  @ApiProperty({ type: SubscriptionTermInputDto })
+  @IsObject()
+  @ValidateNested()
+  @Type(() => SubscriptionTermInputDto)
+  term!: SubscriptionTermInputDto;
+
+  @ApiProperty({ required: false, default: false, description: 'renew a termed subscription for the same length when its term ends' })
+  @IsOptional()
+  @IsBoolean()
+  autoRenewal?: boolean;
+
+  @ApiProperty({ required: false, default: 'UTC', example: 'Europe/Helsinki', description: 'IANA time zone: billAt is midnight in it' })
+  @IsOptional()
+  @IsString()
+  timeZone?: string;
+
+  @ApiProperty({ type: [SubscriptionItemInputDto], minItems: 1, maxItems: MAX_SUBSCRIPTION_ITEMS })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_SUBSCRIPTION_ITEMS)
+  @ValidateNested({ each: true })
+  @Type(() => SubscriptionItemInputDto)
+  items!: SubscriptionItemInputDto[];
+}
+
+/** The body as domain input. */
+export function createSubscriptionInput(body: CreateSubscriptionDto): CreateSubscriptionInput {
+  const { id, handle, name, billingAddress } = body.customer;
+  return {
+    handle: body.handle ?? null,
+    customer: { id, handle, name, billingAddress: billingAddress ? { ...billingAddress } : null },
+    currency: body.currency,
+    term: { start: body.term.start, end: body.term.end ?? null },
+    autoRenewal: body.autoRenewal ?? false,
+    timeZone: body.timeZone ?? null,
+    items: body.items.map((item) => ({ priceId: item.priceId, quantity: item.quantity ?? 1, taxCode: item.taxCode ?? null })),
+  };
+}

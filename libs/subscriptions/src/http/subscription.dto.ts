@@ -1,0 +1,59 @@
+import { ApiProperty } from '@nestjs/swagger';
+
+class DatePeriodDto {
+  @ApiProperty({ format: 'date' }) start!: string;
+  @ApiProperty({ format: 'date', description: 'inclusive' }) end!: string;
+}
+
+class TermDto {
+  @ApiProperty({ format: 'date' }) start!: string;
+  @ApiProperty({ type: String, format: 'date', nullable: true, description: 'inclusive last day of the current term; null: evergreen' }) end!: string | null;
+}
+
+class NamedRefDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() name!: string;
+}
+
+class SubscriptionItemDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'the next instant the item is billed (midnight in the time zone, in UTC); null: never again' })
+  billAt!: string | null;
+  @ApiProperty({ type: DatePeriodDto, nullable: true, description: 'the period holding now (the first if not started; shortened at the final day); null for a one-time price' })
+  period!: DatePeriodDto | null;
+  @ApiProperty({ type: Number }) quantity!: number;
+  @ApiProperty({ type: NamedRefDto }) product!: NamedRefDto;
+  @ApiProperty({ type: NamedRefDto }) price!: NamedRefDto;
+  @ApiProperty({ type: String, nullable: true }) taxCode!: string | null;
+}
+
+class BillingFailureDto {
+  @ApiProperty({ format: 'date-time' }) billAt!: string;
+  @ApiProperty() reason!: string;
+  @ApiProperty({ type: Number }) attempts!: number;
+  @ApiProperty({ format: 'date-time' }) retryAt!: string;
+}
+
+/** The Subscription resource (README: Subscriptions). */
+export class SubscriptionDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() handle!: string;
+  @ApiProperty({ enum: ['active', 'cancelled', 'ended'], description: 'cancelled: ends at cancelAt; ended: its last day has passed' }) status!: string;
+  @ApiProperty({ type: Object, description: 'the invoice customer of every invoice of the subscription' }) customer!: object;
+  @ApiProperty({ example: 'EUR' }) currency!: string;
+  @ApiProperty({ example: 'Europe/Helsinki' }) timeZone!: string;
+  @ApiProperty({ type: TermDto }) term!: TermDto;
+  @ApiProperty() autoRenewal!: boolean;
+  @ApiProperty({ type: String, format: 'date', nullable: true, description: 'the last day of service (inclusive) once cancelled' }) cancelAt!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true }) endedAt!: string | null;
+  @ApiProperty({ type: [SubscriptionItemDto] }) items!: SubscriptionItemDto[];
+  @ApiProperty({ type: BillingFailureDto, nullable: true, description: 'the last failed attempt to bill the next charges (retried from retryAt)' })
+  billingFailure!: BillingFailureDto | null;
+  @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt!: string;
+}
+
+export class SubscriptionPageDto {
+  @ApiProperty({ type: [SubscriptionDto] }) items!: SubscriptionDto[];
+  @ApiProperty({ type: String, nullable: true }) nextPageToken!: string | null;
+}

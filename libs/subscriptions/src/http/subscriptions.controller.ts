@@ -1,0 +1,131 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { assertNoInput, Caller, CallerContext, Clock, commandContext, IfMatch, isUuid, oneOf, Page, parseLimit, problemResponse, readQuery, ResourceIdPipe, Versioned } from '@billing/platform';
+import { NotFoundError, ValidationError } from '@billing/shared-kernel';
+import { CancelSubscriptionCommand } from '../cancel-subscription/cancel-subscription.command';
+import { CreateSubscriptionCommand } from '../create-subscription/create-subscription.command';
+import { CreateSubscriptionDto, createSubscriptionInput } from '../create-subscription/create-subscription.dto';
+import { Subscription } from '../domain';
+import { ReactivateSubscriptionCommand } from '../reactivate-subscription/reactivate-subscription.command';
+import { SubscriptionsReadModel } from '../read-model/subscriptions.read-model';
+import { SubscriptionView, toSubscriptionView } from '../subscription-view';
+import { SubscriptionDto, SubscriptionPageDto } from './subscription.dto';
+
+const SUBSCRIPTION_ID = { name: 'subscriptionId', format: 'uuid', description: 'the subscription id' } as const;
+const ID_PIPE = new ResourceIdPipe('subscription');
+const STATUSES = ['active', 'cancelled', 'ended'] as const;
+const IF_MATCH = { name: 'if-match', required: false, description: 'The ETag of the version the change is based on; a stale one is a 409.' };
+const ETAG = { etag: { description: 'the version of the subscription, for If-Match', schema: { type: 'string', example: '"1"' } } };
+
+/** Writes go through the command bus; every answer renders the subscription at the environment's now. */
+@ApiTags('subscriptions')
+@Controller('subscriptions')
+export class SubscriptionsController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly readModel: SubscriptionsReadModel,
+    private readonly clock: Clock,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Create a subscription', description: 'Its items are billed by the billing engine at each billAt (README: Subscriptions).' })
+  @ApiBody({ type: CreateSubscriptionDto })
+  @ApiResponse({ status: 201, description: 'Created', type: SubscriptionDto, headers: ETAG })
+  @ApiResponse({ status: 409, ...problemResponse('The handle is taken (subscription-handle-taken)') })
+  @ApiResponse({
+    status: 422,
+    ...problemResponse('Invalid body; a price that is unknown, archived, usage-based (event_based), without a product or without pricing in the currency; an unknown tax code'),
+  })
+  async create(@Caller() caller: CallerContext, @Body() body: CreateSubscriptionDto): Promise<Versioned<SubscriptionView>> {
+    const written = await this.commands.execute<CreateSubscriptionCommand, Written>(
+      new CreateSubscriptionCommand(caller.environmentId, createSubscriptionInput(body), commandContext(caller, this.clock)),
+    );
+    return this.answer(written, `/subscriptions/${written.subscription.id}`);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List subscriptions', description: 'Newest first (createdAt, then id, descending), keyset paged with an opaque pageToken.' })
+  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
+  @ApiQuery({ name: 'pageToken', required: false, description: 'nextPageToken of the previous page' })
+  @ApiQuery({ name: 'status', required: false, enum: STATUSES, description: 'the recorded status (an end not yet recorded by the billing engine counts from its recording)' })
+  @ApiQuery({ name: 'customerId', required: false, schema: { type: 'string', format: 'uuid' } })
+  @ApiResponse({ status: 200, description: 'A page of subscriptions', type: SubscriptionPageDto })
+  @ApiResponse({ status: 422, ...problemResponse('Invalid, repeated or unknown query parameter (pointer /query/<name>)') })
+  list(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<Page<SubscriptionView>> {
+    const q = readQuery(query, ['limit', 'pageToken', 'status', 'customerId']);
+    if (q.customerId !== undefined && !isUuid(q.customerId)) throw ValidationError.at('/query/customerId', 'must be a uuid');
+    const filter = { status: oneOf('status', q.status, STATUSES), customerId: q.customerId };
+    return this.readModel.list(caller.environmentId, filter, parseLimit(q.limit), this.clock.now(), q.pageToken);
+  }
+
+  @Get(':subscriptionId')
+  @ApiOperation({ summary: 'Get a subscription' })
+  @ApiParam(SUBSCRIPTION_ID)
+  @ApiResponse({ status: 200, description: 'The subscription', type: SubscriptionDto, headers: ETAG })
+  @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
+  async get(@Caller() caller: CallerContext, @Param('subscriptionId', ID_PIPE) subscriptionId: string): Promise<Versioned<SubscriptionView>> {
+    const found = await this.readModel.find(caller.environmentId, subscriptionId);
+    if (!found) throw new NotFoundError('subscription', subscriptionId);
+    return this.answer(found);
+  }
+
+  @Put(':subscriptionId/cancel')
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Cancel a subscription',
+    description:
+      'Body {} (or none). 202 with the subscription: status cancelled, cancelAt the end of its current billing period (the latest current-period end among its recurring items). ' +
+      'Cancelling a cancelled subscription answers the same; the final arrears period is billed pro rata, then the subscription ends.',
+  })
+  @ApiParam(SUBSCRIPTION_ID)
+  @ApiHeader(IF_MATCH)
+  @ApiResponse({ status: 202, description: 'Cancelled (ends at cancelAt)', type: SubscriptionDto, headers: ETAG })
+  @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
+  @ApiResponse({ status: 409, ...problemResponse('The subscription has ended (subscription-ended), or If-Match is stale') })
+  @ApiResponse({ status: 422, ...problemResponse('A body with any property') })
+  async cancel(
+    @Caller() caller: CallerContext,
+    @Param('subscriptionId', ID_PIPE) subscriptionId: string,
+    @Body() body: unknown,
+    @IfMatch() expectedVersion: number | undefined,
+  ): Promise<Versioned<SubscriptionView>> {
+    assertNoInput(body);
+    return this.answer(
+      await this.commands.execute(new CancelSubscriptionCommand(caller.environmentId, subscriptionId, commandContext(caller, this.clock), expectedVersion)),
+    );
+  }
+
+  @Put(':subscriptionId/reactivate')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Undo a cancellation', description: 'Body {} (or none). Only before cancelAt has passed.' })
+  @ApiParam(SUBSCRIPTION_ID)
+  @ApiHeader(IF_MATCH)
+  @ApiResponse({ status: 200, description: 'Active again', type: SubscriptionDto, headers: ETAG })
+  @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
+  @ApiResponse({ status: 409, ...problemResponse('Not cancelled (subscription-not-cancelled), ended (subscription-ended), or If-Match is stale') })
+  @ApiResponse({ status: 422, ...problemResponse('A body with any property') })
+  async reactivate(
+    @Caller() caller: CallerContext,
+    @Param('subscriptionId', ID_PIPE) subscriptionId: string,
+    @Body() body: unknown,
+    @IfMatch() expectedVersion: number | undefined,
+  ): Promise<Versioned<SubscriptionView>> {
+    assertNoInput(body);
+    return this.answer(
+      await this.commands.execute(new ReactivateSubscriptionCommand(caller.environmentId, subscriptionId, commandContext(caller, this.clock), expectedVersion)),
+    );
+  }
+
+  /** The subscription at the environment's now, with its version for the ETag. */
+  private answer({ subscription, version }: Written, location?: string): Versioned<SubscriptionView> {
+    return new Versioned(toSubscriptionView(subscription, this.clock.now()), version, location);
+  }
+}
+
+/** What every subscription command answers: the subscription as it left it, and its version. */
+interface Written {
+  readonly subscription: Subscription;
+  readonly version: number;
+}

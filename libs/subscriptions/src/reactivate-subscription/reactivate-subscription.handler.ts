@@ -1,0 +1,21 @@
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandPath } from '@billing/event-store';
+import { decideReactivateSubscription, existingSubscription, Subscription, subscriptionEvolver } from '../domain';
+import { subscriptionStream } from '../streams';
+import { ReactivateSubscriptionCommand } from './reactivate-subscription.command';
+
+@CommandHandler(ReactivateSubscriptionCommand)
+export class ReactivateSubscriptionHandler implements ICommandHandler<ReactivateSubscriptionCommand, { subscription: Subscription; version: number }> {
+  constructor(private readonly commands: CommandPath) {}
+
+  async execute({ environmentId, subscriptionId, context, expectedVersion }: ReactivateSubscriptionCommand): Promise<{ subscription: Subscription; version: number }> {
+    const { state, version } = await this.commands.handle(
+      subscriptionStream(environmentId, subscriptionId),
+      subscriptionEvolver,
+      (current) => decideReactivateSubscription({ subscriptionId }, current, context.meta),
+      context,
+      { expectedVersion },
+    );
+    return { subscription: existingSubscription(state, subscriptionId), version };
+  }
+}

@@ -1,0 +1,131 @@
+import { EntityManager } from 'typeorm';
+import { Projection, queryRows, RecordedEvent } from '@billing/event-store';
+import { PRICE_STREAM_TYPE, PRODUCT_STREAM_TYPE, priceEvolver, productEvolver } from '@billing/catalog';
+import { TAX_CODE_STREAM, taxCodeEvolver } from '@billing/invoicing';
+import { DomainEvent, Evolver } from '@billing/shared-kernel';
+import { nextWorkAt, Subscription, subscriptionEvolver, SubscriptionState } from '../domain';
+import { SUBSCRIPTION_STREAM } from '../streams';
+
+export const SUBSCRIPTIONS_PROJECTION = 'subscriptions.read-model';
+
+/** One table kept as the latest folded state of each stream of one type. */
+interface FoldedTable<State extends { status: string }> {
+  readonly table: 'subscriptions' | FactsTable;
+  readonly streamType: string;
+  readonly evolver: Evolver<State, DomainEvent>;
+  readonly upsert: (rows: readonly FoldedRow<State>[], tx: EntityManager) => Promise<unknown>;
+}
+
+interface FoldedRow<State> {
+  readonly environmentId: string;
+  readonly id: string;
+  readonly version: number;
+  readonly state: State;
+}
+
+const SUBSCRIPTIONS: FoldedTable<SubscriptionState> = {
+  table: 'subscriptions',
+  streamType: SUBSCRIPTION_STREAM,
+  evolver: subscriptionEvolver as Evolver<SubscriptionState, DomainEvent>,
+  upsert: (rows, tx) => {
+    const subscriptions = rows.map((row) => ({ ...row, state: row.state as Subscription }));
+    return tx.query(
+      `insert into subscriptions (environment_id, id, handle, status, customer_id, created_at, version, state, next_work_at)
+       select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::integer[], $8::jsonb[], $9::timestamptz[])
+       on conflict (environment_id, id) do update set status = excluded.status, version = excluded.version, state = excluded.state,
+         next_work_at = excluded.next_work_at`,
+      [
+        subscriptions.map((r) => r.environmentId),
+        subscriptions.map((r) => r.id),
+        subscriptions.map((r) => r.state.handle),
+        subscriptions.map((r) => r.state.status),
+        subscriptions.map((r) => customerIdOf(r.state.customer)),
+        subscriptions.map((r) => r.state.createdAt),
+        subscriptions.map((r) => r.version),
+        subscriptions.map((r) => JSON.stringify(r.state)),
+        subscriptions.map((r) => nextWorkAt(r.state)?.toISOString() ?? null),
+      ],
+    );
+  },
+};
+
+type FactsTable = 'subscription_catalog_prices' | 'subscription_catalog_products' | 'subscription_tax_codes';
+
+const factsTable = <State extends { status: string }>(
+  table: FactsTable,
+  streamType: string,
+  evolver: Evolver<State, DomainEvent>,
+): FoldedTable<State> => ({
+  table,
+  streamType,
+  evolver,
+  upsert: (rows, tx) =>
+    tx.query(
+      `insert into ${table} (environment_id, id, state) select * from unnest($1::uuid[], $2::uuid[], $3::jsonb[])
+       on conflict (environment_id, id) do update set state = excluded.state`,
+      [rows.map((r) => r.environmentId), rows.map((r) => r.id), rows.map((r) => JSON.stringify(r.state))],
+    ),
+});
+
+const TABLES = [
+  SUBSCRIPTIONS,
+  factsTable('subscription_catalog_prices', PRICE_STREAM_TYPE, priceEvolver as Evolver<{ status: string }, DomainEvent>),
+  factsTable('subscription_catalog_products', PRODUCT_STREAM_TYPE, productEvolver as Evolver<{ status: string }, DomainEvent>),
+  factsTable('subscription_tax_codes', TAX_CODE_STREAM, taxCodeEvolver as Evolver<{ status: string }, DomainEvent>),
+] as const;
+
+/**
+ * The subscriptions read model (with when the engine next has work for each)
+ * and the facts subscriptions are checked against and priced with, folded
+ * from the catalog's and invoicing's own events with their published evolvers.
+ * Per table and batch: one select of the stored states the batch continues,
+ * one upsert.
+ */
+export const subscriptionsProjection: Projection = {
+  name: SUBSCRIPTIONS_PROJECTION,
+  streamTypes: [SUBSCRIPTION_STREAM, PRICE_STREAM_TYPE, PRODUCT_STREAM_TYPE, TAX_CODE_STREAM],
+  async applyBatch(events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
+    for (const table of TABLES) await fold(table as FoldedTable<{ status: string }>, events, tx);
+  },
+  async reset(tx: EntityManager): Promise<void> {
+    for (const { table } of TABLES) await tx.query(`delete from ${table}`);
+  },
+};
+
+async function fold<State extends { status: string }>(model: FoldedTable<State>, events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
+  const streams = new Map<string, { environmentId: string; id: string; events: RecordedEvent[] }>();
+  for (const event of events) {
+    if (event.streamType !== model.streamType) continue;
+    const key = `${event.environmentId}/${event.streamId}`;
+    const stream = streams.get(key) ?? { environmentId: event.environmentId, id: event.streamId, events: [] };
+    stream.events.push(event);
+    streams.set(key, stream);
+  }
+  if (streams.size === 0) return;
+  const continued = [...streams.values()].filter((stream) => stream.events[0].streamVersion > 1);
+  const stored = new Map<string, State>();
+  if (continued.length > 0) {
+    const rows = await queryRows<{ environment_id: string; id: string; state: State }>(
+      tx,
+      `select t.environment_id, t.id, t.state from ${model.table} t
+         join unnest($1::uuid[], $2::uuid[]) as k(environment_id, id) on t.environment_id = k.environment_id and t.id = k.id`,
+      [continued.map((s) => s.environmentId), continued.map((s) => s.id)],
+    );
+    for (const row of rows) stored.set(`${row.environment_id}/${row.id}`, row.state);
+  }
+  const rows: FoldedRow<State>[] = [];
+  for (const [key, stream] of streams) {
+    const state = stream.events.reduce(
+      (current, event) => model.evolver.evolve(current, { type: event.type, schemaVersion: event.schemaVersion, data: event.data }),
+      stored.get(key) ?? model.evolver.initialState(),
+    );
+    if (state.status === 'none') continue;
+    rows.push({ environmentId: stream.environmentId, id: stream.id, version: stream.events[stream.events.length - 1].streamVersion, state });
+  }
+  if (rows.length > 0) await model.upsert(rows, tx);
+}
+
+function customerIdOf(customer: unknown): string | null {
+  const id = (customer as { id?: unknown } | null)?.id;
+  return typeof id === 'string' ? id : null;
+}

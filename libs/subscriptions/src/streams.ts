@@ -1,0 +1,33 @@
+import { StreamRef } from '@billing/event-store';
+import { uuidV5 } from '@billing/shared-kernel';
+
+/** Stream types: stored in every event row, never renamed. */
+export const SUBSCRIPTION_STREAM = 'subscription';
+export const SUBSCRIPTION_HANDLE_STREAM = 'subscription-handle';
+
+/** Fixed namespaces of the name-based ids (random v4 uuids chosen once; never change them). */
+const HANDLE_NAMESPACE = '3c9e5a1f-7b2d-4e8c-9a6f-1d0b5c7e2f48';
+const INVOICE_NAMESPACE = '8a4f2c6e-1b9d-4f3a-b7e5-6c2d0a9f1e37';
+
+/** One stream per subscription; its id is the subscription id, a random uuid the service chooses. */
+export function subscriptionStream(environmentId: string, subscriptionId: string): StreamRef {
+  return { environmentId, streamType: SUBSCRIPTION_STREAM, streamId: subscriptionId };
+}
+
+/**
+ * One stream per (environment, handle) that claims the handle: creating a
+ * subscription appends to it with "no stream" in the same transaction, so two
+ * subscriptions can never hold one handle.
+ */
+export function subscriptionHandleStream(environmentId: string, handle: string): StreamRef {
+  return { environmentId, streamType: SUBSCRIPTION_HANDLE_STREAM, streamId: uuidV5(`${environmentId}\u0000${handle}`, HANDLE_NAMESPACE) };
+}
+
+/**
+ * The invoice of a subscription's charges due at one instant: the same
+ * inputs always name the same invoice, so a second attempt to bill them finds
+ * the invoice stream taken and writes nothing.
+ */
+export function subscriptionInvoiceId(environmentId: string, subscriptionId: string, billAt: Date): string {
+  return uuidV5(`${environmentId}/${subscriptionId}/${billAt.toISOString()}`, INVOICE_NAMESPACE);
+}

@@ -1,0 +1,70 @@
+import { endsAt, Subscription, SubscriptionState, timelineAt } from './domain';
+
+export interface SubscriptionItemView {
+  readonly id: string;
+  /** The next instant the item is billed; null when never again. */
+  readonly billAt: string | null;
+  /** The period holding now (the first if not started); null for a one-time item. */
+  readonly period: { readonly start: string; readonly end: string } | null;
+  readonly quantity: number;
+  readonly product: { readonly id: string; readonly name: string };
+  readonly price: { readonly id: string; readonly name: string };
+  readonly taxCode: string | null;
+}
+
+/** The Subscription resource of the README (INTERFACE.md's fields and the documented additions). */
+export interface SubscriptionView {
+  readonly id: string;
+  readonly handle: string;
+  readonly status: 'active' | 'cancelled' | 'ended';
+  readonly customer: unknown;
+  readonly currency: string;
+  readonly timeZone: string;
+  readonly term: { readonly start: string; readonly end: string | null };
+  readonly autoRenewal: boolean;
+  readonly cancelAt: string | null;
+  readonly endedAt: string | null;
+  readonly items: SubscriptionItemView[];
+  /** The last failed attempt to bill the next charges (retried from retryAt); null when none is pending. */
+  readonly billingFailure: { readonly billAt: string; readonly reason: string; readonly attempts: number; readonly retryAt: string } | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** The subscription as of `now` (the environment's clock): item periods and billAt, and `ended` once its end has passed. */
+export function toSubscriptionView(subscription: Subscription, now: Date): SubscriptionView {
+  const timeline = timelineAt(subscription, now);
+  const ended = timeline.status === 'ended';
+  return {
+    id: subscription.id,
+    handle: subscription.handle,
+    status: timeline.status,
+    customer: subscription.customer,
+    currency: subscription.currency.toUpperCase(),
+    timeZone: subscription.timeZone,
+    term: timeline.term,
+    autoRenewal: subscription.autoRenewal,
+    cancelAt: subscription.cancelAt,
+    endedAt: subscription.endedAt ?? (ended ? (endsAt(subscription)?.toISOString() ?? null) : null),
+    items: subscription.items.map((item) => {
+      const at = timeline.items.find((entry) => entry.itemId === item.id);
+      return {
+        id: item.id,
+        billAt: at?.billAt?.toISOString() ?? null,
+        period: at?.period ?? null,
+        quantity: Number(item.quantity),
+        product: item.product,
+        price: { id: item.priceId, name: item.priceName },
+        taxCode: item.taxCode,
+      };
+    }),
+    billingFailure: subscription.billingFailure,
+    createdAt: subscription.createdAt,
+    updatedAt: subscription.updatedAt,
+  };
+}
+
+/** For notifications: the subscription as of its latest event. */
+export function subscriptionViewOf(state: SubscriptionState): SubscriptionView | null {
+  return state.status === 'none' ? null : toSubscriptionView(state, new Date(state.updatedAt));
+}

@@ -1,0 +1,59 @@
+import { BoundedContext, NotificationDefinition, StreamDefinition } from '@billing/platform';
+import { SubscriptionEvent, subscriptionEvolver, SubscriptionHandleClaimed, SubscriptionState } from './domain';
+import { subscriptionsMigrations } from './migrations';
+import { subscriptionsProjection } from './read-model/subscriptions.projection';
+import { SUBSCRIPTION_HANDLE_STREAM, SUBSCRIPTION_STREAM } from './streams';
+import { subscriptionViewOf } from './subscription-view';
+import { SUBSCRIPTIONS_PROBLEMS } from './subscriptions.problems';
+import { SubscriptionsModule } from './subscriptions.module';
+
+/** Every event type of a stream with the schema version it is written in (a type missing here does not compile). */
+const SUBSCRIPTION_EVENTS: Record<SubscriptionEvent['type'], number> = {
+  SubscriptionCreated: 1,
+  SubscriptionCancelled: 1,
+  SubscriptionReactivated: 1,
+  SubscriptionRenewed: 1,
+  SubscriptionBilled: 1,
+  SubscriptionBillingFailed: 1,
+  SubscriptionEnded: 1,
+};
+const HANDLE_EVENTS: Record<SubscriptionHandleClaimed['type'], number> = { SubscriptionHandleClaimed: 1 };
+
+const eventTypes = (events: Record<string, number>) => Object.entries(events).map(([type, schemaVersion]) => ({ type, schemaVersion }));
+
+const subscriptionStream: StreamDefinition<SubscriptionState, SubscriptionEvent> = {
+  type: SUBSCRIPTION_STREAM,
+  idScheme: 'the subscription id: a random uuid the service chooses (POST /subscriptions)',
+  events: eventTypes(SUBSCRIPTION_EVENTS),
+  view: { evolver: subscriptionEvolver, toView: subscriptionViewOf },
+};
+
+const handleStream: StreamDefinition = {
+  type: SUBSCRIPTION_HANDLE_STREAM,
+  idScheme: 'uuid v5 of (environment, handle): a handle can be claimed once (subscriptionHandleStream)',
+  events: eventTypes(HANDLE_EVENTS),
+};
+
+/**
+ * Notifications (public names, never renamed), each carrying the
+ * subscription as of its event. The invoices the billing engine creates
+ * announce themselves as invoice.created and invoice.booked.
+ */
+const notifications: NotificationDefinition[] = [
+  { name: 'subscription.created', streamType: SUBSCRIPTION_STREAM, eventType: 'SubscriptionCreated', description: 'A subscription is created.' },
+  { name: 'subscription.cancelled', streamType: SUBSCRIPTION_STREAM, eventType: 'SubscriptionCancelled', description: 'A subscription is cancelled: it ends at cancelAt.' },
+  { name: 'subscription.reactivated', streamType: SUBSCRIPTION_STREAM, eventType: 'SubscriptionReactivated', description: 'A cancellation is undone.' },
+  { name: 'subscription.renewed', streamType: SUBSCRIPTION_STREAM, eventType: 'SubscriptionRenewed', description: 'A termed subscription with autoRenewal starts its next term.' },
+  { name: 'subscription.ended', streamType: SUBSCRIPTION_STREAM, eventType: 'SubscriptionEnded', description: 'A subscription ended after its final period was billed.' },
+];
+
+export const subscriptionsContext: BoundedContext = {
+  name: 'subscriptions',
+  module: SubscriptionsModule,
+  migrations: subscriptionsMigrations,
+  streams: [subscriptionStream, handleStream],
+  projections: [subscriptionsProjection],
+  reactors: [],
+  notifications,
+  problems: SUBSCRIPTIONS_PROBLEMS,
+};

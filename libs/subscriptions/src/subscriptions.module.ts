@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { BillingEngine } from './billing/billing-engine';
+import { CancelSubscriptionHandler } from './cancel-subscription/cancel-subscription.handler';
+import { CreateSubscriptionHandler } from './create-subscription/create-subscription.handler';
+import { SubscriptionsController } from './http/subscriptions.controller';
+import { ReactivateSubscriptionHandler } from './reactivate-subscription/reactivate-subscription.handler';
+import { SubscriptionsReadModel } from './read-model/subscriptions.read-model';
+
+/** The HTTP surface, command handlers and billing engine of the subscriptions context (its definition is subscriptionsContext). */
+@Module({
+  controllers: [SubscriptionsController],
+  providers: [SubscriptionsReadModel, CreateSubscriptionHandler, CancelSubscriptionHandler, ReactivateSubscriptionHandler, BillingEngine],
+})
+export class SubscriptionsModule {}
