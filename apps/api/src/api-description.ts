@@ -23,4 +23,12 @@ key commits in the same transaction as the write's events. The same request agai
 response byte for byte with \`Idempotent-Replayed: true\` (client errors included; 5xx and 409
 version-conflict release the key); a different request with the key is a 422
 idempotency-key-reused; a retry while the first still runs is a 409 idempotency-key-in-flight.
+
+**Test clocks.** With TEST_CLOCKS=true (the default outside production; otherwise the /test-clock
+routes are 404) each environment has its own clock: \`GET /test-clock\` answers its \`now\`, and
+\`POST /test-clock/advance\` \`{"to": <date-time>}\` moves it forward (backwards is a 422, at most 5
+years per call) and answers 200 only after everything due up to the new time (renewals, billing,
+cancellations) was processed for the environment. An advanced clock is frozen until the next advance.
+Every request runs in its environment's time: event times, \`createdAt\`, default dates and
+Idempotency-Key retention all follow it.
 `.trim();

@@ -24,3 +24,4 @@ export * from './metrics/metrics';
 export * from './idempotency/idempotency-key';
 export * from './idempotency/idempotency.store';
 export * from './migrations';
+export * from './clock';

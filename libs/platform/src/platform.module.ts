@@ -5,6 +5,11 @@ import { PassportModule } from '@nestjs/passport';
 import { EventStore } from '@billing/event-store';
 import { Authenticator, CallerGuard } from './auth/guards';
 import { JwtStrategy } from './auth/jwt.strategy';
+import { ClockDrivenWorkRegistry } from './clock/clock-driven-work';
+import { EnvironmentClock } from './clock/environment-clock';
+import { EnvironmentClockInterceptor } from './clock/environment-clock.interceptor';
+import { ScopedClock } from './clock/scoped-clock';
+import { TestClockController } from './clock/test-clock.controller';
 import { APP_CONFIG, AppConfig } from './config/app-config';
 import { BoundedContext } from './context/bounded-context';
 import { BOUNDED_CONTEXTS, ContextWiring } from './context/context-wiring';
@@ -23,8 +28,13 @@ import { ProblemsController } from './problems/problems.controller';
 /**
  * The spine every bounded context stands on: configuration, the database,
  * event store, command path and projector, authentication and environment
- * scoping, idempotency keys, problem details, and the wiring of the contexts' definitions.
- * Global, so contexts just inject what they need.
+ * scoping, idempotency keys, problem details, per-environment clocks, and the
+ * wiring of the contexts' definitions. Global, so contexts just inject what they need.
+ *
+ * `Clock` is a ScopedClock over `options.clock` (the system clock unless a
+ * test gives one): inside a request it answers the environment's time (see
+ * EnvironmentClockInterceptor), elsewhere the base clock. The test-clock
+ * routes exist only with TEST_CLOCKS on.
  */
 @Global()
 @Module({})
@@ -34,10 +44,13 @@ export class PlatformModule {
     return {
       module: PlatformModule,
       imports: [CqrsModule.forRoot(), PassportModule.register({ session: false })],
-      controllers: [HealthController, ProblemsController, MetricsController],
+      controllers: [HealthController, ProblemsController, MetricsController, ...(config.testClocks ? [TestClockController] : [])],
       providers: [
         { provide: APP_CONFIG, useValue: config },
-        { provide: Clock, useValue: options.clock ?? new SystemClock() },
+        { provide: ScopedClock, useValue: new ScopedClock(options.clock ?? new SystemClock()) },
+        { provide: Clock, useExisting: ScopedClock },
+        EnvironmentClock,
+        ClockDrivenWorkRegistry,
         { provide: BOUNDED_CONTEXTS, useValue: options.contexts },
         ...databaseProviders,
         {
@@ -53,9 +66,11 @@ export class PlatformModule {
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
         IdempotencyStore,
         IdempotencyPurger,
+        // Global interceptors run in the order they are registered: the environment's clock scope encloses the key's transaction.
+        { provide: APP_INTERCEPTOR, useClass: EnvironmentClockInterceptor },
         { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
       ],
-      exports: [APP_CONFIG, Clock, Authenticator, IdempotencyStore, ...databaseProviders, NotificationCatalogue, Metrics, CqrsModule],
+      exports: [APP_CONFIG, Clock, ScopedClock, EnvironmentClock, ClockDrivenWorkRegistry, Authenticator, IdempotencyStore, ...databaseProviders, NotificationCatalogue, Metrics, CqrsModule],
     };
   }
 }

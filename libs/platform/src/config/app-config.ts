@@ -37,6 +37,11 @@ export interface AppConfig {
   readonly idempotencyRetentionHours: number;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
   readonly jwt: JwtConfig;
+  /**
+   * Per-environment test clocks (`GET /test-clock`, `POST /test-clock/advance`) and every request
+   * reading its environment's clock. TEST_CLOCKS=true|false; on unless NODE_ENV=production.
+   */
+  readonly testClocks: boolean;
 }
 
 export const DEVELOPMENT_JWT_SECRET = 'development-only-secret-change-me';
@@ -72,6 +77,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     requestTimeoutMs: integer(env.REQUEST_TIMEOUT_MS, 30_000, 'REQUEST_TIMEOUT_MS'),
     headersTimeoutMs: integer(env.HEADERS_TIMEOUT_MS, 10_000, 'HEADERS_TIMEOUT_MS'),
     idempotencyRetentionHours: atLeastOne(integer(env.IDEMPOTENCY_RETENTION_HOURS, 24, 'IDEMPOTENCY_RETENTION_HOURS'), 'IDEMPOTENCY_RETENTION_HOURS'),
+    testClocks: boolean(env.TEST_CLOCKS, !isProduction, 'TEST_CLOCKS'),
     logLevel: (['debug', 'info', 'warn', 'error'] as const).find((l) => l === env.LOG_LEVEL) ?? 'info',
     jwt: {
       secret,
@@ -90,6 +96,12 @@ function integer(value: string | undefined, fallback: number, name: string): num
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`${name} must be a non-negative integer`);
   return parsed;
+}
+
+function boolean(value: string | undefined, fallback: boolean, name: string): boolean {
+  if (value === undefined || value === '') return fallback;
+  if (value === 'true' || value === 'false') return value === 'true';
+  throw new Error(`${name} must be true or false`);
 }
 
 function atLeastOne(value: number, name: string): number {

@@ -28,7 +28,11 @@ export function eventMetadataFor(caller: CallerContext, causationId: string | nu
   return { actor: caller.actor, requestId: caller.requestId, correlationId: caller.correlationId, causationId };
 }
 
-/** Time and ids for the domain come from here (and from a fake in tests), never from inside the domain. */
+/**
+ * Time and ids for the domain come from here (and from a fake in tests), never from inside the domain.
+ * The injected Clock is a ScopedClock: inside a request it answers the environment's time (its test
+ * clock, see EnvironmentClock), so `commandContext(caller, clock)` dates a write in its environment.
+ */
 export abstract class Clock {
   abstract now(): Date;
 }
