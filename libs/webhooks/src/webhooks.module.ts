@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CommandPath } from '@billing/event-store';
-import { APP_CONFIG, AppConfig, Clock, Metrics } from '@billing/platform';
+import { APP_CONFIG, AppConfig, Metrics, ScopedClock } from '@billing/platform';
 import { loadWebhooksConfig, WEBHOOKS_CONFIG, WebhooksConfig } from './config/webhooks-config';
 import { WebhookDispatcher } from './delivery/dispatcher';
 import { WebhooksController } from './http/webhooks.controller';
@@ -27,10 +27,10 @@ import { FanOutReactor } from './projections/fan-out.reactor';
     WebhooksReadModel,
     {
       provide: WebhookDispatcher,
-      inject: [DataSource, Clock, CommandPath, SignatureKeyVault, WEBHOOKS_CONFIG, APP_CONFIG, Metrics],
+      inject: [DataSource, ScopedClock, CommandPath, SignatureKeyVault, WEBHOOKS_CONFIG, APP_CONFIG, Metrics],
       useFactory: (
         dataSource: DataSource,
-        clock: Clock,
+        clock: ScopedClock,
         commands: CommandPath,
         vault: SignatureKeyVault,
         config: WebhooksConfig,
@@ -42,7 +42,8 @@ import { FanOutReactor } from './projections/fan-out.reactor';
           const [row] = await dataSource.query(`select count(*)::int as pending from webhook_deliveries where status = 'pending'`);
           gauge.set(row.pending);
         });
-        return new WebhookDispatcher({ dataSource, clock, commands, vault, databaseUrl: appConfig.databaseUrl, outcomes }, config);
+        // The dispatcher serves every environment: it runs on the base clock, never a request's environment time.
+        return new WebhookDispatcher({ dataSource, clock: clock.base, commands, vault, databaseUrl: appConfig.databaseUrl, outcomes }, config);
       },
     },
     WebhooksLifecycle,
