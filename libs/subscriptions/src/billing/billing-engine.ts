@@ -83,11 +83,19 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     // Work of its own: never part of a caller's transaction (a request's Idempotency-Key).
     return outsideUnitOfWork(async () => {
       let lastProgress = Date.now();
+      let steps = 0;
       for (;;) {
         const due = await this.readModel.dueIn(environmentId, now, DUE_BATCH);
-        if (due.length === 0 || this.stopped) return;
+        if (due.length === 0 || this.stopped) {
+          if (steps > 0) this.logger.log({ msg: 'billing caught up', environmentId, now: now.toISOString(), steps });
+          return;
+        }
         let progressed = false;
-        for (const subscriptionId of due) if (await this.work(environmentId, subscriptionId, now)) progressed = true;
+        for (const subscriptionId of due) {
+          const done = await this.work(environmentId, subscriptionId, now);
+          steps += done;
+          if (done > 0) progressed = true;
+        }
         if (progressed) lastProgress = Date.now();
         else if (Date.now() - lastProgress > STALL_LIMIT_MS) {
           throw new Error(`billing of environment ${environmentId} made no progress for ${STALL_LIMIT_MS} ms (${due.length} subscriptions still due)`);
@@ -108,15 +116,18 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     }
   }
 
-  /** Steps one subscription until nothing is due; false when another process holds it. */
-  private async work(environmentId: string, subscriptionId: string, now: Date): Promise<boolean> {
-    for (let billed = 0; billed < MAX_BILLINGS_PER_RUN; billed++) {
-      const step = await this.step(environmentId, subscriptionId, now);
-      if (step === 'busy') return billed > 0;
-      if (step === 'nothing') return true;
+  /**
+   * Steps one subscription until nothing is due, and answers how many steps
+   * (billings, renewals, ends, recorded failures) it made: 0 when another
+   * process holds it or got there first.
+   */
+  private async work(environmentId: string, subscriptionId: string, now: Date): Promise<number> {
+    for (let steps = 0; steps < MAX_BILLINGS_PER_RUN; steps++) {
+      // Nothing to do for a row listed as due: the read model has yet to show another process's step.
+      if ((await this.step(environmentId, subscriptionId, now)) !== 'done') return steps;
     }
     this.logger.warn({ msg: 'billing run bound reached; the rest is billed in the next run', environmentId, subscriptionId, bound: MAX_BILLINGS_PER_RUN });
-    return true;
+    return MAX_BILLINGS_PER_RUN;
   }
 
   /** One transaction: the subscription's next due work (bill, renew, end), or nothing. */
