@@ -9,14 +9,15 @@
  * 3. the service as its own process: POST /invoices, the same with one webhook
  *    subscription, PUT /invoices/{id}, GET /invoices/{id}, GET /invoices, and
  *    POST /invoices again at half the measured maximum rate;
- * 4. a rebuild of every projection over at least 200 000 events.
+ * 4. the billing engine: 10 000 due subscriptions billed by one test-clock advance;
+ * 5. a rebuild of every projection over at least 200 000 events.
  *
  * Prints a table and writes it to docs/BENCHMARKS.md. Uses DATABASE_URL when
  * set, else an embedded Postgres in a temporary folder; the bench database is
  * dropped and every child process stopped at the end, also on failure.
  *
  * Settings: BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (16),
- * BENCH_REBUILD_EVENTS (200000), BENCH_REBUILD_TIMEOUT_SECONDS (100),
+ * BENCH_REBUILD_EVENTS (200000), BENCH_REBUILD_TIMEOUT_SECONDS (100), BENCH_BILLING_SUBSCRIPTIONS (10000),
  * BENCH_RAW=pg (use the pg child even when pgbench is there),
  * BENCH_REPORT (file to write, default docs/BENCHMARKS.md; "-" for none),
  * BENCH_REPORT_HEADING (section heading, default "Latest run"), BENCH_KEEP_DATABASE=1
@@ -41,6 +42,7 @@ const WARMUP_SECONDS = positive('BENCH_WARMUP_SECONDS', 2, true);
 const CONNECTIONS = positive('BENCH_CONNECTIONS', 16);
 const REBUILD_EVENTS = positive('BENCH_REBUILD_EVENTS', 200_000);
 const REBUILD_TIMEOUT_SECONDS = positive('BENCH_REBUILD_TIMEOUT_SECONDS', 100);
+const BILLING_SUBSCRIPTIONS = positive('BENCH_BILLING_SUBSCRIPTIONS', 10_000);
 /** Invoices created through the API (each then updated once) whose events are replicated for the rebuild. */
 const TEMPLATE_INVOICES = 300;
 /** Draft ids the PUT and GET-by-id scenarios rotate over. */
@@ -91,6 +93,8 @@ const failures: string[] = [];
 let rebuild: Rebuild | null = null;
 let rawTool = '';
 let eventBytes = 0;
+/** The billing engine: due subscriptions billed by one POST /test-clock/advance. */
+let billing: { subscriptions: number; invoices: number; seconds: number } | null = null;
 let deliveries: { received: number; receivedDuringLoad: number; expected: number; drainSeconds: number } | null = null;
 
 function log(message: string): void {
@@ -317,7 +321,8 @@ interface Service {
   readonly base: string;
 }
 
-async function startService(databaseUrl: string): Promise<Service> {
+/** The service as `npm start` runs it; test clocks only for the billing scenario (else every request would look its clock up). */
+async function startService(databaseUrl: string, testClocks = false): Promise<Service> {
   const port = await freePort();
   const child = startChild('service', process.execPath, [join(DIST, 'apps', 'api', 'src', 'main.js')], {
     cwd: ROOT,
@@ -329,6 +334,7 @@ async function startService(databaseUrl: string): Promise<Service> {
       ROLES: 'api,worker',
       LOG_LEVEL: 'warn',
       NODE_ENV: 'development',
+      TEST_CLOCKS: String(testClocks),
       JWT_SECRET,
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_ALLOW_INSECURE_HTTP: 'true',
@@ -743,6 +749,11 @@ function report(serverVersion: string, databaseNote: string): string {
     }
     lines.push(`| ${r.scenario} | ${fmt(r.result.perSecond)} | ${fmt(r.result.p50, 2)} | ${fmt(r.result.p99, 2)} | ${r.result.non2xx} | ${r.result.errors + r.result.timeouts} |`);
   }
+  if (billing) {
+    lines.push(
+      `| billing engine: ${billing.subscriptions} due subscriptions, one invoice each created and booked (one \`POST /test-clock/advance\`, one process) | ${fmt(billing.invoices / billing.seconds, 0)} invoices/s | | | | ${fmt(billing.seconds, 1)} s |`,
+    );
+  }
   if (rebuild) {
     lines.push(
       `| rebuild of every projection (\`node dist/apps/api/src/rebuild.js\`), ${rebuild.events} events | ${rebuild.upperBound ? '< ' : rebuild.complete ? '' : 'INCOMPLETE '}${fmt(rebuild.perSecond, 0)} events/s | | | | ${fmt(rebuild.seconds, 1)} s |`,
@@ -815,11 +826,12 @@ function writeReport(section: string): void {
     '1. raw Postgres doing the same durable write as an invoice command: one ~600 B jsonb event row (into a copy of the events table with the same keys and indexes) and one outbox row per transaction (pgbench `-n -c 16 -j 2 -T 10`, latencies from its `-l` log; a pg child process when pgbench is not on PATH);',
     '2. a bare Fastify route answering ~1 KB of JSON (the ceiling for HTTP + JSON in Node here);',
     '3. the service as its own process (`node dist/apps/api/src/main.js`, api and worker roles, `LOG_LEVEL=warn`): `POST /invoices` with 2 lines, the same in an environment with one webhook subscription to a local receiver (a child process answering 200), `PUT /invoices/{id}` over 300 drafts, `GET /invoices/{id}` over the same ids, `GET /invoices?limit=20`, and `POST /invoices` again at half the measured maximum rate, once with autocannon\'s `overallRate` and once evenly paced;',
-    '4. `node dist/apps/api/src/rebuild.js` (every projection) over at least 200 000 events: 300 invoices made through the API and updated once, their events replicated with SQL under fresh stream ids; the read model is checked afterwards. A rebuild that does not finish within the time limit is killed and reported as an upper bound with its progress.',
+    '4. the billing engine: 10 000 monthly subscriptions made through the API (a second service process, with `TEST_CLOCKS=true`; the first runs with test clocks off, as in production), then one `POST /test-clock/advance` to their start, timed to its answer (it answers once every due invoice is created and booked), checked against the event store;',
+    '5. `node dist/apps/api/src/rebuild.js` (every projection) over at least 200 000 events: 300 invoices made through the API and updated once, their events replicated with SQL under fresh stream ids; the read model is checked afterwards. A rebuild that does not finish within the time limit is killed and reported as an upper bound with its progress.',
     '',
     'Every scenario counts non-2xx answers, socket errors and timeouts; a run with any of them, or with a failed step, says so in a warning above its table and exits with status 1.',
     '',
-    'Settings: `BENCH_SECONDS` (10), `BENCH_WARMUP_SECONDS` (2), `BENCH_CONNECTIONS` (16), `BENCH_REBUILD_EVENTS` (200000), `BENCH_REBUILD_TIMEOUT_SECONDS` (100),',
+    'Settings: `BENCH_SECONDS` (10), `BENCH_WARMUP_SECONDS` (2), `BENCH_CONNECTIONS` (16), `BENCH_REBUILD_EVENTS` (200000), `BENCH_REBUILD_TIMEOUT_SECONDS` (100), `BENCH_BILLING_SUBSCRIPTIONS` (10000),',
     '`BENCH_RAW=pg` (the pg child instead of pgbench), `BENCH_REPORT` (the file to write, `-` for none), `BENCH_REPORT_HEADING`, `BENCH_KEEP_DATABASE=1`.',
     'With `DATABASE_URL` set the bench creates its own database on that server and drops it afterwards; else it starts an embedded Postgres in a temporary folder.',
     'The commit is `git rev-parse --short HEAD`, with `-dirty` when `git status --porcelain` lists anything (other work in progress included).',
@@ -894,6 +906,13 @@ async function main(): Promise<void> {
     service = null;
     await stopChild(receiver);
 
+    log('starting the service with test clocks for the billing engine');
+    service = await startService(databaseUrl, true);
+    const billed = await attempt('billing engine', () => billingScenario(databaseUrl, service!));
+    if (billed) billing = billed;
+    await stopChild(service.child, 20_000);
+    service = null;
+
     if (templateEnvironment) {
       const rebuilt = await attempt('rebuild', async () => runRebuild(databaseUrl, await replicateEvents(databaseUrl)));
       if (rebuilt) rebuild = rebuilt;
@@ -912,6 +931,50 @@ async function main(): Promise<void> {
     process.stderr.write(`\n!!! ${failures.length} failure(s):\n${failures.map((f) => `  - ${f.split('\n')[0]}`).join('\n')}\n`);
     process.exitCode = 1;
   }
+}
+
+/**
+ * BILLING_SUBSCRIPTIONS monthly subscriptions (one fee item each) starting
+ * in two days, made through the API 16 at a time; then one POST
+ * /test-clock/advance to their start, which answers once the engine has
+ * created and booked one invoice per subscription. Timed from the request to
+ * the answer, and checked against the event store.
+ */
+async function billingScenario(databaseUrl: string, service: Service): Promise<{ subscriptions: number; invoices: number; seconds: number }> {
+  const environment = randomUUID();
+  const caller: Caller = { token: sign({ environments: [environment] }, JWT_SECRET, { algorithm: 'HS256', subject: 'bench', expiresIn: 3600 }) };
+  const product = await call<{ id: string }>(service, caller, environment, 'POST', '/products', { name: 'Plan' }, 201);
+  const price = await call<{ id: string }>(
+    service,
+    caller,
+    environment,
+    'POST',
+    '/prices',
+    { name: 'Monthly', priceModel: 'fee', pricing: { eur: { unitAmount: 1000 } }, purchase: 'recurring', termCount: 1, termUnit: 'month', billingTiming: 'advance', productId: product.id },
+    201,
+  );
+  const start = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
+  log(`billing: creating ${BILLING_SUBSCRIPTIONS} subscriptions starting ${start}`);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next < BILLING_SUBSCRIPTIONS) {
+        const index = next++;
+        const body = { customer: { id: randomUUID(), handle: `C-${index}`, name: `Customer ${index}` }, currency: 'EUR', term: { start, end: null }, items: [{ priceId: price.id }] };
+        await call(service, caller, environment, 'POST', '/subscriptions', body, 201);
+      }
+    }),
+  );
+  log(`billing: POST /test-clock/advance to ${start}T00:00:00Z`);
+  const started = process.hrtime.bigint();
+  await call(service, caller, environment, 'POST', '/test-clock/advance', { to: `${start}T00:00:00Z` }, 200);
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const invoices = await withClient(databaseUrl, async (client) =>
+    Number((await client.query(`select count(*)::int as n from events where environment_id = $1 and event_type = 'InvoiceBooked'`, [environment])).rows[0].n),
+  );
+  if (invoices !== BILLING_SUBSCRIPTIONS) throw new Error(`billing: ${invoices} invoices booked for ${BILLING_SUBSCRIPTIONS} due subscriptions`);
+  log(`billing: ${invoices} invoices in ${seconds.toFixed(1)} s`);
+  return { subscriptions: BILLING_SUBSCRIPTIONS, invoices, seconds };
 }
 
 let cleanupOnSignal: () => Promise<void> = stopAllChildren;
