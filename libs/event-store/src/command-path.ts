@@ -108,10 +108,11 @@ export class CommandPath {
    * (its own or another context's, e.g. the billing engine creating and
    * booking an invoice) and every statement on the default manager join one
    * transaction, which commits when `work` returns and rolls back when it
-   * throws; the read models are awaited after the commit. Inside a unit of
-   * work already, `work` joins it.
+   * throws; the read models are awaited after the commit, unless the caller
+   * collects what was written in `deferred` to await many units at once.
+   * Inside a unit of work already, `work` joins it.
    */
-  async atomically<Result>(work: (unit: UnitOfWork) => Promise<Result>): Promise<Result> {
+  async atomically<Result>(work: (unit: UnitOfWork) => Promise<Result>, deferred?: WrittenStream[]): Promise<Result> {
     const current = currentUnitOfWork();
     if (current) return work(current);
     const queryRunner = this.dataSource.createQueryRunner();
@@ -122,7 +123,8 @@ export class CommandPath {
       const result = await withinUnitOfWork(unit, () => work(unit));
       unit.close();
       await queryRunner.commitTransaction();
-      await this.runner.awaitProjections(unit.written);
+      if (deferred) deferred.push(...unit.written);
+      else await this.runner.awaitProjections(unit.written);
       return result;
     } catch (error) {
       unit.close();

@@ -7,3 +7,4 @@ export * from './projection-runner';
 export * from './command-path';
 export * from './migrations';
 export * from './unit-of-work';
+export * from './stream-batches';

@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import { Projection, queryRows, RecordedEvent } from '@billing/event-store';
+import { Projection, RecordedEvent, streamBatches } from '@billing/event-store';
 import { DomainEvent, Evolver } from '@billing/shared-kernel';
 import { PRICE_STREAM_TYPE, PRODUCT_STREAM_TYPE, PriceEvent, PriceState, ProductEvent, ProductState, priceEvolver, productEvolver } from '../domain';
 import { priceViewOf, PriceView, productViewOf, ProductView } from '../views';
@@ -96,49 +96,15 @@ export const catalogProjection: Projection = {
   },
 };
 
-interface StreamBatch {
-  readonly environmentId: string;
-  readonly id: string;
-  readonly events: RecordedEvent[];
-}
-
-interface StoredRow {
-  environment_id: string;
-  id: string;
-  state: unknown;
-}
-
 async function applyTo<State, Event extends DomainEvent, View>(
   model: ReadModelTable<State, Event, View>,
   events: readonly RecordedEvent[],
   tx: EntityManager,
 ): Promise<void> {
-  const streams = new Map<string, StreamBatch>();
-  for (const event of events) {
-    if (event.streamType !== model.streamType) continue;
-    const key = `${event.environmentId}/${event.streamId}`;
-    const stream = streams.get(key) ?? { environmentId: event.environmentId, id: event.streamId, events: [] };
-    stream.events.push(event);
-    streams.set(key, stream);
-  }
-  if (streams.size === 0) return;
-
-  // A stream whose first event here is not its first ever has its state in the table already.
-  const continued = [...streams.values()].filter((stream) => stream.events[0].streamVersion > 1);
-  const stored = new Map<string, State>();
-  if (continued.length > 0) {
-    const rows = await queryRows<StoredRow>(
-      tx,
-      `select t.environment_id, t.id, t.state from ${model.table} t
-         join unnest($1::uuid[], $2::uuid[]) as k(environment_id, id) on t.environment_id = k.environment_id and t.id = k.id`,
-      [continued.map((s) => s.environmentId), continued.map((s) => s.id)],
-    );
-    for (const row of rows) stored.set(`${row.environment_id}/${row.id}`, row.state as State);
-  }
-
+  const streams = await streamBatches<State>(events, model.streamType, model.table, tx);
   const rows: Row<State, View>[] = [];
-  for (const [key, stream] of streams) {
-    let state = stored.get(key) ?? model.evolver.initialState();
+  for (const stream of streams) {
+    let state = stream.stored ?? model.evolver.initialState();
     // The keyset of a new row: the position of the event that made the resource exist (kept on later batches).
     let position: string | null = null;
     for (const event of stream.events) {

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { CommandBus } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
 import { amountForScaledQuantity } from '@billing/catalog';
-import { CommandContext, CommandPath, outsideUnitOfWork, queryRows, StreamVersionConflictError, toNewEvents } from '@billing/event-store';
+import { CommandContext, CommandPath, outsideUnitOfWork, ProjectionRunner, queryRows, ReadModelTimeoutError, StreamVersionConflictError, toNewEvents, WrittenStream } from '@billing/event-store';
 import { BookInvoiceCommand, CreateInvoiceCommand } from '@billing/invoicing';
 import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock } from '@billing/platform';
 import { DomainError, parseScaledDecimal, ValidationError } from '@billing/shared-kernel';
@@ -26,6 +26,8 @@ const ACTOR = 'system:billing-engine';
 /** Safety bound of one run: billings of one subscription before it yields to the others (logged when hit; the next run goes on). */
 export const MAX_BILLINGS_PER_RUN = 500;
 const DUE_BATCH = 100;
+/** Subscriptions one catch-up works on at once (their steps overlap; bookings of one environment still take numbers in turn). */
+const LANES = 4;
 const POLL_MS = 1_000;
 /** How long a catch-up waits without any progress (its own or another process's) before it gives up with an error. */
 const STALL_LIMIT_MS = 30_000;
@@ -53,6 +55,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
 
   constructor(
     private readonly commands: CommandPath,
+    private readonly runner: ProjectionRunner,
     private readonly bus: CommandBus,
     private readonly readModel: SubscriptionsReadModel,
     private readonly registry: ClockDrivenWorkRegistry,
@@ -78,30 +81,52 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     await this.running;
   }
 
-  /** Everything due in the environment up to `now` is billed when this resolves, by this process or others. */
+  /**
+   * Everything due in the environment up to `now` is billed when this
+   * resolves, by this process or others, and the read models show it.
+   * Subscriptions are worked on LANES at a time; the read models are awaited
+   * once at the end rather than after every step.
+   */
   catchUp(environmentId: string, now: Date): Promise<void> {
     // Work of its own: never part of a caller's transaction (a request's Idempotency-Key).
     return outsideUnitOfWork(async () => {
+      const written: WrittenStream[] = [];
       let lastProgress = Date.now();
       let steps = 0;
       for (;;) {
         const due = await this.readModel.dueIn(environmentId, now, DUE_BATCH);
-        if (due.length === 0 || this.stopped) {
-          if (steps > 0) this.logger.log({ msg: 'billing caught up', environmentId, now: now.toISOString(), steps });
-          return;
-        }
-        let progressed = false;
-        for (const subscriptionId of due) {
-          const done = await this.work(environmentId, subscriptionId, now);
-          steps += done;
-          if (done > 0) progressed = true;
-        }
-        if (progressed) lastProgress = Date.now();
+        if (due.length === 0 || this.stopped) break;
+        let next = 0;
+        const lanes = Array.from({ length: Math.min(LANES, due.length) }, async () => {
+          let made = 0;
+          while (next < due.length) made += await this.work(environmentId, due[next++], now, written);
+          return made;
+        });
+        const made = (await Promise.all(lanes)).reduce((a, b) => a + b, 0);
+        steps += made;
+        if (made > 0) lastProgress = Date.now();
         else if (Date.now() - lastProgress > STALL_LIMIT_MS) {
           throw new Error(`billing of environment ${environmentId} made no progress for ${STALL_LIMIT_MS} ms (${due.length} subscriptions still due)`);
-        } else await new Promise((resolve) => setTimeout(resolve, 20));
+        } else {
+          // Due rows another process holds, or whose step the read model has yet to show.
+          await this.readModelsShow(written.splice(0));
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
       }
+      await this.readModelsShow(written);
+      if (steps > 0) this.logger.log({ msg: 'billing caught up', environmentId, now: now.toISOString(), steps });
     });
+  }
+
+  /** Waits for the read models to show the steps, however long a large catch-up keeps them busy. */
+  private async readModelsShow(written: readonly WrittenStream[]): Promise<void> {
+    for (const deadline = Date.now() + STALL_LIMIT_MS; ; ) {
+      try {
+        return await this.runner.awaitProjections(written);
+      } catch (error) {
+        if (!(error instanceof ReadModelTimeoutError) || Date.now() > deadline) throw error;
+      }
+    }
   }
 
   private async runDue(): Promise<void> {
@@ -121,17 +146,17 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
    * (billings, renewals, ends, recorded failures) it made: 0 when another
    * process holds it or got there first.
    */
-  private async work(environmentId: string, subscriptionId: string, now: Date): Promise<number> {
+  private async work(environmentId: string, subscriptionId: string, now: Date, written: WrittenStream[]): Promise<number> {
     for (let steps = 0; steps < MAX_BILLINGS_PER_RUN; steps++) {
       // Nothing to do for a row listed as due: the read model has yet to show another process's step.
-      if ((await this.step(environmentId, subscriptionId, now)) !== 'done') return steps;
+      if ((await this.step(environmentId, subscriptionId, now, written)) !== 'done') return steps;
     }
     this.logger.warn({ msg: 'billing run bound reached; the rest is billed in the next run', environmentId, subscriptionId, bound: MAX_BILLINGS_PER_RUN });
     return MAX_BILLINGS_PER_RUN;
   }
 
   /** One transaction: the subscription's next due work (bill, renew, end), or nothing. */
-  private async step(environmentId: string, subscriptionId: string, now: Date): Promise<Step> {
+  private async step(environmentId: string, subscriptionId: string, now: Date, written: WrittenStream[]): Promise<Step> {
     const context: CommandContext = {
       meta: { now, newId: randomUUID },
       metadata: { actor: ACTOR, requestId: null, correlationId: randomUUID(), causationId: null },
@@ -157,11 +182,11 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
           session.append([{ stream, expectedVersion: version, events: toNewEvents(events, context.meta) }], context.metadata),
         );
         return 'done';
-      });
+      }, written);
     } catch (error) {
       if (error instanceof StreamVersionConflictError) return 'busy';
       if (billing === null) throw error;
-      await this.recordFailure(environmentId, subscriptionId, billing, error, context);
+      await this.recordFailure(environmentId, subscriptionId, billing, error, context, written);
       return 'done';
     }
   }
@@ -219,14 +244,25 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
   }
 
   /** Records the failure on the subscription (its own transaction) so the engine retries it later and goes on with the others. */
-  private async recordFailure(environmentId: string, subscriptionId: string, due: DueBilling, error: unknown, context: CommandContext): Promise<void> {
+  private async recordFailure(
+    environmentId: string,
+    subscriptionId: string,
+    due: DueBilling,
+    error: unknown,
+    context: CommandContext,
+    written: WrittenStream[],
+  ): Promise<void> {
     const reason = error instanceof DomainError ? error.message : 'an unexpected error (see the service log)';
     this.logger.warn({ msg: 'billing failed; retried later', environmentId, subscriptionId, billAt: due.billAt.toISOString(), reason, error: (error as Error).message });
-    await this.commands.handle(
-      subscriptionStream(environmentId, subscriptionId),
-      subscriptionEvolver,
-      (state) => decideRecordBillingFailure({ subscriptionId, billAt: due.billAt, reason }, state, context.meta),
-      context,
+    await this.commands.atomically(
+      () =>
+        this.commands.handle(
+          subscriptionStream(environmentId, subscriptionId),
+          subscriptionEvolver,
+          (state) => decideRecordBillingFailure({ subscriptionId, billAt: due.billAt, reason }, state, context.meta),
+          context,
+        ),
+      written,
     );
   }
 }

@@ -91,10 +91,7 @@ export class SubscriptionsController {
     @Body() body: unknown,
     @IfMatch() expectedVersion: number | undefined,
   ): Promise<Versioned<SubscriptionView>> {
-    assertNoInput(body);
-    return this.answer(
-      await this.commands.execute(new CancelSubscriptionCommand(caller.environmentId, subscriptionId, commandContext(caller, this.clock), expectedVersion)),
-    );
+    return this.act(CancelSubscriptionCommand, caller, subscriptionId, body, expectedVersion);
   }
 
   @Put(':subscriptionId/reactivate')
@@ -112,10 +109,19 @@ export class SubscriptionsController {
     @Body() body: unknown,
     @IfMatch() expectedVersion: number | undefined,
   ): Promise<Versioned<SubscriptionView>> {
+    return this.act(ReactivateSubscriptionCommand, caller, subscriptionId, body, expectedVersion);
+  }
+
+  /** An action on one subscription: no input but an empty body and If-Match. */
+  private async act(
+    Command: typeof CancelSubscriptionCommand | typeof ReactivateSubscriptionCommand,
+    caller: CallerContext,
+    subscriptionId: string,
+    body: unknown,
+    expectedVersion: number | undefined,
+  ): Promise<Versioned<SubscriptionView>> {
     assertNoInput(body);
-    return this.answer(
-      await this.commands.execute(new ReactivateSubscriptionCommand(caller.environmentId, subscriptionId, commandContext(caller, this.clock), expectedVersion)),
-    );
+    return this.answer(await this.commands.execute(new Command(caller.environmentId, subscriptionId, commandContext(caller, this.clock), expectedVersion)));
   }
 
   /** The subscription at the environment's now, with its version for the ETag. */

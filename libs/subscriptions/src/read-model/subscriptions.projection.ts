@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import { Projection, queryRows, RecordedEvent } from '@billing/event-store';
+import { Projection, RecordedEvent, streamBatches } from '@billing/event-store';
 import { PRICE_STREAM_TYPE, PRODUCT_STREAM_TYPE, priceEvolver, productEvolver } from '@billing/catalog';
 import { TAX_CODE_STREAM, taxCodeEvolver } from '@billing/invoicing';
 import { DomainEvent, Evolver } from '@billing/shared-kernel';
@@ -93,31 +93,11 @@ export const subscriptionsProjection: Projection = {
 };
 
 async function fold<State extends { status: string }>(model: FoldedTable<State>, events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
-  const streams = new Map<string, { environmentId: string; id: string; events: RecordedEvent[] }>();
-  for (const event of events) {
-    if (event.streamType !== model.streamType) continue;
-    const key = `${event.environmentId}/${event.streamId}`;
-    const stream = streams.get(key) ?? { environmentId: event.environmentId, id: event.streamId, events: [] };
-    stream.events.push(event);
-    streams.set(key, stream);
-  }
-  if (streams.size === 0) return;
-  const continued = [...streams.values()].filter((stream) => stream.events[0].streamVersion > 1);
-  const stored = new Map<string, State>();
-  if (continued.length > 0) {
-    const rows = await queryRows<{ environment_id: string; id: string; state: State }>(
-      tx,
-      `select t.environment_id, t.id, t.state from ${model.table} t
-         join unnest($1::uuid[], $2::uuid[]) as k(environment_id, id) on t.environment_id = k.environment_id and t.id = k.id`,
-      [continued.map((s) => s.environmentId), continued.map((s) => s.id)],
-    );
-    for (const row of rows) stored.set(`${row.environment_id}/${row.id}`, row.state);
-  }
   const rows: FoldedRow<State>[] = [];
-  for (const [key, stream] of streams) {
+  for (const stream of await streamBatches<State>(events, model.streamType, model.table, tx)) {
     const state = stream.events.reduce(
       (current, event) => model.evolver.evolve(current, { type: event.type, schemaVersion: event.schemaVersion, data: event.data }),
-      stored.get(key) ?? model.evolver.initialState(),
+      stream.stored ?? model.evolver.initialState(),
     );
     if (state.status === 'none') continue;
     rows.push({ environmentId: stream.environmentId, id: stream.id, version: stream.events[stream.events.length - 1].streamVersion, state });
