@@ -285,7 +285,14 @@ export function decideRecordBillingFailure(command: RecordBillingFailure, state:
 
 /** When the billing engine next has work for the subscription (bill, renew, end, or retry a failure); null: never again. */
 export function nextWorkAt(state: SubscriptionState): Date | null {
-  const due = nextDue(state);
+  let due: DueBilling | null;
+  try {
+    due = nextDue(state);
+  } catch (error) {
+    // Past the calendar's last date (9999-12-31) there is nothing more to bill; never a reason for the read model to stall.
+    if (error instanceof RangeError) return null;
+    throw error;
+  }
   if (due === null || state.status === 'none') return null;
   const failure = state.billingFailure;
   if (failure !== null && failure.billAt === due.billAt.toISOString()) return new Date(Math.max(due.billAt.getTime(), Date.parse(failure.retryAt)));

@@ -8,10 +8,21 @@ import { ValidationError } from '@billing/shared-kernel';
 
 const DAY_MS = 86_400_000;
 
+/**
+ * The latest date a subscription may name. The calendar's dates end at
+ * 9999-12-31; a thousand years' margin keeps every period, renewal and end
+ * computed from a subscription's dates inside it.
+ */
+export const LAST_SUBSCRIPTION_DATE = '8999-12-31';
+export const LAST_CALENDAR_DATE = '9999-12-31';
+
 export function validDate(value: unknown, pointer: string): string {
   if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value)) {
     const parsed = Date.parse(`${value}T00:00:00Z`);
-    if (!Number.isNaN(parsed) && dateOfDayNumber(parsed / DAY_MS) === value) return value;
+    if (!Number.isNaN(parsed) && dateOfDayNumber(parsed / DAY_MS) === value) {
+      if (value > LAST_SUBSCRIPTION_DATE) throw ValidationError.at(pointer, `must not be after ${LAST_SUBSCRIPTION_DATE}`);
+      return value;
+    }
   }
   throw ValidationError.at(pointer, 'must be a date (YYYY-MM-DD)');
 }

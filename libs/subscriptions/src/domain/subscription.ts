@@ -9,8 +9,8 @@ import {
   isSupportedCurrency,
   parseScaledDecimal,
 } from '@billing/shared-kernel';
-import { addDays, maxDate, minDate, validDate } from './calendar';
-import { TermLength, TermUnit, periodAt, termEnd, termLengthOf } from './periods';
+import { LAST_CALENDAR_DATE, addDays, maxDate, minDate, validDate } from './calendar';
+import { TermLength, TermUnit, nthPeriod, periodAt, termEnd, termLengthOf } from './periods';
 import {
   ItemSchedule,
   SubscriptionCancelled,
@@ -199,12 +199,17 @@ export interface CreateSubscription {
 export function decideCreateSubscription(command: CreateSubscription, state: SubscriptionState, meta: CommandMetadata): SubscriptionCreated[] {
   if (state.status !== 'none') throw new ConflictError('subscription-exists', `subscription ${command.subscriptionId} already exists`);
   const errors: FieldError[] = [];
+  /** The codes of the errors `check` caught: a request whose every error has one specific code (too-many-decimals) answers with it. */
+  const codes = new Set<string>();
+  let coded = 0;
   const check = <T>(validate: () => T): T | undefined => {
     try {
       return validate();
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       errors.push(...error.errors);
+      codes.add(error.code);
+      coded += error.errors.length;
       return undefined;
     }
   };
@@ -223,7 +228,14 @@ export function decideCreateSubscription(command: CreateSubscription, state: Sub
     const price = check(() => subscribablePrice(item, isSupportedCurrency(currency) ? currency : null, `/items/${i}/priceId`));
     return { item, quantity, price };
   });
-  if (errors.length > 0) throw new ValidationError('The subscription request is invalid.', errors);
+  if (typeof command.handle !== 'string' || command.handle.trim() === '') errors.push({ pointer: '/handle', detail: 'must not be blank' });
+  if (start !== undefined) {
+    items.forEach(({ price }, i) => price && check(() => firstPeriodInCalendar(start, price.schedule, `/items/${i}/priceId`)));
+  }
+  if (errors.length > 0) {
+    const code = codes.size === 1 && coded === errors.length ? [...codes][0] : 'validation-failed';
+    throw new ValidationError('The subscription request is invalid.', errors, code);
+  }
 
   const term: Term = { start: start!, end: end ?? null };
   return [
@@ -254,10 +266,25 @@ export function decideCreateSubscription(command: CreateSubscription, state: Sub
   ];
 }
 
+/** An item's quantity: > 0, at most 4 decimals, and at most a billion (beyond, no price could bill it within the amount range). */
+export const MAX_SUBSCRIPTION_QUANTITY = 1_000_000_000;
+
 function validQuantity(value: number | string, pointer: string): string {
   const scaled = parseScaledDecimal(value, QUANTITY_SCALE, pointer);
   if (scaled <= 0n) throw ValidationError.at(pointer, 'must be greater than 0');
+  if (scaled > BigInt(MAX_SUBSCRIPTION_QUANTITY) * 10n ** BigInt(QUANTITY_SCALE)) throw ValidationError.at(pointer, `must be at most ${MAX_SUBSCRIPTION_QUANTITY}`);
   return formatScaledDecimal(scaled, QUANTITY_SCALE);
+}
+
+/** A recurring item's first period must end within the calendar (a price of thousands of years would not). */
+function firstPeriodInCalendar(start: string, schedule: ItemSchedule, pointer: string): void {
+  if (schedule.purchase !== 'recurring') return;
+  try {
+    if (nthPeriod(start, schedule, 1).end <= LAST_CALENDAR_DATE) return;
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+  }
+  throw ValidationError.at(pointer, `the price's billing period (${schedule.termCount} ${schedule.termUnit}) runs past the calendar's last date ${LAST_CALENDAR_DATE}`);
 }
 
 function subscribablePrice(
