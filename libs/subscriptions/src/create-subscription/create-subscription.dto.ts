@@ -18,7 +18,7 @@ export class SubscriptionItemInputDto {
   @IsString()
   priceId!: string;
 
-  @ApiProperty({ type: Number, required: false, default: 1, description: '> 0, at most 4 decimals' })
+  @ApiProperty({ type: Number, format: 'double', required: false, default: 1, description: '> 0, at most 4 decimals, at most 1000000000' })
   @IsOptional()
   @IsNumber({ allowNaN: false, allowInfinity: false })
   quantity?: number;

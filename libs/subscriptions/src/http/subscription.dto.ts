@@ -21,7 +21,7 @@ class SubscriptionItemDto {
   billAt!: string | null;
   @ApiProperty({ type: DatePeriodDto, nullable: true, description: 'the period holding now (the first if not started; shortened at the final day); null for a one-time price' })
   period!: DatePeriodDto | null;
-  @ApiProperty({ type: Number }) quantity!: number;
+  @ApiProperty({ type: Number, format: 'double', description: 'up to 4 decimals' }) quantity!: number;
   @ApiProperty({ type: NamedRefDto }) product!: NamedRefDto;
   @ApiProperty({ type: NamedRefDto }) price!: NamedRefDto;
   @ApiProperty({ type: String, nullable: true }) taxCode!: string | null;
@@ -30,7 +30,7 @@ class SubscriptionItemDto {
 class BillingFailureDto {
   @ApiProperty({ format: 'date-time' }) billAt!: string;
   @ApiProperty() reason!: string;
-  @ApiProperty({ type: Number }) attempts!: number;
+  @ApiProperty({ type: 'integer' }) attempts!: number;
   @ApiProperty({ format: 'date-time' }) retryAt!: string;
 }
 
