@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import type { Pool, QueryResult } from 'pg';
+import type { Pool, PoolClient, QueryResult } from 'pg';
 import { currentUnitOfWork } from './unit-of-work';
 
 const statementNames = new Map<string, string>();
@@ -15,12 +15,13 @@ function statementName(sql: string): string {
 }
 
 /**
- * Runs SQL and returns the result rows whatever the statement. Outside a
- * transaction (the manager has no query runner of its own) the statement goes
- * straight to the pool as a prepared statement: the hot paths (appends,
- * stream reads, read-model reads) skip TypeORM's per-query runner. Inside a
- * transaction it runs on the transaction's connection, and inside an open
- * unit of work on the unit's; TypeORM answers UPDATE and DELETE with
+ * Runs SQL and returns the result rows whatever the statement, as a named
+ * prepared statement (Postgres parses and plans it once per connection):
+ * outside a transaction straight on the pool, inside one on the
+ * transaction's connection, and inside an open unit of work on the unit's.
+ * The hot paths (appends, stream reads, read-model reads) skip TypeORM's
+ * per-query runner. Without a pg connection at hand (a connection not yet
+ * made) it falls back to TypeORM, which answers UPDATE and DELETE with
  * `[rows, rowCount]` but everything else with `rows`.
  */
 export async function queryRows<Row = Record<string, unknown>>(
@@ -29,12 +30,13 @@ export async function queryRows<Row = Record<string, unknown>>(
   parameters: readonly unknown[] = [],
 ): Promise<Row[]> {
   if (!manager.queryRunner) manager = currentUnitOfWork()?.manager ?? manager;
-  if (!manager.queryRunner) {
-    const pool = (manager.connection.driver as unknown as { master?: Pool }).master;
-    if (pool) {
-      const result: QueryResult = await pool.query({ name: statementName(sql), text: sql, values: parameters as unknown[] });
-      return result.rows as Row[];
-    }
+  // A transaction's connection, or the pool: either way a named prepared statement.
+  const connection = manager.queryRunner
+    ? (manager.queryRunner as unknown as { databaseConnection?: PoolClient }).databaseConnection
+    : (manager.connection.driver as unknown as { master?: Pool }).master;
+  if (connection) {
+    const result: QueryResult = await connection.query({ name: statementName(sql), text: sql, values: parameters as unknown[] });
+    return result.rows as Row[];
   }
   const result: unknown = await manager.query(sql, parameters as unknown[]);
   if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') {

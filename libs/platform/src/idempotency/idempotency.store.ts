@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { CommandPath, UnitOfWork } from '@billing/event-store';
+import { CommandPath, queryRows, UnitOfWork } from '@billing/event-store';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Clock } from '../http/request-context';
 import { HttpProblem, StoredResponse } from '../problems/problem';
@@ -45,21 +45,24 @@ export class IdempotencyStore {
     return this.commands.atomically(async (unit) => {
       const tx = unit.manager;
       const now = this.clock.now();
-      const [{ locked }] = await tx.query(`select pg_try_advisory_xact_lock(hashtextextended($1, 0)) as locked`, [
-        `${scope.environmentId}\n${scope.subject}\n${scope.key}`,
-      ]);
-      if (!locked) throw inFlight();
-      const [stored] = await tx.query(
-        `select fingerprint, status, headers, body from idempotency_keys
-          where environment_id = $1 and subject = $2 and key = $3 and expires_at > $4`,
-        [scope.environmentId, scope.subject, scope.key, now],
+      // One round trip: the key's lock and its stored response. A response committed between this
+      // statement's snapshot and the lock is not seen here; the insert below then finds it and answers
+      // in-flight (the command rolls back with it), so it never runs twice.
+      const [found] = await queryRows<{ locked: boolean; fingerprint: string | null; status: number; headers: Record<string, string>; body: string }>(
+        tx,
+        `select pg_try_advisory_xact_lock(hashtextextended($1, 0)) as locked, k.fingerprint, k.status, k.headers, k.body
+           from (select 1) as one
+           left join idempotency_keys k on k.environment_id = $2 and k.subject = $3 and k.key = $4 and k.expires_at > $5`,
+        [`${scope.environmentId}\n${scope.subject}\n${scope.key}`, scope.environmentId, scope.subject, scope.key, now],
       );
-      if (stored) {
-        if (stored.fingerprint !== request.fingerprint) throw reused();
-        return { response: { status: stored.status, headers: stored.headers, body: stored.body }, replayed: true };
+      if (!found.locked) throw inFlight();
+      if (found.fingerprint !== null) {
+        if (found.fingerprint !== request.fingerprint) throw reused();
+        return { response: { status: found.status, headers: found.headers, body: found.body }, replayed: true };
       }
       const response = await runOnce(unit, execute, keptFailure);
-      const saved = await tx.query(
+      const saved = await queryRows(
+        tx,
         `insert into idempotency_keys (environment_id, subject, key, fingerprint, method, path, status, headers, body, created_at, expires_at)
          values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
          on conflict (environment_id, subject, key) do update
