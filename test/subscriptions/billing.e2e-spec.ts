@@ -128,6 +128,25 @@ describe('Subscriptions: the billing engine on a test clock', () => {
     expect(await env.invoices()).toHaveLength(3);
   });
 
+  it('cancelling cuts a shorter period at cancelAt: its final arrears piece is charged pro rata', async () => {
+    const env = environment();
+    await env.advance('2026-01-20T12:00:00.000Z');
+    const product = await env.product();
+    const monthly = await env.price(product, { name: 'Seat' });
+    const weekly = await env.price(product, { name: 'Support', termUnit: 'week', billingTiming: 'arrears', pricing: { eur: { unitAmount: 700 } } });
+    const subscription = await env.subscribe({ term: { start: '2026-03-01', end: null }, items: [{ priceId: monthly }, { priceId: weekly }] });
+    await env.advance('2026-03-10T08:00:00.000Z');
+    // The monthly period ends on 31 March, later than the weekly one (8–14 March): that is cancelAt.
+    expect((await env.call('PUT', `/subscriptions/${subscription.id}/cancel`, {}, 202)).body.cancelAt).toBe('2026-03-31');
+    await env.advance('2026-04-01T00:00:00.000Z');
+    const invoices = await env.invoices();
+    const last = invoices[invoices.length - 1];
+    expect(last.date).toBe('2026-04-01');
+    // The week 29 March – 4 April is cut at 31 March: 3 of 7 days of 700 = 300.
+    expect(last.items).toEqual([expect.objectContaining({ title: 'Support', periodStart: '2026-03-29', periodEnd: '2026-03-31', quantity: 1, amount: 300 })]);
+    expect((await env.call('GET', `/subscriptions/${subscription.id}`)).body).toMatchObject({ status: 'ended', endedAt: '2026-04-01T00:00:00.000Z' });
+  });
+
   it('reactivates a cancelled subscription before cancelAt: billing goes on', async () => {
     const env = environment();
     await env.advance('2026-01-20T12:00:00.000Z');
