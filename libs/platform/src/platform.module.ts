@@ -19,6 +19,7 @@ import { HealthController } from './health/health.controller';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyPurger } from './idempotency/idempotency.purger';
 import { IdempotencyStore } from './idempotency/idempotency.store';
+import { controllersOf, interceptWriteRoutes } from './idempotency/write-routes';
 import { Metrics, MetricsController } from './metrics/metrics';
 import { Clock, SystemClock } from './http/request-context';
 import { registerProblemTypes } from './problems/problem-catalogue';
@@ -41,10 +42,12 @@ import { ProblemsController } from './problems/problems.controller';
 export class PlatformModule {
   static forRoot(config: AppConfig, options: { clock?: Clock; contexts: readonly BoundedContext[] }): DynamicModule {
     for (const context of options.contexts) registerProblemTypes(context.problems);
+    const controllers = [HealthController, ProblemsController, MetricsController, ...(config.testClocks ? [TestClockController] : [])];
+    interceptWriteRoutes([...controllers, ...options.contexts.flatMap((context) => controllersOf(context.module))], IdempotencyInterceptor);
     return {
       module: PlatformModule,
       imports: [CqrsModule.forRoot(), PassportModule.register({ session: false })],
-      controllers: [HealthController, ProblemsController, MetricsController, ...(config.testClocks ? [TestClockController] : [])],
+      controllers,
       providers: [
         { provide: APP_CONFIG, useValue: config },
         { provide: ScopedClock, useValue: new ScopedClock(options.clock ?? new SystemClock()) },
@@ -66,9 +69,10 @@ export class PlatformModule {
         { provide: APP_FILTER, useClass: ProblemDetailsFilter },
         IdempotencyStore,
         IdempotencyPurger,
-        // Global interceptors run in the order they are registered: the environment's clock scope encloses the key's transaction.
-        { provide: APP_INTERCEPTOR, useClass: EnvironmentClockInterceptor },
-        { provide: APP_INTERCEPTOR, useClass: IdempotencyInterceptor },
+        IdempotencyInterceptor,
+        // Global interceptors run before route ones: the environment's clock scope encloses an Idempotency-Key's transaction.
+        // Without test clocks there is none, and reads take Nest's path without interceptors.
+        ...(config.testClocks ? [{ provide: APP_INTERCEPTOR, useClass: EnvironmentClockInterceptor }] : []),
       ],
       exports: [APP_CONFIG, Clock, ScopedClock, EnvironmentClock, ClockDrivenWorkRegistry, Authenticator, IdempotencyStore, ...databaseProviders, NotificationCatalogue, Metrics, CqrsModule],
     };

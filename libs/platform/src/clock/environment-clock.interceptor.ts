@@ -9,9 +9,10 @@ import { ScopedClock } from './scoped-clock';
  * With TEST_CLOCKS on, an authenticated request runs in its environment's
  * time: the environment's now is read once, and the handler (and every
  * interceptor after this one, the Idempotency-Key's among them) runs inside a
- * clock scope of that instant. Registered before the IdempotencyInterceptor so
- * a key's timestamps are the environment's too. Public routes and TEST_CLOCKS
- * off: the base clock, no query.
+ * clock scope of that instant. Global (it runs before the route's
+ * IdempotencyInterceptor, so a key's timestamps are the environment's too),
+ * and registered only with TEST_CLOCKS on. Public routes: the base clock, no
+ * query.
  */
 @Injectable()
 export class EnvironmentClockInterceptor implements NestInterceptor {
@@ -21,11 +22,14 @@ export class EnvironmentClockInterceptor implements NestInterceptor {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
-    if (!this.config.testClocks) return next.handle();
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const caller = context.switchToHttp().getRequest<AuthenticatedRequest>().caller;
-    if (!caller) return next.handle();
-    const now = await this.environmentClock.now(caller.environmentId);
-    return from(this.clock.runAt(now, () => lastValueFrom(next.handle(), { defaultValue: undefined })));
+    if (!this.config.testClocks || !caller) return next.handle();
+    return from(this.inEnvironmentTime(caller.environmentId, next));
+  }
+
+  private async inEnvironmentTime(environmentId: string, next: CallHandler): Promise<unknown> {
+    const now = await this.environmentClock.now(environmentId);
+    return this.clock.runAt(now, () => lastValueFrom(next.handle(), { defaultValue: undefined }));
   }
 }

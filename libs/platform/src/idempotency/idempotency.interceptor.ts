@@ -4,7 +4,7 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyReply } from 'fastify';
 import { lastValueFrom, Observable, of } from 'rxjs';
 import { StreamVersionConflictError } from '@billing/event-store';
-import { AuthenticatedRequest } from '../http/request-context';
+import { AuthenticatedRequest, CallerContext } from '../http/request-context';
 import { responseHeadersOf, Versioned } from '../http/versioned';
 import { renderProblem } from '../problems/problem-details.filter';
 import { StoredResponse, StoredResponseReplay } from '../problems/problem';
@@ -15,7 +15,8 @@ import { IdempotencyStore } from './idempotency.store';
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
- * `Idempotency-Key` on every POST and PUT (GET and DELETE ignore it). The
+ * `Idempotency-Key` on every POST and PUT (put on each such route by
+ * interceptWriteRoutes; GET and DELETE never see it). The
  * first request with a key runs inside the key's transaction and its
  * response is stored with it; the same request again gets that response
  * byte for byte with `Idempotent-Replayed: true`. Failures are kept too,
@@ -30,13 +31,17 @@ export class IdempotencyInterceptor implements NestInterceptor {
     private readonly reflector: Reflector,
   ) {}
 
-  async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> | Promise<Observable<unknown>> {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     if (request.method !== 'POST' && request.method !== 'PUT') return next.handle();
     const key = parseIdempotencyKey(request.raw.headersDistinct[IDEMPOTENCY_KEY_HEADER]);
     const caller = request.caller;
+    // Without a key the request takes the plain path (no promise, no transaction of its own).
     if (key === undefined || !caller) return next.handle();
+    return this.once(context, next, request, caller, key);
+  }
 
+  private async once(context: ExecutionContext, next: CallHandler, request: AuthenticatedRequest, caller: CallerContext, key: string): Promise<Observable<unknown>> {
     const status = this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ?? (request.method === 'POST' ? 201 : 200);
     const outcome = await this.store.once(
       { environmentId: caller.environmentId, subject: caller.actor, key },
