@@ -82,22 +82,26 @@ describe('catalog.read-model projection (Postgres)', () => {
     const statements: string[][] = [];
     for (const batch of batches) {
       const ran: string[] = [];
-      await dataSource.transaction((tx) => catalogProjection.applyBatch(batch, counting(tx, ran)));
+      await dataSource.transaction((tx) => counting(tx, ran, () => catalogProjection.applyBatch(batch, tx)));
       statements.push(ran);
     }
     return statements;
   }
 
-  function counting(tx: EntityManager, ran: string[]): EntityManager {
-    return new Proxy(tx, {
-      get(target, property, receiver) {
-        if (property !== 'query') return Reflect.get(target, property, receiver);
-        return (sql: string, parameters?: unknown[]) => {
-          ran.push(sql.trim().split(/\s+/)[0].toLowerCase());
-          return target.query(sql, parameters);
-        };
-      },
-    });
+  /** Counts every statement the transaction's connection runs (TypeORM's and prepared ones alike) while `work` runs. */
+  async function counting(tx: EntityManager, ran: string[], work: () => Promise<void>): Promise<void> {
+    const connection = (tx.queryRunner as unknown as { databaseConnection: { query: (...args: unknown[]) => unknown } }).databaseConnection;
+    const query = connection.query;
+    connection.query = (config: unknown, ...rest: unknown[]) => {
+      const text = typeof config === 'string' ? config : (config as { text: string }).text;
+      ran.push(text.trim().split(/\s+/)[0].toLowerCase());
+      return query.call(connection, config, ...rest);
+    };
+    try {
+      await work();
+    } finally {
+      connection.query = query;
+    }
   }
 
   async function rows(environmentId: string) {
