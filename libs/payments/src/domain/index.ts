@@ -1,0 +1,4 @@
+export * from './payment';
+export * from './provider';
+export * from './payment-query';
+export * from './dunning';

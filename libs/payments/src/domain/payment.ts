@@ -1,0 +1,342 @@
+import { CommandMetadata, ConflictError, DomainEvent, Evolver, NotFoundError, ValidationError, assertAmountInRange } from '@billing/shared-kernel';
+import { KnownProvider, assertKnownProvider } from './provider';
+
+/**
+ * The Payment aggregate, decider style: one stream per payment, `evolve`
+ * folds its events, one pure `decide*` per command. Time comes from
+ * CommandMetadata; the payment and refund ids come with the commands (the
+ * caller draws them from meta.newId() or derives them, so a retried request
+ * can reuse them).
+ *
+ * A payment is recorded (PaymentCreated, status pending) before the gateway
+ * is called, with the payment id as the gateway's idempotency key: a crash or
+ * timeout after the call leaves a pending payment that a worker resolves by
+ * asking the gateway about that id again, so the customer is never charged
+ * twice. An unknown outcome writes nothing; only a known one is recorded.
+ *
+ * Currency: uppercase ISO 4217 (`EUR`), exactly as invoices store and show it.
+ * The payment token is not recorded: the gateway needs it once, at the call.
+ */
+
+export const PAYMENT_STREAM_TYPE = 'payment';
+
+export type PaymentStatus = 'pending' | 'succeeded' | 'failed';
+export const PAYMENT_STATUSES: readonly PaymentStatus[] = ['pending', 'succeeded', 'failed'];
+
+// ---------------------------------------------------------------- events
+
+export interface PaymentCreatedData {
+  readonly paymentId: string;
+  readonly invoiceId: string;
+  readonly customerId: string;
+  /** minor units, 1 … the invoice's total due when created */
+  readonly amount: number;
+  /** uppercase ISO 4217, the invoice's */
+  readonly currency: string;
+  readonly provider: KnownProvider;
+  /** 1 for a direct payment; n for the n-th automatic collection try of the invoice */
+  readonly attempt: number;
+  readonly createdAt: string;
+}
+export interface PaymentSucceededData {
+  readonly paymentId: string;
+  readonly providerReference: string;
+  readonly succeededAt: string;
+}
+export interface PaymentFailedData {
+  readonly paymentId: string;
+  readonly failureCode: string;
+  readonly failureMessage: string;
+  /** A soft decline or an unreachable gateway: dunning may try again. A hard decline is final. */
+  readonly retryable: boolean;
+  readonly failedAt: string;
+}
+export interface PaymentRefundedData {
+  readonly paymentId: string;
+  readonly refundId: string;
+  readonly amount: number;
+  readonly refundedAt: string;
+}
+
+export type PaymentCreated = DomainEvent<'PaymentCreated', PaymentCreatedData>;
+export type PaymentSucceeded = DomainEvent<'PaymentSucceeded', PaymentSucceededData>;
+export type PaymentFailed = DomainEvent<'PaymentFailed', PaymentFailedData>;
+export type PaymentRefunded = DomainEvent<'PaymentRefunded', PaymentRefundedData>;
+export type PaymentEvent = PaymentCreated | PaymentSucceeded | PaymentFailed | PaymentRefunded;
+
+/** The failure code recorded when the gateway could not be reached (tok_gateway_error). */
+export const GATEWAY_UNREACHABLE = 'gateway_unreachable';
+
+// ---------------------------------------------------------------- state
+
+export interface Refund {
+  readonly id: string;
+  readonly amount: number;
+  readonly createdAt: string;
+}
+
+export interface Payment {
+  readonly status: PaymentStatus;
+  readonly id: string;
+  readonly invoiceId: string;
+  readonly customerId: string;
+  readonly amount: number;
+  readonly currency: string;
+  readonly provider: KnownProvider;
+  readonly attempt: number;
+  readonly providerReference: string | null;
+  readonly failureCode: string | null;
+  readonly failureMessage: string | null;
+  /** null unless failed */
+  readonly retryable: boolean | null;
+  readonly refundedAmount: number;
+  readonly refunds: readonly Refund[];
+  readonly createdAt: string;
+  /** createdAt until something happens to the payment */
+  readonly updatedAt: string;
+}
+
+/** Before its PaymentCreated a payment stream holds nothing: `none`, like every aggregate of the service. */
+export type PaymentState = { readonly status: 'none' } | Payment;
+
+export function initialPaymentState(): PaymentState {
+  return { status: 'none' };
+}
+
+export function evolvePayment(state: PaymentState, event: PaymentEvent): PaymentState {
+  if (event.type === 'PaymentCreated') {
+    const { paymentId, invoiceId, customerId, amount, currency, provider, attempt, createdAt } = event.data;
+    return {
+      status: 'pending',
+      id: paymentId,
+      invoiceId,
+      customerId,
+      amount,
+      currency,
+      provider,
+      attempt,
+      providerReference: null,
+      failureCode: null,
+      failureMessage: null,
+      retryable: null,
+      refundedAmount: 0,
+      refunds: [],
+      createdAt,
+      updatedAt: createdAt,
+    };
+  }
+  // A stream always starts with PaymentCreated; anything else on an empty state is ignored.
+  if (state.status === 'none') return state;
+  switch (event.type) {
+    case 'PaymentSucceeded':
+      return { ...state, status: 'succeeded', providerReference: event.data.providerReference, updatedAt: event.data.succeededAt };
+    case 'PaymentFailed': {
+      const { failureCode, failureMessage, retryable, failedAt } = event.data;
+      return { ...state, status: 'failed', failureCode, failureMessage, retryable, updatedAt: failedAt };
+    }
+    case 'PaymentRefunded': {
+      const { refundId, amount, refundedAt } = event.data;
+      return {
+        ...state,
+        refundedAmount: state.refundedAmount + amount,
+        refunds: [...state.refunds, { id: refundId, amount, createdAt: refundedAt }],
+        updatedAt: refundedAt,
+      };
+    }
+    default:
+      return state; // an event type from a newer release: ignored rather than fatal
+  }
+}
+
+export const paymentEvolver: Evolver<PaymentState, PaymentEvent> = {
+  initialState: initialPaymentState,
+  evolve: evolvePayment,
+};
+
+/** What can still be refunded: 0 unless succeeded. */
+export function refundableAmount(payment: PaymentState): number {
+  return payment.status === 'succeeded' ? payment.amount - payment.refundedAmount : 0;
+}
+
+// ---------------------------------------------------------------- create
+
+/** What the payments context needs to know of an invoice, read from invoicing's public API. */
+export interface InvoiceFacts {
+  readonly invoiceId: string;
+  readonly status: 'draft' | 'booked';
+  readonly type: 'invoice' | 'credit_note';
+  /** as invoices store it (uppercase ISO 4217) */
+  readonly currency: string;
+  readonly customerId: string;
+  /** totalInclVat − settledAmount, minor units */
+  readonly totalDue: number;
+}
+
+export interface CreatePayment {
+  readonly paymentId: string;
+  /** As requested: named in the 422 when the invoice does not exist. */
+  readonly invoiceId: string;
+  /** null: no such invoice in the caller's environment */
+  readonly invoice: InvoiceFacts | null;
+  /** absent: the invoice's total due */
+  readonly requestedAmount?: unknown;
+  readonly provider: unknown;
+  /** Whether the provider is enabled in the caller's environment. */
+  readonly providerEnabled: boolean;
+  /**
+   * A pending payment of the same invoice, if any. Only as reliable as its
+   * source: the caller must read it under a per-invoice lock (or an
+   * equivalent stream) so two concurrent requests cannot both see null.
+   */
+  readonly pendingPaymentId: string | null;
+  /** default 1 (a direct payment); dunning passes the n-th try */
+  readonly attempt?: number;
+}
+
+/**
+ * Records a payment before the gateway is called. Checks run from the
+ * request's own fields to the state of the world, so a malformed request is
+ * a 422 whatever the invoice's state, and a 409 means "valid, but not now".
+ */
+export function decideCreatePayment(command: CreatePayment, state: PaymentState, meta: CommandMetadata): PaymentCreated[] {
+  if (state.status !== 'none') throw new ConflictError('payment-exists', `payment ${command.paymentId} already exists`);
+  const attempt = command.attempt ?? 1;
+  if (!Number.isSafeInteger(attempt) || attempt < 1) throw new RangeError('attempt must be an integer >= 1');
+  const requested = command.requestedAmount === undefined || command.requestedAmount === null ? null : positiveAmount(command.requestedAmount, '/amount');
+  const provider = assertKnownProvider(command.provider, '/paymentMethod/provider');
+
+  const invoice = command.invoice;
+  if (invoice === null) {
+    throw ValidationError.at('/invoiceId', `there is no invoice ${command.invoiceId} in this environment`, 'invoice-not-found');
+  }
+  if (invoice.type !== 'invoice') {
+    throw ValidationError.at('/invoiceId', 'is a credit note: only invoices are paid', 'invoice-not-payable');
+  }
+  if (invoice.status !== 'booked') {
+    throw ValidationError.at('/invoiceId', 'is a draft: only booked invoices can be paid', 'invoice-not-booked');
+  }
+  if (invoice.totalDue <= 0) {
+    throw ValidationError.at('/invoiceId', `has nothing due (total due ${invoice.totalDue})`, 'invoice-not-payable');
+  }
+  const amount = requested ?? BigInt(invoice.totalDue);
+  if (amount > BigInt(invoice.totalDue)) {
+    throw ValidationError.at('/amount', `must not exceed the invoice's total due of ${invoice.totalDue}`, 'amount-exceeds-total-due');
+  }
+  if (!command.providerEnabled) {
+    throw ValidationError.at('/paymentMethod/provider', `${provider} is not enabled in this environment`, 'payment-provider-not-enabled');
+  }
+  if (command.pendingPaymentId !== null) {
+    throw new ConflictError(
+      'payment-pending',
+      `invoice ${invoice.invoiceId} has a pending payment ${command.pendingPaymentId}: wait for its outcome before paying again`,
+    );
+  }
+  return [
+    {
+      type: 'PaymentCreated',
+      schemaVersion: 1,
+      data: {
+        paymentId: command.paymentId,
+        invoiceId: invoice.invoiceId,
+        customerId: invoice.customerId,
+        amount: Number(amount),
+        currency: invoice.currency.toUpperCase(),
+        provider,
+        attempt,
+        createdAt: meta.now.toISOString(),
+      },
+    },
+  ];
+}
+
+// ---------------------------------------------------------------- outcome
+
+/**
+ * What the gateway said. `unknown` (a timeout, or a crash after the call) is
+ * accepted so a caller can pass any answer through; it records nothing and
+ * leaves the payment pending for the worker that asks again.
+ */
+export type PaymentOutcome =
+  | { readonly kind: 'succeeded'; readonly providerReference: string }
+  | { readonly kind: 'declined'; readonly code: string; readonly message: string; readonly soft: boolean }
+  | { readonly kind: 'unreachable'; readonly message: string }
+  | { readonly kind: 'unknown' };
+
+/**
+ * Idempotent: only a pending payment takes an outcome. A second report (the
+ * worker and the original request racing, a redelivered message) returns no
+ * events, so a payment succeeds at most once and its invoice is settled at
+ * most once by whoever reacts to PaymentSucceeded.
+ */
+export function decideRecordOutcome(outcome: PaymentOutcome, state: PaymentState, meta: CommandMetadata): Array<PaymentSucceeded | PaymentFailed> {
+  // Outcomes come from gateway calls for recorded payments only: an empty stream is a wiring bug.
+  if (state.status === 'none') throw new Error('an outcome can only be recorded for an existing payment');
+  if (state.status !== 'pending') return [];
+  const at = meta.now.toISOString();
+  switch (outcome.kind) {
+    case 'unknown':
+      return [];
+    case 'succeeded':
+      if (outcome.providerReference.length === 0) throw new Error('a succeeded payment needs the provider reference');
+      return [{ type: 'PaymentSucceeded', schemaVersion: 1, data: { paymentId: state.id, providerReference: outcome.providerReference, succeededAt: at } }];
+    case 'declined':
+      return [failed(state.id, outcome.code, outcome.message, outcome.soft, at)];
+    case 'unreachable':
+      // The gateway never saw the charge, so trying again cannot charge twice.
+      return [failed(state.id, GATEWAY_UNREACHABLE, outcome.message, true, at)];
+  }
+}
+
+function failed(paymentId: string, failureCode: string, failureMessage: string, retryable: boolean, failedAt: string): PaymentFailed {
+  return { type: 'PaymentFailed', schemaVersion: 1, data: { paymentId, failureCode, failureMessage, retryable, failedAt } };
+}
+
+// ---------------------------------------------------------------- refund
+
+export interface RefundPayment {
+  readonly refundId: string;
+  /** The PUT body's amount, unchecked. */
+  readonly amount: unknown;
+  /** For the 404 of a payment that does not exist. */
+  readonly paymentId?: string;
+}
+
+/**
+ * Several partial refunds are allowed up to the payment's amount. The check
+ * runs against the folded state, so concurrent refunds are serialised by the
+ * stream's expected version: the loser retries against the new state and is
+ * refused once the payment is exhausted.
+ */
+export function decideRefund(command: RefundPayment, state: PaymentState, meta: CommandMetadata): PaymentRefunded[] {
+  if (state.status === 'none') throw new NotFoundError('payment', command.paymentId ?? 'to refund');
+  const amount = positiveAmount(command.amount, '/amount');
+  if (state.status !== 'succeeded') {
+    throw new ConflictError('payment-not-refundable', `payment ${state.id} is ${state.status}: only succeeded payments can be refunded`);
+  }
+  const refundable = BigInt(refundableAmount(state));
+  if (amount > refundable) {
+    const detail =
+      refundable === 0n
+        ? 'must not exceed the refundable amount of 0: the payment is fully refunded'
+        : `must not exceed the refundable amount of ${refundable}`;
+    throw ValidationError.at('/amount', detail, 'refund-exceeds-payment');
+  }
+  return [
+    {
+      type: 'PaymentRefunded',
+      schemaVersion: 1,
+      data: { paymentId: state.id, refundId: command.refundId, amount: Number(amount), refundedAt: meta.now.toISOString() },
+    },
+  ];
+}
+
+// ---------------------------------------------------------------- helpers
+
+/** An integer number of minor units, at least 1 and within the service's range. */
+function positiveAmount(value: unknown, pointer: string): bigint {
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    throw ValidationError.at(pointer, 'must be an integer number of minor units (1 or more)');
+  }
+  if (value < 1) throw ValidationError.at(pointer, 'must be at least 1');
+  return assertAmountInRange(BigInt(value), pointer);
+}

@@ -1,0 +1,306 @@
+import fc from 'fast-check';
+import { ValidationError, foldEvents } from '@billing/shared-kernel';
+import { deciderSpec, metadataAt } from '@billing/testing/decider-spec';
+import {
+  CreatePayment,
+  InvoiceFacts,
+  PaymentCreated,
+  PaymentEvent,
+  PaymentFailed,
+  PaymentRefunded,
+  PaymentSucceeded,
+  decideCreatePayment,
+  decideRecordOutcome,
+  decideRefund,
+  evolvePayment,
+  paymentEvolver,
+  refundableAmount,
+} from './payment';
+
+const NOW = '2025-03-01T10:00:00.000Z';
+const LATER = '2025-03-01T10:00:05.000Z';
+const meta = metadataAt(NOW);
+const later = metadataAt(LATER);
+const spec = deciderSpec(paymentEvolver);
+const invalidAt = (pointer: string, code = 'validation-failed') => ({ kind: 'validation', code, errors: [expect.objectContaining({ pointer })] });
+
+const invoice: InvoiceFacts = { invoiceId: 'inv-1', status: 'booked', type: 'invoice', currency: 'EUR', customerId: 'cust-1', totalDue: 12_500 };
+const create: CreatePayment = {
+  paymentId: 'pay-1',
+  invoiceId: 'inv-1',
+  invoice,
+  provider: 'sandbox',
+  providerEnabled: true,
+  pendingPaymentId: null,
+};
+
+const created: PaymentCreated = {
+  type: 'PaymentCreated',
+  schemaVersion: 1,
+  data: { paymentId: 'pay-1', invoiceId: 'inv-1', customerId: 'cust-1', amount: 12_500, currency: 'EUR', provider: 'sandbox', attempt: 1, createdAt: NOW },
+};
+const succeeded: PaymentSucceeded = { type: 'PaymentSucceeded', schemaVersion: 1, data: { paymentId: 'pay-1', providerReference: 'ch_1', succeededAt: LATER } };
+const hardDecline: PaymentFailed = {
+  type: 'PaymentFailed',
+  schemaVersion: 1,
+  data: { paymentId: 'pay-1', failureCode: 'card_declined', failureMessage: 'The card was declined.', retryable: false, failedAt: LATER },
+};
+const refunded = (refundId: string, amount: number, refundedAt = LATER): PaymentRefunded => ({
+  type: 'PaymentRefunded',
+  schemaVersion: 1,
+  data: { paymentId: 'pay-1', refundId, amount, refundedAt },
+});
+
+describe('evolvePayment', () => {
+  it('a created payment is pending, with nothing refunded', () => {
+    expect(foldEvents(paymentEvolver, [created])).toEqual({
+      status: 'pending',
+      id: 'pay-1',
+      invoiceId: 'inv-1',
+      customerId: 'cust-1',
+      amount: 12_500,
+      currency: 'EUR',
+      provider: 'sandbox',
+      attempt: 1,
+      providerReference: null,
+      failureCode: null,
+      failureMessage: null,
+      retryable: null,
+      refundedAmount: 0,
+      refunds: [],
+      createdAt: NOW,
+      updatedAt: NOW,
+    });
+  });
+
+  it('success records the provider reference; refunds add up', () => {
+    const state = foldEvents(paymentEvolver, [created, succeeded, refunded('r-1', 500), refunded('r-2', 700, '2025-03-02T00:00:00.000Z')]);
+    expect(state).toMatchObject({
+      status: 'succeeded',
+      providerReference: 'ch_1',
+      refundedAmount: 1200,
+      refunds: [
+        { id: 'r-1', amount: 500, createdAt: LATER },
+        { id: 'r-2', amount: 700, createdAt: '2025-03-02T00:00:00.000Z' },
+      ],
+      updatedAt: '2025-03-02T00:00:00.000Z',
+    });
+    expect(refundableAmount(state)).toBe(11_300);
+  });
+
+  it('failure records code, message and whether it may be retried', () => {
+    expect(foldEvents(paymentEvolver, [created, hardDecline])).toMatchObject({
+      status: 'failed',
+      failureCode: 'card_declined',
+      failureMessage: 'The card was declined.',
+      retryable: false,
+      updatedAt: LATER,
+    });
+  });
+
+  it('ignores events before creation and event types it does not know', () => {
+    const none = paymentEvolver.initialState();
+    expect(evolvePayment(none, succeeded)).toBe(none);
+    const pending = foldEvents(paymentEvolver, [created]);
+    expect(evolvePayment(pending, { type: 'PaymentDisputed', schemaVersion: 1, data: {} } as unknown as PaymentEvent)).toBe(pending);
+  });
+
+  it('nothing is refundable unless succeeded', () => {
+    expect(refundableAmount(foldEvents(paymentEvolver, [created]))).toBe(0);
+    expect(refundableAmount(foldEvents(paymentEvolver, []))).toBe(0);
+  });
+});
+
+describe('decideCreatePayment', () => {
+  it('records a pending payment of the total due by default', () => {
+    spec.given([]).when((state) => decideCreatePayment(create, state, meta)).then([created]);
+  });
+
+  it('takes a partial amount, the attempt number, and an invoice currency in either case', () => {
+    spec
+      .given([])
+      .when((state) => decideCreatePayment({ ...create, requestedAmount: 1, attempt: 3, invoice: { ...invoice, currency: 'eur' } }, state, meta))
+      .then([{ ...created, data: { ...created.data, amount: 1, attempt: 3 } }]);
+  });
+
+  it('takes exactly the total due', () => {
+    spec.given([]).when((state) => decideCreatePayment({ ...create, requestedAmount: 12_500 }, state, meta)).then([created]);
+  });
+
+  it.each<[string, unknown, string]>([
+    ['zero', 0, 'must be at least 1'],
+    ['negative', -5, 'must be at least 1'],
+    ['fractional', 1.5, 'must be an integer number of minor units (1 or more)'],
+    ['a string', '100', 'must be an integer number of minor units (1 or more)'],
+  ])('refuses a %s amount at /amount', (_, requestedAmount, detail) => {
+    spec.given([]).when((state) => decideCreatePayment({ ...create, requestedAmount }, state, meta)).thenThrows({ errors: [{ pointer: '/amount', detail }] });
+  });
+
+  it('refuses an amount beyond the safe range with its own code', () => {
+    spec.given([]).when((state) => decideCreatePayment({ ...create, requestedAmount: 2 ** 60 }, state, meta)).thenThrows(invalidAt('/amount', 'amount-out-of-range'));
+  });
+
+  it('refuses more than the total due, naming it', () => {
+    spec
+      .given([])
+      .when((state) => decideCreatePayment({ ...create, requestedAmount: 12_501 }, state, meta))
+      .thenThrows({ code: 'amount-exceeds-total-due', errors: [{ pointer: '/amount', detail: "must not exceed the invoice's total due of 12500" }] });
+  });
+
+  it('refuses an unknown provider, listing the known ones', () => {
+    spec
+      .given([])
+      .when((state) => decideCreatePayment({ ...create, provider: 'stripe' }, state, meta))
+      .thenThrows({ code: 'unknown-payment-provider', errors: [{ pointer: '/paymentMethod/provider', detail: 'must be a known payment provider: sandbox, manual' }] });
+  });
+
+  it.each<[string, Partial<CreatePayment>, string, string]>([
+    ['a missing invoice', { invoice: null }, '/invoiceId', 'invoice-not-found'],
+    ['a draft', { invoice: { ...invoice, status: 'draft' } }, '/invoiceId', 'invoice-not-booked'],
+    ['a credit note', { invoice: { ...invoice, type: 'credit_note', totalDue: -100 } }, '/invoiceId', 'invoice-not-payable'],
+    ['a settled invoice', { invoice: { ...invoice, totalDue: 0 } }, '/invoiceId', 'invoice-not-payable'],
+    ['an over-settled invoice', { invoice: { ...invoice, totalDue: -1 } }, '/invoiceId', 'invoice-not-payable'],
+    ['a provider not enabled', { providerEnabled: false }, '/paymentMethod/provider', 'payment-provider-not-enabled'],
+  ])('refuses %s with a 422', (_, change, pointer, code) => {
+    spec.given([]).when((state) => decideCreatePayment({ ...create, ...change }, state, meta)).thenThrows(invalidAt(pointer, code));
+  });
+
+  it('names the missing invoice', () => {
+    spec
+      .given([])
+      .when((state) => decideCreatePayment({ ...create, invoice: null }, state, meta))
+      .thenThrows({ errors: [{ pointer: '/invoiceId', detail: 'there is no invoice inv-1 in this environment' }] });
+  });
+
+  it('conflicts while another payment of the invoice is pending', () => {
+    spec
+      .given([])
+      .when((state) => decideCreatePayment({ ...create, pendingPaymentId: 'pay-0' }, state, meta))
+      .thenThrows({ kind: 'conflict', code: 'payment-pending' });
+  });
+
+  it('reports a malformed request before a pending payment', () => {
+    spec
+      .given([])
+      .when((state) => decideCreatePayment({ ...create, pendingPaymentId: 'pay-0', requestedAmount: 0 }, state, meta))
+      .thenThrows(invalidAt('/amount'));
+  });
+
+  it('conflicts with an existing payment stream', () => {
+    spec.given([created]).when((state) => decideCreatePayment(create, state, meta)).thenThrows({ kind: 'conflict', code: 'payment-exists' });
+  });
+
+  it.each([0, 1.5])('refuses attempt %p as a wiring bug', (attempt) => {
+    spec.given([]).when((state) => decideCreatePayment({ ...create, attempt }, state, meta)).thenThrows({ name: 'RangeError' });
+  });
+});
+
+describe('decideRecordOutcome', () => {
+  it('records success with the provider reference', () => {
+    spec.given([created]).when((state) => decideRecordOutcome({ kind: 'succeeded', providerReference: 'ch_1' }, state, later)).then([succeeded]);
+  });
+
+  it('a hard decline is final', () => {
+    spec
+      .given([created])
+      .when((state) => decideRecordOutcome({ kind: 'declined', code: 'card_declined', message: 'The card was declined.', soft: false }, state, later))
+      .then([hardDecline]);
+  });
+
+  it('a soft decline may be retried', () => {
+    spec
+      .given([created])
+      .when((state) => decideRecordOutcome({ kind: 'declined', code: 'insufficient_funds', message: 'Insufficient funds.', soft: true }, state, later))
+      .then([{ ...hardDecline, data: { ...hardDecline.data, failureCode: 'insufficient_funds', failureMessage: 'Insufficient funds.', retryable: true } }]);
+  });
+
+  it('an unreachable gateway fails retryably', () => {
+    spec
+      .given([created])
+      .when((state) => decideRecordOutcome({ kind: 'unreachable', message: 'connection refused' }, state, later))
+      .then([{ ...hardDecline, data: { ...hardDecline.data, failureCode: 'gateway_unreachable', failureMessage: 'connection refused', retryable: true } }]);
+  });
+
+  it('an unknown outcome records nothing: the payment stays pending', () => {
+    spec.given([created]).when((state) => decideRecordOutcome({ kind: 'unknown' }, state, later)).then([]);
+  });
+
+  it.each<[string, PaymentEvent[]]>([
+    ['succeeded', [created, succeeded]],
+    ['failed', [created, hardDecline]],
+  ])('is idempotent on a %s payment: a second report records nothing', (_, history) => {
+    spec.given(history).when((state) => decideRecordOutcome({ kind: 'succeeded', providerReference: 'ch_2' }, state, later)).then([]);
+  });
+
+  it('refuses to record an outcome without a payment', () => {
+    spec.given([]).when((state) => decideRecordOutcome({ kind: 'succeeded', providerReference: 'ch_1' }, state, later)).thenThrows({ name: 'Error' });
+  });
+});
+
+describe('decideRefund', () => {
+  it('refunds part of a succeeded payment', () => {
+    spec.given([created, succeeded]).when((state) => decideRefund({ refundId: 'r-1', amount: 500 }, state, later)).then([refunded('r-1', 500)]);
+  });
+
+  it('refunds exactly what is left', () => {
+    spec
+      .given([created, succeeded, refunded('r-1', 500)])
+      .when((state) => decideRefund({ refundId: 'r-2', amount: 12_000 }, state, later))
+      .then([refunded('r-2', 12_000)]);
+  });
+
+  it('refuses more than is left, with the refundable amount in the detail', () => {
+    spec
+      .given([created, succeeded, refunded('r-1', 500)])
+      .when((state) => decideRefund({ refundId: 'r-2', amount: 12_001 }, state, later))
+      .thenThrows({ code: 'refund-exceeds-payment', errors: [{ pointer: '/amount', detail: 'must not exceed the refundable amount of 12000' }] });
+  });
+
+  it('says so when the payment is fully refunded', () => {
+    spec
+      .given([created, succeeded, refunded('r-1', 12_500)])
+      .when((state) => decideRefund({ refundId: 'r-2', amount: 1 }, state, later))
+      .thenThrows({ code: 'refund-exceeds-payment', errors: [{ pointer: '/amount', detail: 'must not exceed the refundable amount of 0: the payment is fully refunded' }] });
+  });
+
+  it.each([0, -1, 2.5, '5', null])('refuses amount %p at /amount', (amount) => {
+    spec.given([created, succeeded]).when((state) => decideRefund({ refundId: 'r-1', amount }, state, later)).thenThrows(invalidAt('/amount'));
+  });
+
+  it.each<[string, PaymentEvent[]]>([
+    ['pending', [created]],
+    ['failed', [created, hardDecline]],
+  ])('conflicts on a %s payment', (_, history) => {
+    spec.given(history).when((state) => decideRefund({ refundId: 'r-1', amount: 1 }, state, later)).thenThrows({ kind: 'conflict', code: 'payment-not-refundable' });
+  });
+
+  it('is not found without a payment', () => {
+    spec.given([]).when((state) => decideRefund({ refundId: 'r-1', amount: 1, paymentId: 'pay-9' }, state, later)).thenThrows({ kind: 'not_found', message: 'payment pay-9 was not found' });
+  });
+
+  // Oracle: a running total. Each request is accepted exactly when it fits what is left, whatever the order.
+  it('never refunds more than the payment, however refunds arrive', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 100_000 }), fc.array(fc.integer({ min: -10, max: 60_000 }), { maxLength: 30 }), (amount, requests) => {
+        const history: PaymentEvent[] = [{ ...created, data: { ...created.data, amount } }, succeeded];
+        let left = amount;
+        requests.forEach((request, i) => {
+          const state = foldEvents(paymentEvolver, history);
+          const fits = request >= 1 && request <= left;
+          try {
+            const events = decideRefund({ refundId: `r-${i}`, amount: request }, state, later);
+            expect(fits).toBe(true);
+            history.push(...events);
+            left -= request;
+          } catch (error) {
+            expect(error).toBeInstanceOf(ValidationError);
+            expect(fits).toBe(false);
+          }
+        });
+        const final = foldEvents(paymentEvolver, history);
+        expect(final.status === 'succeeded' && final.refundedAmount).toBe(amount - left);
+        expect(refundableAmount(final)).toBe(left);
+      }),
+    );
+  });
+});

@@ -1,0 +1,217 @@
+import { CommandMetadata, DomainEvent, Evolver, FieldError, NotFoundError, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
+
+/**
+ * The PaymentProvider aggregate: one stream per (environment, provider name).
+ *
+ * Credentials never enter an event in clear: the HTTP layer validates them
+ * (`validateProviderCredentials`), the infrastructure encrypts them and hands
+ * the decider the ciphertext plus the hint. The domain therefore never holds
+ * a secret beyond the validation call and has nothing to leak into logs.
+ *
+ * Lifecycle: none -> enabled <-> disabled. Enabling an enabled provider again
+ * is a rotation: it always records the new credentials.
+ */
+
+export const PAYMENT_PROVIDER_STREAM_TYPE = 'payment-provider';
+
+/** sandbox: the test gateway (outcome chosen by token); manual: bank transfers recorded by hand. */
+export const KNOWN_PROVIDERS = ['sandbox', 'manual'] as const;
+export type KnownProvider = (typeof KNOWN_PROVIDERS)[number];
+
+export const SANDBOX_SECRET_PREFIX = 'sk_sandbox_';
+/** Long enough for any real key, short enough that a pasted file is refused. */
+export const MAX_SECRET_LENGTH = 255;
+/** The hint shows this many trailing characters; a sandbox key has at least this many after its prefix. */
+export const CREDENTIALS_HINT_LENGTH = 4;
+
+export function isKnownProvider(name: unknown): name is KnownProvider {
+  return typeof name === 'string' && (KNOWN_PROVIDERS as readonly string[]).includes(name);
+}
+
+/** The one refusal of an unknown provider name, wherever it is named (`/name`, `/paymentMethod/provider`, a filter). */
+export function unknownProviderDetail(): string {
+  return `must be a known payment provider: ${KNOWN_PROVIDERS.join(', ')}`;
+}
+
+/** Refuses anything but a known provider name with a 422 at `pointer` (code unknown-payment-provider). */
+export function assertKnownProvider(name: unknown, pointer: string): KnownProvider {
+  if (!isKnownProvider(name)) throw ValidationError.at(pointer, unknownProviderDetail(), 'unknown-payment-provider');
+  return name;
+}
+
+// ---------------------------------------------------------------- credentials
+
+export interface SandboxCredentials {
+  readonly secretKey: string;
+}
+
+export interface ValidatedProviderCredentials {
+  readonly name: KnownProvider;
+  /** Clear text, to be encrypted by the caller at once; null for providers without credentials (manual). */
+  readonly credentials: SandboxCredentials | null;
+  /** The last characters of the secret, safe to show and store; null without credentials. */
+  readonly hint: string | null;
+}
+
+/** Visible ASCII only: a key copied with a trailing newline or space is a mistake worth reporting. */
+const SANDBOX_SECRET = /^sk_sandbox_[\x21-\x7e]{4,}$/;
+
+/**
+ * Validates the body of POST /paymentproviders/enable. All problems with the
+ * credentials are reported together; an unknown name stops early (the
+ * credentials' rules depend on it). The returned object is the only place the
+ * clear secret lives in the domain.
+ */
+export function validateProviderCredentials(name: unknown, credentials: unknown): ValidatedProviderCredentials {
+  const provider = assertKnownProvider(name, '/name');
+  if (provider === 'manual') {
+    if (credentials !== null && credentials !== undefined) {
+      throw ValidationError.at('/credentials', 'must be null: the manual provider takes no credentials');
+    }
+    return { name: provider, credentials: null, hint: null };
+  }
+  if (typeof credentials !== 'object' || credentials === null || Array.isArray(credentials)) {
+    throw ValidationError.at('/credentials', `must be an object {"secretKey": "${SANDBOX_SECRET_PREFIX}…"}`);
+  }
+  const errors: FieldError[] = [];
+  for (const key of Object.keys(credentials)) {
+    if (key !== 'secretKey') errors.push({ pointer: childPointer('/credentials', key), detail: UNKNOWN_PROPERTY });
+  }
+  const secretKey: unknown = Object.prototype.hasOwnProperty.call(credentials, 'secretKey') ? (credentials as Record<string, unknown>).secretKey : undefined;
+  const keyProblem = sandboxSecretProblem(secretKey);
+  if (keyProblem !== null) errors.push({ pointer: '/credentials/secretKey', detail: keyProblem });
+  if (errors.length > 0) {
+    // Details describe the expected form only: the rejected secret is never echoed back.
+    throw new ValidationError(errors.length === 1 ? errors[0].detail : 'The sandbox credentials are invalid.', errors);
+  }
+  const key = secretKey as string;
+  return { name: provider, credentials: { secretKey: key }, hint: key.slice(-CREDENTIALS_HINT_LENGTH) };
+}
+
+function sandboxSecretProblem(secretKey: unknown): string | null {
+  const expected = `a string starting with ${SANDBOX_SECRET_PREFIX} followed by at least ${CREDENTIALS_HINT_LENGTH} visible ASCII characters`;
+  if (secretKey === undefined) return `is required: ${expected}`;
+  if (typeof secretKey !== 'string') return `must be ${expected}`;
+  if (secretKey.length > MAX_SECRET_LENGTH) return `must be at most ${MAX_SECRET_LENGTH} characters`;
+  if (!SANDBOX_SECRET.test(secretKey)) return `must be ${expected}`;
+  return null;
+}
+
+/** Appends one RFC 6901 reference token (escaping `~` and `/`). */
+function childPointer(pointer: string, token: string): string {
+  return `${pointer}/${token.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+}
+
+// ---------------------------------------------------------------- events and state
+
+/** Credentials as events and state carry them: encrypted by the infrastructure under the named key. */
+export interface EncryptedCredentials {
+  readonly keyId: string;
+  readonly ciphertext: string;
+}
+
+export interface PaymentProviderEnabledData {
+  /** Assigned on the first enabling and kept through rotations and re-enabling. */
+  readonly providerId: string;
+  readonly name: KnownProvider;
+  readonly credentialsHint: string | null;
+  readonly credentials: EncryptedCredentials | null;
+  readonly enabledAt: string;
+}
+export interface PaymentProviderDisabledData {
+  readonly name: KnownProvider;
+  readonly disabledAt: string;
+}
+
+export type PaymentProviderEnabled = DomainEvent<'PaymentProviderEnabled', PaymentProviderEnabledData>;
+export type PaymentProviderDisabled = DomainEvent<'PaymentProviderDisabled', PaymentProviderDisabledData>;
+export type PaymentProviderEvent = PaymentProviderEnabled | PaymentProviderDisabled;
+
+export type PaymentProviderStatus = 'enabled' | 'disabled';
+
+export interface PaymentProvider {
+  readonly status: PaymentProviderStatus;
+  readonly id: string;
+  readonly name: KnownProvider;
+  readonly credentialsHint: string | null;
+  /** Kept while disabled (re-enabling takes new credentials anyway); never returned by the API. */
+  readonly credentials: EncryptedCredentials | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export type PaymentProviderState = { readonly status: 'none' } | PaymentProvider;
+
+export function initialPaymentProviderState(): PaymentProviderState {
+  return { status: 'none' };
+}
+
+export function evolvePaymentProvider(state: PaymentProviderState, event: PaymentProviderEvent): PaymentProviderState {
+  switch (event.type) {
+    case 'PaymentProviderEnabled': {
+      const { providerId, name, credentialsHint, credentials, enabledAt } = event.data;
+      return {
+        status: 'enabled',
+        id: providerId,
+        name,
+        credentialsHint,
+        credentials,
+        createdAt: state.status === 'none' ? enabledAt : state.createdAt,
+        updatedAt: enabledAt,
+      };
+    }
+    case 'PaymentProviderDisabled':
+      return state.status === 'none' ? state : { ...state, status: 'disabled', updatedAt: event.data.disabledAt };
+    default:
+      return state; // an event type from a newer release: ignored rather than fatal
+  }
+}
+
+export const paymentProviderEvolver: Evolver<PaymentProviderState, PaymentProviderEvent> = {
+  initialState: initialPaymentProviderState,
+  evolve: evolvePaymentProvider,
+};
+
+// ---------------------------------------------------------------- deciders
+
+export interface EnablePaymentProvider {
+  readonly name: KnownProvider;
+  /** From validateProviderCredentials. */
+  readonly credentialsHint: string | null;
+  /** The validated credentials after encryption; null exactly when the provider takes none. */
+  readonly credentials: EncryptedCredentials | null;
+}
+
+/**
+ * Always emits: enabling again is how credentials are rotated, and an event
+ * per rotation is the audit trail. The id comes from meta.newId() on the
+ * first enabling only.
+ */
+export function decideEnableProvider(command: EnablePaymentProvider, state: PaymentProviderState, meta: CommandMetadata): PaymentProviderEnabled[] {
+  const name = assertKnownProvider(command.name, '/name');
+  // A mismatch here is a wiring bug (credentials encrypted for the wrong provider), not a client error.
+  if ((name === 'manual') !== (command.credentials === null)) {
+    throw new Error(`provider ${name} ${name === 'manual' ? 'takes no' : 'needs'} credentials`);
+  }
+  if (state.status !== 'none' && state.name !== name) throw new Error(`stream of provider ${state.name} cannot enable ${name}`);
+  return [
+    {
+      type: 'PaymentProviderEnabled',
+      schemaVersion: 1,
+      data: {
+        providerId: state.status === 'none' ? meta.newId() : state.id,
+        name,
+        credentialsHint: command.credentialsHint,
+        credentials: command.credentials,
+        enabledAt: meta.now.toISOString(),
+      },
+    },
+  ];
+}
+
+/** Idempotent: disabling a disabled provider changes nothing; one never enabled is not found. */
+export function decideDisableProvider(command: { readonly name: string }, state: PaymentProviderState, meta: CommandMetadata): PaymentProviderDisabled[] {
+  if (state.status === 'none') throw new NotFoundError('payment provider', command.name);
+  if (state.status === 'disabled') return [];
+  return [{ type: 'PaymentProviderDisabled', schemaVersion: 1, data: { name: state.name, disabledAt: meta.now.toISOString() } }];
+}
