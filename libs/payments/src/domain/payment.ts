@@ -38,8 +38,11 @@ export interface PaymentCreatedData {
   readonly attempt: number;
   readonly createdAt: string;
 }
+/** Carries the invoice and the amount: invoicing settles the invoice from this event alone. */
 export interface PaymentSucceededData {
   readonly paymentId: string;
+  readonly invoiceId: string;
+  readonly amount: number;
   readonly providerReference: string;
   readonly succeededAt: string;
 }
@@ -51,8 +54,10 @@ export interface PaymentFailedData {
   readonly retryable: boolean;
   readonly failedAt: string;
 }
+/** Carries the invoice: invoicing unsettles it by the amount from this event alone. */
 export interface PaymentRefundedData {
   readonly paymentId: string;
+  readonly invoiceId: string;
   readonly refundId: string;
   readonly amount: number;
   readonly refundedAt: string;
@@ -278,7 +283,7 @@ export function decideRecordOutcome(outcome: PaymentOutcome, state: PaymentState
       return [];
     case 'succeeded':
       if (outcome.providerReference.length === 0) throw new Error('a succeeded payment needs the provider reference');
-      return [{ type: 'PaymentSucceeded', schemaVersion: 1, data: { paymentId: state.id, providerReference: outcome.providerReference, succeededAt: at } }];
+      return [{ type: 'PaymentSucceeded', schemaVersion: 1, data: { paymentId: state.id, invoiceId: state.invoiceId, amount: state.amount, providerReference: outcome.providerReference, succeededAt: at } }];
     case 'declined':
       return [failed(state.id, outcome.code, outcome.message, outcome.soft, at)];
     case 'unreachable':
@@ -325,7 +330,7 @@ export function decideRefund(command: RefundPayment, state: PaymentState, meta: 
     {
       type: 'PaymentRefunded',
       schemaVersion: 1,
-      data: { paymentId: state.id, refundId: command.refundId, amount: Number(amount), refundedAt: meta.now.toISOString() },
+      data: { paymentId: state.id, invoiceId: state.invoiceId, refundId: command.refundId, amount: Number(amount), refundedAt: meta.now.toISOString() },
     },
   ];
 }

@@ -39,7 +39,7 @@ const created: PaymentCreated = {
   schemaVersion: 1,
   data: { paymentId: 'pay-1', invoiceId: 'inv-1', customerId: 'cust-1', amount: 12_500, currency: 'EUR', provider: 'sandbox', attempt: 1, createdAt: NOW },
 };
-const succeeded: PaymentSucceeded = { type: 'PaymentSucceeded', schemaVersion: 1, data: { paymentId: 'pay-1', providerReference: 'ch_1', succeededAt: LATER } };
+const succeeded: PaymentSucceeded = { type: 'PaymentSucceeded', schemaVersion: 1, data: { paymentId: 'pay-1', invoiceId: 'inv-1', amount: 12_500, providerReference: 'ch_1', succeededAt: LATER } };
 const hardDecline: PaymentFailed = {
   type: 'PaymentFailed',
   schemaVersion: 1,
@@ -48,7 +48,7 @@ const hardDecline: PaymentFailed = {
 const refunded = (refundId: string, amount: number, refundedAt = LATER): PaymentRefunded => ({
   type: 'PaymentRefunded',
   schemaVersion: 1,
-  data: { paymentId: 'pay-1', refundId, amount, refundedAt },
+  data: { paymentId: 'pay-1', invoiceId: 'inv-1', refundId, amount, refundedAt },
 });
 
 describe('evolvePayment', () => {

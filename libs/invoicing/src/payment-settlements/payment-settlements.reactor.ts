@@ -1,0 +1,92 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { EntityManager } from 'typeorm';
+import { CommandPath, Reactor, RecordedEvent, UnitOfWork, withinUnitOfWork } from '@billing/event-store';
+import { DomainError } from '@billing/shared-kernel';
+import { AddSettlement, decideAddSettlement, invoiceEvolver } from '../domain';
+import { invoiceStream } from '../streams';
+
+/**
+ * The payments context's events invoicing settles invoices from: its
+ * published language, declared here as consumed (invoicing does not depend
+ * on the payments package). Stream type and event names are public and never
+ * renamed.
+ */
+export const PAYMENT_STREAM_TYPE = 'payment';
+interface PaymentSucceededData {
+  readonly paymentId: string;
+  readonly invoiceId: string;
+  readonly amount: number;
+  readonly succeededAt: string;
+}
+interface PaymentRefundedData {
+  readonly paymentId: string;
+  readonly refundId: string;
+  readonly invoiceId: string;
+  readonly amount: number;
+  readonly refundedAt: string;
+}
+
+/**
+ * A succeeded payment settles its invoice (a settlement of its amount,
+ * reference = the payment id) and a refund unsettles it (a negative
+ * settlement, reference = the refund id). Exactly once: the settlement is
+ * appended in the reactor's own batch transaction, which also moves its
+ * checkpoint, and a reference the invoice already has is never added again.
+ */
+@Injectable()
+export class PaymentSettlementsReactor implements Reactor {
+  readonly name = 'invoicing.payment-settlements';
+  readonly streamTypes = [PAYMENT_STREAM_TYPE];
+  private readonly logger = new Logger('PaymentSettlements');
+
+  constructor(private readonly commands: CommandPath) {}
+
+  async react(events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
+    const unit = new UnitOfWork(tx);
+    try {
+      await withinUnitOfWork(unit, async () => {
+        for (const event of events) {
+          const settlement = settlementOf(event);
+          if (settlement) await this.settle(event, settlement);
+        }
+      });
+    } finally {
+      unit.close();
+    }
+  }
+
+  private async settle(event: RecordedEvent, settlement: AddSettlement & { reference: string }): Promise<void> {
+    const context = {
+      meta: { now: event.occurredAt, newId: randomUUID },
+      metadata: { actor: 'system:invoicing', requestId: null, correlationId: event.metadata.correlationId, causationId: event.eventId },
+    };
+    try {
+      await this.commands.handle(
+        invoiceStream(event.environmentId, settlement.invoiceId),
+        invoiceEvolver,
+        (state) =>
+          state.status !== 'none' && state.settlements.some((existing) => existing.reference === settlement.reference)
+            ? []
+            : decideAddSettlement(settlement, state, context.meta),
+        context,
+      );
+    } catch (error) {
+      // A rule of the invoice refuses it (never expected: payments checks the invoice first): recorded in the log, not retried forever.
+      if (!(error instanceof DomainError)) throw error;
+      this.logger.error({ msg: 'a payment could not be settled on its invoice', paymentEvent: event.eventId, invoiceId: settlement.invoiceId, error: error.message });
+    }
+  }
+}
+
+function settlementOf(event: RecordedEvent): (AddSettlement & { reference: string }) | null {
+  if (event.type === 'PaymentSucceeded') {
+    const data = event.data as PaymentSucceededData;
+    return { invoiceId: data.invoiceId, date: data.succeededAt.slice(0, 10), amount: data.amount, reference: data.paymentId, note: 'payment' };
+  }
+  if (event.type === 'PaymentRefunded') {
+    const data = event.data as PaymentRefundedData;
+    return { invoiceId: data.invoiceId, date: data.refundedAt.slice(0, 10), amount: -data.amount, reference: data.refundId, note: `refund of payment ${data.paymentId}` };
+  }
+  return null;
+}
