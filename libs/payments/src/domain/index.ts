@@ -2,3 +2,4 @@ export * from './payment';
 export * from './provider';
 export * from './payment-query';
 export * from './dunning';
+export * from './invoice-payments';

@@ -1,0 +1,24 @@
+import { foldEvents } from '@billing/shared-kernel';
+import { metadataAt } from '@billing/testing/decider-spec';
+import { decideCloseInvoicePayment, decideOpenInvoicePayment, InvoicePaymentsEvent, invoicePaymentsEvolver } from './invoice-payments';
+
+const meta = metadataAt('2026-03-01T10:00:00.000Z');
+const opened = decideOpenInvoicePayment({ invoiceId: 'inv-1', paymentId: 'pay-1' }, invoicePaymentsEvolver.initialState(), meta);
+
+describe('the invoice-payments stream', () => {
+  it('given nothing, when a payment opens, then it is the pending one', () => {
+    expect(foldEvents<ReturnType<typeof invoicePaymentsEvolver.initialState>, InvoicePaymentsEvent>(invoicePaymentsEvolver, opened)).toEqual({ pendingPaymentId: 'pay-1' });
+  });
+
+  it('given a pending payment, when it closes, then nothing is pending', () => {
+    const state = foldEvents(invoicePaymentsEvolver, opened as InvoicePaymentsEvent[]);
+    const closed = decideCloseInvoicePayment({ invoiceId: 'inv-1', paymentId: 'pay-1' }, state, meta);
+    expect(closed).toEqual([{ type: 'InvoicePaymentClosed', schemaVersion: 1, data: { invoiceId: 'inv-1', paymentId: 'pay-1', closedAt: '2026-03-01T10:00:00.000Z' } }]);
+    expect(foldEvents(invoicePaymentsEvolver, [...opened, ...closed] as InvoicePaymentsEvent[])).toEqual({ pendingPaymentId: null });
+  });
+
+  it('given another pending payment, when a different one closes, then nothing is written', () => {
+    const state = foldEvents(invoicePaymentsEvolver, opened as InvoicePaymentsEvent[]);
+    expect(decideCloseInvoicePayment({ invoiceId: 'inv-1', paymentId: 'pay-2' }, state, meta)).toEqual([]);
+  });
+});

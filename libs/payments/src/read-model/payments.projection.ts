@@ -1,0 +1,80 @@
+import { EntityManager } from 'typeorm';
+import { Projection, RecordedEvent, streamBatches } from '@billing/event-store';
+import { INVOICE_STREAM, invoiceEvolver, InvoiceState } from '@billing/invoicing';
+import { DomainEvent, Evolver } from '@billing/shared-kernel';
+import { Payment, PAYMENT_PROVIDER_STREAM_TYPE, PAYMENT_STREAM_TYPE, paymentEvolver, PaymentProvider, paymentProviderEvolver } from '../domain';
+
+export const PAYMENTS_PROJECTION = 'payments.read-model';
+
+/** Folds one stream type's events of a batch onto the states its table holds, and writes the touched rows. */
+async function fold<State extends { status: string }>(
+  events: readonly RecordedEvent[],
+  tx: EntityManager,
+  streamType: string,
+  table: string,
+  evolver: Evolver<State, DomainEvent>,
+  write: (rows: Array<{ environmentId: string; id: string; version: number; state: State }>) => Promise<unknown>,
+): Promise<void> {
+  const rows = [];
+  for (const stream of await streamBatches<State>(events, streamType, table, tx)) {
+    const state = stream.events.reduce(
+      (current, event) => evolver.evolve(current, { type: event.type, schemaVersion: event.schemaVersion, data: event.data }),
+      stream.stored ?? evolver.initialState(),
+    );
+    if (state.status !== 'none') rows.push({ environmentId: stream.environmentId, id: stream.id, version: stream.events[stream.events.length - 1].streamVersion, state });
+  }
+  if (rows.length > 0) await write(rows);
+}
+
+/**
+ * Payments (with the columns GET /payments filters and orders on), provider
+ * views (never their credentials) and the invoices as invoicing's events
+ * describe them (folded with invoicing's published evolver): set-wise, one
+ * select and one upsert per table and batch.
+ */
+export const paymentsProjection: Projection = {
+  name: PAYMENTS_PROJECTION,
+  streamTypes: [PAYMENT_STREAM_TYPE, PAYMENT_PROVIDER_STREAM_TYPE, INVOICE_STREAM],
+  async applyBatch(events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
+    await fold<Payment>(events, tx, PAYMENT_STREAM_TYPE, 'payments', paymentEvolver as unknown as Evolver<Payment, DomainEvent>, (rows) =>
+      tx.query(
+        `insert into payments (environment_id, id, invoice_id, customer_id, provider, currency, amount, status, created_at, version, state)
+         select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[], $9::timestamptz[], $10::integer[], $11::jsonb[])
+         on conflict (environment_id, id) do update set status = excluded.status, version = excluded.version, state = excluded.state`,
+        [
+          rows.map((r) => r.environmentId),
+          rows.map((r) => r.id),
+          rows.map((r) => r.state.invoiceId),
+          rows.map((r) => r.state.customerId),
+          rows.map((r) => r.state.provider),
+          rows.map((r) => r.state.currency),
+          rows.map((r) => r.state.amount),
+          rows.map((r) => r.state.status),
+          rows.map((r) => r.state.createdAt),
+          rows.map((r) => r.version),
+          rows.map((r) => JSON.stringify(r.state)),
+        ],
+      ),
+    );
+    await fold<PaymentProvider>(events, tx, PAYMENT_PROVIDER_STREAM_TYPE, 'payment_providers', paymentProviderEvolver as unknown as Evolver<PaymentProvider, DomainEvent>, (rows) =>
+      tx.query(
+        `insert into payment_providers (environment_id, id, name, version, state) select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::integer[], $5::jsonb[])
+         on conflict (environment_id, id) do update set version = excluded.version, state = excluded.state`,
+        // Stored without the (encrypted) credentials: nothing reads them from here.
+        [rows.map((r) => r.environmentId), rows.map((r) => r.id), rows.map((r) => r.state.name), rows.map((r) => r.version), rows.map((r) => JSON.stringify({ ...r.state, credentials: null }))],
+      ),
+    );
+    await fold<InvoiceState & { status: string }>(events, tx, INVOICE_STREAM, 'payment_invoice_facts', invoiceEvolver as unknown as Evolver<InvoiceState & { status: string }, DomainEvent>, (rows) =>
+      tx.query(
+        `insert into payment_invoice_facts (environment_id, id, state) select * from unnest($1::uuid[], $2::uuid[], $3::jsonb[])
+         on conflict (environment_id, id) do update set state = excluded.state`,
+        [rows.map((r) => r.environmentId), rows.map((r) => r.id), rows.map((r) => JSON.stringify(r.state))],
+      ),
+    );
+  },
+  async reset(tx: EntityManager): Promise<void> {
+    await tx.query(`delete from payments`);
+    await tx.query(`delete from payment_providers`);
+    await tx.query(`delete from payment_invoice_facts`);
+  },
+};

@@ -1,0 +1,47 @@
+import { Payment, PaymentProvider, PaymentProviderState, PaymentState } from './domain';
+
+/** The Payment resource (README: Payments). */
+export interface PaymentView {
+  readonly id: string;
+  readonly invoiceId: string;
+  readonly customerId: string;
+  readonly amount: number;
+  readonly currency: string;
+  readonly status: Payment['status'];
+  readonly failureCode: string | null;
+  readonly failureMessage: string | null;
+  readonly provider: string;
+  readonly providerReference: string | null;
+  readonly refundedAmount: number;
+  readonly refunds: Payment['refunds'];
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export function toPaymentView(payment: Payment): PaymentView {
+  const { id, invoiceId, customerId, amount, currency, status, failureCode, failureMessage, provider, providerReference, refundedAmount, refunds, createdAt, updatedAt } =
+    payment;
+  return { id, invoiceId, customerId, amount, currency, status, failureCode, failureMessage, provider, providerReference, refundedAmount, refunds, createdAt, updatedAt };
+}
+
+export function paymentViewOf(state: PaymentState): PaymentView | null {
+  return state.status === 'none' ? null : toPaymentView(state);
+}
+
+/** A payment provider as the API shows it: the credentials themselves never, only their hint. */
+export interface PaymentProviderView {
+  readonly id: string;
+  readonly name: string;
+  readonly status: PaymentProvider['status'];
+  readonly credentialsHint: string | null;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export function toProviderView({ id, name, status, credentialsHint, createdAt, updatedAt }: PaymentProvider): PaymentProviderView {
+  return { id, name, status, credentialsHint, createdAt, updatedAt };
+}
+
+export function providerViewOf(state: PaymentProviderState): PaymentProviderView | null {
+  return state.status === 'none' ? null : toProviderView(state);
+}
