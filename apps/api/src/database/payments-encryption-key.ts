@@ -13,9 +13,12 @@ export const DEVELOPMENT_PAYMENTS_KEY_FILE = 'payments-encryption.key';
  * when set. Unset in production: the start is refused. Unset otherwise: the
  * key kept in `<DATA_DIR>/payments-encryption.key`, made on the first start,
  * so credentials stored in a development database stay readable across
- * restarts (loadConfig's per-process key would not). The file holds one
- * `keyId:base64` entry, which can later be appended to PAYMENTS_ENCRYPTION_KEY
- * to keep reading what it encrypted. Neither key nor file content is logged.
+ * restarts (loadConfig's per-process key would not): always with the embedded
+ * Postgres (whose data lives in DATA_DIR too), and with DATABASE_URL when
+ * DATA_DIR is an existing folder; otherwise loadConfig's per-process key
+ * stays, with a warning. The file holds one `keyId:base64` entry, which can
+ * later be appended to PAYMENTS_ENCRYPTION_KEY to keep reading what it
+ * encrypted. Neither key nor file content is ever logged.
  */
 export function resolvePaymentsEncryptionKeys(config: AppConfig, log: Log): AppConfig {
   const configured = config.paymentsEncryptionKeys;
@@ -26,7 +29,17 @@ export function resolvePaymentsEncryptionKeys(config: AppConfig, log: Log): AppC
       'set PAYMENTS_ENCRYPTION_KEY, e.g. PAYMENTS_ENCRYPTION_KEY="k1:$(openssl rand -base64 32)", and keep it: payment credentials stored with it are unreadable without it',
     );
   }
-  const file = join(resolve(config.dataDir), DEVELOPMENT_PAYMENTS_KEY_FILE);
+  const dataDir = resolve(config.dataDir);
+  if (config.databaseUrl && !isDirectory(dataDir)) {
+    // DATABASE_URL without a data folder (a test's service process, a throwaway database): nothing is written.
+    log('warn', {
+      msg: 'PAYMENTS_ENCRYPTION_KEY is not set and DATA_DIR is not a folder: payment credentials are encrypted with a key of this process, unreadable once it exits (set PAYMENTS_ENCRYPTION_KEY, or create DATA_DIR to keep a development key there)',
+      keyId: configured.keys[0]?.id,
+      dataDir,
+    });
+    return config;
+  }
+  const file = join(dataDir, DEVELOPMENT_PAYMENTS_KEY_FILE);
   const { entry, created } = readOrCreateKeyFile(file);
   const keys = parseKeyFile(entry, file);
   log('warn', {
@@ -82,6 +95,14 @@ function parseKeyFile(entry: string, file: string) {
       `the development payments key file is malformed: ${(error as Error).message}`,
       `set PAYMENTS_ENCRYPTION_KEY, or delete ${file} to make a new key (payment credentials encrypted with the old one become unreadable)`,
     );
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '@billing/platform';
@@ -33,6 +33,19 @@ describe('the payments encryption key of npm start', () => {
     // Logged: where and which id, never the key.
     expect(logged.map((fields) => fields.file)).toEqual([file, file]);
     expect(JSON.stringify(logged)).not.toContain(entry.split(':')[1]);
+  });
+
+  it('with DATABASE_URL: the file when DATA_DIR is a folder, else the per-process key and nothing written', () => {
+    const databaseUrl = 'postgres://postgres@127.0.0.1:5432/x';
+    const processKey = loadConfig({}).paymentsEncryptionKeys.keys[0];
+    const without = resolvePaymentsEncryptionKeys(loadConfig({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl }), log);
+    expect(without.paymentsEncryptionKeys).toEqual({ keys: [processKey], source: 'development-process' });
+    expect(() => statSync(dataDir)).toThrow();
+    expect(logged[0]).toMatchObject({ keyId: processKey.id, dataDir });
+    mkdirSync(dataDir);
+    const withFolder = resolvePaymentsEncryptionKeys(loadConfig({ DATA_DIR: dataDir, DATABASE_URL: databaseUrl }), log);
+    expect(withFolder.paymentsEncryptionKeys.source).toBe('development-file');
+    expect(readdirSync(dataDir)).toEqual(['payments-encryption.key']);
   });
 
   it('an existing file is read, never replaced', () => {
