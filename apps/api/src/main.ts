@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { JsonLogger, loadConfig } from '@billing/platform';
 import { createApp } from './create-app';
 import { resolveDatabase } from './database/resolve-database';
+import { resolvePaymentsEncryptionKeys } from './database/payments-encryption-key';
 import { describeStartupFailure } from './database/startup-error';
 import { signDevelopmentToken } from './dev-token';
 
@@ -88,10 +89,12 @@ if (process.env.npm_lifecycle_event) {
 }
 
 async function main(): Promise<void> {
-  const initial = loadConfig();
-  listenSettings = { port: initial.port, host: initial.host };
-  const logger = new ServiceLogger(initial.logLevel);
+  const loaded = loadConfig();
+  listenSettings = { port: loaded.port, host: loaded.host };
+  const logger = new ServiceLogger(loaded.logLevel);
   serviceLogger = logger;
+  // Before anything starts: production without PAYMENTS_ENCRYPTION_KEY is refused, development uses the key under DATA_DIR.
+  const initial = resolvePaymentsEncryptionKeys(loaded, (level, fields) => logger.write(level, fields, 'Bootstrap'));
   const { config, stop } = await resolveDatabase(initial, logger, {
     // Its own process group: Ctrl-C reaches only this process, which closes its connections before stopping Postgres.
     detached: true,

@@ -3,6 +3,7 @@
  * README). Development defaults make `npm start` work with nothing set;
  * production refuses to start without real JWT settings.
  */
+import { randomBytes } from 'node:crypto';
 export interface JwtConfig {
   /** HS256 shared secret (development). */
   readonly secret: string | null;
@@ -42,7 +43,30 @@ export interface AppConfig {
    * reading its environment's clock. TEST_CLOCKS=true|false; on unless NODE_ENV=production.
    */
   readonly testClocks: boolean;
+  /** Keys that encrypt payment provider credentials at rest (PAYMENTS_ENCRYPTION_KEY). */
+  readonly paymentsEncryptionKeys: PaymentsEncryptionKeys;
 }
+
+/** One AES-256-GCM key. `key` is not enumerable: JSON.stringify and console.log of the config show only the id. */
+export interface PaymentsEncryptionKey {
+  readonly id: string;
+  readonly key: Buffer;
+}
+
+export interface PaymentsEncryptionKeys {
+  /** The first encrypts; every one decrypts (rotation: a new key first, the old ones kept until re-encrypted). */
+  readonly keys: readonly PaymentsEncryptionKey[];
+  /**
+   * - `environment`: PAYMENTS_ENCRYPTION_KEY.
+   * - `development-file`: unset outside production, `npm start` put the key kept in `<DATA_DIR>/payments-encryption.key` here.
+   * - `development-process`: unset outside production: a random key of this process (tests; lost when it exits).
+   * - `missing`: unset in production: no keys; startup refuses (and so does the credential vault).
+   */
+  readonly source: 'environment' | 'development-file' | 'development-process' | 'missing';
+}
+
+export const PAYMENTS_ENCRYPTION_KEY_REQUIRED =
+  'PAYMENTS_ENCRYPTION_KEY: required in production (one or more `keyId:base64-of-32-bytes` entries separated by commas, the first encrypts; e.g. `k1:$(openssl rand -base64 32)`)';
 
 export const DEVELOPMENT_JWT_SECRET = 'development-only-secret-change-me';
 
@@ -78,6 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     headersTimeoutMs: integer(env.HEADERS_TIMEOUT_MS, 10_000, 'HEADERS_TIMEOUT_MS'),
     idempotencyRetentionHours: atLeastOne(integer(env.IDEMPOTENCY_RETENTION_HOURS, 24, 'IDEMPOTENCY_RETENTION_HOURS'), 'IDEMPOTENCY_RETENTION_HOURS'),
     testClocks: boolean(env.TEST_CLOCKS, !isProduction, 'TEST_CLOCKS'),
+    paymentsEncryptionKeys: paymentsEncryptionKeys(env.PAYMENTS_ENCRYPTION_KEY, isProduction),
     logLevel: (['debug', 'info', 'warn', 'error'] as const).find((l) => l === env.LOG_LEVEL) ?? 'info',
     jwt: {
       secret,
@@ -107,6 +132,55 @@ function boolean(value: string | undefined, fallback: boolean, name: string): bo
 function atLeastOne(value: number, name: string): number {
   if (value < 1) throw new Error(`${name} must be at least 1`);
   return value;
+}
+
+/**
+ * Unset in production: no keys (`missing`), refused at startup rather than
+ * here, so that loading the configuration stays free of that decision's
+ * side effects. Unset elsewhere: this process's random key, which startup
+ * (`npm start`) replaces by the one kept under DATA_DIR.
+ */
+function paymentsEncryptionKeys(value: string | undefined, isProduction: boolean): PaymentsEncryptionKeys {
+  if (value !== undefined && value.trim() !== '') return { keys: parsePaymentsEncryptionKeys(value, 'PAYMENTS_ENCRYPTION_KEY'), source: 'environment' };
+  if (isProduction) return { keys: [], source: 'missing' };
+  processKey ??= paymentsEncryptionKey(`process-${randomBytes(4).toString('hex')}`, randomBytes(32));
+  return { keys: [processKey], source: 'development-process' };
+}
+
+let processKey: PaymentsEncryptionKey | undefined;
+
+const KEY_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * `keyId:base64` entries separated by commas (base64 or base64url of exactly
+ * 32 bytes; ids of letters, digits, `_` and `-`, each once). Messages name the
+ * entry and its id, never the key. `name` is where the value came from.
+ */
+export function parsePaymentsEncryptionKeys(value: string, name: string): PaymentsEncryptionKey[] {
+  const entries = value.split(',').map((entry) => entry.trim());
+  const keys: PaymentsEncryptionKey[] = [];
+  entries.forEach((entry, index) => {
+    const where = `${name}: entry ${index + 1} of ${entries.length}`;
+    const colon = entry.indexOf(':');
+    if (entry === '') throw new Error(`${where} is empty (use keyId:base64-of-32-bytes, entries separated by commas)`);
+    if (colon < 0) throw new Error(`${where} has no key id (use keyId:base64-of-32-bytes)`);
+    const id = entry.slice(0, colon).trim();
+    const encoded = entry.slice(colon + 1).trim();
+    if (!KEY_ID.test(id)) throw new Error(`${where}: the key id must be 1 to 64 letters, digits, "_" or "-"`);
+    if (keys.some((key) => key.id === id)) throw new Error(`${where}: the key id "${id}" is used twice`);
+    const key = BASE64.test(encoded) || BASE64URL.test(encoded) ? Buffer.from(encoded, BASE64.test(encoded) ? 'base64' : 'base64url') : null;
+    if (!key || key.length !== 32) throw new Error(`${where} (key "${id}"): the key must be the base64 of exactly 32 bytes (openssl rand -base64 32)`);
+    keys.push(paymentsEncryptionKey(id, key));
+  });
+  return keys;
+}
+
+function paymentsEncryptionKey(id: string, key: Buffer): PaymentsEncryptionKey {
+  const entry = { id } as PaymentsEncryptionKey;
+  Object.defineProperty(entry, 'key', { value: key, enumerable: false });
+  return Object.freeze(entry);
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,0 +1,37 @@
+import { PaymentGateways, UnknownPaymentGatewayError } from './gateway-registry';
+import { ManualGateway } from './manual-gateway';
+import { ChargeRequest, PaymentGateway } from './payment-gateway';
+
+const request: ChargeRequest = { reference: 'pay_1', amount: 100, currency: 'EUR', token: 'bank-transfer', credentials: null, environmentId: 'env' };
+
+describe('ManualGateway', () => {
+  it('succeeds at once with manual_<reference>, and a lookup answers the same', async () => {
+    const gateway = new ManualGateway();
+    expect(gateway.name).toBe('manual');
+    expect(await gateway.charge(request)).toEqual({ kind: 'succeeded', providerReference: 'manual_pay_1' });
+    expect(await gateway.lookup(request)).toEqual({ kind: 'succeeded', providerReference: 'manual_pay_1' });
+  });
+});
+
+describe('PaymentGateways', () => {
+  const other: PaymentGateway = { name: 'other', charge: async () => ({ kind: 'unreachable', message: 'x' }), lookup: async () => ({ kind: 'not_found', message: 'x' }) };
+
+  it('finds an adapter by provider name', () => {
+    const manual = new ManualGateway();
+    const gateways = new PaymentGateways([manual, other]);
+    expect(gateways.get('manual')).toBe(manual);
+    expect(gateways.find('other')).toBe(other);
+    expect(gateways.has('stripe')).toBe(false);
+    expect(gateways.find('stripe')).toBeUndefined();
+    expect(gateways.names).toEqual(['manual', 'other']);
+  });
+
+  it('names the known providers when asked for another', () => {
+    expect(() => new PaymentGateways([new ManualGateway()]).get('stripe')).toThrow(new UnknownPaymentGatewayError('stripe', ['manual']));
+    expect(() => new PaymentGateways([new ManualGateway()]).get('stripe')).toThrow('no payment gateway "stripe" (known: manual)');
+  });
+
+  it('refuses two adapters with one name', () => {
+    expect(() => new PaymentGateways([new ManualGateway(), new ManualGateway()])).toThrow('two payment gateways are named "manual"');
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * The port every payment provider adapter implements (sandbox, manual, and
+ * later real gateways: each one adapter behind this interface, registered in
+ * PaymentGateways).
+ *
+ * A charge is identified by `reference`, our payment (attempt) id, which the
+ * adapter passes to the gateway as its idempotency key: charging the same
+ * reference again never charges twice, it answers the first outcome. So a
+ * caller that does not know what happened (`unknown`, or a crash between the
+ * charge and recording its outcome) may `lookup` the reference, or charge it
+ * again with the very same request. A retry after a soft decline is a new
+ * attempt: a new reference.
+ *
+ * Adapters answer outcomes; they throw only on programming errors (such as a
+ * reference reused for a different amount, currency or token).
+ */
+
+/** What a charge answered. */
+export type GatewayOutcome =
+  /** Charged. */
+  | { readonly kind: 'succeeded'; readonly providerReference: string }
+  /** Refused: nothing was charged. `soft` (insufficient funds and the like): a later attempt may succeed. */
+  | { readonly kind: 'declined'; readonly code: string; readonly message: string; readonly soft: boolean }
+  /** The gateway was not reached: nothing was charged; retryable, with the same reference. */
+  | { readonly kind: 'unreachable'; readonly message: string }
+  /** No answer in time (the charge may or may not have been made): ask again with lookup(). */
+  | { readonly kind: 'unknown'; readonly message: string };
+
+/**
+ * What a lookup answered: the recorded outcome of the charge with that
+ * reference (`succeeded` or `declined`), `not_found` when the gateway holds
+ * no charge with it (none was made: the caller may charge again, with the
+ * same reference), or `unknown` when the lookup itself got no answer (ask
+ * again later). Never `unreachable`: a lookup that did not reach the gateway
+ * does not show that nothing was charged, so adapters answer `unknown`.
+ */
+export type LookupOutcome =
+  | Extract<GatewayOutcome, { kind: 'succeeded' | 'declined' | 'unknown' }>
+  | { readonly kind: 'not_found'; readonly message: string };
+
+export interface ChargeRequest {
+  /** Our payment id: the gateway's idempotency key, unique per environment. */
+  readonly reference: string;
+  readonly amount: number;
+  /** ISO 4217, upper case. */
+  readonly currency: string;
+  /** The payment method token the provider issued. */
+  readonly token: string;
+  /** The environment's decrypted provider credentials (see CredentialVault); null for providers without any. */
+  readonly credentials: object | null;
+  readonly environmentId: string;
+}
+
+export interface PaymentGateway {
+  /** The provider name the environment's configuration uses (`sandbox`, `manual`, …). */
+  readonly name: string;
+  charge(request: ChargeRequest): Promise<GatewayOutcome>;
+  /** What became of the charge with `request.reference` in `request.environmentId` (the rest of the request is not used by lookups). */
+  lookup(request: ChargeRequest): Promise<LookupOutcome>;
+}
