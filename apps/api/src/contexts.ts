@@ -1,5 +1,6 @@
 import { catalogContext } from '@billing/catalog';
 import { invoicingContext } from '@billing/invoicing';
+import { paymentsContext } from '@billing/payments';
 import { BoundedContext } from '@billing/platform';
 import { subscriptionsContext } from '@billing/subscriptions';
 import { webhooksContext } from '@billing/webhooks';
@@ -10,4 +11,4 @@ import { webhooksContext } from '@billing/webhooks';
  * catalogue all derive from this list: adding a context is adding its folder
  * under libs/ and one line here.
  */
-export const CONTEXTS: readonly BoundedContext[] = [invoicingContext, catalogContext, subscriptionsContext, webhooksContext];
+export const CONTEXTS: readonly BoundedContext[] = [invoicingContext, catalogContext, subscriptionsContext, paymentsContext, webhooksContext];

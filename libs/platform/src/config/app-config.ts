@@ -34,6 +34,8 @@ export interface AppConfig {
   /** A request (headers and body) must arrive within this time, its headers within headersTimeoutMs. */
   readonly requestTimeoutMs: number;
   readonly headersTimeoutMs: number;
+  /** How long a payment may stay pending (its gateway call's outcome unknown) before a worker asks the gateway (ms). */
+  readonly paymentsResolveAfterMs: number;
   /** How long an Idempotency-Key and its stored response are kept (hours, at least 1). */
   readonly idempotencyRetentionHours: number;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
@@ -98,6 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     roles: { api: roles.includes('api'), worker: roles.includes('worker') },
     bodyLimitBytes: integer(env.BODY_LIMIT_BYTES, 1024 * 1024, 'BODY_LIMIT_BYTES'),
     readModelTimeoutMs: integer(env.READ_MODEL_TIMEOUT_MS, 5_000, 'READ_MODEL_TIMEOUT_MS'),
+    paymentsResolveAfterMs: integer(env.PAYMENTS_RESOLVE_AFTER_MS, 30_000, 'PAYMENTS_RESOLVE_AFTER_MS'),
     requestTimeoutMs: integer(env.REQUEST_TIMEOUT_MS, 30_000, 'REQUEST_TIMEOUT_MS'),
     headersTimeoutMs: integer(env.HEADERS_TIMEOUT_MS, 10_000, 'HEADERS_TIMEOUT_MS'),
     idempotencyRetentionHours: atLeastOne(integer(env.IDEMPOTENCY_RETENTION_HOURS, 24, 'IDEMPOTENCY_RETENTION_HOURS'), 'IDEMPOTENCY_RETENTION_HOURS'),

@@ -1,0 +1,28 @@
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandPath } from '@billing/event-store';
+import { decideEnableProvider, PaymentProvider, paymentProviderEvolver, validateProviderCredentials } from '../domain';
+import { CredentialVault } from '../credentials/credential-vault';
+import { providerStream } from '../streams';
+import { EnableProviderCommand } from './enable-provider.command';
+
+/** Enables (or re-enables with new credentials: rotation) a provider; the credentials are encrypted before any event holds them. */
+@CommandHandler(EnableProviderCommand)
+export class EnableProviderHandler implements ICommandHandler<EnableProviderCommand, { provider: PaymentProvider; version: number }> {
+  constructor(
+    private readonly commands: CommandPath,
+    private readonly vault: CredentialVault,
+  ) {}
+
+  async execute({ environmentId, name, credentials, context }: EnableProviderCommand): Promise<{ provider: PaymentProvider; version: number }> {
+    const validated = validateProviderCredentials(name, credentials);
+    const encrypted = validated.credentials === null ? null : this.vault.encrypt(environmentId, validated.name, validated.credentials);
+    const { state, version } = await this.commands.handle(
+      providerStream(environmentId, validated.name),
+      paymentProviderEvolver,
+      (current) => decideEnableProvider({ name: validated.name, credentialsHint: validated.hint, credentials: encrypted }, current, context.meta),
+      context,
+      { retryOnConflict: true },
+    );
+    return { provider: state as PaymentProvider, version };
+  }
+}

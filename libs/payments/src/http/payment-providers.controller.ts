@@ -1,0 +1,64 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { assertNoInput, Caller, CallerContext, Clock, commandContext, pointerToken, problemResponse, Versioned } from '@billing/platform';
+import { UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
+import { DisableProviderCommand } from '../disable-provider/disable-provider.command';
+import { PaymentProvider } from '../domain';
+import { EnableProviderCommand } from '../enable-provider/enable-provider.command';
+import { PaymentsReadModel } from '../read-model/payments.read-model';
+import { PaymentProviderView, toProviderView } from '../views';
+import { EnableProviderDto, PaymentProviderDto, PaymentProviderListDto } from './payment.dto';
+
+const ETAG = { etag: { description: 'the version of the provider', schema: { type: 'string', example: '"1"' } } };
+
+/** Payment providers of the environment. Credentials go in, are encrypted at once, and never come out: only their hint. */
+@ApiTags('payment providers')
+@Controller('paymentproviders')
+export class PaymentProvidersController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly readModel: PaymentsReadModel,
+    private readonly clock: Clock,
+  ) {}
+
+  @Post('enable')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Enable a payment provider (or rotate its credentials)',
+    description: 'sandbox: credentials {"secretKey": "sk_sandbox_…"}; manual (bank transfers recorded by hand): credentials null. Enabling again replaces the credentials.',
+  })
+  @ApiBody({ type: EnableProviderDto })
+  @ApiResponse({ status: 200, description: 'The provider, enabled', type: PaymentProviderDto, headers: ETAG })
+  @ApiResponse({ status: 422, ...problemResponse('Unknown provider (the known ones are listed), credentials that do not fit it, or another property') })
+  async enable(@Caller() caller: CallerContext, @Body() body: unknown): Promise<Versioned<PaymentProviderView>> {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ValidationError.at('', 'must be an object {name, credentials}');
+    const unknown = Object.keys(body).filter((key) => key !== 'name' && key !== 'credentials');
+    if (unknown.length > 0) throw new ValidationError('The request is invalid.', unknown.map((key) => ({ pointer: `/${pointerToken(key)}`, detail: UNKNOWN_PROPERTY })));
+    const { name, credentials } = body as { name?: unknown; credentials?: unknown };
+    return answer(await this.commands.execute(new EnableProviderCommand(caller.environmentId, name, credentials, commandContext(caller, this.clock))));
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List the payment providers of the environment' })
+  @ApiResponse({ status: 200, description: 'Every provider ever enabled, by name', type: PaymentProviderListDto })
+  async list(@Caller() caller: CallerContext): Promise<{ items: PaymentProviderView[] }> {
+    return { items: await this.readModel.providers(caller.environmentId) };
+  }
+
+  @Put(':name/disable')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Disable a payment provider', description: 'Body {} (or none). New payments through it are refused; disabling again answers the same.' })
+  @ApiParam({ name: 'name', enum: ['sandbox', 'manual'] })
+  @ApiResponse({ status: 200, description: 'The provider, disabled', type: PaymentProviderDto, headers: ETAG })
+  @ApiResponse({ status: 404, ...problemResponse('The provider was never enabled in this environment (or no such provider)') })
+  @ApiResponse({ status: 422, ...problemResponse('A body with any property') })
+  async disable(@Caller() caller: CallerContext, @Param('name') name: string, @Body() body: unknown): Promise<Versioned<PaymentProviderView>> {
+    assertNoInput(body);
+    return answer(await this.commands.execute(new DisableProviderCommand(caller.environmentId, name, commandContext(caller, this.clock))));
+  }
+}
+
+function answer({ provider, version }: { provider: PaymentProvider; version: number }): Versioned<PaymentProviderView> {
+  return new Versioned(toProviderView(provider), version);
+}

@@ -1,0 +1,106 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Caller, CallerContext, Clock, commandContext, Page, problemResponse, ResourceIdPipe, Versioned } from '@billing/platform';
+import { NotFoundError, ValidationError } from '@billing/shared-kernel';
+import { CreatePaymentCommand } from '../create-payment/create-payment.command';
+import { CreatePaymentDto } from '../create-payment/create-payment.dto';
+import { Payment, parsePaymentQuery } from '../domain';
+import { PaymentsReadModel } from '../read-model/payments.read-model';
+import { RefundPaymentCommand } from '../refund-payment/refund-payment.command';
+import { RefundPaymentDto } from '../refund-payment/refund-payment.dto';
+import { PaymentView, toPaymentView } from '../views';
+import { PaymentDto, PaymentPageDto } from './payment.dto';
+
+const PAYMENT_ID = { name: 'paymentId', format: 'uuid', description: 'the payment id' } as const;
+const ID_PIPE = new ResourceIdPipe('payment');
+/** `filter` may be repeated; the others once. */
+const LIST_QUERY = ['filter', 'orderBy', 'limit', 'pageToken'];
+const ETAG = { etag: { description: 'the version of the payment', schema: { type: 'string', example: '"3"' } } };
+
+@ApiTags('payments')
+@Controller('payments')
+export class PaymentsController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly readModel: PaymentsReadModel,
+    private readonly clock: Clock,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  @ApiOperation({
+    summary: 'Charge an invoice',
+    description:
+      'Records the payment (pending), asks the provider to charge it, records the outcome and answers. A succeeded payment settles its invoice (reference = payment id). ' +
+      'An unknown outcome (a gateway timeout) answers 201 with status pending; a worker asks the gateway again, never charging twice.',
+  })
+  @ApiBody({ type: CreatePaymentDto })
+  @ApiResponse({ status: 201, description: 'The payment: succeeded, failed (failureCode, failureMessage) or pending', type: PaymentDto, headers: ETAG })
+  @ApiResponse({ status: 409, ...problemResponse('Another payment of the invoice is still pending (payment-pending)') })
+  @ApiResponse({
+    status: 422,
+    ...problemResponse('Invalid body; no such invoice, not booked, nothing due, amount above the total due; unknown or not enabled provider'),
+  })
+  async create(@Caller() caller: CallerContext, @Body() body: CreatePaymentDto): Promise<Versioned<PaymentView>> {
+    const request = { invoiceId: body.invoiceId, amount: body.amount, provider: body.paymentMethod.provider, token: body.paymentMethod.token };
+    const { payment, version } = await this.commands.execute<CreatePaymentCommand, Written>(new CreatePaymentCommand(caller.environmentId, request, commandContext(caller, this.clock)));
+    return new Versioned(toPaymentView(payment), version, `/payments/${payment.id}`);
+  }
+
+  @Get()
+  @ApiOperation({
+    summary: 'List payments',
+    description:
+      'filter (repeatable, combined with and): `field op value`, fields status, invoiceId, customerId, provider, currency (eq, ne) and amount, createdAt (eq, ne, gt, ge, lt, le); ' +
+      'e.g. `filter=status eq succeeded&filter=amount ge 1000`. orderBy Id (default), CreatedAt or Amount, `-` for descending. Keyset paging (a pageToken belongs to its orderBy).',
+  })
+  @ApiQuery({ name: 'filter', required: false, isArray: true, type: String })
+  @ApiQuery({ name: 'orderBy', required: false, enum: ['Id', '-Id', 'CreatedAt', '-CreatedAt', 'Amount', '-Amount'] })
+  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
+  @ApiQuery({ name: 'pageToken', required: false })
+  @ApiResponse({ status: 200, description: 'A page of payments', type: PaymentPageDto })
+  @ApiResponse({ status: 422, ...problemResponse('A malformed filter, unknown field or operator, bad value, orderBy or limit (pointer /query/<name>[/<index>])') })
+  list(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<Page<PaymentView>> {
+    for (const [name, value] of Object.entries(query)) {
+      if (!LIST_QUERY.includes(name)) throw ValidationError.at(`/query/${name}`, `unknown query parameter (accepted: ${LIST_QUERY.join(', ')})`);
+      if (name !== 'filter' && typeof value !== 'string') throw ValidationError.at(`/query/${name}`, 'must be given once');
+    }
+    return this.readModel.list(caller.environmentId, parsePaymentQuery(query));
+  }
+
+  @Get(':paymentId')
+  @ApiOperation({ summary: 'Get a payment' })
+  @ApiParam(PAYMENT_ID)
+  @ApiResponse({ status: 200, description: 'The payment', type: PaymentDto, headers: ETAG })
+  @ApiResponse({ status: 404, ...problemResponse('No such payment in this environment') })
+  async get(@Caller() caller: CallerContext, @Param('paymentId', ID_PIPE) paymentId: string): Promise<Versioned<PaymentView>> {
+    const found = await this.readModel.payment(caller.environmentId, paymentId);
+    if (!found) throw new NotFoundError('payment', paymentId);
+    return new Versioned(toPaymentView(found.payment), found.version);
+  }
+
+  @Put(':paymentId/refund')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Refund a payment, wholly or in part',
+    description: 'Several partial refunds are allowed; together they never exceed the payment. Each adds a negative settlement to the invoice.',
+  })
+  @ApiParam(PAYMENT_ID)
+  @ApiBody({ type: RefundPaymentDto })
+  @ApiResponse({ status: 200, description: 'The payment with the refund', type: PaymentDto, headers: ETAG })
+  @ApiResponse({ status: 404, ...problemResponse('No such payment in this environment') })
+  @ApiResponse({ status: 409, ...problemResponse('Only a succeeded payment can be refunded (payment-not-refundable)') })
+  @ApiResponse({ status: 422, ...problemResponse('amount not an integer from 1 to the refundable amount (named in the detail)') })
+  async refund(@Caller() caller: CallerContext, @Param('paymentId', ID_PIPE) paymentId: string, @Body() body: RefundPaymentDto): Promise<Versioned<PaymentView>> {
+    const { payment, version } = await this.commands.execute<RefundPaymentCommand, Written>(
+      new RefundPaymentCommand(caller.environmentId, paymentId, body.amount, commandContext(caller, this.clock)),
+    );
+    return new Versioned(toPaymentView(payment), version);
+  }
+}
+
+interface Written {
+  readonly payment: Payment;
+  readonly version: number;
+}

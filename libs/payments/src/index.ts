@@ -1,0 +1,3 @@
+export * from './domain';
+export { paymentsContext } from './payments.context';
+export { paymentsMigrations } from './migrations';

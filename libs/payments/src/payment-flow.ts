@@ -1,0 +1,153 @@
+import { Injectable } from '@nestjs/common';
+import { CommandContext, CommandPath, outsideUnitOfWork, toNewEvents } from '@billing/event-store';
+import {
+  decideCloseInvoicePayment,
+  decideCreatePayment,
+  decideOpenInvoicePayment,
+  decideRecordOutcome,
+  invoicePaymentsEvolver,
+  KnownProvider,
+  Payment,
+  PaymentEvent,
+  paymentEvolver,
+  PaymentOutcome,
+  PaymentProviderState,
+  paymentProviderEvolver,
+} from './domain';
+import { CredentialVault } from './credentials/credential-vault';
+import { ChargeRequest, GatewayOutcome } from './gateway/payment-gateway';
+import { PaymentGateways } from './gateway/gateway-registry';
+import { PaymentsReadModel } from './read-model/payments.read-model';
+import { invoicePaymentsStream, paymentStream, providerStream } from './streams';
+
+export interface PaymentRequest {
+  readonly invoiceId: string;
+  readonly amount?: unknown;
+  readonly provider: unknown;
+  readonly token: string;
+  /** 1 for a payment asked for over the API; n for the n-th automatic collection try. */
+  readonly attempt?: number;
+}
+
+/**
+ * The life of a payment, in three steps that each commit on their own (never
+ * inside a caller's transaction: a charge must never be made for a payment
+ * that is not recorded):
+ * 1. record it `pending` and open its invoice (a second payment of the invoice
+ *    while one is pending is refused: the invoice-payments stream's version);
+ * 2. ask the provider's gateway to charge it, the payment id being the
+ *    gateway's idempotency reference;
+ * 3. record the outcome and close the invoice. An unknown outcome (a timeout,
+ *    or a crash before step 3) stays pending: the resolver asks the gateway
+ *    again (lookup, never a second charge).
+ */
+@Injectable()
+export class PaymentFlow {
+  constructor(
+    private readonly commands: CommandPath,
+    private readonly readModel: PaymentsReadModel,
+    private readonly gateways: PaymentGateways,
+    private readonly vault: CredentialVault,
+  ) {}
+
+  pay(environmentId: string, request: PaymentRequest, context: CommandContext): Promise<{ payment: Payment; version: number }> {
+    return outsideUnitOfWork(async () => {
+      const paymentId = context.meta.newId();
+      const created = await this.record(environmentId, paymentId, request, context);
+      const outcome = await this.charge(environmentId, created, request.token, 'charge');
+      return (await this.settle(environmentId, paymentId, outcome, context)) ?? created;
+    });
+  }
+
+  /** For a payment still pending: what the gateway says became of its charge. Never charges again. */
+  async resolve(environmentId: string, payment: Payment, context: CommandContext): Promise<void> {
+    const outcome = await this.charge(environmentId, { payment }, '', 'lookup');
+    await this.settle(environmentId, payment.id, outcome, context);
+  }
+
+  private async record(environmentId: string, paymentId: string, request: PaymentRequest, context: CommandContext): Promise<{ payment: Payment; version: number }> {
+    const invoice = await this.readModel.invoiceFacts(environmentId, request.invoiceId);
+    return this.commands.transaction(async (session) => {
+      const provider = typeof request.provider === 'string' ? await this.providerState(request.provider, environmentId) : null;
+      const lock = invoice ? await session.load(invoicePaymentsStream(environmentId, invoice.invoiceId), invoicePaymentsEvolver) : null;
+      const events = decideCreatePayment(
+        {
+          paymentId,
+          invoiceId: request.invoiceId,
+          invoice,
+          requestedAmount: request.amount,
+          provider: request.provider,
+          providerEnabled: provider?.status === 'enabled',
+          pendingPaymentId: lock?.state.pendingPaymentId ?? null,
+          attempt: request.attempt,
+        },
+        paymentEvolver.initialState(),
+        context.meta,
+      );
+      const opened = decideOpenInvoicePayment({ invoiceId: invoice!.invoiceId, paymentId }, lock!.state, context.meta);
+      await session.append(
+        [
+          { stream: paymentStream(environmentId, paymentId), expectedVersion: 'no_stream', events: toNewEvents(events, context.meta) },
+          { stream: invoicePaymentsStream(environmentId, invoice!.invoiceId), expectedVersion: lock!.version === 0 ? 'no_stream' : lock!.version, events: toNewEvents(opened, context.meta) },
+        ],
+        context.metadata,
+      );
+      return { payment: events.reduce(paymentEvolver.evolve, paymentEvolver.initialState()) as Payment, version: events.length };
+    });
+  }
+
+  /** The gateway's answer; the provider's credentials are decrypted for this call only. */
+  private async charge(environmentId: string, { payment }: { payment: Payment }, token: string, call: 'charge' | 'lookup'): Promise<GatewayOutcome | { kind: 'not_found'; message: string }> {
+    const gateway = this.gateways.get(payment.provider);
+    const provider = await this.providerState(payment.provider, environmentId);
+    const encrypted = provider.status === 'none' ? null : provider.credentials;
+    const request: ChargeRequest = {
+      reference: payment.id,
+      amount: payment.amount,
+      currency: payment.currency,
+      token,
+      credentials: encrypted ? this.vault.decrypt(environmentId, payment.provider, encrypted) : null,
+      environmentId,
+    };
+    try {
+      return call === 'charge' ? await gateway.charge(request) : await gateway.lookup(request);
+    } catch {
+      // Whatever the adapter threw, the charge may or may not have happened: the resolver asks again.
+      return { kind: 'unknown', message: 'the gateway call failed' };
+    }
+  }
+
+  /** Records a known outcome and closes the invoice in one transaction; null when the outcome is still unknown. */
+  private async settle(
+    environmentId: string,
+    paymentId: string,
+    outcome: GatewayOutcome | { kind: 'not_found'; message: string },
+    context: CommandContext,
+  ): Promise<{ payment: Payment; version: number } | null> {
+    if (outcome.kind === 'unknown') return null;
+    // A lookup that finds no charge: none was made, and the token is gone: the payment failed without charging.
+    const known: PaymentOutcome = outcome.kind === 'not_found' ? { kind: 'unreachable', message: outcome.message } : outcome;
+    return this.commands.transaction(async (session) => {
+      const stream = paymentStream(environmentId, paymentId);
+      const loaded = await session.load(stream, paymentEvolver);
+      const decided: PaymentEvent[] = decideRecordOutcome(known, loaded.state, context.meta);
+      const payment = decided.reduce(paymentEvolver.evolve, loaded.state) as Payment;
+      if (decided.length === 0) return { payment, version: loaded.version };
+      const lockStream = invoicePaymentsStream(environmentId, payment.invoiceId);
+      const lock = await session.load(lockStream, invoicePaymentsEvolver);
+      const closed = decideCloseInvoicePayment({ invoiceId: payment.invoiceId, paymentId }, lock.state, context.meta);
+      const { nextVersions } = await session.append(
+        [
+          { stream, expectedVersion: loaded.version, events: toNewEvents(decided, context.meta) },
+          ...(closed.length > 0 ? [{ stream: lockStream, expectedVersion: lock.version, events: toNewEvents(closed, context.meta) }] : []),
+        ],
+        context.metadata,
+      );
+      return { payment, version: nextVersions[0] };
+    });
+  }
+
+  private async providerState(name: string, environmentId: string): Promise<PaymentProviderState> {
+    return (await this.commands.load(providerStream(environmentId, name as KnownProvider), paymentProviderEvolver)).state;
+  }
+}

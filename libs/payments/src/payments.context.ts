@@ -1,0 +1,64 @@
+import { BoundedContext, NotificationDefinition, StreamDefinition } from '@billing/platform';
+import {
+  INVOICE_PAYMENTS_STREAM_TYPE,
+  InvoicePaymentsEvent,
+  PAYMENT_PROVIDER_STREAM_TYPE,
+  PAYMENT_STREAM_TYPE,
+  PaymentEvent,
+  paymentEvolver,
+  PaymentProviderEvent,
+  paymentProviderEvolver,
+  PaymentProviderState,
+  PaymentState,
+} from './domain';
+import { paymentsMigrations } from './migrations';
+import { PAYMENTS_PROBLEMS } from './payments.problems';
+import { PaymentsModule } from './payments.module';
+import { paymentsProjection } from './read-model/payments.projection';
+import { paymentViewOf, providerViewOf } from './views';
+
+/** Every event type of a stream with the schema version it is written in (a type missing here does not compile). */
+const PAYMENT_EVENTS: Record<PaymentEvent['type'], number> = { PaymentCreated: 1, PaymentSucceeded: 1, PaymentFailed: 1, PaymentRefunded: 1 };
+const PROVIDER_EVENTS: Record<PaymentProviderEvent['type'], number> = { PaymentProviderEnabled: 1, PaymentProviderDisabled: 1 };
+const INVOICE_PAYMENTS_EVENTS: Record<InvoicePaymentsEvent['type'], number> = { InvoicePaymentOpened: 1, InvoicePaymentClosed: 1 };
+
+const eventTypes = (events: Record<string, number>) => Object.entries(events).map(([type, schemaVersion]) => ({ type, schemaVersion }));
+
+const paymentStream: StreamDefinition<PaymentState, PaymentEvent> = {
+  type: PAYMENT_STREAM_TYPE,
+  idScheme: "the payment id: a random uuid the service chooses; also the gateway's idempotency reference",
+  events: eventTypes(PAYMENT_EVENTS),
+  view: { evolver: paymentEvolver, toView: paymentViewOf },
+};
+const providerStream: StreamDefinition<PaymentProviderState, PaymentProviderEvent> = {
+  type: PAYMENT_PROVIDER_STREAM_TYPE,
+  idScheme: 'uuid v5 of (environment, provider name)',
+  events: eventTypes(PROVIDER_EVENTS),
+  // The view never holds the credentials (not even encrypted): notifications carry this.
+  view: { evolver: paymentProviderEvolver, toView: providerViewOf },
+};
+const invoicePaymentsStream: StreamDefinition = {
+  type: INVOICE_PAYMENTS_STREAM_TYPE,
+  idScheme: "uuid v5 of (environment, invoice id): serialises an invoice's payments",
+  events: eventTypes(INVOICE_PAYMENTS_EVENTS),
+};
+
+const notifications: NotificationDefinition[] = [
+  { name: 'payment.created', streamType: PAYMENT_STREAM_TYPE, eventType: 'PaymentCreated', description: 'A payment is recorded (pending), before its gateway call.' },
+  { name: 'payment.succeeded', streamType: PAYMENT_STREAM_TYPE, eventType: 'PaymentSucceeded', description: 'A payment succeeded; its invoice is settled by it.' },
+  { name: 'payment.failed', streamType: PAYMENT_STREAM_TYPE, eventType: 'PaymentFailed', description: 'A payment failed (declined, or the gateway was not reached).' },
+  { name: 'payment.refunded', streamType: PAYMENT_STREAM_TYPE, eventType: 'PaymentRefunded', description: 'A payment is refunded, wholly or in part.' },
+  { name: 'payment_provider.enabled', streamType: PAYMENT_PROVIDER_STREAM_TYPE, eventType: 'PaymentProviderEnabled', description: 'A payment provider is enabled or its credentials rotated (never carried).' },
+  { name: 'payment_provider.disabled', streamType: PAYMENT_PROVIDER_STREAM_TYPE, eventType: 'PaymentProviderDisabled', description: 'A payment provider is disabled.' },
+];
+
+export const paymentsContext: BoundedContext = {
+  name: 'payments',
+  module: PaymentsModule,
+  migrations: paymentsMigrations,
+  streams: [paymentStream, providerStream, invoicePaymentsStream],
+  projections: [paymentsProjection],
+  reactors: [],
+  notifications,
+  problems: PAYMENTS_PROBLEMS,
+};

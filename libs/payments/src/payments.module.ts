@@ -1,0 +1,33 @@
+import { Module } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { CreatePaymentHandler } from './create-payment/create-payment.handler';
+import { CredentialVault } from './credentials/credential-vault';
+import { DisableProviderHandler } from './disable-provider/disable-provider.handler';
+import { EnableProviderHandler } from './enable-provider/enable-provider.handler';
+import { PaymentGateways } from './gateway/gateway-registry';
+import { ManualGateway } from './gateway/manual-gateway';
+import { SandboxGateway } from './gateway/sandbox-gateway';
+import { PaymentProvidersController } from './http/payment-providers.controller';
+import { PaymentsController } from './http/payments.controller';
+import { PaymentFlow } from './payment-flow';
+import { PaymentsReadModel } from './read-model/payments.read-model';
+import { RefundPaymentHandler } from './refund-payment/refund-payment.handler';
+import { PendingPaymentsResolver } from './resolve-payments/pending-payments.resolver';
+
+/** The HTTP surface, handlers, gateways and resolver of the payments context (its definition is paymentsContext). */
+@Module({
+  controllers: [PaymentsController, PaymentProvidersController],
+  providers: [
+    PaymentsReadModel,
+    CredentialVault,
+    // One adapter per provider behind the PaymentGateway port: a real gateway is one more entry here.
+    { provide: PaymentGateways, inject: [DataSource], useFactory: (dataSource: DataSource) => new PaymentGateways([new SandboxGateway(dataSource.manager), new ManualGateway()]) },
+    PaymentFlow,
+    CreatePaymentHandler,
+    RefundPaymentHandler,
+    EnableProviderHandler,
+    DisableProviderHandler,
+    PendingPaymentsResolver,
+  ],
+})
+export class PaymentsModule {}

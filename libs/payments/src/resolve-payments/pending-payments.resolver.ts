@@ -1,0 +1,70 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { CommandPath } from '@billing/event-store';
+import { APP_CONFIG, AppConfig, ScopedClock } from '@billing/platform';
+import { Payment, paymentEvolver } from '../domain';
+import { PaymentFlow } from '../payment-flow';
+import { PaymentsReadModel } from '../read-model/payments.read-model';
+import { paymentStream } from '../streams';
+
+const POLL_MS = 1_000;
+const BATCH = 100;
+
+/**
+ * In worker processes: payments still pending PAYMENTS_RESOLVE_AFTER_MS after
+ * they were recorded (a gateway timeout, or a process that died between the
+ * charge and recording its outcome) are resolved by asking the gateway what
+ * became of the charge with their reference. Never a second charge: a charge
+ * the gateway does not know was never made, and the payment fails.
+ * The wait must exceed any gateway call's time limit, so no call is still
+ * under way when its payment is looked up.
+ */
+@Injectable()
+export class PendingPaymentsResolver implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('PendingPayments');
+  private timer?: NodeJS.Timeout;
+  private running: Promise<void> | null = null;
+
+  constructor(
+    private readonly commands: CommandPath,
+    private readonly readModel: PaymentsReadModel,
+    private readonly flow: PaymentFlow,
+    private readonly clock: ScopedClock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.config.roles.worker) return;
+    this.timer = setInterval(() => {
+      this.running ??= this.resolvePending()
+        .then(() => undefined)
+        .finally(() => (this.running = null));
+    }, POLL_MS).unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** Resolves what is pending for longer than the configured wait; answers how many it looked up. */
+  async resolvePending(): Promise<number> {
+    // Gateway calls run on real time, whatever an environment's test clock says.
+    const cutoff = new Date(this.clock.base.now().getTime() - this.config.paymentsResolveAfterMs);
+    const pending = await this.readModel.pendingSince(cutoff, BATCH);
+    for (const { environmentId, id } of pending) {
+      try {
+        const { state } = await this.commands.load(paymentStream(environmentId, id), paymentEvolver);
+        if (state.status !== 'pending') continue;
+        const context = {
+          meta: { now: this.clock.base.now(), newId: randomUUID },
+          metadata: { actor: 'system:payments', requestId: null, correlationId: randomUUID(), causationId: null },
+        };
+        await this.flow.resolve(environmentId, state as Payment, context);
+      } catch (error) {
+        this.logger.error({ msg: 'resolving a pending payment failed; retried in the next run', environmentId, paymentId: id, error: (error as Error).message });
+      }
+    }
+    return pending.length;
+  }
+}
