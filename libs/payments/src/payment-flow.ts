@@ -27,6 +27,8 @@ export interface PaymentRequest {
   readonly token: string;
   /** 1 for a payment asked for over the API; n for the n-th automatic collection try. */
   readonly attempt?: number;
+  /** Chosen by a caller that claimed it first (a collection try); absent: a new id. */
+  readonly paymentId?: string;
 }
 
 /**
@@ -52,7 +54,7 @@ export class PaymentFlow {
 
   pay(environmentId: string, request: PaymentRequest, context: CommandContext): Promise<{ payment: Payment; version: number }> {
     return outsideUnitOfWork(async () => {
-      const paymentId = context.meta.newId();
+      const paymentId = request.paymentId ?? context.meta.newId();
       const created = await this.record(environmentId, paymentId, request, context);
       const outcome = await this.charge(environmentId, created, request.token, 'charge');
       return (await this.settle(environmentId, paymentId, outcome, context)) ?? created;

@@ -1,6 +1,13 @@
 import { BoundedContext, NotificationDefinition, StreamDefinition } from '@billing/platform';
+import { CollectionReactor } from './collect-invoices/collection.reactor';
 import {
+  CollectionEvent,
+  collectionEvolver,
+  CollectionState,
+  INVOICE_COLLECTION_STREAM_TYPE,
   INVOICE_PAYMENTS_STREAM_TYPE,
+  PAYMENT_SETTINGS_STREAM_TYPE,
+  PaymentSettingsUpdated,
   InvoicePaymentsEvent,
   PAYMENT_PROVIDER_STREAM_TYPE,
   PAYMENT_STREAM_TYPE,
@@ -15,12 +22,20 @@ import { paymentsMigrations } from './migrations';
 import { PAYMENTS_PROBLEMS } from './payments.problems';
 import { PaymentsModule } from './payments.module';
 import { paymentsProjection } from './read-model/payments.projection';
-import { paymentViewOf, providerViewOf } from './views';
+import { collectionViewOf, paymentViewOf, providerViewOf } from './views';
 
 /** Every event type of a stream with the schema version it is written in (a type missing here does not compile). */
 const PAYMENT_EVENTS: Record<PaymentEvent['type'], number> = { PaymentCreated: 1, PaymentSucceeded: 1, PaymentFailed: 1, PaymentRefunded: 1 };
 const PROVIDER_EVENTS: Record<PaymentProviderEvent['type'], number> = { PaymentProviderEnabled: 1, PaymentProviderDisabled: 1 };
 const INVOICE_PAYMENTS_EVENTS: Record<InvoicePaymentsEvent['type'], number> = { InvoicePaymentOpened: 1, InvoicePaymentClosed: 1 };
+const COLLECTION_EVENTS: Record<CollectionEvent['type'], number> = {
+  CollectionStarted: 1,
+  CollectionAttemptStarted: 1,
+  CollectionAttemptFailed: 1,
+  CollectionSucceeded: 1,
+  CollectionFailed: 1,
+};
+const SETTINGS_EVENTS: Record<PaymentSettingsUpdated['type'], number> = { PaymentSettingsUpdated: 1 };
 
 const eventTypes = (events: Record<string, number>) => Object.entries(events).map(([type, schemaVersion]) => ({ type, schemaVersion }));
 
@@ -43,12 +58,31 @@ const invoicePaymentsStream: StreamDefinition = {
   events: eventTypes(INVOICE_PAYMENTS_EVENTS),
 };
 
+const collectionStream: StreamDefinition<CollectionState, CollectionEvent> = {
+  type: INVOICE_COLLECTION_STREAM_TYPE,
+  idScheme: 'uuid v5 of (environment, invoice id): the automatic collection of a subscription invoice',
+  events: eventTypes(COLLECTION_EVENTS),
+  // Notifications carry the collection without the payment method token.
+  view: { evolver: collectionEvolver, toView: collectionViewOf },
+};
+const settingsStream: StreamDefinition = {
+  type: PAYMENT_SETTINGS_STREAM_TYPE,
+  idScheme: "uuid v5 of the environment id: the environment's payment settings",
+  events: eventTypes(SETTINGS_EVENTS),
+};
+
 const notifications: NotificationDefinition[] = [
   { name: 'payment.created', streamType: PAYMENT_STREAM_TYPE, eventType: 'PaymentCreated', description: 'A payment is recorded (pending), before its gateway call.' },
   { name: 'payment.succeeded', streamType: PAYMENT_STREAM_TYPE, eventType: 'PaymentSucceeded', description: 'A payment succeeded; its invoice is settled by it.' },
   { name: 'payment.failed', streamType: PAYMENT_STREAM_TYPE, eventType: 'PaymentFailed', description: 'A payment failed (declined, or the gateway was not reached).' },
   { name: 'payment.refunded', streamType: PAYMENT_STREAM_TYPE, eventType: 'PaymentRefunded', description: 'A payment is refunded, wholly or in part.' },
   { name: 'payment_provider.enabled', streamType: PAYMENT_PROVIDER_STREAM_TYPE, eventType: 'PaymentProviderEnabled', description: 'A payment provider is enabled or its credentials rotated (never carried).' },
+  {
+    name: 'invoice.payment_failed',
+    streamType: INVOICE_COLLECTION_STREAM_TYPE,
+    eventType: 'CollectionFailed',
+    description: "A subscription invoice's automatic collection gave up (a hard decline, or every retry failed): the invoice stays unsettled.",
+  },
   { name: 'payment_provider.disabled', streamType: PAYMENT_PROVIDER_STREAM_TYPE, eventType: 'PaymentProviderDisabled', description: 'A payment provider is disabled.' },
 ];
 
@@ -56,9 +90,9 @@ export const paymentsContext: BoundedContext = {
   name: 'payments',
   module: PaymentsModule,
   migrations: paymentsMigrations,
-  streams: [paymentStream, providerStream, invoicePaymentsStream],
+  streams: [paymentStream, providerStream, invoicePaymentsStream, collectionStream, settingsStream],
   projections: [paymentsProjection],
-  reactors: [],
+  reactors: [CollectionReactor],
   notifications,
   problems: PAYMENTS_PROBLEMS,
 };

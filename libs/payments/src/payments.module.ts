@@ -8,6 +8,10 @@ import { PaymentGateways } from './gateway/gateway-registry';
 import { ManualGateway } from './gateway/manual-gateway';
 import { SandboxGateway } from './gateway/sandbox-gateway';
 import { PaymentProvidersController } from './http/payment-providers.controller';
+import { PaymentSettingsController } from './http/payment-settings.controller';
+import { CollectionEngine } from './collect-invoices/collection-engine';
+import { CollectionReactor } from './collect-invoices/collection.reactor';
+import { UpdatePaymentSettingsHandler } from './update-settings/update-payment-settings.handler';
 import { PaymentsController } from './http/payments.controller';
 import { PaymentFlow } from './payment-flow';
 import { PaymentsReadModel } from './read-model/payments.read-model';
@@ -16,7 +20,7 @@ import { PendingPaymentsResolver } from './resolve-payments/pending-payments.res
 
 /** The HTTP surface, handlers, gateways and resolver of the payments context (its definition is paymentsContext). */
 @Module({
-  controllers: [PaymentsController, PaymentProvidersController],
+  controllers: [PaymentsController, PaymentProvidersController, PaymentSettingsController],
   providers: [
     PaymentsReadModel,
     CredentialVault,
@@ -28,6 +32,9 @@ import { PendingPaymentsResolver } from './resolve-payments/pending-payments.res
     EnableProviderHandler,
     DisableProviderHandler,
     PendingPaymentsResolver,
+    UpdatePaymentSettingsHandler,
+    CollectionReactor,
+    CollectionEngine,
   ],
 })
 export class PaymentsModule {}

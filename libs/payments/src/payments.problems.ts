@@ -4,6 +4,7 @@ import { ProblemType } from '@billing/platform';
 export const PAYMENTS_PROBLEMS: Record<string, ProblemType> = {
   'payment-exists': { status: 409, title: 'Conflict', description: 'A payment with this id already exists.' },
   'payment-pending': { status: 409, title: 'Payment pending', description: 'Another payment of the invoice is still waiting for its outcome; it is resolved before another can be made.' },
+  'collection-not-due': { status: 409, title: 'Conflict', description: 'No collection try is due for this invoice (another process claimed it).' },
   'payment-not-refundable': { status: 409, title: 'Conflict', description: 'Only a succeeded payment can be refunded.' },
   'invoice-not-found': { status: 422, title: 'Unprocessable Content', description: 'No invoice with this id exists in the environment.' },
   'invoice-not-payable': { status: 422, title: 'Unprocessable Content', description: 'The invoice cannot be paid: a credit note, or nothing is due.' },

@@ -1,6 +1,6 @@
 import { StreamRef } from '@billing/event-store';
 import { uuidV5 } from '@billing/shared-kernel';
-import { INVOICE_PAYMENTS_STREAM_TYPE, PAYMENT_PROVIDER_STREAM_TYPE, PAYMENT_STREAM_TYPE } from './domain';
+import { INVOICE_COLLECTION_STREAM_TYPE, INVOICE_PAYMENTS_STREAM_TYPE, PAYMENT_PROVIDER_STREAM_TYPE, PAYMENT_SETTINGS_STREAM_TYPE, PAYMENT_STREAM_TYPE } from './domain';
 
 /** Fixed namespaces of the name-based ids (random v4 uuids chosen once; never change them). */
 const PROVIDER_NAMESPACE = '5e2b8d14-6f3a-4c97-a1d0-93b7e4c2f861';
@@ -19,4 +19,17 @@ export function providerStream(environmentId: string, name: string): StreamRef {
 /** One stream per invoice that serialises its payments (see invoice-payments.ts). */
 export function invoicePaymentsStream(environmentId: string, invoiceId: string): StreamRef {
   return { environmentId, streamType: INVOICE_PAYMENTS_STREAM_TYPE, streamId: uuidV5(`${environmentId}\u0000${invoiceId}`, INVOICE_PAYMENTS_NAMESPACE) };
+}
+
+const SETTINGS_NAMESPACE = '9b3d6e21-4a7f-4c08-b5e2-7f1a3c9d0e54';
+const COLLECTION_NAMESPACE = 'e7a1c3f5-2b9d-4e60-8c4a-5d7f0b2e9a13';
+
+/** One stream per environment: its payment settings. */
+export function paymentSettingsStream(environmentId: string): StreamRef {
+  return { environmentId, streamType: PAYMENT_SETTINGS_STREAM_TYPE, streamId: uuidV5(environmentId, SETTINGS_NAMESPACE) };
+}
+
+/** One stream per invoice collected automatically (see collection.ts). */
+export function collectionStream(environmentId: string, invoiceId: string): StreamRef {
+  return { environmentId, streamType: INVOICE_COLLECTION_STREAM_TYPE, streamId: uuidV5(`${environmentId}\u0000${invoiceId}`, COLLECTION_NAMESPACE) };
 }

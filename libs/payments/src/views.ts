@@ -1,4 +1,4 @@
-import { Payment, PaymentProvider, PaymentProviderState, PaymentState } from './domain';
+import { CollectionState, Payment, PaymentProvider, PaymentProviderState, PaymentState } from './domain';
 
 /** The Payment resource (README: Payments). */
 export interface PaymentView {
@@ -44,4 +44,23 @@ export function toProviderView({ id, name, status, credentialsHint, createdAt, u
 
 export function providerViewOf(state: PaymentProviderState): PaymentProviderView | null {
   return state.status === 'none' ? null : toProviderView(state);
+}
+
+/** A subscription invoice's automatic collection, as notifications carry it (never the payment method token). */
+export interface CollectionView {
+  readonly invoiceId: string;
+  readonly subscriptionId: string;
+  readonly status: string;
+  readonly provider: string;
+  readonly attempts: number;
+  readonly nextAttemptAt: string | null;
+  readonly lastFailureCode: string | null;
+  readonly startedAt: string;
+  readonly updatedAt: string;
+}
+
+export function collectionViewOf(state: CollectionState): CollectionView | null {
+  if (state.status === 'none') return null;
+  const { invoiceId, subscriptionId, status, provider, attempts, nextAttemptAt, lastFailureCode, startedAt, updatedAt } = state;
+  return { invoiceId, subscriptionId, status, provider, attempts, nextAttemptAt, lastFailureCode, startedAt, updatedAt };
 }

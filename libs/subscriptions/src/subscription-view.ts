@@ -25,6 +25,8 @@ export interface SubscriptionView {
   readonly cancelAt: string | null;
   readonly endedAt: string | null;
   readonly items: SubscriptionItemView[];
+  /** Charged automatically for each booked invoice; null: paid otherwise. */
+  readonly paymentMethod: { readonly provider: string; readonly token: string } | null;
   /** The last failed attempt to bill the next charges (retried from retryAt); null when none is pending. */
   readonly billingFailure: { readonly billAt: string; readonly reason: string; readonly attempts: number; readonly retryAt: string } | null;
   readonly createdAt: string;
@@ -58,6 +60,7 @@ export function toSubscriptionView(subscription: Subscription, now: Date): Subsc
         taxCode: item.taxCode,
       };
     }),
+    paymentMethod: subscription.paymentMethod ?? null,
     billingFailure: subscription.billingFailure,
     createdAt: subscription.createdAt,
     updatedAt: subscription.updatedAt,

@@ -3,3 +3,5 @@ export * from './provider';
 export * from './payment-query';
 export * from './dunning';
 export * from './invoice-payments';
+export * from './collection';
+export * from './payment-settings';

@@ -35,12 +35,18 @@ export class CreatePaymentsReadModels1763800300000 implements MigrationInterface
         primary key (environment_id, id), unique (environment_id, name)
       )`);
     await queryRunner.query(`
+      create table payment_collections (
+        environment_id uuid not null, id uuid not null, invoice_id uuid not null, status text not null,
+        next_attempt_at timestamptz, state jsonb not null, primary key (environment_id, id)
+      )`);
+    await queryRunner.query(`create index payment_collections_work on payment_collections (next_attempt_at) where status in ('due', 'attempting')`);
+    await queryRunner.query(`
       create table payment_invoice_facts (
         environment_id uuid not null, id uuid not null, state jsonb not null, primary key (environment_id, id)
       )`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`drop table payment_invoice_facts, payment_providers, payments`);
+    await queryRunner.query(`drop table payment_invoice_facts, payment_collections, payment_providers, payments`);
   }
 }

@@ -2,7 +2,7 @@ import { EntityManager } from 'typeorm';
 import { Projection, RecordedEvent, streamBatches } from '@billing/event-store';
 import { INVOICE_STREAM, invoiceEvolver, InvoiceState } from '@billing/invoicing';
 import { DomainEvent, Evolver } from '@billing/shared-kernel';
-import { Payment, PAYMENT_PROVIDER_STREAM_TYPE, PAYMENT_STREAM_TYPE, paymentEvolver, PaymentProvider, paymentProviderEvolver } from '../domain';
+import { Collection, collectionEvolver, INVOICE_COLLECTION_STREAM_TYPE, Payment, PAYMENT_PROVIDER_STREAM_TYPE, PAYMENT_STREAM_TYPE, paymentEvolver, PaymentProvider, paymentProviderEvolver } from '../domain';
 
 export const PAYMENTS_PROJECTION = 'payments.read-model';
 
@@ -34,7 +34,7 @@ async function fold<State extends { status: string }>(
  */
 export const paymentsProjection: Projection = {
   name: PAYMENTS_PROJECTION,
-  streamTypes: [PAYMENT_STREAM_TYPE, PAYMENT_PROVIDER_STREAM_TYPE, INVOICE_STREAM],
+  streamTypes: [PAYMENT_STREAM_TYPE, PAYMENT_PROVIDER_STREAM_TYPE, INVOICE_COLLECTION_STREAM_TYPE, INVOICE_STREAM],
   async applyBatch(events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
     await fold<Payment>(events, tx, PAYMENT_STREAM_TYPE, 'payments', paymentEvolver as unknown as Evolver<Payment, DomainEvent>, (rows) =>
       tx.query(
@@ -64,6 +64,22 @@ export const paymentsProjection: Projection = {
         [rows.map((r) => r.environmentId), rows.map((r) => r.id), rows.map((r) => r.state.name), rows.map((r) => r.version), rows.map((r) => JSON.stringify({ ...r.state, credentials: null }))],
       ),
     );
+    await fold<Collection>(events, tx, INVOICE_COLLECTION_STREAM_TYPE, 'payment_collections', collectionEvolver as unknown as Evolver<Collection, DomainEvent>, (rows) =>
+      tx.query(
+        `insert into payment_collections (environment_id, id, invoice_id, status, next_attempt_at, state)
+         select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::timestamptz[], $6::jsonb[])
+         on conflict (environment_id, id) do update set status = excluded.status, next_attempt_at = excluded.next_attempt_at, state = excluded.state`,
+        [
+          rows.map((r) => r.environmentId),
+          rows.map((r) => r.id),
+          rows.map((r) => r.state.invoiceId),
+          rows.map((r) => r.state.status),
+          // A try under way is looked at again at once (its payment may have its outcome by now).
+          rows.map((r) => (r.state.status === 'attempting' ? r.state.updatedAt : r.state.nextAttemptAt)),
+          rows.map((r) => JSON.stringify(r.state)),
+        ],
+      ),
+    );
     await fold<InvoiceState & { status: string }>(events, tx, INVOICE_STREAM, 'payment_invoice_facts', invoiceEvolver as unknown as Evolver<InvoiceState & { status: string }, DomainEvent>, (rows) =>
       tx.query(
         `insert into payment_invoice_facts (environment_id, id, state) select * from unnest($1::uuid[], $2::uuid[], $3::jsonb[])
@@ -76,5 +92,6 @@ export const paymentsProjection: Projection = {
     await tx.query(`delete from payments`);
     await tx.query(`delete from payment_providers`);
     await tx.query(`delete from payment_invoice_facts`);
+    await tx.query(`delete from payment_collections`);
   },
 };

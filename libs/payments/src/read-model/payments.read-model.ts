@@ -97,6 +97,30 @@ export class PaymentsReadModel {
     return { invoiceId: view.id, status: view.status, type: view.type, currency: view.currency, customerId: view.customer.id, totalDue: view.totalDue };
   }
 
+  /** Invoices of the environment whose collection has a try due at `now` (or one under way to look at). */
+  async collectionsDue(environmentId: string, now: Date, limit: number): Promise<string[]> {
+    const rows = await queryRows<{ invoice_id: string }>(
+      this.dataSource.manager,
+      `select invoice_id from payment_collections where environment_id = $1 and status in ('due', 'attempting') and next_attempt_at <= $2
+        order by next_attempt_at limit $3`,
+      [environmentId, now, limit],
+    );
+    return rows.map((row) => row.invoice_id);
+  }
+
+  /** Environments with collection work due by real time (`now`) or, with test clocks, by their own clock. */
+  async environmentsWithCollections(now: Date, testClocks: boolean): Promise<string[]> {
+    const rows = await queryRows<{ environment_id: string }>(
+      this.dataSource.manager,
+      testClocks
+        ? `select distinct p.environment_id from payment_collections p left join environment_clocks c on c.environment_id = p.environment_id
+            where p.status in ('due', 'attempting') and p.next_attempt_at <= coalesce(c.now, $1)`
+        : `select distinct environment_id from payment_collections where status in ('due', 'attempting') and next_attempt_at <= $1`,
+      [now],
+    );
+    return rows.map((row) => row.environment_id);
+  }
+
   /** Payments still pending since before `cutoff` (their outcome was lost or unknown): for the resolver. */
   async pendingSince(cutoff: Date, limit: number): Promise<Array<{ environmentId: string; id: string }>> {
     const rows = await queryRows<{ environment_id: string; id: string }>(

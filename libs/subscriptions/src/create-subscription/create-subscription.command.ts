@@ -1,5 +1,5 @@
 import { CommandContext } from '@billing/event-store';
-import { SubscriptionCustomer } from '../domain';
+import { PaymentMethod, SubscriptionCustomer } from '../domain';
 
 /** An item as the caller asks for it: the price is looked up by the handler. */
 export interface RequestedSubscriptionItem {
@@ -17,6 +17,7 @@ export interface CreateSubscriptionInput {
   readonly autoRenewal: boolean;
   readonly timeZone: string | null;
   readonly items: readonly RequestedSubscriptionItem[];
+  readonly paymentMethod: PaymentMethod | null;
 }
 
 export class CreateSubscriptionCommand {

@@ -30,6 +30,18 @@ export class SubscriptionItemInputDto {
   taxCode?: string | null;
 }
 
+export class SubscriptionPaymentMethodDto {
+  @ApiProperty({ example: 'sandbox', description: 'an enabled payment provider of the environment when the invoices are charged' })
+  @IsString()
+  @Length(1, 50)
+  provider!: string;
+
+  @ApiProperty({ example: 'tok_success', description: "the provider's payment method token" })
+  @IsString()
+  @Length(1, 500)
+  token!: string;
+}
+
 /** Creates a subscription; id, status and every other read-only field are refused. */
 export class CreateSubscriptionDto {
   @ApiProperty({ required: false, minLength: 1, maxLength: 100, description: 'unique in the environment; default the next SUB-000001' })
@@ -64,6 +76,18 @@ export class CreateSubscriptionDto {
   @IsString()
   timeZone?: string;
 
+  @ApiProperty({
+    type: SubscriptionPaymentMethodDto,
+    required: false,
+    nullable: true,
+    description: 'charge every invoice the billing engine books with it, retrying soft declines on the environment’s schedule (README: Payments)',
+  })
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => SubscriptionPaymentMethodDto)
+  paymentMethod?: SubscriptionPaymentMethodDto | null;
+
   @ApiProperty({ type: [SubscriptionItemInputDto], minItems: 1, maxItems: MAX_SUBSCRIPTION_ITEMS })
   @IsArray()
   @ArrayMinSize(1)
@@ -84,5 +108,6 @@ export function createSubscriptionInput(body: CreateSubscriptionDto): CreateSubs
     autoRenewal: body.autoRenewal ?? false,
     timeZone: body.timeZone ?? null,
     items: body.items.map((item) => ({ priceId: item.priceId, quantity: item.quantity ?? 1, taxCode: item.taxCode ?? null })),
+    paymentMethod: body.paymentMethod ? { provider: body.paymentMethod.provider, token: body.paymentMethod.token } : null,
   };
 }

@@ -36,7 +36,7 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
       const claim = (handle: string) => this.claimHandle(session, environmentId, handle, subscriptionId, context);
       const handle = input.handle ?? (await this.claimNextHandle(session.tx, environmentId, claim));
       const events = decideCreateSubscription(
-        { subscriptionId, handle, customer: input.customer, currency: input.currency, term: input.term, autoRenewal: input.autoRenewal, timeZone: input.timeZone, items },
+        { subscriptionId, handle, customer: input.customer, currency: input.currency, term: input.term, autoRenewal: input.autoRenewal, timeZone: input.timeZone, items, paymentMethod: input.paymentMethod },
         subscriptionEvolver.initialState(),
         meta,
       );

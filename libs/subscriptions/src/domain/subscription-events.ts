@@ -46,7 +46,15 @@ export interface SubscriptionCreatedData {
   readonly termLength: TermLength | null;
   readonly autoRenewal: boolean;
   readonly items: readonly SubscriptionItem[];
+  /** Charged automatically for every invoice the billing engine books (the payments context collects them); absent in older events. */
+  readonly paymentMethod?: PaymentMethod | null;
   readonly createdAt: string;
+}
+
+/** A payment provider's name and its payment method token (never provider credentials). */
+export interface PaymentMethod {
+  readonly provider: string;
+  readonly token: string;
 }
 
 export interface SubscriptionCancelledData {

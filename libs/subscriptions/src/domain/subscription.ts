@@ -13,6 +13,7 @@ import { LAST_CALENDAR_DATE, addDays, maxDate, minDate, validDate } from './cale
 import { TermLength, TermUnit, nthPeriod, periodAt, termEnd, termLengthOf } from './periods';
 import {
   ItemSchedule,
+  PaymentMethod,
   SubscriptionCancelled,
   SubscriptionCreated,
   SubscriptionCustomer,
@@ -52,6 +53,7 @@ export interface Subscription {
   /** Renewals so far: the current term is term number renewals + 1. */
   readonly renewals: number;
   readonly items: readonly SubscriptionItem[];
+  readonly paymentMethod: PaymentMethod | null;
   /** Per item id, the last day billed (a one-time item: the anchor, once billed). Absent: nothing billed yet. */
   readonly billedThrough: Readonly<Record<string, string>>;
   readonly lastBilledAt: string | null;
@@ -75,11 +77,12 @@ export function initialSubscriptionState(): SubscriptionState {
 export function evolveSubscription(state: SubscriptionState, event: SubscriptionEvent): SubscriptionState {
   if (event.type === 'SubscriptionCreated') {
     if (state.status !== 'none') return state;
-    const { subscriptionId, createdAt, ...data } = event.data;
+    const { subscriptionId, createdAt, paymentMethod, ...data } = event.data;
     return {
       status: 'active',
       id: subscriptionId,
       ...data,
+      paymentMethod: paymentMethod ?? null,
       anchor: data.term.start,
       renewals: 0,
       billedThrough: {},
@@ -193,6 +196,8 @@ export interface CreateSubscription {
   /** Default UTC. */
   readonly timeZone?: string | null;
   readonly items: readonly RequestedItem[];
+  /** Charge the invoices automatically with it; absent or null: they are paid otherwise. */
+  readonly paymentMethod?: PaymentMethod | null;
 }
 
 /** Every domain problem of the request at once, each at its JSON pointer. */
@@ -251,6 +256,7 @@ export function decideCreateSubscription(command: CreateSubscription, state: Sub
         term,
         termLength: term.end === null ? null : termLengthOf(term.start, term.end),
         autoRenewal: command.autoRenewal ?? false,
+        paymentMethod: command.paymentMethod ?? null,
         items: items.map(({ item, quantity, price }) => ({
           id: meta.newId(),
           priceId: item.priceId,

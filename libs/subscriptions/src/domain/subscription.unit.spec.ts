@@ -75,6 +75,7 @@ describe('decideCreateSubscription', () => {
             term: { start: '2026-01-31', end: '2027-01-30' },
             termLength: { count: 12, unit: 'month' },
             autoRenewal: true,
+            paymentMethod: null,
             items: [
               { id: 'id-1', priceId: 'price-monthly', priceName: 'Pro monthly', product: PRODUCT, quantity: '1.5', taxCode: 'VAT25', schedule: MONTHLY_ADVANCE },
               { id: 'id-2', priceId: 'price-setup', priceName: 'Setup', product: PRODUCT, quantity: '2', taxCode: null, schedule: ONE_TIME },

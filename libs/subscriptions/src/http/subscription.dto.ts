@@ -27,6 +27,11 @@ class SubscriptionItemDto {
   @ApiProperty({ type: String, nullable: true }) taxCode!: string | null;
 }
 
+class PaymentMethodDto {
+  @ApiProperty() provider!: string;
+  @ApiProperty() token!: string;
+}
+
 class BillingFailureDto {
   @ApiProperty({ format: 'date-time' }) billAt!: string;
   @ApiProperty() reason!: string;
@@ -47,6 +52,8 @@ export class SubscriptionDto {
   @ApiProperty({ type: String, format: 'date', nullable: true, description: 'the last day of service (inclusive) once cancelled' }) cancelAt!: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) endedAt!: string | null;
   @ApiProperty({ type: [SubscriptionItemDto] }) items!: SubscriptionItemDto[];
+  @ApiProperty({ type: PaymentMethodDto, nullable: true, description: 'charged automatically for each booked invoice' })
+  paymentMethod!: PaymentMethodDto | null;
   @ApiProperty({ type: BillingFailureDto, nullable: true, description: 'the last failed attempt to bill the next charges (retried from retryAt)' })
   billingFailure!: BillingFailureDto | null;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;

@@ -1,0 +1,122 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { CommandContext, CommandPath, outsideUnitOfWork, StreamVersionConflictError } from '@billing/event-store';
+import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock } from '@billing/platform';
+import { ConflictError, DomainError } from '@billing/shared-kernel';
+import { AttemptOutcome, Collection, collectionEvolver, decideRecordAttempt, decideStartAttempt, paymentEvolver } from '../domain';
+import { PaymentFlow } from '../payment-flow';
+import { PaymentsReadModel } from '../read-model/payments.read-model';
+import { collectionStream, paymentStream } from '../streams';
+
+const POLL_MS = 1_000;
+const BATCH = 100;
+
+/**
+ * Makes the collection tries that are due, in the environment's time (its
+ * test clock moves them): claim the try on the collection stream (another
+ * process that claimed it first wins), pay with the claimed payment id, and
+ * record what the payment came to. A try whose payment is still pending is
+ * looked at again on the next run; one whose process died before paying is
+ * paid again under the same id (the gateway's idempotency reference).
+ */
+@Injectable()
+export class CollectionEngine implements ClockDrivenWork, OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+  readonly name = 'invoice collection';
+  private readonly logger = new Logger('Collections');
+  private timer?: NodeJS.Timeout;
+  private running: Promise<void> | null = null;
+
+  constructor(
+    private readonly commands: CommandPath,
+    private readonly flow: PaymentFlow,
+    private readonly readModel: PaymentsReadModel,
+    private readonly registry: ClockDrivenWorkRegistry,
+    private readonly clock: EnvironmentClock,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  onModuleInit(): void {
+    this.registry.register(this);
+  }
+
+  onApplicationBootstrap(): void {
+    if (!this.config.roles.worker) return;
+    this.timer = setInterval(() => {
+      this.running ??= this.runDue().finally(() => (this.running = null));
+    }, POLL_MS).unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  catchUp(environmentId: string, now: Date): Promise<void> {
+    return outsideUnitOfWork(async () => {
+      // Each invoice is looked at once per catch-up: a try that stays pending waits for the next one.
+      for (const invoiceId of await this.readModel.collectionsDue(environmentId, now, BATCH)) {
+        try {
+          await this.collect(environmentId, invoiceId, now);
+        } catch (error) {
+          this.logger.error({ msg: 'a collection try failed; retried in the next run', environmentId, invoiceId, error: (error as Error).message });
+        }
+      }
+    });
+  }
+
+  private async runDue(): Promise<void> {
+    try {
+      for (const environmentId of await this.readModel.environmentsWithCollections(new Date(), this.config.testClocks)) {
+        await this.catchUp(environmentId, await this.clock.now(environmentId));
+      }
+    } catch (error) {
+      this.logger.error({ msg: 'collection run failed; retried in the next run', error: (error as Error).message });
+    }
+  }
+
+  private async collect(environmentId: string, invoiceId: string, now: Date): Promise<void> {
+    const context: CommandContext = {
+      meta: { now, newId: randomUUID },
+      metadata: { actor: 'system:payments', requestId: null, correlationId: randomUUID(), causationId: null },
+    };
+    const stream = collectionStream(environmentId, invoiceId);
+    let { state } = await this.commands.load(stream, collectionEvolver);
+    if (state.status === 'due') {
+      try {
+        ({ state } = await this.commands.handle(stream, collectionEvolver, (current) => decideStartAttempt({ paymentId: randomUUID() }, current, context.meta), context));
+      } catch (error) {
+        if (error instanceof StreamVersionConflictError || (error instanceof ConflictError && error.code === 'collection-not-due')) return;
+        throw error;
+      }
+    }
+    if (state.status !== 'attempting') return;
+    const outcome = await this.attempt(environmentId, state, context);
+    if (outcome === null) return;
+    await this.commands.handle(stream, collectionEvolver, (current) => decideRecordAttempt(outcome, current, context.meta), context);
+  }
+
+  /** The claimed try's payment: made now, or found made; null while its outcome is unknown. */
+  private async attempt(environmentId: string, collection: Collection, context: CommandContext): Promise<AttemptOutcome | null> {
+    const paymentId = collection.paymentId!;
+    const existing = (await this.commands.load(paymentStream(environmentId, paymentId), paymentEvolver)).state;
+    let payment = existing.status === 'none' ? null : existing;
+    if (payment === null) {
+      try {
+        payment = (
+          await this.flow.pay(
+            environmentId,
+            { invoiceId: collection.invoiceId, provider: collection.provider, token: collection.token, attempt: collection.attempts, paymentId },
+            context,
+          )
+        ).payment;
+      } catch (error) {
+        // Refused before any charge (provider disabled, invoice no longer payable, another payment pending): a failed try, not retried.
+        if (!(error instanceof DomainError)) throw error;
+        return { status: 'failed', paymentId, failureCode: error.code, retryable: false };
+      }
+    }
+    if (payment.status === 'succeeded') return { status: 'succeeded', paymentId };
+    if (payment.status === 'failed') return { status: 'failed', paymentId, failureCode: payment.failureCode, retryable: payment.retryable === true };
+    return null;
+  }
+}

@@ -1,0 +1,135 @@
+import { CommandMetadata, ConflictError, DomainEvent, Evolver } from '@billing/shared-kernel';
+import { afterFailedCollection } from './dunning';
+
+/**
+ * Collecting a subscription's booked invoice automatically (dunning): one
+ * stream per invoice. It starts when the billing engine books the invoice of
+ * a subscription with a payment method, and tries a payment at each due
+ * time: a soft decline or an unreached gateway is retried on the
+ * environment's schedule (days after the first failure), a hard decline is
+ * not, and after the last failure the collection fails (invoice.payment_failed).
+ * Each try is claimed on this stream before its payment is made, so no two
+ * processes charge the same try.
+ */
+export const INVOICE_COLLECTION_STREAM_TYPE = 'invoice-collection';
+
+export interface CollectionStartedData {
+  readonly invoiceId: string;
+  readonly subscriptionId: string;
+  readonly provider: string;
+  readonly token: string;
+  /** The environment's retry schedule when the collection started. */
+  readonly retryDays: readonly number[];
+  readonly startedAt: string;
+}
+export type CollectionStarted = DomainEvent<'CollectionStarted', CollectionStartedData>;
+/** A try is claimed: its payment, under this id, is about to be made. */
+export type CollectionAttemptStarted = DomainEvent<'CollectionAttemptStarted', { readonly invoiceId: string; readonly attempt: number; readonly paymentId: string; readonly startedAt: string }>;
+export type CollectionAttemptFailed = DomainEvent<
+  'CollectionAttemptFailed',
+  { readonly invoiceId: string; readonly attempt: number; readonly paymentId: string; readonly failureCode: string | null; readonly nextAttemptAt: string | null; readonly failedAt: string }
+>;
+export type CollectionSucceeded = DomainEvent<'CollectionSucceeded', { readonly invoiceId: string; readonly paymentId: string; readonly succeededAt: string }>;
+/** Given up: a hard decline, or the schedule is exhausted. Announced as invoice.payment_failed. */
+export type CollectionFailed = DomainEvent<
+  'CollectionFailed',
+  { readonly invoiceId: string; readonly subscriptionId: string; readonly attempts: number; readonly reason: 'hard-decline' | 'schedule-exhausted'; readonly lastFailureCode: string | null; readonly failedAt: string }
+>;
+export type CollectionEvent = CollectionStarted | CollectionAttemptStarted | CollectionAttemptFailed | CollectionSucceeded | CollectionFailed;
+
+export interface Collection {
+  readonly status: 'due' | 'attempting' | 'succeeded' | 'failed';
+  readonly invoiceId: string;
+  readonly subscriptionId: string;
+  readonly provider: string;
+  readonly token: string;
+  readonly retryDays: readonly number[];
+  /** Tries made or claimed so far. */
+  readonly attempts: number;
+  /** The claimed try's payment while attempting. */
+  readonly paymentId: string | null;
+  readonly nextAttemptAt: string | null;
+  readonly firstFailureAt: string | null;
+  readonly lastFailureCode: string | null;
+  readonly startedAt: string;
+  readonly updatedAt: string;
+}
+export type CollectionState = { readonly status: 'none' } | Collection;
+
+export const collectionEvolver: Evolver<CollectionState, CollectionEvent> = {
+  initialState: () => ({ status: 'none' }),
+  evolve: (state, event) => {
+    if (event.type === 'CollectionStarted') {
+      const { startedAt, ...data } = event.data;
+      return { status: 'due', ...data, attempts: 0, paymentId: null, nextAttemptAt: startedAt, firstFailureAt: null, lastFailureCode: null, startedAt, updatedAt: startedAt };
+    }
+    if (state.status === 'none') return state;
+    switch (event.type) {
+      case 'CollectionAttemptStarted':
+        return { ...state, status: 'attempting', attempts: event.data.attempt, paymentId: event.data.paymentId, nextAttemptAt: null, updatedAt: event.data.startedAt };
+      case 'CollectionAttemptFailed':
+        return {
+          ...state,
+          status: 'due',
+          paymentId: null,
+          nextAttemptAt: event.data.nextAttemptAt,
+          firstFailureAt: state.firstFailureAt ?? event.data.failedAt,
+          lastFailureCode: event.data.failureCode,
+          updatedAt: event.data.failedAt,
+        };
+      case 'CollectionSucceeded':
+        return { ...state, status: 'succeeded', paymentId: event.data.paymentId, nextAttemptAt: null, updatedAt: event.data.succeededAt };
+      case 'CollectionFailed':
+        return { ...state, status: 'failed', paymentId: null, nextAttemptAt: null, updatedAt: event.data.failedAt };
+      default:
+        return state;
+    }
+  },
+};
+
+export function decideStartCollection(command: Omit<CollectionStartedData, 'startedAt'>, state: CollectionState, meta: CommandMetadata): CollectionStarted[] {
+  if (state.status !== 'none') return []; // an invoice is collected once
+  return [{ type: 'CollectionStarted', schemaVersion: 1, data: { ...command, startedAt: meta.now.toISOString() } }];
+}
+
+/** Claims the next try when it is due; a try already claimed (another process) or not due is a conflict. */
+export function decideStartAttempt(command: { paymentId: string }, state: CollectionState, meta: CommandMetadata): CollectionAttemptStarted[] {
+  if (state.status !== 'due' || state.nextAttemptAt === null || Date.parse(state.nextAttemptAt) > meta.now.getTime()) {
+    throw new ConflictError('collection-not-due', 'no collection try is due for this invoice');
+  }
+  return [{ type: 'CollectionAttemptStarted', schemaVersion: 1, data: { invoiceId: state.invoiceId, attempt: state.attempts + 1, paymentId: command.paymentId, startedAt: meta.now.toISOString() } }];
+}
+
+/** What the claimed try's payment came to (a still pending payment records nothing: asked again later). */
+export type AttemptOutcome =
+  | { readonly status: 'succeeded'; readonly paymentId: string }
+  | { readonly status: 'failed'; readonly paymentId: string; readonly failureCode: string | null; readonly retryable: boolean };
+
+export function decideRecordAttempt(outcome: AttemptOutcome, state: CollectionState, meta: CommandMetadata): Array<CollectionAttemptFailed | CollectionSucceeded | CollectionFailed> {
+  if (state.status !== 'attempting' || state.paymentId !== outcome.paymentId) return [];
+  const at = meta.now.toISOString();
+  if (outcome.status === 'succeeded') return [{ type: 'CollectionSucceeded', schemaVersion: 1, data: { invoiceId: state.invoiceId, paymentId: outcome.paymentId, succeededAt: at } }];
+  const firstFailureAt = state.firstFailureAt === null ? meta.now : new Date(state.firstFailureAt);
+  const next = afterFailedCollection(state.retryDays, { attempt: state.attempts, retryable: outcome.retryable }, firstFailureAt);
+  const failed: CollectionAttemptFailed = {
+    type: 'CollectionAttemptFailed',
+    schemaVersion: 1,
+    data: {
+      invoiceId: state.invoiceId,
+      attempt: state.attempts,
+      paymentId: outcome.paymentId,
+      failureCode: outcome.failureCode,
+      nextAttemptAt: next.kind === 'retry' ? next.at.toISOString() : null,
+      failedAt: at,
+    },
+  };
+  if (next.kind === 'retry') return [failed];
+  return [
+    failed,
+    {
+      type: 'CollectionFailed',
+      schemaVersion: 1,
+      data: { invoiceId: state.invoiceId, subscriptionId: state.subscriptionId, attempts: state.attempts, reason: next.reason, lastFailureCode: outcome.failureCode, failedAt: at },
+    },
+  ];
+}

@@ -1,0 +1,29 @@
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandContext, CommandPath } from '@billing/event-store';
+import { decideUpdatePaymentSettings, PaymentSettings, paymentSettingsEvolver } from '../domain';
+import { paymentSettingsStream } from '../streams';
+
+export class UpdatePaymentSettingsCommand {
+  constructor(
+    readonly environmentId: string,
+    readonly retryDays: unknown,
+    readonly context: CommandContext,
+  ) {}
+}
+
+/** The environment's retry schedule for collections that start from now on (a started collection keeps its own). */
+@CommandHandler(UpdatePaymentSettingsCommand)
+export class UpdatePaymentSettingsHandler implements ICommandHandler<UpdatePaymentSettingsCommand, { settings: PaymentSettings; version: number }> {
+  constructor(private readonly commands: CommandPath) {}
+
+  async execute({ environmentId, retryDays, context }: UpdatePaymentSettingsCommand): Promise<{ settings: PaymentSettings; version: number }> {
+    const { state, version } = await this.commands.handle(
+      paymentSettingsStream(environmentId),
+      paymentSettingsEvolver,
+      (current) => decideUpdatePaymentSettings({ retryDays }, current, context.meta),
+      context,
+      { retryOnConflict: true },
+    );
+    return { settings: state, version };
+  }
+}

@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
+
+/**
+ * Collecting subscription invoices automatically, driven by the test clock:
+ * the invoice the billing engine books is charged with the subscription's
+ * payment method; soft declines are retried on the environment's schedule
+ * (days after the first failure), a hard decline is not, and a collection that
+ * gives up is recorded (invoice.payment_failed) with the invoice unsettled.
+ */
+describe('Dunning: collecting subscription invoices on the test clock', () => {
+  const clock = new FakeClock(new Date('2026-01-20T12:00:00.000Z'));
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp({ clock });
+  });
+  afterAll(() => t.close());
+
+  async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
+    for (let tries = 0; tries < 300; tries++) {
+      const value = await read();
+      if (done(value)) return value;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`never: ${what}`);
+  }
+
+  async function subscribedEnvironment(token: string, retryDays?: number[]) {
+    const id = randomUUID();
+    const options = { environment: id, token: t.token([id]) };
+    const call = async (method: string, path: string, body?: unknown, expected?: number) => {
+      const response = await t.request(method, path, { ...options, body });
+      if (expected !== undefined && response.status !== expected) throw new Error(`${method} ${path}: ${response.status} ${response.text}`);
+      return response;
+    };
+    await call('POST', '/test-clock/advance', { to: '2026-01-20T12:00:00.000Z' }, 200);
+    await call('POST', '/paymentproviders/enable', { name: 'sandbox', credentials: { secretKey: 'sk_sandbox_dunning1234' } }, 200);
+    if (retryDays) await call('PUT', '/paymentsettings', { retryDays }, 200);
+    const product = (await call('POST', '/products', { name: 'Plan' }, 201)).body.id;
+    const price = (
+      await call('POST', '/prices', { name: 'Monthly', priceModel: 'fee', pricing: { eur: { unitAmount: 2500 } }, purchase: 'recurring', termCount: 1, termUnit: 'month', billingTiming: 'advance', productId: product }, 201)
+    ).body.id;
+    const subscription = (
+      await call(
+        'POST',
+        '/subscriptions',
+        { customer: { id: randomUUID(), handle: 'C-1', name: 'Acme' }, currency: 'EUR', term: { start: '2026-02-01', end: null }, items: [{ priceId: price }], paymentMethod: { provider: 'sandbox', token } },
+        201,
+      )
+    ).body;
+    expect(subscription.paymentMethod).toEqual({ provider: 'sandbox', token });
+    await call('POST', '/test-clock/advance', { to: '2026-02-01T00:00:00.000Z' }, 200);
+    const invoiceId = (await call('GET', '/invoices', undefined, 200)).body.items[0].id as string;
+    const payments = async () => (await call('GET', `/payments?filter=${encodeURIComponent(`invoiceId eq ${invoiceId}`)}&orderBy=CreatedAt`, undefined, 200)).body.items as any[];
+    const collection = async () => {
+      const [row] = await t.dataSource.query(`select state from payment_collections where environment_id = $1 and invoice_id = $2`, [id, invoiceId]);
+      return row?.state;
+    };
+    return { id, call, invoiceId, payments, collection };
+  }
+
+  it('charges the booked invoice with the payment method: succeeded, and the invoice settled', async () => {
+    const env = await subscribedEnvironment('tok_success');
+    const [payment] = await until(env.payments, (items) => items.length === 1 && items[0].status === 'succeeded', 'the collection payment');
+    expect(payment).toMatchObject({ amount: 2500, provider: 'sandbox' });
+    await until(async () => (await env.call('GET', `/invoices/${env.invoiceId}`)).body, (invoice) => invoice.settlementStatus === 'settled', 'the invoice settled');
+    expect((await until(env.collection, (c) => c?.status === 'succeeded', 'the collection succeeded')).attempts).toBe(1);
+  });
+
+  it('retries a soft decline after 1, 3, 5 and 7 days (the test clock), then gives up: invoice.payment_failed, the invoice unsettled', async () => {
+    const env = await subscribedEnvironment('tok_insufficient_funds');
+    await until(env.payments, (items) => items.length === 1 && items[0].status === 'failed', 'the first try');
+    const first = await until(env.collection, (c) => c?.status === 'due' && c.nextAttemptAt !== null, 'the retry scheduled');
+    expect(first.nextAttemptAt).toBe('2026-02-02T00:00:00.000Z');
+    for (const [day, tries] of [['2026-02-02', 2], ['2026-02-04', 3], ['2026-02-06', 4], ['2026-02-08', 5]] as const) {
+      // Not before the retry is due.
+      await env.call('POST', '/test-clock/advance', { to: `${day}T00:00:00.000Z` }, 200);
+      await until(env.payments, (items) => items.length === tries && items.every((p) => p.status === 'failed'), `try ${tries}`);
+    }
+    const failed = await until(env.collection, (c) => c?.status === 'failed', 'the collection given up');
+    expect(failed).toMatchObject({ attempts: 5, lastFailureCode: 'insufficient_funds' });
+    const [event] = await t.dataSource.query(`select data from events where environment_id = $1 and event_type = 'CollectionFailed'`, [env.id]);
+    expect(event.data).toMatchObject({ invoiceId: env.invoiceId, attempts: 5, reason: 'schedule-exhausted' });
+    expect((await env.call('GET', `/invoices/${env.invoiceId}`)).body.totalDue).toBe(2500);
+    // Nothing more is tried.
+    await env.call('POST', '/test-clock/advance', { to: '2026-02-20T00:00:00.000Z' }, 200);
+    expect(await env.payments()).toHaveLength(5);
+  });
+
+  it('does not retry a hard decline', async () => {
+    const env = await subscribedEnvironment('tok_decline');
+    await until(env.collection, (c) => c?.status === 'failed', 'the collection given up');
+    expect((await env.collection()).lastFailureCode).toBe('card_declined');
+    await env.call('POST', '/test-clock/advance', { to: '2026-02-10T00:00:00.000Z' }, 200);
+    expect(await env.payments()).toHaveLength(1);
+  });
+
+  it("follows the environment's schedule", async () => {
+    const env = await subscribedEnvironment('tok_gateway_error', [2]);
+    const scheduled = await until(env.collection, (c) => c?.status === 'due' && c.nextAttemptAt !== null, 'the retry scheduled');
+    expect(scheduled.nextAttemptAt).toBe('2026-02-03T00:00:00.000Z');
+    await env.call('POST', '/test-clock/advance', { to: '2026-02-03T00:00:00.000Z' }, 200);
+    await until(env.collection, (c) => c?.status === 'failed', 'the collection given up after its one retry');
+    expect(await env.payments()).toHaveLength(2);
+    expect((await env.call('GET', '/paymentsettings')).body).toEqual({ retryDays: [2] });
+    const bad = await env.call('PUT', '/paymentsettings', { retryDays: [3, 2] });
+    expectProblem(bad, 422, 'validation-failed', '/retryDays/1');
+  });
+});
