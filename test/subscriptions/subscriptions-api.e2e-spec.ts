@@ -131,6 +131,7 @@ describe('Subscriptions API', () => {
             taxCode: null,
           },
         ],
+        paymentMethod: null,
         billingFailure: null,
         createdAt: START,
         updatedAt: START,

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { UnitOfWork, withinUnitOfWork } from '@billing/event-store';
 import { createTestDataSource } from '@billing/testing';
-import { paymentsGatewayMigrations } from './migrations';
 import { ChargeRequest } from './payment-gateway';
 import { SandboxGateway } from './sandbox-gateway';
 
@@ -13,13 +12,8 @@ describe('SandboxGateway (real Postgres)', () => {
   const environmentId = randomUUID();
 
   beforeAll(async () => {
+    // The test database is a copy of the fully migrated template: its table is there.
     ({ dataSource, close } = await createTestDataSource());
-    const runner = dataSource.createQueryRunner();
-    try {
-      for (const Migration of paymentsGatewayMigrations as Array<new () => { up(runner: unknown): Promise<void> }>) await new Migration().up(runner);
-    } finally {
-      await runner.release();
-    }
     gateway = new SandboxGateway(dataSource.manager, { latencyMs: 5, timeoutMs: 60 });
   });
   afterAll(() => close());

@@ -9,7 +9,7 @@ import { paymentSettingsStream } from '../streams';
 import { UpdatePaymentSettingsCommand } from '../update-settings/update-payment-settings.handler';
 
 class PaymentSettingsDto {
-  @ApiProperty({ type: [Number], example: [1, 3, 5, 7], description: 'days after the first failed collection try at which it is tried again (1–10 increasing whole days, ≤ 60)' })
+  @ApiProperty({ type: 'integer', isArray: true, example: [1, 3, 5, 7], description: 'days after the first failed collection try at which it is tried again (1–10 increasing whole days, ≤ 60)' })
   retryDays!: number[];
 }
 
