@@ -202,7 +202,9 @@ export function parseTimestamp(text: string): Date | null {
   date.setUTCFullYear(year, month - 1, day);
   if (date.getUTCDate() !== day) return null;
   date.setUTCHours(hour, minute, second, millis);
-  return new Date(date.getTime() - offsetMinutes * 60_000);
+  const instant = new Date(date.getTime() - offsetMinutes * 60_000);
+  // Postgres has no year 0 (nor anything past 9999 in ISO form): outside 0001–9999 is no instant we store.
+  return instant.getUTCFullYear() < 1 || instant.getUTCFullYear() > 9999 ? null : instant;
 }
 
 /** A client's text inside a detail: JSON-quoted (control characters escaped) and cut short. */

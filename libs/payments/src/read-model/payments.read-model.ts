@@ -64,14 +64,15 @@ export class PaymentsReadModel {
     }
     params.push(query.limit + 1);
     const orderBy = column === null ? `id ${direction}` : `${column} ${direction}, id ${direction}`;
-    const rows = await queryRows<{ id: string; amount: string; created_at: Date; state: Payment }>(
+    // The amount's text gets its own name: `order by amount` must see the bigint column, not a select-list alias.
+    const rows = await queryRows<{ id: string; amount_text: string; created_at: Date; state: Payment }>(
       this.dataSource.manager,
-      `select id, amount::text, created_at, state from payments where ${where.join(' and ')} order by ${orderBy} limit $${params.length}`,
+      `select id, amount::text as amount_text, created_at, state from payments where ${where.join(' and ')} order by ${orderBy} limit $${params.length}`,
       params,
     );
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
-    const value = (row: (typeof rows)[number]) => (query.orderBy.field === 'amount' ? row.amount : query.orderBy.field === 'createdAt' ? row.created_at.toISOString() : row.id);
+    const value = (row: (typeof rows)[number]) => (query.orderBy.field === 'amount' ? row.amount_text : query.orderBy.field === 'createdAt' ? row.created_at.toISOString() : row.id);
     return {
       items: page.map((row) => toPaymentView(row.state)),
       nextPageToken: rows.length > query.limit && last ? encodePageToken({ order, value: value(last), id: last.id }) : null,
