@@ -25,3 +25,4 @@ export * from './idempotency/idempotency-key';
 export * from './idempotency/idempotency.store';
 export * from './migrations';
 export * from './clock';
+export * from './workers/worker-loop';

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { CommandContext, CommandPath, outsideUnitOfWork, StreamVersionConflictError } from '@billing/event-store';
-import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock } from '@billing/platform';
+import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, WorkerLoop } from '@billing/platform';
 import { ConflictError, DomainError } from '@billing/shared-kernel';
 import { AttemptOutcome, Collection, collectionEvolver, decideRecordAttempt, decideStartAttempt, paymentEvolver } from '../domain';
 import { PaymentFlow } from '../payment-flow';
@@ -23,8 +23,7 @@ const BATCH = 100;
 export class CollectionEngine implements ClockDrivenWork, OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   readonly name = 'invoice collection';
   private readonly logger = new Logger('Collections');
-  private timer?: NodeJS.Timeout;
-  private running: Promise<void> | null = null;
+  private readonly loop = new WorkerLoop(POLL_MS, () => this.runDue());
 
   constructor(
     private readonly commands: CommandPath,
@@ -40,15 +39,11 @@ export class CollectionEngine implements ClockDrivenWork, OnModuleInit, OnApplic
   }
 
   onApplicationBootstrap(): void {
-    if (!this.config.roles.worker) return;
-    this.timer = setInterval(() => {
-      this.running ??= this.runDue().finally(() => (this.running = null));
-    }, POLL_MS).unref();
+    if (this.config.roles.worker) this.loop.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  onApplicationShutdown(): Promise<void> {
+    return this.loop.stop();
   }
 
   catchUp(environmentId: string, now: Date): Promise<void> {

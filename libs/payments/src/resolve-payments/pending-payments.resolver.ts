@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { CommandPath } from '@billing/event-store';
-import { APP_CONFIG, AppConfig, ScopedClock } from '@billing/platform';
+import { APP_CONFIG, AppConfig, ScopedClock, WorkerLoop } from '@billing/platform';
 import { Payment, paymentEvolver } from '../domain';
 import { PaymentFlow } from '../payment-flow';
 import { PaymentsReadModel } from '../read-model/payments.read-model';
@@ -22,8 +22,7 @@ const BATCH = 100;
 @Injectable()
 export class PendingPaymentsResolver implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('PendingPayments');
-  private timer?: NodeJS.Timeout;
-  private running: Promise<void> | null = null;
+  private readonly loop = new WorkerLoop(POLL_MS, () => this.resolvePending());
 
   constructor(
     private readonly commands: CommandPath,
@@ -34,17 +33,11 @@ export class PendingPaymentsResolver implements OnApplicationBootstrap, OnApplic
   ) {}
 
   onApplicationBootstrap(): void {
-    if (!this.config.roles.worker) return;
-    this.timer = setInterval(() => {
-      this.running ??= this.resolvePending()
-        .then(() => undefined)
-        .finally(() => (this.running = null));
-    }, POLL_MS).unref();
+    if (this.config.roles.worker) this.loop.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+  onApplicationShutdown(): Promise<void> {
+    return this.loop.stop();
   }
 
   /** Resolves what is pending for longer than the configured wait; answers how many it looked up. */

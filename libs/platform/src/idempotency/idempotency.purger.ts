@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { WorkerLoop } from '../workers/worker-loop';
 import { IdempotencyStore } from './idempotency.store';
 
 const PURGE_EVERY_MS = 60_000;
@@ -8,7 +9,7 @@ const PURGE_EVERY_MS = 60_000;
 @Injectable()
 export class IdempotencyPurger implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Idempotency');
-  private timer?: NodeJS.Timeout;
+  private readonly loop = new WorkerLoop(PURGE_EVERY_MS, () => this.purge());
 
   constructor(
     private readonly store: IdempotencyStore,
@@ -16,12 +17,11 @@ export class IdempotencyPurger implements OnApplicationBootstrap, OnApplicationS
   ) {}
 
   onApplicationBootstrap(): void {
-    if (!this.config.roles.worker) return;
-    this.timer = setInterval(() => void this.purge(), PURGE_EVERY_MS).unref();
+    if (this.config.roles.worker) this.loop.start();
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
+  onApplicationShutdown(): Promise<void> {
+    return this.loop.stop();
   }
 
   private async purge(): Promise<void> {

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { amountForScaledQuantity } from '@billing/catalog';
 import { CommandContext, CommandPath, outsideUnitOfWork, ProjectionRunner, queryRows, ReadModelTimeoutError, StreamVersionConflictError, toNewEvents, WrittenStream } from '@billing/event-store';
 import { BookInvoiceCommand, CreateInvoiceCommand } from '@billing/invoicing';
-import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock } from '@billing/platform';
+import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, WorkerLoop } from '@billing/platform';
 import { DomainError, parseScaledDecimal, ValidationError } from '@billing/shared-kernel';
 import {
   decideAdvanceSubscription,
@@ -49,8 +49,7 @@ type Step = 'done' | 'nothing' | 'busy';
 export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
   readonly name = 'subscription billing';
   private readonly logger = new Logger('BillingEngine');
-  private timer?: NodeJS.Timeout;
-  private running: Promise<void> | null = null;
+  private readonly loop = new WorkerLoop(POLL_MS, () => this.runDue());
   private stopped = false;
 
   constructor(
@@ -69,16 +68,12 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
 
   /** Worker processes bill what falls due as real time (or an environment's test clock) passes. */
   onApplicationBootstrap(): void {
-    if (!this.config.roles.worker) return;
-    this.timer = setInterval(() => {
-      this.running ??= this.runDue().finally(() => (this.running = null));
-    }, POLL_MS).unref();
+    if (this.config.roles.worker) this.loop.start();
   }
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    clearInterval(this.timer);
-    await this.running;
+    await this.loop.stop();
   }
 
   /**
