@@ -24,6 +24,13 @@ response byte for byte with \`Idempotent-Replayed: true\` (client errors include
 version-conflict release the key); a different request with the key is a 422
 idempotency-key-reused; a retry while the first still runs is a 409 idempotency-key-in-flight.
 
+**Payments.** Providers \`sandbox\` (a test gateway: tokens tok_success, tok_decline, tok_insufficient_funds,
+tok_gateway_error, tok_timeout) and \`manual\`; credentials are encrypted at rest and never returned (only a
+4-character hint). A payment is recorded before its gateway call (the payment id is the gateway's idempotency
+reference); an unknown outcome stays pending until a worker looks it up; a succeeded payment settles its invoice
+and a refund unsettles it. Subscriptions with a paymentMethod have their invoices collected, soft declines retried
+on the environment's schedule (PUT /paymentsettings).
+
 **Test clocks.** With TEST_CLOCKS=true (the default outside production; otherwise the /test-clock
 routes are 404) each environment has its own clock: \`GET /test-clock\` answers its \`now\`, and
 \`POST /test-clock/advance\` \`{"to": <date-time>}\` moves it forward (backwards is a 422, at most 5
