@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CommandContext, CommandPath, outsideUnitOfWork, toNewEvents } from '@billing/event-store';
+import { CommandContext, CommandPath, outsideUnitOfWork, StreamVersionConflictError, toNewEvents } from '@billing/event-store';
 import {
   decideCloseInvoicePayment,
   decideCreatePayment,
@@ -55,9 +55,14 @@ export class PaymentFlow {
   pay(environmentId: string, request: PaymentRequest, context: CommandContext): Promise<{ payment: Payment; version: number }> {
     return outsideUnitOfWork(async () => {
       const paymentId = request.paymentId ?? context.meta.newId();
-      const created = await this.record(environmentId, paymentId, request, context);
-      const outcome = await this.charge(environmentId, created, request.token, 'charge');
-      return (await this.settle(environmentId, paymentId, outcome, context)) ?? created;
+      // A chosen id may name a payment already recorded (a retry after a lost answer): it is not recorded again,
+      // and a pending one is charged again under the same reference, which the gateway answers without charging twice.
+      const loaded = await this.commands.load(paymentStream(environmentId, paymentId), paymentEvolver);
+      if (loaded.state.status !== 'none' && loaded.state.status !== 'pending') return { payment: loaded.state, version: loaded.version };
+      const recorded = loaded.state.status === 'pending' ? { payment: loaded.state, version: loaded.version } : await this.recordOnce(environmentId, paymentId, request, context);
+      if (recorded.payment.status !== 'pending') return recorded;
+      const outcome = await this.charge(environmentId, recorded, request.token, 'charge');
+      return (await this.settle(environmentId, paymentId, outcome, context)) ?? recorded;
     });
   }
 
@@ -67,10 +72,23 @@ export class PaymentFlow {
     await this.settle(environmentId, payment.id, outcome, context);
   }
 
+  /** Records the payment; when a twin with the same chosen id recorded it first, that payment (pending or decided). */
+  private async recordOnce(environmentId: string, paymentId: string, request: PaymentRequest, context: CommandContext): Promise<{ payment: Payment; version: number }> {
+    try {
+      return await this.record(environmentId, paymentId, request, context);
+    } catch (error) {
+      if (!(error instanceof StreamVersionConflictError) || request.paymentId === undefined) throw error;
+      const twin = await this.commands.load(paymentStream(environmentId, paymentId), paymentEvolver);
+      if (twin.state.status === 'none') throw error;
+      return { payment: twin.state, version: twin.version };
+    }
+  }
+
   private async record(environmentId: string, paymentId: string, request: PaymentRequest, context: CommandContext): Promise<{ payment: Payment; version: number }> {
     const invoice = await this.readModel.invoiceFacts(environmentId, request.invoiceId);
     return this.commands.transaction(async (session) => {
-      const provider = typeof request.provider === 'string' ? await this.providerState(request.provider, environmentId) : null;
+      // Read on the transaction's own connection: a second one while holding this one could starve the pool.
+      const provider = typeof request.provider === 'string' ? (await session.load(providerStream(environmentId, request.provider as KnownProvider), paymentProviderEvolver)).state : null;
       const lock = invoice ? await session.load(invoicePaymentsStream(environmentId, invoice.invoiceId), invoicePaymentsEvolver) : null;
       const events = decideCreatePayment(
         {

@@ -26,3 +26,4 @@ export * from './idempotency/idempotency.store';
 export * from './migrations';
 export * from './clock';
 export * from './workers/worker-loop';
+export * from './idempotency/own-commits';

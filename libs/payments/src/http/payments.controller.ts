@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Caller, CallerContext, Clock, commandContext, Page, problemResponse, ResourceIdPipe, Versioned } from '@billing/platform';
+import { Caller, CallerContext, Clock, commandContext, idFromIdempotencyKey, OwnCommits, Page, problemResponse, ResourceIdPipe, Versioned } from '@billing/platform';
 import { NotFoundError, ValidationError } from '@billing/shared-kernel';
 import { CreatePaymentCommand } from '../create-payment/create-payment.command';
 import { CreatePaymentDto } from '../create-payment/create-payment.dto';
@@ -14,6 +14,8 @@ import { PaymentDto, PaymentPageDto } from './payment.dto';
 
 const PAYMENT_ID = { name: 'paymentId', format: 'uuid', description: 'the payment id' } as const;
 const ID_PIPE = new ResourceIdPipe('payment');
+/** Fixed namespace of payment ids made from Idempotency-Keys (a random v4 uuid chosen once; never change it). */
+const PAYMENT_ID_NAMESPACE = '2d8f4b61-9c3e-4a75-b0e1-6a4c8d2f7e95';
 /** `filter` may be repeated; the others once. */
 const LIST_QUERY = ['filter', 'orderBy', 'limit', 'pageToken'];
 const ETAG = { etag: { description: 'the version of the payment', schema: { type: 'string', example: '"3"' } } };
@@ -29,6 +31,7 @@ export class PaymentsController {
 
   @Post()
   @HttpCode(201)
+  @OwnCommits()
   @ApiOperation({
     summary: 'Charge an invoice',
     description:
@@ -43,7 +46,14 @@ export class PaymentsController {
     ...problemResponse('Invalid body; no such invoice, not booked, nothing due, amount above the total due; unknown or not enabled provider'),
   })
   async create(@Caller() caller: CallerContext, @Body() body: CreatePaymentDto): Promise<Versioned<PaymentView>> {
-    const request = { invoiceId: body.invoiceId, amount: body.amount, provider: body.paymentMethod.provider, token: body.paymentMethod.token };
+    // With an Idempotency-Key the payment id comes from it: a retry after a lost answer finds the same payment, never charges twice.
+    const request = {
+      invoiceId: body.invoiceId,
+      amount: body.amount,
+      provider: body.paymentMethod.provider,
+      token: body.paymentMethod.token,
+      paymentId: idFromIdempotencyKey(PAYMENT_ID_NAMESPACE),
+    };
     const { payment, version } = await this.commands.execute<CreatePaymentCommand, Written>(new CreatePaymentCommand(caller.environmentId, request, commandContext(caller, this.clock)));
     return new Versioned(toPaymentView(payment), version, `/payments/${payment.id}`);
   }

@@ -10,7 +10,9 @@ import { renderProblem } from '../problems/problem-details.filter';
 import { StoredResponse, StoredResponseReplay } from '../problems/problem';
 import { toProblemParts } from '../problems/to-problem';
 import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey, requestFingerprint } from './idempotency-key';
-import { IdempotencyStore } from './idempotency.store';
+import { IdempotencyScope } from './idempotency-key';
+import { IdempotencyStore, IdempotentOutcome, IdempotentRequest } from './idempotency.store';
+import { OWN_COMMITS, withinKeyedRequest } from './own-commits';
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
@@ -41,14 +43,36 @@ export class IdempotencyInterceptor implements NestInterceptor {
     return this.once(context, next, request, caller, key);
   }
 
+  /** An own-commits command (see OwnCommits): the key checked before, the command run with ids made from it, the response kept after. */
+  private async apart(
+    scope: IdempotencyScope,
+    request: IdempotentRequest,
+    execute: () => Promise<StoredResponse>,
+    keptFailure: (error: unknown) => StoredResponse | undefined,
+  ): Promise<IdempotentOutcome> {
+    const stored = await this.store.stored(scope, request);
+    if (stored) return { response: stored, replayed: true };
+    let response: StoredResponse;
+    try {
+      response = await withinKeyedRequest(`${scope.environmentId}\n${scope.subject}\n${scope.key}\n${request.fingerprint}`, execute);
+    } catch (error) {
+      const kept = keptFailure(error);
+      if (!kept) throw error;
+      response = kept;
+    }
+    await this.store.keep(scope, request, response);
+    return { response, replayed: false };
+  }
+
   private async once(context: ExecutionContext, next: CallHandler, request: AuthenticatedRequest, caller: CallerContext, key: string): Promise<Observable<unknown>> {
     const status = this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ?? (request.method === 'POST' ? 201 : 200);
-    const outcome = await this.store.once(
-      { environmentId: caller.environmentId, subject: caller.actor, key },
-      { method: request.method, path: request.url, fingerprint: requestFingerprint(request.method, request.url, request.body) },
-      async () => toStoredResponse(status, await lastValueFrom(next.handle(), { defaultValue: undefined })),
-      (error) => (keepsKey(error) ? renderProblem(error, request) : undefined),
-    );
+    const scope = { environmentId: caller.environmentId, subject: caller.actor, key };
+    const fingerprinted = { method: request.method, path: request.url, fingerprint: requestFingerprint(request.method, request.url, request.body) };
+    const execute = async () => toStoredResponse(status, await lastValueFrom(next.handle(), { defaultValue: undefined }));
+    const keptFailure = (error: unknown) => (keepsKey(error) ? renderProblem(error, request) : undefined);
+    const outcome = this.reflector.get<boolean | undefined>(OWN_COMMITS, context.getHandler())
+      ? await this.apart(scope, fingerprinted, execute, keptFailure)
+      : await this.store.once(scope, fingerprinted, execute, keptFailure);
 
     const reply = context.switchToHttp().getResponse<FastifyReply>();
     if (outcome.replayed) reply.header('idempotent-replayed', 'true');

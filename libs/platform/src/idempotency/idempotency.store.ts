@@ -61,33 +61,61 @@ export class IdempotencyStore {
         return { response: { status: found.status, headers: found.headers, body: found.body }, replayed: true };
       }
       const response = await runOnce(unit, execute, keptFailure);
-      const saved = await queryRows(
-        tx,
-        `insert into idempotency_keys (environment_id, subject, key, fingerprint, method, path, status, headers, body, created_at, expires_at)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-         on conflict (environment_id, subject, key) do update
-            set fingerprint = excluded.fingerprint, method = excluded.method, path = excluded.path, status = excluded.status,
-                headers = excluded.headers, body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at
-          where idempotency_keys.expires_at <= excluded.created_at
-         returning 1`,
-        [
-          scope.environmentId,
-          scope.subject,
-          scope.key,
-          request.fingerprint,
-          request.method,
-          request.path,
-          response.status,
-          JSON.stringify(response.headers),
-          response.body,
-          now,
-          new Date(now.getTime() + this.config.idempotencyRetentionHours * 3_600_000),
-        ],
-      );
       // Only a live row of another transaction can stand in the way, and the lock rules that out; never overwrite one.
-      if (saved.length === 0) throw inFlight();
+      if (!(await this.save(scope, request, response, now))) throw inFlight();
       return { response, replayed: false };
     });
+  }
+
+  /**
+   * For a command that commits its own steps (a payment: recorded, charged at
+   * a gateway, settled) and so cannot share the key's transaction: the stored
+   * response of the key, if any (another request with it: 422), read before
+   * the command runs. The command makes its ids from the key
+   * (`idFromIdempotencyKey`), so running it again finds its work done.
+   */
+  async stored(scope: IdempotencyScope, request: IdempotentRequest): Promise<StoredResponse | null> {
+    const [found] = await queryRows<{ fingerprint: string; status: number; headers: Record<string, string>; body: string }>(
+      this.dataSource.manager,
+      `select fingerprint, status, headers, body from idempotency_keys where environment_id = $1 and subject = $2 and key = $3 and expires_at > $4`,
+      [scope.environmentId, scope.subject, scope.key, this.clock.now()],
+    );
+    if (!found) return null;
+    if (found.fingerprint !== request.fingerprint) throw reused();
+    return { status: found.status, headers: found.headers, body: found.body };
+  }
+
+  /** Stores the response of such a command after it ran; a live row already there (a concurrent twin) is kept. */
+  async keep(scope: IdempotencyScope, request: IdempotentRequest, response: StoredResponse): Promise<void> {
+    await this.save(scope, request, response, this.clock.now());
+  }
+
+  /** The key's row with its response; false when a live one is there already. */
+  private async save(scope: IdempotencyScope, request: IdempotentRequest, response: StoredResponse, now: Date): Promise<boolean> {
+    const saved = await queryRows(
+      this.dataSource.manager,
+      `insert into idempotency_keys (environment_id, subject, key, fingerprint, method, path, status, headers, body, created_at, expires_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+       on conflict (environment_id, subject, key) do update
+          set fingerprint = excluded.fingerprint, method = excluded.method, path = excluded.path, status = excluded.status,
+              headers = excluded.headers, body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at
+        where idempotency_keys.expires_at <= excluded.created_at
+       returning 1`,
+      [
+        scope.environmentId,
+        scope.subject,
+        scope.key,
+        request.fingerprint,
+        request.method,
+        request.path,
+        response.status,
+        JSON.stringify(response.headers),
+        response.body,
+        now,
+        new Date(now.getTime() + this.config.idempotencyRetentionHours * 3_600_000),
+      ],
+    );
+    return saved.length > 0;
   }
 
   /** Deletes keys past their retention, a batch at a time; answers how many. */
