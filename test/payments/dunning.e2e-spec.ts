@@ -71,7 +71,7 @@ describe('Dunning: collecting subscription invoices on the test clock', () => {
   it('retries a soft decline after 1, 3, 5 and 7 days (the test clock), then gives up: invoice.payment_failed, the invoice unsettled', async () => {
     const env = await subscribedEnvironment('tok_insufficient_funds');
     await until(env.payments, (items) => items.length === 1 && items[0].status === 'failed', 'the first try');
-    const first = await until(env.collection, (c) => c?.status === 'due' && c.nextAttemptAt !== null, 'the retry scheduled');
+    const first = await until(env.collection, (c) => c?.status === 'due' && c.attempts === 1, 'the retry scheduled');
     expect(first.nextAttemptAt).toBe('2026-02-02T00:00:00.000Z');
     for (const [day, tries] of [['2026-02-02', 2], ['2026-02-04', 3], ['2026-02-06', 4], ['2026-02-08', 5]] as const) {
       // Not before the retry is due.
@@ -98,7 +98,7 @@ describe('Dunning: collecting subscription invoices on the test clock', () => {
 
   it("follows the environment's schedule", async () => {
     const env = await subscribedEnvironment('tok_gateway_error', [2]);
-    const scheduled = await until(env.collection, (c) => c?.status === 'due' && c.nextAttemptAt !== null, 'the retry scheduled');
+    const scheduled = await until(env.collection, (c) => c?.status === 'due' && c.attempts === 1, 'the retry scheduled');
     expect(scheduled.nextAttemptAt).toBe('2026-02-03T00:00:00.000Z');
     await env.call('POST', '/test-clock/advance', { to: '2026-02-03T00:00:00.000Z' }, 200);
     await until(env.collection, (c) => c?.status === 'failed', 'the collection given up after its one retry');

@@ -77,7 +77,8 @@ export class PaymentFlow {
     try {
       return await this.record(environmentId, paymentId, request, context);
     } catch (error) {
-      if (!(error instanceof StreamVersionConflictError) || request.paymentId === undefined) throw error;
+      // A twin got there first: the stream is taken, or the invoice already has this very payment pending.
+      if (request.paymentId === undefined) throw error;
       const twin = await this.commands.load(paymentStream(environmentId, paymentId), paymentEvolver);
       if (twin.state.status === 'none') throw error;
       return { payment: twin.state, version: twin.version };
@@ -147,6 +148,17 @@ export class PaymentFlow {
     if (outcome.kind === 'unknown') return null;
     // A lookup that finds no charge: none was made, and the token is gone: the payment failed without charging.
     const known: PaymentOutcome = outcome.kind === 'not_found' ? { kind: 'unreachable', message: outcome.message } : outcome;
+    try {
+      return await this.recordOutcome(environmentId, paymentId, known, context);
+    } catch (error) {
+      // Another process (the resolver, a twin request) recorded the outcome first: the gateway's answer is the same.
+      if (!(error instanceof StreamVersionConflictError)) throw error;
+      const current = await this.commands.load(paymentStream(environmentId, paymentId), paymentEvolver);
+      return { payment: current.state as Payment, version: current.version };
+    }
+  }
+
+  private recordOutcome(environmentId: string, paymentId: string, known: PaymentOutcome, context: CommandContext): Promise<{ payment: Payment; version: number }> {
     return this.commands.transaction(async (session) => {
       const stream = paymentStream(environmentId, paymentId);
       const loaded = await session.load(stream, paymentEvolver);

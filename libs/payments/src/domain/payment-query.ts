@@ -183,7 +183,7 @@ function single(value: unknown, pointer: string): string | undefined {
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,3}))?(Z|([+-])(\d{2}):(\d{2})))?$/;
 
 /**
- * A date (midnight UTC) or an RFC 3339 date-time with a zone, years 0000–9999.
+ * A date (midnight UTC) or an RFC 3339 date-time with a zone, years 0001–9999 (Postgres has no year 0), as an instant.
  * Components are range-checked, not normalised: 2025-02-30 is refused, not
  * read as March 2nd. Finer than milliseconds is refused rather than truncated,
  * so `gt` never silently matches the instant it excludes.
