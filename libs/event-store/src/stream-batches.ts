@@ -1,4 +1,5 @@
 import { EntityManager } from 'typeorm';
+import { DomainEvent, Evolver } from '@billing/shared-kernel';
 import { queryRows } from './sql';
 import { RecordedEvent } from './types';
 
@@ -39,4 +40,34 @@ export async function streamBatches<State>(events: readonly RecordedEvent[], str
     for (const row of rows) stored.set(`${row.environment_id}/${row.id}`, row.state);
   }
   return [...streams.entries()].map(([key, stream]) => ({ ...stream, stored: stored.get(key) ?? null }));
+}
+
+/** A stream's latest state after a batch, and its version. */
+export interface FoldedStream<State> {
+  readonly environmentId: string;
+  readonly id: string;
+  readonly version: number;
+  readonly state: State;
+}
+
+/**
+ * streamBatches, each stream folded onto its stored state with `evolver`;
+ * streams still absent after the batch (`status: 'none'`) are left out.
+ */
+export async function foldStreamBatches<State extends { readonly status: string }>(
+  events: readonly RecordedEvent[],
+  streamType: string,
+  table: string,
+  evolver: Evolver<State, DomainEvent>,
+  tx: EntityManager,
+): Promise<FoldedStream<State>[]> {
+  const folded: FoldedStream<State>[] = [];
+  for (const stream of await streamBatches<State>(events, streamType, table, tx)) {
+    const state = stream.events.reduce(
+      (current, event) => evolver.evolve(current, { type: event.type, schemaVersion: event.schemaVersion, data: event.data }),
+      stream.stored ?? evolver.initialState(),
+    );
+    if (state.status !== 'none') folded.push({ environmentId: stream.environmentId, id: stream.id, version: stream.events[stream.events.length - 1].streamVersion, state });
+  }
+  return folded;
 }

@@ -1,4 +1,4 @@
-import { BoundedContext, NotificationDefinition, StreamDefinition } from '@billing/platform';
+import { BoundedContext, eventTypesOf, NotificationDefinition, StreamDefinition } from '@billing/platform';
 import {
   InvoiceEvent,
   InvoiceState,
@@ -31,19 +31,18 @@ const TAX_CODE_EVENTS: Record<TaxCodeEvent['type'], number> = {
   TaxCodeUpdated: TAX_CODE_EVENT_SCHEMA_VERSION,
 };
 
-const eventTypes = (events: Record<string, number>) => Object.entries(events).map(([type, schemaVersion]) => ({ type, schemaVersion }));
 
 const invoiceStream: StreamDefinition<InvoiceState, InvoiceEvent> = {
   type: INVOICE_STREAM,
   idScheme: 'the invoice id: a random uuid the service chooses (create, duplicate)',
-  events: eventTypes(INVOICE_EVENTS),
+  events: eventTypesOf(INVOICE_EVENTS),
   view: { evolver: invoiceEvolver, toView: invoiceViewOf },
 };
 
 const taxCodeStream: StreamDefinition<TaxCodeState, TaxCodeEvent> = {
   type: TAX_CODE_STREAM,
   idScheme: 'uuid v5 of (environment, code): creating a code again finds the same stream (taxCodeStreamId)',
-  events: eventTypes(TAX_CODE_EVENTS),
+  events: eventTypesOf(TAX_CODE_EVENTS),
   // v1 carried the rate as a fraction; v2 carries it in basis points.
   upcast: upcastTaxCodeEvent,
   view: { evolver: taxCodeEvolver, toView: taxCodeViewOf },

@@ -1,4 +1,4 @@
-import { BoundedContext, NotificationDefinition, StreamDefinition } from '@billing/platform';
+import { BoundedContext, eventTypesOf, NotificationDefinition, StreamDefinition } from '@billing/platform';
 import { CollectionReactor } from './collect-invoices/collection.reactor';
 import {
   CollectionEvent,
@@ -37,38 +37,37 @@ const COLLECTION_EVENTS: Record<CollectionEvent['type'], number> = {
 };
 const SETTINGS_EVENTS: Record<PaymentSettingsUpdated['type'], number> = { PaymentSettingsUpdated: 1 };
 
-const eventTypes = (events: Record<string, number>) => Object.entries(events).map(([type, schemaVersion]) => ({ type, schemaVersion }));
 
 const paymentStream: StreamDefinition<PaymentState, PaymentEvent> = {
   type: PAYMENT_STREAM_TYPE,
   idScheme: "the payment id: a random uuid the service chooses; also the gateway's idempotency reference",
-  events: eventTypes(PAYMENT_EVENTS),
+  events: eventTypesOf(PAYMENT_EVENTS),
   view: { evolver: paymentEvolver, toView: paymentViewOf },
 };
 const providerStream: StreamDefinition<PaymentProviderState, PaymentProviderEvent> = {
   type: PAYMENT_PROVIDER_STREAM_TYPE,
   idScheme: 'uuid v5 of (environment, provider name)',
-  events: eventTypes(PROVIDER_EVENTS),
+  events: eventTypesOf(PROVIDER_EVENTS),
   // The view never holds the credentials (not even encrypted): notifications carry this.
   view: { evolver: paymentProviderEvolver, toView: providerViewOf },
 };
 const invoicePaymentsStream: StreamDefinition = {
   type: INVOICE_PAYMENTS_STREAM_TYPE,
   idScheme: "uuid v5 of (environment, invoice id): serialises an invoice's payments",
-  events: eventTypes(INVOICE_PAYMENTS_EVENTS),
+  events: eventTypesOf(INVOICE_PAYMENTS_EVENTS),
 };
 
 const collectionStream: StreamDefinition<CollectionState, CollectionEvent> = {
   type: INVOICE_COLLECTION_STREAM_TYPE,
   idScheme: 'uuid v5 of (environment, invoice id): the automatic collection of a subscription invoice',
-  events: eventTypes(COLLECTION_EVENTS),
+  events: eventTypesOf(COLLECTION_EVENTS),
   // Notifications carry the collection without the payment method token.
   view: { evolver: collectionEvolver, toView: collectionViewOf },
 };
 const settingsStream: StreamDefinition = {
   type: PAYMENT_SETTINGS_STREAM_TYPE,
   idScheme: "uuid v5 of the environment id: the environment's payment settings",
-  events: eventTypes(SETTINGS_EVENTS),
+  events: eventTypesOf(SETTINGS_EVENTS),
 };
 
 const notifications: NotificationDefinition[] = [

@@ -1,4 +1,4 @@
-import { BoundedContext, NotificationDefinition, StreamDefinition } from '@billing/platform';
+import { BoundedContext, eventTypesOf, NotificationDefinition, StreamDefinition } from '@billing/platform';
 import { SubscriptionEvent, subscriptionEvolver, SubscriptionHandleClaimed, SubscriptionState } from './domain';
 import { subscriptionsMigrations } from './migrations';
 import { subscriptionsProjection } from './read-model/subscriptions.projection';
@@ -19,19 +19,18 @@ const SUBSCRIPTION_EVENTS: Record<SubscriptionEvent['type'], number> = {
 };
 const HANDLE_EVENTS: Record<SubscriptionHandleClaimed['type'], number> = { SubscriptionHandleClaimed: 1 };
 
-const eventTypes = (events: Record<string, number>) => Object.entries(events).map(([type, schemaVersion]) => ({ type, schemaVersion }));
 
 const subscriptionStream: StreamDefinition<SubscriptionState, SubscriptionEvent> = {
   type: SUBSCRIPTION_STREAM,
   idScheme: 'the subscription id: a random uuid the service chooses (POST /subscriptions)',
-  events: eventTypes(SUBSCRIPTION_EVENTS),
+  events: eventTypesOf(SUBSCRIPTION_EVENTS),
   view: { evolver: subscriptionEvolver, toView: subscriptionViewOf },
 };
 
 const handleStream: StreamDefinition = {
   type: SUBSCRIPTION_HANDLE_STREAM,
   idScheme: 'uuid v5 of (environment, handle): a handle can be claimed once (subscriptionHandleStream)',
-  events: eventTypes(HANDLE_EVENTS),
+  events: eventTypesOf(HANDLE_EVENTS),
 };
 
 /**

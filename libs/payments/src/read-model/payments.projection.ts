@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import { Projection, RecordedEvent, streamBatches } from '@billing/event-store';
+import { FoldedStream, foldStreamBatches, Projection, RecordedEvent } from '@billing/event-store';
 import { INVOICE_STREAM, invoiceEvolver, InvoiceState } from '@billing/invoicing';
 import { DomainEvent, Evolver } from '@billing/shared-kernel';
 import { Collection, collectionEvolver, INVOICE_COLLECTION_STREAM_TYPE, Payment, PAYMENT_PROVIDER_STREAM_TYPE, PAYMENT_STREAM_TYPE, paymentEvolver, PaymentProvider, paymentProviderEvolver } from '../domain';
@@ -13,16 +13,9 @@ async function fold<State extends { status: string }>(
   streamType: string,
   table: string,
   evolver: Evolver<State, DomainEvent>,
-  write: (rows: Array<{ environmentId: string; id: string; version: number; state: State }>) => Promise<unknown>,
+  write: (rows: readonly FoldedStream<State>[]) => Promise<unknown>,
 ): Promise<void> {
-  const rows = [];
-  for (const stream of await streamBatches<State>(events, streamType, table, tx)) {
-    const state = stream.events.reduce(
-      (current, event) => evolver.evolve(current, { type: event.type, schemaVersion: event.schemaVersion, data: event.data }),
-      stream.stored ?? evolver.initialState(),
-    );
-    if (state.status !== 'none') rows.push({ environmentId: stream.environmentId, id: stream.id, version: stream.events[stream.events.length - 1].streamVersion, state });
-  }
+  const rows = await foldStreamBatches(events, streamType, table, evolver, tx);
   if (rows.length > 0) await write(rows);
 }
 

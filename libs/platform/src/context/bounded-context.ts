@@ -9,6 +9,11 @@ export interface EventTypeDefinition {
   readonly schemaVersion: number;
 }
 
+/** A stream's event types from a record of type → schema version (a record typed by the event union misses none). */
+export function eventTypesOf(events: Readonly<Record<string, number>>): EventTypeDefinition[] {
+  return Object.entries(events).map(([type, schemaVersion]) => ({ type, schemaVersion }));
+}
+
 /** A stream type: what its ids are, which events it holds, and how older events are brought up to date. */
 export interface StreamDefinition<State = unknown, Event extends DomainEvent = DomainEvent> {
   /** Stored in every event row; never renamed. */

@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import { Projection, RecordedEvent, streamBatches } from '@billing/event-store';
+import { FoldedStream, foldStreamBatches, Projection, RecordedEvent } from '@billing/event-store';
 import { PRICE_STREAM_TYPE, PRODUCT_STREAM_TYPE, priceEvolver, productEvolver } from '@billing/catalog';
 import { TAX_CODE_STREAM, taxCodeEvolver } from '@billing/invoicing';
 import { DomainEvent, Evolver } from '@billing/shared-kernel';
@@ -13,14 +13,7 @@ interface FoldedTable<State extends { status: string }> {
   readonly table: 'subscriptions' | FactsTable;
   readonly streamType: string;
   readonly evolver: Evolver<State, DomainEvent>;
-  readonly upsert: (rows: readonly FoldedRow<State>[], tx: EntityManager) => Promise<unknown>;
-}
-
-interface FoldedRow<State> {
-  readonly environmentId: string;
-  readonly id: string;
-  readonly version: number;
-  readonly state: State;
+  readonly upsert: (rows: readonly FoldedStream<State>[], tx: EntityManager) => Promise<unknown>;
 }
 
 const SUBSCRIPTIONS: FoldedTable<SubscriptionState> = {
@@ -93,15 +86,7 @@ export const subscriptionsProjection: Projection = {
 };
 
 async function fold<State extends { status: string }>(model: FoldedTable<State>, events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
-  const rows: FoldedRow<State>[] = [];
-  for (const stream of await streamBatches<State>(events, model.streamType, model.table, tx)) {
-    const state = stream.events.reduce(
-      (current, event) => model.evolver.evolve(current, { type: event.type, schemaVersion: event.schemaVersion, data: event.data }),
-      stream.stored ?? model.evolver.initialState(),
-    );
-    if (state.status === 'none') continue;
-    rows.push({ environmentId: stream.environmentId, id: stream.id, version: stream.events[stream.events.length - 1].streamVersion, state });
-  }
+  const rows = await foldStreamBatches(events, model.streamType, model.table, model.evolver, tx);
   if (rows.length > 0) await model.upsert(rows, tx);
 }
 
