@@ -25,7 +25,14 @@ import { paymentsProjection } from './read-model/payments.projection';
 import { collectionViewOf, paymentViewOf, providerViewOf } from './views';
 
 /** Every event type of a stream with the schema version it is written in (a type missing here does not compile). */
-const PAYMENT_EVENTS: Record<PaymentEvent['type'], number> = { PaymentCreated: 1, PaymentSucceeded: 1, PaymentFailed: 1, PaymentRefunded: 1 };
+const PAYMENT_EVENTS: Record<PaymentEvent['type'], number> = {
+  PaymentCreated: 1,
+  PaymentSucceeded: 1,
+  PaymentFailed: 1,
+  PaymentRefundRequested: 1,
+  PaymentRefunded: 1,
+  PaymentRefundFailed: 1,
+};
 const PROVIDER_EVENTS: Record<PaymentProviderEvent['type'], number> = { PaymentProviderEnabled: 1, PaymentProviderDisabled: 1 };
 const INVOICE_PAYMENTS_EVENTS: Record<InvoicePaymentsEvent['type'], number> = { InvoicePaymentOpened: 1, InvoicePaymentClosed: 1 };
 const COLLECTION_EVENTS: Record<CollectionEvent['type'], number> = {
@@ -74,7 +81,13 @@ const notifications: NotificationDefinition[] = [
   { name: 'payment.created', streamType: PAYMENT_STREAM_TYPE, eventType: 'PaymentCreated', description: 'A payment is recorded (pending), before its gateway call.' },
   { name: 'payment.succeeded', streamType: PAYMENT_STREAM_TYPE, eventType: 'PaymentSucceeded', description: 'A payment succeeded; its invoice is settled by it.' },
   { name: 'payment.failed', streamType: PAYMENT_STREAM_TYPE, eventType: 'PaymentFailed', description: 'A payment failed (declined, or the gateway was not reached).' },
-  { name: 'payment.refunded', streamType: PAYMENT_STREAM_TYPE, eventType: 'PaymentRefunded', description: 'A payment is refunded, wholly or in part.' },
+  { name: 'payment.refunded', streamType: PAYMENT_STREAM_TYPE, eventType: 'PaymentRefunded', description: 'A payment is refunded, wholly or in part: the provider made the refund.' },
+  {
+    name: 'payment.refund_failed',
+    streamType: PAYMENT_STREAM_TYPE,
+    eventType: 'PaymentRefundFailed',
+    description: 'The provider refused a refund or could not be reached: nothing was refunded (the refund entry carries failureCode and failureMessage).',
+  },
   { name: 'payment_provider.enabled', streamType: PAYMENT_PROVIDER_STREAM_TYPE, eventType: 'PaymentProviderEnabled', description: 'A payment provider is enabled or its credentials rotated (never carried).' },
   {
     name: 'invoice.payment_failed',
