@@ -1,8 +1,8 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /** The sandbox gateway's own record of the refunds it made, one row per (environment, refund reference), like its charges. */
-export class CreateSandboxGatewayRefunds1764000000000 implements MigrationInterface {
-  name = 'CreateSandboxGatewayRefunds1764000000000';
+export class CreateSandboxGatewayRefunds1764000200000 implements MigrationInterface {
+  name = 'CreateSandboxGatewayRefunds1764000200000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
