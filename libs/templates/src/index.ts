@@ -1,0 +1,3 @@
+export * from './domain';
+export { templatesContext } from './templates.context';
+export { templatesMigrations } from './migrations';
