@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { create as createFont } from 'fontkit';
 import { parseDocument } from 'htmlparser2';
 import PDFDocument from 'pdfkit';
 
@@ -49,16 +50,24 @@ const CELL_PADDING = 3;
 function fontDirectory(): string {
   return join(dirname(require.resolve('dejavu-fonts-ttf/package.json')), 'ttf');
 }
-let fonts: Record<'regular' | 'bold' | 'italic' | 'boldItalic', Buffer> | null = null;
-function loadFonts(): NonNullable<typeof fonts> {
+type FontFace = 'regular' | 'bold' | 'italic' | 'boldItalic';
+const FACE_FILES: Record<FontFace, string> = {
+  regular: 'DejaVuSans.ttf',
+  bold: 'DejaVuSans-Bold.ttf',
+  italic: 'DejaVuSans-Oblique.ttf',
+  boldItalic: 'DejaVuSans-BoldOblique.ttf',
+};
+/**
+ * The parsed fonts, shared by every document (pdfkit takes a fontkit font as
+ * well as a file): parsing a face and its layout tables is most of the cost
+ * of a small document, and each document still embeds its own subset.
+ */
+let fonts: Record<FontFace, unknown> | null = null;
+function loadFonts(): Record<FontFace, unknown> {
   if (!fonts) {
     const directory = fontDirectory();
-    fonts = {
-      regular: readFileSync(join(directory, 'DejaVuSans.ttf')),
-      bold: readFileSync(join(directory, 'DejaVuSans-Bold.ttf')),
-      italic: readFileSync(join(directory, 'DejaVuSans-Oblique.ttf')),
-      boldItalic: readFileSync(join(directory, 'DejaVuSans-BoldOblique.ttf')),
-    };
+    const load = (face: FontFace) => createFont(readFileSync(join(directory, FACE_FILES[face])));
+    fonts = { regular: load('regular'), bold: load('bold'), italic: load('italic'), boldItalic: load('boldItalic') };
   }
   return fonts;
 }
@@ -280,10 +289,8 @@ export function htmlToPdf(html: string, metadata: PdfMetadata): Promise<Buffer> 
     doc.on('data', (chunk: Buffer) => chunks.push(chunk));
     doc.on('end', () => resolve(Buffer.concat(chunks)));
     doc.on('error', reject);
-    doc.registerFont('regular', faces.regular);
-    doc.registerFont('bold', faces.bold);
-    doc.registerFont('italic', faces.italic);
-    doc.registerFont('boldItalic', faces.boldItalic);
+    // pdfkit's typings name files and buffers only; at run time it takes a fontkit font (PDFFontFactory.open).
+    for (const face of Object.keys(FACE_FILES) as FontFace[]) doc.registerFont(face, faces[face] as Buffer);
     try {
       layout(doc, blocks);
     } catch (error) {
