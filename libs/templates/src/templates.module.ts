@@ -5,6 +5,7 @@ import { InvoiceDocuments } from './documents/invoice-documents';
 import { InvoiceDocumentsController } from './http/invoice-documents.controller';
 import { TemplatesController } from './http/templates.controller';
 import { TemplatesReadModel } from './read-model/templates.read-model';
+import { RenderPool } from './rendering/render-pool';
 import { SetDefaultTemplateGroupHandler } from './set-default-group/set-default-group.handler';
 import { UpdateTemplateContentHandler } from './update-template-content/update-template-content.handler';
 import { UpdateTemplateGroupHandler } from './update-template-group/update-template-group.handler';
@@ -14,6 +15,7 @@ import { UpdateTemplateGroupHandler } from './update-template-group/update-templ
   controllers: [TemplatesController, InvoiceDocumentsController],
   providers: [
     TemplatesReadModel,
+    RenderPool,
     InvoiceDocuments,
     InvoiceDocumentReactor,
     CreateTemplateGroupHandler,

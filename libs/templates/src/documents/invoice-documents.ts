@@ -13,7 +13,7 @@ import {
   templateGroupEvolver,
   TemplateType,
 } from '../domain';
-import { renderInvoiceDocument } from '../rendering/render-document';
+import { RenderPool } from '../rendering/render-pool';
 import { defaultTemplateGroupStream, invoiceDocumentStream, templateGroupStream } from '../streams';
 
 /** A document as served: the PDF and its HTML. */
@@ -54,6 +54,7 @@ export class InvoiceDocuments {
   constructor(
     private readonly eventStore: EventStore,
     private readonly dataSource: DataSource,
+    private readonly renderer: RenderPool,
   ) {}
 
   /** GET /invoices/{id}/pdf and /html. `templateGroupId`: for a draft, the group to render with; for a booked invoice, see README. */
@@ -63,7 +64,7 @@ export class InvoiceDocuments {
     if (!booked) {
       const view = invoiceViewOf(events, invoiceId);
       const group = templateGroupId !== undefined ? await this.group(environmentId, templateGroupId) : await this.defaultGroup(environmentId);
-      const rendered = await renderInvoiceDocument(view, environmentId, group, { fallBackToBuiltIn: false, documentDate: new Date(view.createdAt) });
+      const rendered = await this.renderer.render(view, environmentId, group, { fallBackToBuiltIn: false, documentDate: new Date(view.createdAt) });
       return { pdf: rendered.pdf, html: rendered.html, sha256: rendered.sha256, recorded: false, templateGroupId: rendered.templateGroupId, templateType: rendered.templateType };
     }
     if (templateGroupId !== undefined) await this.group(environmentId, templateGroupId);
@@ -92,7 +93,7 @@ export class InvoiceDocuments {
     const booked = events[bookedIndex];
     const view = invoiceViewOf(events.slice(0, bookedIndex + 1), invoiceId);
     const { group, version } = await this.groupInForce(environmentId, booked, tx);
-    const rendered = await renderInvoiceDocument(view, environmentId, group, {
+    const rendered = await this.renderer.render(view, environmentId, group, {
       fallBackToBuiltIn: true,
       documentDate: new Date((booked.data as InvoiceBookedData).bookedAt),
     });
