@@ -176,6 +176,18 @@ describe('Invoice documents: GET /invoices/{id}/pdf and /html', () => {
     expect(rows.n).toBe(1);
   });
 
+  it('a draft renders at its tax codes’ current rates, as GET /invoices/{id} shows it', async () => {
+    const env = environment();
+    await env.ok('POST', '/tax-codes', { code: 'VAT', rate: 0.24, taxable: true }, 201);
+    const invoiceId = await env.draft({ items: [{ title: 'Plan', quantity: 1, unitAmount: 10000, taxCode: 'VAT' }] });
+    expect(plain(await pdfText((await env.download(`/invoices/${invoiceId}/pdf`)).bytes))).toContain('€124.00');
+    await env.ok('PUT', '/tax-codes/VAT', { rate: 0.255, taxable: true }, 200);
+    expect((await env.ok('GET', `/invoices/${invoiceId}`, undefined, 200)).body.totalInclVat).toBe(12550);
+    const text = plain(await pdfText((await env.download(`/invoices/${invoiceId}/pdf`)).bytes));
+    expect(text).toContain('25.5%');
+    expect(text).toContain('€125.50');
+  });
+
   it('a credit note renders with credit_note_pdf', async () => {
     const env = environment();
     const invoiceId = await env.draft();

@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { Reactor, RecordedEvent, StreamVersionConflictError } from '@billing/event-store';
 import { INVOICE_STREAM, InvoiceBookedData } from '@billing/invoicing';
+import { RenderPoolClosedError } from '../rendering/render-pool';
 import { InvoiceDocuments } from './invoice-documents';
 
 /**
@@ -10,7 +11,8 @@ import { InvoiceDocuments } from './invoice-documents';
  * Never stalls: a group's template that fails falls back to the built-in one
  * (recorded in the event), a download that recorded it first makes it a no-op,
  * and anything else is logged and left to the first download (each event has
- * its own savepoint, so one failure does not undo the batch's others).
+ * its own savepoint, so one failure does not undo the batch's others). A
+ * shutdown mid-batch rolls the batch back, for the next process to redo.
  */
 @Injectable()
 export class InvoiceDocumentReactor implements Reactor {
@@ -31,6 +33,8 @@ export class InvoiceDocumentReactor implements Reactor {
       } catch (error) {
         await tx.query('rollback to savepoint invoice_document');
         if (error instanceof StreamVersionConflictError) continue;
+        // Shutting down: undo the batch (its checkpoint stays), the next process renders these.
+        if (error instanceof RenderPoolClosedError) throw error;
         this.logger.error({ msg: 'an invoice document could not be recorded at booking; the first download records it', environmentId: event.environmentId, invoiceId, error: String(error) });
       }
     }

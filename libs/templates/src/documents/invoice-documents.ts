@@ -2,8 +2,8 @@ import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { comparePositions, EventMetadata, EventStore, foldStream, inTransaction, LogPosition, queryRows, RecordedEvent, StreamVersionConflictError, toNewEvents } from '@billing/event-store';
-import { InvoiceBookedData, invoiceEvolver, invoiceStream, InvoiceView, toInvoiceView } from '@billing/invoicing';
-import { ConflictError, NotFoundError } from '@billing/shared-kernel';
+import { InvoiceBookedData, invoiceEvolver, invoiceStream, InvoiceView, ResolvedTax, resolveTax, taxCodeEvolver, taxCodeStream, toInvoiceView, withCurrentTax } from '@billing/invoicing';
+import { ConflictError, DomainError, NotFoundError } from '@billing/shared-kernel';
 import {
   decideRecordInvoiceDocument,
   defaultTemplateGroupEvolver,
@@ -13,6 +13,8 @@ import {
   templateGroupEvolver,
   TemplateType,
 } from '../domain';
+import { TemplateRenderError } from '../rendering/liquid-sandbox';
+import { RenderedInvoiceDocument } from '../rendering/render-document';
 import { RenderPool } from '../rendering/render-pool';
 import { defaultTemplateGroupStream, invoiceDocumentStream, templateGroupStream } from '../streams';
 
@@ -62,7 +64,7 @@ export class InvoiceDocuments {
     const events = await this.eventStore.readStream(invoiceStream(environmentId, invoiceId));
     const booked = events.find((event) => event.type === 'InvoiceBooked');
     if (!booked) {
-      const view = invoiceViewOf(events, invoiceId);
+      const view = await this.draftView(environmentId, events, invoiceId);
       const group = templateGroupId !== undefined ? await this.group(environmentId, templateGroupId) : await this.defaultGroup(environmentId);
       const rendered = await this.renderer.render(view, environmentId, group, { fallBackToBuiltIn: false, documentDate: new Date(view.createdAt) });
       return { pdf: rendered.pdf, html: rendered.html, sha256: rendered.sha256, recorded: false, templateGroupId: rendered.templateGroupId, templateType: rendered.templateType };
@@ -93,10 +95,16 @@ export class InvoiceDocuments {
     const booked = events[bookedIndex];
     const view = invoiceViewOf(events.slice(0, bookedIndex + 1), invoiceId);
     const { group, version } = await this.groupInForce(environmentId, booked, tx);
-    const rendered = await this.renderer.render(view, environmentId, group, {
-      fallBackToBuiltIn: true,
-      documentDate: new Date((booked.data as InvoiceBookedData).bookedAt),
-    });
+    const options = { fallBackToBuiltIn: true, documentDate: new Date((booked.data as InvoiceBookedData).bookedAt) };
+    let rendered: RenderedInvoiceDocument;
+    try {
+      rendered = await this.renderer.render(view, environmentId, group, options);
+    } catch (error) {
+      // The group's template stopped beyond the sandbox's own limits (its thread was replaced): the built-in one, in the group's locale.
+      if (!(error instanceof TemplateRenderError) || group === null) throw error;
+      const builtIn = await this.renderer.render(view, environmentId, { id: group.id, locale: group.locale, templates: [] }, options);
+      rendered = { ...builtIn, fallback: { templateGroupId: group.id, reason: error.message } };
+    }
     if (rendered.fallback) this.logger.warn({ msg: 'template failed at booking: the built-in template was used', environmentId, invoiceId, reason: rendered.fallback.reason });
     const meta = { now: booked.occurredAt, newId: randomUUID };
     const decided = decideRecordInvoiceDocument(
@@ -150,6 +158,29 @@ export class InvoiceDocuments {
     const record = foldStream(await this.eventStore.readStream(invoiceDocumentStream(environmentId, invoiceId)), invoiceDocumentEvolver).state;
     if (record.status === 'none') return null;
     return { pdf: row.pdf, html: row.html, sha256: row.sha256, recorded: true, templateGroupId: record.templateGroupId ?? record.fallback?.templateGroupId ?? null, templateType: record.templateType };
+  }
+
+  /**
+   * A draft as GET /invoices/{id} shows it: at its tax codes' current rates
+   * (invoicing's own repricing, withCurrentTax, with the codes read from
+   * their streams); a total the new rates would push out of range shows the
+   * draft as written, as invoicing does.
+   */
+  private async draftView(environmentId: string, events: readonly RecordedEvent[], invoiceId: string): Promise<InvoiceView> {
+    const { state } = foldStream(events, invoiceEvolver);
+    if (state.status === 'none') throw new NotFoundError('invoice', invoiceId);
+    if (state.type !== 'invoice') return toInvoiceView(state);
+    const register = new Map<string, ResolvedTax>();
+    for (const code of new Set(state.lines.map((line) => line.tax.taxCode).filter((taxCode): taxCode is string => taxCode !== null))) {
+      const taxCode = foldStream(await this.eventStore.readStream(taxCodeStream(environmentId, code)), taxCodeEvolver).state;
+      if (taxCode.status !== 'none') register.set(code, resolveTax(taxCode));
+    }
+    try {
+      return toInvoiceView(withCurrentTax(state, register));
+    } catch (error) {
+      if (error instanceof DomainError) return toInvoiceView(state);
+      throw error;
+    }
   }
 
   /** A named group of the environment, or 404. */

@@ -23,6 +23,14 @@ interface Slot {
 const HARD_TIMEOUT_MS = SANDBOX_LIMITS.renderLimitMs * 10;
 const RENDER_THREADS = Math.max(1, Math.min(4, Number(process.env.TEMPLATE_RENDER_THREADS ?? 1) || 1));
 
+/** The pool is shutting down: the render did not happen (a reactor's batch is rolled back and redone by the next process). */
+export class RenderPoolClosedError extends Error {
+  constructor() {
+    super('the render pool is shutting down');
+    this.name = 'RenderPoolClosedError';
+  }
+}
+
 function toBuffer(bytes: Uint8Array): Buffer {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
@@ -44,6 +52,7 @@ export class RenderPool implements OnModuleDestroy {
 
   render(invoice: InvoiceView, environmentId: string, group: Pick<TemplateGroup, 'id' | 'locale' | 'templates'> | null, options: { fallBackToBuiltIn: boolean; documentDate: Date }): Promise<RenderedInvoiceDocument> {
     return new Promise<RenderedInvoiceDocument>((resolve, reject) => {
+      if (this.closed) return reject(new RenderPoolClosedError());
       const id = this.nextId++;
       const message = {
         id,
@@ -60,8 +69,8 @@ export class RenderPool implements OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     this.closed = true;
-    for (const job of this.queue.splice(0)) job.reject(new Error('the render pool is shutting down'));
-    await Promise.all(this.slots.map((slot) => this.stop(slot, new Error('the render pool is shutting down'))));
+    for (const job of this.queue.splice(0)) job.reject(new RenderPoolClosedError());
+    await Promise.all(this.slots.map((slot) => this.stop(slot, new RenderPoolClosedError())));
   }
 
   private dispatch(): void {
