@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { expectProblem, startTestApp, TestApp, TestResponse } from '@billing/testing';
+import { createSelfSignedCertificate, Receiver, setEnv, TestCertificate } from '../webhooks/webhook-test-kit';
 import { pdfText } from './pdf-text';
 
 /**
@@ -10,11 +11,21 @@ import { pdfText } from './pdf-text';
  */
 describe('Invoice documents: GET /invoices/{id}/pdf and /html', () => {
   let t: TestApp;
+  let certificate: TestCertificate;
+  let restoreEnv: () => void;
+  const receivers: Receiver[] = [];
 
   beforeAll(async () => {
+    certificate = createSelfSignedCertificate();
+    restoreEnv = setEnv({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_CA_FILE: certificate.certFile, WEBHOOK_POLL_INTERVAL_MS: '100' });
     t = await startTestApp();
   });
-  afterAll(() => t?.close());
+  afterAll(async () => {
+    await Promise.all(receivers.map((receiver) => receiver.stop()));
+    await t?.close();
+    restoreEnv();
+    certificate.remove();
+  });
 
   const plain = (text: string) => text.replace(/[\u00a0\u202f]/g, ' ');
   const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -216,6 +227,36 @@ describe('Invoice documents: GET /invoices/{id}/pdf and /html', () => {
     const [record] = await until(() => env.rendered(invoiceId), (events) => events.length === 1, 'the record');
     expect(record).toMatchObject({ templateGroupId: null, templateGroupVersion: null, locale: 'de', fallback: { templateGroupId: group.id, reason: expect.stringContaining('money') } });
     expect(await pdfText((await env.download(`/invoices/${invoiceId}/pdf`)).bytes)).toContain(`Rechnung ${booked.handle}`);
+  });
+
+  it('notifies template_group.created, template_group.updated (name and content) and invoice.document_rendered', async () => {
+    const env = environment();
+    const receiver = await new Receiver(certificate).start();
+    receivers.push(receiver);
+    await env.ok('PUT', '/webhooks/subscribe', { url: receiver.url() }, 200);
+    const group = await env.group('Notified');
+    await env.ok('PUT', `/templates/${group.id}`, { name: 'Renamed', locale: 'fi' }, 200);
+    await env.setContent(group, 'invoice_email_html', '<p>{{ invoice.handle }}</p>');
+    const invoiceId = await env.draft();
+    await env.book(invoiceId);
+    const wanted = (all: any[]) => ['template_group.created', 'invoice.document_rendered'].every((type) => all.some((b) => b.type === type)) && all.filter((b) => b.type === 'template_group.updated').length === 2;
+    const deadline = Date.now() + 15_000;
+    let all: any[] = [];
+    for (;;) {
+      all = receiver.requests.map((request) => JSON.parse(request.rawBody));
+      if (wanted(all) || Date.now() > deadline) break;
+      await receiver.waitForRequests(receiver.requests.length + 1, 1_000).catch(() => undefined);
+    }
+    const ofType = (type: string) => all.filter((b) => b.type === type).map((b) => b.data);
+    // Notifications carry the group as GET returns it, less isDefault (an environment's choice, not the group's).
+    const { isDefault: _isDefault, ...created } = group;
+    expect(ofType('template_group.created')).toEqual([created]);
+    expect(ofType('template_group.updated').map((data) => [data.name, data.locale, data.templates[2].content])).toEqual([
+      ['Renamed', 'fi', group.templates[2].content],
+      ['Renamed', 'fi', '<p>{{ invoice.handle }}</p>'],
+    ]);
+    const [record] = await env.rendered(invoiceId);
+    expect(ofType('invoice.document_rendered')).toEqual([record]);
   });
 
   describe('hostile templates are stopped with a problem, and the service answers the next request normally', () => {
