@@ -140,6 +140,7 @@ describe('Invoice documents: GET /invoices/{id}/pdf and /html', () => {
     expect(html.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(html.headers.get('content-security-policy')).toContain("default-src 'none'");
     expect(sha256(html.bytes)).toBe(record.htmlSha256);
+    expect(html.headers.get('etag')).toBe(`"${record.htmlSha256}"`);
     expect(html.text).toContain(`<h1>Invoice ${booked.handle}</h1>`);
   });
 

@@ -23,6 +23,7 @@ export interface InvoiceDocument {
   readonly pdf: Buffer;
   readonly html: Buffer;
   readonly sha256: string;
+  readonly htmlSha256: string;
   /** True for a booked invoice's recorded document (the same bytes on every download). */
   readonly recorded: boolean;
   readonly templateGroupId: string | null;
@@ -33,6 +34,7 @@ interface StoredDocumentRow {
   pdf: Buffer;
   html: Buffer;
   sha256: string;
+  html_sha256: string;
 }
 
 /**
@@ -67,7 +69,7 @@ export class InvoiceDocuments {
       const view = await this.draftView(environmentId, events, invoiceId);
       const group = templateGroupId !== undefined ? await this.group(environmentId, templateGroupId) : await this.defaultGroup(environmentId);
       const rendered = await this.renderer.render(view, environmentId, group, { fallBackToBuiltIn: false, documentDate: new Date(view.createdAt) });
-      return { pdf: rendered.pdf, html: rendered.html, sha256: rendered.sha256, recorded: false, templateGroupId: rendered.templateGroupId, templateType: rendered.templateType };
+      return { pdf: rendered.pdf, html: rendered.html, sha256: rendered.sha256, htmlSha256: rendered.htmlSha256, recorded: false, templateGroupId: rendered.templateGroupId, templateType: rendered.templateType };
     }
     if (templateGroupId !== undefined) await this.group(environmentId, templateGroupId);
     const document = (await this.stored(environmentId, invoiceId)) ?? (await this.recordOnDemand(environmentId, invoiceId));
@@ -150,14 +152,14 @@ export class InvoiceDocuments {
   }
 
   private async stored(environmentId: string, invoiceId: string): Promise<InvoiceDocument | null> {
-    const [row] = await queryRows<StoredDocumentRow>(this.dataSource.manager, `select pdf, html, sha256 from invoice_documents where environment_id = $1 and invoice_id = $2`, [
+    const [row] = await queryRows<StoredDocumentRow>(this.dataSource.manager, `select pdf, html, sha256, html_sha256 from invoice_documents where environment_id = $1 and invoice_id = $2`, [
       environmentId,
       invoiceId,
     ]);
     if (!row) return null;
     const record = foldStream(await this.eventStore.readStream(invoiceDocumentStream(environmentId, invoiceId)), invoiceDocumentEvolver).state;
     if (record.status === 'none') return null;
-    return { pdf: row.pdf, html: row.html, sha256: row.sha256, recorded: true, templateGroupId: record.templateGroupId ?? record.fallback?.templateGroupId ?? null, templateType: record.templateType };
+    return { pdf: row.pdf, html: row.html, sha256: row.sha256, htmlSha256: row.html_sha256, recorded: true, templateGroupId: record.templateGroupId ?? record.fallback?.templateGroupId ?? null, templateType: record.templateType };
   }
 
   /**

@@ -3,7 +3,7 @@ import { ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiResponse, ApiTags } f
 import type { FastifyReply } from 'fastify';
 import { Caller, CallerContext, isUuid, problemResponse, readQuery, ResourceIdPipe } from '@billing/platform';
 import { ValidationError } from '@billing/shared-kernel';
-import { InvoiceDocument, InvoiceDocuments } from '../documents/invoice-documents';
+import { InvoiceDocuments } from '../documents/invoice-documents';
 
 const INVOICE_ID_PIPE = new ResourceIdPipe('invoice');
 const INVOICE_ID = { name: 'invoiceId', format: 'uuid', description: 'the invoice (or credit note) id' } as const;
@@ -46,7 +46,7 @@ export class InvoiceDocumentsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Buffer> {
     const document = await this.documents.documentOf(caller.environmentId, invoiceId, templateGroupOf(query));
-    headers(reply, document, 'application/pdf');
+    headers(reply, document.recorded ? document.sha256 : null, 'application/pdf');
     return document.pdf;
   }
 
@@ -66,7 +66,7 @@ export class InvoiceDocumentsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Buffer> {
     const document = await this.documents.documentOf(caller.environmentId, invoiceId, templateGroupOf(query));
-    headers(reply, document, 'text/html; charset=utf-8');
+    headers(reply, document.recorded ? document.htmlSha256 : null, 'text/html; charset=utf-8');
     // Templates are untrusted: the preview may show markup, never run script or load anything.
     reply.header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox");
     return document.html;
@@ -80,11 +80,12 @@ function templateGroupOf(query: Record<string, unknown>): string | undefined {
   return templateGroupId.toLowerCase();
 }
 
-function headers(reply: FastifyReply, document: InvoiceDocument, contentType: string): void {
+/** A recorded document's ETag is the sha256 of its bytes (as its InvoiceDocumentRendered event records them); a live render has none. */
+function headers(reply: FastifyReply, recordedSha256: string | null, contentType: string): void {
   reply.header('content-type', contentType);
   reply.header('x-content-type-options', 'nosniff');
-  if (document.recorded) {
-    reply.header('etag', `"${document.sha256}"`);
+  if (recordedSha256 !== null) {
+    reply.header('etag', `"${recordedSha256}"`);
     reply.header('cache-control', 'private, max-age=0, must-revalidate');
   } else reply.header('cache-control', 'no-store');
 }
