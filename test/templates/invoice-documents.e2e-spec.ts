@@ -136,6 +136,10 @@ describe('Invoice documents: GET /invoices/{id}/pdf and /html', () => {
     ]) {
       expect(text).toContain(expected);
     }
+    // Each line reads across: title, quantity, unit price, VAT rate, amount.
+    expect(text).toMatch(/Pro plan \(annual\)\s+3\s+€1,234\.56\s+0%\s+€3,703\.68/);
+    expect(text).toMatch(/Extra seats\s+2\.5\s+€19\.99\s+0%\s+€49\.98/);
+    expect(text).toMatch(/Total\s+€3,753\.66/);
     const html = await env.download(`/invoices/${invoiceId}/html`);
     expect(html.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(html.headers.get('content-security-policy')).toContain("default-src 'none'");
@@ -156,6 +160,8 @@ describe('Invoice documents: GET /invoices/{id}/pdf and /html', () => {
     for (const expected of [`Lasku ${booked.handle}`, 'Eräpäivä', 'Jääkiekko Łódź Søren Oy', 'Mannerheimintie 12 B', 'Pro plan (annual)', 'Extra seats', '2,5', '1 234,56 €', '3 703,68 €', '3 753,66 €', 'Yhteensä']) {
       expect(text).toContain(expected);
     }
+    expect(text).toMatch(/Pro plan \(annual\)\s+3\s+1 234,56 €\s+0 %\s+3 703,68 €/);
+    expect(text).toMatch(/Yhteensä\s+3 753,66 €/);
     const [record] = await until(() => env.rendered(invoiceId), (events) => events.length === 1, 'the record');
     expect(record).toMatchObject({ templateGroupId: group.id, templateGroupVersion: 1, locale: 'fi', sha256: sha256(first.bytes) });
 

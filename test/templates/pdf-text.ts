@@ -29,6 +29,39 @@ export async function pdfText(pdf: Buffer): Promise<string> {
     }
   }
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const parse = require('pdf-parse/lib/pdf-parse.js') as (data: Buffer) => Promise<{ text: string; numpages: number }>;
-  return (await parse(pdf)).text;
+  const parse = require('pdf-parse/lib/pdf-parse.js') as (data: Buffer, options: { pagerender: (page: PdfPage) => Promise<string> }) => Promise<{ text: string }>;
+  return (await parse(pdf, { pagerender: layoutText })).text;
+}
+
+interface PdfTextItem {
+  readonly str: string;
+  readonly transform: number[];
+  readonly width: number;
+}
+interface PdfPage {
+  getTextContent(options: { normalizeWhitespace: boolean; disableCombineTextItems: boolean }): Promise<{ items: PdfTextItem[] }>;
+}
+
+/** Like pdftotext -layout, roughly: items on one baseline form a line, left to right, a gap between them a space. */
+async function layoutText(page: PdfPage): Promise<string> {
+  const { items } = await page.getTextContent({ normalizeWhitespace: false, disableCombineTextItems: false });
+  const lines = new Map<number, PdfTextItem[]>();
+  for (const item of items) {
+    const y = Math.round(item.transform[5]);
+    lines.set(y, [...(lines.get(y) ?? []), item]);
+  }
+  return [...lines.entries()]
+    .sort(([a], [b]) => b - a)
+    .map(([, line]) => {
+      const sorted = line.sort((a, b) => a.transform[4] - b.transform[4]);
+      let text = '';
+      let end: number | null = null;
+      for (const item of sorted) {
+        if (end !== null && item.transform[4] - end > 1) text += '  ';
+        text += item.str;
+        end = item.transform[4] + item.width;
+      }
+      return text;
+    })
+    .join('\n');
 }
