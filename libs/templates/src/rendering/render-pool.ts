@@ -19,8 +19,6 @@ interface Slot {
   timer: NodeJS.Timeout | null;
 }
 
-/** A render that neither finishes nor hits liquidjs's own limit within this is ended by terminating its thread. */
-const HARD_TIMEOUT_MS = SANDBOX_LIMITS.renderLimitMs * 10;
 const RENDER_THREADS = Math.max(1, Math.min(4, Number(process.env.TEMPLATE_RENDER_THREADS ?? 1) || 1));
 
 /** The pool is shutting down: the render did not happen (a reactor's batch is rolled back and redone by the next process). */
@@ -49,6 +47,8 @@ export class RenderPool implements OnModuleDestroy {
   private readonly queue: Job[] = [];
   private nextId = 1;
   private closed = false;
+  /** A render that neither finishes nor hits liquidjs's own limit within this is ended by terminating its thread. */
+  protected hardTimeoutMs = SANDBOX_LIMITS.renderLimitMs * 10;
 
   render(invoice: InvoiceView, environmentId: string, group: Pick<TemplateGroup, 'id' | 'locale' | 'templates'> | null, options: { fallBackToBuiltIn: boolean; documentDate: Date }): Promise<RenderedInvoiceDocument> {
     return new Promise<RenderedInvoiceDocument>((resolve, reject) => {
@@ -81,9 +81,9 @@ export class RenderPool implements OnModuleDestroy {
       slot.job = job;
       const worker = slot.worker ?? this.start(slot);
       slot.timer = setTimeout(() => {
-        void this.stop(slot, new TemplateRenderError('template-limit-exceeded', `The template was stopped: no answer within ${HARD_TIMEOUT_MS} ms.`));
+        void this.stop(slot, new TemplateRenderError('template-limit-exceeded', `The template was stopped: no answer within ${this.hardTimeoutMs} ms.`));
         this.dispatch();
-      }, HARD_TIMEOUT_MS);
+      }, this.hardTimeoutMs);
       worker.postMessage(job.message);
     }
   }
