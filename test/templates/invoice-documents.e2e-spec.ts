@@ -116,6 +116,7 @@ describe('Invoice documents: GET /invoices/{id}/pdf and /html', () => {
     expect(pdf.headers.get('content-type')).toBe('application/pdf');
     expect(sha256(pdf.bytes)).toBe(record.sha256);
     expect(pdf.headers.get('etag')).toBe(`"${record.sha256}"`);
+    expect(pdf.headers.get('content-disposition')).toBe(`inline; filename="${booked.handle}.pdf"`);
     expect(record).toMatchObject({ invoiceId, invoiceType: 'invoice', handle: booked.handle, templateType: 'invoice_pdf', templateGroupId: null, fallback: null, byteLength: pdf.bytes.length, locale: 'en' });
     const text = plain(await pdfText(pdf.bytes));
     for (const expected of [

@@ -28,6 +28,8 @@ export interface InvoiceDocument {
   readonly recorded: boolean;
   readonly templateGroupId: string | null;
   readonly templateType: TemplateType;
+  /** The invoice's number (null on a draft), for the download's file name. */
+  readonly handle: string | null;
 }
 
 interface StoredDocumentRow {
@@ -69,7 +71,7 @@ export class InvoiceDocuments {
       const view = await this.draftView(environmentId, events, invoiceId);
       const group = templateGroupId !== undefined ? await this.group(environmentId, templateGroupId) : await this.defaultGroup(environmentId);
       const rendered = await this.renderer.render(view, environmentId, group, { fallBackToBuiltIn: false, documentDate: new Date(view.createdAt) });
-      return { pdf: rendered.pdf, html: rendered.html, sha256: rendered.sha256, htmlSha256: rendered.htmlSha256, recorded: false, templateGroupId: rendered.templateGroupId, templateType: rendered.templateType };
+      return { pdf: rendered.pdf, html: rendered.html, sha256: rendered.sha256, htmlSha256: rendered.htmlSha256, recorded: false, templateGroupId: rendered.templateGroupId, templateType: rendered.templateType, handle: view.handle };
     }
     if (templateGroupId !== undefined) await this.group(environmentId, templateGroupId);
     const document = (await this.stored(environmentId, invoiceId)) ?? (await this.recordOnDemand(environmentId, invoiceId));
@@ -159,7 +161,7 @@ export class InvoiceDocuments {
     if (!row) return null;
     const record = foldStream(await this.eventStore.readStream(invoiceDocumentStream(environmentId, invoiceId)), invoiceDocumentEvolver).state;
     if (record.status === 'none') return null;
-    return { pdf: row.pdf, html: row.html, sha256: row.sha256, htmlSha256: row.html_sha256, recorded: true, templateGroupId: record.templateGroupId ?? record.fallback?.templateGroupId ?? null, templateType: record.templateType };
+    return { pdf: row.pdf, html: row.html, sha256: row.sha256, htmlSha256: row.html_sha256, recorded: true, templateGroupId: record.templateGroupId ?? record.fallback?.templateGroupId ?? null, templateType: record.templateType, handle: record.handle };
   }
 
   /**

@@ -46,7 +46,7 @@ export class InvoiceDocumentsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Buffer> {
     const document = await this.documents.documentOf(caller.environmentId, invoiceId, templateGroupOf(query));
-    headers(reply, document.recorded ? document.sha256 : null, 'application/pdf');
+    headers(reply, document.recorded ? document.sha256 : null, 'application/pdf', fileName(document.handle, invoiceId, 'pdf'));
     return document.pdf;
   }
 
@@ -66,7 +66,7 @@ export class InvoiceDocumentsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<Buffer> {
     const document = await this.documents.documentOf(caller.environmentId, invoiceId, templateGroupOf(query));
-    headers(reply, document.recorded ? document.htmlSha256 : null, 'text/html; charset=utf-8');
+    headers(reply, document.recorded ? document.htmlSha256 : null, 'text/html; charset=utf-8', fileName(document.handle, invoiceId, 'html'));
     // Templates are untrusted: the preview may show markup, never run script or load anything.
     reply.header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:; sandbox");
     return document.html;
@@ -80,9 +80,15 @@ function templateGroupOf(query: Record<string, unknown>): string | undefined {
   return templateGroupId.toLowerCase();
 }
 
+/** The invoice number as a file name (a draft: invoice-<id>), reduced to characters safe in a header. */
+function fileName(handle: string | null, invoiceId: string, extension: string): string {
+  return `${(handle ?? `invoice-${invoiceId}`).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 100)}.${extension}`;
+}
+
 /** A recorded document's ETag is the sha256 of its bytes (as its InvoiceDocumentRendered event records them); a live render has none. */
-function headers(reply: FastifyReply, recordedSha256: string | null, contentType: string): void {
+function headers(reply: FastifyReply, recordedSha256: string | null, contentType: string, filename: string): void {
   reply.header('content-type', contentType);
+  reply.header('content-disposition', `inline; filename="${filename}"`);
   reply.header('x-content-type-options', 'nosniff');
   if (recordedSha256 !== null) {
     reply.header('etag', `"${recordedSha256}"`);
