@@ -1,7 +1,19 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
-import { comparePositions, EventMetadata, EventStore, foldStream, inTransaction, LogPosition, queryRows, RecordedEvent, StreamVersionConflictError, toNewEvents } from '@billing/event-store';
+import {
+  comparePositions,
+  EventMetadata,
+  EventStore,
+  foldStream,
+  inTransaction,
+  LogPosition,
+  NewEvent,
+  queryRows,
+  RecordedEvent,
+  StreamVersionConflictError,
+  toNewEvents,
+} from '@billing/event-store';
 import { InvoiceBookedData, invoiceEvolver, invoiceStream, InvoiceView, ResolvedTax, resolveTax, taxCodeEvolver, taxCodeStream, toInvoiceView, withCurrentTax } from '@billing/invoicing';
 import { ConflictError, DomainError, NotFoundError } from '@billing/shared-kernel';
 import {
@@ -30,6 +42,14 @@ export interface InvoiceDocument {
   readonly templateType: TemplateType;
   /** The invoice's number (null on a draft), for the download's file name. */
   readonly handle: string | null;
+}
+
+/** A booked invoice's document, rendered and decided, not yet recorded. */
+export interface PreparedDocument {
+  readonly environmentId: string;
+  readonly invoiceId: string;
+  readonly events: readonly NewEvent[];
+  readonly rendered: RenderedInvoiceDocument;
 }
 
 interface StoredDocumentRow {
@@ -85,20 +105,22 @@ export class InvoiceDocuments {
   }
 
   /**
-   * Renders and records a booked invoice's document within `tx` (the
-   * reactor's batch transaction, or the download's own): nothing when it is
-   * recorded already. Throws StreamVersionConflictError when another renderer
-   * recorded it first in the meantime.
+   * Renders a booked invoice's document, reading only (through `manager`,
+   * e.g. the reactor's transaction): null when it is recorded already or the
+   * invoice is not booked. Kept apart from `store` so that no transaction
+   * holds a transaction id while a document renders: an open writing
+   * transaction holds back every projection's reading of the log (the event
+   * store reads below the oldest one in flight).
    */
-  async record(environmentId: string, invoiceId: string, tx: EntityManager, cause: { correlationId: string; causationId: string | null; actor: string }): Promise<void> {
+  async prepare(environmentId: string, invoiceId: string, manager?: EntityManager): Promise<PreparedDocument | null> {
     const documentStream = invoiceDocumentStream(environmentId, invoiceId);
-    if (foldStream(await this.eventStore.readStream(documentStream, tx), invoiceDocumentEvolver).state.status !== 'none') return;
-    const events = await this.eventStore.readStream(invoiceStream(environmentId, invoiceId), tx);
+    if (foldStream(await this.eventStore.readStream(documentStream, manager), invoiceDocumentEvolver).state.status !== 'none') return null;
+    const events = await this.eventStore.readStream(invoiceStream(environmentId, invoiceId), manager);
     const bookedIndex = events.findIndex((event) => event.type === 'InvoiceBooked');
-    if (bookedIndex < 0) return;
+    if (bookedIndex < 0) return null;
     const booked = events[bookedIndex];
     const view = invoiceViewOf(events.slice(0, bookedIndex + 1), invoiceId);
-    const { group, version } = await this.groupInForce(environmentId, booked, tx);
+    const { group, version } = await this.groupInForce(environmentId, booked, manager);
     const options = { fallBackToBuiltIn: true, documentDate: new Date((booked.data as InvoiceBookedData).bookedAt) };
     let rendered: RenderedInvoiceDocument;
     try {
@@ -129,8 +151,18 @@ export class InvoiceDocuments {
       { status: 'none' },
       meta,
     );
+    return { environmentId, invoiceId, events: toNewEvents(decided, meta), rendered };
+  }
+
+  /**
+   * Records a prepared document within `tx`: its event (expecting no stream)
+   * and its bytes. Throws StreamVersionConflictError when another renderer
+   * recorded it first.
+   */
+  async store(prepared: PreparedDocument, tx: EntityManager, cause: { correlationId: string; causationId: string | null; actor: string }): Promise<void> {
+    const { environmentId, invoiceId, events, rendered } = prepared;
     const metadata: EventMetadata = { actor: cause.actor, requestId: null, correlationId: cause.correlationId, causationId: cause.causationId };
-    await this.eventStore.append([{ stream: documentStream, expectedVersion: 'no_stream', events: toNewEvents(decided, meta) }], metadata, tx);
+    await this.eventStore.append([{ stream: invoiceDocumentStream(environmentId, invoiceId), expectedVersion: 'no_stream', events }], metadata, tx);
     await tx.query(`insert into invoice_documents (environment_id, invoice_id, pdf, html, sha256, html_sha256) values ($1, $2, $3, $4, $5, $6)`, [
       environmentId,
       invoiceId,
@@ -141,12 +173,15 @@ export class InvoiceDocuments {
     ]);
   }
 
-  /** A download before the reactor: the same rendering in its own transaction; losing the race, it returns the winner's. */
+  /** A download before the reactor: the same rendering, then a short transaction; losing the race, it returns the winner's. */
   private async recordOnDemand(environmentId: string, invoiceId: string): Promise<InvoiceDocument> {
-    try {
-      await inTransaction(this.dataSource, (tx) => this.record(environmentId, invoiceId, tx, { actor: 'system:templates', correlationId: randomUUID(), causationId: null }));
-    } catch (error) {
-      if (!(error instanceof StreamVersionConflictError)) throw error;
+    const prepared = await this.prepare(environmentId, invoiceId);
+    if (prepared) {
+      try {
+        await inTransaction(this.dataSource, (tx) => this.store(prepared, tx, { actor: 'system:templates', correlationId: randomUUID(), causationId: null }));
+      } catch (error) {
+        if (!(error instanceof StreamVersionConflictError)) throw error;
+      }
     }
     const document = await this.stored(environmentId, invoiceId);
     if (!document) throw new Error(`invoice ${invoiceId}: its document was recorded but its bytes are missing`);
@@ -200,7 +235,7 @@ export class InvoiceDocuments {
   }
 
   /** The default group and its content as of an event's log position (the booking), with the group's version then. */
-  private async groupInForce(environmentId: string, at: LogPosition, tx: EntityManager): Promise<{ group: TemplateGroup | null; version: number }> {
+  private async groupInForce(environmentId: string, at: LogPosition, tx?: EntityManager): Promise<{ group: TemplateGroup | null; version: number }> {
     const before = (events: RecordedEvent[]) => events.filter((event) => comparePositions(event, at) < 0);
     const defaults = before(await this.eventStore.readStream(defaultTemplateGroupStream(environmentId), tx));
     const { templateGroupId } = foldStream(defaults, defaultTemplateGroupEvolver).state;
