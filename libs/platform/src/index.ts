@@ -27,3 +27,8 @@ export * from './migrations';
 export * from './clock';
 export * from './workers/worker-loop';
 export * from './idempotency/own-commits';
+export * from './audit/chain';
+export * from './audit/chain-verifier';
+export * from './audit/event-log';
+export * from './audit/head-signer';
+export * from './audit/audit-resources';
