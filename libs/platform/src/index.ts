@@ -32,3 +32,4 @@ export * from './audit/chain-verifier';
 export * from './audit/event-log';
 export * from './audit/head-signer';
 export * from './audit/audit-resources';
+export * from './audit/replay';
