@@ -43,6 +43,7 @@ export const MAX_LOG_LIMIT = 500;
 export const DEFAULT_LOG_LIMIT = 100;
 /** Rows per query of an export: bounded memory whatever the environment's size. */
 const EXPORT_BATCH = 1000;
+const EXPORT_CHUNK_LINES = 32;
 
 interface LogRow {
   sequence: string;
@@ -111,9 +112,13 @@ export class EventLog {
     for (;;) {
       const rows = await this.rows(environmentId, filter, after, EXPORT_BATCH);
       if (rows.length === 0) return;
-      let chunk = '';
-      for (const row of rows) chunk += `${JSON.stringify(this.itemOf(row))}\n`;
-      yield chunk;
+      // Chunks of a few dozen lines: small enough to stay out of V8's large-object space, which only a full collection frees.
+      for (let start = 0; start < rows.length; start += EXPORT_CHUNK_LINES) {
+        yield rows
+          .slice(start, start + EXPORT_CHUNK_LINES)
+          .map((row) => `${JSON.stringify(this.itemOf(row))}\n`)
+          .join('');
+      }
       if (rows.length < EXPORT_BATCH) return;
       after = Number(rows[rows.length - 1].sequence);
     }
