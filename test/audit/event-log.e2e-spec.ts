@@ -59,6 +59,7 @@ describe('The event log and its hash chain', () => {
       expect(all.body.items[2]).toEqual({
         id: expect.stringMatching(/^[0-9a-f-]{36}$/),
         position: 3,
+        hash: expect.stringMatching(/^[0-9a-f]{64}$/),
         type: 'PriceCreated',
         resource: { type: 'price', id: env.priceId },
         version: 1,
@@ -273,6 +274,8 @@ describe('The event log and its hash chain', () => {
       const env = await populated();
       const head = (await env.ok('GET', '/audit/head', undefined, 200)).body;
       expect(head).toEqual({ environmentId: env.id, position: 5, hash: expect.stringMatching(/^[0-9a-f]{64}$/), at: expect.any(String), signature: expect.any(String) });
+      // The head is the last event's link.
+      expect((await env.ok('GET', '/events', undefined, 200)).body.items[4].hash).toBe(head.hash);
       const pem = await env.ok('GET', '/audit/public-key', undefined, 200);
       expect(pem.text).toContain('-----BEGIN PUBLIC KEY-----');
       const publicKey = createPublicKey(pem.text);

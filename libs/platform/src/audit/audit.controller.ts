@@ -24,10 +24,11 @@ const INVALID_QUERY = { status: 422, ...problemResponse('Invalid, repeated or un
 
 export const LOG_ITEM_SCHEMA = {
   type: 'object',
-  required: ['id', 'position', 'type', 'resource', 'version', 'occurredAt', 'actor', 'requestId', 'correlationId', 'causationId', 'data'],
+  required: ['id', 'position', 'hash', 'type', 'resource', 'version', 'occurredAt', 'actor', 'requestId', 'correlationId', 'causationId', 'data'],
   properties: {
     id: { type: 'string', format: 'uuid' },
     position: { type: 'integer', format: 'int64', description: "The event's place in its environment's hash chain: 1, 2, 3… in commit order." },
+    hash: { type: 'string', description: "Its link in the environment's hash chain (sha256, lower-case hex; README, \"Audit\")." },
     type: { type: 'string', example: 'InvoiceBooked' },
     resource: { type: 'object', properties: { type: { type: 'string', example: 'invoice' }, id: { type: 'string', description: 'The stream id.' } } },
     version: { type: 'integer', description: "The resource's version after this event (its ETag)." },

@@ -14,6 +14,8 @@ export interface LogItem {
   readonly id: string;
   /** The event's place in its environment's hash chain: 1, 2, 3… in commit order. */
   readonly position: number;
+  /** Its link in the hash chain: sha256 of the previous link's hash and its canonical serialisation (README, "Audit"). */
+  readonly hash: string;
   readonly type: string;
   readonly resource: { readonly type: string; readonly id: string };
   readonly version: number;
@@ -47,6 +49,7 @@ const EXPORT_CHUNK_LINES = 32;
 
 interface LogRow {
   sequence: string;
+  hash: string;
   event_id: string;
   stream_type: string;
   stream_id: string;
@@ -65,7 +68,7 @@ interface LogRow {
  * sequence after everything already visible. Keyset paging on the sequence.
  */
 const LOG_PAGE = `
-  select c.sequence::text, e.event_id, e.stream_type, e.stream_id, e.stream_version, e.event_type, e.schema_version,
+  select c.sequence::text, c.hash, e.event_id, e.stream_type, e.stream_id, e.stream_version, e.event_type, e.schema_version,
          e.data, e.metadata, e.occurred_at
     from event_chain c
     join events e on e.event_id = c.event_id
@@ -204,6 +207,7 @@ export class EventLog {
     return {
       id: row.event_id,
       position: Number(row.sequence),
+      hash: row.hash,
       type: current.type,
       resource: { type: this.resources.publicTypeOf(row.stream_type), id: row.stream_id },
       version: row.stream_version,
