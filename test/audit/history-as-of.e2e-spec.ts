@@ -206,6 +206,19 @@ describe('History and as-of reads', () => {
     expect(page2.body.nextPageToken).toBeNull();
   });
 
+  it('the OpenAPI document: asOf on every single-resource GET, a history route per resource, the audit routes', async () => {
+    const document = (await ok('GET', '/openapi.json', undefined, 200)).body;
+    const singles = ['/invoices/{invoiceId}', '/tax-codes/{code}', '/prices/{priceId}', '/products/{productId}', '/payments/{paymentId}', '/subscriptions/{subscriptionId}'];
+    for (const path of singles) {
+      expect(document.paths[path]?.get?.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'asOf', in: 'query', required: false })]));
+    }
+    for (const path of ['invoices', 'tax-codes', 'prices', 'products', 'payments', 'subscriptions', 'webhooks']) {
+      expect(document.paths[`/${path}/{id}/history`]?.get?.responses).toEqual(expect.objectContaining({ '200': expect.anything(), '404': expect.anything() }));
+    }
+    for (const path of ['/events', '/events/export', '/audit/verify', '/audit/head', '/audit/public-key']) expect(document.paths[path]?.get).toBeDefined();
+    expect(document.paths['/events/export'].get.responses['200'].content).toHaveProperty(['application/x-ndjson']);
+  });
+
   it("another environment's token: 404 on every history and as-of read; a token without the environment: 403", async () => {
     const invoice = await cases.invoice.run();
     const taxCode = await cases['tax code'].run();
