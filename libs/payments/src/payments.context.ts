@@ -50,6 +50,7 @@ const paymentStream: StreamDefinition<PaymentState, PaymentEvent> = {
   idScheme: "the payment id: a random uuid the service chooses; also the gateway's idempotency reference",
   events: eventTypesOf(PAYMENT_EVENTS),
   view: { evolver: paymentEvolver, toView: paymentViewOf },
+  resource: { type: 'payment', path: 'payments' },
 };
 const providerStream: StreamDefinition<PaymentProviderState, PaymentProviderEvent> = {
   type: PAYMENT_PROVIDER_STREAM_TYPE,
@@ -57,6 +58,8 @@ const providerStream: StreamDefinition<PaymentProviderState, PaymentProviderEven
   events: eventTypesOf(PROVIDER_EVENTS),
   // The view never holds the credentials (not even encrypted): notifications carry this.
   view: { evolver: paymentProviderEvolver, toView: providerViewOf },
+  // The public log never shows credentials, not even encrypted.
+  publicData: (_type, data) => redact(data, 'credentials'),
 };
 const invoicePaymentsStream: StreamDefinition = {
   type: INVOICE_PAYMENTS_STREAM_TYPE,
@@ -70,12 +73,21 @@ const collectionStream: StreamDefinition<CollectionState, CollectionEvent> = {
   events: eventTypesOf(COLLECTION_EVENTS),
   // Notifications carry the collection without the payment method token.
   view: { evolver: collectionEvolver, toView: collectionViewOf },
+  // Nor the payment method token a collection charges.
+  publicData: (_type, data) => redact(data, 'token'),
 };
 const settingsStream: StreamDefinition = {
   type: PAYMENT_SETTINGS_STREAM_TYPE,
   idScheme: "uuid v5 of the environment id: the environment's payment settings",
   events: eventTypesOf(SETTINGS_EVENTS),
 };
+
+/** The data with `member` replaced by "[redacted]" when it holds a value. */
+function redact(data: unknown, member: string): unknown {
+  if (typeof data !== 'object' || data === null) return data;
+  const value = (data as Record<string, unknown>)[member];
+  return value === undefined || value === null ? data : { ...data, [member]: '[redacted]' };
+}
 
 const notifications: NotificationDefinition[] = [
   { name: 'payment.created', streamType: PAYMENT_STREAM_TYPE, eventType: 'PaymentCreated', description: 'A payment is recorded (pending), before its gateway call.' },

@@ -25,6 +25,7 @@ const subscriptionStream: StreamDefinition<SubscriptionState, SubscriptionEvent>
   idScheme: 'the subscription id: a random uuid the service chooses (POST /subscriptions)',
   events: eventTypesOf(SUBSCRIPTION_EVENTS),
   view: { evolver: subscriptionEvolver, toView: subscriptionViewOf },
+  resource: { type: 'subscription', path: 'subscriptions' },
 };
 
 const handleStream: StreamDefinition = {

@@ -2,6 +2,8 @@ import { BoundedContext, eventTypesOf, NotificationDefinition, StreamDefinition 
 import {
   DEFAULT_TEMPLATE_GROUP_STREAM_TYPE,
   DefaultTemplateGroupEvent,
+  defaultTemplateGroupEvolver,
+  DefaultTemplateGroupState,
   INVOICE_DOCUMENT_STREAM_TYPE,
   InvoiceDocumentEvent,
   invoiceDocumentEvolver,
@@ -16,7 +18,8 @@ import { templatesMigrations } from './migrations';
 import { templatesProjection } from './read-model/templates.projection';
 import { TEMPLATES_PROBLEMS } from './templates.problems';
 import { TemplatesModule } from './templates.module';
-import { invoiceDocumentViewOf, templateGroupViewOf } from './views';
+import { defaultTemplateGroupStream } from './streams';
+import { invoiceDocumentViewOf, templateGroupViewOf, TemplateGroupView, withDefault } from './views';
 
 /** Every event type of a stream with the schema version it is written in (a type missing here does not compile). */
 const GROUP_EVENTS: Record<TemplateGroupEvent['type'], number> = { TemplateGroupCreated: 1, TemplateGroupUpdated: 1, TemplateContentUpdated: 1 };
@@ -28,17 +31,29 @@ const groupStream: StreamDefinition<TemplateGroupState, TemplateGroupEvent> = {
   idScheme: 'the template group id: a random uuid the service chooses on POST /templates',
   events: eventTypesOf(GROUP_EVENTS),
   view: { evolver: templateGroupEvolver, toView: templateGroupViewOf },
+  resource: {
+    type: 'template_group',
+    path: 'templates',
+    alongside: {
+      streamType: DEFAULT_TEMPLATE_GROUP_STREAM_TYPE,
+      streamIdOf: (environmentId: string) => defaultTemplateGroupStream(environmentId).streamId,
+      evolver: defaultTemplateGroupEvolver,
+      apply: (view: TemplateGroupView, state: DefaultTemplateGroupState) => withDefault(view, state.templateGroupId),
+    },
+  },
 };
 const defaultStream: StreamDefinition = {
   type: DEFAULT_TEMPLATE_GROUP_STREAM_TYPE,
   idScheme: "uuid v5 of the environment id: the environment's default template group",
   events: eventTypesOf(DEFAULT_EVENTS),
+  resource: { type: 'default_template_group' },
 };
 const documentStream: StreamDefinition<InvoiceDocumentState, InvoiceDocumentEvent> = {
   type: INVOICE_DOCUMENT_STREAM_TYPE,
   idScheme: "the invoice id: a booked invoice's recorded document (one event)",
   events: eventTypesOf(DOCUMENT_EVENTS),
   view: { evolver: invoiceDocumentEvolver, toView: invoiceDocumentViewOf },
+  resource: { type: 'invoice_document' },
 };
 
 const notifications: NotificationDefinition[] = [

@@ -27,6 +27,7 @@ async function fold<State extends { status: string }>(
  */
 export const paymentsProjection: Projection = {
   name: PAYMENTS_PROJECTION,
+  tables: ['payments', 'payment_providers', 'payment_invoice_facts', 'payment_collections'],
   streamTypes: [PAYMENT_STREAM_TYPE, PAYMENT_PROVIDER_STREAM_TYPE, INVOICE_COLLECTION_STREAM_TYPE, INVOICE_STREAM],
   async applyBatch(events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
     await fold<Payment>(events, tx, PAYMENT_STREAM_TYPE, 'payments', paymentEvolver as unknown as Evolver<Payment, DomainEvent>, (rows) =>

@@ -76,6 +76,7 @@ const TABLES = [
  */
 export const subscriptionsProjection: Projection = {
   name: SUBSCRIPTIONS_PROJECTION,
+  tables: TABLES.map(({ table }) => table),
   streamTypes: [SUBSCRIPTION_STREAM, PRICE_STREAM_TYPE, PRODUCT_STREAM_TYPE, TAX_CODE_STREAM],
   async applyBatch(events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
     for (const table of TABLES) await fold(table as FoldedTable<{ status: string }>, events, tx);

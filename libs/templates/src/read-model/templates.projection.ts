@@ -12,6 +12,8 @@ export const TEMPLATES_PROJECTION = 'templates.read-model';
  */
 export const templatesProjection: Projection = {
   name: TEMPLATES_PROJECTION,
+  // invoice_documents is not a read model: its bytes are the record (their sha256 is in the log), never rebuilt.
+  tables: ['template_groups'],
   streamTypes: [TEMPLATE_GROUP_STREAM_TYPE],
   async applyBatch(events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
     const streams = await streamBatches<TemplateGroupState>(events, TEMPLATE_GROUP_STREAM_TYPE, 'template_groups', tx);

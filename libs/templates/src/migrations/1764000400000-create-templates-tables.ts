@@ -11,8 +11,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  *   that records their sha256. Not a projection: a rebuild never touches it
  *   (the bytes are the record; re-rendering could give other bytes).
  */
-export class CreateTemplatesTables1764000000000 implements MigrationInterface {
-  name = 'CreateTemplatesTables1764000000000';
+export class CreateTemplatesTables1764000400000 implements MigrationInterface {
+  name = 'CreateTemplatesTables1764000400000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`
