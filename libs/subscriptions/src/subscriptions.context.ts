@@ -16,6 +16,7 @@ const SUBSCRIPTION_EVENTS: Record<SubscriptionEvent['type'], number> = {
   SubscriptionBilled: 1,
   SubscriptionBillingFailed: 1,
   SubscriptionEnded: 1,
+  SubscriptionInvoiceBooked: 1,
 };
 const HANDLE_EVENTS: Record<SubscriptionHandleClaimed['type'], number> = { SubscriptionHandleClaimed: 1 };
 
