@@ -5,10 +5,13 @@ import { CreateSubscriptionHandler } from './create-subscription/create-subscrip
 import { SubscriptionsController } from './http/subscriptions.controller';
 import { ReactivateSubscriptionHandler } from './reactivate-subscription/reactivate-subscription.handler';
 import { SubscriptionsReadModel } from './read-model/subscriptions.read-model';
+import { UsageIngestion } from './usage/ingest-usage';
+import { UsageController } from './usage/usage.controller';
+import { UsageStore } from './usage/usage-store';
 
 /** The HTTP surface, command handlers and billing engine of the subscriptions context (its definition is subscriptionsContext). */
 @Module({
-  controllers: [SubscriptionsController],
-  providers: [SubscriptionsReadModel, CreateSubscriptionHandler, CancelSubscriptionHandler, ReactivateSubscriptionHandler, BillingEngine],
+  controllers: [SubscriptionsController, UsageController],
+  providers: [SubscriptionsReadModel, CreateSubscriptionHandler, CancelSubscriptionHandler, ReactivateSubscriptionHandler, BillingEngine, UsageStore, UsageIngestion],
 })
 export class SubscriptionsModule {}
