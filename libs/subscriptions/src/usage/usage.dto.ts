@@ -39,14 +39,14 @@ export class BillableMetricPageDto {
 }
 
 export class UsageSettingsDto {
-  @ApiProperty({ minimum: 0, maximum: MAX_GRACE_PERIOD_HOURS, default: 0, description: 'hours after a period ends during which its invoice stays a draft for late usage events' })
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: MAX_GRACE_PERIOD_HOURS, default: 0, description: 'hours after a period ends during which its invoice stays a draft for late usage events' })
   usageGracePeriodHours!: number;
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   updatedAt!: string | null;
 }
 
 export class UsageSettingsBody {
-  @ApiProperty({ minimum: 0, maximum: MAX_GRACE_PERIOD_HOURS })
+  @ApiProperty({ type: 'integer', minimum: 0, maximum: MAX_GRACE_PERIOD_HOURS })
   usageGracePeriodHours!: number;
 }
 
@@ -71,7 +71,7 @@ export class UsageBatchBody {
 }
 
 export class UsageEventResultDto {
-  @ApiProperty()
+  @ApiProperty({ type: 'integer', description: 'the position of the event in the batch' })
   index!: number;
   @ApiProperty()
   id!: string;
@@ -88,11 +88,11 @@ export class UsageEventResultDto {
 }
 
 export class UsageBatchResultDto {
-  @ApiProperty()
+  @ApiProperty({ type: 'integer' })
   accepted!: number;
-  @ApiProperty()
+  @ApiProperty({ type: 'integer' })
   duplicates!: number;
-  @ApiProperty()
+  @ApiProperty({ type: 'integer' })
   rejected!: number;
   @ApiProperty({ type: [UsageEventResultDto] })
   results!: UsageEventResultDto[];
@@ -101,9 +101,9 @@ export class UsageBatchResultDto {
 export class UsageSegmentDto {
   @ApiProperty({ format: 'date-time', description: 'when the price version took effect' })
   priceFrom!: string;
-  @ApiProperty()
+  @ApiProperty({ type: 'number', format: 'double', description: 'the share of the quantity that happened under this price version (4 decimals)' })
   quantity!: number;
-  @ApiProperty()
+  @ApiProperty({ type: 'integer', format: 'int64' })
   amount!: number;
 }
 
@@ -116,9 +116,9 @@ export class ItemUsageDto {
   from!: string;
   @ApiProperty({ format: 'date-time' })
   to!: string;
-  @ApiProperty({ description: 'the aggregated quantity (4 decimals)' })
+  @ApiProperty({ type: 'number', format: 'double', description: 'the aggregated quantity (4 decimals)' })
   quantity!: number;
-  @ApiProperty({ description: 'what it bills, in minor units of the currency' })
+  @ApiProperty({ type: 'integer', format: 'int64', description: 'what it bills, in minor units of the currency' })
   amount!: number;
   @ApiProperty()
   currency!: string;
