@@ -375,5 +375,28 @@ describe('Usage-based billing', () => {
       // March itself never changes once booked.
       expect((await env.invoices())[0]).toMatchObject({ status: 'booked', totalExclVat: 300 });
     });
+    it('a draft booked by hand during the grace period keeps its lines; events after it count as a correction on the next invoice', async () => {
+      const env = environment();
+      await env.advance('2026-03-01T00:00:00.000Z');
+      await env.call('PUT', '/usage-settings', { usageGracePeriodHours: 24 }, 200);
+      await env.metric('calls', 'count');
+      const priceId = await env.usagePrice('calls');
+      const subscription = await env.subscribe(priceId, { term: { start: '2026-03-01' } });
+      await env.advance('2026-03-10T12:00:00.000Z');
+      await env.send([event(subscription.id, 'calls', '2026-03-10T10:00:00Z')]);
+      await env.advance('2026-04-01T01:00:00.000Z');
+      const [draft] = await env.invoices();
+      expect(draft.status).toBe('draft');
+      await env.call('PUT', `/invoices/${draft.id}/book`, {}, 200);
+      await env.send([event(subscription.id, 'calls', '2026-03-31T10:00:00Z')]);
+      await env.advance('2026-05-02T00:00:00.000Z');
+      const [march, april] = await env.invoices();
+      expect(march).toMatchObject({ status: 'booked', totalExclVat: 100 });
+      expect(april.items.map((line: any) => [line.title, line.periodStart, line.amount])).toEqual([
+        ['Usage', '2026-04-01', 0],
+        ['Correction: Usage', '2026-03-01', 100],
+      ]);
+      expect(april.status).toBe('booked');
+    });
   });
 });

@@ -293,6 +293,21 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     return this.usage.rate(environmentId, subscription, item, from, to, manager);
   }
 
+  /** The usage of a pending draft's charges, rated with every event counted by now, and their invoice lines. */
+  private async rerate(environmentId: string, subscription: Subscription, booking: PendingBooking, manager: EntityManager): Promise<{ usage: UsageCharge[]; lines: RequestedLine[] }> {
+    const prices = await this.readModel.prices(environmentId, subscription.items.map((item) => item.priceId));
+    const usage: UsageCharge[] = [];
+    const lines: RequestedLine[] = [];
+    for (const charge of booking.usage) {
+      const item = subscription.items.find((candidate) => candidate.id === charge.itemId)!;
+      const price = prices.get(item.priceId)?.price;
+      const rated = await this.rateUsage(environmentId, subscription, item, charge.period, manager);
+      usage.push({ ...charge, quantity: formatScaledDecimal(rated.rated.quantity, USAGE_SCALE), amount: Number(assertAmountInRange(rated.rated.amount, `/items/${item.id}`)) });
+      lines.push(...usageLinesOf(item, price?.name ?? item.priceName, price?.priceModel ?? 'fee', rated, charge.period));
+    }
+    return { usage, lines };
+  }
+
   /** Late usage of periods booked before: each period whose usage changed since, re-rated, as the difference to bill now. */
   private async corrections(environmentId: string, subscription: Subscription, manager: EntityManager): Promise<{ correction: UsageCorrection; item: SubscriptionItem; name: string }[]> {
     const found: { correction: UsageCorrection; item: SubscriptionItem; name: string }[] = [];
@@ -321,16 +336,25 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     const loaded = await this.commands.load(invoiceStream(environmentId, booking.invoiceId), invoiceEvolver, manager);
     if (loaded.state.status === 'none') throw new Error(`the draft ${booking.invoiceId} of subscription ${subscription.id} does not exist`);
     const invoice = loaded.state as Invoice;
-    const prices = await this.readModel.prices(environmentId, subscription.items.map((item) => item.priceId));
-    const usage: UsageCharge[] = [];
-    const usageLines: RequestedLine[] = [];
-    for (const charge of booking.usage) {
-      const item = subscription.items.find((candidate) => candidate.id === charge.itemId)!;
-      const price = prices.get(item.priceId)?.price;
-      const rated = await this.rateUsage(environmentId, subscription, item, charge.period, manager);
-      usage.push({ ...charge, quantity: formatScaledDecimal(rated.rated.quantity, USAGE_SCALE), amount: Number(assertAmountInRange(rated.rated.amount, `/items/${item.id}`)) });
-      usageLines.push(...usageLinesOf(item, price?.name ?? item.priceName, price?.priceModel ?? 'fee', rated, charge.period));
+    if (invoice.status === 'booked') {
+      // Booked by hand during the grace period: it keeps what it says; later events count as corrections on the next invoice.
+      return decideBookUsageInvoice({ subscriptionId: subscription.id, invoiceId: booking.invoiceId, usage: booking.usage }, subscription, context.meta);
     }
+    let rerated: { usage: UsageCharge[]; lines: RequestedLine[] } | null;
+    try {
+      rerated = await this.rerate(environmentId, subscription, booking, manager);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      // The usage cannot be rated now (its metric or pricing is gone): the draft is booked as billed, so the grace period still ends;
+      // late events then count as corrections, which the next billing rates (or records as its failure).
+      this.logger.warn({ msg: 'usage could not be re-rated at the end of the grace period; booked as billed', environmentId, subscriptionId: subscription.id, invoiceId: booking.invoiceId, reason: error.message });
+      rerated = null;
+    }
+    if (rerated === null) {
+      await this.bus.execute(new BookInvoiceCommand(environmentId, booking.invoiceId, invoice.date, context));
+      return decideBookUsageInvoice({ subscriptionId: subscription.id, invoiceId: booking.invoiceId, usage: booking.usage }, subscription, context.meta);
+    }
+    const { usage, lines: usageLines } = rerated;
     const kept = invoice.lines.map(
       (line): RequestedLine => ({
         id: line.id,
