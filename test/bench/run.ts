@@ -885,28 +885,8 @@ async function main(): Promise<void> {
       rmSync(scratch, { recursive: true, force: true });
     })());
   cleanupOnSignal = cleanup;
-  try {
-    if (!adminUrl) {
-      log('DATABASE_URL is not set: starting an embedded Postgres');
-      const embedded = await startEmbeddedPostgres({ dataDir: join(scratch, 'postgres'), database: 'postgres' });
-      adminUrl = embedded.url;
-      stopEmbedded = embedded.stop;
-      databaseNote = 'embedded Postgres (started by the bench)';
-    }
-    await ensureDatabase(adminUrl, database);
-    const url = new URL(adminUrl);
-    url.pathname = `/${database}`;
-    databaseUrl = url.toString();
-    serverVersion = await withClient(databaseUrl, async (client) => (await client.query<{ server_version: string }>('show server_version')).rows[0].server_version);
-
-    if (ONLY === 'usage') {
-      log('BENCH_ONLY=usage: the usage ingestion scenario only');
-      service = await startService(databaseUrl);
-      await usageScenario(databaseUrl, service);
-      await stopChild(service.child, 20_000);
-      service = null;
-      return;
-    }
+  /** Every scenario but BENCH_ONLY's shortcut, in order. */
+  async function allScenarios(): Promise<void> {
     const raw = await attempt('raw Postgres baseline', () => rawPostgres(databaseUrl));
     rows.push({ key: 'raw', scenario: 'raw Postgres: BEGIN; event row (jsonb); outbox row; COMMIT', result: raw, ...(raw ? {} : { failure: failures[failures.length - 1] }) });
     const bare = await attempt('bare Fastify', () => bareFastify());
@@ -933,6 +913,30 @@ async function main(): Promise<void> {
     if (templateEnvironment) {
       const rebuilt = await attempt('rebuild', async () => runRebuild(databaseUrl, await replicateEvents(databaseUrl)));
       if (rebuilt) rebuild = rebuilt;
+    }
+  }
+  try {
+    if (!adminUrl) {
+      log('DATABASE_URL is not set: starting an embedded Postgres');
+      const embedded = await startEmbeddedPostgres({ dataDir: join(scratch, 'postgres'), database: 'postgres' });
+      adminUrl = embedded.url;
+      stopEmbedded = embedded.stop;
+      databaseNote = 'embedded Postgres (started by the bench)';
+    }
+    await ensureDatabase(adminUrl, database);
+    const url = new URL(adminUrl);
+    url.pathname = `/${database}`;
+    databaseUrl = url.toString();
+    serverVersion = await withClient(databaseUrl, async (client) => (await client.query<{ server_version: string }>('show server_version')).rows[0].server_version);
+
+    if (ONLY === 'usage') {
+      log('BENCH_ONLY=usage: the usage ingestion scenario only');
+      service = await startService(databaseUrl);
+      await usageScenario(databaseUrl, service);
+      await stopChild(service.child, 20_000);
+      service = null;
+    } else {
+      await allScenarios();
     }
   } catch (error) {
     failures.push(`run aborted: ${String((error as Error)?.message ?? error)}`);
