@@ -42,6 +42,12 @@ interface ParsedEvent {
   readonly properties: Record<string, unknown>;
 }
 
+/** The instants a subscription serves (ms): from its first day's start to its end (exclusive), or open. */
+interface ServiceBounds {
+  readonly start: number;
+  readonly end: number | null;
+}
+
 class Rejection {
   constructor(
     readonly reason: string,
@@ -66,9 +72,19 @@ export class UsageIngestion {
     const subscriptions = await this.store.subscriptions(environmentId, [...new Set(events.flatMap((event) => event.subscriptionId ?? []))]);
     const byCustomer = await this.store.subscriptionsOfCustomers(environmentId, [...new Set(events.flatMap((event) => event.customerId ?? []))]);
 
+    // Service bounds per subscription, computed once per batch (time-zone arithmetic is the costly part of checking an event).
+    const bounds = new Map<string, ServiceBounds>();
+    const boundsOf = (subscription: Subscription): ServiceBounds => {
+      let found = bounds.get(subscription.id);
+      if (!found) {
+        found = { start: startOfDayIn(subscription.anchor, subscription.timeZone).getTime(), end: endsAt(subscription)?.getTime() ?? null };
+        bounds.set(subscription.id, found);
+      }
+      return found;
+    };
     const outcomes: (UsageRow | Rejection)[] = events.map((event) => {
       try {
-        return check(event, now, metrics, subscriptions, byCustomer);
+        return check(event, now, metrics, subscriptions, byCustomer, boundsOf);
       } catch (error) {
         if (error instanceof Rejection) return error;
         throw error;
@@ -131,6 +147,7 @@ function check(
   metrics: Map<string, BillableMetric>,
   subscriptions: Map<string, Subscription>,
   byCustomer: Map<string, Subscription[]>,
+  boundsOf: (subscription: Subscription) => ServiceBounds,
 ): UsageRow {
   const at = event.occurredAt.getTime();
   if (at > now.getTime() + USAGE_MAX_AHEAD_MS) throw new Rejection('timestamp-in-future', `timestamp is more than 5 minutes after the environment's now (${now.toISOString()})`);
@@ -153,10 +170,9 @@ function check(
     }
     subscription = candidates[0];
   }
-  const start = startOfDayIn(subscription.anchor, subscription.timeZone);
-  const end = endsAt(subscription);
-  if (at < start.getTime() || (end !== null && at >= end.getTime())) {
-    throw new Rejection('outside-service', `timestamp is outside the subscription's service (${start.toISOString()} to ${end?.toISOString() ?? 'open'})`);
+  const { start, end } = boundsOf(subscription);
+  if (at < start || (end !== null && at >= end)) {
+    throw new Rejection('outside-service', `timestamp is outside the subscription's service (${new Date(start).toISOString()} to ${end === null ? 'open' : new Date(end).toISOString()})`);
   }
   if (subscription.status === 'ended' && (subscription.pendingBookings ?? []).length === 0) {
     throw new Rejection('subscription-ended', `subscription ${subscription.id} has ended and its final invoice is booked: no invoice is left to bill the event on`);
