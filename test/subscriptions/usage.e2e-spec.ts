@@ -219,6 +219,19 @@ describe('Usage-based billing', () => {
       expect(usage.body.items[0]).toMatchObject({ quantity: 1, amount: 100 });
     });
 
+    it('with an Idempotency-Key a batch is answered once and replayed byte for byte', async () => {
+      const env = environment();
+      const { subscription } = await setUp(env);
+      const body = { events: [event(subscription.id, 'calls', '2026-03-10T11:00:00Z'), event(subscription.id, 'nope', '2026-03-10T11:00:00Z')] };
+      const send = () => t.request('POST', '/usage-events', { ...env.options, body, headers: { 'idempotency-key': 'batch-1' } });
+      const first = await send();
+      const replay = await send();
+      expect(first.status).toBe(200);
+      expect(first.body).toMatchObject({ accepted: 1, duplicates: 0, rejected: 1 });
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(replay.text).toBe(first.text);
+    });
+
     it('GET /subscriptions/{id}/usage: ranges and errors', async () => {
       const env = environment();
       const { subscription } = await setUp(env);

@@ -72,7 +72,7 @@ export class UsageStore {
       const { code } = decodePageToken<{ code: string }>(pageToken, ['code']);
       if (typeof code !== 'string') throw ValidationError.at('/query/pageToken', 'is not a page token returned by this service');
       params.push(code);
-      after = `and state->>'code' > $3`;
+      after = `and (state->>'code') collate "C" > $3`;
     }
     const rows = await queryRows<{ state: BillableMetric }>(
       this.dataSource.manager,
