@@ -411,5 +411,28 @@ describe('Usage-based billing', () => {
       ]);
       expect(april.status).toBe('booked');
     });
+    it('collects a subscription invoice with usage once it is booked, not while it waits as a draft', async () => {
+      const env = environment();
+      await env.advance('2026-03-01T00:00:00.000Z');
+      await env.call('POST', '/paymentproviders/enable', { name: 'sandbox', credentials: { secretKey: 'sk_sandbox_usage12345' } }, 200);
+      await env.call('PUT', '/usage-settings', { usageGracePeriodHours: 24 }, 200);
+      await env.metric('calls', 'count');
+      const priceId = await env.usagePrice('calls');
+      const subscription = await env.subscribe(priceId, { term: { start: '2026-03-01' }, paymentMethod: { provider: 'sandbox', token: 'tok_success' } });
+      await env.advance('2026-03-10T12:00:00.000Z');
+      await env.send([event(subscription.id, 'calls', '2026-03-10T10:00:00Z'), event(subscription.id, 'calls', '2026-03-10T11:00:00Z')]);
+      await env.advance('2026-04-01T12:00:00.000Z');
+      const [draft] = await env.invoices();
+      expect(draft.status).toBe('draft');
+      const paymentsOf = async () => (await env.call('GET', `/payments?filter=${encodeURIComponent(`invoiceId eq ${draft.id}`)}`, undefined, 200)).body.items as any[];
+      await env.advance('2026-04-02T00:00:00.000Z');
+      let payments: any[] = [];
+      for (let tries = 0; tries < 200 && payments.length === 0; tries++) {
+        payments = await paymentsOf();
+        if (payments.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(payments).toEqual([expect.objectContaining({ amount: 200, status: 'succeeded' })]);
+      expect((await env.invoices())[0]).toMatchObject({ status: 'booked', totalExclVat: 200 });
+    });
   });
 });
