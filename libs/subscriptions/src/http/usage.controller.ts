@@ -1,22 +1,16 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { CommandBus } from '@nestjs/cqrs';
 import { CommandPath } from '@billing/event-store';
 import { Caller, CallerContext, Clock, commandContext, Page, parseLimit, problemResponse, readQuery, ResourceIdPipe, Versioned } from '@billing/platform';
 import { formatScaledDecimal, NotFoundError, ValidationError } from '@billing/shared-kernel';
-import {
-  BillableMetric,
-  billableMetricEvolver,
-  decideCreateBillableMetric,
-  decideSetUsageSettings,
-  DEFAULT_USAGE_SETTINGS,
-  timelineAt,
-  USAGE_SCALE,
-  usageSettingsEvolver,
-  validateMetricBody,
-} from '../domain';
+import { CreateBillableMetricCommand } from '../create-billable-metric/create-billable-metric.command';
+import { BillableMetric, DEFAULT_USAGE_SETTINGS, timelineAt, USAGE_SCALE, usageSettingsEvolver } from '../domain';
+import { IngestUsageEventsCommand } from '../ingest-usage-events/ingest-usage-events.command';
+import { UsageBatchResult } from '../ingest-usage-events/ingest-usage-events.handler';
+import { SetUsageSettingsCommand } from '../set-usage-settings/set-usage-settings.command';
 import { SubscriptionsReadModel } from '../read-model/subscriptions.read-model';
-import { billableMetricId, billableMetricStream, usageSettingsStream } from '../streams';
-import { UsageBatchResult, UsageIngestion } from './ingest-usage';
+import { usageSettingsStream } from '../streams';
 import {
   BillableMetricDto,
   BillableMetricPageDto,
@@ -27,7 +21,7 @@ import {
   UsageSettingsBody,
   UsageSettingsDto,
 } from './usage.dto';
-import { UsageStore } from './usage-store';
+import { UsageStore } from '../usage/usage-store';
 
 const ETAG = { etag: { description: 'the version, for If-Match', schema: { type: 'string', example: '"1"' } } };
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
@@ -52,9 +46,9 @@ function metricView({ status: _status, ...metric }: BillableMetric): BillableMet
 @Controller()
 export class UsageController {
   constructor(
+    private readonly bus: CommandBus,
     private readonly commands: CommandPath,
     private readonly store: UsageStore,
-    private readonly ingestion: UsageIngestion,
     private readonly subscriptions: SubscriptionsReadModel,
     private readonly clock: Clock,
   ) {}
@@ -67,16 +61,8 @@ export class UsageController {
   @ApiResponse({ status: 409, ...problemResponse('The code exists already (billable-metric-exists)') })
   @ApiResponse({ status: 422, ...problemResponse('Invalid body (every field error with its JSON pointer)') })
   async createMetric(@Caller() caller: CallerContext, @Body() body: unknown): Promise<Versioned<BillableMetricView>> {
-    const { code } = validateMetricBody(body);
-    const context = commandContext(caller, this.clock);
-    const metricId = billableMetricId(caller.environmentId, code);
-    const { state, version } = await this.commands.handle(
-      billableMetricStream(caller.environmentId, code),
-      billableMetricEvolver,
-      (current) => decideCreateBillableMetric({ metricId, body }, current, context.meta),
-      context,
-    );
-    return new Versioned(metricView(state as BillableMetric), version, `/billable-metrics/${encodeURIComponent(code)}`);
+    const { resource, version, location } = await this.bus.execute(new CreateBillableMetricCommand(caller.environmentId, body, commandContext(caller, this.clock)));
+    return new Versioned(metricView(resource), version, location);
   }
 
   @Get('billable-metrics')
@@ -120,9 +106,8 @@ export class UsageController {
   @ApiResponse({ status: 200, description: 'The settings', type: UsageSettingsDto, headers: ETAG })
   @ApiResponse({ status: 422, ...problemResponse('Invalid body') })
   async setSettings(@Caller() caller: CallerContext, @Body() body: unknown): Promise<Versioned<UsageSettingsView>> {
-    const context = commandContext(caller, this.clock);
-    const { state, version } = await this.commands.handle(usageSettingsStream(caller.environmentId), usageSettingsEvolver, (current) => decideSetUsageSettings(body, current, context.meta), context);
-    return new Versioned(settingsView(state.status === 'none' ? DEFAULT_USAGE_SETTINGS : state), version);
+    const { resource, version } = await this.bus.execute(new SetUsageSettingsCommand(caller.environmentId, body, commandContext(caller, this.clock)));
+    return new Versioned(settingsView(resource), version);
   }
 
   @Post('usage-events')
@@ -138,7 +123,7 @@ export class UsageController {
   @ApiResponse({ status: 200, description: 'A result per event', type: UsageBatchResultDto })
   @ApiResponse({ status: 422, ...problemResponse('A malformed batch (every problem with its pointer, e.g. /events/3/timestamp); nothing is recorded') })
   ingest(@Caller() caller: CallerContext, @Body() body: unknown): Promise<UsageBatchResult> {
-    return this.ingestion.ingest(caller.environmentId, body, this.clock.now());
+    return this.bus.execute(new IngestUsageEventsCommand(caller.environmentId, body, this.clock.now()));
   }
 
   @Get('subscriptions/:subscriptionId/usage')

@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { FieldError, isUuid, parseScaledDecimal, ValidationError } from '@billing/shared-kernel';
 import { BillableMetric, endsAt, startOfDayIn, Subscription, USAGE_SCALE } from '../domain';
-import { UsageRow, UsageStore } from './usage-store';
+import { UsageRow, UsageStore } from '../usage/usage-store';
+import { IngestUsageEventsCommand } from './ingest-usage-events.command';
 
 export const MAX_USAGE_BATCH = 1000;
 export const MAX_EVENT_ID_LENGTH = 255;
@@ -62,11 +63,11 @@ class Rejection {
  * sent again), or rejected with its index and a reason. The accepted ones are
  * one insert: one transaction per batch.
  */
-@Injectable()
-export class UsageIngestion {
+@CommandHandler(IngestUsageEventsCommand)
+export class IngestUsageEventsHandler implements ICommandHandler<IngestUsageEventsCommand, UsageBatchResult> {
   constructor(private readonly store: UsageStore) {}
 
-  async ingest(environmentId: string, body: unknown, now: Date): Promise<UsageBatchResult> {
+  async execute({ environmentId, body, now }: IngestUsageEventsCommand): Promise<UsageBatchResult> {
     const events = parseBatch(body);
     const metrics = await this.store.metrics(environmentId, [...new Set(events.map((event) => event.metricCode))]);
     const subscriptions = await this.store.subscriptions(environmentId, [...new Set(events.flatMap((event) => event.subscriptionId ?? []))]);
