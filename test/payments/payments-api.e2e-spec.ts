@@ -96,7 +96,8 @@ describe('Payments API: environments, bodies, Idempotency-Key, notifications', (
       const invoiceId = await a.bookedInvoice(1_000);
       const payment = (await a.pay(invoiceId, 'tok_success')).body;
       const other = randomUUID();
-      const events = async () => (await t.dataSource.query(`select count(*)::int as n from events where environment_id = $1`, [a.id]))[0].n;
+      // Booked invoices' documents are recorded by a reactor, in its own time: not a write of these requests.
+      const events = async () => (await t.dataSource.query(`select count(*)::int as n from events where environment_id = $1 and stream_type <> 'invoice-document'`, [a.id]))[0].n;
       const before = await events();
       const routes: Array<[string, string, unknown]> = [
         ['GET', '/payments', undefined],

@@ -171,7 +171,81 @@ describe('Payments', () => {
       const after = (await env.call('GET', `/payments/${payment.id}`)).body;
       expect(after.refundedAmount).toBe(90);
       expect(after.refunds).toHaveLength(3);
+      expect(after.refunds).toEqual(Array.from({ length: 3 }, () => expect.objectContaining({ amount: 30, status: 'succeeded', providerReference: expect.stringMatching(/^sbx_re_/) })));
+      // Every refund went to the gateway, once: its own records agree.
+      const [gateway] = await t.dataSource.query(
+        `select count(*)::int as n, sum(amount)::int as total from sandbox_gateway_refunds where environment_id = $1 and charge_reference = $2 and outcome->>'kind' = 'succeeded'`,
+        [env.id, payment.id],
+      );
+      expect(gateway).toEqual({ n: 3, total: 90 });
       await env.invoiceSettles(invoiceId, 90);
+    });
+
+    it('no answer in time (a tok_timeout charge): 200 with the refund pending and reserved; the resolver looks it up, never refunding twice; unsettled once', async () => {
+      const env = environment();
+      await env.enableSandbox();
+      const invoiceId = await env.bookedInvoice(1_000);
+      const pending = (await env.pay(invoiceId, 'tok_timeout')).body;
+      let payment = pending;
+      for (let tries = 0; tries < 200 && payment.status === 'pending'; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        payment = (await env.call('GET', `/payments/${pending.id}`)).body;
+      }
+      expect(payment.status).toBe('succeeded');
+      await env.invoiceSettles(invoiceId, 0);
+      const refunding = await env.call('PUT', `/payments/${payment.id}/refund`, { amount: 600 });
+      expect(refunding.status).toBe(200);
+      expect(refunding.body).toMatchObject({ refundedAmount: 0, refunds: [{ amount: 600, status: 'pending', providerReference: null }] });
+      // Reserved: only 400 is left to refund meanwhile.
+      const beyond = await env.call('PUT', `/payments/${payment.id}/refund`, { amount: 401 });
+      expectProblem(beyond, 422, 'refund-exceeds-payment');
+      expect(beyond.body.errors[0].detail).toContain('pending');
+      let refunded = refunding.body;
+      for (let tries = 0; tries < 200 && refunded.refunds[0].status === 'pending'; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        refunded = (await env.call('GET', `/payments/${payment.id}`)).body;
+      }
+      expect(refunded).toMatchObject({ refundedAmount: 600, refunds: [{ id: refunding.body.refunds[0].id, status: 'succeeded', providerReference: expect.stringMatching(/^sbx_re_/) }] });
+      const invoice = await env.invoiceSettles(invoiceId, 600);
+      expect(invoice.settlements.filter((settlement: { amount: number }) => settlement.amount < 0)).toEqual([expect.objectContaining({ amount: -600, reference: refunding.body.refunds[0].id })]);
+      const [gateway] = await t.dataSource.query(`select count(*)::int as n from sandbox_gateway_refunds where environment_id = $1`, [env.id]);
+      expect(gateway.n).toBe(1);
+    });
+
+    it('the gateway refuses (it has no such charge): 200 with the refund failed, nothing refunded, the amount refundable again, payment.refund_failed', async () => {
+      const env = environment();
+      await env.enableSandbox();
+      const invoiceId = await env.bookedInvoice(800);
+      const payment = (await env.pay(invoiceId, 'tok_success')).body;
+      await env.invoiceSettles(invoiceId, 0);
+      // As if the charge had been made elsewhere: the gateway does not know it.
+      await t.dataSource.query(`delete from sandbox_gateway_charges where environment_id = $1 and reference = $2`, [env.id, payment.id]);
+      const refused = await env.call('PUT', `/payments/${payment.id}/refund`, { amount: 800 });
+      expect(refused.status).toBe(200);
+      expect(refused.body).toMatchObject({ refundedAmount: 0, refunds: [{ amount: 800, status: 'failed', failureCode: 'charge_not_found', failureMessage: expect.any(String) }] });
+      const [event] = await t.dataSource.query(`select count(*)::int as n from events where environment_id = $1 and event_type = 'PaymentRefundFailed'`, [env.id]);
+      expect(event.n).toBe(1);
+      expect((await env.call('GET', `/invoices/${invoiceId}`)).body.totalDue).toBe(0);
+      // Nothing was refunded, so all of it may be asked for again (and is refused again by this gateway).
+      expect((await env.call('PUT', `/payments/${payment.id}/refund`, { amount: 800 })).body.refunds).toHaveLength(2);
+    });
+
+    it('an Idempotency-Key retried, also concurrently, answers the same refund: refunded once at the gateway', async () => {
+      const env = environment();
+      await env.enableSandbox();
+      const invoiceId = await env.bookedInvoice(1_000);
+      const payment = (await env.pay(invoiceId, 'tok_success')).body;
+      const keyed = () => t.request('PUT', `/payments/${payment.id}/refund`, { environment: env.id, token: t.token([env.id]), body: { amount: 250 }, headers: { 'idempotency-key': `refund-${payment.id}` } });
+      const answers = await Promise.all(Array.from({ length: 5 }, keyed));
+      const again = await keyed();
+      for (const answer of [...answers, again]) expect(answer.status).toBe(200);
+      const ids = new Set([...answers, again].flatMap((answer) => answer.body.refunds.map((refund: { id: string }) => refund.id)));
+      expect(ids.size).toBe(1);
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect((await env.call('GET', `/payments/${payment.id}`)).body).toMatchObject({ refundedAmount: 250, refunds: [{ amount: 250, status: 'succeeded' }] });
+      const [gateway] = await t.dataSource.query(`select count(*)::int as n from sandbox_gateway_refunds where environment_id = $1`, [env.id]);
+      expect(gateway.n).toBe(1);
+      await env.invoiceSettles(invoiceId, 250);
     });
 
     it('bounds: the refundable amount exactly, then one more is a 422 naming what is left; a failed payment is a 409', async () => {

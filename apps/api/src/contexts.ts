@@ -3,6 +3,7 @@ import { invoicingContext } from '@billing/invoicing';
 import { paymentsContext } from '@billing/payments';
 import { BoundedContext } from '@billing/platform';
 import { subscriptionsContext } from '@billing/subscriptions';
+import { templatesContext } from '@billing/templates';
 import { webhooksContext } from '@billing/webhooks';
 
 /**
@@ -11,4 +12,4 @@ import { webhooksContext } from '@billing/webhooks';
  * catalogue all derive from this list: adding a context is adding its folder
  * under libs/ and one line here.
  */
-export const CONTEXTS: readonly BoundedContext[] = [invoicingContext, catalogContext, subscriptionsContext, paymentsContext, webhooksContext];
+export const CONTEXTS: readonly BoundedContext[] = [invoicingContext, catalogContext, subscriptionsContext, paymentsContext, templatesContext, webhooksContext];

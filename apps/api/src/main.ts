@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { JsonLogger, loadConfig } from '@billing/platform';
 import { createApp } from './create-app';
 import { resolveDatabase } from './database/resolve-database';
+import { resolveAuditSigningKey } from './database/audit-signing-key';
 import { resolvePaymentsEncryptionKeys } from './database/payments-encryption-key';
 import { describeStartupFailure } from './database/startup-error';
 import { signDevelopmentToken } from './dev-token';
@@ -94,7 +95,9 @@ async function main(): Promise<void> {
   const logger = new ServiceLogger(loaded.logLevel);
   serviceLogger = logger;
   // Before anything starts: production without PAYMENTS_ENCRYPTION_KEY is refused, development uses the key under DATA_DIR.
-  const initial = resolvePaymentsEncryptionKeys(loaded, (level, fields) => logger.write(level, fields, 'Bootstrap'));
+  const log = (level: 'warn', fields: Record<string, unknown>) => logger.write(level, fields, 'Bootstrap');
+  // Likewise AUDIT_SIGNING_KEY: required in production, the development key under DATA_DIR otherwise.
+  const initial = resolveAuditSigningKey(resolvePaymentsEncryptionKeys(loaded, log), log);
   const { config, stop } = await resolveDatabase(initial, logger, {
     // Its own process group: Ctrl-C reaches only this process, which closes its connections before stopping Postgres.
     detached: true,

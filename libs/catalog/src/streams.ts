@@ -32,6 +32,7 @@ export const priceStreamDefinition: StreamDefinition<PriceState, PriceEvent> = {
     { type: 'PriceArchived', schemaVersion: 1 },
   ],
   view: { evolver: priceEvolver, toView: priceViewOf },
+  resource: { type: 'price', path: 'prices' },
 };
 
 /** One stream per product. `ProductCreated` (schema version 1): productId, name, description and createdAt. */
@@ -40,4 +41,5 @@ export const productStreamDefinition: StreamDefinition<ProductState, ProductEven
   idScheme: 'the product id: a random uuid the service chooses on POST /products',
   events: [{ type: 'ProductCreated', schemaVersion: 1 }],
   view: { evolver: productEvolver, toView: productViewOf },
+  resource: { type: 'product', path: 'products' },
 };

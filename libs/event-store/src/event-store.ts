@@ -2,7 +2,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { StreamVersionConflictError } from './errors';
 import { queryRows } from './sql';
 import { inTransaction } from './unit-of-work';
-import { AppendResult, EventMetadata, LogPosition, RecordedEvent, StreamAppend, StreamRef, Upcaster, WrittenStream } from './types';
+import { AppendResult, EventMetadata, LogPosition, RecordedEvent, StoredEvent, StreamAppend, StreamRef, Upcaster, WrittenStream } from './types';
 
 export const EVENTS_CHANNEL = 'billing_events';
 
@@ -69,6 +69,12 @@ export class EventStore {
   registerUpcaster(streamType: string, upcaster: Upcaster): void {
     if (this.upcasters.has(streamType)) throw new Error(`stream ${streamType} has two upcasters`);
     this.upcasters.set(streamType, upcaster);
+  }
+
+  /** A stored event of `streamType` in its current shape (its stream's upcaster applied). */
+  upcast(streamType: string, stored: StoredEvent): StoredEvent {
+    const upcaster = this.upcasters.get(streamType);
+    return upcaster ? upcaster(stored) : stored;
   }
 
   async readStream(stream: StreamRef, manager: EntityManager = this.dataSource.manager): Promise<RecordedEvent[]> {
@@ -153,9 +159,7 @@ export class EventStore {
   }
 
   private toRecordedEvent(row: EventRow): RecordedEvent {
-    const stored = { type: row.event_type, schemaVersion: row.schema_version, data: row.data };
-    const upcaster = this.upcasters.get(row.stream_type);
-    const current = upcaster ? upcaster(stored) : stored;
+    const current = this.upcast(row.stream_type, { type: row.event_type, schemaVersion: row.schema_version, data: row.data });
     return {
       eventId: row.event_id,
       environmentId: row.environment_id,

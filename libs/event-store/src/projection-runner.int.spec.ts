@@ -16,6 +16,7 @@ function countingProjection(name: string, failOn?: (event: RecordedEvent, attemp
   return {
     name,
     streamTypes,
+    tables: ['test_applied'],
     async applyBatch(events: readonly RecordedEvent[], tx: EntityManager) {
       for (const event of events) {
         if (failOn?.(event, attempt++)) throw new Error('simulated crash mid-batch');

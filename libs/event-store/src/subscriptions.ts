@@ -11,11 +11,23 @@ export interface Projection {
   readonly name: string;
   /** The streams it reads; a write to one of them answers only after this projection has caught up. */
   readonly streamTypes: readonly string[];
+  /**
+   * The tables it writes (and `reset` empties), unqualified: `npm run replay`
+   * rebuilds them in a shadow schema and compares them row by row.
+   */
+  readonly tables: readonly ReadModelTable[];
   /** Applies a batch in log order; implementations should touch each row once per batch, not once per event. */
   applyBatch(events: readonly RecordedEvent[], tx: EntityManager): Promise<void>;
   /** Empties the read model so it can be rebuilt from position zero. */
   reset(tx: EntityManager): Promise<void>;
 }
+
+/**
+ * A read model's table; `compareExcept` names columns a replay leaves out of
+ * its comparison because they are not a function of the log (a surrogate
+ * sequence from an identity, whose values depend on earlier rebuilds).
+ */
+export type ReadModelTable = string | { readonly name: string; readonly compareExcept: readonly string[] };
 
 /**
  * A side effect driven by events (webhook fan-out, later billing triggers).

@@ -16,7 +16,7 @@ import { invoiceViewOf } from './read-model/invoice-view';
 import { invoicingProjection } from './read-model/invoicing.projection';
 import { taxCodeViewOf } from './read-model/tax-code-view';
 import { PaymentSettlementsReactor } from './payment-settlements/payment-settlements.reactor';
-import { INVOICE_STREAM, TAX_CODE_STREAM } from './streams';
+import { INVOICE_STREAM, TAX_CODE_STREAM, taxCodeStreamId } from './streams';
 
 /** Every event type of a stream with the schema version it is written in (a type missing here does not compile). */
 const INVOICE_EVENTS: Record<InvoiceEvent['type'], number> = {
@@ -37,6 +37,7 @@ const invoiceStream: StreamDefinition<InvoiceState, InvoiceEvent> = {
   idScheme: 'the invoice id: a random uuid the service chooses (create, duplicate)',
   events: eventTypesOf(INVOICE_EVENTS),
   view: { evolver: invoiceEvolver, toView: invoiceViewOf },
+  resource: { type: 'invoice', path: 'invoices' },
 };
 
 const taxCodeStream: StreamDefinition<TaxCodeState, TaxCodeEvent> = {
@@ -46,6 +47,8 @@ const taxCodeStream: StreamDefinition<TaxCodeState, TaxCodeEvent> = {
   // v1 carried the rate as a fraction; v2 carries it in basis points.
   upcast: upcastTaxCodeEvent,
   view: { evolver: taxCodeEvolver, toView: taxCodeViewOf },
+  // Routes name a tax code by its code; its stream id is derived from it.
+  resource: { type: 'tax_code', path: 'tax-codes', streamIdOf: taxCodeStreamId },
 };
 
 const isSettled = (data: unknown) => typeof data === 'object' && data !== null && (data as { settlementStatus?: unknown }).settlementStatus === 'settled';

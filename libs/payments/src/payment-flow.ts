@@ -5,17 +5,22 @@ import {
   decideCreatePayment,
   decideOpenInvoicePayment,
   decideRecordOutcome,
+  decideRecordRefundOutcome,
+  decideRefund,
   invoicePaymentsEvolver,
   KnownProvider,
   Payment,
   PaymentEvent,
   paymentEvolver,
   PaymentOutcome,
+  PaymentState,
   PaymentProviderState,
   paymentProviderEvolver,
+  Refund,
+  RefundOutcome,
 } from './domain';
 import { CredentialVault } from './credentials/credential-vault';
-import { ChargeRequest, GatewayOutcome } from './gateway/payment-gateway';
+import { ChargeRequest, GatewayOutcome, GatewayRefundOutcome, RefundLookupOutcome, RefundRequest } from './gateway/payment-gateway';
 import { PaymentGateways } from './gateway/gateway-registry';
 import { PaymentsReadModel } from './read-model/payments.read-model';
 import { invoicePaymentsStream, paymentStream, providerStream } from './streams';
@@ -42,6 +47,12 @@ export interface PaymentRequest {
  * 3. record the outcome and close the invoice. An unknown outcome (a timeout,
  *    or a crash before step 3) stays pending: the resolver asks the gateway
  *    again (lookup, never a second charge).
+ *
+ * A refund goes the same way: reserved on the payment (PaymentRefundRequested,
+ * so concurrent refunds never exceed it), asked of the gateway under the
+ * refund id, its outcome recorded (PaymentRefunded, or PaymentRefundFailed
+ * releasing the reservation); an unknown outcome stays pending for the
+ * resolver's lookup.
  */
 @Injectable()
 export class PaymentFlow {
@@ -70,6 +81,27 @@ export class PaymentFlow {
   async resolve(environmentId: string, payment: Payment, context: CommandContext): Promise<void> {
     const outcome = await this.charge(environmentId, { payment }, '', 'lookup');
     await this.settle(environmentId, payment.id, outcome, context);
+  }
+
+  refund(environmentId: string, paymentId: string, request: { refundId: string; amount: unknown }, context: CommandContext): Promise<{ payment: Payment; version: number }> {
+    return outsideUnitOfWork(async () => {
+      const { refundId, amount } = request;
+      const reserved = await this.commands.handle(paymentStream(environmentId, paymentId), paymentEvolver, (current) => decideRefund({ refundId, amount, paymentId }, current, context.meta), context, {
+        retryOnConflict: true,
+      });
+      const payment = reserved.state as Payment;
+      // A retried request finds its refund reserved already, and maybe decided: a pending one is asked again under the same reference.
+      const refund = payment.refunds.find((candidate) => candidate.id === refundId)!;
+      if (refund.status !== 'pending') return { payment, version: reserved.version };
+      const outcome = await this.askRefund(environmentId, payment, refund, 'refund');
+      return (await this.recordRefundOutcome(environmentId, paymentId, refundId, outcome, context)) ?? { payment, version: reserved.version };
+    });
+  }
+
+  /** For a refund still pending: what the gateway says became of it. Never refunds again. */
+  async resolveRefund(environmentId: string, payment: Payment, refund: Refund, context: CommandContext): Promise<void> {
+    const outcome = await this.askRefund(environmentId, payment, refund, 'lookup');
+    await this.recordRefundOutcome(environmentId, payment.id, refund.id, outcome, context);
   }
 
   /** Records the payment; when a twin with the same chosen id recorded it first, that payment (pending or decided). */
@@ -120,14 +152,12 @@ export class PaymentFlow {
   /** The gateway's answer; the provider's credentials are decrypted for this call only. */
   private async charge(environmentId: string, { payment }: { payment: Payment }, token: string, call: 'charge' | 'lookup'): Promise<GatewayOutcome | { kind: 'not_found'; message: string }> {
     const gateway = this.gateways.get(payment.provider);
-    const provider = await this.providerState(payment.provider, environmentId);
-    const encrypted = provider.status === 'none' ? null : provider.credentials;
     const request: ChargeRequest = {
       reference: payment.id,
       amount: payment.amount,
       currency: payment.currency,
       token,
-      credentials: encrypted ? this.vault.decrypt(environmentId, payment.provider, encrypted) : null,
+      credentials: await this.credentials(environmentId, payment.provider),
       environmentId,
     };
     try {
@@ -136,6 +166,53 @@ export class PaymentFlow {
       // Whatever the adapter threw, the charge may or may not have happened: the resolver asks again.
       return { kind: 'unknown', message: 'the gateway call failed' };
     }
+  }
+
+  /** The gateway's answer to a refund or its lookup; like a charge, a call that threw may or may not have refunded. */
+  private async askRefund(environmentId: string, payment: Payment, refund: Refund, call: 'refund' | 'lookup'): Promise<GatewayRefundOutcome | RefundLookupOutcome> {
+    const gateway = this.gateways.get(payment.provider);
+    const request: RefundRequest = {
+      reference: refund.id,
+      chargeReference: payment.id,
+      amount: refund.amount,
+      currency: payment.currency,
+      credentials: await this.credentials(environmentId, payment.provider),
+      environmentId,
+    };
+    try {
+      return call === 'refund' ? await gateway.refund(request) : await gateway.lookupRefund(request);
+    } catch {
+      return { kind: 'unknown', message: 'the gateway call failed' };
+    }
+  }
+
+  /** Records a known refund outcome (a twin or the resolver may have recorded it first: the same answer); null while unknown. */
+  private async recordRefundOutcome(
+    environmentId: string,
+    paymentId: string,
+    refundId: string,
+    outcome: GatewayRefundOutcome | RefundLookupOutcome,
+    context: CommandContext,
+  ): Promise<{ payment: Payment; version: number } | null> {
+    if (outcome.kind === 'unknown') return null;
+    // A lookup that finds no refund: none was made; the refund failed and its amount is refundable again.
+    const known: RefundOutcome = outcome.kind === 'not_found' ? { kind: 'unreachable', message: outcome.message } : outcome;
+    const stream = paymentStream(environmentId, paymentId);
+    const decide = (current: PaymentState) => decideRecordRefundOutcome(refundId, known, current, context.meta);
+    try {
+      const { state, version } = await this.commands.handle(stream, paymentEvolver, decide, context, { retryOnConflict: true });
+      return { payment: state as Payment, version };
+    } catch (error) {
+      if (!(error instanceof StreamVersionConflictError)) throw error;
+      const current = await this.commands.load(stream, paymentEvolver);
+      return { payment: current.state as Payment, version: current.version };
+    }
+  }
+
+  private async credentials(environmentId: string, providerName: KnownProvider): Promise<object | null> {
+    const provider = await this.providerState(providerName, environmentId);
+    const encrypted = provider.status === 'none' ? null : provider.credentials;
+    return encrypted ? this.vault.decrypt(environmentId, providerName, encrypted) : null;
   }
 
   /** Records a known outcome and closes the invoice in one transaction; null when the outcome is still unknown. */

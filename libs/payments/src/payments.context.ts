@@ -25,7 +25,14 @@ import { paymentsProjection } from './read-model/payments.projection';
 import { collectionViewOf, paymentViewOf, providerViewOf } from './views';
 
 /** Every event type of a stream with the schema version it is written in (a type missing here does not compile). */
-const PAYMENT_EVENTS: Record<PaymentEvent['type'], number> = { PaymentCreated: 1, PaymentSucceeded: 1, PaymentFailed: 1, PaymentRefunded: 1 };
+const PAYMENT_EVENTS: Record<PaymentEvent['type'], number> = {
+  PaymentCreated: 1,
+  PaymentSucceeded: 1,
+  PaymentFailed: 1,
+  PaymentRefundRequested: 1,
+  PaymentRefunded: 1,
+  PaymentRefundFailed: 1,
+};
 const PROVIDER_EVENTS: Record<PaymentProviderEvent['type'], number> = { PaymentProviderEnabled: 1, PaymentProviderDisabled: 1 };
 const INVOICE_PAYMENTS_EVENTS: Record<InvoicePaymentsEvent['type'], number> = { InvoicePaymentOpened: 1, InvoicePaymentClosed: 1 };
 const COLLECTION_EVENTS: Record<CollectionEvent['type'], number> = {
@@ -43,6 +50,7 @@ const paymentStream: StreamDefinition<PaymentState, PaymentEvent> = {
   idScheme: "the payment id: a random uuid the service chooses; also the gateway's idempotency reference",
   events: eventTypesOf(PAYMENT_EVENTS),
   view: { evolver: paymentEvolver, toView: paymentViewOf },
+  resource: { type: 'payment', path: 'payments' },
 };
 const providerStream: StreamDefinition<PaymentProviderState, PaymentProviderEvent> = {
   type: PAYMENT_PROVIDER_STREAM_TYPE,
@@ -50,6 +58,8 @@ const providerStream: StreamDefinition<PaymentProviderState, PaymentProviderEven
   events: eventTypesOf(PROVIDER_EVENTS),
   // The view never holds the credentials (not even encrypted): notifications carry this.
   view: { evolver: paymentProviderEvolver, toView: providerViewOf },
+  // The public log never shows credentials, not even encrypted.
+  publicData: (_type, data) => redact(data, 'credentials'),
 };
 const invoicePaymentsStream: StreamDefinition = {
   type: INVOICE_PAYMENTS_STREAM_TYPE,
@@ -63,6 +73,8 @@ const collectionStream: StreamDefinition<CollectionState, CollectionEvent> = {
   events: eventTypesOf(COLLECTION_EVENTS),
   // Notifications carry the collection without the payment method token.
   view: { evolver: collectionEvolver, toView: collectionViewOf },
+  // Nor the payment method token a collection charges.
+  publicData: (_type, data) => redact(data, 'token'),
 };
 const settingsStream: StreamDefinition = {
   type: PAYMENT_SETTINGS_STREAM_TYPE,
@@ -70,11 +82,24 @@ const settingsStream: StreamDefinition = {
   events: eventTypesOf(SETTINGS_EVENTS),
 };
 
+/** The data with `member` replaced by "[redacted]" when it holds a value. */
+function redact(data: unknown, member: string): unknown {
+  if (typeof data !== 'object' || data === null) return data;
+  const value = (data as Record<string, unknown>)[member];
+  return value === undefined || value === null ? data : { ...data, [member]: '[redacted]' };
+}
+
 const notifications: NotificationDefinition[] = [
   { name: 'payment.created', streamType: PAYMENT_STREAM_TYPE, eventType: 'PaymentCreated', description: 'A payment is recorded (pending), before its gateway call.' },
   { name: 'payment.succeeded', streamType: PAYMENT_STREAM_TYPE, eventType: 'PaymentSucceeded', description: 'A payment succeeded; its invoice is settled by it.' },
   { name: 'payment.failed', streamType: PAYMENT_STREAM_TYPE, eventType: 'PaymentFailed', description: 'A payment failed (declined, or the gateway was not reached).' },
-  { name: 'payment.refunded', streamType: PAYMENT_STREAM_TYPE, eventType: 'PaymentRefunded', description: 'A payment is refunded, wholly or in part.' },
+  { name: 'payment.refunded', streamType: PAYMENT_STREAM_TYPE, eventType: 'PaymentRefunded', description: 'A payment is refunded, wholly or in part: the provider made the refund.' },
+  {
+    name: 'payment.refund_failed',
+    streamType: PAYMENT_STREAM_TYPE,
+    eventType: 'PaymentRefundFailed',
+    description: 'The provider refused a refund or could not be reached: nothing was refunded (the refund entry carries failureCode and failureMessage).',
+  },
   { name: 'payment_provider.enabled', streamType: PAYMENT_PROVIDER_STREAM_TYPE, eventType: 'PaymentProviderEnabled', description: 'A payment provider is enabled or its credentials rotated (never carried).' },
   {
     name: 'invoice.payment_failed',

@@ -3,6 +3,12 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { PassportModule } from '@nestjs/passport';
 import { EventStore } from '@billing/event-store';
+import { AuditController } from './audit/audit.controller';
+import { AuditResources } from './audit/audit-resources';
+import { ChainVerifier } from './audit/chain-verifier';
+import { EventLog } from './audit/event-log';
+import { HeadSigner } from './audit/head-signer';
+import { AsOfInterceptor, historyController, interceptSingleResourceReads } from './audit/history';
 import { Authenticator, CallerGuard } from './auth/guards';
 import { JwtStrategy } from './auth/jwt.strategy';
 import { ClockDrivenWorkRegistry } from './clock/clock-driven-work';
@@ -29,7 +35,8 @@ import { ProblemsController } from './problems/problems.controller';
 /**
  * The spine every bounded context stands on: configuration, the database,
  * event store, command path and projector, authentication and environment
- * scoping, idempotency keys, problem details, per-environment clocks, and the
+ * scoping, idempotency keys, problem details, per-environment clocks, the
+ * auditor's routes (event log, history, as-of reads, hash chain), and the
  * wiring of the contexts' definitions. Global, so contexts just inject what they need.
  *
  * `Clock` is a ScopedClock over `options.clock` (the system clock unless a
@@ -42,8 +49,19 @@ import { ProblemsController } from './problems/problems.controller';
 export class PlatformModule {
   static forRoot(config: AppConfig, options: { clock?: Clock; contexts: readonly BoundedContext[] }): DynamicModule {
     for (const context of options.contexts) registerProblemTypes(context.problems);
-    const controllers = [HealthController, ProblemsController, MetricsController, ...(config.testClocks ? [TestClockController] : [])];
-    interceptWriteRoutes([...controllers, ...options.contexts.flatMap((context) => controllersOf(context.module))], IdempotencyInterceptor);
+    const contextControllers = options.contexts.flatMap((context) => controllersOf(context.module));
+    // The auditor's routes: the log, the chain, and per declared resource its history and as-of reads.
+    const historyResources = new AuditResources(options.contexts).historyResources;
+    interceptSingleResourceReads(contextControllers, historyResources);
+    const controllers = [
+      HealthController,
+      ProblemsController,
+      MetricsController,
+      AuditController,
+      ...historyResources.map(historyController),
+      ...(config.testClocks ? [TestClockController] : []),
+    ];
+    interceptWriteRoutes([...controllers, ...contextControllers], IdempotencyInterceptor);
     return {
       module: PlatformModule,
       imports: [CqrsModule.forRoot(), PassportModule.register({ session: false })],
@@ -70,11 +88,15 @@ export class PlatformModule {
         IdempotencyStore,
         IdempotencyPurger,
         IdempotencyInterceptor,
+        EventLog,
+        ChainVerifier,
+        HeadSigner,
+        AsOfInterceptor,
         // Global interceptors run before route ones: the environment's clock scope encloses an Idempotency-Key's transaction.
         // Without test clocks there is none, and reads take Nest's path without interceptors.
         ...(config.testClocks ? [{ provide: APP_INTERCEPTOR, useClass: EnvironmentClockInterceptor }] : []),
       ],
-      exports: [APP_CONFIG, Clock, ScopedClock, EnvironmentClock, ClockDrivenWorkRegistry, Authenticator, IdempotencyStore, ...databaseProviders, NotificationCatalogue, Metrics, CqrsModule],
+      exports: [APP_CONFIG, Clock, ScopedClock, EnvironmentClock, ClockDrivenWorkRegistry, Authenticator, IdempotencyStore, ...databaseProviders, NotificationCatalogue, Metrics, CqrsModule, EventLog, ChainVerifier, HeadSigner],
     };
   }
 }

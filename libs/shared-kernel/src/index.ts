@@ -5,3 +5,4 @@ export * from './scaled-decimal';
 export * from './amount';
 export * from './currency';
 export * from './identifiers';
+export * from './timestamp';

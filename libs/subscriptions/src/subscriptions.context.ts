@@ -26,6 +26,7 @@ const subscriptionStream: StreamDefinition<SubscriptionState, SubscriptionEvent>
   idScheme: 'the subscription id: a random uuid the service chooses (POST /subscriptions)',
   events: eventTypesOf(SUBSCRIPTION_EVENTS),
   view: { evolver: subscriptionEvolver, toView: subscriptionViewOf },
+  resource: { type: 'subscription', path: 'subscriptions' },
 };
 
 const METRIC_EVENTS: Record<BillableMetricEvent['type'], number> = { BillableMetricCreated: 1 };

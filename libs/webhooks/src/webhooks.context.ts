@@ -26,6 +26,11 @@ export const webhooksContext: BoundedContext = {
         { type: 'WebhookUnsubscribed', schemaVersion: 1 },
         { type: 'WebhookDisabled', schemaVersion: 1 },
       ],
+      // History only: there is no GET /webhooks/{id} to read as of an instant.
+      resource: { type: 'webhook_subscription', path: 'webhooks' },
+      // The public log never shows a signature key, not even encrypted.
+      publicData: (_type, data) =>
+        typeof data === 'object' && data !== null && 'encryptedSignatureKey' in data ? { ...data, encryptedSignatureKey: '[redacted]' } : data,
     },
   ],
   projections: [subscriptionsProjection],

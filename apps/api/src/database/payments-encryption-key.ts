@@ -61,12 +61,12 @@ export function resolvePaymentsEncryptionKeys(config: AppConfig, log: Log): AppC
  * process made it meanwhile; that one's key is then read. A reader never
  * sees a half-written file, and two first starts agree on one key.
  */
-export function readOrCreateKeyFile(file: string): { entry: string; created: boolean } {
+export function readOrCreateKeyFile(file: string, make: () => string = newPaymentsKeyEntry): { entry: string; created: boolean } {
   const existing = readOrNull(file);
   if (existing !== null) return { entry: existing, created: false };
   mkdirSync(resolve(file, '..'), { recursive: true });
   const temporary = `${file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
-  const entry = `development-${randomBytes(4).toString('hex')}:${randomBytes(32).toString('base64')}\n`;
+  const entry = make();
   const descriptor = openSync(temporary, 'wx', 0o600);
   try {
     writeSync(descriptor, entry);
@@ -85,6 +85,10 @@ export function readOrCreateKeyFile(file: string): { entry: string; created: boo
   }
 }
 
+function newPaymentsKeyEntry(): string {
+  return `development-${randomBytes(4).toString('hex')}:${randomBytes(32).toString('base64')}\n`;
+}
+
 function parseKeyFile(entry: string, file: string) {
   try {
     const keys = parsePaymentsEncryptionKeys(entry.trim(), file);
@@ -98,7 +102,7 @@ function parseKeyFile(entry: string, file: string) {
   }
 }
 
-function isDirectory(path: string): boolean {
+export function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
   } catch {

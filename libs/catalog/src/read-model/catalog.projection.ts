@@ -85,6 +85,7 @@ const PRODUCTS: ReadModelTable<ProductState, ProductEvent, ProductView> = {
  */
 export const catalogProjection: Projection = {
   name: CATALOG_PROJECTION,
+  tables: ['prices', 'products'],
   streamTypes: [PRICE_STREAM_TYPE, PRODUCT_STREAM_TYPE],
   async applyBatch(events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
     await applyTo(PRICES, events, tx);

@@ -42,6 +42,7 @@ export const INVOICING_PROJECTION = 'invoicing.read-model';
  */
 export const invoicingProjection: Projection = {
   name: INVOICING_PROJECTION,
+  tables: ['invoices', 'tax_codes'],
   streamTypes: [INVOICE_STREAM, TAX_CODE_STREAM],
 
   async applyBatch(events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {

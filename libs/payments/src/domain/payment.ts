@@ -54,30 +54,62 @@ export interface PaymentFailedData {
   readonly retryable: boolean;
   readonly failedAt: string;
 }
-/** Carries the invoice: invoicing unsettles it by the amount from this event alone. */
+/** A refund reserved (it counts against the refundable amount) before the gateway is asked to make it. */
+export interface PaymentRefundRequestedData {
+  readonly paymentId: string;
+  readonly invoiceId: string;
+  readonly refundId: string;
+  readonly amount: number;
+  readonly requestedAt: string;
+}
+/**
+ * Carries the invoice: invoicing unsettles it by the amount from this event
+ * alone. Recorded once the gateway made the refund; events written before
+ * refunds went to the gateway have no PaymentRefundRequested before them and
+ * no providerReference.
+ */
 export interface PaymentRefundedData {
   readonly paymentId: string;
   readonly invoiceId: string;
   readonly refundId: string;
   readonly amount: number;
   readonly refundedAt: string;
+  readonly providerReference?: string;
+}
+/** The gateway refused or was not reached: nothing was refunded and the reservation is released. */
+export interface PaymentRefundFailedData {
+  readonly paymentId: string;
+  readonly refundId: string;
+  readonly failureCode: string;
+  readonly failureMessage: string;
+  readonly failedAt: string;
 }
 
 export type PaymentCreated = DomainEvent<'PaymentCreated', PaymentCreatedData>;
 export type PaymentSucceeded = DomainEvent<'PaymentSucceeded', PaymentSucceededData>;
 export type PaymentFailed = DomainEvent<'PaymentFailed', PaymentFailedData>;
+export type PaymentRefundRequested = DomainEvent<'PaymentRefundRequested', PaymentRefundRequestedData>;
 export type PaymentRefunded = DomainEvent<'PaymentRefunded', PaymentRefundedData>;
-export type PaymentEvent = PaymentCreated | PaymentSucceeded | PaymentFailed | PaymentRefunded;
+export type PaymentRefundFailed = DomainEvent<'PaymentRefundFailed', PaymentRefundFailedData>;
+export type PaymentEvent = PaymentCreated | PaymentSucceeded | PaymentFailed | PaymentRefundRequested | PaymentRefunded | PaymentRefundFailed;
 
 /** The failure code recorded when the gateway could not be reached (tok_gateway_error). */
 export const GATEWAY_UNREACHABLE = 'gateway_unreachable';
 
 // ---------------------------------------------------------------- state
 
+/** pending: reserved and asked of the gateway, outcome not known yet; failed: nothing was refunded. */
+export type RefundStatus = 'pending' | 'succeeded' | 'failed';
+
 export interface Refund {
   readonly id: string;
   readonly amount: number;
+  readonly status: RefundStatus;
+  readonly providerReference: string | null;
+  readonly failureCode: string | null;
+  readonly failureMessage: string | null;
   readonly createdAt: string;
+  readonly updatedAt: string;
 }
 
 export interface Payment {
@@ -94,6 +126,7 @@ export interface Payment {
   readonly failureMessage: string | null;
   /** null unless failed */
   readonly retryable: boolean | null;
+  /** The succeeded refunds' sum. */
   readonly refundedAmount: number;
   readonly refunds: readonly Refund[];
   readonly createdAt: string;
@@ -139,14 +172,23 @@ export function evolvePayment(state: PaymentState, event: PaymentEvent): Payment
       const { failureCode, failureMessage, retryable, failedAt } = event.data;
       return { ...state, status: 'failed', failureCode, failureMessage, retryable, updatedAt: failedAt };
     }
+    case 'PaymentRefundRequested': {
+      const { refundId, amount, requestedAt } = event.data;
+      const refund: Refund = { id: refundId, amount, status: 'pending', providerReference: null, failureCode: null, failureMessage: null, createdAt: requestedAt, updatedAt: requestedAt };
+      return { ...state, refunds: [...state.refunds, refund], updatedAt: requestedAt };
+    }
     case 'PaymentRefunded': {
-      const { refundId, amount, refundedAt } = event.data;
-      return {
-        ...state,
-        refundedAmount: state.refundedAmount + amount,
-        refunds: [...state.refunds, { id: refundId, amount, createdAt: refundedAt }],
-        updatedAt: refundedAt,
-      };
+      const { refundId, amount, refundedAt, providerReference = null } = event.data;
+      const requested = state.refunds.some((refund) => refund.id === refundId);
+      const refunds = requested
+        ? state.refunds.map((refund) => (refund.id === refundId ? { ...refund, status: 'succeeded' as const, providerReference, updatedAt: refundedAt } : refund))
+        : [...state.refunds, { id: refundId, amount, status: 'succeeded' as const, providerReference, failureCode: null, failureMessage: null, createdAt: refundedAt, updatedAt: refundedAt }];
+      return { ...state, refundedAmount: state.refundedAmount + amount, refunds, updatedAt: refundedAt };
+    }
+    case 'PaymentRefundFailed': {
+      const { refundId, failureCode, failureMessage, failedAt } = event.data;
+      const refunds = state.refunds.map((refund) => (refund.id === refundId ? { ...refund, status: 'failed' as const, failureCode, failureMessage, updatedAt: failedAt } : refund));
+      return { ...state, refunds, updatedAt: failedAt };
     }
     default:
       return state; // an event type from a newer release: ignored rather than fatal
@@ -158,9 +200,16 @@ export const paymentEvolver: Evolver<PaymentState, PaymentEvent> = {
   evolve: evolvePayment,
 };
 
-/** What can still be refunded: 0 unless succeeded. */
+/** What can still be refunded: 0 unless succeeded; pending refunds are reserved. */
 export function refundableAmount(payment: PaymentState): number {
-  return payment.status === 'succeeded' ? payment.amount - payment.refundedAmount : 0;
+  if (payment.status !== 'succeeded') return 0;
+  const reserved = payment.refunds.reduce((sum, refund) => (refund.status === 'pending' ? sum + refund.amount : sum), 0);
+  return payment.amount - payment.refundedAmount - reserved;
+}
+
+/** The refunds whose outcome the gateway has not told yet. */
+export function pendingRefunds(payment: PaymentState): readonly Refund[] {
+  return payment.status === 'none' ? [] : payment.refunds.filter((refund) => refund.status === 'pending');
 }
 
 // ---------------------------------------------------------------- create
@@ -307,32 +356,77 @@ export interface RefundPayment {
 }
 
 /**
- * Several partial refunds are allowed up to the payment's amount. The check
- * runs against the folded state, so concurrent refunds are serialised by the
- * stream's expected version: the loser retries against the new state and is
- * refused once the payment is exhausted.
+ * Reserves a refund before the gateway is asked to make it (the refund id is
+ * the gateway's idempotency reference). Several partial refunds are allowed
+ * up to the payment's amount; pending ones count. The check runs against the
+ * folded state, so concurrent refunds are serialised by the stream's expected
+ * version: the loser retries against the new state and is refused once the
+ * payment is exhausted. The same refund id again (a retried request) decides
+ * nothing: its refund is already reserved.
  */
-export function decideRefund(command: RefundPayment, state: PaymentState, meta: CommandMetadata): PaymentRefunded[] {
+export function decideRefund(command: RefundPayment, state: PaymentState, meta: CommandMetadata): PaymentRefundRequested[] {
   if (state.status === 'none') throw new NotFoundError('payment', command.paymentId ?? 'to refund');
+  if (state.refunds.some((refund) => refund.id === command.refundId)) return [];
   const amount = positiveAmount(command.amount, '/amount');
   if (state.status !== 'succeeded') {
     throw new ConflictError('payment-not-refundable', `payment ${state.id} is ${state.status}: only succeeded payments can be refunded`);
   }
   const refundable = BigInt(refundableAmount(state));
   if (amount > refundable) {
+    const pending = pendingRefunds(state).length;
     const detail =
-      refundable === 0n
-        ? 'must not exceed the refundable amount of 0: the payment is fully refunded'
-        : `must not exceed the refundable amount of ${refundable}`;
+      (refundable === 0n ? 'must not exceed the refundable amount of 0' : `must not exceed the refundable amount of ${refundable}`) +
+      (pending > 0 ? ` (${pending} refund${pending === 1 ? '' : 's'} still pending at the provider count against it)` : refundable === 0n ? ': the payment is fully refunded' : '');
     throw ValidationError.at('/amount', detail, 'refund-exceeds-payment');
   }
   return [
     {
-      type: 'PaymentRefunded',
+      type: 'PaymentRefundRequested',
       schemaVersion: 1,
-      data: { paymentId: state.id, invoiceId: state.invoiceId, refundId: command.refundId, amount: Number(amount), refundedAt: meta.now.toISOString() },
+      data: { paymentId: state.id, invoiceId: state.invoiceId, refundId: command.refundId, amount: Number(amount), requestedAt: meta.now.toISOString() },
     },
   ];
+}
+
+/** What the gateway said of a refund; `unknown` records nothing (a worker asks again). */
+export type RefundOutcome =
+  | { readonly kind: 'succeeded'; readonly providerReference: string }
+  | { readonly kind: 'declined'; readonly code: string; readonly message: string }
+  | { readonly kind: 'unreachable'; readonly message: string }
+  | { readonly kind: 'unknown' };
+
+/**
+ * Idempotent: only a pending refund takes an outcome, so a refund is made at
+ * most once and its invoice unsettled at most once by whoever reacts to
+ * PaymentRefunded.
+ */
+export function decideRecordRefundOutcome(refundId: string, outcome: RefundOutcome, state: PaymentState, meta: CommandMetadata): Array<PaymentRefunded | PaymentRefundFailed> {
+  // Outcomes come from gateway calls for reserved refunds only: anything else is a wiring bug.
+  const refund = state.status === 'none' ? undefined : state.refunds.find((candidate) => candidate.id === refundId);
+  if (state.status === 'none' || !refund) throw new Error(`an outcome can only be recorded for a requested refund (${refundId})`);
+  if (refund.status !== 'pending') return [];
+  const at = meta.now.toISOString();
+  switch (outcome.kind) {
+    case 'unknown':
+      return [];
+    case 'succeeded':
+      if (outcome.providerReference.length === 0) throw new Error('a succeeded refund needs the provider reference');
+      return [
+        {
+          type: 'PaymentRefunded',
+          schemaVersion: 1,
+          data: { paymentId: state.id, invoiceId: state.invoiceId, refundId, amount: refund.amount, refundedAt: at, providerReference: outcome.providerReference },
+        },
+      ];
+    case 'declined':
+      return [refundFailed(state.id, refundId, outcome.code, outcome.message, at)];
+    case 'unreachable':
+      return [refundFailed(state.id, refundId, GATEWAY_UNREACHABLE, outcome.message, at)];
+  }
+}
+
+function refundFailed(paymentId: string, refundId: string, failureCode: string, failureMessage: string, failedAt: string): PaymentRefundFailed {
+  return { type: 'PaymentRefundFailed', schemaVersion: 1, data: { paymentId, refundId, failureCode, failureMessage, failedAt } };
 }
 
 // ---------------------------------------------------------------- helpers

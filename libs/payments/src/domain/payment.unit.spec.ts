@@ -7,11 +7,15 @@ import {
   PaymentCreated,
   PaymentEvent,
   PaymentFailed,
+  PaymentRefundFailed,
+  PaymentRefundRequested,
   PaymentRefunded,
   PaymentSucceeded,
   decideCreatePayment,
   decideRecordOutcome,
+  decideRecordRefundOutcome,
   decideRefund,
+  pendingRefunds,
   evolvePayment,
   paymentEvolver,
   refundableAmount,
@@ -45,10 +49,26 @@ const hardDecline: PaymentFailed = {
   schemaVersion: 1,
   data: { paymentId: 'pay-1', failureCode: 'card_declined', failureMessage: 'The card was declined.', retryable: false, failedAt: LATER },
 };
+/** As recorded before refunds went to the gateway: no request before it, no provider reference. */
 const refunded = (refundId: string, amount: number, refundedAt = LATER): PaymentRefunded => ({
   type: 'PaymentRefunded',
   schemaVersion: 1,
   data: { paymentId: 'pay-1', invoiceId: 'inv-1', refundId, amount, refundedAt },
+});
+const requested = (refundId: string, amount: number, requestedAt = LATER): PaymentRefundRequested => ({
+  type: 'PaymentRefundRequested',
+  schemaVersion: 1,
+  data: { paymentId: 'pay-1', invoiceId: 'inv-1', refundId, amount, requestedAt },
+});
+const refundMade = (refundId: string, amount: number, providerReference = `re_${refundId}`): PaymentRefunded => ({
+  type: 'PaymentRefunded',
+  schemaVersion: 1,
+  data: { paymentId: 'pay-1', invoiceId: 'inv-1', refundId, amount, refundedAt: LATER, providerReference },
+});
+const refundFailed = (refundId: string, failureCode = 'charge_not_found'): PaymentRefundFailed => ({
+  type: 'PaymentRefundFailed',
+  schemaVersion: 1,
+  data: { paymentId: 'pay-1', refundId, failureCode, failureMessage: 'no', failedAt: LATER },
 });
 
 describe('evolvePayment', () => {
@@ -73,19 +93,36 @@ describe('evolvePayment', () => {
     });
   });
 
-  it('success records the provider reference; refunds add up', () => {
+  it('success records the provider reference; refunds recorded before the gateway was asked (no request) add up', () => {
     const state = foldEvents(paymentEvolver, [created, succeeded, refunded('r-1', 500), refunded('r-2', 700, '2025-03-02T00:00:00.000Z')]);
     expect(state).toMatchObject({
       status: 'succeeded',
       providerReference: 'ch_1',
       refundedAmount: 1200,
       refunds: [
-        { id: 'r-1', amount: 500, createdAt: LATER },
-        { id: 'r-2', amount: 700, createdAt: '2025-03-02T00:00:00.000Z' },
+        { id: 'r-1', amount: 500, status: 'succeeded', providerReference: null, failureCode: null, failureMessage: null, createdAt: LATER, updatedAt: LATER },
+        { id: 'r-2', amount: 700, status: 'succeeded', providerReference: null, failureCode: null, failureMessage: null, createdAt: '2025-03-02T00:00:00.000Z', updatedAt: '2025-03-02T00:00:00.000Z' },
       ],
       updatedAt: '2025-03-02T00:00:00.000Z',
     });
     expect(refundableAmount(state)).toBe(11_300);
+  });
+
+  it('a requested refund is pending and reserved; made, it counts as refunded; failed, it is released', () => {
+    const pending = foldEvents(paymentEvolver, [created, succeeded, requested('r-1', 500), requested('r-2', 700)]);
+    expect(pending).toMatchObject({ refundedAmount: 0, refunds: [{ id: 'r-1', status: 'pending' }, { id: 'r-2', status: 'pending' }] });
+    expect(refundableAmount(pending)).toBe(11_300);
+    expect(pendingRefunds(pending).map((refund) => refund.id)).toEqual(['r-1', 'r-2']);
+    const decided = foldEvents(paymentEvolver, [created, succeeded, requested('r-1', 500), requested('r-2', 700), refundMade('r-1', 500), refundFailed('r-2')]);
+    expect(decided).toMatchObject({
+      refundedAmount: 500,
+      refunds: [
+        { id: 'r-1', status: 'succeeded', providerReference: 're_r-1', failureCode: null },
+        { id: 'r-2', status: 'failed', providerReference: null, failureCode: 'charge_not_found', failureMessage: 'no' },
+      ],
+    });
+    expect(refundableAmount(decided)).toBe(12_000);
+    expect(pendingRefunds(decided)).toEqual([]);
   });
 
   it('failure records code, message and whether it may be retried', () => {
@@ -238,15 +275,36 @@ describe('decideRecordOutcome', () => {
 });
 
 describe('decideRefund', () => {
-  it('refunds part of a succeeded payment', () => {
-    spec.given([created, succeeded]).when((state) => decideRefund({ refundId: 'r-1', amount: 500 }, state, later)).then([refunded('r-1', 500)]);
+  it('reserves part of a succeeded payment', () => {
+    spec.given([created, succeeded]).when((state) => decideRefund({ refundId: 'r-1', amount: 500 }, state, later)).then([requested('r-1', 500)]);
   });
 
-  it('refunds exactly what is left', () => {
+  it('reserves exactly what is left', () => {
     spec
       .given([created, succeeded, refunded('r-1', 500)])
       .when((state) => decideRefund({ refundId: 'r-2', amount: 12_000 }, state, later))
-      .then([refunded('r-2', 12_000)]);
+      .then([requested('r-2', 12_000)]);
+  });
+
+  it('counts pending refunds against the payment, and says so', () => {
+    spec
+      .given([created, succeeded, requested('r-1', 12_000)])
+      .when((state) => decideRefund({ refundId: 'r-2', amount: 501 }, state, later))
+      .thenThrows({
+        code: 'refund-exceeds-payment',
+        errors: [{ pointer: '/amount', detail: 'must not exceed the refundable amount of 500 (1 refund still pending at the provider count against it)' }],
+      });
+  });
+
+  it('a failed refund makes its amount refundable again', () => {
+    spec
+      .given([created, succeeded, requested('r-1', 12_500), refundFailed('r-1')])
+      .when((state) => decideRefund({ refundId: 'r-2', amount: 12_500 }, state, later))
+      .then([requested('r-2', 12_500)]);
+  });
+
+  it('decides nothing for a refund id already reserved (a retried request)', () => {
+    spec.given([created, succeeded, requested('r-1', 500)]).when((state) => decideRefund({ refundId: 'r-1', amount: 500 }, state, later)).then([]);
   });
 
   it('refuses more than is left, with the refundable amount in the detail', () => {
@@ -279,6 +337,7 @@ describe('decideRefund', () => {
   });
 
   // Oracle: a running total. Each request is accepted exactly when it fits what is left, whatever the order.
+  // Accepted refunds are made by the gateway at once here; the reservation rules are covered above.
   it('never refunds more than the payment, however refunds arrive', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 100_000 }), fc.array(fc.integer({ min: -10, max: 60_000 }), { maxLength: 30 }), (amount, requests) => {
@@ -291,6 +350,7 @@ describe('decideRefund', () => {
             const events = decideRefund({ refundId: `r-${i}`, amount: request }, state, later);
             expect(fits).toBe(true);
             history.push(...events);
+            history.push(...decideRecordRefundOutcome(`r-${i}`, { kind: 'succeeded', providerReference: `re-${i}` }, foldEvents(paymentEvolver, history), later));
             left -= request;
           } catch (error) {
             expect(error).toBeInstanceOf(ValidationError);
@@ -302,5 +362,46 @@ describe('decideRefund', () => {
         expect(refundableAmount(final)).toBe(left);
       }),
     );
+  });
+});
+
+describe('decideRecordRefundOutcome', () => {
+  const given = [created, succeeded, requested('r-1', 500)];
+
+  it('a refund the gateway made is recorded with its provider reference and the invoice', () => {
+    spec.given(given).when((state) => decideRecordRefundOutcome('r-1', { kind: 'succeeded', providerReference: 're_r-1' }, state, later)).then([refundMade('r-1', 500)]);
+  });
+
+  it('a refused refund fails with the gateway code', () => {
+    spec
+      .given(given)
+      .when((state) => decideRecordRefundOutcome('r-1', { kind: 'declined', code: 'charge_not_found', message: 'no' }, state, later))
+      .then([refundFailed('r-1')]);
+  });
+
+  it('an unreached gateway fails it as gateway_unreachable (nothing was refunded)', () => {
+    spec
+      .given(given)
+      .when((state) => decideRecordRefundOutcome('r-1', { kind: 'unreachable', message: 'no' }, state, later))
+      .then([refundFailed('r-1', 'gateway_unreachable')]);
+  });
+
+  it('an unknown outcome records nothing: the refund stays pending', () => {
+    spec.given(given).when((state) => decideRecordRefundOutcome('r-1', { kind: 'unknown' }, state, later)).then([]);
+  });
+
+  it.each<[string, PaymentEvent]>([
+    ['made', refundMade('r-1', 500)],
+    ['failed', refundFailed('r-1')],
+  ])('a refund already %s takes no second outcome', (_, outcome) => {
+    spec
+      .given([...given, outcome])
+      .when((state) => decideRecordRefundOutcome('r-1', { kind: 'succeeded', providerReference: 're_other' }, state, later))
+      .then([]);
+  });
+
+  it('refuses an outcome for a refund never requested (a wiring bug)', () => {
+    spec.given([created, succeeded]).when((state) => decideRecordRefundOutcome('r-9', { kind: 'unknown' }, state, later)).thenThrows({ name: 'Error' });
+    spec.given([]).when((state) => decideRecordRefundOutcome('r-9', { kind: 'unknown' }, state, later)).thenThrows({ name: 'Error' });
   });
 });

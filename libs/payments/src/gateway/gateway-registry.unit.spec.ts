@@ -11,10 +11,22 @@ describe('ManualGateway', () => {
     expect(await gateway.charge(request)).toEqual({ kind: 'succeeded', providerReference: 'manual_pay_1' });
     expect(await gateway.lookup(request)).toEqual({ kind: 'succeeded', providerReference: 'manual_pay_1' });
   });
+
+  it('refunds at once: the money was sent back by hand', async () => {
+    const refund = { reference: 're_1', chargeReference: 'pay_1', amount: 100, currency: 'EUR', credentials: null, environmentId: 'env' };
+    expect(await new ManualGateway().refund(refund)).toEqual({ kind: 'succeeded', providerReference: 'manual_re_1' });
+    expect(await new ManualGateway().lookupRefund(refund)).toEqual({ kind: 'succeeded', providerReference: 'manual_re_1' });
+  });
 });
 
 describe('PaymentGateways', () => {
-  const other: PaymentGateway = { name: 'other', charge: async () => ({ kind: 'unreachable', message: 'x' }), lookup: async () => ({ kind: 'not_found', message: 'x' }) };
+  const other: PaymentGateway = {
+    name: 'other',
+    charge: async () => ({ kind: 'unreachable', message: 'x' }),
+    lookup: async () => ({ kind: 'not_found', message: 'x' }),
+    refund: async () => ({ kind: 'unreachable', message: 'x' }),
+    lookupRefund: async () => ({ kind: 'not_found', message: 'x' }),
+  };
 
   it('finds an adapter by provider name', () => {
     const manual = new ManualGateway();

@@ -11,6 +11,10 @@
  * again with the very same request. A retry after a soft decline is a new
  * attempt: a new reference.
  *
+ * Refunds follow the same rules with the refund id as their reference: the
+ * same reference again answers the first outcome, and `lookupRefund` tells
+ * what became of one whose answer was lost.
+ *
  * Adapters answer outcomes; they throw only on programming errors (such as a
  * reference reused for a different amount, currency or token).
  */
@@ -51,10 +55,36 @@ export interface ChargeRequest {
   readonly environmentId: string;
 }
 
+/** A refund of (part of) a charge, identified by our refund id; the same reference again never refunds twice. */
+export interface RefundRequest {
+  /** Our refund id: the gateway's idempotency key, unique per environment. */
+  readonly reference: string;
+  /** The charge's reference (our payment id). */
+  readonly chargeReference: string;
+  /** minor units, 1 … what is left of the charge */
+  readonly amount: number;
+  readonly currency: string;
+  readonly credentials: object | null;
+  readonly environmentId: string;
+}
+
+/** What a refund answered: made, refused (nothing refunded), not reached (nothing refunded), or no answer in time (look it up). */
+export type GatewayRefundOutcome =
+  | { readonly kind: 'succeeded'; readonly providerReference: string }
+  | { readonly kind: 'declined'; readonly code: string; readonly message: string }
+  | { readonly kind: 'unreachable'; readonly message: string }
+  | { readonly kind: 'unknown'; readonly message: string };
+
+/** What a refund lookup answered: the recorded outcome, `not_found` (no refund was made), or `unknown` (ask again later). */
+export type RefundLookupOutcome = Extract<GatewayRefundOutcome, { kind: 'succeeded' | 'declined' | 'unknown' }> | { readonly kind: 'not_found'; readonly message: string };
+
 export interface PaymentGateway {
   /** The provider name the environment's configuration uses (`sandbox`, `manual`, …). */
   readonly name: string;
   charge(request: ChargeRequest): Promise<GatewayOutcome>;
   /** What became of the charge with `request.reference` in `request.environmentId` (the rest of the request is not used by lookups). */
   lookup(request: ChargeRequest): Promise<LookupOutcome>;
+  refund(request: RefundRequest): Promise<GatewayRefundOutcome>;
+  /** What became of the refund with `request.reference` in `request.environmentId`. */
+  lookupRefund(request: RefundRequest): Promise<RefundLookupOutcome>;
 }

@@ -145,4 +145,50 @@ describe('SandboxGateway (real Postgres)', () => {
     await slow.lookup(request('tok_success'));
     expect(Date.now() - started).toBeGreaterThanOrEqual(39);
   });
+  describe('refunds', () => {
+    const refundOf = (charge: ChargeRequest, amount: number, reference: string = randomUUID()) => ({
+      reference,
+      chargeReference: charge.reference,
+      amount,
+      currency: charge.currency,
+      credentials: null,
+      environmentId: charge.environmentId,
+    });
+
+    it('refunds a succeeded charge, idempotent per reference, and never beyond what is left of it', async () => {
+      const charge = request('tok_success');
+      await gateway.charge(charge);
+      const first = refundOf(charge, 1000);
+      const made = await gateway.refund(first);
+      expect(made).toEqual({ kind: 'succeeded', providerReference: expect.stringMatching(/^sbx_re_[0-9a-f]{24}$/) });
+      expect(await gateway.refund(first)).toEqual(made);
+      expect(await gateway.lookupRefund(first)).toEqual(made);
+      expect(await gateway.refund(refundOf(charge, 251))).toMatchObject({ kind: 'declined', code: 'amount_exceeds_charge' });
+      expect(await gateway.refund(refundOf(charge, 250))).toMatchObject({ kind: 'succeeded' });
+      await expect(gateway.refund({ ...first, amount: 5 })).rejects.toThrow(/used already/);
+    });
+
+    it('concurrent refunds of one charge never exceed it', async () => {
+      const charge = request('tok_success');
+      await gateway.charge(charge);
+      const outcomes = await Promise.all(Array.from({ length: 8 }, () => gateway.refund(refundOf(charge, 400))));
+      expect(outcomes.filter((outcome) => outcome.kind === 'succeeded')).toHaveLength(3);
+    });
+
+    it('declines a refund of a charge it did not make succeed; lookup of an unknown refund: not_found', async () => {
+      const declined = request('tok_decline');
+      await gateway.charge(declined);
+      expect(await gateway.refund(refundOf(declined, 1))).toMatchObject({ kind: 'declined', code: 'charge_not_found' });
+      expect(await gateway.refund(refundOf(request('tok_success'), 1))).toMatchObject({ kind: 'declined', code: 'charge_not_found' });
+      expect((await gateway.lookupRefund(refundOf(request('tok_success'), 1))).kind).toBe('not_found');
+    });
+
+    it('a tok_timeout charge’s refund is made but answers unknown; lookup then answers succeeded', async () => {
+      const charge = request('tok_timeout');
+      await gateway.charge(charge);
+      const refund = refundOf(charge, 500);
+      expect(await gateway.refund(refund)).toMatchObject({ kind: 'unknown' });
+      expect(await gateway.lookupRefund(refund)).toMatchObject({ kind: 'succeeded' });
+    });
+  });
 });

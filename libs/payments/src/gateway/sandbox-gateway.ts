@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EntityManager } from 'typeorm';
 import { outsideUnitOfWork, queryRows } from '@billing/event-store';
-import { ChargeRequest, GatewayOutcome, LookupOutcome, PaymentGateway } from './payment-gateway';
+import { ChargeRequest, GatewayOutcome, GatewayRefundOutcome, LookupOutcome, PaymentGateway, RefundLookupOutcome, RefundRequest } from './payment-gateway';
 
 /** The test tokens the sandbox knows, and what charging them does. */
 export const SANDBOX_TOKENS = {
@@ -52,6 +52,13 @@ interface RecordedRequest {
  * unreachable (`tok_gateway_error`) and invalid requests (unknown token,
  * amount not positive, currency not three capitals), which reach no card:
  * lookup answers not_found and a later charge is a fresh attempt.
+ *
+ * Refunds (table sandbox_gateway_refunds), idempotent per refund reference:
+ * a refund of a charge it did not make succeed is declined
+ * `charge_not_found`, one beyond what is left of the charge
+ * `amount_exceeds_charge` (the gateway's own check, besides ours); a refund
+ * of a charge made with `tok_timeout` is made but its answer times out
+ * (unknown), like that charge's.
  */
 export class SandboxGateway implements PaymentGateway {
   readonly name = 'sandbox';
@@ -96,7 +103,59 @@ export class SandboxGateway implements PaymentGateway {
     });
   }
 
-  private async find(request: ChargeRequest): Promise<{ outcome: Recorded; request: RecordedRequest } | undefined> {
+  refund(request: RefundRequest): Promise<GatewayRefundOutcome> {
+    return outsideUnitOfWork(async () => {
+      await sleep(this.latencyMs);
+      const decided = await this.manager.transaction(async (tx) => {
+        // One refund of a charge at a time: the check of what is left and the record are one step.
+        await tx.query('select pg_advisory_xact_lock(hashtext($1))', [`sandbox-refund:${request.environmentId}:${request.chargeReference}`]);
+        const earlier = await this.findRefund(request, tx);
+        if (earlier) return { outcome: replayRefund(request, earlier), timesOut: false };
+        const charge = await this.find({ environmentId: request.environmentId, reference: request.chargeReference });
+        if (!charge || charge.outcome.kind !== 'succeeded') {
+          return { outcome: { kind: 'declined' as const, code: 'charge_not_found', message: `sandbox: no succeeded charge ${request.chargeReference} to refund` }, timesOut: false };
+        }
+        const [{ refunded }] = await tx.query(
+          `select coalesce(sum(amount), 0)::bigint as refunded from sandbox_gateway_refunds where environment_id = $1 and charge_reference = $2 and outcome->>'kind' = 'succeeded'`,
+          [request.environmentId, request.chargeReference],
+        );
+        const left = charge.request.amount - Number(refunded);
+        const outcome: GatewayRefundOutcome =
+          request.amount > left
+            ? { kind: 'declined', code: 'amount_exceeds_charge', message: `sandbox: only ${left} of the charge is left to refund` }
+            : { kind: 'succeeded', providerReference: `sbx_re_${randomBytes(12).toString('hex')}` };
+        await tx.query(
+          `insert into sandbox_gateway_refunds (environment_id, reference, charge_reference, amount, outcome) values ($1, $2, $3, $4, $5::jsonb)`,
+          [request.environmentId, request.reference, request.chargeReference, request.amount, JSON.stringify(outcome)],
+        );
+        return { outcome, timesOut: outcome.kind === 'succeeded' && charge.request.token === SANDBOX_TOKENS.timeout };
+      });
+      if (decided.timesOut) {
+        await sleep(this.timeoutMs);
+        return { kind: 'unknown', message: `sandbox: no answer within ${this.timeoutMs} ms (a tok_timeout charge's refund); the refund may have been made: look it up` };
+      }
+      return decided.outcome;
+    });
+  }
+
+  lookupRefund(request: RefundRequest): Promise<RefundLookupOutcome> {
+    return outsideUnitOfWork(async () => {
+      await sleep(this.latencyMs);
+      const earlier = await this.findRefund(request, this.manager);
+      return earlier?.outcome ?? { kind: 'not_found', message: `sandbox: no refund with reference ${request.reference}` };
+    });
+  }
+
+  private async findRefund(request: RefundRequest, manager: EntityManager): Promise<RecordedRefund | undefined> {
+    const [row] = await queryRows<{ outcome: RecordedRefund['outcome']; charge_reference: string; amount: string }>(
+      manager,
+      'select outcome, charge_reference, amount from sandbox_gateway_refunds where environment_id = $1 and reference = $2',
+      [request.environmentId, request.reference],
+    );
+    return row && { outcome: row.outcome, chargeReference: row.charge_reference, amount: Number(row.amount) };
+  }
+
+  private async find(request: Pick<ChargeRequest, 'environmentId' | 'reference'>): Promise<{ outcome: Recorded; request: RecordedRequest } | undefined> {
     const [row] = await queryRows<{ outcome: Recorded; request: RecordedRequest }>(
       this.manager,
       'select outcome, request from sandbox_gateway_charges where environment_id = $1 and reference = $2',
@@ -117,6 +176,20 @@ export class SandboxGateway implements PaymentGateway {
     );
     return rows.length === 1;
   }
+}
+
+interface RecordedRefund {
+  readonly outcome: Extract<GatewayRefundOutcome, { kind: 'succeeded' | 'declined' }>;
+  readonly chargeReference: string;
+  readonly amount: number;
+}
+
+/** The recorded outcome, for the same refund; another refund under the same reference is a caller's bug. */
+function replayRefund(request: RefundRequest, earlier: RecordedRefund): GatewayRefundOutcome {
+  if (earlier.chargeReference !== request.chargeReference || earlier.amount !== request.amount) {
+    throw new Error(`sandbox: refund reference ${request.reference} was used already for another refund (${earlier.amount} of ${earlier.chargeReference})`);
+  }
+  return earlier.outcome;
 }
 
 function outcomeOf(token: string): Recorded {

@@ -1,9 +1,18 @@
 import { ApiProperty } from '@nestjs/swagger';
 
 class RefundDto {
-  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty({ format: 'uuid', description: "the refund id: the provider's idempotency reference" }) id!: string;
   @ApiProperty({ type: 'integer' }) amount!: number;
+  @ApiProperty({
+    enum: ['pending', 'succeeded', 'failed'],
+    description: 'pending: reserved, the provider has not answered yet (a worker looks it up); failed: nothing was refunded',
+  })
+  status!: string;
+  @ApiProperty({ type: String, nullable: true, description: "the provider's id of the refund" }) providerReference!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'charge_not_found' }) failureCode!: string | null;
+  @ApiProperty({ type: String, nullable: true }) failureMessage!: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt!: string;
 }
 
 /** The Payment resource (README: Payments). */
@@ -18,7 +27,7 @@ export class PaymentDto {
   @ApiProperty({ type: String, nullable: true }) failureMessage!: string | null;
   @ApiProperty({ enum: ['sandbox', 'manual'] }) provider!: string;
   @ApiProperty({ type: String, nullable: true, description: "the provider's id of the charge" }) providerReference!: string | null;
-  @ApiProperty({ type: 'integer' }) refundedAmount!: number;
+  @ApiProperty({ type: 'integer', description: 'the succeeded refunds together' }) refundedAmount!: number;
   @ApiProperty({ type: [RefundDto] }) refunds!: RefundDto[];
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;

@@ -16,6 +16,8 @@ const PAYMENT_ID = { name: 'paymentId', format: 'uuid', description: 'the paymen
 const ID_PIPE = new ResourceIdPipe('payment');
 /** Fixed namespace of payment ids made from Idempotency-Keys (a random v4 uuid chosen once; never change it). */
 const PAYMENT_ID_NAMESPACE = '2d8f4b61-9c3e-4a75-b0e1-6a4c8d2f7e95';
+/** Likewise for refund ids. */
+const REFUND_ID_NAMESPACE = '8b1e6f0a-4d27-4c93-a5f8-3e9d7c21b604';
 /** `filter` may be repeated; the others once. */
 const LIST_QUERY = ['filter', 'orderBy', 'limit', 'pageToken'];
 const ETAG = { etag: { description: 'the version of the payment', schema: { type: 'string', example: '"3"' } } };
@@ -92,9 +94,13 @@ export class PaymentsController {
 
   @Put(':paymentId/refund')
   @HttpCode(200)
+  @OwnCommits()
   @ApiOperation({
     summary: 'Refund a payment, wholly or in part',
-    description: 'Several partial refunds are allowed; together they never exceed the payment. Each adds a negative settlement to the invoice.',
+    description:
+      'Reserves the refund, asks the provider to make it (the refund id is its idempotency reference) and records the outcome: the new entry of `refunds` is succeeded, ' +
+      'failed (failureCode, failureMessage; nothing refunded, the amount is refundable again) or pending (no answer in time: a worker looks it up, never refunding twice). ' +
+      'Several partial refunds are allowed; together, pending ones included, they never exceed the payment. A succeeded refund adds a negative settlement to the invoice.',
   })
   @ApiParam(PAYMENT_ID)
   @ApiBody({ type: RefundPaymentDto })
@@ -104,7 +110,8 @@ export class PaymentsController {
   @ApiResponse({ status: 422, ...problemResponse('amount not an integer from 1 to the refundable amount (named in the detail)') })
   async refund(@Caller() caller: CallerContext, @Param('paymentId', ID_PIPE) paymentId: string, @Body() body: RefundPaymentDto): Promise<Versioned<PaymentView>> {
     const { payment, version } = await this.commands.execute<RefundPaymentCommand, Written>(
-      new RefundPaymentCommand(caller.environmentId, paymentId, body.amount, commandContext(caller, this.clock)),
+      // With an Idempotency-Key the refund id comes from it: a retry after a lost answer finds the same refund, never refunds twice.
+      new RefundPaymentCommand(caller.environmentId, paymentId, body.amount, commandContext(caller, this.clock), idFromIdempotencyKey(REFUND_ID_NAMESPACE)),
     );
     return new Versioned(toPaymentView(payment), version);
   }

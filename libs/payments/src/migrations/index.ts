@@ -1,4 +1,5 @@
 import { paymentsGatewayMigrations } from '../gateway/migrations';
 import { CreatePaymentsReadModels1763800300000 } from './1763800300000-create-payments-read-models';
+import { AddPaymentsRefundPendingSince1764000300000 } from './1764000300000-add-payments-refund-pending-since';
 
-export const paymentsMigrations: Function[] = [CreatePaymentsReadModels1763800300000, ...paymentsGatewayMigrations];
+export const paymentsMigrations: Function[] = [CreatePaymentsReadModels1763800300000, ...paymentsGatewayMigrations, AddPaymentsRefundPendingSince1764000300000];

@@ -2,7 +2,7 @@ import { EntityManager } from 'typeorm';
 import { FoldedStream, foldStreamBatches, Projection, RecordedEvent } from '@billing/event-store';
 import { INVOICE_STREAM, invoiceEvolver, InvoiceState } from '@billing/invoicing';
 import { DomainEvent, Evolver } from '@billing/shared-kernel';
-import { Collection, collectionEvolver, INVOICE_COLLECTION_STREAM_TYPE, Payment, PAYMENT_PROVIDER_STREAM_TYPE, PAYMENT_STREAM_TYPE, paymentEvolver, PaymentProvider, paymentProviderEvolver } from '../domain';
+import { Collection, collectionEvolver, INVOICE_COLLECTION_STREAM_TYPE, Payment, PAYMENT_PROVIDER_STREAM_TYPE, PAYMENT_STREAM_TYPE, paymentEvolver, PaymentProvider, paymentProviderEvolver, pendingRefunds } from '../domain';
 
 export const PAYMENTS_PROJECTION = 'payments.read-model';
 
@@ -27,13 +27,14 @@ async function fold<State extends { status: string }>(
  */
 export const paymentsProjection: Projection = {
   name: PAYMENTS_PROJECTION,
+  tables: ['payments', 'payment_providers', 'payment_invoice_facts', 'payment_collections'],
   streamTypes: [PAYMENT_STREAM_TYPE, PAYMENT_PROVIDER_STREAM_TYPE, INVOICE_COLLECTION_STREAM_TYPE, INVOICE_STREAM],
   async applyBatch(events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
     await fold<Payment>(events, tx, PAYMENT_STREAM_TYPE, 'payments', paymentEvolver as unknown as Evolver<Payment, DomainEvent>, (rows) =>
       tx.query(
-        `insert into payments (environment_id, id, invoice_id, customer_id, provider, currency, amount, status, created_at, version, state)
-         select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[], $9::timestamptz[], $10::integer[], $11::jsonb[])
-         on conflict (environment_id, id) do update set status = excluded.status, version = excluded.version, state = excluded.state`,
+        `insert into payments (environment_id, id, invoice_id, customer_id, provider, currency, amount, status, created_at, version, state, refund_pending_since)
+         select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[], $9::timestamptz[], $10::integer[], $11::jsonb[], $12::timestamptz[])
+         on conflict (environment_id, id) do update set status = excluded.status, version = excluded.version, state = excluded.state, refund_pending_since = excluded.refund_pending_since`,
         [
           rows.map((r) => r.environmentId),
           rows.map((r) => r.id),
@@ -46,6 +47,7 @@ export const paymentsProjection: Projection = {
           rows.map((r) => r.state.createdAt),
           rows.map((r) => r.version),
           rows.map((r) => JSON.stringify(r.state)),
+          rows.map((r) => pendingRefunds(r.state)[0]?.createdAt ?? null),
         ],
       ),
     );

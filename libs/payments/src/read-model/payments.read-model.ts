@@ -131,6 +131,16 @@ export class PaymentsReadModel {
     );
     return rows.map((row) => ({ environmentId: row.environment_id, id: row.id }));
   }
+
+  /** Payments with a refund asked of the gateway before `cutoff` whose outcome is still unknown. */
+  async refundPendingSince(cutoff: Date, limit: number): Promise<Array<{ environmentId: string; id: string }>> {
+    const rows = await queryRows<{ environment_id: string; id: string }>(
+      this.dataSource.manager,
+      `select environment_id, id from payments where refund_pending_since < $1 order by refund_pending_since limit $2`,
+      [cutoff, limit],
+    );
+    return rows.map((row) => ({ environmentId: row.environment_id, id: row.id }));
+  }
 }
 
 function decodeKey(token: string, order: string): PageKey {

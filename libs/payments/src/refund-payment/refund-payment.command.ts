@@ -6,5 +6,7 @@ export class RefundPaymentCommand {
     readonly paymentId: string,
     readonly amount: unknown,
     readonly context: CommandContext,
+    /** Chosen by the caller (made from an Idempotency-Key, so a retry finds its refund); absent: a new id. */
+    readonly refundId?: string,
   ) {}
 }

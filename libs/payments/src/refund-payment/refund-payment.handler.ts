@@ -1,27 +1,18 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandPath } from '@billing/event-store';
-import { decideRefund, Payment, paymentEvolver } from '../domain';
-import { paymentStream } from '../streams';
+import { Payment } from '../domain';
+import { PaymentFlow } from '../payment-flow';
 import { RefundPaymentCommand } from './refund-payment.command';
 
 /**
- * A refund is decided on the payment's folded state and appended with the
- * version it was decided on: concurrent refunds can never together exceed
- * the payment (the loser decides again on fresh state, once).
+ * Reserves the refund on the payment's stream (concurrent refunds can never
+ * together exceed the payment), asks the provider's gateway to make it and
+ * records the outcome: PaymentFlow.refund.
  */
 @CommandHandler(RefundPaymentCommand)
 export class RefundPaymentHandler implements ICommandHandler<RefundPaymentCommand, { payment: Payment; version: number }> {
-  constructor(private readonly commands: CommandPath) {}
+  constructor(private readonly flow: PaymentFlow) {}
 
-  async execute({ environmentId, paymentId, amount, context }: RefundPaymentCommand): Promise<{ payment: Payment; version: number }> {
-    const refundId = context.meta.newId();
-    const { state, version } = await this.commands.handle(
-      paymentStream(environmentId, paymentId),
-      paymentEvolver,
-      (current) => decideRefund({ refundId, amount, paymentId }, current, context.meta),
-      context,
-      { retryOnConflict: true },
-    );
-    return { payment: state as Payment, version };
+  execute({ environmentId, paymentId, amount, context, refundId }: RefundPaymentCommand): Promise<{ payment: Payment; version: number }> {
+    return this.flow.refund(environmentId, paymentId, { refundId: refundId ?? context.meta.newId(), amount }, context);
   }
 }

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { CommandPath } from '@billing/event-store';
+import { CommandContext, CommandPath } from '@billing/event-store';
 import { APP_CONFIG, AppConfig, ScopedClock, WorkerLoop } from '@billing/platform';
-import { Payment, paymentEvolver } from '../domain';
+import { Payment, paymentEvolver, pendingRefunds } from '../domain';
 import { PaymentFlow } from '../payment-flow';
 import { PaymentsReadModel } from '../read-model/payments.read-model';
 import { paymentStream } from '../streams';
@@ -16,6 +16,9 @@ const BATCH = 100;
  * charge and recording its outcome) are resolved by asking the gateway what
  * became of the charge with their reference. Never a second charge: a charge
  * the gateway does not know was never made, and the payment fails.
+ * Refunds still pending after the same wait are looked up the same way: a
+ * refund the gateway does not know was never made, and it fails (its amount
+ * is refundable again).
  * The wait must exceed any gateway call's time limit, so no call is still
  * under way when its payment is looked up.
  */
@@ -40,24 +43,39 @@ export class PendingPaymentsResolver implements OnApplicationBootstrap, OnApplic
     return this.loop.stop();
   }
 
-  /** Resolves what is pending for longer than the configured wait; answers how many it looked up. */
+  /** Resolves what is pending for longer than the configured wait (payments, then refunds); answers how many payments it looked at. */
   async resolvePending(): Promise<number> {
     // Gateway calls run on real time, whatever an environment's test clock says.
     const cutoff = new Date(this.clock.base.now().getTime() - this.config.paymentsResolveAfterMs);
     const pending = await this.readModel.pendingSince(cutoff, BATCH);
     for (const { environmentId, id } of pending) {
-      try {
-        const { state } = await this.commands.load(paymentStream(environmentId, id), paymentEvolver);
-        if (state.status !== 'pending') continue;
-        const context = {
-          meta: { now: this.clock.base.now(), newId: randomUUID },
-          metadata: { actor: 'system:payments', requestId: null, correlationId: randomUUID(), causationId: null },
-        };
-        await this.flow.resolve(environmentId, state as Payment, context);
-      } catch (error) {
-        this.logger.error({ msg: 'resolving a pending payment failed; retried in the next run', environmentId, paymentId: id, error: (error as Error).message });
-      }
+      await this.resolving(environmentId, id, async (payment, context) => {
+        if (payment.status === 'pending') await this.flow.resolve(environmentId, payment, context);
+      });
     }
-    return pending.length;
+    const refunding = await this.readModel.refundPendingSince(cutoff, BATCH);
+    for (const { environmentId, id } of refunding) {
+      await this.resolving(environmentId, id, async (payment, context) => {
+        for (const refund of pendingRefunds(payment)) {
+          if (Date.parse(refund.createdAt) < cutoff.getTime()) await this.flow.resolveRefund(environmentId, payment, refund, context);
+        }
+      });
+    }
+    return pending.length + refunding.length;
+  }
+
+  /** Runs one payment's lookups on its current state; a failure is logged and retried in the next run, never stopping the others. */
+  private async resolving(environmentId: string, id: string, work: (payment: Payment, context: CommandContext) => Promise<void>): Promise<void> {
+    try {
+      const { state } = await this.commands.load(paymentStream(environmentId, id), paymentEvolver);
+      if (state.status === 'none') return;
+      const context: CommandContext = {
+        meta: { now: this.clock.base.now(), newId: randomUUID },
+        metadata: { actor: 'system:payments', requestId: null, correlationId: randomUUID(), causationId: null },
+      };
+      await work(state, context);
+    } catch (error) {
+      this.logger.error({ msg: 'resolving a pending payment or refund failed; retried in the next run', environmentId, paymentId: id, error: (error as Error).message });
+    }
   }
 }

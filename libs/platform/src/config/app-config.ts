@@ -3,7 +3,7 @@
  * README). Development defaults make `npm start` work with nothing set;
  * production refuses to start without real JWT settings.
  */
-import { randomBytes } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, KeyObject, randomBytes } from 'node:crypto';
 export interface JwtConfig {
   /** HS256 shared secret (development). */
   readonly secret: string | null;
@@ -47,7 +47,24 @@ export interface AppConfig {
   readonly testClocks: boolean;
   /** Keys that encrypt payment provider credentials at rest (PAYMENTS_ENCRYPTION_KEY). */
   readonly paymentsEncryptionKeys: PaymentsEncryptionKeys;
+  /** The Ed25519 key that signs audit heads (AUDIT_SIGNING_KEY). */
+  readonly auditSigningKey: AuditSigningKey;
 }
+
+/** `privateKey` is not enumerable: JSON.stringify and console.log of the config never show it. */
+export interface AuditSigningKey {
+  readonly privateKey: KeyObject | null;
+  /**
+   * - `environment`: AUDIT_SIGNING_KEY (a PKCS#8 PEM Ed25519 private key, `\n` escapes allowed).
+   * - `development-file`: unset outside production, `npm start` put the key kept in `<DATA_DIR>/audit-signing-key.pem` here.
+   * - `development-process`: unset outside production: a key of this process (tests; lost when it exits).
+   * - `missing`: unset in production: startup refuses.
+   */
+  readonly source: 'environment' | 'development-file' | 'development-process' | 'missing';
+}
+
+export const AUDIT_SIGNING_KEY_REQUIRED =
+  'AUDIT_SIGNING_KEY: required in production (a PKCS#8 PEM Ed25519 private key, e.g. from `openssl genpkey -algorithm ed25519`)';
 
 /** One AES-256-GCM key. `key` is not enumerable: JSON.stringify and console.log of the config show only the id. */
 export interface PaymentsEncryptionKey {
@@ -106,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     idempotencyRetentionHours: atLeastOne(integer(env.IDEMPOTENCY_RETENTION_HOURS, 24, 'IDEMPOTENCY_RETENTION_HOURS'), 'IDEMPOTENCY_RETENTION_HOURS'),
     testClocks: boolean(env.TEST_CLOCKS, !isProduction, 'TEST_CLOCKS'),
     paymentsEncryptionKeys: paymentsEncryptionKeys(env.PAYMENTS_ENCRYPTION_KEY, isProduction),
+    auditSigningKey: auditSigningKey(env.AUDIT_SIGNING_KEY, isProduction),
     logLevel: (['debug', 'info', 'warn', 'error'] as const).find((l) => l === env.LOG_LEVEL) ?? 'info',
     jwt: {
       secret,
@@ -183,6 +201,34 @@ export function parsePaymentsEncryptionKeys(value: string, name: string): Paymen
 function paymentsEncryptionKey(id: string, key: Buffer): PaymentsEncryptionKey {
   const entry = { id } as PaymentsEncryptionKey;
   Object.defineProperty(entry, 'key', { value: key, enumerable: false });
+  return Object.freeze(entry);
+}
+
+/** AUDIT_SIGNING_KEY when set; unset: missing in production, this process's key elsewhere (which `npm start` replaces by the one under DATA_DIR). */
+function auditSigningKey(value: string | undefined, isProduction: boolean): AuditSigningKey {
+  if (value !== undefined && value.trim() !== '') return auditKey(parseAuditSigningKey(value, 'AUDIT_SIGNING_KEY'), 'environment');
+  if (isProduction) return auditKey(null, 'missing');
+  processAuditKey ??= generateKeyPairSync('ed25519').privateKey;
+  return auditKey(processAuditKey, 'development-process');
+}
+
+let processAuditKey: KeyObject | undefined;
+
+/** A PKCS#8 PEM Ed25519 private key (`\n` escapes allowed); messages never show the key. */
+export function parseAuditSigningKey(value: string, name: string): KeyObject {
+  let key: KeyObject;
+  try {
+    key = createPrivateKey({ key: value.trim().replace(/\\n/g, '\n'), format: 'pem' });
+  } catch {
+    throw new Error(`${name}: not a PEM private key (make one with: openssl genpkey -algorithm ed25519)`);
+  }
+  if (key.asymmetricKeyType !== 'ed25519') throw new Error(`${name}: must be an Ed25519 key, not ${key.asymmetricKeyType}`);
+  return key;
+}
+
+export function auditKey(privateKey: KeyObject | null, source: AuditSigningKey['source']): AuditSigningKey {
+  const entry = { source } as AuditSigningKey;
+  Object.defineProperty(entry, 'privateKey', { value: privateKey, enumerable: false });
   return Object.freeze(entry);
 }
 

@@ -23,8 +23,49 @@ export interface StreamDefinition<State = unknown, Event extends DomainEvent = D
   readonly events: readonly EventTypeDefinition[];
   /** Applied to every stored event of this stream when read; events of the current version pass unchanged. */
   readonly upcast?: Upcaster;
-  /** How the stream renders its resource as the API returns it (for notifications carrying the resource). */
+  /** How the stream renders its resource as the API returns it (for notifications carrying the resource, history and as-of reads). */
   readonly view?: { readonly evolver: Evolver<State, Event>; readonly toView: (state: State) => unknown | null };
+  /** The public resource this stream is (GET /events, /{path}/{id}/history, `?asOf=`); see ResourceDeclaration. */
+  readonly resource?: ResourceDeclaration;
+  /**
+   * What of an event's data the public log shows (GET /events, its export and
+   * history): secrets the event carries (encrypted keys, payment method
+   * tokens) are replaced here. Absent: the data as stored (upcast).
+   */
+  readonly publicData?: (type: string, data: unknown) => unknown;
+}
+
+/**
+ * A stream as the API names it. `type` is the public resource type in the
+ * event log (`resource.type` of GET /events, e.g. `tax_code`; `resource.id`
+ * is always the stream id); a stream without a declaration appears under its
+ * stream type with `-` as `_`.
+ * With `path` (the collection's URL segment, e.g. `tax-codes`) the platform
+ * adds `GET /{path}/{id}/history`; with a `view` too it answers `?asOf=` on
+ * the collection's single-resource GET (`GET /{path}/{id}`) from the log.
+ */
+export interface ResourceDeclaration {
+  readonly type: string;
+  readonly path?: string;
+  /**
+   * The stream id of the resource a route names (`{id}` of `/{path}/{id}`),
+   * or null when no resource can have that id (a 404). Absent: the id is the
+   * stream id, a uuid (anything else is a 404).
+   */
+  readonly streamIdOf?: (environmentId: string, routeId: string) => string | null;
+  /**
+   * Another stream whose state the resource's view shows (a template group's
+   * `isDefault` comes from the environment's default-group stream): as-of
+   * reads fold it to the same instant and `apply` it to the view.
+   */
+  readonly alongside?: AlongsideStream;
+}
+
+export interface AlongsideStream<State = any> {
+  readonly streamType: string;
+  readonly streamIdOf: (environmentId: string) => string;
+  readonly evolver: Evolver<State, any>;
+  readonly apply: (view: any, state: State) => unknown;
 }
 
 /**

@@ -102,6 +102,7 @@ async function recordPriceVersions(events: readonly RecordedEvent[], tx: EntityM
  */
 export const subscriptionsProjection: Projection = {
   name: SUBSCRIPTIONS_PROJECTION,
+  tables: [...TABLES.map(({ table }) => table), 'subscription_price_versions'],
   streamTypes: [SUBSCRIPTION_STREAM, PRICE_STREAM_TYPE, PRODUCT_STREAM_TYPE, TAX_CODE_STREAM, BILLABLE_METRIC_STREAM, USAGE_SETTINGS_STREAM],
   async applyBatch(events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
     for (const table of TABLES) await fold(table as FoldedTable<{ status: string }>, events, tx);

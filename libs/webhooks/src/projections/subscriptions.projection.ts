@@ -12,6 +12,8 @@ export const SUBSCRIPTIONS_PROJECTION = 'webhooks.subscriptions';
  */
 export const subscriptionsProjection: Projection = {
   name: SUBSCRIPTIONS_PROJECTION,
+  // seq: the listing's order, from an identity: a rebuild numbers rows afresh.
+  tables: [{ name: 'webhook_subscriptions', compareExcept: ['seq'] }],
   streamTypes: [WEBHOOK_SUBSCRIPTION_STREAM_TYPE],
   async applyBatch(events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
     for (const event of events) await applyOne(event, tx);

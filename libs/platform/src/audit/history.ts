@@ -1,0 +1,101 @@
+import { CallHandler, Controller, ExecutionContext, Get, Inject, Injectable, NestInterceptor, Param, Query, RequestMethod, Type } from '@nestjs/common';
+import { INTERCEPTORS_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { from, Observable } from 'rxjs';
+import { ValidationError } from '@billing/shared-kernel';
+import { Caller, AuthenticatedRequest, CallerContext } from '../http/request-context';
+import { Page, readQuery } from '../http/paging';
+import { problemResponse } from '../openapi/openapi';
+import { HistoryResource } from './audit-resources';
+import { DEFAULT_LOG_LIMIT, EventLog, instant, LogItem, MAX_LOG_LIMIT } from './event-log';
+import { LOG_PAGE_SCHEMA } from './audit.controller';
+
+/**
+ * `GET /{path}/{id}/history` for one resource: a controller made from its
+ * stream's declaration, so a context's resource gets its history route by
+ * declaring `resource.path` (and a view) on its stream.
+ */
+export function historyController(resource: HistoryResource): Type {
+  const tag = resource.path.split('-').map((word) => word[0].toUpperCase() + word.slice(1)).join(' ');
+  @ApiTags(tag)
+  @Controller(resource.path)
+  class ResourceHistoryController {
+    constructor(@Inject(EventLog) private readonly log: EventLog) {}
+
+    @Get(':id/history')
+    @ApiOperation({
+      summary: `The events of a ${resource.type.replace(/_/g, ' ')}, with actor and request id`,
+      description: 'In commit order, as GET /events shows them. Keyset paged like GET /events.',
+    })
+    @ApiParam({ name: 'id', description: `The id GET /${resource.path}/{id} takes.` })
+    @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_LOG_LIMIT, default: DEFAULT_LOG_LIMIT } })
+    @ApiQuery({ name: 'pageToken', required: false, schema: { type: 'string' } })
+    @ApiResponse({ status: 200, description: '`{items, nextPageToken}`', schema: LOG_PAGE_SCHEMA })
+    @ApiResponse({ status: 404, ...problemResponse(`No such ${resource.type.replace(/_/g, ' ')} in this environment`) })
+    @ApiResponse({ status: 422, ...problemResponse('Invalid, repeated or unknown query parameter (pointer /query/<name>)') })
+    history(@Caller() caller: CallerContext, @Param('id') id: string, @Query() query: Record<string, unknown>): Promise<Page<LogItem>> {
+      return this.log.history(caller.environmentId, resource, id, query);
+    }
+  }
+  Object.defineProperty(ResourceHistoryController, 'name', { value: `${tag.replace(/ /g, '')}HistoryController` });
+  return ResourceHistoryController;
+}
+
+const AS_OF_RESOURCE = Symbol('asOfResource');
+
+/**
+ * `?asOf=<date-time>` on a single-resource GET: answers the resource as it
+ * was at that instant from the log (EventLog.asOf) instead of the read model,
+ * with its version then as the ETag. Without asOf the route runs as always.
+ * With it, asOf is the only query parameter accepted, and a bad one is a 422
+ * at /query/asOf.
+ */
+@Injectable()
+export class AsOfInterceptor implements NestInterceptor {
+  constructor(private readonly log: EventLog) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const request = context.switchToHttp().getRequest<AuthenticatedRequest & { query?: Record<string, unknown>; params?: Record<string, string> }>();
+    if (!request.query || !Object.prototype.hasOwnProperty.call(request.query, 'asOf')) return next.handle();
+    const resource = Reflect.getMetadata(AS_OF_RESOURCE, context.getHandler()) as HistoryResource;
+    const asOf = instant('asOf', readQuery(request.query, ['asOf']).asOf);
+    if (!asOf) throw ValidationError.at('/query/asOf', 'must be an RFC 3339 date-time with a zone');
+    const [routeId] = Object.values(request.params ?? {});
+    return from(this.log.asOf(request.caller!.environmentId, resource, routeId ?? '', asOf));
+  }
+}
+
+/**
+ * Puts AsOfInterceptor, and the asOf parameter in the OpenAPI document, on
+ * the single-resource GET of each history resource: the GET route `:<param>`
+ * of a controller at the resource's path. Run before Nest scans the modules,
+ * like interceptWriteRoutes. Applying it twice changes nothing.
+ */
+export function interceptSingleResourceReads(controllers: readonly Type[], resources: readonly HistoryResource[]): void {
+  for (const controller of controllers) {
+    const path = normalise(Reflect.getMetadata(PATH_METADATA, controller));
+    const resource = resources.find((candidate) => candidate.path === path && candidate.view);
+    if (!resource) continue;
+    for (const name of Object.getOwnPropertyNames(controller.prototype)) {
+      const handler: unknown = controller.prototype[name];
+      if (name === 'constructor' || typeof handler !== 'function') continue;
+      if ((Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined) !== RequestMethod.GET) continue;
+      if (!/^:[A-Za-z_][A-Za-z0-9_]*$/.test(normalise(Reflect.getMetadata(PATH_METADATA, handler)))) continue;
+      if (Reflect.getMetadata(AS_OF_RESOURCE, handler)) continue;
+      Reflect.defineMetadata(AS_OF_RESOURCE, resource, handler);
+      const existing = (Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[] | undefined) ?? [];
+      Reflect.defineMetadata(INTERCEPTORS_METADATA, [AsOfInterceptor, ...existing], handler);
+      ApiQuery({
+        name: 'asOf',
+        required: false,
+        description: `The ${resource.type.replace(/_/g, ' ')} as it was at this instant (RFC 3339 with a zone), computed from the event log; 404 if it did not exist yet. The ETag is its version then. No other query parameter is accepted with it.`,
+        schema: { type: 'string', format: 'date-time' },
+      })(controller.prototype, name, Object.getOwnPropertyDescriptor(controller.prototype, name)!);
+    }
+  }
+}
+
+function normalise(path: unknown): string {
+  const text = Array.isArray(path) ? String(path[0] ?? '') : String(path ?? '');
+  return text.replace(/^\/+|\/+$/g, '');
+}

@@ -1,0 +1,159 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { CommandPath } from '@billing/event-store';
+import {
+  assertNoInput,
+  Caller,
+  CallerContext,
+  Clock,
+  commandContext,
+  IfMatch,
+  Page,
+  parseLimit,
+  pointerToken,
+  problemResponse,
+  readQuery,
+  ResourceIdPipe,
+  Versioned,
+} from '@billing/platform';
+import { NotFoundError, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
+import { defaultTemplateGroupEvolver, validateTemplateGroupInput } from '../domain';
+import { CreateTemplateGroupCommand } from '../create-template-group/create-template-group.handler';
+import { resolveLocale } from '../rendering/formatting';
+import { TemplatesReadModel } from '../read-model/templates.read-model';
+import { SetDefaultTemplateGroupCommand } from '../set-default-group/set-default-group.handler';
+import { defaultTemplateGroupStream } from '../streams';
+import { UpdateTemplateContentCommand } from '../update-template-content/update-template-content.handler';
+import { UpdateTemplateGroupCommand } from '../update-template-group/update-template-group.handler';
+import { TemplateGroupView, withDefault } from '../views';
+import { TemplateContentBody, TemplateGroupBody, TemplateGroupDto, TemplateGroupPageDto } from './template.dto';
+
+const ETAG = { etag: { description: 'the version of the template group', schema: { type: 'string', example: '"1"' } } };
+const IF_MATCH = {
+  name: 'if-match',
+  required: false,
+  description: 'The ETag of the version the change is based on (e.g. "3"); a stale one is a 409. Omit to apply to the current version.',
+};
+const GROUP_ID = { name: 'templateGroupId', format: 'uuid', description: 'the template group id' } as const;
+const GROUP_ID_PIPE = new ResourceIdPipe('template group');
+const TEMPLATE_ID_PIPE = new ResourceIdPipe('template');
+
+/** Template groups: POST creates a group with every type's built-in template; templates are edited one by one. */
+@ApiTags('templates')
+@Controller('templates')
+export class TemplatesController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly path: CommandPath,
+    private readonly readModel: TemplatesReadModel,
+    private readonly clock: Clock,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Create a template group', description: 'Creates the group and all its templates (invoice_pdf, credit_note_pdf, invoice_email_html) with the built-in content. Answers 201 with its ETag and Location.' })
+  @ApiBody({ type: TemplateGroupBody })
+  @ApiResponse({ status: 201, description: 'Created', type: TemplateGroupDto, headers: ETAG })
+  @ApiResponse({ status: 422, ...problemResponse('Invalid body: name not 1–250 characters, an unknown locale, or another property') })
+  async create(@Caller() caller: CallerContext, @Body() body: unknown): Promise<Versioned<TemplateGroupView>> {
+    const input = validateTemplateGroupInput(body, resolveLocale);
+    const created = await this.commands.execute(new CreateTemplateGroupCommand(caller.environmentId, input, commandContext(caller, this.clock)));
+    return new Versioned(withDefault(created.resource, await this.defaultGroupId(caller.environmentId)), created.version, created.location);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List template groups', description: 'Newest first, keyset paging.' })
+  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
+  @ApiQuery({ name: 'pageToken', required: false, description: 'nextPageToken of the previous page' })
+  @ApiResponse({ status: 200, description: 'A page of template groups', type: TemplateGroupPageDto })
+  @ApiResponse({ status: 422, ...problemResponse('Invalid, repeated or unknown query parameter (pointer /query/<name>)') })
+  async list(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<Page<TemplateGroupView>> {
+    const q = readQuery(query, ['limit', 'pageToken'] as const);
+    const limit = parseLimit(q.limit);
+    const page = await this.readModel.list(caller.environmentId, limit, q.pageToken === '' ? undefined : q.pageToken);
+    const defaultId = await this.defaultGroupId(caller.environmentId);
+    return { items: page.items.map((view) => withDefault(view, defaultId)), nextPageToken: page.nextPageToken };
+  }
+
+  @Get(':templateGroupId')
+  @ApiOperation({ summary: 'Get a template group' })
+  @ApiParam(GROUP_ID)
+  @ApiResponse({ status: 200, description: 'The template group', type: TemplateGroupDto, headers: ETAG })
+  @ApiResponse({ status: 404, ...problemResponse('No such template group in this environment') })
+  async get(@Caller() caller: CallerContext, @Param('templateGroupId', GROUP_ID_PIPE) templateGroupId: string): Promise<Versioned<TemplateGroupView>> {
+    const found = await this.readModel.find(caller.environmentId, templateGroupId);
+    if (!found) throw new NotFoundError('template group', templateGroupId);
+    return new Versioned(withDefault(found.resource, await this.defaultGroupId(caller.environmentId)), found.version);
+  }
+
+  @Put(':templateGroupId')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Rename a template group or change its locale', description: 'Replaces name and locale (an absent locale is en).' })
+  @ApiParam(GROUP_ID)
+  @ApiHeader(IF_MATCH)
+  @ApiBody({ type: TemplateGroupBody })
+  @ApiResponse({ status: 200, description: 'The template group', type: TemplateGroupDto, headers: ETAG })
+  @ApiResponse({ status: 404, ...problemResponse('No such template group in this environment') })
+  @ApiResponse({ status: 409, ...problemResponse('If-Match is stale (version-conflict)') })
+  @ApiResponse({ status: 422, ...problemResponse('Invalid body, or a malformed If-Match (/headers/if-match)') })
+  async update(
+    @Caller() caller: CallerContext,
+    @Param('templateGroupId', GROUP_ID_PIPE) templateGroupId: string,
+    @Body() body: unknown,
+    @IfMatch() expectedVersion: number | undefined,
+  ): Promise<Versioned<TemplateGroupView>> {
+    const input = validateTemplateGroupInput(body, resolveLocale);
+    const updated = await this.commands.execute(new UpdateTemplateGroupCommand(caller.environmentId, templateGroupId, input, expectedVersion, commandContext(caller, this.clock)));
+    return new Versioned(withDefault(updated.resource, await this.defaultGroupId(caller.environmentId)), updated.version);
+  }
+
+  @Put(':templateGroupId/templates/:templateId')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: "Replace a template's content",
+    description: 'The content is Liquid, checked when saved: a syntax error, an include/render/layout or an unknown filter is a 422 naming the line and column. Answers the whole group.',
+  })
+  @ApiParam(GROUP_ID)
+  @ApiParam({ name: 'templateId', format: 'uuid', description: 'the id of one of the group’s templates' })
+  @ApiHeader(IF_MATCH)
+  @ApiBody({ type: TemplateContentBody })
+  @ApiResponse({ status: 200, description: 'The template group', type: TemplateGroupDto, headers: ETAG })
+  @ApiResponse({ status: 404, ...problemResponse('No such template group in this environment, or no such template in the group') })
+  @ApiResponse({ status: 409, ...problemResponse('If-Match is stale (version-conflict)') })
+  @ApiResponse({ status: 422, ...problemResponse('content missing or too long (validation-failed), or not valid Liquid (template-syntax-error, with line and column)') })
+  async updateContent(
+    @Caller() caller: CallerContext,
+    @Param('templateGroupId', GROUP_ID_PIPE) templateGroupId: string,
+    @Param('templateId', TEMPLATE_ID_PIPE) templateId: string,
+    @Body() body: unknown,
+    @IfMatch() expectedVersion: number | undefined,
+  ): Promise<Versioned<TemplateGroupView>> {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ValidationError.at('', 'the request body must be a JSON object {content}');
+    const unknown = Object.keys(body).filter((key) => key !== 'content');
+    if (unknown.length > 0) throw new ValidationError('The request is invalid.', unknown.map((key) => ({ pointer: `/${pointerToken(key)}`, detail: UNKNOWN_PROPERTY })));
+    const updated = await this.commands.execute(
+      new UpdateTemplateContentCommand(caller.environmentId, templateGroupId, templateId, (body as { content?: unknown }).content, expectedVersion, commandContext(caller, this.clock)),
+    );
+    return new Versioned(withDefault(updated.resource, await this.defaultGroupId(caller.environmentId)), updated.version);
+  }
+
+  @Put(':templateGroupId/default')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: "Make a group the environment's default",
+    description: 'No body (or {}). Documents render with the default group when none is named; an environment without one renders with the built-in templates.',
+  })
+  @ApiParam(GROUP_ID)
+  @ApiResponse({ status: 200, description: 'The template group (isDefault: true)', type: TemplateGroupDto, headers: ETAG })
+  @ApiResponse({ status: 404, ...problemResponse('No such template group in this environment') })
+  @ApiResponse({ status: 422, ...problemResponse('A body with any property') })
+  setDefault(@Caller() caller: CallerContext, @Param('templateGroupId', GROUP_ID_PIPE) templateGroupId: string, @Body() body: unknown): Promise<Versioned<TemplateGroupView>> {
+    assertNoInput(body);
+    return this.commands.execute(new SetDefaultTemplateGroupCommand(caller.environmentId, templateGroupId, commandContext(caller, this.clock)));
+  }
+
+  private async defaultGroupId(environmentId: string): Promise<string | null> {
+    return (await this.path.load(defaultTemplateGroupStream(environmentId), defaultTemplateGroupEvolver)).state.templateGroupId;
+  }
+}

@@ -1,0 +1,5 @@
+export * from './domain';
+export { templatesContext } from './templates.context';
+export { templatesMigrations } from './migrations';
+// The renderer, for the render-time benchmark (test/bench/render-documents.ts).
+export { renderInvoiceDocument } from './rendering/render-document';

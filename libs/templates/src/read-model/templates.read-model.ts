@@ -1,0 +1,44 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { queryRows } from '@billing/event-store';
+import { decodePageToken, encodePageToken, Page, Versioned } from '@billing/platform';
+import { ValidationError } from '@billing/shared-kernel';
+import { TemplateGroupView } from '../views';
+
+/** Reads of `template_groups` (kept by the templates.read-model projection), scoped by environment, newest first. */
+@Injectable()
+export class TemplatesReadModel {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async find(environmentId: string, id: string): Promise<Versioned<TemplateGroupView> | null> {
+    const [row] = await queryRows<{ view: TemplateGroupView; version: number }>(
+      this.dataSource.manager,
+      `select view, version from template_groups where environment_id = $1 and id = $2`,
+      [environmentId, id],
+    );
+    return row ? new Versioned(row.view, row.version) : null;
+  }
+
+  async list(environmentId: string, limit: number, pageToken: string | undefined): Promise<Page<TemplateGroupView>> {
+    const values: unknown[] = [environmentId];
+    let where = 'environment_id = $1';
+    if (pageToken !== undefined) {
+      values.push(positionFromToken(pageToken));
+      where += ` and position < $${values.length}`;
+    }
+    values.push(limit + 1);
+    const rows = await queryRows<{ view: TemplateGroupView; position: string }>(
+      this.dataSource.manager,
+      `select view, position::text as position from template_groups where ${where} order by position desc limit $${values.length}`,
+      values,
+    );
+    const items = rows.slice(0, limit);
+    return { items: items.map((row) => row.view), nextPageToken: rows.length > limit ? encodePageToken({ position: items[items.length - 1].position }) : null };
+  }
+}
+
+function positionFromToken(token: string): string {
+  const { position } = decodePageToken<{ position: string }>(token, ['position']);
+  if (typeof position !== 'string' || !/^[1-9]\d{0,17}$/.test(position)) throw ValidationError.at('/query/pageToken', 'is not a page token returned by this service');
+  return position;
+}

@@ -1,0 +1,35 @@
+import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandContext, CommandPath } from '@billing/event-store';
+import { Versioned } from '@billing/platform';
+import { decideSetDefaultTemplateGroup, defaultTemplateGroupEvolver, existingTemplateGroup, templateGroupEvolver } from '../domain';
+import { defaultTemplateGroupStream, templateGroupStream } from '../streams';
+import { TemplateGroupView, templateGroupViewOf, withDefault } from '../views';
+
+/** PUT /templates/{id}/default: the group documents render with when none is named. */
+export class SetDefaultTemplateGroupCommand extends Command<Versioned<TemplateGroupView>> {
+  constructor(
+    readonly environmentId: string,
+    readonly templateGroupId: string,
+    readonly context: CommandContext,
+  ) {
+    super();
+  }
+}
+
+@CommandHandler(SetDefaultTemplateGroupCommand)
+export class SetDefaultTemplateGroupHandler implements ICommandHandler<SetDefaultTemplateGroupCommand, Versioned<TemplateGroupView>> {
+  constructor(private readonly commands: CommandPath) {}
+
+  async execute({ environmentId, templateGroupId, context }: SetDefaultTemplateGroupCommand): Promise<Versioned<TemplateGroupView>> {
+    const loaded = await this.commands.load(templateGroupStream(environmentId, templateGroupId), templateGroupEvolver);
+    existingTemplateGroup(loaded.state, templateGroupId);
+    await this.commands.handle(
+      defaultTemplateGroupStream(environmentId),
+      defaultTemplateGroupEvolver,
+      (current) => decideSetDefaultTemplateGroup(templateGroupId, current, context.meta),
+      context,
+      { retryOnConflict: true },
+    );
+    return new Versioned(withDefault(templateGroupViewOf(loaded.state)!, templateGroupId), loaded.version);
+  }
+}
