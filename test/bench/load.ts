@@ -36,6 +36,8 @@ export interface LoadSpec {
   readonly pacing?: 'autocannon' | 'paced';
   /** A header sent with a fresh value on every request (e.g. idempotency-key: each request a new key). */
   readonly uniqueHeader?: string;
+  /** Every occurrence of this text in the body is replaced with a fresh value on every request (e.g. usage event ids: each batch new events). */
+  readonly uniqueBodyToken?: string;
   /** Where the LoadResult JSON goes. */
   readonly out: string;
 }
@@ -54,8 +56,9 @@ function run(spec: LoadSpec, seconds: number, tally: Tally | null): Promise<{ re
   let next = 0;
   const setupRequest = (request: autocannon.Request): autocannon.Request => {
     const path = spec.paths[next++ % spec.paths.length];
-    if (!spec.uniqueHeader) return { ...request, path };
-    return { ...request, path, headers: { ...request.headers, [spec.uniqueHeader]: `${process.pid}-${++uniqueValues}` } };
+    const body = spec.uniqueBodyToken && spec.body !== undefined ? { body: spec.body.split(spec.uniqueBodyToken).join(`${process.pid}-${++uniqueValues}`) } : {};
+    if (!spec.uniqueHeader) return { ...request, path, ...body };
+    return { ...request, path, ...body, headers: { ...request.headers, [spec.uniqueHeader]: `${process.pid}-${++uniqueValues}` } };
   };
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();

@@ -10,7 +10,8 @@
  *    subscription, PUT /invoices/{id}, GET /invoices/{id}, GET /invoices, and
  *    POST /invoices again at half the measured maximum rate;
  * 4. the billing engine: 10 000 due subscriptions billed by one test-clock advance;
- * 5. a rebuild of every projection over at least 200 000 events.
+ * 5. a rebuild of every projection over at least 200 000 events;
+ * 6. usage ingestion: POST /usage-events with batches of 1 000 new events.
  *
  * Prints a table and writes it to docs/BENCHMARKS.md. Uses DATABASE_URL when
  * set, else an embedded Postgres in a temporary folder; the bench database is
@@ -21,7 +22,8 @@
  * BENCH_RAW=pg (use the pg child even when pgbench is there),
  * BENCH_REPORT (file to write, default docs/BENCHMARKS.md; "-" for none),
  * BENCH_REPORT_HEADING (section heading, default "Latest run"), BENCH_KEEP_DATABASE=1
- * (do not drop the bench database, for debugging).
+ * (do not drop the bench database, for debugging), BENCH_ONLY=usage (only the
+ * usage ingestion scenario), BENCH_USAGE_BATCH (1000).
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -43,6 +45,8 @@ const CONNECTIONS = positive('BENCH_CONNECTIONS', 16);
 const REBUILD_EVENTS = positive('BENCH_REBUILD_EVENTS', 200_000);
 const REBUILD_TIMEOUT_SECONDS = positive('BENCH_REBUILD_TIMEOUT_SECONDS', 100);
 const BILLING_SUBSCRIPTIONS = positive('BENCH_BILLING_SUBSCRIPTIONS', 10_000);
+const USAGE_BATCH = positive('BENCH_USAGE_BATCH', 1000);
+const ONLY = process.env.BENCH_ONLY;
 /** Invoices created through the API (each then updated once) whose events are replicated for the rebuild. */
 const TEMPLATE_INVOICES = 300;
 /** Draft ids the PUT and GET-by-id scenarios rotate over. */
@@ -749,6 +753,10 @@ function report(serverVersion: string, databaseNote: string): string {
     }
     lines.push(`| ${r.scenario} | ${fmt(r.result.perSecond)} | ${fmt(r.result.p50, 2)} | ${fmt(r.result.p99, 2)} | ${r.result.non2xx} | ${r.result.errors + r.result.timeouts} |`);
   }
+  const usage = byKey('usage');
+  if (usage) {
+    lines.push(`| usage ingestion: events accepted per second in batches of ${USAGE_BATCH} (the row above × ${USAGE_BATCH}) | ${fmt(usage.perSecond * USAGE_BATCH, 0)} events/s | | | | |`);
+  }
   if (billing) {
     lines.push(
       `| billing engine: ${billing.subscriptions} due subscriptions, one invoice each created and booked (one \`POST /test-clock/advance\`, one process) | ${fmt(billing.invoices / billing.seconds, 0)} invoices/s | | | | ${fmt(billing.seconds, 1)} s |`,
@@ -877,20 +885,8 @@ async function main(): Promise<void> {
       rmSync(scratch, { recursive: true, force: true });
     })());
   cleanupOnSignal = cleanup;
-  try {
-    if (!adminUrl) {
-      log('DATABASE_URL is not set: starting an embedded Postgres');
-      const embedded = await startEmbeddedPostgres({ dataDir: join(scratch, 'postgres'), database: 'postgres' });
-      adminUrl = embedded.url;
-      stopEmbedded = embedded.stop;
-      databaseNote = 'embedded Postgres (started by the bench)';
-    }
-    await ensureDatabase(adminUrl, database);
-    const url = new URL(adminUrl);
-    url.pathname = `/${database}`;
-    databaseUrl = url.toString();
-    serverVersion = await withClient(databaseUrl, async (client) => (await client.query<{ server_version: string }>('show server_version')).rows[0].server_version);
-
+  /** Every scenario but BENCH_ONLY's shortcut, in order. */
+  async function allScenarios(): Promise<void> {
     const raw = await attempt('raw Postgres baseline', () => rawPostgres(databaseUrl));
     rows.push({ key: 'raw', scenario: 'raw Postgres: BEGIN; event row (jsonb); outbox row; COMMIT', result: raw, ...(raw ? {} : { failure: failures[failures.length - 1] }) });
     const bare = await attempt('bare Fastify', () => bareFastify());
@@ -901,6 +897,7 @@ async function main(): Promise<void> {
     log('starting the service');
     service = await startService(databaseUrl);
     await serviceScenarios(databaseUrl, service, receiverPort ? `http://127.0.0.1:${receiverPort}` : null);
+    await usageScenario(databaseUrl, service);
     log('stopping the service');
     await stopChild(service.child, 20_000);
     service = null;
@@ -916,6 +913,30 @@ async function main(): Promise<void> {
     if (templateEnvironment) {
       const rebuilt = await attempt('rebuild', async () => runRebuild(databaseUrl, await replicateEvents(databaseUrl)));
       if (rebuilt) rebuild = rebuilt;
+    }
+  }
+  try {
+    if (!adminUrl) {
+      log('DATABASE_URL is not set: starting an embedded Postgres');
+      const embedded = await startEmbeddedPostgres({ dataDir: join(scratch, 'postgres'), database: 'postgres' });
+      adminUrl = embedded.url;
+      stopEmbedded = embedded.stop;
+      databaseNote = 'embedded Postgres (started by the bench)';
+    }
+    await ensureDatabase(adminUrl, database);
+    const url = new URL(adminUrl);
+    url.pathname = `/${database}`;
+    databaseUrl = url.toString();
+    serverVersion = await withClient(databaseUrl, async (client) => (await client.query<{ server_version: string }>('show server_version')).rows[0].server_version);
+
+    if (ONLY === 'usage') {
+      log('BENCH_ONLY=usage: the usage ingestion scenario only');
+      service = await startService(databaseUrl);
+      await usageScenario(databaseUrl, service);
+      await stopChild(service.child, 20_000);
+      service = null;
+    } else {
+      await allScenarios();
     }
   } catch (error) {
     failures.push(`run aborted: ${String((error as Error)?.message ?? error)}`);
@@ -975,6 +996,51 @@ async function billingScenario(databaseUrl: string, service: Service): Promise<{
   if (invoices !== BILLING_SUBSCRIPTIONS) throw new Error(`billing: ${invoices} invoices booked for ${BILLING_SUBSCRIPTIONS} due subscriptions`);
   log(`billing: ${invoices} invoices in ${seconds.toFixed(1)} s`);
   return { subscriptions: BILLING_SUBSCRIPTIONS, invoices, seconds };
+}
+
+/**
+ * Usage ingestion: a subscription billing a sum metric, then POST /usage-events
+ * under load, every request a batch of USAGE_BATCH new events (fresh ids per
+ * request), each with a numeric property; events/s = requests/s × the batch.
+ */
+async function usageScenario(databaseUrl: string, service: Service): Promise<void> {
+  const environment = randomUUID();
+  const caller: Caller = { token: sign({ environments: [environment] }, JWT_SECRET, { algorithm: 'HS256', subject: 'bench', expiresIn: 3600 }) };
+  const result = await attempt('POST /usage-events', async () => {
+    await call(service, caller, environment, 'POST', '/billable-metrics', { code: 'storage', name: 'Storage', aggregation: 'sum', field: 'gb' }, 201);
+    const product = await call<{ id: string }>(service, caller, environment, 'POST', '/products', { name: 'Usage plan' }, 201);
+    const price = await call<{ id: string }>(
+      service,
+      caller,
+      environment,
+      'POST',
+      '/prices',
+      { name: 'Storage', priceModel: 'graduated', pricing: { eur: { tiers: [{ upTo: 1000, unitAmount: 10 }, { upTo: null, unitAmount: 5 }] } }, purchase: 'recurring', termCount: 1, termUnit: 'month', billingTiming: 'event_based', metricCode: 'storage', productId: product.id },
+      201,
+    );
+    const start = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
+    const subscription = await call<{ id: string }>(service, caller, environment, 'POST', '/subscriptions', { customer: { id: randomUUID(), handle: 'U-1', name: 'Usage Oy' }, currency: 'EUR', term: { start, end: null }, items: [{ priceId: price.id }] }, 201);
+    const timestamp = new Date(Date.now() - 3_600_000).toISOString();
+    const events = Array.from({ length: USAGE_BATCH }, (_, i) => ({ id: `bench-@@UNIQUE@@-${i}`, subscriptionId: subscription.id, metricCode: 'storage', timestamp, properties: { gb: (i % 97) + 0.5, region: 'eu-north-1' } }));
+    const load = await runLoad('POST /usage-events', {
+      url: service.base,
+      method: 'POST',
+      paths: ['/usage-events'],
+      headers: headers(caller, environment, true),
+      body: JSON.stringify({ events }),
+      uniqueBodyToken: '@@UNIQUE@@',
+      expectStatus: 200,
+    });
+    // Every answered batch recorded all its events (warm-up included): none rejected, none lost.
+    const recorded = await withClient(databaseUrl, async (client) =>
+      Number((await client.query(`select count(*)::int as n from usage_events where environment_id = $1`, [environment])).rows[0].n),
+    );
+    if (recorded < load.count * USAGE_BATCH) throw new Error(`usage ingestion: ${recorded} events recorded for ${load.count} answered batches of ${USAGE_BATCH}`);
+    log(`usage ingestion: ${recorded} events recorded`);
+    return load;
+  });
+  rows.push({ key: 'usage', scenario: `POST /usage-events, batches of ${USAGE_BATCH} new events`, result, ...(result ? {} : { failure: failures[failures.length - 1] }) });
+  if (result) log(`usage ingestion: ${Math.round(result.perSecond * USAGE_BATCH)} events/s`);
 }
 
 let cleanupOnSignal: () => Promise<void> = stopAllChildren;

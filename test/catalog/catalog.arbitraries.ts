@@ -61,7 +61,14 @@ export const createPriceBodyArb = modelArb.chain((priceModel) =>
       }),
     },
     { requiredKeys: ['name', 'priceModel', 'pricing', 'term'] },
-  ).map(({ term, ...rest }) => (term ? { ...rest, purchase: 'recurring', ...term } : { ...rest, purchase: 'one_time' })),
+  ).map(({ term, ...rest }) => {
+    // An event_based price is recurring and names its billable metric.
+    if (rest.billingTiming === 'event_based') {
+      const recurring = term ?? { termCount: 1, termUnit: 'month' };
+      return { ...rest, purchase: 'recurring', ...recurring, metricCode: 'api_calls' };
+    }
+    return term ? { ...rest, purchase: 'recurring', ...term } : { ...rest, purchase: 'one_time' };
+  }),
 );
 
 /** A valid PUT /prices/{id} body for a price of this model and purchase. */

@@ -66,7 +66,8 @@ describe('Prices over HTTP', () => {
 
     it('accepts every billingTiming and rejects others at /billingTiming', async () => {
       for (const billingTiming of ['advance', 'arrears', 'event_based']) {
-        expect((await createPrice(t, monthlyFee({ billingTiming }))).billingTiming).toBe(billingTiming);
+        const metric = billingTiming === 'event_based' ? { metricCode: 'api_calls' } : {};
+        expect((await createPrice(t, monthlyFee({ billingTiming, ...metric }))).billingTiming).toBe(billingTiming);
       }
       expectPointers(await t.request('POST', '/prices', { body: monthlyFee({ billingTiming: 'later' }) }), ['/billingTiming']);
     });

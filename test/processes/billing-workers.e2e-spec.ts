@@ -142,4 +142,57 @@ describe('the billing engine across processes', () => {
     second.service.child.kill('SIGTERM');
     await second.service.exited;
   });
+  it('usage with a grace period across three processes: every period billed once, every draft booked once, with its usage', async () => {
+    const USAGE_SUBSCRIPTIONS = 15;
+    const environment = randomUUID();
+    const first = await api();
+    const call = client(first.baseUrl, environment);
+    await call('PUT', '/usage-settings', { usageGracePeriodHours: 24 }, 200);
+    await call('POST', '/billable-metrics', { code: 'calls', name: 'Calls', aggregation: 'count' }, 201);
+    const product = (await call('POST', '/products', { name: 'Usage plan' }, 201)).id;
+    const price = (
+      await call(
+        'POST',
+        '/prices',
+        { name: 'Calls', priceModel: 'fee', pricing: { eur: { unitAmount: 10 } }, purchase: 'recurring', termCount: 1, termUnit: 'month', billingTiming: 'event_based', metricCode: 'calls', productId: product },
+        201,
+      )
+    ).id;
+    const ids: string[] = [];
+    for (let i = 0; i < USAGE_SUBSCRIPTIONS; i++) {
+      ids.push((await call('POST', '/subscriptions', { customer: { id: randomUUID(), handle: `U-${i}`, name: `Usage ${i}` }, currency: 'EUR', term: { start: '2027-01-01', end: null }, items: [{ priceId: price }] }, 201)).id);
+    }
+    await call('POST', '/test-clock/advance', { to: '2027-01-20T00:00:00Z' }, 200);
+    // Subscription i used i + 1 calls in January.
+    const events = ids.flatMap((subscriptionId, i) => Array.from({ length: i + 1 }, (_, n) => ({ id: `${subscriptionId}-${n}`, subscriptionId, metricCode: 'calls', timestamp: `2027-01-${String(2 + n).padStart(2, '0')}T10:00:00Z` })));
+    expect((await call('POST', '/usage-events', { events }, 200)).accepted).toBe(events.length);
+
+    const workers = [await worker(), await worker()];
+    await call('POST', '/test-clock/advance', { to: '2027-06-01T12:00:00Z' }, 200);
+    // Billed at Feb 1 … Jun 1 (5 instants); booked 24 h later: all but June's.
+    const billed = await db.query(
+      `select stream_id, data->>'billAt' as bill_at, count(*)::int as n from events where environment_id = $1 and event_type = 'SubscriptionBilled' group by 1, 2`,
+      [environment],
+    );
+    expect(billed.rows).toHaveLength(USAGE_SUBSCRIPTIONS * 5);
+    expect(billed.rows.every((row) => row.n === 1)).toBe(true);
+    const bookings = await db.query(
+      `select data->>'invoiceId' as invoice, count(*)::int as n from events where environment_id = $1 and event_type = 'SubscriptionInvoiceBooked' group by 1`,
+      [environment],
+    );
+    expect(bookings.rows).toHaveLength(USAGE_SUBSCRIPTIONS * 4);
+    expect(bookings.rows.every((row) => row.n === 1)).toBe(true);
+    const booked = await db.query(`select data->>'handle' as handle from events where environment_id = $1 and event_type = 'InvoiceBooked' order by (data->>'handle')`, [environment]);
+    expect(booked.rows.map((row) => row.handle)).toEqual(Array.from({ length: USAGE_SUBSCRIPTIONS * 4 }, (_, i) => `INV-${String(i + 1).padStart(6, '0')}`));
+    const januaries = await db.query(
+      `select data->'usage'->0->>'quantity' as quantity, data->>'subscriptionId' as subscription from events
+        where environment_id = $1 and event_type = 'SubscriptionInvoiceBooked' and data->>'billAt' = '2027-02-01T00:00:00.000Z'`,
+      [environment],
+    );
+    expect(Object.fromEntries(januaries.rows.map((row) => [row.subscription, row.quantity]))).toEqual(Object.fromEntries(ids.map((id, i) => [id, String(i + 1)])));
+    const failed = await db.query(`select count(*)::int as n from events where environment_id = $1 and event_type = 'SubscriptionBillingFailed'`, [environment]);
+    expect(failed.rows[0].n).toBe(0);
+    for (const service of [first.service, ...workers]) service.child.kill('SIGTERM');
+    await Promise.all([first.service, ...workers].map((service) => service.exited));
+  });
 });

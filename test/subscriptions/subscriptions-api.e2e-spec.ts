@@ -219,7 +219,7 @@ describe('Subscriptions API', () => {
         prices.monthly = await env.price(product);
         prices.archived = await env.price(product, { name: 'Old' });
         await env.ok('PUT', `/prices/${prices.archived}/archive`, {}, 200);
-        prices.eventBased = await env.price(product, { name: 'API calls', billingTiming: 'event_based' });
+        prices.eventBased = await env.price(product, { name: 'API calls', billingTiming: 'event_based', metricCode: 'api_calls' });
         prices.noProduct = await env.price(null, { name: 'Loose' });
         prices.usdOnly = await env.price(product, { name: 'US only', pricing: { usd: { unitAmount: 3000 } } });
         prices.foreign = await other.price(await other.product());
@@ -275,10 +275,10 @@ describe('Subscriptions API', () => {
         expectProblem(response, 422, 'too-many-decimals', '/items/0/quantity');
       });
 
-      it('an event_based price → 422 at /items/0/priceId whose detail says usage billing does not exist yet', async () => {
+      it('an event_based price whose billable metric does not exist → 422 at /items/0/priceId naming the metric', async () => {
         const response = await env.create(env.body(prices.eventBased));
         expectProblem(response, 422, 'validation-failed', '/items/0/priceId');
-        expect(response.body.errors.find((e: any) => e.pointer === '/items/0/priceId').detail).toMatch(/usage/i);
+        expect(response.body.errors.find((e: any) => e.pointer === '/items/0/priceId').detail).toMatch(/billable metric 'api_calls'/);
       });
 
       it('reports every item problem at once, each at its own pointer', async () => {

@@ -21,6 +21,8 @@ export interface PriceView {
   readonly termCount?: number;
   readonly termUnit?: TermUnit;
   readonly billingTiming: BillingTiming;
+  /** The billable metric of an event_based price; absent on other prices. */
+  readonly metricCode?: string;
   readonly pricing: Pricing;
   readonly productId: string | null;
   readonly archived: boolean;
@@ -40,6 +42,7 @@ export function toPriceView(price: ExistingPrice): PriceView {
     ...(termCount === null ? {} : { termCount }),
     ...(termUnit === null ? {} : { termUnit }),
     billingTiming,
+    ...(price.metricCode === undefined ? {} : { metricCode: price.metricCode }),
     pricing,
     productId,
     archived: status === 'archived',

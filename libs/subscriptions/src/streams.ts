@@ -31,3 +31,21 @@ export function subscriptionHandleStream(environmentId: string, handle: string):
 export function subscriptionInvoiceId(environmentId: string, subscriptionId: string, billAt: Date): string {
   return uuidV5(`${environmentId}/${subscriptionId}/${billAt.toISOString()}`, INVOICE_NAMESPACE);
 }
+
+export const BILLABLE_METRIC_STREAM = 'billable-metric';
+export const USAGE_SETTINGS_STREAM = 'usage-settings';
+const METRIC_NAMESPACE = '5d2b8e41-9c3a-4f7e-8b16-2a9e0c4d7f53';
+
+/** One stream per (environment, metric code): a code is created once. */
+export function billableMetricId(environmentId: string, code: string): string {
+  return uuidV5(`${environmentId}\u0000${code}`, METRIC_NAMESPACE);
+}
+
+export function billableMetricStream(environmentId: string, code: string): StreamRef {
+  return { environmentId, streamType: BILLABLE_METRIC_STREAM, streamId: billableMetricId(environmentId, code) };
+}
+
+/** One settings stream per environment; its id is the environment id. */
+export function usageSettingsStream(environmentId: string): StreamRef {
+  return { environmentId, streamType: USAGE_SETTINGS_STREAM, streamId: environmentId };
+}

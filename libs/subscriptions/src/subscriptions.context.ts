@@ -1,8 +1,8 @@
 import { BoundedContext, eventTypesOf, NotificationDefinition, StreamDefinition } from '@billing/platform';
-import { SubscriptionEvent, subscriptionEvolver, SubscriptionHandleClaimed, SubscriptionState } from './domain';
+import { BillableMetricEvent, billableMetricEvolver, BillableMetricState, SubscriptionEvent, subscriptionEvolver, SubscriptionHandleClaimed, SubscriptionState, UsageSettingsChanged } from './domain';
 import { subscriptionsMigrations } from './migrations';
 import { subscriptionsProjection } from './read-model/subscriptions.projection';
-import { SUBSCRIPTION_HANDLE_STREAM, SUBSCRIPTION_STREAM } from './streams';
+import { BILLABLE_METRIC_STREAM, SUBSCRIPTION_HANDLE_STREAM, SUBSCRIPTION_STREAM, USAGE_SETTINGS_STREAM } from './streams';
 import { subscriptionViewOf } from './subscription-view';
 import { SUBSCRIPTIONS_PROBLEMS } from './subscriptions.problems';
 import { SubscriptionsModule } from './subscriptions.module';
@@ -16,6 +16,7 @@ const SUBSCRIPTION_EVENTS: Record<SubscriptionEvent['type'], number> = {
   SubscriptionBilled: 1,
   SubscriptionBillingFailed: 1,
   SubscriptionEnded: 1,
+  SubscriptionInvoiceBooked: 1,
 };
 const HANDLE_EVENTS: Record<SubscriptionHandleClaimed['type'], number> = { SubscriptionHandleClaimed: 1 };
 
@@ -26,6 +27,22 @@ const subscriptionStream: StreamDefinition<SubscriptionState, SubscriptionEvent>
   events: eventTypesOf(SUBSCRIPTION_EVENTS),
   view: { evolver: subscriptionEvolver, toView: subscriptionViewOf },
   resource: { type: 'subscription', path: 'subscriptions' },
+};
+
+const METRIC_EVENTS: Record<BillableMetricEvent['type'], number> = { BillableMetricCreated: 1 };
+const SETTINGS_EVENTS: Record<UsageSettingsChanged['type'], number> = { UsageSettingsChanged: 1 };
+
+const billableMetricStream: StreamDefinition<BillableMetricState, BillableMetricEvent> = {
+  type: BILLABLE_METRIC_STREAM,
+  idScheme: 'uuid v5 of (environment, metric code): a code is created once (billableMetricStream)',
+  events: eventTypesOf(METRIC_EVENTS),
+  view: { evolver: billableMetricEvolver, toView: (state) => (state.status === 'none' ? null : (({ status: _status, ...metric }) => metric)(state)) },
+};
+
+const usageSettingsStream: StreamDefinition = {
+  type: USAGE_SETTINGS_STREAM,
+  idScheme: "the environment id: one settings stream per environment",
+  events: eventTypesOf(SETTINGS_EVENTS),
 };
 
 const handleStream: StreamDefinition = {
@@ -51,7 +68,7 @@ export const subscriptionsContext: BoundedContext = {
   name: 'subscriptions',
   module: SubscriptionsModule,
   migrations: subscriptionsMigrations,
-  streams: [subscriptionStream, handleStream],
+  streams: [subscriptionStream, handleStream, billableMetricStream, usageSettingsStream],
   projections: [subscriptionsProjection],
   reactors: [],
   notifications,

@@ -5,10 +5,21 @@ import { CreateSubscriptionHandler } from './create-subscription/create-subscrip
 import { SubscriptionsController } from './http/subscriptions.controller';
 import { ReactivateSubscriptionHandler } from './reactivate-subscription/reactivate-subscription.handler';
 import { SubscriptionsReadModel } from './read-model/subscriptions.read-model';
+import { CreateBillableMetricHandler } from './create-billable-metric/create-billable-metric.handler';
+import { IngestUsageEventsHandler } from './ingest-usage-events/ingest-usage-events.handler';
+import { SetUsageSettingsHandler } from './set-usage-settings/set-usage-settings.handler';
+import { UsageController } from './http/usage.controller';
+import { UsageStore } from './usage/usage-store';
 
 /** The HTTP surface, command handlers and billing engine of the subscriptions context (its definition is subscriptionsContext). */
 @Module({
-  controllers: [SubscriptionsController],
-  providers: [SubscriptionsReadModel, CreateSubscriptionHandler, CancelSubscriptionHandler, ReactivateSubscriptionHandler, BillingEngine],
+  controllers: [SubscriptionsController, UsageController],
+  providers: [
+    SubscriptionsReadModel, CreateSubscriptionHandler, CancelSubscriptionHandler, ReactivateSubscriptionHandler, BillingEngine,
+    UsageStore,
+    CreateBillableMetricHandler,
+    SetUsageSettingsHandler,
+    IngestUsageEventsHandler,
+  ],
 })
 export class SubscriptionsModule {}

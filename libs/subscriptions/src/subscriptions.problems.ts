@@ -7,5 +7,6 @@ export const SUBSCRIPTIONS_PROBLEMS: Record<string, ProblemType> = {
   'subscription-ended': { status: 409, title: 'Conflict', description: 'The subscription has ended (its last day of service has passed): it can no longer be cancelled or reactivated.' },
   'subscription-not-cancelled': { status: 409, title: 'Conflict', description: 'Only a cancelled subscription can be reactivated.' },
   'subscription-period-billed': { status: 409, title: 'Conflict', description: 'The charges due at this instant have been billed already (the billing engine never bills them twice).' },
+  'billable-metric-exists': { status: 409, title: 'Conflict', description: 'A billable metric with this code exists already in the environment (codes are unique, metrics never change).' },
   'subscription-billing-not-due': { status: 409, title: 'Conflict', description: 'Nothing is due for billing at this instant.' },
 };

@@ -35,6 +35,14 @@ export class CreatePriceBody {
   @ApiPropertyOptional({ enum: BILLING_TIMINGS, default: 'advance' })
   billingTiming?: string;
 
+  @ApiPropertyOptional({
+    description:
+      'required for (and only allowed on) an event_based price: the code of the billable metric whose aggregated quantity per period the price bills. ' +
+      'Its format is checked here; that the metric exists is checked when subscribing to the price. An event_based price must be recurring.',
+    pattern: '^[A-Za-z0-9_.:-]{1,100}$',
+  })
+  metricCode?: string;
+
   @ApiProperty(PRICING_PROPERTY)
   pricing!: Record<string, unknown>;
 

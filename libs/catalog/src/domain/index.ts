@@ -1,7 +1,7 @@
 export * from './types';
 export { UNKNOWN_PROPERTY } from './json';
 export type { CreatePriceInput } from './price-validation';
-export { validateCreatePrice } from './price-validation';
+export { METRIC_CODE_PATTERN, validateCreatePrice } from './price-validation';
 export * from './price';
 export * from './product';
 export type { QuotablePrice, Quote } from './quote';

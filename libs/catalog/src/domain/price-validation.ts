@@ -39,7 +39,16 @@ export interface CreatePriceInput {
   readonly billingTiming: BillingTiming;
   readonly pricing: Pricing;
   readonly productId: string | null;
+  /**
+   * The billable metric an `event_based` price bills (its code); present only on
+   * such prices. The catalog checks its format only: metrics belong to the
+   * subscriptions context, which checks that it exists when subscribing.
+   */
+  readonly metricCode?: string;
 }
+
+/** A billable metric's code: 1–100 of letters, digits, `_`, `-`, `.`, `:`. */
+export const METRIC_CODE_PATTERN = /^[A-Za-z0-9_.:-]{1,100}$/;
 
 /** Only the members present in the body; `description: null` clears the description. */
 export interface UpdatePriceInput {
@@ -67,6 +76,7 @@ const CREATE_FIELDS = [
   'billingTiming',
   'pricing',
   'productId',
+  'metricCode',
 ];
 const UPDATE_FIELDS = ['name', 'termCount', 'description', 'pricing'];
 
@@ -94,6 +104,18 @@ export function validateCreatePrice(body: unknown): CreatePriceInput {
   const billingTiming = optional(b, 'billingTiming') ? oneOf(b.billingTiming, '/billingTiming', BILLING_TIMINGS, errors) : 'advance';
   const productId = optional(b, 'productId') ? uuid(b.productId, '/productId', errors) : null;
   const pricing = required(b, 'pricing', errors) ? validatePricing(b.pricing, priceModel || undefined, '/pricing', errors) : undefined;
+
+  // An event_based price names the metric whose aggregated quantity of each period it prices; no other price does.
+  let metricCode: string | undefined;
+  if (billingTiming === 'event_based') {
+    if (required(b, 'metricCode', errors, 'is required for an event_based price')) {
+      if (typeof b.metricCode === 'string' && METRIC_CODE_PATTERN.test(b.metricCode)) metricCode = b.metricCode;
+      else errors.add('/metricCode', 'must be a billable metric code: 1 to 100 letters, digits, _ - . or :');
+    }
+    if (purchase === 'one_time') errors.add('/billingTiming', 'event_based prices bill usage per period: purchase must be recurring');
+  } else if (optional(b, 'metricCode')) {
+    errors.add('/metricCode', 'is only allowed for an event_based price');
+  }
 
   // The term belongs to recurring prices only; with an invalid purchase, still check its shape.
   let termCount: number | null | undefined = null;
@@ -123,6 +145,7 @@ export function validateCreatePrice(body: unknown): CreatePriceInput {
     billingTiming: billingTiming as BillingTiming,
     pricing: pricing as Pricing,
     productId: productId as string | null,
+    ...(metricCode === undefined ? {} : { metricCode }),
   };
 }
 

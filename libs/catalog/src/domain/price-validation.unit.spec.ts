@@ -125,8 +125,25 @@ describe('validateCreatePrice', () => {
       expect(detailAt(create({ [field]: value }), `/${field}`)).toMatch(/^must be one of: /);
     });
 
-    it.each(['advance', 'arrears', 'event_based'])('when billingTiming is %s, then accepted', (billingTiming) => {
+    it.each(['advance', 'arrears'])('when billingTiming is %s, then accepted', (billingTiming) => {
       expect(validateCreatePrice({ ...feeOneTime, billingTiming }).billingTiming).toBe(billingTiming);
+    });
+
+    it('when billingTiming is event_based with a metricCode on a recurring price, then accepted with the metric', () => {
+      expect(validateCreatePrice({ ...monthly, billingTiming: 'event_based', metricCode: 'api_calls' })).toMatchObject({ billingTiming: 'event_based', metricCode: 'api_calls' });
+    });
+
+    it('when billingTiming is event_based without metricCode, or with a malformed one, then rejected at /metricCode', () => {
+      expect(detailAt(create({ ...monthly, billingTiming: 'event_based' }), '/metricCode')).toBe('is required for an event_based price');
+      expect(detailAt(create({ ...monthly, billingTiming: 'event_based', metricCode: 'has space' }), '/metricCode')).toMatch(/billable metric code/);
+    });
+
+    it('when billingTiming is event_based on a one_time price, then rejected at /billingTiming', () => {
+      expect(detailAt(create({ ...feeOneTime, billingTiming: 'event_based', metricCode: 'api_calls' }), '/billingTiming')).toMatch(/recurring/);
+    });
+
+    it('when a price that is not event_based names a metricCode, then rejected at /metricCode', () => {
+      expect(detailAt(create({ ...monthly, billingTiming: 'arrears', metricCode: 'api_calls' }), '/metricCode')).toMatch(/only allowed/);
     });
 
     it.each(['day', 'week', 'month', 'year'])('when termUnit is %s, then accepted', (termUnit) => {
@@ -346,7 +363,7 @@ describe('validateCreatePrice', () => {
     });
 
     it('reports exactly one error at the pointer of any added unknown property', () => {
-      const known = ['name', 'description', 'priceModel', 'purchase', 'termCount', 'termUnit', 'billingTiming', 'pricing', 'productId', 'id'];
+      const known = ['name', 'description', 'priceModel', 'purchase', 'termCount', 'termUnit', 'billingTiming', 'pricing', 'productId', 'metricCode', 'id'];
       fc.assert(
         fc.property(
           createPriceBodyArb,

@@ -1,4 +1,4 @@
-import { ApiProperty, OpenAPIObject } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, OpenAPIObject } from '@nestjs/swagger';
 import { BILLING_TIMINGS, PRICE_LIMITS, PRICE_MODELS, PURCHASES, TERM_UNITS } from '../domain';
 
 /** The OpenAPI schema object type (not exported by @nestjs/swagger itself). */
@@ -95,6 +95,9 @@ export class PriceDto {
 
   @ApiProperty({ enum: BILLING_TIMINGS })
   billingTiming!: string;
+
+  @ApiPropertyOptional({ description: 'the billable metric whose aggregated quantity per period an event_based price bills; only on event_based prices' })
+  metricCode?: string;
 
   @ApiProperty(PRICING_PROPERTY)
   pricing!: Record<string, unknown>;

@@ -15,6 +15,8 @@ const SUBSCRIPTION_STREAM_TYPE = 'subscription';
 interface SubscriptionBilledData {
   readonly subscriptionId: string;
   readonly invoiceId: string;
+  /** Set when the invoice (with usage) stays a draft for the usage grace period: booked later, announced by SubscriptionInvoiceBooked. */
+  readonly bookAt?: string | null;
 }
 interface PaymentMethod {
   readonly provider: string;
@@ -28,7 +30,7 @@ const paymentMethodOf: Evolver<PaymentMethod | null, { type: string; schemaVersi
 
 /**
  * Every invoice the billing engine books for a subscription with a payment
- * method starts its collection, due at once, with the environment's retry
+ * method (at billing, or at the end of a usage grace period) starts its collection, due at once, with the environment's retry
  * schedule. Exactly once: written in the reactor's batch transaction with its
  * checkpoint, and a collection starts once per invoice.
  */
@@ -43,7 +45,12 @@ export class CollectionReactor implements Reactor {
     const unit = new UnitOfWork(tx);
     try {
       await withinUnitOfWork(unit, async () => {
-        for (const event of events) if (event.type === 'SubscriptionBilled') await this.start(event);
+        for (const event of events) {
+          // An invoice is collected once it is booked: at once, or at the end of its usage grace period.
+          const booked =
+            (event.type === 'SubscriptionBilled' && (event.data as SubscriptionBilledData).bookAt == null) || event.type === 'SubscriptionInvoiceBooked';
+          if (booked) await this.start(event);
+        }
       });
     } finally {
       unit.close();

@@ -1,14 +1,22 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
+import { EntityManager } from 'typeorm';
 import { amountForScaledQuantity } from '@billing/catalog';
 import { CommandContext, CommandPath, outsideUnitOfWork, ProjectionRunner, queryRows, ReadModelTimeoutError, StreamVersionConflictError, toNewEvents, WrittenStream } from '@billing/event-store';
-import { BookInvoiceCommand, CreateInvoiceCommand } from '@billing/invoicing';
+import { BookInvoiceCommand, CreateInvoiceCommand, Invoice, invoiceEvolver, invoiceStream, RequestedLine, UpdateInvoiceCommand } from '@billing/invoicing';
 import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, WorkerLoop } from '@billing/platform';
-import { DomainError, parseScaledDecimal, ValidationError } from '@billing/shared-kernel';
+import { assertAmountInRange, DomainError, formatScaledDecimal, parseScaledDecimal, ValidationError } from '@billing/shared-kernel';
 import {
   decideAdvanceSubscription,
   decideBillDue,
+  decideBookUsageInvoice,
+  dueBooking,
+  PendingBooking,
+  SubscriptionItem,
+  UsageCharge,
+  UsageCorrection,
+  USAGE_SCALE,
   decideRecordBillingFailure,
   DueBilling,
   localDateOf,
@@ -21,6 +29,7 @@ import {
 } from '../domain';
 import { SubscriptionsReadModel } from '../read-model/subscriptions.read-model';
 import { subscriptionInvoiceId, subscriptionStream } from '../streams';
+import { PeriodUsage, UsageStore } from '../usage/usage-store';
 
 const ACTOR = 'system:billing-engine';
 /** Safety bound of one run: billings of one subscription before it yields to the others (logged when hit; the next run goes on). */
@@ -60,6 +69,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     private readonly registry: ClockDrivenWorkRegistry,
     private readonly clock: EnvironmentClock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly usage: UsageStore,
   ) {}
 
   onModuleInit(): void {
@@ -166,12 +176,20 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
         ]);
         if (!row) return 'busy';
         const { state, version } = await this.commands.load(stream, subscriptionEvolver);
-        billing = dueNow(state, now);
-        if (billing === null) return 'nothing';
-        const events =
-          billing.charges.length === 0
-            ? decideAdvanceSubscription({ subscriptionId }, state, context.meta)
-            : await this.bill(environmentId, state as Subscription, billing, context);
+        const due = dueNow(state, now);
+        const booking = dueBooking(state, now);
+        let events: SubscriptionEvent[];
+        if (booking !== null && (due === null || Date.parse(booking.bookAt) <= due.billAt.getTime())) {
+          // A draft kept open for late usage comes first: its grace period ended before the next billing.
+          events = await this.bookAfterGrace(environmentId, state as Subscription, booking, context, unit.manager);
+        } else {
+          billing = due;
+          if (billing === null) return 'nothing';
+          events =
+            billing.charges.length === 0
+              ? decideAdvanceSubscription({ subscriptionId }, state, context.meta)
+              : await this.bill(environmentId, state as Subscription, billing, context, unit.manager);
+        }
         if (events.length === 0) return 'nothing';
         await this.commands.transaction((session) =>
           session.append([{ stream, expectedVersion: version, events: toNewEvents(events, context.meta) }], context.metadata),
@@ -187,23 +205,51 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
   }
 
   /** Prices the charges as of now, creates and books their invoice, and decides the subscription's events. */
-  private async bill(environmentId: string, subscription: Subscription, due: DueBilling, context: CommandContext): Promise<SubscriptionEvent[]> {
+  private async bill(environmentId: string, subscription: Subscription, due: DueBilling, context: CommandContext, manager: EntityManager): Promise<SubscriptionEvent[]> {
     const items = new Map(subscription.items.map((item) => [item.id, item]));
     const prices = await this.readModel.prices(environmentId, [...new Set(due.charges.map((charge) => items.get(charge.itemId)!.priceId))]);
     const amounts: Record<string, bigint> = {};
     const unitAmounts = new Map<string, number>();
-    for (const { itemId } of due.charges) {
+    const usage: UsageCharge[] = [];
+    const usageLines: RequestedLine[] = [];
+    for (const { itemId, kind, period } of due.charges) {
       const item = items.get(itemId)!;
       const found = prices.get(item.priceId);
       const entry = found?.price.pricing[subscription.currency];
       if (!found || !entry) {
         throw ValidationError.at(`/items/${itemId}`, `price ${item.priceId} has no pricing in ${subscription.currency.toUpperCase()} any more`);
       }
+      if (kind === 'event_based') {
+        // Usage of the (possibly shortened) period, rated at the price versions in force when it happened.
+        const rated = await this.rateUsage(environmentId, subscription, item, period!, manager);
+        amounts[itemId] = rated.rated.amount;
+        usage.push({ itemId, period: period!, quantity: formatScaledDecimal(rated.rated.quantity, USAGE_SCALE), amount: Number(assertAmountInRange(rated.rated.amount, `/items/${itemId}`)) });
+        usageLines.push(...usageLinesOf(item, found.price.name, found.price.priceModel, rated, period!));
+        continue;
+      }
       amounts[itemId] = amountForScaledQuantity(found.price.priceModel, entry, parseScaledDecimal(item.quantity, QUANTITY_SCALE, `/items/${itemId}/quantity`));
       if (found.price.priceModel === 'fee') unitAmounts.set(itemId, (entry as { unitAmount: number }).unitAmount);
     }
+    const corrections = await this.corrections(environmentId, subscription, manager);
+    const correctionLines = corrections.map(({ correction, item, name }) => correctionLineOf(item, name, correction));
+    const grace = usage.length === 0 ? 0 : (await this.usage.settings(environmentId, manager)).usageGracePeriodHours;
+    const bookAt = grace > 0 ? new Date(due.billAt.getTime() + grace * 3_600_000) : null;
     const invoiceId = subscriptionInvoiceId(environmentId, subscription.id, due.billAt);
-    const events = decideBillDue({ subscriptionId: subscription.id, billAt: due.billAt, invoiceId, amounts }, subscription, context.meta);
+    const fixedCount = due.charges.filter((charge) => charge.kind !== 'event_based').length;
+    const events = decideBillDue(
+      {
+        subscriptionId: subscription.id,
+        billAt: due.billAt,
+        invoiceId,
+        amounts,
+        usage,
+        corrections: corrections.map(({ correction }) => correction),
+        bookAt,
+        usageLines: { first: fixedCount, count: usageLines.length },
+      },
+      subscription,
+      context.meta,
+    );
     const billed = events.find((event) => event.type === 'SubscriptionBilled')!.data as SubscriptionBilledData;
     const date = localDateOf(due.billAt, subscription.timeZone);
     await this.bus.execute(
@@ -214,7 +260,9 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
           currency: subscription.currency.toUpperCase(),
           date,
           memo: `Subscription ${subscription.handle}`,
-          items: billed.lines.map((line) => {
+          items: billed.lines
+            .filter((line) => line.kind !== 'event_based')
+            .map((line): RequestedLine => {
             const item = items.get(line.itemId)!;
             // A whole fee period reads as quantity × unit price; a tier, package or pro-rated share is one amount.
             const unitAmount = unitAmounts.get(line.itemId);
@@ -228,14 +276,104 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
               unitAmount: whole ? unitAmount : line.amount,
               taxCode: item.taxCode,
             };
-          }),
+          })
+            .concat(usageLines, correctionLines),
         },
         context,
         invoiceId,
       ),
     );
-    await this.bus.execute(new BookInvoiceCommand(environmentId, invoiceId, date, context, 1));
+    // With usage and a grace period the invoice stays a draft: late events still count until bookAt (bookAfterGrace).
+    if (bookAt === null) await this.bus.execute(new BookInvoiceCommand(environmentId, invoiceId, date, context, 1));
     return events;
+  }
+
+  private async rateUsage(environmentId: string, subscription: Subscription, item: SubscriptionItem, period: { start: string; end: string }, manager: EntityManager): Promise<PeriodUsage> {
+    const { from, to } = this.usage.periodInstants(subscription, period);
+    return this.usage.rate(environmentId, subscription, item, from, to, manager);
+  }
+
+  /** The usage of a pending draft's charges, rated with every event counted by now, and their invoice lines. */
+  private async rerate(environmentId: string, subscription: Subscription, booking: PendingBooking, manager: EntityManager): Promise<{ usage: UsageCharge[]; lines: RequestedLine[] }> {
+    const prices = await this.readModel.prices(environmentId, subscription.items.map((item) => item.priceId));
+    const usage: UsageCharge[] = [];
+    const lines: RequestedLine[] = [];
+    for (const charge of booking.usage) {
+      const item = subscription.items.find((candidate) => candidate.id === charge.itemId)!;
+      const price = prices.get(item.priceId)?.price;
+      const rated = await this.rateUsage(environmentId, subscription, item, charge.period, manager);
+      usage.push({ ...charge, quantity: formatScaledDecimal(rated.rated.quantity, USAGE_SCALE), amount: Number(assertAmountInRange(rated.rated.amount, `/items/${item.id}`)) });
+      lines.push(...usageLinesOf(item, price?.name ?? item.priceName, price?.priceModel ?? 'fee', rated, charge.period));
+    }
+    return { usage, lines };
+  }
+
+  /** Late usage of periods booked before: each period whose usage changed since, re-rated, as the difference to bill now. */
+  private async corrections(environmentId: string, subscription: Subscription, manager: EntityManager): Promise<{ correction: UsageCorrection; item: SubscriptionItem; name: string }[]> {
+    const found: { correction: UsageCorrection; item: SubscriptionItem; name: string }[] = [];
+    for (const [itemId, records] of Object.entries(subscription.usageBilled ?? {})) {
+      const item = subscription.items.find((candidate) => candidate.id === itemId);
+      if (!item) continue;
+      for (const record of records) {
+        const rated = await this.rateUsage(environmentId, subscription, item, record.period, manager);
+        const quantity = formatScaledDecimal(rated.rated.quantity, USAGE_SCALE);
+        const amount = Number(assertAmountInRange(rated.rated.amount, `/items/${itemId}`));
+        if (quantity === record.quantity && amount === record.amount) continue;
+        const quantityDelta = formatScaledDecimal(rated.rated.quantity - parseScaledDecimal(record.quantity, USAGE_SCALE, '/quantity'), USAGE_SCALE);
+        found.push({ correction: { itemId, period: record.period, quantity, amount, quantityDelta, amountDelta: amount - record.amount }, item, name: rated.metric.name });
+      }
+    }
+    return found;
+  }
+
+  /**
+   * The end of a draft's grace period: its usage re-rated with every event
+   * counted by now, its usage lines replaced (the other lines kept by id),
+   * booked, and SubscriptionInvoiceBooked recorded — in the step's one
+   * transaction, like a billing.
+   */
+  private async bookAfterGrace(environmentId: string, subscription: Subscription, booking: PendingBooking, context: CommandContext, manager: EntityManager): Promise<SubscriptionEvent[]> {
+    const loaded = await this.commands.load(invoiceStream(environmentId, booking.invoiceId), invoiceEvolver, manager);
+    if (loaded.state.status === 'none') throw new Error(`the draft ${booking.invoiceId} of subscription ${subscription.id} does not exist`);
+    const invoice = loaded.state as Invoice;
+    if (invoice.status === 'booked') {
+      // Booked by hand during the grace period: it keeps what it says; later events count as corrections on the next invoice.
+      return decideBookUsageInvoice({ subscriptionId: subscription.id, invoiceId: booking.invoiceId, usage: booking.usage }, subscription, context.meta);
+    }
+    let rerated: { usage: UsageCharge[]; lines: RequestedLine[] } | null;
+    try {
+      rerated = await this.rerate(environmentId, subscription, booking, manager);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      // The usage cannot be rated now (its metric or pricing is gone): the draft is booked as billed, so the grace period still ends;
+      // late events then count as corrections, which the next billing rates (or records as its failure).
+      this.logger.warn({ msg: 'usage could not be re-rated at the end of the grace period; booked as billed', environmentId, subscriptionId: subscription.id, invoiceId: booking.invoiceId, reason: error.message });
+      rerated = null;
+    }
+    if (rerated === null) {
+      await this.bus.execute(new BookInvoiceCommand(environmentId, booking.invoiceId, invoice.date, context));
+      return decideBookUsageInvoice({ subscriptionId: subscription.id, invoiceId: booking.invoiceId, usage: booking.usage }, subscription, context.meta);
+    }
+    const { usage, lines: usageLines } = rerated;
+    const kept = invoice.lines.map(
+      (line): RequestedLine => ({
+        id: line.id,
+        quantity: line.quantity,
+        unitAmount: line.unitAmount,
+        title: line.title,
+        description: line.description,
+        sku: line.sku,
+        periodStart: line.periodStart,
+        periodEnd: line.periodEnd,
+        discount: line.discount as RequestedLine['discount'],
+        taxCode: line.tax.taxCode,
+      }),
+    );
+    const { first, count } = booking.usageLines;
+    const lines = [...kept.slice(0, first), ...usageLines, ...kept.slice(first + count)];
+    await this.bus.execute(new UpdateInvoiceCommand(environmentId, booking.invoiceId, { date: invoice.date, currency: invoice.currency, items: lines }, context));
+    await this.bus.execute(new BookInvoiceCommand(environmentId, booking.invoiceId, invoice.date, context));
+    return decideBookUsageInvoice({ subscriptionId: subscription.id, invoiceId: booking.invoiceId, usage }, subscription, context.meta);
   }
 
   /** Records the failure on the subscription (its own transaction) so the engine retries it later and goes on with the others. */
@@ -260,6 +398,49 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
       written,
     );
   }
+}
+
+/**
+ * An event_based charge's invoice lines: one per price version that billed a
+ * share of the period's usage (one without a price change). A whole period
+ * at a fee price reads quantity × unit price; otherwise the line is quantity 1
+ * of the rated amount, its description giving the usage.
+ */
+function usageLinesOf(item: SubscriptionItem, priceName: string, priceModel: string, usage: PeriodUsage, period: { start: string; end: string }): RequestedLine[] {
+  const { metric, rated } = usage;
+  const total = formatScaledDecimal(rated.quantity, USAGE_SCALE);
+  const several = rated.segments.length > 1;
+  return rated.segments.map((segment) => {
+    const quantity = formatScaledDecimal(segment.quantity, USAGE_SCALE);
+    const asFee = !several && priceModel === 'fee';
+    const description = several
+      ? `${metric.name}: ${quantity} of ${total}, at the price in force from ${segment.version.effectiveAt}`
+      : `${metric.name}: ${total}`;
+    return {
+      title: priceName,
+      description,
+      sku: metric.code,
+      periodStart: period.start,
+      periodEnd: period.end,
+      quantity: asFee ? Number(total) : 1,
+      unitAmount: asFee ? (segment.version.entry as { unitAmount: number }).unitAmount : Number(segment.amount),
+      taxCode: item.taxCode,
+    };
+  });
+}
+
+/** A correction line: late usage of an earlier, booked period, as the difference in amount. */
+function correctionLineOf(item: SubscriptionItem, metricName: string, correction: UsageCorrection): RequestedLine {
+  return {
+    title: `Correction: ${item.priceName}`,
+    description: `${metricName}: late usage of ${correction.period.start} – ${correction.period.end}: ${correction.quantityDelta} (now ${correction.quantity})`,
+    sku: null,
+    periodStart: correction.period.start,
+    periodEnd: correction.period.end,
+    quantity: 1,
+    unitAmount: correction.amountDelta,
+    taxCode: item.taxCode,
+  };
 }
 
 /** The subscription's next due work at `now`, unless a failed attempt at it waits for its retry. */

@@ -5,6 +5,7 @@ import { ConflictError, FieldError, ValidationError } from '@billing/shared-kern
 import { decideCreateSubscription, Subscription, subscriptionEvolver, SubscriptionHandleClaimed } from '../domain';
 import { priceFactsOf, SubscriptionsReadModel } from '../read-model/subscriptions.read-model';
 import { subscriptionHandleStream, subscriptionStream } from '../streams';
+import { UsageStore } from '../usage/usage-store';
 import { CreateSubscriptionCommand } from './create-subscription.command';
 
 /**
@@ -18,6 +19,7 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
   constructor(
     private readonly commands: CommandPath,
     private readonly readModel: SubscriptionsReadModel,
+    private readonly usage: UsageStore,
   ) {}
 
   async execute({ environmentId, input, context }: CreateSubscriptionCommand): Promise<{ subscription: Subscription; version: number }> {
@@ -28,9 +30,12 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
       input.items.map((item) => item.priceId),
     );
     await this.assertTaxCodesKnown(environmentId, input.items.map((item) => item.taxCode));
+    const metricCodes = [...prices.values()].flatMap(({ price }) => (price.metricCode ? [price.metricCode] : []));
+    const metrics = await this.usage.metrics(environmentId, metricCodes);
     const items = input.items.map((item) => {
       const found = prices.get(item.priceId);
-      return { priceId: item.priceId, price: found ? priceFactsOf(found) : null, quantity: item.quantity, taxCode: item.taxCode };
+      const facts = found ? priceFactsOf(found) : null;
+      return { priceId: item.priceId, price: facts && { ...facts, metricExists: facts.metricCode ? metrics.has(facts.metricCode) : false }, quantity: item.quantity, taxCode: item.taxCode };
     });
     return this.commands.transaction(async (session) => {
       const claim = (handle: string) => this.claimHandle(session, environmentId, handle, subscriptionId, context);

@@ -7,9 +7,13 @@ import {
   SubscriptionBillingFailed,
   SubscriptionEnded,
   SubscriptionEvent,
+  SubscriptionInvoiceBooked,
   SubscriptionItem,
   SubscriptionRenewed,
   Term,
+  UsageCharge,
+  UsageCorrection,
+  UsageLineRange,
 } from './subscription-events';
 import {
   Subscription,
@@ -126,8 +130,15 @@ export interface BillDue {
   readonly billAt: Date;
   /** The invoice the caller creates for these charges. */
   readonly invoiceId: string;
-  /** Per charged item id: the price for a FULL period at the item's quantity (catalog pricing), in minor units. */
+  /** Per charged item id: the price for a FULL period at the item's quantity (catalog pricing), in minor units; an event_based item: its period's rated usage. */
   readonly amounts: Readonly<Record<string, bigint>>;
+  /** The rated usage of the event_based charges (one per such charge). */
+  readonly usage?: readonly UsageCharge[];
+  /** Late usage of periods already booked, billed now. */
+  readonly corrections?: readonly UsageCorrection[];
+  /** Keep the invoice a draft until this instant (the usage grace period); absent or null: booked now. */
+  readonly bookAt?: Date | null;
+  readonly usageLines?: UsageLineRange;
 }
 
 /**
@@ -169,13 +180,55 @@ export function decideBillDue(command: BillDue, state: SubscriptionState, meta: 
       billAt: at,
       lines: due.charges.map(({ itemId, kind, period, daysUsed, daysInFullPeriod }) => {
         const fullAmount = assertAmountInRange(command.amounts[itemId], `/amounts/${itemId}`);
-        return { itemId, kind, period, daysUsed, daysInFullPeriod, fullAmount: Number(fullAmount), amount: Number(proRate(fullAmount, daysUsed, daysInFullPeriod)) };
+        // Usage is what the (possibly shortened) period used: never pro-rated.
+        const amount = kind === 'event_based' ? fullAmount : proRate(fullAmount, daysUsed, daysInFullPeriod);
+        return { itemId, kind, period, daysUsed, daysInFullPeriod, fullAmount: Number(fullAmount), amount: Number(amount) };
       }),
       billedAt: meta.now.toISOString(),
+      ...usageMembers(command),
     },
   } satisfies SubscriptionBilled);
   if (due.ends) events.push(endedEvent(subscription, billAt));
   return events;
+}
+
+/** The usage members of SubscriptionBilled, present only when the billing has usage or corrections. */
+function usageMembers(command: BillDue): Partial<SubscriptionBilled['data']> {
+  const usage = command.usage ?? [];
+  const corrections = command.corrections ?? [];
+  if (usage.length === 0 && corrections.length === 0) return {};
+  const bookAt = usage.length > 0 && command.bookAt != null ? command.bookAt.toISOString() : null;
+  return { usage, corrections, bookAt, usageLines: command.usageLines ?? { first: 0, count: 0 } };
+}
+
+export interface BookUsageInvoice {
+  readonly subscriptionId: string;
+  readonly invoiceId: string;
+  /** The usage of the draft's event_based charges, re-rated at the end of the grace period. */
+  readonly usage: readonly UsageCharge[];
+}
+
+/** The pending draft whose grace period has ended first, at now; null when none is due. */
+export function dueBooking(state: SubscriptionState, now: Date): { invoiceId: string; billAt: string; bookAt: string; usage: readonly UsageCharge[]; usageLines: UsageLineRange } | null {
+  if (state.status === 'none') return null;
+  const due = (state.pendingBookings ?? []).filter((booking) => Date.parse(booking.bookAt) <= now.getTime());
+  return due.sort((a, b) => Date.parse(a.bookAt) - Date.parse(b.bookAt))[0] ?? null;
+}
+
+/** Books a draft kept open for late usage once its grace period has ended: refused (409) when it is not pending or not yet due. */
+export function decideBookUsageInvoice(command: BookUsageInvoice, state: SubscriptionState, meta: CommandMetadata): SubscriptionInvoiceBooked[] {
+  const subscription = existingSubscription(state, command.subscriptionId);
+  const booking = (subscription.pendingBookings ?? []).find((pending) => pending.invoiceId === command.invoiceId);
+  if (!booking || Date.parse(booking.bookAt) > meta.now.getTime()) {
+    throw new ConflictError('subscription-billing-not-due', `invoice ${command.invoiceId} is not waiting to be booked at ${meta.now.toISOString()}`);
+  }
+  return [
+    {
+      type: 'SubscriptionInvoiceBooked',
+      schemaVersion: 1,
+      data: { subscriptionId: subscription.id, invoiceId: booking.invoiceId, billAt: booking.billAt, usage: command.usage, bookedAt: meta.now.toISOString() },
+    },
+  ];
 }
 
 export interface AdvanceSubscription {
@@ -293,8 +346,11 @@ export function nextWorkAt(state: SubscriptionState): Date | null {
     if (error instanceof RangeError) return null;
     throw error;
   }
-  if (due === null || state.status === 'none') return null;
+  if (state.status === 'none') return null;
+  const bookings = (state.pendingBookings ?? []).map((booking) => Date.parse(booking.bookAt));
+  const booking = bookings.length === 0 ? null : new Date(Math.min(...bookings));
+  if (due === null) return booking;
   const failure = state.billingFailure;
-  if (failure !== null && failure.billAt === due.billAt.toISOString()) return new Date(Math.max(due.billAt.getTime(), Date.parse(failure.retryAt)));
-  return due.billAt;
+  const billing = failure !== null && failure.billAt === due.billAt.toISOString() ? new Date(Math.max(due.billAt.getTime(), Date.parse(failure.retryAt))) : due.billAt;
+  return booking !== null && booking < billing ? booking : billing;
 }

@@ -5,3 +5,5 @@ export * from './periods';
 export * from './subscription-events';
 export * from './subscription';
 export * from './billing';
+export * from './usage';
+export * from './billable-metric';

@@ -14,7 +14,14 @@ export type SubscriptionCustomer = { readonly [member: string]: unknown };
 /** What the item's price said about billing when the subscription was created; later price edits do not change it. */
 export type ItemSchedule =
   | { readonly purchase: 'one_time' }
-  | { readonly purchase: 'recurring'; readonly termCount: number; readonly termUnit: TermUnit; readonly billingTiming: 'advance' | 'arrears' };
+  | {
+      readonly purchase: 'recurring';
+      readonly termCount: number;
+      readonly termUnit: TermUnit;
+      readonly billingTiming: 'advance' | 'arrears' | 'event_based';
+      /** event_based only: the billable metric whose usage of each period the item bills (in arrears). */
+      readonly metricCode?: string;
+    };
 
 export interface SubscriptionItem {
   readonly id: string;
@@ -77,7 +84,7 @@ export interface SubscriptionRenewedData {
   readonly renewedAt: string;
 }
 
-export type ChargeKind = 'advance' | 'arrears' | 'one_time';
+export type ChargeKind = 'advance' | 'arrears' | 'one_time' | 'event_based';
 
 export interface BilledLine {
   readonly itemId: string;
@@ -93,6 +100,26 @@ export interface BilledLine {
   readonly amount: number;
 }
 
+/** The usage an event_based item billed for one period, as rated then: quantity a decimal string, amount minor units. */
+export interface UsageCharge {
+  readonly itemId: string;
+  readonly period: Period;
+  readonly quantity: string;
+  readonly amount: number;
+}
+
+/** A period billed before whose usage changed after its invoice was booked (late events): the new totals and the difference billed now. */
+export interface UsageCorrection extends UsageCharge {
+  readonly quantityDelta: string;
+  readonly amountDelta: number;
+}
+
+/** Where an invoice's usage lines are (a booking replaces exactly them), counted from 0 in its lines. */
+export interface UsageLineRange {
+  readonly first: number;
+  readonly count: number;
+}
+
 /** Everything due at one instant: one invoice per subscription per billAt. */
 export interface SubscriptionBilledData {
   readonly subscriptionId: string;
@@ -100,6 +127,22 @@ export interface SubscriptionBilledData {
   readonly billAt: string;
   readonly lines: readonly BilledLine[];
   readonly billedAt: string;
+  /** The usage of the event_based charges as rated at billing (absent in older events and without usage). */
+  readonly usage?: readonly UsageCharge[];
+  /** Late usage of periods already booked, billed on this invoice as correction lines. */
+  readonly corrections?: readonly UsageCorrection[];
+  /** Set when the invoice stays a draft for the usage grace period: it is booked (its usage re-rated) at this instant. */
+  readonly bookAt?: string | null;
+  readonly usageLines?: UsageLineRange;
+}
+
+/** A draft kept open for late usage was booked at the end of the grace period, with its usage re-rated then. */
+export interface SubscriptionInvoiceBookedData {
+  readonly subscriptionId: string;
+  readonly invoiceId: string;
+  readonly billAt: string;
+  readonly usage: readonly UsageCharge[];
+  readonly bookedAt: string;
 }
 
 export interface SubscriptionEndedData {
@@ -128,7 +171,9 @@ export type SubscriptionEnded = DomainEvent<'SubscriptionEnded', SubscriptionEnd
 /** The only event of a `subscription-handle` stream: the handle belongs to this subscription (so no other can take it). */
 export type SubscriptionHandleClaimed = DomainEvent<'SubscriptionHandleClaimed', { readonly handle: string; readonly subscriptionId: string }>;
 export type SubscriptionBillingFailed = DomainEvent<'SubscriptionBillingFailed', SubscriptionBillingFailedData>;
+export type SubscriptionInvoiceBooked = DomainEvent<'SubscriptionInvoiceBooked', SubscriptionInvoiceBookedData>;
 export type SubscriptionEvent =
+  | SubscriptionInvoiceBooked
   | SubscriptionBillingFailed
   | SubscriptionCreated
   | SubscriptionCancelled

@@ -21,6 +21,8 @@ import {
   SubscriptionItem,
   SubscriptionReactivated,
   Term,
+  UsageCharge,
+  UsageLineRange,
 } from './subscription-events';
 import { localDateOf, startOfDayIn, validTimeZone } from './time-zone';
 
@@ -64,6 +66,38 @@ export interface Subscription {
   readonly endedAt: string | null;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** Invoices with usage kept as drafts for the usage grace period, booked at bookAt (absent in states stored before usage billing). */
+  readonly pendingBookings?: readonly PendingBooking[];
+  /**
+   * Per event_based item, the usage of its recent periods as booked (or last
+   * corrected): late events are billed as the difference. Periods that can no
+   * longer receive events (35 days) are dropped.
+   */
+  readonly usageBilled?: Readonly<Record<string, readonly UsageCharge[]>>;
+}
+
+export interface PendingBooking {
+  readonly invoiceId: string;
+  readonly billAt: string;
+  readonly bookAt: string;
+  readonly usage: readonly UsageCharge[];
+  readonly usageLines: UsageLineRange;
+}
+
+/** How long usage periods stay correctable: events are accepted up to 35 days back; a margin of 2 days. */
+const USAGE_CORRECTABLE_DAYS = 37;
+
+/** Records booked usage, replacing the record of the same item and period, and drops periods no event can reach any more. */
+function withBookedUsage(state: Subscription, charges: readonly UsageCharge[], at: string): Readonly<Record<string, readonly UsageCharge[]>> {
+  const horizon = addDays(at.slice(0, 10), -USAGE_CORRECTABLE_DAYS);
+  const billed: Record<string, UsageCharge[]> = {};
+  for (const [itemId, records] of Object.entries(state.usageBilled ?? {})) billed[itemId] = records.filter((record) => record.period.end >= horizon);
+  for (const charge of charges) {
+    const records = (billed[charge.itemId] ??= []).filter((record) => record.period.start !== charge.period.start);
+    records.push({ itemId: charge.itemId, period: charge.period, quantity: charge.quantity, amount: charge.amount });
+    billed[charge.itemId] = records.sort((a, b) => (a.period.start < b.period.start ? -1 : 1));
+  }
+  return billed;
 }
 /** Before its SubscriptionCreated a stream holds nothing. */
 export type SubscriptionState = { readonly status: 'none' } | Subscription;
@@ -103,9 +137,24 @@ export function evolveSubscription(state: SubscriptionState, event: Subscription
     case 'SubscriptionRenewed':
       return { ...state, term: event.data.term, renewals: state.renewals + 1, updatedAt: event.data.renewedAt };
     case 'SubscriptionBilled': {
+      const { lines, billAt, billedAt, usage = [], corrections = [], bookAt, usageLines, invoiceId } = event.data;
       const billedThrough = { ...state.billedThrough };
-      for (const line of event.data.lines) billedThrough[line.itemId] = line.period?.end ?? state.anchor;
-      return { ...state, billedThrough, lastBilledAt: event.data.billAt, billingFailure: null, updatedAt: event.data.billedAt };
+      for (const line of lines) billedThrough[line.itemId] = line.period?.end ?? state.anchor;
+      const bookedNow = bookAt == null || usage.length === 0;
+      // Subscriptions without usage keep the state they always had (no usage members).
+      const usageState: { -readonly [K in keyof Subscription]?: Subscription[K] } = {};
+      if (usage.length > 0 || corrections.length > 0 || state.usageBilled !== undefined) {
+        usageState.usageBilled = withBookedUsage(state, bookedNow ? [...corrections, ...usage] : corrections, billAt);
+      }
+      if (!bookedNow) {
+        usageState.pendingBookings = [...(state.pendingBookings ?? []), { invoiceId, billAt, bookAt, usage, usageLines: usageLines ?? { first: 0, count: 0 } }];
+      }
+      return { ...state, billedThrough, lastBilledAt: billAt, billingFailure: null, updatedAt: billedAt, ...usageState };
+    }
+    case 'SubscriptionInvoiceBooked': {
+      const { invoiceId, usage, bookedAt } = event.data;
+      const pendingBookings = (state.pendingBookings ?? []).filter((booking) => booking.invoiceId !== invoiceId);
+      return { ...state, pendingBookings, usageBilled: withBookedUsage(state, usage, bookedAt), updatedAt: bookedAt };
     }
     case 'SubscriptionBillingFailed': {
       const { billAt, reason, attempts, retryAt } = event.data;
@@ -175,6 +224,9 @@ export interface PriceFacts {
   readonly termUnit: TermUnit | null;
   readonly billingTiming: 'advance' | 'arrears' | 'event_based';
   readonly product: { readonly id: string; readonly name: string } | null;
+  /** event_based: the metric's code, and whether the environment has that billable metric (looked up by the caller). */
+  readonly metricCode?: string | null;
+  readonly metricExists?: boolean;
 }
 
 export interface RequestedItem {
@@ -301,8 +353,8 @@ function subscribablePrice(
   const { price } = item;
   if (price === null) throw ValidationError.at(pointer, `no price ${item.priceId} exists in this environment`);
   if (price.archived) throw ValidationError.at(pointer, `price ${price.id} is archived: only active prices can be subscribed to`);
-  if (price.billingTiming === 'event_based') {
-    throw ValidationError.at(pointer, 'usage-based (event_based) prices cannot be subscribed to until usage billing exists');
+  if (price.billingTiming === 'event_based' && (!price.metricCode || price.metricExists !== true)) {
+    throw ValidationError.at(pointer, `price ${price.id} bills the billable metric '${price.metricCode ?? ''}', which does not exist in this environment (POST /billable-metrics)`);
   }
   if (price.product === null) throw ValidationError.at(pointer, `price ${price.id} belongs to no product: only a product's prices can be subscribed to`);
   if (currency !== null && !price.currencies.includes(currency)) {
@@ -311,6 +363,7 @@ function subscribablePrice(
   const { name, product, purchase, termCount, termUnit, billingTiming } = price;
   if (purchase === 'one_time') return { name, product, schedule: { purchase } };
   if (termCount === null || termUnit === null) throw ValidationError.at(pointer, `recurring price ${price.id} has no billing term`);
+  if (billingTiming === 'event_based') return { name, product, schedule: { purchase, termCount, termUnit, billingTiming, metricCode: price.metricCode! } };
   return { name, product, schedule: { purchase, termCount, termUnit, billingTiming } };
 }
 

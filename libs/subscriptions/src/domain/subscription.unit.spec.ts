@@ -86,6 +86,11 @@ describe('decideCreateSubscription', () => {
       ]);
   });
 
+  it('a usage-based price whose metric exists: the item bills the metric in arrears of each period', () => {
+    const [event] = decideCreateSubscription(withItem({}, { billingTiming: 'event_based', metricCode: 'calls', metricExists: true }), { status: 'none' }, metadataAt(NOW));
+    expect(event.data.items[0].schedule).toEqual({ purchase: 'recurring', termCount: 1, termUnit: 'month', billingTiming: 'event_based', metricCode: 'calls' });
+  });
+
   it('an evergreen term has no length; time zone defaults to UTC, autoRenewal to false', () => {
     const [event] = decideCreateSubscription(command({ term: { start: '2026-01-31' }, timeZone: undefined, autoRenewal: undefined }), { status: 'none' }, metadataAt(NOW));
     expect(event.data).toMatchObject({ term: { start: '2026-01-31', end: null }, termLength: null, timeZone: 'UTC', autoRenewal: false });
@@ -109,9 +114,9 @@ describe('decideCreateSubscription', () => {
     ['an unknown price', withItem({ price: null }), invalidAt('/items/0/priceId', 'no price price-x exists in this environment')],
     ['an archived price', withItem({}, { archived: true }), invalidAt('/items/0/priceId')],
     [
-      'a usage-based price',
-      withItem({}, { billingTiming: 'event_based' }),
-      invalidAt('/items/0/priceId', 'usage-based (event_based) prices cannot be subscribed to until usage billing exists'),
+      'a usage-based price whose billable metric does not exist',
+      withItem({}, { billingTiming: 'event_based', metricCode: 'calls', metricExists: false }),
+      invalidAt('/items/0/priceId', "price price-x bills the billable metric 'calls', which does not exist in this environment (POST /billable-metrics)"),
     ],
     ['a price of no product', withItem({}, { product: null }), invalidAt('/items/0/priceId')],
     ['a price without pricing in the currency', withItem({}, { currencies: ['usd'] }), invalidAt('/items/0/priceId', "price price-x has no pricing in 'eur' (it has: usd)")],

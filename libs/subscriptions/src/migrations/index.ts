@@ -1,3 +1,4 @@
 import { CreateSubscriptionsReadModels1763800200000 } from './1763800200000-create-subscriptions-read-models';
+import { CreateUsageTables1763900200000 } from './1763900200000-create-usage-tables';
 
-export const subscriptionsMigrations: Function[] = [CreateSubscriptionsReadModels1763800200000];
+export const subscriptionsMigrations: Function[] = [CreateSubscriptionsReadModels1763800200000, CreateUsageTables1763900200000];

@@ -3,8 +3,8 @@ import { FoldedStream, foldStreamBatches, Projection, RecordedEvent } from '@bil
 import { PRICE_STREAM_TYPE, PRODUCT_STREAM_TYPE, priceEvolver, productEvolver } from '@billing/catalog';
 import { TAX_CODE_STREAM, taxCodeEvolver } from '@billing/invoicing';
 import { DomainEvent, Evolver } from '@billing/shared-kernel';
-import { nextWorkAt, Subscription, subscriptionEvolver, SubscriptionState } from '../domain';
-import { SUBSCRIPTION_STREAM } from '../streams';
+import { billableMetricEvolver, nextWorkAt, Subscription, subscriptionEvolver, SubscriptionState, usageSettingsEvolver } from '../domain';
+import { BILLABLE_METRIC_STREAM, SUBSCRIPTION_STREAM, USAGE_SETTINGS_STREAM } from '../streams';
 
 export const SUBSCRIPTIONS_PROJECTION = 'subscriptions.read-model';
 
@@ -42,7 +42,7 @@ const SUBSCRIPTIONS: FoldedTable<SubscriptionState> = {
   },
 };
 
-type FactsTable = 'subscription_catalog_prices' | 'subscription_catalog_products' | 'subscription_tax_codes';
+type FactsTable = 'subscription_catalog_prices' | 'subscription_catalog_products' | 'subscription_tax_codes' | 'billable_metrics' | 'usage_settings';
 
 const factsTable = <State extends { status: string }>(
   table: FactsTable,
@@ -65,7 +65,33 @@ const TABLES = [
   factsTable('subscription_catalog_prices', PRICE_STREAM_TYPE, priceEvolver as Evolver<{ status: string }, DomainEvent>),
   factsTable('subscription_catalog_products', PRODUCT_STREAM_TYPE, productEvolver as Evolver<{ status: string }, DomainEvent>),
   factsTable('subscription_tax_codes', TAX_CODE_STREAM, taxCodeEvolver as Evolver<{ status: string }, DomainEvent>),
+  factsTable('billable_metrics', BILLABLE_METRIC_STREAM, billableMetricEvolver as Evolver<{ status: string }, DomainEvent>),
+  factsTable('usage_settings', USAGE_SETTINGS_STREAM, usageSettingsEvolver as Evolver<{ status: string }, DomainEvent>),
 ] as const;
+
+/**
+ * Every pricing a price has had, with the instant it took effect (the event's
+ * time: the environment's clock of the request): PriceCreated and each
+ * PriceUpdated that changed the pricing. Usage is rated at the version in
+ * force when it happened. Idempotent (a rebuild inserts the same rows).
+ */
+async function recordPriceVersions(events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
+  const versions = events.filter(
+    (event) => event.streamType === PRICE_STREAM_TYPE && (event.type === 'PriceCreated' || event.type === 'PriceUpdated') && (event.data as { pricing?: unknown }).pricing !== undefined,
+  );
+  if (versions.length === 0) return;
+  await tx.query(
+    `insert into subscription_price_versions (environment_id, price_id, version, effective_at, pricing)
+     select * from unnest($1::uuid[], $2::uuid[], $3::integer[], $4::timestamptz[], $5::jsonb[]) on conflict do nothing`,
+    [
+      versions.map((e) => e.environmentId),
+      versions.map((e) => e.streamId),
+      versions.map((e) => e.streamVersion),
+      versions.map((e) => (e.data as { createdAt?: string; updatedAt?: string }).createdAt ?? (e.data as { updatedAt: string }).updatedAt),
+      versions.map((e) => JSON.stringify((e.data as { pricing: unknown }).pricing)),
+    ],
+  );
+}
 
 /**
  * The subscriptions read model (with when the engine next has work for each)
@@ -76,13 +102,15 @@ const TABLES = [
  */
 export const subscriptionsProjection: Projection = {
   name: SUBSCRIPTIONS_PROJECTION,
-  tables: TABLES.map(({ table }) => table),
-  streamTypes: [SUBSCRIPTION_STREAM, PRICE_STREAM_TYPE, PRODUCT_STREAM_TYPE, TAX_CODE_STREAM],
+  tables: [...TABLES.map(({ table }) => table), 'subscription_price_versions'],
+  streamTypes: [SUBSCRIPTION_STREAM, PRICE_STREAM_TYPE, PRODUCT_STREAM_TYPE, TAX_CODE_STREAM, BILLABLE_METRIC_STREAM, USAGE_SETTINGS_STREAM],
   async applyBatch(events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
     for (const table of TABLES) await fold(table as FoldedTable<{ status: string }>, events, tx);
+    await recordPriceVersions(events, tx);
   },
   async reset(tx: EntityManager): Promise<void> {
     for (const { table } of TABLES) await tx.query(`delete from ${table}`);
+    await tx.query(`delete from subscription_price_versions`);
   },
 };
 

@@ -123,6 +123,7 @@ export function priceFactsOf({ price, product }: CatalogPrice): PriceFacts {
     termUnit: price.termUnit ?? null,
     billingTiming: price.billingTiming ?? 'advance',
     product: product ? { id: product.id, name: product.name } : null,
+    metricCode: price.metricCode ?? null,
   };
 }
 

@@ -1,0 +1,136 @@
+import { divideRoundingHalfAwayFromZero } from '@billing/shared-kernel';
+
+/**
+ * Usage: what a period's usage events add up to, and what it costs.
+ *
+ * Quantities are integers scaled by 10^4 (like every quantity of the service):
+ * a `sum` or `max` field carries at most 4 decimals and is never negative
+ * (checked when the event is ingested). `count` and `unique_count` count whole
+ * events or distinct values (n × 10^4).
+ *
+ * Pricing (decided): the period's whole quantity Q reaches the price's tiers,
+ * packages or volume as one quantity — a price change never makes a customer
+ * lose a tier — and each price version in force during the period bills the
+ * share of Q that happened while it was in force: line i = round(P_i(Q) × q_i ÷ Q),
+ * where q_i is attributed to the version in force at the event's timestamp:
+ * - count / sum: the events (their values) of that time;
+ * - unique_count: a distinct value counts when it is first seen;
+ * - max: the whole Q, at the event that first reached the maximum.
+ * With a single version this is exactly P(Q) (the catalog's pricing maths).
+ * A period without usage bills P(0) at the version in force at its end (a
+ * tiered price's first flat amount; 0 for fee and package).
+ */
+
+export const USAGE_SCALE = 4;
+export const ONE_UNIT = 10n ** BigInt(USAGE_SCALE);
+
+export const AGGREGATIONS = ['count', 'sum', 'max', 'unique_count'] as const;
+export type Aggregation = (typeof AGGREGATIONS)[number];
+
+/** One usage event as aggregation sees it. */
+export interface UsageRecord {
+  /** Milliseconds since the epoch. */
+  readonly at: number;
+  /** The client's event id: ties of `at` are ordered by it, so attribution never depends on storage order. */
+  readonly id: string;
+  /** sum / max: the field's value scaled by 10^4; unique_count: the value's canonical JSON text; count: null. */
+  readonly value: bigint | string | null;
+}
+
+/** The aggregated quantity (scaled by 10^4) of a set of events. */
+export function aggregate(aggregation: Aggregation, records: readonly UsageRecord[]): bigint {
+  return attribute(aggregation, records, () => 0).total;
+}
+
+/** A price version: in force from `from` (ms) until the next version's `from`. */
+export interface PriceVersion<Version = unknown> {
+  readonly from: number;
+  readonly version: Version;
+}
+
+export interface RatedSegment<Version> {
+  readonly version: Version;
+  /** When this version took effect (ms). */
+  readonly from: number;
+  /** The share of the period's quantity attributed to this version (scaled by 10^4). */
+  readonly quantity: bigint;
+  readonly amount: bigint;
+}
+
+export interface RatedUsage<Version> {
+  /** The period's aggregated quantity (scaled by 10^4). */
+  readonly quantity: bigint;
+  readonly amount: bigint;
+  /** One per version that holds a share of the usage, in time order; exactly one when there is no usage. */
+  readonly segments: readonly RatedSegment<Version>[];
+}
+
+/**
+ * Rates a period's events against the price versions (sorted by `from`, at
+ * least one). `price(version, quantity)` is the catalog's pricing maths of that
+ * version for a whole quantity; `periodEnd` (ms, exclusive) chooses the version
+ * of a period without usage. An event before the first version is rated at the
+ * first one.
+ */
+export function rateUsage<Version>(
+  aggregation: Aggregation,
+  records: readonly UsageRecord[],
+  versions: readonly PriceVersion<Version>[],
+  periodEnd: number,
+  price: (version: Version, quantity: bigint) => bigint,
+): RatedUsage<Version> {
+  if (versions.length === 0) throw new RangeError('rateUsage needs at least one price version');
+  const versionAt = (at: number): number => {
+    let index = 0;
+    for (let i = 1; i < versions.length && versions[i].from <= at; i++) index = i;
+    return index;
+  };
+  const { total, shares } = attribute(aggregation, records, (record) => versionAt(record.at));
+  if (total === 0n) {
+    const index = versionAt(periodEnd - 1);
+    const amount = price(versions[index].version, 0n);
+    return { quantity: 0n, amount, segments: [{ version: versions[index].version, from: versions[index].from, quantity: 0n, amount }] };
+  }
+  const segments = [...shares.entries()]
+    .filter(([, quantity]) => quantity > 0n)
+    .sort(([a], [b]) => a - b)
+    .map(([index, quantity]) => {
+      const { version, from } = versions[index];
+      return { version, from, quantity, amount: divideRoundingHalfAwayFromZero(price(version, total) * quantity, total) };
+    });
+  return { quantity: total, amount: segments.reduce((sum, segment) => sum + segment.amount, 0n), segments };
+}
+
+/** The aggregated quantity and its attribution to the buckets `bucketOf` names (records in time order, ties by id). */
+function attribute(aggregation: Aggregation, records: readonly UsageRecord[], bucketOf: (record: UsageRecord) => number): { total: bigint; shares: Map<number, bigint> } {
+  const ordered = [...records].sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const shares = new Map<number, bigint>();
+  const add = (bucket: number, quantity: bigint) => shares.set(bucket, (shares.get(bucket) ?? 0n) + quantity);
+  switch (aggregation) {
+    case 'count':
+      for (const record of ordered) add(bucketOf(record), ONE_UNIT);
+      break;
+    case 'sum':
+      for (const record of ordered) add(bucketOf(record), record.value as bigint);
+      break;
+    case 'unique_count': {
+      const seen = new Set<string>();
+      for (const record of ordered) {
+        const key = record.value as string;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        add(bucketOf(record), ONE_UNIT);
+      }
+      break;
+    }
+    case 'max': {
+      let best: UsageRecord | null = null;
+      for (const record of ordered) if (best === null || (record.value as bigint) > (best.value as bigint)) best = record;
+      if (best !== null) add(bucketOf(best), best.value as bigint);
+      break;
+    }
+  }
+  let total = 0n;
+  for (const quantity of shares.values()) total += quantity;
+  return { total, shares };
+}

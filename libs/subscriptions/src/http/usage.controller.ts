@@ -1,0 +1,190 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { CommandBus } from '@nestjs/cqrs';
+import { CommandPath } from '@billing/event-store';
+import { Caller, CallerContext, Clock, commandContext, Page, parseLimit, problemResponse, readQuery, ResourceIdPipe, Versioned } from '@billing/platform';
+import { formatScaledDecimal, NotFoundError, ValidationError } from '@billing/shared-kernel';
+import { CreateBillableMetricCommand } from '../create-billable-metric/create-billable-metric.command';
+import { BillableMetric, DEFAULT_USAGE_SETTINGS, timelineAt, USAGE_SCALE, usageSettingsEvolver } from '../domain';
+import { IngestUsageEventsCommand } from '../ingest-usage-events/ingest-usage-events.command';
+import { UsageBatchResult } from '../ingest-usage-events/ingest-usage-events.handler';
+import { SetUsageSettingsCommand } from '../set-usage-settings/set-usage-settings.command';
+import { SubscriptionsReadModel } from '../read-model/subscriptions.read-model';
+import { usageSettingsStream } from '../streams';
+import {
+  BillableMetricDto,
+  BillableMetricPageDto,
+  CreateBillableMetricBody,
+  SubscriptionUsageDto,
+  UsageBatchBody,
+  UsageBatchResultDto,
+  UsageSettingsBody,
+  UsageSettingsDto,
+} from './usage.dto';
+import { UsageStore } from '../usage/usage-store';
+
+const ETAG = { etag: { description: 'the version, for If-Match', schema: { type: 'string', example: '"1"' } } };
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+
+export type BillableMetricView = Omit<BillableMetric, 'status'>;
+export interface UsageSettingsView {
+  readonly usageGracePeriodHours: number;
+  readonly updatedAt: string | null;
+}
+
+function metricView({ status: _status, ...metric }: BillableMetric): BillableMetricView {
+  return metric;
+}
+
+/**
+ * Usage-based billing's HTTP surface: billable metrics, the environment's
+ * usage settings, usage ingestion and a subscription's usage so far. Bodies
+ * arrive as they are and are validated by the domain (every problem with its
+ * JSON pointer).
+ */
+@ApiTags('usage')
+@Controller()
+export class UsageController {
+  constructor(
+    private readonly bus: CommandBus,
+    private readonly commands: CommandPath,
+    private readonly store: UsageStore,
+    private readonly subscriptions: SubscriptionsReadModel,
+    private readonly clock: Clock,
+  ) {}
+
+  @Post('billable-metrics')
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Create a billable metric', description: 'What usage events measure; an event_based price names it as its metricCode. A metric never changes once created.' })
+  @ApiBody({ type: CreateBillableMetricBody })
+  @ApiResponse({ status: 201, description: 'Created', type: BillableMetricDto, headers: ETAG })
+  @ApiResponse({ status: 409, ...problemResponse('The code exists already (billable-metric-exists)') })
+  @ApiResponse({ status: 422, ...problemResponse('Invalid body (every field error with its JSON pointer)') })
+  async createMetric(@Caller() caller: CallerContext, @Body() body: unknown): Promise<Versioned<BillableMetricView>> {
+    const { resource, version, location } = await this.bus.execute(new CreateBillableMetricCommand(caller.environmentId, body, commandContext(caller, this.clock)));
+    return new Versioned(metricView(resource), version, location);
+  }
+
+  @Get('billable-metrics')
+  @ApiOperation({ summary: 'List billable metrics', description: 'Ordered by code, keyset paged with an opaque pageToken.' })
+  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
+  @ApiQuery({ name: 'pageToken', required: false, schema: { type: 'string' } })
+  @ApiResponse({ status: 200, description: 'A page of metrics', type: BillableMetricPageDto })
+  @ApiResponse({ status: 422, ...problemResponse('Invalid, repeated or unknown query parameter (pointer /query/<name>)') })
+  async listMetrics(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<Page<BillableMetricView>> {
+    const q = readQuery(query, ['limit', 'pageToken']);
+    const page = await this.store.listMetrics(caller.environmentId, parseLimit(q.limit), q.pageToken);
+    return { items: page.items.map(metricView), nextPageToken: page.nextPageToken };
+  }
+
+  @Get('billable-metrics/:code')
+  @ApiOperation({ summary: 'Get a billable metric' })
+  @ApiParam({ name: 'code', description: 'the metric code (URL-encoded)' })
+  @ApiResponse({ status: 200, description: 'The metric', type: BillableMetricDto, headers: ETAG })
+  @ApiResponse({ status: 404, ...problemResponse('No such metric in this environment') })
+  async getMetric(@Caller() caller: CallerContext, @Param('code') code: string): Promise<Versioned<BillableMetricView>> {
+    const metric = await this.store.metric(caller.environmentId, code);
+    if (!metric) throw new NotFoundError('billable metric', code);
+    return new Versioned(metricView(metric), 1);
+  }
+
+  @Get('usage-settings')
+  @ApiOperation({ summary: "The environment's usage settings", description: 'usageGracePeriodHours is 0 until set.' })
+  @ApiResponse({ status: 200, description: 'The settings', type: UsageSettingsDto, headers: ETAG })
+  async getSettings(@Caller() caller: CallerContext): Promise<Versioned<UsageSettingsView>> {
+    const { state, version } = await this.commands.load(usageSettingsStream(caller.environmentId), usageSettingsEvolver);
+    return new Versioned(settingsView(state.status === 'none' ? DEFAULT_USAGE_SETTINGS : state), version);
+  }
+
+  @Put('usage-settings')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: "Set the environment's usage settings",
+    description: 'usageGracePeriodHours (0–720): an invoice with usage stays a draft this long after its billAt, counting late events, and is booked then. Applies to invoices made from then on.',
+  })
+  @ApiBody({ type: UsageSettingsBody })
+  @ApiResponse({ status: 200, description: 'The settings', type: UsageSettingsDto, headers: ETAG })
+  @ApiResponse({ status: 422, ...problemResponse('Invalid body') })
+  async setSettings(@Caller() caller: CallerContext, @Body() body: unknown): Promise<Versioned<UsageSettingsView>> {
+    const { resource, version } = await this.bus.execute(new SetUsageSettingsCommand(caller.environmentId, body, commandContext(caller, this.clock)));
+    return new Versioned(settingsView(resource), version);
+  }
+
+  @Post('usage-events')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Ingest a batch of usage events',
+    description:
+      '1–1000 events, recorded in one transaction. A malformed batch is a 422 and records nothing; otherwise 200 with a result per event (by index): ' +
+      'accepted, duplicate (an id recorded before, by any request, ever: counted once) or rejected with a reason (unknown metric or subscription, ' +
+      'timestamp outside −35 days … +5 minutes of the environment\'s now, an id recorded before with another body, …). See README "Usage-based billing".',
+  })
+  @ApiBody({ type: UsageBatchBody })
+  @ApiResponse({ status: 200, description: 'A result per event', type: UsageBatchResultDto })
+  @ApiResponse({ status: 422, ...problemResponse('A malformed batch (every problem with its pointer, e.g. /events/3/timestamp); nothing is recorded') })
+  ingest(@Caller() caller: CallerContext, @Body() body: unknown): Promise<UsageBatchResult> {
+    return this.bus.execute(new IngestUsageEventsCommand(caller.environmentId, body, this.clock.now()));
+  }
+
+  @Get('subscriptions/:subscriptionId/usage')
+  @ApiOperation({
+    summary: "A subscription's usage and what it would bill now",
+    description:
+      'Per event_based item (or the one of metricCode): the aggregated quantity in [from, to) and its amount, rated like the billing engine rates a period. ' +
+      "from and to default to the item's current period.",
+  })
+  @ApiParam({ name: 'subscriptionId', format: 'uuid' })
+  @ApiQuery({ name: 'metricCode', required: false })
+  @ApiQuery({ name: 'from', required: false, schema: { type: 'string', format: 'date-time' } })
+  @ApiQuery({ name: 'to', required: false, schema: { type: 'string', format: 'date-time' } })
+  @ApiResponse({ status: 200, description: 'The usage', type: SubscriptionUsageDto })
+  @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
+  @ApiResponse({ status: 422, ...problemResponse('Invalid query: a metric the subscription does not bill, a bad date-time, to not after from') })
+  async usage(
+    @Caller() caller: CallerContext,
+    @Param('subscriptionId', new ResourceIdPipe('subscription')) subscriptionId: string,
+    @Query() query: Record<string, unknown>,
+  ): Promise<SubscriptionUsageDto> {
+    const q = readQuery(query, ['metricCode', 'from', 'to']);
+    const from = q.from === undefined ? undefined : dateTime(q.from, 'from');
+    const to = q.to === undefined ? undefined : dateTime(q.to, 'to');
+    const found = await this.subscriptions.find(caller.environmentId, subscriptionId);
+    if (!found) throw new NotFoundError('subscription', subscriptionId);
+    const { subscription } = found;
+    const usageItems = subscription.items.filter((item) => item.schedule.purchase === 'recurring' && item.schedule.billingTiming === 'event_based');
+    const items = q.metricCode === undefined ? usageItems : usageItems.filter((item) => item.schedule.purchase === 'recurring' && item.schedule.metricCode === q.metricCode);
+    if (q.metricCode !== undefined && items.length === 0) throw ValidationError.at('/query/metricCode', `the subscription has no item billing the metric '${q.metricCode}'`);
+    const now = this.clock.now();
+    const timeline = timelineAt(subscription, now);
+    const result = [];
+    for (const item of items) {
+      const period = timeline.items.find((entry) => entry.itemId === item.id)!.period!;
+      const current = this.store.periodInstants(subscription, period);
+      const start = from ?? current.from;
+      const end = to ?? current.to;
+      if (end <= start) throw ValidationError.at(to === undefined ? '/query/from' : '/query/to', 'the range is empty: to must be after from');
+      const { metric, rated } = await this.store.rate(caller.environmentId, subscription, item, start, end);
+      result.push({
+        itemId: item.id,
+        metricCode: metric.code,
+        from: start.toISOString(),
+        to: end.toISOString(),
+        quantity: Number(formatScaledDecimal(rated.quantity, USAGE_SCALE)),
+        amount: Number(rated.amount),
+        currency: subscription.currency.toUpperCase(),
+        segments: rated.segments.map((segment) => ({ priceFrom: segment.version.effectiveAt, quantity: Number(formatScaledDecimal(segment.quantity, USAGE_SCALE)), amount: Number(segment.amount) })),
+      });
+    }
+    return { subscriptionId, items: result };
+  }
+}
+
+function settingsView(settings: { usageGracePeriodHours: number; updatedAt: string | null }): UsageSettingsView {
+  return { usageGracePeriodHours: settings.usageGracePeriodHours, updatedAt: settings.updatedAt };
+}
+
+function dateTime(value: string, name: string): Date {
+  const parsed = DATE_TIME.test(value) ? new Date(value) : null;
+  if (parsed === null || Number.isNaN(parsed.getTime())) throw ValidationError.at(`/query/${name}`, 'must be an RFC 3339 date-time with Z or an offset');
+  return parsed;
+}

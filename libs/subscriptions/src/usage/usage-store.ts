@@ -1,0 +1,220 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { queryRows } from '@billing/event-store';
+import { amountForScaledQuantity, ExistingPrice, PricingEntry } from '@billing/catalog';
+import { decodePageToken, encodePageToken, Page } from '@billing/platform';
+import { parseScaledDecimal, ValidationError } from '@billing/shared-kernel';
+import {
+  addDays,
+  BillableMetric,
+  DEFAULT_USAGE_SETTINGS,
+  Period,
+  PriceVersion,
+  rateUsage,
+  RatedUsage,
+  startOfDayIn,
+  Subscription,
+  SubscriptionItem,
+  USAGE_SCALE,
+  UsageRecord,
+  UsageSettings,
+} from '../domain';
+import { billableMetricId } from '../streams';
+
+/** A row to ingest: the client's id and the event as it will be stored (subscription resolved). */
+export interface UsageRow {
+  readonly id: string;
+  readonly subscriptionId: string;
+  readonly metricCode: string;
+  readonly occurredAt: Date;
+  readonly properties: Record<string, unknown>;
+}
+
+/** What a usage period comes to: the rated usage, the metric, and the instants it covers. */
+export interface PeriodUsage {
+  readonly metric: BillableMetric;
+  readonly from: Date;
+  readonly to: Date;
+  readonly rated: RatedUsage<{ readonly effectiveAt: string; readonly entry: PricingEntry }>;
+}
+
+/**
+ * The usage context's storage and its rating, shared by ingestion, the
+ * billing engine and GET /subscriptions/{id}/usage (one code path: what the
+ * usage endpoint answers is what the engine would bill). Statements run on the
+ * caller's manager (the engine's unit of work) when given.
+ */
+@Injectable()
+export class UsageStore {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async metric(environmentId: string, code: string, manager: EntityManager = this.dataSource.manager): Promise<BillableMetric | null> {
+    const [row] = await queryRows<{ state: BillableMetric }>(manager, `select state from billable_metrics where environment_id = $1 and id = $2`, [
+      environmentId,
+      billableMetricId(environmentId, code),
+    ]);
+    return row?.state ?? null;
+  }
+
+  async metrics(environmentId: string, codes: readonly string[]): Promise<Map<string, BillableMetric>> {
+    const rows = await queryRows<{ state: BillableMetric }>(this.dataSource.manager, `select state from billable_metrics where environment_id = $1 and id = any($2::uuid[])`, [
+      environmentId,
+      codes.map((code) => billableMetricId(environmentId, code)),
+    ]);
+    return new Map(rows.map((row) => [row.state.code, row.state]));
+  }
+
+  /** Ordered by code, keyset paged. */
+  async listMetrics(environmentId: string, limit: number, pageToken?: string): Promise<Page<BillableMetric>> {
+    const params: unknown[] = [environmentId, limit + 1];
+    let after = '';
+    if (pageToken !== undefined) {
+      const { code } = decodePageToken<{ code: string }>(pageToken, ['code']);
+      if (typeof code !== 'string') throw ValidationError.at('/query/pageToken', 'is not a page token returned by this service');
+      params.push(code);
+      after = `and (state->>'code') collate "C" > $3`;
+    }
+    const rows = await queryRows<{ state: BillableMetric }>(
+      this.dataSource.manager,
+      `select state from billable_metrics where environment_id = $1 ${after} order by state->>'code' collate "C" limit $2`,
+      params,
+    );
+    const items = rows.slice(0, limit).map((row) => row.state);
+    return { items, nextPageToken: rows.length > limit ? encodePageToken({ code: items[items.length - 1].code }) : null };
+  }
+
+  async settings(environmentId: string, manager: EntityManager = this.dataSource.manager): Promise<UsageSettings> {
+    const [row] = await queryRows<{ state: UsageSettings }>(manager, `select state from usage_settings where environment_id = $1 and id = $1`, [environmentId]);
+    return row?.state ?? DEFAULT_USAGE_SETTINGS;
+  }
+
+  /** The subscriptions among `ids`, as the read model holds them. */
+  async subscriptions(environmentId: string, ids: readonly string[]): Promise<Map<string, Subscription>> {
+    if (ids.length === 0) return new Map();
+    const rows = await queryRows<{ id: string; state: Subscription }>(
+      this.dataSource.manager,
+      `select id, state from subscriptions where environment_id = $1 and id = any($2::uuid[])`,
+      [environmentId, ids],
+    );
+    return new Map(rows.map((row) => [row.id, row.state]));
+  }
+
+  /** The subscriptions of these customers that have not ended, per customer id. */
+  async subscriptionsOfCustomers(environmentId: string, customerIds: readonly string[]): Promise<Map<string, Subscription[]>> {
+    const found = new Map<string, Subscription[]>();
+    if (customerIds.length === 0) return found;
+    const rows = await queryRows<{ customer_id: string; state: Subscription }>(
+      this.dataSource.manager,
+      `select customer_id, state from subscriptions where environment_id = $1 and customer_id = any($2::text[]) and status <> 'ended'`,
+      [environmentId, customerIds],
+    );
+    for (const row of rows) found.set(row.customer_id, [...(found.get(row.customer_id) ?? []), row.state]);
+    return found;
+  }
+
+  /**
+   * Inserts the rows that are new (one statement: one transaction) and answers
+   * the ids it inserted; ids recorded before (by any request, also one running
+   * concurrently: the insert waits for it) are skipped, and their stored rows
+   * are returned for the caller to compare.
+   */
+  async ingest(environmentId: string, rows: readonly UsageRow[], receivedAt: Date): Promise<{ inserted: Set<string>; existing: Map<string, UsageRow> }> {
+    if (rows.length === 0) return { inserted: new Set(), existing: new Map() };
+    const inserted = await queryRows<{ id: string }>(
+      this.dataSource.manager,
+      `insert into usage_events (environment_id, id, subscription_id, metric_code, occurred_at, properties, received_at)
+       select $1, id, subscription_id, metric_code, occurred_at, properties, $7
+         from unnest($2::text[], $3::uuid[], $4::text[], $5::timestamptz[], $6::jsonb[]) as t(id, subscription_id, metric_code, occurred_at, properties)
+       on conflict (environment_id, id) do nothing returning id`,
+      [
+        environmentId,
+        rows.map((row) => row.id),
+        rows.map((row) => row.subscriptionId),
+        rows.map((row) => row.metricCode),
+        rows.map((row) => row.occurredAt.toISOString()),
+        rows.map((row) => JSON.stringify(row.properties)),
+        receivedAt.toISOString(),
+      ],
+    );
+    const ids = new Set(inserted.map((row) => row.id));
+    const others = rows.filter((row) => !ids.has(row.id)).map((row) => row.id);
+    const existing = new Map<string, UsageRow>();
+    if (others.length > 0) {
+      const stored = await queryRows<{ id: string; subscription_id: string; metric_code: string; occurred_at: Date; properties: Record<string, unknown> }>(
+        this.dataSource.manager,
+        `select id, subscription_id, metric_code, occurred_at, properties from usage_events where environment_id = $1 and id = any($2::text[])`,
+        [environmentId, others],
+      );
+      for (const row of stored) {
+        existing.set(row.id, { id: row.id, subscriptionId: row.subscription_id, metricCode: row.metric_code, occurredAt: row.occurred_at, properties: row.properties });
+      }
+    }
+    return { inserted: ids, existing };
+  }
+
+  /** The instants a period of dates covers in the subscription's time zone: [start of its first day, start of the day after its last). */
+  periodInstants(subscription: Subscription, period: Period): { from: Date; to: Date } {
+    return { from: startOfDayIn(period.start, subscription.timeZone), to: startOfDayIn(addDays(period.end, 1), subscription.timeZone) };
+  }
+
+  /**
+   * Rates the item's usage in [from, to): its metric aggregated over the
+   * events of the subscription, priced at each version of the item's price in
+   * the subscription's currency. Throws a ValidationError (a billing failure
+   * the engine records and retries) when the metric or the pricing is missing.
+   */
+  async rate(environmentId: string, subscription: Subscription, item: SubscriptionItem, from: Date, to: Date, manager: EntityManager = this.dataSource.manager): Promise<PeriodUsage> {
+    const schedule = item.schedule;
+    const code = schedule.purchase === 'recurring' ? schedule.metricCode : undefined;
+    if (code === undefined) throw new RangeError(`item ${item.id} is not usage-based`);
+    const metric = await this.metric(environmentId, code, manager);
+    if (metric === null) throw ValidationError.at(`/items/${item.id}`, `the billable metric '${code}' does not exist`);
+    const [price] = await queryRows<{ state: ExistingPrice }>(manager, `select state from subscription_catalog_prices where environment_id = $1 and id = $2`, [
+      environmentId,
+      item.priceId,
+    ]);
+    const currency = subscription.currency;
+    const versionRows = await queryRows<{ effective_at: Date; pricing: Record<string, PricingEntry> }>(
+      manager,
+      `select effective_at, pricing from subscription_price_versions where environment_id = $1 and price_id = $2 order by version`,
+      [environmentId, item.priceId],
+    );
+    const versions: PriceVersion<{ effectiveAt: string; entry: PricingEntry }>[] = [];
+    for (const row of versionRows) {
+      const entry = row.pricing[currency];
+      // A version without this currency leaves the previous one in force (a price always keeps a currency a subscription bills in, or billing fails below).
+      if (entry !== undefined) versions.push({ from: row.effective_at.getTime(), version: { effectiveAt: row.effective_at.toISOString(), entry } });
+    }
+    if (!price || versions.length === 0) {
+      throw ValidationError.at(`/items/${item.id}`, `price ${item.priceId} has no pricing in ${currency.toUpperCase()}`);
+    }
+    const records = await this.records(environmentId, subscription.id, metric, from, to, manager);
+    const model = price.state.priceModel;
+    const rated = rateUsage(metric.aggregation, records, versions, to.getTime(), (version, quantity) => amountForScaledQuantity(model, version.entry, quantity));
+    return { metric, from, to, rated };
+  }
+
+  private async records(environmentId: string, subscriptionId: string, metric: BillableMetric, from: Date, to: Date, manager: EntityManager): Promise<UsageRecord[]> {
+    const params: unknown[] = [environmentId, subscriptionId, metric.code, from, to];
+    if (metric.field !== null) params.push(metric.field);
+    const rows = await queryRows<{ id: string; at: string; value: unknown }>(
+      manager,
+      `select id, (extract(epoch from occurred_at) * 1000)::bigint::text as at, ${metric.field === null ? 'null' : 'properties -> $6'} as value
+         from usage_events where environment_id = $1 and subscription_id = $2 and metric_code = $3 and occurred_at >= $4 and occurred_at < $5`,
+      params,
+    );
+    return rows.map((row) => ({ at: Number(row.at), id: row.id, value: recordValue(metric, row.value) }));
+  }
+}
+
+/** The value aggregation needs from a stored property (checked at ingestion: a number ≥ 0 with ≤ 4 decimals for sum and max). */
+export function recordValue(metric: BillableMetric, value: unknown): bigint | string | null {
+  switch (metric.aggregation) {
+    case 'count':
+      return null;
+    case 'unique_count':
+      return JSON.stringify(value);
+    default:
+      return parseScaledDecimal(value as number | string, USAGE_SCALE, `/properties/${metric.field}`);
+  }
+}
