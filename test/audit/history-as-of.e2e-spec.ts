@@ -134,6 +134,17 @@ describe('History and as-of reads', () => {
         );
       },
     },
+    'billable metric': {
+      path: 'billable-metrics',
+      resourceType: 'billable_metric',
+      types: ['BillableMetricCreated'],
+      run: () =>
+        createThenChange(
+          'billable-metrics',
+          async () => (await ok('POST', '/billable-metrics', { code: `api_calls_${randomUUID().slice(0, 8)}`, name: 'API calls', aggregation: 'sum', field: 'calls' }, 201)).body.code,
+          async () => undefined,
+        ),
+    },
     'template group': {
       path: 'templates',
       resourceType: 'template_group',

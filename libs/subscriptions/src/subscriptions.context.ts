@@ -2,7 +2,7 @@ import { BoundedContext, eventTypesOf, NotificationDefinition, StreamDefinition 
 import { BillableMetricEvent, billableMetricEvolver, BillableMetricState, SubscriptionEvent, subscriptionEvolver, SubscriptionHandleClaimed, SubscriptionState, UsageSettingsChanged } from './domain';
 import { subscriptionsMigrations } from './migrations';
 import { subscriptionsProjection } from './read-model/subscriptions.projection';
-import { BILLABLE_METRIC_STREAM, SUBSCRIPTION_HANDLE_STREAM, SUBSCRIPTION_STREAM, USAGE_SETTINGS_STREAM } from './streams';
+import { BILLABLE_METRIC_STREAM, billableMetricStream as billableMetricStreamOf, SUBSCRIPTION_HANDLE_STREAM, SUBSCRIPTION_STREAM, USAGE_SETTINGS_STREAM } from './streams';
 import { subscriptionViewOf } from './subscription-view';
 import { SUBSCRIPTIONS_PROBLEMS } from './subscriptions.problems';
 import { SubscriptionsModule } from './subscriptions.module';
@@ -37,12 +37,14 @@ const billableMetricStream: StreamDefinition<BillableMetricState, BillableMetric
   idScheme: 'uuid v5 of (environment, metric code): a code is created once (billableMetricStream)',
   events: eventTypesOf(METRIC_EVENTS),
   view: { evolver: billableMetricEvolver, toView: (state) => (state.status === 'none' ? null : (({ status: _status, ...metric }) => metric)(state)) },
+  resource: { type: 'billable_metric', path: 'billable-metrics', streamIdOf: (environmentId, code) => billableMetricStreamOf(environmentId, code).streamId },
 };
 
 const usageSettingsStream: StreamDefinition = {
   type: USAGE_SETTINGS_STREAM,
   idScheme: "the environment id: one settings stream per environment",
   events: eventTypesOf(SETTINGS_EVENTS),
+  resource: { type: 'usage_settings' },
 };
 
 const handleStream: StreamDefinition = {

@@ -73,14 +73,16 @@ export class AsOfInterceptor implements NestInterceptor {
  */
 export function interceptSingleResourceReads(controllers: readonly Type[], resources: readonly HistoryResource[]): void {
   for (const controller of controllers) {
-    const path = normalise(Reflect.getMetadata(PATH_METADATA, controller));
-    const resource = resources.find((candidate) => candidate.path === path && candidate.view);
-    if (!resource) continue;
+    const base = normalise(Reflect.getMetadata(PATH_METADATA, controller));
     for (const name of Object.getOwnPropertyNames(controller.prototype)) {
       const handler: unknown = controller.prototype[name];
       if (name === 'constructor' || typeof handler !== 'function') continue;
       if ((Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined) !== RequestMethod.GET) continue;
-      if (!/^:[A-Za-z_][A-Za-z0-9_]*$/.test(normalise(Reflect.getMetadata(PATH_METADATA, handler)))) continue;
+      // The route as served (a controller path with `:id`, or a bare controller with `collection/:id`).
+      const route = [base, normalise(Reflect.getMetadata(PATH_METADATA, handler))].filter((part) => part.length > 0).join('/');
+      const match = /^(.+)\/:[A-Za-z_][A-Za-z0-9_]*$/.exec(route);
+      const resource = match ? resources.find((candidate) => candidate.path === match[1] && candidate.view) : undefined;
+      if (!resource) continue;
       if (Reflect.getMetadata(AS_OF_RESOURCE, handler)) continue;
       Reflect.defineMetadata(AS_OF_RESOURCE, resource, handler);
       const existing = (Reflect.getMetadata(INTERCEPTORS_METADATA, handler) as unknown[] | undefined) ?? [];
