@@ -1,4 +1,4 @@
-import { InvoiceDocumentState, TemplateGroupState, TemplateType } from './domain';
+import { InvoiceDocumentRenderedData, InvoiceDocumentState, TemplateGroupState, TemplateType } from './domain';
 
 /** A template group as the API returns it (README "Templates and invoice documents"). */
 export interface TemplateGroupView {
@@ -29,22 +29,8 @@ export function withDefault(view: TemplateGroupView, defaultGroupId: string | nu
   return { ...head, isDefault: view.id === defaultGroupId, templates, createdAt, updatedAt };
 }
 
-/** The record of a booked invoice's document, as invoice.document_rendered carries it. */
-export interface InvoiceDocumentView {
-  readonly invoiceId: string;
-  readonly invoiceType: 'invoice' | 'credit_note';
-  readonly handle: string | null;
-  readonly templateType: TemplateType;
-  readonly templateGroupId: string | null;
-  readonly templateGroupVersion: number | null;
-  readonly locale: string;
-  readonly fallback: { readonly templateGroupId: string; readonly reason: string } | null;
-  readonly sha256: string;
-  readonly byteLength: number;
-  readonly htmlSha256: string;
-  readonly htmlByteLength: number;
-  readonly renderedAt: string;
-}
+/** The record of a booked invoice's document, as invoice.document_rendered carries it: the event's data. */
+export type InvoiceDocumentView = InvoiceDocumentRenderedData;
 
 export function invoiceDocumentViewOf(state: InvoiceDocumentState): InvoiceDocumentView | null {
   if (state.status === 'none') return null;
