@@ -161,7 +161,8 @@ describe('Invoice documents: GET /invoices/{id}/pdf and /html', () => {
     for (const expected of [`Lasku ${booked.handle}`, 'Eräpäivä', 'Jääkiekko Łódź Søren Oy', 'Mannerheimintie 12 B', 'Pro plan (annual)', 'Extra seats', '2,5', '1 234,56 €', '3 703,68 €', '3 753,66 €', 'Yhteensä']) {
       expect(text).toContain(expected);
     }
-    expect(text).toMatch(/Pro plan \(annual\)\s+3\s+1 234,56 €\s+0 %\s+3 703,68 €/);
+    // fi separates with no-break spaces, which pdftotext -layout may drop before a '%'.
+    expect(text).toMatch(/Pro plan \(annual\)\s+3\s+1 234,56 €\s+0\s?%\s+3 703,68 €/);
     expect(text).toMatch(/Yhteensä\s+3 753,66 €/);
     const [record] = await until(() => env.rendered(invoiceId), (events) => events.length === 1, 'the record');
     expect(record).toMatchObject({ templateGroupId: group.id, templateGroupVersion: 1, locale: 'fi', sha256: sha256(first.bytes) });
