@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { buildProblem, PROBLEM_CONTENT_TYPE, StoredResponse, StoredResponseReplay } from './problem';
+import { responseHeadersOf } from '../http/versioned';
+import { AsOfAnswer, buildProblem, PROBLEM_CONTENT_TYPE, StoredResponse, StoredResponseReplay } from './problem';
 import { toProblemParts } from './to-problem';
 
 /** Every error leaves the service as application/problem+json; a 500 never carries a stack or SQL. */
@@ -17,6 +18,10 @@ export class ProblemDetailsFilter implements ExceptionFilter {
 export function sendProblem(error: unknown, request: FastifyRequest, reply: FastifyReply, logger: Pick<Logger, 'error'>): void {
   if (error instanceof StoredResponseReplay) {
     void reply.status(error.response.status).headers(error.response.headers).send(error.response.body);
+    return;
+  }
+  if (error instanceof AsOfAnswer) {
+    void reply.status(200).headers(responseHeadersOf(error.result)).send(error.result.resource);
     return;
   }
   if (toProblemParts(error).unexpected) {

@@ -1,4 +1,5 @@
 import { FieldError } from '@billing/shared-kernel';
+import { Versioned } from '../http/versioned';
 import { problemType, problemTypeUri } from './problem-catalogue';
 
 /** RFC 9457 problem details, with `errors` for field-level validation failures. */
@@ -33,6 +34,17 @@ export interface StoredResponse {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
+}
+
+/**
+ * Thrown by the as-of guard with the answer of an as-of read: the problem
+ * filter, which every route's outcome passes through, sends it as the 200
+ * (with its ETag) instead of the route's handler running.
+ */
+export class AsOfAnswer extends Error {
+  constructor(readonly result: Versioned<unknown>) {
+    super('as-of answer');
+  }
 }
 
 /** Thrown to answer with a stored failure as it was first sent (the problem filter sends it unchanged). */
