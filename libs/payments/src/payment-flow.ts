@@ -197,14 +197,28 @@ export class PaymentFlow {
     if (outcome.kind === 'unknown') return null;
     // A lookup that finds no refund: none was made; the refund failed and its amount is refundable again.
     const known: RefundOutcome = outcome.kind === 'not_found' ? { kind: 'unreachable', message: outcome.message } : outcome;
-    const stream = paymentStream(environmentId, paymentId);
     const decide = (current: PaymentState) => decideRecordRefundOutcome(refundId, known, current, context.meta);
-    try {
-      const { state, version } = await this.commands.handle(stream, paymentEvolver, decide, context, { retryOnConflict: true });
+    return this.orAsRecorded(environmentId, paymentId, async () => {
+      const { state, version } = await this.commands.handle(paymentStream(environmentId, paymentId), paymentEvolver, decide, context, { retryOnConflict: true });
       return { payment: state as Payment, version };
+    });
+  }
+
+  /**
+   * Records an outcome; when another process (the resolver, a twin request)
+   * recorded it first, the payment as it recorded it: the gateway's answer
+   * is the same.
+   */
+  private async orAsRecorded(
+    environmentId: string,
+    paymentId: string,
+    record: () => Promise<{ payment: Payment; version: number }>,
+  ): Promise<{ payment: Payment; version: number }> {
+    try {
+      return await record();
     } catch (error) {
       if (!(error instanceof StreamVersionConflictError)) throw error;
-      const current = await this.commands.load(stream, paymentEvolver);
+      const current = await this.commands.load(paymentStream(environmentId, paymentId), paymentEvolver);
       return { payment: current.state as Payment, version: current.version };
     }
   }
@@ -225,14 +239,7 @@ export class PaymentFlow {
     if (outcome.kind === 'unknown') return null;
     // A lookup that finds no charge: none was made, and the token is gone: the payment failed without charging.
     const known: PaymentOutcome = outcome.kind === 'not_found' ? { kind: 'unreachable', message: outcome.message } : outcome;
-    try {
-      return await this.recordOutcome(environmentId, paymentId, known, context);
-    } catch (error) {
-      // Another process (the resolver, a twin request) recorded the outcome first: the gateway's answer is the same.
-      if (!(error instanceof StreamVersionConflictError)) throw error;
-      const current = await this.commands.load(paymentStream(environmentId, paymentId), paymentEvolver);
-      return { payment: current.state as Payment, version: current.version };
-    }
+    return this.orAsRecorded(environmentId, paymentId, () => this.recordOutcome(environmentId, paymentId, known, context));
   }
 
   private recordOutcome(environmentId: string, paymentId: string, known: PaymentOutcome, context: CommandContext): Promise<{ payment: Payment; version: number }> {
