@@ -9,7 +9,7 @@
  * RENDER_BENCH_ITERATIONS (default 100) per case.
  */
 import type { InvoiceView } from '@billing/invoicing';
-import { renderInvoiceDocument } from '@billing/templates';
+import { documentBudget, renderInvoiceDocument } from '@billing/templates';
 import { pdfText } from '../templates/pdf-text';
 
 const ITERATIONS = Number(process.env.RENDER_BENCH_ITERATIONS ?? 100);
@@ -56,7 +56,7 @@ function invoiceWith(lines: number): InvoiceView {
 }
 
 async function main(): Promise<void> {
-  const options = { fallBackToBuiltIn: false, documentDate: new Date('2026-03-05T10:00:00.000Z') };
+  const options = { fallBackToBuiltIn: false, documentDate: new Date('2026-03-05T10:00:00.000Z'), budget: documentBudget(invoiceWith(50), 0) };
   const rows: string[] = [];
   for (const lines of [5, 50]) {
     for (const locale of ['en', 'fi']) {

@@ -1,5 +1,6 @@
 export * from './domain';
 export { templatesContext } from './templates.context';
 export { templatesMigrations } from './migrations';
-// The renderer, for the render-time benchmark (test/bench/render-documents.ts).
+// The renderer and a document's budget, for the render-time benchmark (test/bench/render-documents.ts).
 export { renderInvoiceDocument } from './rendering/render-document';
+export { documentBudget } from './rendering/document-budget';

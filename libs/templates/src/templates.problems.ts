@@ -11,7 +11,13 @@ export const TEMPLATES_PROBLEMS: Record<string, ProblemType> = {
   'template-limit-exceeded': {
     status: 422,
     title: 'Unprocessable Content',
-    description: 'The template was stopped: it ran longer than the render time limit, allocated more than the memory limit, or rendered more than the output limit.',
+    description:
+      "The template was stopped: it ran longer than the render time limit, allocated more than the memory limit, or printed more characters or pages than the invoice allows. When a template is saved, it is rendered against a sample invoice under the same limits; the error at /content says which one it exceeded.",
+  },
+  'render-queue-full': {
+    status: 503,
+    title: 'Service Unavailable',
+    description: 'The environment already has as many documents waiting to render as it may (TEMPLATE_RENDER_QUEUE); retry after the Retry-After seconds.',
   },
   'invoice-document-recorded': {
     status: 409,

@@ -49,6 +49,19 @@ export interface AppConfig {
   readonly paymentsEncryptionKeys: PaymentsEncryptionKeys;
   /** The Ed25519 key that signs audit heads (AUDIT_SIGNING_KEY). */
   readonly auditSigningKey: AuditSigningKey;
+  readonly templateRendering: TemplateRenderingConfig;
+}
+
+/** How invoice documents render (libs/templates, the render pool): threads and the bounds of one render. */
+export interface TemplateRenderingConfig {
+  /** Worker threads per process (TEMPLATE_RENDER_THREADS, 1–4). */
+  readonly threads: number;
+  /** One document's render in all, template and PDF layout (TEMPLATE_RENDER_TIMEOUT_MS): past it the thread is terminated and replaced. */
+  readonly timeoutMs: number;
+  /** A render thread's JavaScript heap (TEMPLATE_RENDER_MEMORY_MB): a render that needs more ends its thread. */
+  readonly memoryMb: number;
+  /** Renders an environment may have waiting (TEMPLATE_RENDER_QUEUE); one more is 503 render-queue-full. */
+  readonly queuePerEnvironment: number;
 }
 
 /** `privateKey` is not enumerable: JSON.stringify and console.log of the config never show it. */
@@ -124,6 +137,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     testClocks: boolean(env.TEST_CLOCKS, !isProduction, 'TEST_CLOCKS'),
     paymentsEncryptionKeys: paymentsEncryptionKeys(env.PAYMENTS_ENCRYPTION_KEY, isProduction),
     auditSigningKey: auditSigningKey(env.AUDIT_SIGNING_KEY, isProduction),
+    templateRendering: {
+      threads: within(integer(env.TEMPLATE_RENDER_THREADS, 1, 'TEMPLATE_RENDER_THREADS'), 1, 4, 'TEMPLATE_RENDER_THREADS'),
+      timeoutMs: atLeastOne(integer(env.TEMPLATE_RENDER_TIMEOUT_MS, 2_000, 'TEMPLATE_RENDER_TIMEOUT_MS'), 'TEMPLATE_RENDER_TIMEOUT_MS'),
+      memoryMb: within(integer(env.TEMPLATE_RENDER_MEMORY_MB, 256, 'TEMPLATE_RENDER_MEMORY_MB'), 64, 4_096, 'TEMPLATE_RENDER_MEMORY_MB'),
+      queuePerEnvironment: atLeastOne(integer(env.TEMPLATE_RENDER_QUEUE, 20, 'TEMPLATE_RENDER_QUEUE'), 'TEMPLATE_RENDER_QUEUE'),
+    },
     logLevel: (['debug', 'info', 'warn', 'error'] as const).find((l) => l === env.LOG_LEVEL) ?? 'info',
     jwt: {
       secret,
@@ -148,6 +167,11 @@ function boolean(value: string | undefined, fallback: boolean, name: string): bo
   if (value === undefined || value === '') return fallback;
   if (value === 'true' || value === 'false') return value === 'true';
   throw new Error(`${name} must be true or false`);
+}
+
+function within(value: number, min: number, max: number, name: string): number {
+  if (value < min || value > max) throw new Error(`${name} must be from ${min} to ${max}`);
+  return value;
 }
 
 function atLeastOne(value: number, name: string): number {

@@ -2,14 +2,14 @@ import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { Reactor, RecordedEvent, StreamVersionConflictError } from '@billing/event-store';
 import { INVOICE_STREAM, InvoiceBookedData } from '@billing/invoicing';
-import { RenderPoolClosedError } from '../rendering/render-pool';
+import { RenderPoolClosedError, RenderQueueFullError } from '../rendering/render-pool';
 import { InvoiceDocuments, PreparedDocument } from './invoice-documents';
 
 /**
  * Renders and records every booked invoice's document when it is booked
  * (InvoiceBooked), in the reactor's batch transaction with its checkpoint.
- * Never stalls: a group's template that fails falls back to the built-in one
- * (recorded in the event), a download that recorded it first makes it a
+ * Never stalls: a group's template that fails or is stopped at a limit falls
+ * back to the built-in one (recorded in the event), a download that recorded it first makes it a
  * no-op, and a document that cannot be rendered is logged and left to the
  * first download. A shutdown mid-batch, or a failure to write, rolls the
  * batch back, for the runner to redo.
@@ -34,8 +34,8 @@ export class InvoiceDocumentReactor implements Reactor {
         const document = await this.documents.prepare(event.environmentId, invoiceId, tx);
         if (document) prepared.push({ event, document });
       } catch (error) {
-        // Shutting down: undo the batch (its checkpoint stays), the next process renders these.
-        if (error instanceof RenderPoolClosedError) throw error;
+        // Shutting down, or the environment's renders queue full: undo the batch (its checkpoint stays), to be redone.
+        if (error instanceof RenderPoolClosedError || error instanceof RenderQueueFullError) throw error;
         this.logger.error({ msg: 'an invoice document could not be rendered at booking; the first download records it', environmentId: event.environmentId, invoiceId, error: String(error) });
       }
     }

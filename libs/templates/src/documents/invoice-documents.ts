@@ -73,9 +73,14 @@ interface StoredDocumentRow {
  *   way. The append expects no stream, so the first rendering wins and
  *   everyone returns its bytes.
  */
+/** How many stopped group versions a process remembers (the oldest is forgotten first). */
+const STOPPED_GROUPS_KEPT = 1_000;
+
 @Injectable()
 export class InvoiceDocuments {
   private readonly logger = new Logger('InvoiceDocuments');
+  /** Group versions whose template a render thread was stopped for at a booking, with why: `environment/group/version`. */
+  private readonly stoppedGroups = new Map<string, string>();
 
   constructor(
     private readonly eventStore: EventStore,
@@ -122,15 +127,7 @@ export class InvoiceDocuments {
     const view = invoiceViewOf(events.slice(0, bookedIndex + 1), invoiceId);
     const { group, version } = await this.groupInForce(environmentId, booked, manager);
     const options = { fallBackToBuiltIn: true, documentDate: new Date((booked.data as InvoiceBookedData).bookedAt) };
-    let rendered: RenderedInvoiceDocument;
-    try {
-      rendered = await this.renderer.render(view, environmentId, group, options);
-    } catch (error) {
-      // The group's template stopped beyond the sandbox's own limits (its thread was replaced): the built-in one, in the group's locale.
-      if (!(error instanceof TemplateRenderError) || group === null) throw error;
-      const builtIn = await this.renderer.render(view, environmentId, { id: group.id, locale: group.locale, templates: [] }, options);
-      rendered = { ...builtIn, fallback: { templateGroupId: group.id, reason: error.message } };
-    }
+    const rendered = await this.renderAtBooking(view, environmentId, group, version, options);
     if (rendered.fallback) this.logger.warn({ msg: 'template failed at booking: the built-in template was used', environmentId, invoiceId, reason: rendered.fallback.reason });
     const meta = { now: booked.occurredAt, newId: randomUUID };
     const decided = decideRecordInvoiceDocument(
@@ -152,6 +149,36 @@ export class InvoiceDocuments {
       meta,
     );
     return { environmentId, invoiceId, events: toNewEvents(decided, meta), rendered };
+  }
+
+  /**
+   * A booked invoice's rendering never fails for its group's template: the
+   * render thread falls back to the built-in template when the template fails
+   * or exceeds a limit it checks itself; here when the thread was stopped
+   * (time or memory). A group version stopped once is not tried again by this
+   * process: a test-clock advance booking a hundred invoices under it would
+   * otherwise hold the documents reactor a time limit per invoice.
+   */
+  private async renderAtBooking(
+    view: InvoiceView,
+    environmentId: string,
+    group: TemplateGroup | null,
+    version: number,
+    options: { fallBackToBuiltIn: boolean; documentDate: Date },
+  ): Promise<RenderedInvoiceDocument> {
+    if (group === null) return this.renderer.render(view, environmentId, null, options);
+    const key = `${environmentId}/${group.id}/${version}`;
+    const builtIn = async (reason: string) => ({ ...(await this.renderer.render(view, environmentId, { id: group.id, locale: group.locale, templates: [] }, options)), fallback: { templateGroupId: group.id, reason } });
+    const stopped = this.stoppedGroups.get(key);
+    if (stopped !== undefined) return builtIn(stopped);
+    try {
+      return await this.renderer.render(view, environmentId, group, options);
+    } catch (error) {
+      if (!(error instanceof TemplateRenderError)) throw error;
+      if (this.stoppedGroups.size >= STOPPED_GROUPS_KEPT) this.stoppedGroups.delete(this.stoppedGroups.keys().next().value!);
+      this.stoppedGroups.set(key, error.message);
+      return builtIn(error.message);
+    }
   }
 
   /**

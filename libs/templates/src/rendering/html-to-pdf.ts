@@ -95,9 +95,18 @@ function inlineRuns(nodes: readonly DomNode[], style: { bold: boolean; italic: b
   return runs;
 }
 
+/**
+ * pdfkit breaks a word wider than its line character by character, measuring
+ * ever longer prefixes: quadratic in the word's length (200 000 characters
+ * without a space took minutes and gigabytes). A zero-width space every 64
+ * characters gives it a place to break instead; words that long
+ * are never prose (IBANs and URLs are shorter).
+ */
+const LONG_WORD = /[^ \t\n\r\f]{64}(?=[^ \t\n\r\f])/g;
+
 /** HTML whitespace (space, tab, newlines; not U+00A0 or U+202F) collapses to one space; lines are trimmed. */
 function normalise(runs: Run[]): Run[] {
-  const collapsed = runs.map((run) => (run.text === '\n' ? run : { ...run, text: run.text.replace(/[ \t\n\r\f]+/g, ' ') }));
+  const collapsed = runs.map((run) => (run.text === '\n' ? run : { ...run, text: run.text.replace(/[ \t\n\r\f]+/g, ' ').replace(LONG_WORD, '$&\u200b') }));
   const out: Run[] = [];
   let atLineStart = true;
   for (const run of collapsed) {
@@ -178,6 +187,16 @@ export interface PdfMetadata {
   /** The document's date (the invoice's booking or creation): never the wall clock, so a rendering is reproducible. */
   readonly createdAt: Date;
   readonly locale: string;
+  /** The layout stops with PageLimitError when the document would need more pages. */
+  readonly maxPages: number;
+}
+
+/** The HTML needs more pages than the document may have. */
+export class PageLimitError extends Error {
+  constructor(readonly maxPages: number) {
+    super(`the document needs more than ${maxPages} pages`);
+    this.name = 'PageLimitError';
+  }
 }
 
 type Doc = InstanceType<typeof PDFDocument>;
@@ -291,6 +310,11 @@ export function htmlToPdf(html: string, metadata: PdfMetadata): Promise<Buffer> 
     doc.on('error', reject);
     // pdfkit's typings name files and buffers only; at run time it takes a fontkit font (PDFFontFactory.open).
     for (const face of Object.keys(FACE_FILES) as FontFace[]) doc.registerFont(face, faces[face] as Buffer);
+    // pdfkit adds pages itself within a long text, so pages are counted where they are added.
+    let pages = 1;
+    doc.on('pageAdded', () => {
+      if (++pages > metadata.maxPages) throw new PageLimitError(metadata.maxPages);
+    });
     try {
       layout(doc, blocks);
     } catch (error) {

@@ -15,8 +15,9 @@ import { FormattingError, formatDate, formatMoney, formatNumber, formatPercent }
  *   (milliseconds per render, checked between tags), `memoryLimit` (what
  *   ranges, `append`, `join`, `split` and the like may allocate: a
  *   `(1..100000000)` range fails at once);
- * - our own cap on the rendered text (liquidjs builds output as string ropes,
- *   cheap in memory, so this check after the render is enough);
+ * - our own cap on the rendered text, by the invoice's size (DocumentBudget;
+ *   liquidjs builds output as string ropes, cheap in memory, so this check
+ *   after the render is enough): it is what the PDF layout has to lay out;
  * - unknown filters are syntax errors (`strictFilters`); output is
  *   HTML-escaped unless a template says `| raw`, so customer data cannot
  *   inject markup into a document or the HTML preview.
@@ -25,7 +26,6 @@ export const SANDBOX_LIMITS = Object.freeze({
   parseLimit: 200_000,
   renderLimitMs: 1_000,
   memoryLimit: 2_000_000,
-  outputLimit: 2_000_000,
 });
 
 /** A template that failed to render: 422, with the line and column when liquidjs knows them. */
@@ -106,7 +106,7 @@ export function checkTemplateSyntax(content: string): SyntaxProblem | null {
  * sandbox above. Synchronous: the render limit bounds how long the event
  * loop is held. Every failure is a TemplateRenderError naming the line.
  */
-export function renderTemplate(content: string, variables: Record<string, unknown>, settings: RenderSettings): string {
+export function renderTemplate(content: string, variables: Record<string, unknown>, settings: RenderSettings, outputLimit: number): string {
   let output: string;
   try {
     output = engine(settings).parseAndRenderSync(content, variables) as string;
@@ -120,8 +120,8 @@ export function renderTemplate(content: string, variables: Record<string, unknow
     const cause = error instanceof LiquidError && error.originalError instanceof FormattingError ? 'a filter could not format its value: ' : '';
     throw new TemplateRenderError('template-render-failed', `The template failed to render: ${where}${cause}${message}`);
   }
-  if (output.length > SANDBOX_LIMITS.outputLimit) {
-    throw new TemplateRenderError('template-limit-exceeded', `The template rendered ${output.length} characters; at most ${SANDBOX_LIMITS.outputLimit} are allowed.`);
+  if (output.length > outputLimit) {
+    throw new TemplateRenderError('template-limit-exceeded', `The template rendered ${output.length} characters; at most ${outputLimit} are allowed for this invoice.`);
   }
   return output;
 }

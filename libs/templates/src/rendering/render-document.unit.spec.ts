@@ -1,5 +1,6 @@
 import type { InvoiceView } from '@billing/invoicing';
 import { pdfText } from '../../../../test/templates/pdf-text';
+import { documentBudget } from './document-budget';
 import { renderInvoiceDocument } from './render-document';
 
 const invoice: InvoiceView = {
@@ -32,7 +33,7 @@ const invoice: InvoiceView = {
 };
 
 const plain = (text: string) => text.replace(/[\u00a0\u202f]/g, ' ');
-const options = { fallBackToBuiltIn: false, documentDate: new Date('2026-03-05T10:00:00.000Z') };
+const options = { fallBackToBuiltIn: false, documentDate: new Date('2026-03-05T10:00:00.000Z'), budget: { outputCharacters: 1_000_000, pages: 200 } };
 
 describe('rendering an invoice document with the built-in templates', () => {
   it('produces an extractable PDF in en with every field', async () => {
@@ -78,5 +79,22 @@ describe('rendering an invoice document with the built-in templates', () => {
     expect(text).toContain('Line 1');
     expect(text).toContain('Line 120');
     expect((rendered.pdf.toString('latin1').match(/\/Type \/Page\b/g) ?? []).length).toBeGreaterThan(1);
+  });
+
+  it('issue 20 #17: a template printing 200 000 characters for a two-line invoice exceeds its budget, and falls back at booking', async () => {
+    const group = { id: 'g', locale: 'en', templates: [{ id: 't', type: 'invoice_pdf' as const, content: '{% for i in (1..20000) %}xxxxxxxxxx{% endfor %}' }] };
+    const budgeted = { ...options, budget: documentBudget(invoice, 1_000) };
+    await expect(renderInvoiceDocument(invoice, 'env', group, budgeted)).rejects.toMatchObject({ code: 'template-limit-exceeded', message: expect.stringContaining('200000 characters') });
+    const rendered = await renderInvoiceDocument(invoice, 'env', group, { ...budgeted, fallBackToBuiltIn: true });
+    expect(rendered.fallback).toEqual({ templateGroupId: 'g', reason: expect.stringContaining('200000 characters') });
+    expect(await pdfText(rendered.pdf)).toContain('Invoice INV-0042');
+  });
+
+  it('issue 20 #17: a word of 100 000 characters lays out (broken every 64 characters), and pages beyond the budget are stopped', async () => {
+    const group = (content: string) => ({ id: 'g', locale: 'en', templates: [{ id: 't', type: 'invoice_pdf' as const, content }] });
+    const word = await renderInvoiceDocument(invoice, 'env', group('{% for i in (1..10000) %}xxxxxxxxxx{% endfor %}'), options);
+    expect(plain(await pdfText(word.pdf)).replace(/[\s\u200b]/g, '')).toBe('x'.repeat(100_000));
+    const pages = renderInvoiceDocument(invoice, 'env', group('{% for i in (1..3000) %}<p>{{ i }}</p>{% endfor %}'), { ...options, budget: { outputCharacters: 1_000_000, pages: 5 } });
+    await expect(pages).rejects.toMatchObject({ code: 'template-limit-exceeded', message: expect.stringContaining('more than 5 pages') });
   });
 });

@@ -1,5 +1,6 @@
 import type { InvoiceView } from '@billing/invoicing';
-import { RenderPool, RenderPoolClosedError } from './render-pool';
+import { loadConfig } from '@billing/platform';
+import { RenderPool, RenderPoolClosedError, RenderQueueFullError } from './render-pool';
 
 const invoice: InvoiceView = {
   id: 'i-1',
@@ -22,48 +23,56 @@ const invoice: InvoiceView = {
   totalDue: 0,
 };
 const options = { fallBackToBuiltIn: false, documentDate: new Date('2026-03-05T10:00:00.000Z') };
-
-/** A pool whose hard timeout a test sets. */
-class TestPool extends RenderPool {
-  setHardTimeout(ms: number): void {
-    this.hardTimeoutMs = ms;
-  }
-}
+const pool = (env: Record<string, string> = {}) => new RenderPool(loadConfig(env));
+const group = (content: string) => ({ id: 'g', locale: 'en', templates: [{ id: 't', type: 'invoice_pdf' as const, content }] });
 
 /** The render pool's threads (started from the TypeScript sources here, through ts-require.js). */
 describe('RenderPool', () => {
   it('renders on a worker thread: the same bytes as in process, errors as the same problems', async () => {
-    const pool = new TestPool();
+    const renderer = pool();
     try {
-      const [a, b] = await Promise.all([pool.render(invoice, 'e', null, options), pool.render(invoice, 'e', null, options)]);
+      const [a, b] = await Promise.all([renderer.render(invoice, 'e', null, options), renderer.render(invoice, 'e', null, options)]);
       expect(Buffer.isBuffer(a.pdf)).toBe(true);
       expect(a.pdf.subarray(0, 5).toString()).toBe('%PDF-');
       expect(a.sha256).toBe(b.sha256);
-      const broken = { id: 'g', locale: 'en', templates: [{ id: 't', type: 'invoice_pdf' as const, content: '{{ "x" | money }}' }] };
-      await expect(pool.render(invoice, 'e', broken, options)).rejects.toMatchObject({ code: 'template-render-failed' });
+      await expect(renderer.render(invoice, 'e', group('{{ "x" | money }}'), options)).rejects.toMatchObject({ code: 'template-render-failed' });
     } finally {
-      await pool.onModuleDestroy();
+      await renderer.onModuleDestroy();
     }
   });
 
-  it('terminates and replaces a thread that does not answer in time; the next render runs on a new one', async () => {
-    const pool = new TestPool();
+  it("issue 20 #17: a render past the time limit is stopped and its thread replaced; another environment's next render is produced", async () => {
+    // The pool's limit (500 ms) is below liquidjs's own (1 s), so the thread is what stops this endless template.
+    const renderer = pool({ TEMPLATE_RENDER_TIMEOUT_MS: '500' });
     try {
-      // Starting a thread alone takes longer than 1 ms: the render is stopped.
-      pool.setHardTimeout(1);
-      await expect(pool.render(invoice, 'e', null, options)).rejects.toMatchObject({ code: 'template-limit-exceeded' });
-      pool.setHardTimeout(60_000);
-      expect((await pool.render(invoice, 'e', null, options)).pdf.length).toBeGreaterThan(0);
+      const endless = renderer.render(invoice, 'hostile', group('{% for i in (1..100000) %}{% for j in (1..100000) %}{% endfor %}{% endfor %}'), options);
+      const other = renderer.render(invoice, 'other', null, options);
+      await expect(endless).rejects.toMatchObject({ code: 'template-limit-exceeded', message: expect.stringContaining('did not finish within 500 ms') });
+      expect((await other).pdf.subarray(0, 5).toString()).toBe('%PDF-');
+      expect(renderer.threadsStarted).toBe(2);
     } finally {
-      await pool.onModuleDestroy();
+      await renderer.onModuleDestroy();
+    }
+  });
+
+  it('issue 20 #17: an environment may have only so many renders waiting; others still queue', async () => {
+    const renderer = pool({ TEMPLATE_RENDER_QUEUE: '2' });
+    try {
+      const outcomes = [1, 2, 3].map(() => renderer.render(invoice, 'busy', null, options).then(() => 'rendered', (error: unknown) => error));
+      const other = renderer.render(invoice, 'other', null, options);
+      expect(await outcomes[2]).toBeInstanceOf(RenderQueueFullError);
+      expect(await Promise.all(outcomes.slice(0, 2))).toEqual(['rendered', 'rendered']);
+      expect((await other).pdf.length).toBeGreaterThan(0);
+    } finally {
+      await renderer.onModuleDestroy();
     }
   });
 
   it('refuses work once shut down, failing what was queued', async () => {
-    const pool = new TestPool();
-    const outcomes = [pool.render(invoice, 'e', null, options), pool.render(invoice, 'e', null, options)].map((render) => render.then(() => 'rendered', (error: unknown) => error));
-    await pool.onModuleDestroy();
+    const renderer = pool();
+    const outcomes = [renderer.render(invoice, 'e', null, options), renderer.render(invoice, 'e', null, options)].map((render) => render.then(() => 'rendered', (error: unknown) => error));
+    await renderer.onModuleDestroy();
     for (const outcome of await Promise.all(outcomes)) expect(outcome).toBeInstanceOf(RenderPoolClosedError);
-    await expect(pool.render(invoice, 'e', null, options)).rejects.toBeInstanceOf(RenderPoolClosedError);
+    await expect(renderer.render(invoice, 'e', null, options)).rejects.toBeInstanceOf(RenderPoolClosedError);
   });
 });

@@ -2,8 +2,9 @@
 /**
  * One thread of the render pool (render-pool.ts): renders invoice documents
  * (Liquid, HTML layout, PDF) off the event loop that serves requests and runs
- * the reactors. Messages: {id, invoice, environmentId, group, fallBackToBuiltIn,
- * documentDate} in; {id, result} or {id, error: {code, message}} out.
+ * the reactors. Says {ready: true} once loaded (the pool times renders, not
+ * start-ups). Messages: {id, invoice, environmentId, group, fallBackToBuiltIn,
+ * documentDate, budget} in; {id, result} or {id, error: {code, message}} out.
  */
 const { parentPort } = require('node:worker_threads');
 const { existsSync } = require('node:fs');
@@ -16,16 +17,19 @@ function load() {
   return require('./render-document.ts');
 }
 
-const { renderInvoiceDocument } = load();
+const { renderInvoiceDocument, warmUp } = load();
 
 parentPort.on('message', async (job) => {
   try {
     const result = await renderInvoiceDocument(job.invoice, job.environmentId, job.group, {
       fallBackToBuiltIn: job.fallBackToBuiltIn,
       documentDate: new Date(job.documentDate),
+      budget: job.budget,
     });
     parentPort.postMessage({ id: job.id, result });
   } catch (error) {
     parentPort.postMessage({ id: job.id, error: { code: typeof error?.code === 'string' ? error.code : null, message: error instanceof Error ? error.message : String(error) } });
   }
 });
+// A thread that cannot render the built-in template fails (its 'error' event), for the pool to fail a render rather than wait.
+void warmUp().then(() => parentPort.postMessage({ ready: true }));

@@ -1,12 +1,21 @@
 import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandContext, CommandPath } from '@billing/event-store';
 import { Versioned } from '@billing/platform';
-import { decideUpdateTemplateContent, templateGroupEvolver } from '../domain';
-import { checkTemplateSyntax } from '../rendering/liquid-sandbox';
+import { ValidationError } from '@billing/shared-kernel';
+import { decideUpdateTemplateContent, TemplateGroup, templateGroupEvolver } from '../domain';
+import { documentTypeOf } from '../rendering/render-document';
+import { checkTemplateSyntax, TemplateRenderError } from '../rendering/liquid-sandbox';
+import { RenderPool } from '../rendering/render-pool';
+import { SAMPLE_INVOICE } from '../rendering/sample-invoice';
 import { templateGroupStream } from '../streams';
 import { TemplateGroupView, templateGroupViewOf } from '../views';
 
-/** PUT /templates/{groupId}/templates/{templateId} `{content}`: saved only when it parses in the sandbox. */
+/**
+ * PUT /templates/{groupId}/templates/{templateId} `{content}`: saved only when
+ * it parses in the sandbox and renders a sample invoice within every limit a
+ * booking's render has (a template that would be stopped at every booking is
+ * refused here, where its author sees why).
+ */
 export class UpdateTemplateContentCommand extends Command<Versioned<TemplateGroupView>> {
   constructor(
     readonly environmentId: string,
@@ -22,10 +31,15 @@ export class UpdateTemplateContentCommand extends Command<Versioned<TemplateGrou
 
 @CommandHandler(UpdateTemplateContentCommand)
 export class UpdateTemplateContentHandler implements ICommandHandler<UpdateTemplateContentCommand, Versioned<TemplateGroupView>> {
-  constructor(private readonly commands: CommandPath) {}
+  constructor(
+    private readonly commands: CommandPath,
+    private readonly renderer: RenderPool,
+  ) {}
 
   async execute(command: UpdateTemplateContentCommand): Promise<Versioned<TemplateGroupView>> {
     const { environmentId, templateGroupId, templateId, content, expectedVersion, context } = command;
+    const current = (await this.commands.load(templateGroupStream(environmentId, templateGroupId), templateGroupEvolver)).state;
+    if (current.status === 'active' && typeof content === 'string' && checkTemplateSyntax(content) === null) await this.dryRender(environmentId, current, templateId, content);
     const { state, version } = await this.commands.handle(
       templateGroupStream(environmentId, templateGroupId),
       templateGroupEvolver,
@@ -34,5 +48,27 @@ export class UpdateTemplateContentHandler implements ICommandHandler<UpdateTempl
       { expectedVersion, retryOnConflict: true },
     );
     return new Versioned(templateGroupViewOf(state)!, version);
+  }
+
+  /**
+   * The template rendered against SAMPLE_INVOICE (as a credit note for
+   * credit_note_pdf), on the render pool under its limits. Only a limit is
+   * refused: a template failing on the sample (a filter given a value it
+   * cannot format) may depend on what real invoices hold, and a booking
+   * falls back to the built-in template for it anyway.
+   */
+  private async dryRender(environmentId: string, group: TemplateGroup, templateId: string, content: string): Promise<void> {
+    const template = group.templates.find((candidate) => candidate.id === templateId);
+    if (!template || template.content === content) return;
+    const sample = template.type === 'credit_note_pdf' ? { ...SAMPLE_INVOICE, type: 'credit_note' as const } : SAMPLE_INVOICE;
+    const templates = [{ id: template.id, type: documentTypeOf(sample), content }];
+    try {
+      await this.renderer.render(sample, environmentId, { id: group.id, locale: group.locale, templates }, { fallBackToBuiltIn: false, documentDate: new Date(sample.createdAt) });
+    } catch (error) {
+      if (!(error instanceof TemplateRenderError)) throw error;
+      if (error.code !== 'template-limit-exceeded') return;
+      const detail = `on a sample invoice: ${error.message}`;
+      throw new ValidationError(`The template exceeds a render limit ${detail}`, [{ pointer: '/content', detail }], 'template-limit-exceeded');
+    }
   }
 }
