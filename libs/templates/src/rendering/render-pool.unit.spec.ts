@@ -45,7 +45,7 @@ describe('RenderPool', () => {
     // The pool's limit (500 ms) is below liquidjs's own (1 s), so the thread is what stops this endless template.
     const renderer = pool({ TEMPLATE_RENDER_TIMEOUT_MS: '500' });
     try {
-      const endless = renderer.render(invoice, 'hostile', group('{% for i in (1..100000) %}{% for j in (1..100000) %}{% endfor %}{% endfor %}'), options);
+      const endless = renderer.render(invoice, 'hostile', group('{% for i in (1..1000) %}{% for j in (1..1000) %}{% assign m = j | money %}{% endfor %}{% endfor %}'), options);
       const other = renderer.render(invoice, 'other', null, options);
       await expect(endless).rejects.toMatchObject({ code: 'template-limit-exceeded', message: expect.stringContaining('did not finish within 500 ms') });
       expect((await other).pdf.subarray(0, 5).toString()).toBe('%PDF-');
