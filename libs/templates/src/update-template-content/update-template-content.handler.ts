@@ -2,7 +2,7 @@ import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandContext, CommandPath } from '@billing/event-store';
 import { Versioned } from '@billing/platform';
 import { ValidationError } from '@billing/shared-kernel';
-import { decideUpdateTemplateContent, TemplateGroup, templateGroupEvolver } from '../domain';
+import { decideUpdateTemplateContent, TemplateContentUpdatedData, TemplateGroup, templateGroupEvolver } from '../domain';
 import { documentTypeOf } from '../rendering/render-document';
 import { checkTemplateSyntax, TemplateRenderError } from '../rendering/liquid-sandbox';
 import { RenderPool } from '../rendering/render-pool';
@@ -38,12 +38,16 @@ export class UpdateTemplateContentHandler implements ICommandHandler<UpdateTempl
 
   async execute(command: UpdateTemplateContentCommand): Promise<Versioned<TemplateGroupView>> {
     const { environmentId, templateGroupId, templateId, content, expectedVersion, context } = command;
-    const current = (await this.commands.load(templateGroupStream(environmentId, templateGroupId), templateGroupEvolver)).state;
-    if (current.status === 'active' && typeof content === 'string' && checkTemplateSyntax(content) === null) await this.dryRender(environmentId, current, templateId, content);
+    const stream = templateGroupStream(environmentId, templateGroupId);
+    const update = { templateGroupId, templateId, content, syntax: checkTemplateSyntax };
+    // The domain's checks first (its 404 and 422s), then the dry render of a content that would be recorded.
+    const current = (await this.commands.load(stream, templateGroupEvolver)).state;
+    const [change] = decideUpdateTemplateContent(update, current, context.meta);
+    if (change && current.status === 'active') await this.dryRender(environmentId, current, change.data);
     const { state, version } = await this.commands.handle(
-      templateGroupStream(environmentId, templateGroupId),
+      stream,
       templateGroupEvolver,
-      (current) => decideUpdateTemplateContent({ templateGroupId, templateId, content, syntax: checkTemplateSyntax }, current, context.meta),
+      (latest) => decideUpdateTemplateContent(update, latest, context.meta),
       context,
       { expectedVersion, retryOnConflict: true },
     );
@@ -57,11 +61,9 @@ export class UpdateTemplateContentHandler implements ICommandHandler<UpdateTempl
    * cannot format) may depend on what real invoices hold, and a booking
    * falls back to the built-in template for it anyway.
    */
-  private async dryRender(environmentId: string, group: TemplateGroup, templateId: string, content: string): Promise<void> {
-    const template = group.templates.find((candidate) => candidate.id === templateId);
-    if (!template || template.content === content) return;
-    const sample = template.type === 'credit_note_pdf' ? { ...SAMPLE_INVOICE, type: 'credit_note' as const } : SAMPLE_INVOICE;
-    const templates = [{ id: template.id, type: documentTypeOf(sample), content }];
+  private async dryRender(environmentId: string, group: TemplateGroup, change: TemplateContentUpdatedData): Promise<void> {
+    const sample = change.type === 'credit_note_pdf' ? { ...SAMPLE_INVOICE, type: 'credit_note' as const } : SAMPLE_INVOICE;
+    const templates = [{ id: change.templateId, type: documentTypeOf(sample), content: change.content }];
     try {
       await this.renderer.render(sample, environmentId, { id: group.id, locale: group.locale, templates }, { fallBackToBuiltIn: false, documentDate: new Date(sample.createdAt) });
     } catch (error) {
