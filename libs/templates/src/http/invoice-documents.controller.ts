@@ -18,6 +18,7 @@ const DOCUMENT_ERRORS = [
   { status: 404, ...problemResponse('No such invoice, or no such template group, in this environment') },
   { status: 409, ...problemResponse('The invoice is booked and its document was recorded with another group (invoice-document-recorded)') },
   { status: 422, ...problemResponse("The draft's template failed to render (template-render-failed, template-limit-exceeded), or an invalid query parameter") },
+  { status: 503, ...problemResponse('The environment has as many documents waiting to render as it may (render-queue-full, with Retry-After)') },
 ];
 
 /**
@@ -39,6 +40,7 @@ export class InvoiceDocumentsController {
   @ApiResponse(DOCUMENT_ERRORS[0])
   @ApiResponse(DOCUMENT_ERRORS[1])
   @ApiResponse(DOCUMENT_ERRORS[2])
+  @ApiResponse(DOCUMENT_ERRORS[3])
   async pdf(
     @Caller() caller: CallerContext,
     @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string,
@@ -59,6 +61,7 @@ export class InvoiceDocumentsController {
   @ApiResponse(DOCUMENT_ERRORS[0])
   @ApiResponse(DOCUMENT_ERRORS[1])
   @ApiResponse(DOCUMENT_ERRORS[2])
+  @ApiResponse(DOCUMENT_ERRORS[3])
   async html(
     @Caller() caller: CallerContext,
     @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string,

@@ -112,7 +112,7 @@ export class TemplatesController {
   @HttpCode(200)
   @ApiOperation({
     summary: "Replace a template's content",
-    description: 'The content is Liquid, checked when saved: a syntax error, an include/render/layout or an unknown filter is a 422 naming the line and column. Answers the whole group.',
+    description: 'The content is Liquid, checked when saved: a syntax error, an include/render/layout or an unknown filter is a 422 naming the line and column; content that exceeds a render limit on a sample invoice is a 422 template-limit-exceeded at /content. Answers the whole group.',
   })
   @ApiParam(GROUP_ID)
   @ApiParam({ name: 'templateId', format: 'uuid', description: 'the id of one of the group’s templates' })
@@ -121,7 +121,11 @@ export class TemplatesController {
   @ApiResponse({ status: 200, description: 'The template group', type: TemplateGroupDto, headers: ETAG })
   @ApiResponse({ status: 404, ...problemResponse('No such template group in this environment, or no such template in the group') })
   @ApiResponse({ status: 409, ...problemResponse('If-Match is stale (version-conflict)') })
-  @ApiResponse({ status: 422, ...problemResponse('content missing or too long (validation-failed), or not valid Liquid (template-syntax-error, with line and column)') })
+  @ApiResponse({
+    status: 422,
+    ...problemResponse('content missing or too long (validation-failed), not valid Liquid (template-syntax-error, with line and column), or over a render limit on a sample invoice (template-limit-exceeded)'),
+  })
+  @ApiResponse({ status: 503, ...problemResponse('The environment has as many documents waiting to render as it may (render-queue-full, with Retry-After)') })
   async updateContent(
     @Caller() caller: CallerContext,
     @Param('templateGroupId', GROUP_ID_PIPE) templateGroupId: string,
