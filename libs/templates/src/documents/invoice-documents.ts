@@ -30,6 +30,9 @@ import { RenderedInvoiceDocument } from '../rendering/render-document';
 import { RenderPool } from '../rendering/render-pool';
 import { defaultTemplateGroupStream, invoiceDocumentStream, templateGroupStream } from '../streams';
 
+/** How many stopped group versions a process remembers (the oldest is forgotten first). */
+const STOPPED_GROUPS_KEPT = 1_000;
+
 /** A document as served: the PDF and its HTML. */
 export interface InvoiceDocument {
   readonly pdf: Buffer;
@@ -73,9 +76,6 @@ interface StoredDocumentRow {
  *   way. The append expects no stream, so the first rendering wins and
  *   everyone returns its bytes.
  */
-/** How many stopped group versions a process remembers (the oldest is forgotten first). */
-const STOPPED_GROUPS_KEPT = 1_000;
-
 @Injectable()
 export class InvoiceDocuments {
   private readonly logger = new Logger('InvoiceDocuments');
