@@ -195,8 +195,11 @@ export class ProjectionRunner {
     }
   }
 
-  /** Runs one batch of one subscriber; returns how many events it processed, or null if another runner holds it. */
-  async runBatch(name: string, batchSize = this.batchSize): Promise<number | null> {
+  /**
+   * Runs one batch of one subscriber; returns how many events it processed, or null if another runner holds it.
+   * With `upTo`, no event past that position is applied (a replay stopping where another checkpoint stands).
+   */
+  async runBatch(name: string, batchSize = this.batchSize, upTo?: LogPosition): Promise<number | null> {
     const entry = this.entry(name);
     const queryRunner = this.dataSource.createQueryRunner();
     await queryRunner.connect();
@@ -220,7 +223,8 @@ export class ProjectionRunner {
       const from = state?.transaction_id ? { transactionId: state.transaction_id, globalPosition: state.global_position! } : ZERO_POSITION;
       this.remember(entry, from);
       // Read before writing anything: this transaction has no xid yet, so it cannot hold back the snapshot horizon.
-      const events = await this.eventStore.readAll(from, batchSize, queryRunner.manager, entry.streamTypes === 'all' ? undefined : entry.streamTypes);
+      const read = await this.eventStore.readAll(from, batchSize, queryRunner.manager, entry.streamTypes === 'all' ? undefined : entry.streamTypes);
+      const events = upTo ? read.filter((event) => comparePositions(event, upTo) <= 0) : read;
       if (events.length === 0) return 0;
       await entry.handle(events, queryRunner.manager);
       const last = events[events.length - 1];

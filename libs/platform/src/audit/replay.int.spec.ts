@@ -98,4 +98,33 @@ describe('replay against live read models kept by several runners', () => {
     const [report] = await replayReadModels({ dataSource, databaseUrl: database.url, contexts: [context] });
     expect(report).toEqual({ projection: totals.name, events: 240, tables: [{ table: 'test_totals', equal: true, liveOnly: 0, replayOnly: 0, examples: [] }] });
   });
+
+  it('issue 20 #6: a replay while writers append and runners follow compares live and replay at one position: equal', async () => {
+    const sources = await Promise.all(Array.from({ length: 3 }, () => new DataSource({ type: 'postgres', url: database.url, extra: { max: 4 } }).initialize()));
+    const runners = sources.map((source) => {
+      const runner = new ProjectionRunner(source, new EventStore(source), { batchSize: 3, pollIntervalMs: 5 });
+      runner.registerProjection(totals);
+      return runner;
+    });
+    let writing = true;
+    const writers = sources.map(async (source, writer) => {
+      const store = new EventStore(source);
+      while (writing) await write(store, writer, sources.length, 5);
+    });
+    try {
+      await Promise.all(runners.map((runner) => runner.start(database.url, { runContinuously: true })));
+      // Replays, each while events keep coming: every one compares at one position of the log.
+      for (let i = 0; i < 3; i++) {
+        const [report] = await replayReadModels({ dataSource, databaseUrl: database.url, contexts: [context] });
+        expect(report.tables).toEqual([{ table: 'test_totals', equal: true, liveOnly: 0, replayOnly: 0, examples: [] }]);
+      }
+    } finally {
+      writing = false;
+      await Promise.all(writers);
+      await Promise.all(runners.map((runner) => runner.stop()));
+      await Promise.all(sources.map((source) => source.destroy()));
+    }
+    const [{ events }] = await dataSource.query(`select count(*)::int as events from events where stream_type = 'account'`);
+    expect(events).toBeGreaterThan(240);
+  });
 });
