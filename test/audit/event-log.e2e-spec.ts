@@ -315,6 +315,14 @@ describe('The event log and its hash chain', () => {
       expect(head).toMatchObject({ environmentId: env.id, position: total });
       expect((await env.ok('GET', '/audit/verify', undefined, 200)).body).toMatchObject({ status: 'ok', eventsChecked: total, head: { position: total, hash: head.hash } });
     }
+    // The log's keyset pages cross positions 100 and 1 000 in order, every event once.
+    const positions: number[] = [];
+    for (let token: string | null = null, first = true; first || token !== null; first = false) {
+      const page: TestResponse = await env.ok('GET', `/events?limit=100${token ? `&pageToken=${token}` : ''}`, undefined, 200);
+      positions.push(...page.body.items.map((item: { position: number }) => item.position));
+      token = page.body.nextPageToken;
+    }
+    expect(positions).toEqual(Array.from({ length: 1050 }, (_, i) => i + 1));
   });
 
   it("every route answers only the caller's environment: another environment sees none of it, a token without the environment is a 403", async () => {
