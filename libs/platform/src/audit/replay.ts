@@ -96,18 +96,27 @@ export async function replayReadModels(options: {
   }
 }
 
+interface Alignment {
+  readonly dataSource: DataSource;
+  readonly liveSchema: string;
+  readonly live: ProjectionRunner;
+  readonly replay: ProjectionRunner;
+  readonly projection: Projection;
+  readonly replica: string;
+}
+
 /**
  * Runs `compare` in a snapshot where the live read model and its replay
- * stand at the same position of the log. The live projection's lock is
- * taken (its runners wait, no writer does) and its checkpoint read; the
- * replay is brought to exactly that position (the live one first caught up
- * when the replay is ahead of it); a repeatable-read snapshot is taken and
- * the lock released, so the comparison itself holds nobody up.
+ * stand at the same position of the log. The replay first follows the live
+ * checkpoint without holding anything; then the live projection's lock is
+ * taken (its runners wait, no writer does) and its checkpoint read, the
+ * replay brought to exactly that position (the live one first caught up
+ * when the replay is ahead of it), a repeatable-read snapshot taken and the
+ * lock released, so neither the bulk of the catching up nor the comparison
+ * holds anybody up.
  */
-async function atOnePosition<Result>(
-  at: { dataSource: DataSource; liveSchema: string; live: ProjectionRunner; replay: ProjectionRunner; projection: Projection; replica: string },
-  compare: (snapshot: EntityManager) => Promise<Result>,
-): Promise<Result> {
+async function atOnePosition<Result>(at: Alignment, compare: (snapshot: EntityManager) => Promise<Result>): Promise<Result> {
+  await replayTo(at, await checkpoint(at.dataSource.manager, at.liveSchema, at.projection.name), at.dataSource.manager);
   for (;;) {
     const lock = at.dataSource.createQueryRunner();
     await lock.connect();
@@ -115,17 +124,13 @@ async function atOnePosition<Result>(
       await lock.startTransaction();
       await lock.query(`select pg_advisory_xact_lock(hashtext($1))`, [`projection:${at.projection.name}`]);
       const live = await checkpoint(lock.manager, at.liveSchema, at.projection.name);
-      let replayed = await checkpoint(lock.manager, REPLAY_SCHEMA, at.replica);
-      if (comparePositions(replayed, live) > 0) {
+      if (comparePositions(await checkpoint(lock.manager, REPLAY_SCHEMA, at.replica), live) > 0) {
         // The live read model is behind the replay: a batch of it (as any runner would run one), then look again.
         await lock.commitTransaction();
         await at.live.runBatch(at.projection.name);
         continue;
       }
-      while (comparePositions(replayed, live) < 0) {
-        await at.replay.runBatch(at.replica, undefined, live);
-        replayed = await checkpoint(lock.manager, REPLAY_SCHEMA, at.replica);
-      }
+      await replayTo(at, live, lock.manager);
       const snapshot = at.dataSource.createQueryRunner();
       await snapshot.connect();
       try {
@@ -142,6 +147,11 @@ async function atOnePosition<Result>(
       await lock.release();
     }
   }
+}
+
+/** Runs the replay up to `target` exactly (never past it). */
+async function replayTo(at: Alignment, target: LogPosition, manager: EntityManager): Promise<void> {
+  while (comparePositions(await checkpoint(manager, REPLAY_SCHEMA, at.replica), target) < 0) await at.replay.runBatch(at.replica, undefined, target);
 }
 
 async function checkpoint(manager: EntityManager, schema: string, name: string): Promise<LogPosition> {
