@@ -291,6 +291,40 @@ describe('The event log and its hash chain', () => {
     });
   });
 
+  it('issue 20 #5: GET /audit/head signs the newest link once an environment has more than 100 and more than 1 000 events', async () => {
+    const env = environment();
+    const eventStore = t.app.get(EventStore);
+    const append = (count: number) =>
+      eventStore.append(
+        Array.from({ length: count }, () => ({
+          stream: { environmentId: env.id, streamType: 'product', streamId: randomUUID() },
+          expectedVersion: 'no_stream' as const,
+          events: [{ eventId: randomUUID(), type: 'ProductCreated', schemaVersion: 1, data: { name: 'x' }, occurredAt: new Date() }],
+        })),
+        { actor: 'test', requestId: null, correlationId: randomUUID(), causationId: null },
+      );
+    const newestLink = async () =>
+      (await t.dataSource.query(`select c.sequence::int as position, c.hash from event_chain c where c.environment_id = $1 order by c.sequence desc limit 1`, [env.id]))[0];
+    for (const [count, total] of [
+      [150, 150],
+      [900, 1050],
+    ]) {
+      await append(count);
+      const head = (await env.ok('GET', '/audit/head', undefined, 200)).body;
+      expect(await newestLink()).toEqual({ position: total, hash: head.hash });
+      expect(head).toMatchObject({ environmentId: env.id, position: total });
+      expect((await env.ok('GET', '/audit/verify', undefined, 200)).body).toMatchObject({ status: 'ok', eventsChecked: total, head: { position: total, hash: head.hash } });
+    }
+    // The log's keyset pages cross positions 100 and 1 000 in order, every event once.
+    const positions: number[] = [];
+    for (let token: string | null = null, first = true; first || token !== null; first = false) {
+      const page: TestResponse = await env.ok('GET', `/events?limit=100${token ? `&pageToken=${token}` : ''}`, undefined, 200);
+      positions.push(...page.body.items.map((item: { position: number }) => item.position));
+      token = page.body.nextPageToken;
+    }
+    expect(positions).toEqual(Array.from({ length: 1050 }, (_, i) => i + 1));
+  });
+
   it("every route answers only the caller's environment: another environment sees none of it, a token without the environment is a 403", async () => {
     const env = await populated();
     const other = environment();

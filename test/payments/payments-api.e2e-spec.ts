@@ -233,6 +233,32 @@ describe('Payments API: environments, bodies, Idempotency-Key, notifications', (
       expect(await env.count('PaymentFailed')).toBe(1);
     });
 
+    it('issue 20 #13: twenty concurrent POST /payments, and twenty POST /invoices, with one key: the one that executed is unmarked, every other is a marked replay of it or 409 in flight', async () => {
+      const env = environment();
+      await env.enableSandbox();
+      const invoiceId = await env.bookedInvoice(2_500);
+      const concurrently = async (path: string, body: unknown): Promise<TestResponse> => {
+        const key = randomUUID();
+        const answers = await Promise.all(Array.from({ length: 20 }, () => env.call('POST', path, body, { 'idempotency-key': key })));
+        const executed = answers.filter((a) => a.status === 201 && a.headers.get('idempotent-replayed') === null);
+        expect(executed.length).toBe(1);
+        for (const answer of answers.filter((a) => a !== executed[0])) {
+          if (answer.status === 409) expectProblem(answer, 409, 'idempotency-key-in-flight');
+          else expect([answer.status, answer.headers.get('idempotent-replayed'), answer.text]).toEqual([201, 'true', executed[0].text]);
+        }
+        // Once done, every retry is the replay.
+        const after = await env.call('POST', path, body, { 'idempotency-key': key });
+        expect([after.status, after.headers.get('idempotent-replayed'), after.text]).toEqual([201, 'true', executed[0].text]);
+        return executed[0];
+      };
+      const payment = await concurrently('/payments', { invoiceId, paymentMethod: { provider: 'sandbox', token: 'tok_success' } });
+      expect(payment.body).toMatchObject({ invoiceId, status: 'succeeded' });
+      expect([await env.count('PaymentCreated'), await env.charges()]).toEqual([1, 1]);
+      const before = await env.count('InvoiceCreated');
+      await concurrently('/invoices', { customer: { id: randomUUID(), handle: 'C-2', name: 'Acme' }, currency: 'EUR', items: [{ title: 'Plan', quantity: 1, unitAmount: 700 }] });
+      expect(await env.count('InvoiceCreated')).toBe(before + 1);
+    });
+
     it('five concurrent requests with one key: one payment, one charge; the others replay it or are told it is in flight', async () => {
       const env = environment();
       await env.enableSandbox();

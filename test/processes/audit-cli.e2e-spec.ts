@@ -1,9 +1,12 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { sign } from 'jsonwebtoken';
+import { DEVELOPMENT_JWT_SECRET } from '@billing/platform';
 import { startTestApp, TestApp, TestResponse } from '@billing/testing';
-import { buildService } from './process-support';
+import { buildService, freePort, killLeftoverServices, reachableTempDir, startService, stopLeftoverPostmaster } from './process-support';
 
 const run = promisify(execFile);
 
@@ -26,10 +29,10 @@ describe('npm run audit:verify and npm run replay', () => {
     build?.remove();
   });
 
-  async function script(name: string, args: string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
+  async function script(name: string, args: string[] = [], env: Record<string, string | undefined> = { DATABASE_URL: t.database.url }): Promise<{ code: number; stdout: string; stderr: string }> {
     try {
       const { stdout, stderr } = await run(process.execPath, [join(build.folder, 'apps', 'api', 'src', `${name}.js`), ...args], {
-        env: { ...process.env, DATABASE_URL: t.database.url, JWT_SECRET: 'cli-test', LOG_LEVEL: 'error', NODE_ENV: 'test' },
+        env: { ...process.env, DATABASE_URL: undefined, JWT_SECRET: 'cli-test', LOG_LEVEL: 'error', NODE_ENV: 'test', ...env },
         maxBuffer: 16 * 1024 * 1024,
       });
       return { code: 0, stdout, stderr };
@@ -117,4 +120,44 @@ describe('npm run audit:verify and npm run replay', () => {
     expect(one.stdout.trim().split('\n')).toHaveLength(1);
     expect((await script('audit-verify', ['--environment', 'nope'])).code).toBe(2);
   });
+
+  it("issue 20 #7 and #21: beside the service running on DATA_DIR, both use its Postgres; results alone on stdout, logs on stderr; a failure is one line", async () => {
+    const dataDir = reachableTempDir('billing-audit-cli-');
+    const port = await freePort();
+    const service = startService(build.main, { DATA_DIR: dataDir, PORT: String(port) });
+    try {
+      await service.waitForReady();
+      const environment = randomUUID();
+      const token = sign({ environments: [environment] }, DEVELOPMENT_JWT_SECRET, { algorithm: 'HS256', subject: 'billing-test', expiresIn: 3600 });
+      const created = await fetch(`http://127.0.0.1:${port}/products`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'x-environment': environment, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Plans' }),
+      });
+      expect(created.status).toBe(201);
+      // LOG_LEVEL=info: the commands do log, and none of it may reach stdout.
+      const beside = { DATA_DIR: dataDir, LOG_LEVEL: 'info', JWT_SECRET: undefined, NODE_ENV: undefined };
+      const verified = await script('audit-verify', [], beside);
+      expect([verified.code, verified.stdout]).toEqual([0, expect.stringMatching(new RegExp(`^ok ${environment} position 1 hash [0-9a-f]{64}\n$`))]);
+      expect(verified.stderr).toContain(`in use by another running service process (pid ${service.pid}`);
+      expect(verified.stderr).toContain(`"databaseUrl":"postgres://postgres:postgres@127.0.0.1:`);
+      const replayed = await script('replay', [], beside);
+      expect(replayed.code).toBe(0);
+      for (const line of replayed.stdout.trim().split('\n')) expect(line).toMatch(/^\S+ \S+: equal$/);
+      expect(replayed.stdout).toContain('catalog.read-model products: equal');
+      expect(replayed.stderr).toMatch(/^\{"level":"info"/m);
+
+      // What the service cannot share: a folder whose Postgres nobody can reach is one line, what is wrong and what to do.
+      const unreachable = await script('audit-verify', [], { DATABASE_URL: 'postgres://x@127.0.0.1:1/x' });
+      expect(unreachable.code).toBe(1);
+      expect(unreachable.stdout).toBe('');
+      expect(unreachable.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^audit:verify: cannot connect to the Postgres of DATABASE_URL .*; nothing accepts connections at 127.0.0.1:1: start Postgres there/)]);
+    } finally {
+      service.child.kill('SIGTERM');
+      await service.exited;
+      killLeftoverServices();
+      await stopLeftoverPostmaster(join(dataDir, 'postgres'));
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { EventStore } from '@billing/event-store';
 import { expectProblem, startTestApp, TestApp, TestResponse } from '@billing/testing';
 import { pdfText } from './pdf-text';
 
@@ -85,6 +86,41 @@ describe('Templates API', () => {
       expectProblem(await env.call('GET', '/templates?limit=0'), 422, 'validation-failed', '/query/limit');
       expectProblem(await env.call('GET', '/templates?sort=name'), 422, 'validation-failed', '/query/sort');
       expectProblem(await env.call('GET', '/templates?pageToken=nonsense'), 422, 'validation-failed', '/query/pageToken');
+    });
+    it('issue 20 #5: pages newest first while positions pass 100 and 1 000 (limit=3 shows the 3 newest, the next page the rest)', async () => {
+      const env = environment();
+      // Other environments' events push the log's position up to the next power of ten between two groups.
+      const fillLogPast = async (position: number) => {
+        const [{ last }] = await t.dataSource.query(`select coalesce(max(global_position), 0)::int as last from events`);
+        const count = Math.max(position - last, 0);
+        if (count === 0) return;
+        await t.app.get(EventStore).append(
+          Array.from({ length: count }, () => ({
+            stream: { environmentId: randomUUID(), streamType: 'product', streamId: randomUUID() },
+            expectedVersion: 'no_stream' as const,
+            events: [{ eventId: randomUUID(), type: 'ProductCreated', schemaVersion: 1, data: { name: 'filler' }, occurredAt: new Date() }],
+          })),
+          { actor: 'test', requestId: null, correlationId: randomUUID(), causationId: null },
+        );
+      };
+      const names: string[] = [];
+      const positions: number[] = [];
+      for (const name of ['one', 'two', 'three', 'four', 'five']) {
+        names.unshift(name);
+        await env.ok('POST', '/templates', { name }, 201);
+        const [{ position }] = await t.dataSource.query(`select position::int as position from template_groups where environment_id = $1 order by position desc limit 1`, [env.id]);
+        positions.push(position);
+        if (name === 'two') await fillLogPast(Math.max(100, 10 ** String(position).length));
+        if (name === 'three') await fillLogPast(Math.max(1000, 10 ** String(position).length));
+      }
+      // Text would sort each newer group, one digit longer, after the older ones.
+      expect(String(positions[1]).length).toBeLessThan(String(positions[2]).length);
+      expect(String(positions[2]).length).toBeLessThan(String(positions[3]).length);
+      expect(positions[3]).toBeGreaterThan(1000);
+      const first = await env.ok('GET', '/templates?limit=3', undefined, 200);
+      expect(first.body.items.map((group: { name: string }) => group.name)).toEqual(names.slice(0, 3));
+      const second = await env.ok('GET', `/templates?limit=3&pageToken=${first.body.nextPageToken}`, undefined, 200);
+      expect(second.body).toEqual({ items: names.slice(3).map((name) => expect.objectContaining({ name })), nextPageToken: null });
     });
   });
 

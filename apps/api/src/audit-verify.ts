@@ -1,8 +1,7 @@
 import 'reflect-metadata';
-import { ChainVerifier, JsonLogger, loadConfig } from '@billing/platform';
+import { ChainVerifier } from '@billing/platform';
 import { isUuid } from '@billing/shared-kernel';
-import { createApp } from './create-app';
-import { resolveDatabase } from './database/resolve-database';
+import { runCli } from './cli';
 import { ProgressBar } from './progress';
 
 /**
@@ -13,38 +12,30 @@ import { ProgressBar } from './progress';
  * differs <what>: <detail>`), progress and speed on stderr; exits 1 if any
  * chain is broken.
  */
-async function main(): Promise<void> {
-  const environment = environmentArgument(process.argv.slice(2));
-  const initial = { ...loadConfig(), roles: { api: false, worker: false } };
-  const logger = new JsonLogger(initial.logLevel);
-  const { config, stop } = await resolveDatabase(initial, logger);
-  const app = await createApp(config, { logger });
+const environment = environmentArgument(process.argv.slice(2));
+
+runCli('audit:verify', async (app) => {
+  const verifier = app.get(ChainVerifier);
+  const environments = environment ? [environment] : await verifier.environments();
+  const bar = new ProgressBar();
+  const started = Date.now();
+  let events = 0;
   let broken = 0;
-  try {
-    const verifier = app.get(ChainVerifier);
-    const environments = environment ? [environment] : await verifier.environments();
-    const bar = new ProgressBar();
-    const started = Date.now();
-    let events = 0;
-    for (const id of environments) {
-      const result = await verifier.verify(id, (done, total) => bar.update(id, done, total));
-      bar.done();
-      events += result.eventsChecked;
-      if (result.status === 'ok') {
-        process.stdout.write(`ok ${id} position ${result.head.position} hash ${result.head.hash}\n`);
-      } else {
-        broken += 1;
-        process.stdout.write(`MISMATCH ${id} event ${result.event.id} position ${result.event.position ?? '-'} (global position ${result.event.globalPosition ?? '-'}) differs ${result.differs}: ${result.detail}\n`);
-      }
+  for (const id of environments) {
+    const result = await verifier.verify(id, (done, total) => bar.update(id, done, total));
+    bar.done();
+    events += result.eventsChecked;
+    if (result.status === 'ok') {
+      process.stdout.write(`ok ${id} position ${result.head.position} hash ${result.head.hash}\n`);
+    } else {
+      broken += 1;
+      process.stdout.write(`MISMATCH ${id} event ${result.event.id} position ${result.event.position ?? '-'} (global position ${result.event.globalPosition ?? '-'}) differs ${result.differs}: ${result.detail}\n`);
     }
-    const seconds = Math.max((Date.now() - started) / 1000, 0.001);
-    process.stderr.write(`verified ${events} events in ${environments.length} environment(s) in ${seconds.toFixed(1)} s: ${Math.round(events / seconds)} events/s\n`);
-  } finally {
-    await app.close();
-    await stop();
   }
-  process.exit(broken > 0 ? 1 : 0);
-}
+  const seconds = Math.max((Date.now() - started) / 1000, 0.001);
+  process.stderr.write(`verified ${events} events in ${environments.length} environment(s) in ${seconds.toFixed(1)} s: ${Math.round(events / seconds)} events/s\n`);
+  return broken > 0 ? 1 : 0;
+});
 
 function environmentArgument(args: readonly string[]): string | null {
   if (args.length === 0) return null;
@@ -55,8 +46,3 @@ function environmentArgument(args: readonly string[]): string | null {
   }
   return value.toLowerCase();
 }
-
-main().catch((error) => {
-  process.stderr.write(`${String(error?.stack ?? error)}\n`);
-  process.exit(1);
-});

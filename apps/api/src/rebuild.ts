@@ -1,8 +1,6 @@
 import 'reflect-metadata';
 import { ProjectionRunner } from '@billing/event-store';
-import { JsonLogger, loadConfig } from '@billing/platform';
-import { createApp } from './create-app';
-import { resolveDatabase } from './database/resolve-database';
+import { runCli } from './cli';
 
 /**
  * `npm run rebuild -- [projection ...]`: empties read models and replays them
@@ -10,11 +8,7 @@ import { resolveDatabase } from './database/resolve-database';
  * service's workers stopped or alongside them: the runner's per-projection lock
  * keeps one active writer either way.
  */
-async function main(): Promise<void> {
-  const initial = { ...loadConfig(), roles: { api: false, worker: false } };
-  const logger = new JsonLogger(initial.logLevel);
-  const { config, stop } = await resolveDatabase(initial, logger);
-  const app = await createApp(config, { logger });
+runCli('rebuild', async (app, _config, logger) => {
   const runner = app.get(ProjectionRunner);
   const names = process.argv.slice(2).length > 0 ? process.argv.slice(2) : runner.projectionNames;
   for (const name of names) {
@@ -22,11 +16,5 @@ async function main(): Promise<void> {
     await runner.rebuild(name);
     logger.write('info', { msg: 'rebuilt', projection: name, ms: Date.now() - started }, 'Rebuild');
   }
-  await app.close();
-  await stop();
-}
-
-main().catch((error) => {
-  process.stderr.write(`${String(error?.stack ?? error)}\n`);
-  process.exit(1);
+  return 0;
 });

@@ -1,9 +1,8 @@
 import 'reflect-metadata';
 import { DataSource } from 'typeorm';
-import { JsonLogger, loadConfig, replayReadModels } from '@billing/platform';
+import { replayReadModels } from '@billing/platform';
+import { runCli } from './cli';
 import { CONTEXTS } from './contexts';
-import { createApp } from './create-app';
-import { resolveDatabase } from './database/resolve-database';
 import { ProgressBar } from './progress';
 
 /**
@@ -12,49 +11,35 @@ import { ProgressBar } from './progress';
  * prints per read model table `equal`, or `DIFFERENT` with the counts and the
  * first differing rows of each side. Exits 1 when any differs.
  */
-async function main(): Promise<void> {
-  const initial = { ...loadConfig(), roles: { api: false, worker: false } };
-  const logger = new JsonLogger(initial.logLevel);
-  const { config, stop } = await resolveDatabase(initial, logger);
-  const app = await createApp(config, { logger });
+runCli('replay', async (app, config) => {
+  const bar = new ProgressBar();
+  let current = '';
+  const started = Date.now();
+  const reports = await replayReadModels({
+    dataSource: app.get(DataSource),
+    databaseUrl: config.databaseUrl!,
+    contexts: CONTEXTS,
+    progress: (projection, done, total) => {
+      if (projection !== current) bar.done();
+      current = projection;
+      bar.update(projection, done, total);
+    },
+  });
+  bar.done();
   let different = 0;
-  try {
-    const bar = new ProgressBar();
-    let current = '';
-    const started = Date.now();
-    const reports = await replayReadModels({
-      dataSource: app.get(DataSource),
-      databaseUrl: config.databaseUrl!,
-      contexts: CONTEXTS,
-      progress: (projection, done, total) => {
-        if (projection !== current) bar.done();
-        current = projection;
-        bar.update(projection, done, total);
-      },
-    });
-    bar.done();
-    const events = reports.reduce((sum, report) => sum + report.events, 0);
-    for (const report of reports) {
-      for (const table of report.tables) {
-        if (table.equal) {
-          process.stdout.write(`${report.projection} ${table.table}: equal\n`);
-          continue;
-        }
-        different += 1;
-        process.stdout.write(`${report.projection} ${table.table}: DIFFERENT (${table.liveOnly} live rows not replayed, ${table.replayOnly} replayed rows not live)\n`);
-        for (const example of table.examples) process.stdout.write(`  ${example.side === 'live' ? 'live only:  ' : 'replay only:'} ${JSON.stringify(example.row)}\n`);
+  for (const report of reports) {
+    for (const table of report.tables) {
+      if (table.equal) {
+        process.stdout.write(`${report.projection} ${table.table}: equal\n`);
+        continue;
       }
+      different += 1;
+      process.stdout.write(`${report.projection} ${table.table}: DIFFERENT (${table.liveOnly} live rows not replayed, ${table.replayOnly} replayed rows not live)\n`);
+      for (const example of table.examples) process.stdout.write(`  ${example.side === 'live' ? 'live only:  ' : 'replay only:'} ${JSON.stringify(example.row)}\n`);
     }
-    const seconds = Math.max((Date.now() - started) / 1000, 0.001);
-    process.stderr.write(`replayed ${events} events into ${reports.length} read models in ${seconds.toFixed(1)} s: ${Math.round(events / seconds)} events/s\n`);
-  } finally {
-    await app.close();
-    await stop();
   }
-  process.exit(different > 0 ? 1 : 0);
-}
-
-main().catch((error) => {
-  process.stderr.write(`${String(error?.stack ?? error)}\n`);
-  process.exit(1);
+  const events = reports.reduce((sum, report) => sum + report.events, 0);
+  const seconds = Math.max((Date.now() - started) / 1000, 0.001);
+  process.stderr.write(`replayed ${events} events into ${reports.length} read models in ${seconds.toFixed(1)} s: ${Math.round(events / seconds)} events/s\n`);
+  return different > 0 ? 1 : 0;
 });

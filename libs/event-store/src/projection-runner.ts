@@ -195,8 +195,11 @@ export class ProjectionRunner {
     }
   }
 
-  /** Runs one batch of one subscriber; returns how many events it processed, or null if another runner holds it. */
-  async runBatch(name: string, batchSize = this.batchSize): Promise<number | null> {
+  /**
+   * Runs one batch of one subscriber; returns how many events it processed, or null if another runner holds it.
+   * With `upTo`, no event past that position is applied (a replay stopping where another checkpoint stands).
+   */
+  async runBatch(name: string, batchSize = this.batchSize, upTo?: LogPosition): Promise<number | null> {
     const entry = this.entry(name);
     const queryRunner = this.dataSource.createQueryRunner();
     await queryRunner.connect();
@@ -207,18 +210,21 @@ export class ProjectionRunner {
     try {
       // Read models are derived and their checkpoint commits with them: a crash that loses this
       // commit loses both together, so waiting for the WAL flush buys nothing but latency.
+      // The checkpoint is read by a statement of its own, after the lock's: a statement reads the snapshot taken
+      // when it began, so read together with the lock it could miss the checkpoint of a batch committed (and its
+      // lock released) while the statement ran, and apply that batch again. Still one round trip.
       open = true;
-      const [, opened] = (await client.query(
-        `begin; select pg_try_advisory_xact_lock(hashtext(${literal(`projection:${name}`)})) as locked,
-                set_config('synchronous_commit', 'off', true), c.transaction_id::text, c.global_position::text
-           from (select 1) as one left join projection_checkpoints c on c.name = ${literal(name)}`,
-      )) as unknown as QueryResult<{ locked: boolean; transaction_id: string | null; global_position: string | null }>[];
-      const state = opened.rows[0];
-      if (!state.locked) return null;
-      const from = state.transaction_id ? { transactionId: state.transaction_id, globalPosition: state.global_position! } : ZERO_POSITION;
+      const [, locking, checkpoint] = (await client.query(
+        `begin; select pg_try_advisory_xact_lock(hashtext(${literal(`projection:${name}`)})) as locked, set_config('synchronous_commit', 'off', true);
+         select c.transaction_id::text, c.global_position::text from projection_checkpoints c where c.name = ${literal(name)}`,
+      )) as unknown as [unknown, QueryResult<{ locked: boolean }>, QueryResult<{ transaction_id: string | null; global_position: string | null }>];
+      if (!locking.rows[0].locked) return null;
+      const state = checkpoint.rows[0];
+      const from = state?.transaction_id ? { transactionId: state.transaction_id, globalPosition: state.global_position! } : ZERO_POSITION;
       this.remember(entry, from);
       // Read before writing anything: this transaction has no xid yet, so it cannot hold back the snapshot horizon.
-      const events = await this.eventStore.readAll(from, batchSize, queryRunner.manager, entry.streamTypes === 'all' ? undefined : entry.streamTypes);
+      const read = await this.eventStore.readAll(from, batchSize, queryRunner.manager, entry.streamTypes === 'all' ? undefined : entry.streamTypes);
+      const events = upTo ? read.filter((event) => comparePositions(event, upTo) <= 0) : read;
       if (events.length === 0) return 0;
       await entry.handle(events, queryRunner.manager);
       const last = events[events.length - 1];

@@ -147,18 +147,27 @@ export function claimDataFolder(dataDir: string): DataFolderClaim {
       continue;
     }
     if (owner && isOwnerAlive(owner)) {
-      const postmaster = readPostmaster(dataDir);
-      const port = postmaster?.port;
-      throw new StartupError(
-        `the data folder ${dataDir} is in use by another running service process (pid ${owner.pid}, since ${owner.since})`,
-        `stop that process first (kill ${owner.pid}), or give this one its own DATA_DIR` +
-          (port ? `, or share that process's database: DATABASE_URL=postgres://postgres:postgres@127.0.0.1:${port}/billing` : ''),
-      );
+      const port = readPostmaster(dataDir)?.port;
+      throw new DataFolderInUseError(dataDir, owner, port ? `postgres://postgres:postgres@127.0.0.1:${port}/billing` : null);
     }
     // Left by a process that is gone: remove it, unless it changed meanwhile.
     if (readOrNull(file) === text) rmSync(file, { force: true });
   }
   throw new StartupError(`could not claim the data folder ${dataDir}: ${file} keeps changing`, `make sure one service process at a time starts on ${dataDir}`);
+}
+
+/** The data folder belongs to another live service process; `databaseUrl` reaches its Postgres when its port is known. */
+export class DataFolderInUseError extends StartupError {
+  constructor(
+    dataDir: string,
+    owner: OwnerRecord,
+    readonly databaseUrl: string | null,
+  ) {
+    super(
+      `the data folder ${dataDir} is in use by another running service process (pid ${owner.pid}, since ${owner.since})`,
+      `stop that process first (kill ${owner.pid}), or give this one its own DATA_DIR` + (databaseUrl ? `, or share that process's database: DATABASE_URL=${databaseUrl}` : ''),
+    );
+  }
 }
 
 function parseOwner(text: string): OwnerRecord | null {

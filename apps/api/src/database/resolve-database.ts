@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { Client } from 'pg';
 import { AppConfig, JsonLogger } from '@billing/platform';
+import { DataFolderInUseError } from './data-folder';
 import { runMigrations } from './data-source';
 import { startEmbeddedPostgres } from './embedded-postgres';
 import { errorText, StartupError } from './startup-error';
@@ -10,6 +11,12 @@ export interface ResolveDatabaseOptions {
   readonly detached?: boolean;
   /** Called as soon as an embedded server process exists, with its stop. */
   readonly onEmbeddedSpawned?: (stop: () => Promise<void>) => void;
+  /**
+   * For the commands beside a running service (replay, audit:verify): when
+   * a live service process owns DATA_DIR, use its embedded Postgres instead
+   * of failing.
+   */
+  readonly shareRunningService?: boolean;
 }
 
 /**
@@ -30,16 +37,23 @@ export async function resolveDatabase(
   } else {
     const dataDir = resolve(config.dataDir, 'postgres');
     logger.write('info', { msg: 'DATABASE_URL is not set: starting embedded Postgres', dataDir }, 'Database');
-    const embedded = await startEmbeddedPostgres({
-      dataDir,
-      port: 54329 + (config.port % 1000),
-      database: 'billing',
-      detached: options.detached,
-      onSpawned: options.onEmbeddedSpawned,
-      log: (level, fields) => logger.write(level, fields, 'Database'),
-    });
-    url = embedded.url;
-    stop = embedded.stop;
+    try {
+      const embedded = await startEmbeddedPostgres({
+        dataDir,
+        port: 54329 + (config.port % 1000),
+        database: 'billing',
+        detached: options.detached,
+        onSpawned: options.onEmbeddedSpawned,
+        log: (level, fields) => logger.write(level, fields, 'Database'),
+      });
+      url = embedded.url;
+      stop = embedded.stop;
+    } catch (error) {
+      if (!options.shareRunningService || !(error instanceof DataFolderInUseError) || error.databaseUrl === null) throw error;
+      logger.write('info', { msg: `${error.message}: using its Postgres`, databaseUrl: error.databaseUrl }, 'Database');
+      url = error.databaseUrl;
+      await checkConnection(url);
+    }
   }
   try {
     await runMigrations(url, { onWait: () => logger.write('info', { msg: 'another process is migrating this database: waiting for it' }, 'Database') });

@@ -77,12 +77,13 @@ export class ChainVerifier {
   constructor(private readonly dataSource: DataSource) {}
 
   async head(environmentId: string, manager: EntityManager = this.dataSource.manager): Promise<ChainHead> {
-    const [row] = await queryRows<{ sequence: string; hash: string }>(
+    // The text gets a name of its own: `order by sequence` would sort a column named like it as text ('99' after '381').
+    const [row] = await queryRows<{ sequence_text: string; hash: string }>(
       manager,
-      `select sequence::text, hash from event_chain where environment_id = $1 order by sequence desc limit 1`,
+      `select sequence::text as sequence_text, hash from event_chain where environment_id = $1 order by sequence desc limit 1`,
       [environmentId],
     );
-    return { environmentId, position: row ? Number(row.sequence) : 0, hash: row?.hash ?? GENESIS_HASH };
+    return { environmentId, position: row ? Number(row.sequence_text) : 0, hash: row?.hash ?? GENESIS_HASH };
   }
 
   /** Every environment that has events or chain links. */

@@ -1,5 +1,5 @@
-import { DataSource } from 'typeorm';
-import { EventStore, Projection, ProjectionRunner, queryRows, ReadModelTable } from '@billing/event-store';
+import { DataSource, EntityManager } from 'typeorm';
+import { comparePositions, EventStore, LogPosition, Projection, ProjectionRunner, queryRows, ReadModelTable, ZERO_POSITION } from '@billing/event-store';
 import { BoundedContext } from '../context/bounded-context';
 
 /** The schema a replay rebuilds read models in; dropped before and after. */
@@ -31,8 +31,8 @@ export type ReplayProgress = (projection: string, eventsDone: number, eventsTota
  * projections run unchanged on connections whose search_path puts that
  * schema first (their SQL names tables unqualified), under names of their
  * own (`replay:<name>`), so neither their locks nor their checkpoints touch
- * the live ones. Run it on a quiet system: a write between the replay and
- * the comparison shows as a difference.
+ * the live ones. Writers and runners may go on meanwhile: each read model is
+ * compared at one position of the log (see atOnePosition).
  */
 export async function replayReadModels(options: {
   readonly dataSource: DataSource;
@@ -57,8 +57,12 @@ export async function replayReadModels(options: {
     }
     await shadow.initialize();
     const eventStore = new EventStore(shadow);
-    for (const stream of contexts.flatMap((context) => context.streams)) if (stream.upcast) eventStore.registerUpcaster(stream.type, stream.upcast);
+    const liveEventStore = new EventStore(dataSource);
+    for (const stream of contexts.flatMap((context) => context.streams)) {
+      if (stream.upcast) for (const store of [eventStore, liveEventStore]) store.registerUpcaster(stream.type, stream.upcast);
+    }
     const runner = new ProjectionRunner(shadow, eventStore, { batchSize: 5000 });
+    const liveRunner = new ProjectionRunner(dataSource, liveEventStore, { batchSize: 5000 });
     const reports: ReplayReport[] = [];
     for (const projection of projections) {
       const [{ total }] = await queryRows<{ total: number }>(dataSource.manager, `select count(*)::int as total from events where stream_type = any($1::text[])`, [
@@ -75,10 +79,14 @@ export async function replayReadModels(options: {
         },
       };
       runner.registerProjection(replica);
+      liveRunner.registerProjection(projection);
       options.progress?.(projection.name, 0, total);
       await runner.rebuild(replica.name);
-      const tables: TableComparison[] = [];
-      for (const table of projection.tables) tables.push(await compare(dataSource, liveSchema, table));
+      const tables = await atOnePosition({ dataSource, liveSchema, live: liveRunner, replay: runner, projection, replica: replica.name }, async (snapshot) => {
+        const compared: TableComparison[] = [];
+        for (const table of projection.tables) compared.push(await compare(snapshot, liveSchema, table));
+        return compared;
+      });
       reports.push({ projection: projection.name, events: done, tables });
     }
     return reports;
@@ -88,17 +96,84 @@ export async function replayReadModels(options: {
   }
 }
 
+interface Alignment {
+  readonly dataSource: DataSource;
+  readonly liveSchema: string;
+  readonly live: ProjectionRunner;
+  readonly replay: ProjectionRunner;
+  readonly projection: Projection;
+  readonly replica: string;
+}
+
+/**
+ * Runs `compare` in a snapshot where the live read model and its replay
+ * stand at the same position of the log. The replay first follows the live
+ * checkpoint without holding anything; then the live projection's lock is
+ * taken (its runners wait, no writer does) and its checkpoint read, the
+ * replay brought to exactly that position (the live one first caught up
+ * when the replay is ahead of it), a repeatable-read snapshot taken and the
+ * lock released, so neither the bulk of the catching up nor the comparison
+ * holds anybody up.
+ */
+async function atOnePosition<Result>(at: Alignment, compare: (snapshot: EntityManager) => Promise<Result>): Promise<Result> {
+  await replayTo(at, await checkpoint(at.dataSource.manager, at.liveSchema, at.projection.name), at.dataSource.manager);
+  for (;;) {
+    const lock = at.dataSource.createQueryRunner();
+    await lock.connect();
+    try {
+      await lock.startTransaction();
+      await lock.query(`select pg_advisory_xact_lock(hashtext($1))`, [`projection:${at.projection.name}`]);
+      const live = await checkpoint(lock.manager, at.liveSchema, at.projection.name);
+      if (comparePositions(await checkpoint(lock.manager, REPLAY_SCHEMA, at.replica), live) > 0) {
+        // The live read model is behind the replay: a batch of it (as any runner would run one), then look again.
+        await lock.commitTransaction();
+        await at.live.runBatch(at.projection.name);
+        continue;
+      }
+      await replayTo(at, live, lock.manager);
+      const snapshot = at.dataSource.createQueryRunner();
+      await snapshot.connect();
+      try {
+        await snapshot.startTransaction('REPEATABLE READ');
+        await snapshot.query(`select 1`);
+        await lock.commitTransaction();
+        return await compare(snapshot.manager);
+      } finally {
+        if (snapshot.isTransactionActive) await snapshot.rollbackTransaction();
+        await snapshot.release();
+      }
+    } finally {
+      if (lock.isTransactionActive) await lock.rollbackTransaction();
+      await lock.release();
+    }
+  }
+}
+
+/** Runs the replay up to `target` exactly (never past it). */
+async function replayTo(at: Alignment, target: LogPosition, manager: EntityManager): Promise<void> {
+  while (comparePositions(await checkpoint(manager, REPLAY_SCHEMA, at.replica), target) < 0) await at.replay.runBatch(at.replica, undefined, target);
+}
+
+async function checkpoint(manager: EntityManager, schema: string, name: string): Promise<LogPosition> {
+  const [row] = await queryRows<{ transaction_id: string | null; global_position: string | null }>(
+    manager,
+    `select transaction_id::text, global_position::text from ${schema}.projection_checkpoints where name = $1`,
+    [name],
+  );
+  return row?.transaction_id ? { transactionId: row.transaction_id, globalPosition: row.global_position! } : ZERO_POSITION;
+}
+
 function tableName(table: ReadModelTable): string {
   return typeof table === 'string' ? table : table.name;
 }
 
 /** The live table against its replay as multisets of rows (EXCEPT ALL both ways), leaving out `compareExcept`. */
-async function compare(dataSource: DataSource, liveSchema: string, table: ReadModelTable): Promise<TableComparison> {
+async function compare(manager: EntityManager, liveSchema: string, table: ReadModelTable): Promise<TableComparison> {
   const name = tableName(table);
   const except = typeof table === 'string' ? [] : table.compareExcept;
   const columns = (
     await queryRows<{ column_name: string }>(
-      dataSource.manager,
+      manager,
       `select column_name from information_schema.columns where table_schema = $1 and table_name = $2 order by ordinal_position`,
       [liveSchema, name],
     )
@@ -109,8 +184,8 @@ async function compare(dataSource: DataSource, liveSchema: string, table: ReadMo
   const live = `select ${list} from ${liveSchema}.${name}`;
   const replay = `select ${list} from ${REPLAY_SCHEMA}.${name}`;
   const side = async (first: string, second: string) => {
-    const [{ count }] = await queryRows<{ count: number }>(dataSource.manager, `select count(*)::int as count from (${first} except all ${second}) as differing`);
-    const rows = count === 0 ? [] : await queryRows<{ row: unknown }>(dataSource.manager, `select to_jsonb(differing) as row from (${first} except all ${second}) as differing limit ${DIFFERENCES_SHOWN}`);
+    const [{ count }] = await queryRows<{ count: number }>(manager, `select count(*)::int as count from (${first} except all ${second}) as differing`);
+    const rows = count === 0 ? [] : await queryRows<{ row: unknown }>(manager, `select to_jsonb(differing) as row from (${first} except all ${second}) as differing limit ${DIFFERENCES_SHOWN}`);
     return { count, rows: rows.map((row) => row.row) };
   };
   const liveOnly = await side(live, replay);

@@ -60,8 +60,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
       if (!kept) throw error;
       response = kept;
     }
-    await this.store.keep(scope, request, response);
-    return { response, replayed: false };
+    // A concurrent twin that stored its answer first is the one that executed: this one answers that as its replay.
+    return this.store.keep(scope, request, response);
   }
 
   private async once(context: ExecutionContext, next: CallHandler, request: AuthenticatedRequest, caller: CallerContext, key: string): Promise<Observable<unknown>> {

@@ -46,8 +46,8 @@ export class IdempotencyStore {
       const tx = unit.manager;
       const now = this.clock.now();
       // One round trip: the key's lock and its stored response. A response committed between this
-      // statement's snapshot and the lock is not seen here; the insert below then finds it and answers
-      // in-flight (the command rolls back with it), so it never runs twice.
+      // statement's snapshot and the lock is not seen here; the insert below then finds it, and the
+      // command is rolled back and that response answered as the replay it is, so it never runs twice.
       const [found] = await queryRows<{ locked: boolean; fingerprint: string | null; status: number; headers: Record<string, string>; body: string }>(
         tx,
         `select pg_try_advisory_xact_lock(hashtextextended($1, 0)) as locked, k.fingerprint, k.status, k.headers, k.body
@@ -60,10 +60,13 @@ export class IdempotencyStore {
         if (found.fingerprint !== request.fingerprint) throw reused();
         return { response: { status: found.status, headers: found.headers, body: found.body }, replayed: true };
       }
+      const writtenBefore = unit.written.length;
       const response = await runOnce(unit, execute, keptFailure);
-      // Only a live row of another transaction can stand in the way, and the lock rules that out; never overwrite one.
-      if (!(await this.save(scope, request, response, now))) throw inFlight();
-      return { response, replayed: false };
+      if (await this.save(scope, request, response, now)) return { response, replayed: false };
+      // Another request with the key committed its answer after this statement's snapshot: the command
+      // did not run here after all (rolled back), and this is its replay.
+      await rollBackCommand(unit, writtenBefore);
+      return this.replayOfStored(scope, request);
     });
   }
 
@@ -85,9 +88,22 @@ export class IdempotencyStore {
     return { status: found.status, headers: found.headers, body: found.body };
   }
 
-  /** Stores the response of such a command after it ran; a live row already there (a concurrent twin) is kept. */
-  async keep(scope: IdempotencyScope, request: IdempotentRequest, response: StoredResponse): Promise<void> {
-    await this.save(scope, request, response, this.clock.now());
+  /**
+   * Stores the response of such a command after it ran. A live row already
+   * there is a concurrent twin's, stored first: it is kept, and this request
+   * answers it as a replay, so one answer is the one that executed and every
+   * other is its replay.
+   */
+  async keep(scope: IdempotencyScope, request: IdempotentRequest, response: StoredResponse): Promise<IdempotentOutcome> {
+    if (await this.save(scope, request, response, this.clock.now())) return { response, replayed: false };
+    return this.replayOfStored(scope, request);
+  }
+
+  /** The key's stored response as a replay; in flight if it is gone again (expired and purged meanwhile). */
+  private async replayOfStored(scope: IdempotencyScope, request: IdempotentRequest): Promise<IdempotentOutcome> {
+    const stored = await this.stored(scope, request);
+    if (!stored) throw inFlight();
+    return { response: stored, replayed: true };
   }
 
   /** The key's row with its response; false when a live one is there already. */
@@ -141,10 +157,15 @@ async function runOnce(unit: UnitOfWork, execute: () => Promise<StoredResponse>,
   } catch (error) {
     const response = keptFailure(error);
     if (!response) throw error;
-    await unit.manager.query(`rollback to savepoint ${SAVEPOINT}`);
-    unit.written.splice(writtenBefore);
+    await rollBackCommand(unit, writtenBefore);
     return response;
   }
+}
+
+/** Undoes the command's statements (to the savepoint runOnce set) and forgets the streams it wrote. */
+async function rollBackCommand(unit: UnitOfWork, writtenBefore: number): Promise<void> {
+  await unit.manager.query(`rollback to savepoint ${SAVEPOINT}`);
+  unit.written.splice(writtenBefore);
 }
 
 function inFlight(): HttpProblem {

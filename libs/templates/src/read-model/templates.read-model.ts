@@ -27,13 +27,14 @@ export class TemplatesReadModel {
       where += ` and position < $${values.length}`;
     }
     values.push(limit + 1);
-    const rows = await queryRows<{ view: TemplateGroupView; position: string }>(
+    // The text gets a name of its own: `order by position` would sort a column named like it as text ('99' after '1005').
+    const rows = await queryRows<{ view: TemplateGroupView; position_text: string }>(
       this.dataSource.manager,
-      `select view, position::text as position from template_groups where ${where} order by position desc limit $${values.length}`,
+      `select view, position::text as position_text from template_groups where ${where} order by position desc limit $${values.length}`,
       values,
     );
     const items = rows.slice(0, limit);
-    return { items: items.map((row) => row.view), nextPageToken: rows.length > limit ? encodePageToken({ position: items[items.length - 1].position }) : null };
+    return { items: items.map((row) => row.view), nextPageToken: rows.length > limit ? encodePageToken({ position: items[items.length - 1].position_text }) : null };
   }
 }
 
