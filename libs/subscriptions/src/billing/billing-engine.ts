@@ -32,8 +32,14 @@ import { subscriptionInvoiceId, subscriptionStream } from '../streams';
 import { PeriodUsage, UsageStore } from '../usage/usage-store';
 
 const ACTOR = 'system:billing-engine';
-/** Safety bound of one run: billings of one subscription before it yields to the others (logged when hit; the next run goes on). */
-export const MAX_BILLINGS_PER_RUN = 500;
+/**
+ * Steps of one subscription in one turn: after this many it yields to the
+ * other due subscriptions and is taken up again in the same catch-up, which
+ * ends only when nothing is due. A fairness bound, not a cap on a catch-up: a
+ * 5-year advance of a daily subscription books all its 1 826 invoices before
+ * it answers, as the advance promises.
+ */
+export const MAX_STEPS_PER_TURN = 500;
 const DUE_BATCH = 100;
 /** Subscriptions one catch-up works on at once (their steps overlap; bookings of one environment still take numbers in turn). */
 const LANES = 4;
@@ -152,12 +158,12 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
    * process holds it or got there first.
    */
   private async work(environmentId: string, subscriptionId: string, now: Date, written: WrittenStream[]): Promise<number> {
-    for (let steps = 0; steps < MAX_BILLINGS_PER_RUN; steps++) {
+    for (let steps = 0; steps < MAX_STEPS_PER_TURN; steps++) {
       // Nothing to do for a row listed as due: the read model has yet to show another process's step.
       if ((await this.step(environmentId, subscriptionId, now, written)) !== 'done') return steps;
     }
-    this.logger.warn({ msg: 'billing run bound reached; the rest is billed in the next run', environmentId, subscriptionId, bound: MAX_BILLINGS_PER_RUN });
-    return MAX_BILLINGS_PER_RUN;
+    this.logger.log({ msg: 'billing turn bound reached; the subscription yields to the others and goes on in this catch-up', environmentId, subscriptionId, bound: MAX_STEPS_PER_TURN });
+    return MAX_STEPS_PER_TURN;
   }
 
   /** One transaction: the subscription's next due work (bill, renew, end), or nothing. */
