@@ -122,24 +122,34 @@ export class PaymentsReadModel {
     return rows.map((row) => row.environment_id);
   }
 
-  /** Payments still pending since before `cutoff` (their outcome was lost or unknown): for the resolver. */
-  async pendingSince(cutoff: Date, limit: number): Promise<Array<{ environmentId: string; id: string }>> {
-    const rows = await queryRows<{ environment_id: string; id: string }>(
+  /**
+   * Payments whose outcome is still unknown and payments with a refund still
+   * unknown, whose wait is over: `wait.ms` after they were recorded in real
+   * time (`wait.realNow`), or, with test clocks, after their `createdAt` in
+   * their environment's time (an advance past it). For each, whether the
+   * real wait is over (every pending refund then is) and the environment's
+   * cut-off (a refund asked before it is due too). Oldest first; of one
+   * environment when given.
+   */
+  async awaitingLookup(
+    wait: { realNow: Date; ms: number; testClocks: boolean },
+    limit: number,
+    environmentId?: string,
+  ): Promise<Array<{ environmentId: string; id: string; realDue: boolean; environmentCutoff: Date }>> {
+    const rows = await queryRows<{ environment_id: string; id: string; real_due: boolean; environment_cutoff: Date }>(
       this.dataSource.manager,
-      `select environment_id, id from payments where status = 'pending' and created_at < $1 order by created_at limit $2`,
-      [cutoff, limit],
+      `select p.environment_id, p.id, p.recorded_at < $1 as real_due, e.cutoff as environment_cutoff
+         from payments p
+         left join environment_clocks c on $3 and c.environment_id = p.environment_id
+         cross join lateral (select coalesce(c.now, $2) - make_interval(secs => $4::double precision / 1000) as cutoff) e
+        where ($6::uuid is null or p.environment_id = $6)
+          and ((p.status = 'pending' and (p.recorded_at < $1 or p.created_at < e.cutoff))
+            or (p.refund_pending_since is not null and (p.recorded_at < $1 or p.refund_pending_since < e.cutoff)))
+        order by p.recorded_at
+        limit $5`,
+      [new Date(wait.realNow.getTime() - wait.ms), wait.realNow, wait.testClocks, wait.ms, limit, environmentId ?? null],
     );
-    return rows.map((row) => ({ environmentId: row.environment_id, id: row.id }));
-  }
-
-  /** Payments with a refund asked of the gateway before `cutoff` whose outcome is still unknown. */
-  async refundPendingSince(cutoff: Date, limit: number): Promise<Array<{ environmentId: string; id: string }>> {
-    const rows = await queryRows<{ environment_id: string; id: string }>(
-      this.dataSource.manager,
-      `select environment_id, id from payments where refund_pending_since < $1 order by refund_pending_since limit $2`,
-      [cutoff, limit],
-    );
-    return rows.map((row) => ({ environmentId: row.environment_id, id: row.id }));
+    return rows.map((row) => ({ environmentId: row.environment_id, id: row.id, realDue: row.real_due, environmentCutoff: row.environment_cutoff }));
   }
 }
 

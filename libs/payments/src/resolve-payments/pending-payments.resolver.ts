@@ -1,7 +1,7 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { CommandContext, CommandPath } from '@billing/event-store';
-import { APP_CONFIG, AppConfig, ScopedClock, WorkerLoop } from '@billing/platform';
+import { CommandContext, CommandPath, outsideUnitOfWork } from '@billing/event-store';
+import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, ScopedClock, WorkerLoop } from '@billing/platform';
 import { Payment, paymentEvolver, pendingRefunds } from '../domain';
 import { PaymentFlow } from '../payment-flow';
 import { PaymentsReadModel } from '../read-model/payments.read-model';
@@ -20,10 +20,16 @@ const BATCH = 100;
  * refund the gateway does not know was never made, and it fails (its amount
  * is refundable again).
  * The wait must exceed any gateway call's time limit, so no call is still
- * under way when its payment is looked up.
+ * under way when its payment is looked up. Gateway calls run in real time, so
+ * the wait counts in real time from when the payment (or refund) was recorded,
+ * whatever the environment's test clock says; advancing an environment's
+ * clock past `createdAt` + the wait resolves it too (the advance's catch-up
+ * does, before it answers). What is recorded is dated in the environment's
+ * time, as everything it writes.
  */
 @Injectable()
-export class PendingPaymentsResolver implements OnApplicationBootstrap, OnApplicationShutdown {
+export class PendingPaymentsResolver implements ClockDrivenWork, OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+  readonly name = 'pending payment lookups';
   private readonly logger = new Logger('PendingPayments');
   private readonly loop = new WorkerLoop(POLL_MS, () => this.resolvePending());
 
@@ -32,8 +38,14 @@ export class PendingPaymentsResolver implements OnApplicationBootstrap, OnApplic
     private readonly readModel: PaymentsReadModel,
     private readonly flow: PaymentFlow,
     private readonly clock: ScopedClock,
+    private readonly environmentClock: EnvironmentClock,
+    private readonly registry: ClockDrivenWorkRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  onModuleInit(): void {
+    this.registry.register(this);
+  }
 
   onApplicationBootstrap(): void {
     if (this.config.roles.worker) this.loop.start();
@@ -43,25 +55,30 @@ export class PendingPaymentsResolver implements OnApplicationBootstrap, OnApplic
     return this.loop.stop();
   }
 
-  /** Resolves what is pending for longer than the configured wait (payments, then refunds); answers how many payments it looked at. */
-  async resolvePending(): Promise<number> {
-    // Gateway calls run on real time, whatever an environment's test clock says.
-    const cutoff = new Date(this.clock.base.now().getTime() - this.config.paymentsResolveAfterMs);
-    const pending = await this.readModel.pendingSince(cutoff, BATCH);
-    for (const { environmentId, id } of pending) {
-      await this.resolving(environmentId, id, async (payment, context) => {
-        if (payment.status === 'pending') await this.flow.resolve(environmentId, payment, context);
+  /** An advance: the environment's payments and refunds whose wait is over by real time or by its new time. */
+  catchUp(environmentId: string): Promise<void> {
+    return outsideUnitOfWork(async () => void (await this.resolvePending(environmentId)));
+  }
+
+  /** Resolves what waited long enough (payments, then refunds), in every environment or one; answers how many payments it looked at. */
+  async resolvePending(environmentId?: string): Promise<number> {
+    const awaiting = await this.readModel.awaitingLookup(
+      { realNow: this.clock.base.now(), ms: this.config.paymentsResolveAfterMs, testClocks: this.config.testClocks },
+      BATCH,
+      environmentId,
+    );
+    for (const { environmentId: environment, id, realDue, environmentCutoff } of awaiting) {
+      const due = (createdAt: string) => realDue || Date.parse(createdAt) < environmentCutoff.getTime();
+      await this.resolving(environment, id, async (payment, context) => {
+        if (payment.status === 'pending' && due(payment.createdAt)) await this.flow.resolve(environment, payment, context);
       });
-    }
-    const refunding = await this.readModel.refundPendingSince(cutoff, BATCH);
-    for (const { environmentId, id } of refunding) {
-      await this.resolving(environmentId, id, async (payment, context) => {
+      await this.resolving(environment, id, async (payment, context) => {
         for (const refund of pendingRefunds(payment)) {
-          if (Date.parse(refund.createdAt) < cutoff.getTime()) await this.flow.resolveRefund(environmentId, payment, refund, context);
+          if (due(refund.createdAt)) await this.flow.resolveRefund(environment, payment, refund, context);
         }
       });
     }
-    return pending.length + refunding.length;
+    return awaiting.length;
   }
 
   /** Runs one payment's lookups on its current state; a failure is logged and retried in the next run, never stopping the others. */
@@ -70,7 +87,8 @@ export class PendingPaymentsResolver implements OnApplicationBootstrap, OnApplic
       const { state } = await this.commands.load(paymentStream(environmentId, id), paymentEvolver);
       if (state.status === 'none') return;
       const context: CommandContext = {
-        meta: { now: this.clock.base.now(), newId: randomUUID },
+        // What it records is dated in the environment's time, like everything else the environment writes.
+        meta: { now: await this.environmentClock.now(environmentId), newId: randomUUID },
         metadata: { actor: 'system:payments', requestId: null, correlationId: randomUUID(), causationId: null },
       };
       await work(state, context);
