@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { CommandContext, CommandPath, outsideUnitOfWork, StreamVersionConflictError } from '@billing/event-store';
-import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, WorkerLoop } from '@billing/platform';
+import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, ScopedClock, WorkerLoop } from '@billing/platform';
 import { ConflictError, DomainError } from '@billing/shared-kernel';
 import { AttemptOutcome, Collection, collectionEvolver, decideRecordAttempt, decideStartAttempt, paymentEvolver } from '../domain';
 import { PaymentFlow } from '../payment-flow';
@@ -15,8 +15,9 @@ const BATCH = 100;
  * Makes the collection tries that are due, in the environment's time (its
  * test clock moves them): claim the try on the collection stream (another
  * process that claimed it first wins), pay with the claimed payment id, and
- * record what the payment came to. A try whose payment is still pending is
- * looked at again on the next run; one whose process died before paying is
+ * record what the payment came to. A try whose payment is still pending waits
+ * for the resolver and is looked at again once the payment has an outcome
+ * (it never holds up the others); one whose process died before paying is
  * paid again under the same id (the gateway's idempotency reference).
  */
 @Injectable()
@@ -31,6 +32,7 @@ export class CollectionEngine implements ClockDrivenWork, OnModuleInit, OnApplic
     private readonly readModel: PaymentsReadModel,
     private readonly registry: ClockDrivenWorkRegistry,
     private readonly clock: EnvironmentClock,
+    private readonly realClock: ScopedClock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -48,12 +50,14 @@ export class CollectionEngine implements ClockDrivenWork, OnModuleInit, OnApplic
 
   catchUp(environmentId: string, now: Date): Promise<void> {
     return outsideUnitOfWork(async () => {
-      // Each invoice is looked at once per catch-up: a try that stays pending waits for the next one.
+      // Each invoice is looked at once per catch-up; a try whose payment is pending is not listed until it has an outcome.
       for (const invoiceId of await this.readModel.collectionsDue(environmentId, now, BATCH)) {
         try {
           await this.collect(environmentId, invoiceId, now);
         } catch (error) {
-          this.logger.error({ msg: 'a collection try failed; retried in the next run', environmentId, invoiceId, error: (error as Error).message });
+          // Another process collecting the same invoice moved its stream first: expected, and it carries the try on.
+          if (error instanceof StreamVersionConflictError) this.logger.debug({ msg: 'another process recorded this collection first', environmentId, invoiceId });
+          else this.logger.error({ msg: 'a collection try failed; retried in the next run', environmentId, invoiceId, error: (error as Error).message });
         }
       }
     });
@@ -61,7 +65,7 @@ export class CollectionEngine implements ClockDrivenWork, OnModuleInit, OnApplic
 
   private async runDue(): Promise<void> {
     try {
-      for (const environmentId of await this.readModel.environmentsWithCollections(new Date(), this.config.testClocks)) {
+      for (const environmentId of await this.readModel.environmentsWithCollections(this.realClock.base.now(), this.config.testClocks)) {
         await this.catchUp(environmentId, await this.clock.now(environmentId));
       }
     } catch (error) {

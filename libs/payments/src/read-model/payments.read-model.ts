@@ -19,6 +19,16 @@ const COLUMNS: Readonly<Record<PaymentQuery['filters'][number]['field'], string>
 const OPERATORS: Readonly<Record<FilterOp, string>> = { eq: '=', ne: '<>', gt: '>', ge: '>=', lt: '<', le: '<=' };
 const ORDER_COLUMNS: Readonly<Record<OrderField, string | null>> = { id: null, createdAt: 'created_at', amount: 'amount' };
 
+/** A collection's claimed try's payment, as `p` (none while it is not recorded yet). */
+const COLLECTION_PAYMENT = `left join payments p on c.status = 'attempting' and p.environment_id = c.environment_id and p.id = (c.state->>'paymentId')::uuid`;
+/**
+ * A collection with work: a try due, or a claimed try to look at, except one
+ * whose payment is still pending. That one waits for the resolver (looked at
+ * again once its payment has an outcome) instead of being looked at in every
+ * run: however many wait, they never stand in front of the tries that are due.
+ */
+const COLLECTION_WORK = `(c.status = 'due' or (c.status = 'attempting' and p.status is distinct from 'pending'))`;
+
 /** Where a page ended: the order it was read in, the last row's order value and id. */
 interface PageKey {
   readonly order: string;
@@ -98,12 +108,13 @@ export class PaymentsReadModel {
     return { invoiceId: view.id, status: view.status, type: view.type, currency: view.currency, customerId: view.customer.id, totalDue: view.totalDue };
   }
 
-  /** Invoices of the environment whose collection has a try due at `now` (or one under way to look at). */
+  /** Invoices of the environment whose collection has a try due at `now` (or one under way to look at), oldest first. */
   async collectionsDue(environmentId: string, now: Date, limit: number): Promise<string[]> {
     const rows = await queryRows<{ invoice_id: string }>(
       this.dataSource.manager,
-      `select invoice_id from payment_collections where environment_id = $1 and status in ('due', 'attempting') and next_attempt_at <= $2
-        order by next_attempt_at limit $3`,
+      `select c.invoice_id from payment_collections c ${COLLECTION_PAYMENT}
+        where c.environment_id = $1 and ${COLLECTION_WORK} and c.next_attempt_at <= $2
+        order by c.next_attempt_at limit $3`,
       [environmentId, now, limit],
     );
     return rows.map((row) => row.invoice_id);
@@ -113,11 +124,10 @@ export class PaymentsReadModel {
   async environmentsWithCollections(now: Date, testClocks: boolean): Promise<string[]> {
     const rows = await queryRows<{ environment_id: string }>(
       this.dataSource.manager,
-      testClocks
-        ? `select distinct p.environment_id from payment_collections p left join environment_clocks c on c.environment_id = p.environment_id
-            where p.status in ('due', 'attempting') and p.next_attempt_at <= coalesce(c.now, $1)`
-        : `select distinct environment_id from payment_collections where status in ('due', 'attempting') and next_attempt_at <= $1`,
-      [now],
+      `select distinct c.environment_id from payment_collections c ${COLLECTION_PAYMENT}
+         left join environment_clocks k on $2 and k.environment_id = c.environment_id
+        where ${COLLECTION_WORK} and c.next_attempt_at <= coalesce(k.now, $1)`,
+      [now, testClocks],
     );
     return rows.map((row) => row.environment_id);
   }

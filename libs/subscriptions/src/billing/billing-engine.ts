@@ -5,7 +5,7 @@ import { EntityManager } from 'typeorm';
 import { amountForScaledQuantity } from '@billing/catalog';
 import { CommandContext, CommandPath, outsideUnitOfWork, ProjectionRunner, queryRows, ReadModelTimeoutError, StreamVersionConflictError, toNewEvents, WrittenStream } from '@billing/event-store';
 import { BookInvoiceCommand, CreateInvoiceCommand, Invoice, invoiceEvolver, invoiceStream, RequestedLine, UpdateInvoiceCommand } from '@billing/invoicing';
-import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, WorkerLoop } from '@billing/platform';
+import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, ScopedClock, WorkerLoop } from '@billing/platform';
 import { assertAmountInRange, DomainError, formatScaledDecimal, parseScaledDecimal, ValidationError } from '@billing/shared-kernel';
 import {
   decideAdvanceSubscription,
@@ -74,6 +74,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     private readonly readModel: SubscriptionsReadModel,
     private readonly registry: ClockDrivenWorkRegistry,
     private readonly clock: EnvironmentClock,
+    private readonly realClock: ScopedClock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly usage: UsageStore,
   ) {}
@@ -142,7 +143,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
 
   private async runDue(): Promise<void> {
     try {
-      const environments = await this.readModel.environmentsWithWork(new Date(), this.config.testClocks);
+      const environments = await this.readModel.environmentsWithWork(this.realClock.base.now(), this.config.testClocks);
       for (const environmentId of environments) {
         if (this.stopped) return;
         await this.catchUp(environmentId, await this.clock.now(environmentId));
