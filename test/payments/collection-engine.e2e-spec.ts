@@ -1,11 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { EventStore, ProjectionRunner, toNewEvents, WrittenStream } from '@billing/event-store';
-import { collectionEvolver, decideStartAttempt, decideStartCollection, PaymentCreated } from '@billing/payments';
+import { CollectionEngine, collectionEvolver, collectionStream, decideStartAttempt, decideStartCollection, PaymentCreated, PaymentFlow, paymentStream } from '@billing/payments';
 import { FakeClock, startTestApp, TestApp } from '@billing/testing';
-import { CollectionEngine } from '../../libs/payments/src/collect-invoices/collection-engine';
-import { PaymentFlow } from '../../libs/payments/src/payment-flow';
-import { collectionStream, paymentStream } from '../../libs/payments/src/streams';
 import { eventually } from '../webhooks/webhook-test-kit';
 
 const STUCK = 120;
