@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { EventStore, ProjectionRunner, toNewEvents, WrittenStream } from '@billing/event-store';
+import { PaymentCreated, PaymentFlow, paymentStream } from '@billing/payments';
 import { startTestApp, TestApp } from '@billing/testing';
 import { eventually } from '../webhooks/webhook-test-kit';
 
@@ -10,7 +12,7 @@ const RESOLVE_AFTER_MS = 1_500;
  * payment (or refund) was recorded, whatever the environment's clock; an
  * advance past `createdAt` + the wait resolves it too, before it answers.
  */
-describe('Pending payments in an environment whose test clock was advanced', () => {
+describe('Pending payments: looked up in real time, under test clocks too, each in its turn', () => {
   const SECRET = `sk_sandbox_${randomUUID().replace(/-/g, '')}`;
   let t: TestApp;
 
@@ -63,5 +65,41 @@ describe('Pending payments in an environment whose test clock was advanced', () 
     expect(refunding.body.refunds).toEqual([expect.objectContaining({ status: 'pending' })]);
     const refunded = await until(call, `/payments/${payment.id}`, (body) => body.refunds[0].status !== 'pending', 'the refund resolved');
     expect(refunded).toMatchObject({ refundedAmount: 500, refunds: [{ status: 'succeeded', providerReference: expect.stringMatching(/^sbx_re_/) }] });
+  });
+
+  it('issue 20 #3: 120 payments whose lookups stay unknown do not keep another pending payment from being resolved', async () => {
+    const environmentId = randomUUID();
+    const meta = { now: new Date(), newId: randomUUID };
+    const written: WrittenStream[] = [];
+    const unknown = new Set<string>();
+    for (let i = 0; i < 120; i++) {
+      const paymentId = randomUUID();
+      unknown.add(paymentId);
+      const created: PaymentCreated = {
+        type: 'PaymentCreated',
+        schemaVersion: 1,
+        data: { paymentId, invoiceId: randomUUID(), customerId: randomUUID(), amount: 100, currency: 'EUR', provider: 'sandbox', attempt: 1, createdAt: meta.now.toISOString() },
+      };
+      const appended = await t.app.get(EventStore).append(
+        [{ stream: paymentStream(environmentId, paymentId), expectedVersion: 'no_stream', events: toNewEvents([created], meta) }],
+        { actor: 'test', requestId: null, correlationId: randomUUID(), causationId: null },
+      );
+      written.push(...appended.written);
+    }
+    await t.app.get(ProjectionRunner).awaitProjections(written);
+    // Their gateway cannot tell yet: every lookup of them stays unknown.
+    const flow = t.app.get(PaymentFlow);
+    const resolve = flow.resolve.bind(flow);
+    const lookups = jest.spyOn(flow, 'resolve').mockImplementation(async (environment, payment, context) => {
+      if (!unknown.has(payment.id)) await resolve(environment, payment, context);
+    });
+    try {
+      const { call, payment } = await paidInEnvironmentAt('2026-12-01T00:00:00Z', 'tok_timeout');
+      expect(payment.status).toBe('pending');
+      const resolved = await until(call, `/payments/${payment.id}`, (body) => body.status !== 'pending', 'the payment resolved');
+      expect(resolved.status).toBe('succeeded');
+    } finally {
+      lookups.mockRestore();
+    }
   });
 });

@@ -138,29 +138,54 @@ export class PaymentsReadModel {
    * time (`wait.realNow`), or, with test clocks, after their `createdAt` in
    * their environment's time (an advance past it). For each, whether the
    * real wait is over (every pending refund then is) and the environment's
-   * cut-off (a refund asked before it is due too). Oldest first; of one
-   * environment when given.
+   * cut-off (a refund asked before it is due too). In the order they were
+   * recorded, from after `page.after` (a lookup that stays unknown changes
+   * nothing, so the caller walks on rather than asking the same ones again);
+   * of one environment when given.
    */
   async awaitingLookup(
     wait: { realNow: Date; ms: number; testClocks: boolean },
-    limit: number,
-    environmentId?: string,
-  ): Promise<Array<{ environmentId: string; id: string; realDue: boolean; environmentCutoff: Date }>> {
-    const rows = await queryRows<{ environment_id: string; id: string; real_due: boolean; environment_cutoff: Date }>(
+    page: { after: AwaitingLookup | null; limit: number; environmentId?: string },
+  ): Promise<AwaitingLookup[]> {
+    const { after, limit, environmentId } = page;
+    const rows = await queryRows<{ environment_id: string; id: string; recorded_at: Date; real_due: boolean; environment_cutoff: Date }>(
       this.dataSource.manager,
-      `select p.environment_id, p.id, p.recorded_at < $1 as real_due, e.cutoff as environment_cutoff
+      `select p.environment_id, p.id, p.recorded_at, p.recorded_at < $1 as real_due, e.cutoff as environment_cutoff
          from payments p
          left join environment_clocks c on $3 and c.environment_id = p.environment_id
          cross join lateral (select coalesce(c.now, $2) - make_interval(secs => $4::double precision / 1000) as cutoff) e
         where ($6::uuid is null or p.environment_id = $6)
+          and ($7::timestamptz is null or (p.recorded_at, p.environment_id, p.id) > ($7, $8::uuid, $9::uuid))
           and ((p.status = 'pending' and (p.recorded_at < $1 or p.created_at < e.cutoff))
             or (p.refund_pending_since is not null and (p.recorded_at < $1 or p.refund_pending_since < e.cutoff)))
-        order by p.recorded_at
+        order by p.recorded_at, p.environment_id, p.id
         limit $5`,
-      [new Date(wait.realNow.getTime() - wait.ms), wait.realNow, wait.testClocks, wait.ms, limit, environmentId ?? null],
+      [
+        new Date(wait.realNow.getTime() - wait.ms),
+        wait.realNow,
+        wait.testClocks,
+        wait.ms,
+        limit,
+        environmentId ?? null,
+        after?.recordedAt ?? null,
+        after?.environmentId ?? null,
+        after?.id ?? null,
+      ],
     );
-    return rows.map((row) => ({ environmentId: row.environment_id, id: row.id, realDue: row.real_due, environmentCutoff: row.environment_cutoff }));
+    return rows.map((row) => ({ environmentId: row.environment_id, id: row.id, recordedAt: row.recorded_at, realDue: row.real_due, environmentCutoff: row.environment_cutoff }));
   }
+}
+
+/** A payment (or its refund) whose unknown outcome is due for a lookup. */
+export interface AwaitingLookup {
+  readonly environmentId: string;
+  readonly id: string;
+  /** When its stream last changed, real time: the order of the work list. */
+  readonly recordedAt: Date;
+  /** The real wait is over: it, and every refund of it still pending, is due. */
+  readonly realDue: boolean;
+  /** Its environment's now less the wait: a payment or refund created before it is due. */
+  readonly environmentCutoff: Date;
 }
 
 function decodeKey(token: string, order: string): PageKey {

@@ -4,7 +4,7 @@ import { CommandContext, CommandPath, outsideUnitOfWork } from '@billing/event-s
 import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, ScopedClock, WorkerLoop } from '@billing/platform';
 import { Payment, paymentEvolver, pendingRefunds } from '../domain';
 import { PaymentFlow } from '../payment-flow';
-import { PaymentsReadModel } from '../read-model/payments.read-model';
+import { AwaitingLookup, PaymentsReadModel } from '../read-model/payments.read-model';
 import { paymentStream } from '../streams';
 
 const POLL_MS = 1_000;
@@ -32,6 +32,8 @@ export class PendingPaymentsResolver implements ClockDrivenWork, OnModuleInit, O
   readonly name = 'pending payment lookups';
   private readonly logger = new Logger('PendingPayments');
   private readonly loop = new WorkerLoop(POLL_MS, () => this.resolvePending());
+  /** Where the worker's next run takes up (null: from the oldest). */
+  private after: AwaitingLookup | null = null;
 
   constructor(
     private readonly commands: CommandPath,
@@ -55,30 +57,45 @@ export class PendingPaymentsResolver implements ClockDrivenWork, OnModuleInit, O
     return this.loop.stop();
   }
 
-  /** An advance: the environment's payments and refunds whose wait is over by real time or by its new time. */
+  /** An advance: the environment's payments and refunds whose wait is over by real time or by its new time, every one of them. */
   catchUp(environmentId: string): Promise<void> {
-    return outsideUnitOfWork(async () => void (await this.resolvePending(environmentId)));
+    return outsideUnitOfWork(async () => {
+      for (let after: AwaitingLookup | null = null; ; ) {
+        const page = await this.lookUp({ after, limit: BATCH, environmentId });
+        if (page.length < BATCH) return;
+        after = page[page.length - 1];
+      }
+    });
   }
 
-  /** Resolves what waited long enough (payments, then refunds), in every environment or one; answers how many payments it looked at. */
-  async resolvePending(environmentId?: string): Promise<number> {
-    const awaiting = await this.readModel.awaitingLookup(
-      { realNow: this.clock.base.now(), ms: this.config.paymentsResolveAfterMs, testClocks: this.config.testClocks },
-      BATCH,
-      environmentId,
-    );
-    for (const { environmentId: environment, id, realDue, environmentCutoff } of awaiting) {
+  /**
+   * One run of the worker: the next batch of what waited long enough, in
+   * every environment, taking up after the previous run's last one (from
+   * the start again once all were seen). Lookups that stay unknown (a gateway
+   * that cannot tell yet) thus never keep the others from their turn.
+   * Answers how many payments it looked at.
+   */
+  async resolvePending(): Promise<number> {
+    const page = await this.lookUp({ after: this.after, limit: BATCH });
+    this.after = page.length < BATCH ? null : page[page.length - 1];
+    return page.length;
+  }
+
+  /** Looks up a page of payments (then their refunds) whose wait is over, and answers the page. */
+  private async lookUp(page: { after: AwaitingLookup | null; limit: number; environmentId?: string }): Promise<AwaitingLookup[]> {
+    const awaiting = await this.readModel.awaitingLookup({ realNow: this.clock.base.now(), ms: this.config.paymentsResolveAfterMs, testClocks: this.config.testClocks }, page);
+    for (const { environmentId, id, realDue, environmentCutoff } of awaiting) {
       const due = (createdAt: string) => realDue || Date.parse(createdAt) < environmentCutoff.getTime();
-      await this.resolving(environment, id, async (payment, context) => {
-        if (payment.status === 'pending' && due(payment.createdAt)) await this.flow.resolve(environment, payment, context);
+      await this.resolving(environmentId, id, async (payment, context) => {
+        if (payment.status === 'pending' && due(payment.createdAt)) await this.flow.resolve(environmentId, payment, context);
       });
-      await this.resolving(environment, id, async (payment, context) => {
+      await this.resolving(environmentId, id, async (payment, context) => {
         for (const refund of pendingRefunds(payment)) {
-          if (due(refund.createdAt)) await this.flow.resolveRefund(environment, payment, refund, context);
+          if (due(refund.createdAt)) await this.flow.resolveRefund(environmentId, payment, refund, context);
         }
       });
     }
-    return awaiting.length;
+    return awaiting;
   }
 
   /** Runs one payment's lookups on its current state; a failure is logged and retried in the next run, never stopping the others. */
