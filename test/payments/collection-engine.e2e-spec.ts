@@ -25,11 +25,12 @@ describe('The collection engine', () => {
   afterAll(() => t.close());
 
   /**
-   * `count` collections of the environment with a try claimed at `at`, as
-   * the collection engine leaves them: with their payment still pending, or
-   * (`paid: false`) not recorded yet (a process died before paying).
+   * `count` collections of the environment started at `at`, as the
+   * collection engine leaves them: `due` (not tried yet), `paying` (a try
+   * claimed whose payment is still pending) or `claimed` (a try claimed whose
+   * payment is not recorded yet: a process died before paying).
    */
-  async function claimedCollections(environmentId: string, count: number, at: string, paid = true): Promise<string[]> {
+  async function seededCollections(environmentId: string, count: number, at: string, stage: 'due' | 'paying' | 'claimed'): Promise<string[]> {
     const meta = { now: new Date(at), newId: randomUUID };
     const metadata = { actor: 'test', requestId: null, correlationId: randomUUID(), causationId: null };
     const store = t.app.get(EventStore);
@@ -44,7 +45,7 @@ describe('The collection engine', () => {
         collectionEvolver.initialState(),
         meta,
       );
-      const claimed = decideStartAttempt({ paymentId }, started.reduce(collectionEvolver.evolve, collectionEvolver.initialState()), meta);
+      const claimed = stage === 'due' ? [] : decideStartAttempt({ paymentId }, started.reduce(collectionEvolver.evolve, collectionEvolver.initialState()), meta);
       const created: PaymentCreated = {
         type: 'PaymentCreated',
         schemaVersion: 1,
@@ -53,7 +54,7 @@ describe('The collection engine', () => {
       const appended = await store.append(
         [
           { stream: collectionStream(environmentId, invoiceId), expectedVersion: 'no_stream', events: toNewEvents([...started, ...claimed], meta) },
-          ...(paid ? [{ stream: paymentStream(environmentId, paymentId), expectedVersion: 'no_stream' as const, events: toNewEvents([created], meta) }] : []),
+          ...(stage === 'paying' ? [{ stream: paymentStream(environmentId, paymentId), expectedVersion: 'no_stream' as const, events: toNewEvents([created], meta) }] : []),
         ],
         metadata,
       );
@@ -83,7 +84,7 @@ describe('The collection engine', () => {
       { customer: { id: randomUUID(), handle: 'C-1', name: 'Acme' }, currency: 'EUR', term: { start: '2026-02-01', end: null }, items: [{ priceId: price }], paymentMethod: { provider: 'sandbox', token: 'tok_success' } },
       201,
     );
-    await claimedCollections(id, STUCK, '2026-01-10T00:00:00.000Z');
+    await seededCollections(id, STUCK, '2026-01-10T00:00:00.000Z', 'paying');
 
     await call('POST', '/test-clock/advance', { to: '2026-02-01T00:00:00.000Z' }, 200);
     const invoiceId = (await call('GET', '/invoices', undefined, 200)).body.items[0].id as string;
@@ -104,7 +105,7 @@ describe('The collection engine', () => {
     const environmentId = randomUUID();
     // Claimed ahead of the base clock: only the racers below look at it, never a worker run.
     const at = '2026-03-01T00:00:00.000Z';
-    const [invoiceId] = await claimedCollections(environmentId, 1, at, false);
+    const [invoiceId] = await seededCollections(environmentId, 1, at, 'claimed');
     const engine = t.app.get(CollectionEngine);
     const flow = t.app.get(PaymentFlow);
     const RACERS = 3;
@@ -134,5 +135,16 @@ describe('The collection engine', () => {
       errors.mockRestore();
       debugs.mockRestore();
     }
+  });
+
+  it('issue 20 #3: an advance makes every try due in its environment before it answers, however many (more than one page of 100)', async () => {
+    const environmentId = randomUUID();
+    // Started ahead of the base clock: no worker run sees them before the advance.
+    await seededCollections(environmentId, 130, '2026-03-01T00:00:00.000Z', 'due');
+    const advanced = await t.request('POST', '/test-clock/advance', { environment: environmentId, token: t.token([environmentId]), body: { to: '2026-03-01T00:00:00Z' } });
+    expect(advanced.status).toBe(200);
+    // Their invoices do not exist: each try failed without charging, and that ends the collection.
+    const rows = await t.dataSource.query(`select status, count(*)::int as n from payment_collections where environment_id = $1 group by status`, [environmentId]);
+    expect(rows).toEqual([{ status: 'failed', n: 130 }]);
   });
 });

@@ -5,7 +5,7 @@ import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, Enviro
 import { ConflictError, DomainError } from '@billing/shared-kernel';
 import { AttemptOutcome, Collection, collectionEvolver, decideRecordAttempt, decideStartAttempt, paymentEvolver } from '../domain';
 import { PaymentFlow } from '../payment-flow';
-import { PaymentsReadModel } from '../read-model/payments.read-model';
+import { CollectionDue, PaymentsReadModel } from '../read-model/payments.read-model';
 import { collectionStream, paymentStream } from '../streams';
 
 const POLL_MS = 1_000;
@@ -48,29 +48,42 @@ export class CollectionEngine implements ClockDrivenWork, OnModuleInit, OnApplic
     return this.loop.stop();
   }
 
+  /** An advance: every try of the environment due at `now`, each looked at once, before the advance answers. */
   catchUp(environmentId: string, now: Date): Promise<void> {
     return outsideUnitOfWork(async () => {
-      // Each invoice is looked at once per catch-up; a try whose payment is pending is not listed until it has an outcome.
-      for (const invoiceId of await this.readModel.collectionsDue(environmentId, now, BATCH)) {
-        try {
-          await this.collect(environmentId, invoiceId, now);
-        } catch (error) {
-          // Another process collecting the same invoice moved its stream first: expected, and it carries the try on.
-          if (error instanceof StreamVersionConflictError) this.logger.debug({ msg: 'another process recorded this collection first', environmentId, invoiceId });
-          else this.logger.error({ msg: 'a collection try failed; retried in the next run', environmentId, invoiceId, error: (error as Error).message });
-        }
+      for (let after: CollectionDue | null = null; ; ) {
+        const page = await this.collectPage(environmentId, now, after);
+        if (page.length < BATCH) return;
+        after = page[page.length - 1];
       }
     });
   }
 
+  /** A worker run: the oldest page of due tries of each environment in turn, so no environment's backlog holds up the others. */
   private async runDue(): Promise<void> {
     try {
       for (const environmentId of await this.readModel.environmentsWithCollections(this.realClock.base.now(), this.config.testClocks)) {
-        await this.catchUp(environmentId, await this.clock.now(environmentId));
+        const now = await this.clock.now(environmentId);
+        await outsideUnitOfWork(() => this.collectPage(environmentId, now, null));
       }
     } catch (error) {
       this.logger.error({ msg: 'collection run failed; retried in the next run', error: (error as Error).message });
     }
+  }
+
+  /** Makes the page of tries due after `after`; a try whose payment is pending is not listed until it has an outcome. Answers the page. */
+  private async collectPage(environmentId: string, now: Date, after: CollectionDue | null): Promise<CollectionDue[]> {
+    const page = await this.readModel.collectionsDue(environmentId, now, { after, limit: BATCH });
+    for (const { invoiceId } of page) {
+      try {
+        await this.collect(environmentId, invoiceId, now);
+      } catch (error) {
+        // Another process collecting the same invoice moved its stream first: expected, and it carries the try on.
+        if (error instanceof StreamVersionConflictError) this.logger.debug({ msg: 'another process recorded this collection first', environmentId, invoiceId });
+        else this.logger.error({ msg: 'a collection try failed; retried in the next run', environmentId, invoiceId, error: (error as Error).message });
+      }
+    }
+    return page;
   }
 
   private async collect(environmentId: string, invoiceId: string, now: Date): Promise<void> {

@@ -108,16 +108,17 @@ export class PaymentsReadModel {
     return { invoiceId: view.id, status: view.status, type: view.type, currency: view.currency, customerId: view.customer.id, totalDue: view.totalDue };
   }
 
-  /** Invoices of the environment whose collection has a try due at `now` (or one under way to look at), oldest first. */
-  async collectionsDue(environmentId: string, now: Date, limit: number): Promise<string[]> {
-    const rows = await queryRows<{ invoice_id: string }>(
+  /** The environment's collections with a try due at `now` (or one under way to look at), oldest first, after `page.after`. */
+  async collectionsDue(environmentId: string, now: Date, page: { after: CollectionDue | null; limit: number }): Promise<CollectionDue[]> {
+    const rows = await queryRows<{ invoice_id: string; next_attempt_at: Date }>(
       this.dataSource.manager,
-      `select c.invoice_id from payment_collections c ${COLLECTION_PAYMENT}
+      `select c.invoice_id, c.next_attempt_at from payment_collections c ${COLLECTION_PAYMENT}
         where c.environment_id = $1 and ${COLLECTION_WORK} and c.next_attempt_at <= $2
-        order by c.next_attempt_at limit $3`,
-      [environmentId, now, limit],
+          and ($4::timestamptz is null or (c.next_attempt_at, c.invoice_id) > ($4, $5::uuid))
+        order by c.next_attempt_at, c.invoice_id limit $3`,
+      [environmentId, now, page.limit, page.after?.nextAttemptAt ?? null, page.after?.invoiceId ?? null],
     );
-    return rows.map((row) => row.invoice_id);
+    return rows.map((row) => ({ invoiceId: row.invoice_id, nextAttemptAt: row.next_attempt_at }));
   }
 
   /** Environments with collection work due by real time (`now`) or, with test clocks, by their own clock. */
@@ -174,6 +175,12 @@ export class PaymentsReadModel {
     );
     return rows.map((row) => ({ environmentId: row.environment_id, id: row.id, recordedAt: row.recorded_at, realDue: row.real_due, environmentCutoff: row.environment_cutoff }));
   }
+}
+
+/** A collection with a try to make or look at: its place in the work list. */
+export interface CollectionDue {
+  readonly invoiceId: string;
+  readonly nextAttemptAt: Date;
 }
 
 /** A payment (or its refund) whose unknown outcome is due for a lookup. */
