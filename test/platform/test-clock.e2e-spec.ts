@@ -158,19 +158,23 @@ describe('Test clocks', () => {
     expect(elsewhere.body).toMatchObject({ date: base.now().toISOString().slice(0, 10), createdAt: base.now().toISOString() });
   });
 
-  it("stores an Idempotency-Key at the environment's time (the clock interceptor encloses the key's), and expires it in that time", async () => {
+  it("issue 20 #1: keeps an Idempotency-Key for its retention in real time, whatever the environment's clock: an advance does not forget it", async () => {
     const env = environment();
     expect((await env.advance('2030-01-01T00:00:00Z')).status).toBe(200);
     const key = randomUUID();
     const first = await env.request('POST', '/products', { body: { name: 'Keyed' }, headers: { 'idempotency-key': key } });
     expect(first.status).toBe(201);
+    expect(first.body.createdAt).toBe('2030-01-01T00:00:00.000Z');
     const [row] = await t.dataSource.query(`select created_at, expires_at from idempotency_keys where environment_id = $1 and key = $2`, [env.environmentId, key]);
-    expect(row.created_at).toEqual(new Date('2030-01-01T00:00:00.000Z'));
-    expect(row.expires_at).toEqual(new Date(new Date('2030-01-01T00:00:00.000Z').getTime() + t.config.idempotencyRetentionHours * 3_600_000));
+    expect(row.created_at).toEqual(base.now());
+    expect(row.expires_at).toEqual(new Date(base.now().getTime() + t.config.idempotencyRetentionHours * 3_600_000));
+    // Two days later in the environment, a moment later in real time: the client's retry is still a replay.
+    expect((await env.advance('2030-01-03T00:00:00Z')).status).toBe(200);
     const replay = await env.request('POST', '/products', { body: { name: 'Keyed' }, headers: { 'idempotency-key': key } });
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
-    // Past the retention in the environment's time, the key is forgotten: the same request runs anew.
-    expect((await env.advance('2030-01-03T00:00:00Z')).status).toBe(200);
+    expect(replay.body.id).toBe(first.body.id);
+    // Past the retention in real time, the key is forgotten: the same request runs anew.
+    base.advance(t.config.idempotencyRetentionHours * 3_600_000 + 1);
     const after = await env.request('POST', '/products', { body: { name: 'Keyed' }, headers: { 'idempotency-key': key } });
     expect(after.status).toBe(201);
     expect(after.headers.get('idempotent-replayed')).toBeNull();

@@ -252,7 +252,10 @@ describe('Webhook delivery', () => {
 
   it('a delivery still queued after the window is discarded unsent; a manual redelivery sends it once', async () => {
     const { environmentId, as, receiver } = await setup();
-    const event = await appendEvent(t, { environmentId, occurredAt: new Date(clock.now().getTime() - 73 * HOUR) });
+    // Recorded 73 hours ago on the real clock: the window counts from there, not from occurredAt.
+    clock.advance(-73 * HOUR);
+    const event = await appendEvent(t, { environmentId, occurredAt: clock.now() });
+    clock.advance(73 * HOUR);
     const [row] = await queued(t, event.eventId);
     expect(await dispatcher.runOnce()).toEqual(['discarded']);
     expect(receiver.requests).toHaveLength(0);

@@ -19,10 +19,11 @@ interface EventRow {
   data: unknown;
   metadata: EventMetadata;
   occurred_at: Date;
+  recorded_at: Date;
 }
 
 const EVENT_COLUMNS = `global_position::text, transaction_id::text, event_id, environment_id, stream_type, stream_id,
-  stream_version, event_type, schema_version, data, metadata, occurred_at`;
+  stream_version, event_type, schema_version, data, metadata, occurred_at, coalesce(recorded_at, occurred_at) as recorded_at`;
 
 /**
  * Claims the stream's next version and inserts its events in one statement
@@ -37,8 +38,8 @@ const APPEND_EVENTS = (claim: string) => `
   with claimed as (${claim}),
   inserted as (
     insert into events (event_id, environment_id, stream_type, stream_id, stream_version,
-                        event_type, schema_version, data, metadata, occurred_at)
-    select e.event_id, $1, $2, $3, e.stream_version, e.event_type, e.schema_version, e.data, $6::jsonb, e.occurred_at
+                        event_type, schema_version, data, metadata, occurred_at, recorded_at)
+    select e.event_id, $1, $2, $3, e.stream_version, e.event_type, e.schema_version, e.data, $6::jsonb, e.occurred_at, $13::timestamptz
       from unnest($7::uuid[], $8::int[], $9::text[], $10::int[], $11::jsonb[], $12::timestamptz[])
            as e(event_id, stream_version, event_type, schema_version, data, occurred_at)
      where exists (select 1 from claimed)
@@ -63,7 +64,11 @@ const EXTEND_STREAM = APPEND_EVENTS(
 export class EventStore {
   private readonly upcasters = new Map<string, Upcaster>();
 
-  constructor(private readonly dataSource: DataSource) {}
+  /** `realNow`: the real (base) clock, never an environment's test clock; it stamps each event's `recordedAt`. */
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly realNow: () => Date = () => new Date(),
+  ) {}
 
   /** One upcaster per stream type: it sees every stored event of that stream and returns the current shape. */
   registerUpcaster(streamType: string, upcaster: Upcaster): void {
@@ -128,6 +133,7 @@ export class EventStore {
     const nextVersions: number[] = [];
     const written: WrittenStream[] = [];
     const metadataJson = JSON.stringify(metadata);
+    const recordedAt = this.realNow();
     for (const { stream, expectedVersion, events } of appends) {
       const nextVersion = expectedVersion === 'no_stream' ? events.length : expectedVersion + events.length;
       const firstVersion = nextVersion - events.length + 1;
@@ -147,6 +153,7 @@ export class EventStore {
           events.map((e) => e.schemaVersion),
           events.map((e) => JSON.stringify(e.data)),
           events.map((e) => e.occurredAt),
+          recordedAt,
         ],
       );
       if (row.claimed === 0) throw new StreamVersionConflictError(stream, expectedVersion);
@@ -171,6 +178,7 @@ export class EventStore {
       data: current.data,
       metadata: row.metadata,
       occurredAt: row.occurred_at,
+      recordedAt: row.recorded_at,
       transactionId: row.transaction_id,
       globalPosition: row.global_position,
     };

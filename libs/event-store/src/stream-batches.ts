@@ -48,6 +48,8 @@ export interface FoldedStream<State> {
   readonly id: string;
   readonly version: number;
   readonly state: State;
+  /** When its latest event was appended, on the real clock. */
+  readonly recordedAt: Date;
 }
 
 /**
@@ -67,7 +69,8 @@ export async function foldStreamBatches<State extends { readonly status: string 
       (current, event) => evolver.evolve(current, { type: event.type, schemaVersion: event.schemaVersion, data: event.data }),
       stream.stored ?? evolver.initialState(),
     );
-    if (state.status !== 'none') folded.push({ environmentId: stream.environmentId, id: stream.id, version: stream.events[stream.events.length - 1].streamVersion, state });
+    const last = stream.events[stream.events.length - 1];
+    if (state.status !== 'none') folded.push({ environmentId: stream.environmentId, id: stream.id, version: last.streamVersion, state, recordedAt: last.recordedAt });
   }
   return folded;
 }

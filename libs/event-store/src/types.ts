@@ -31,6 +31,12 @@ export interface LogPosition {
 
 export interface RecordedEvent extends NewEvent, StreamRef, LogPosition {
   readonly streamVersion: number;
+  /**
+   * When it was appended, on the real clock (`occurredAt` is its
+   * environment's time, which a test clock may put years ahead): what runs in
+   * real time because of it (notifications, gateway lookups) counts from here.
+   */
+  readonly recordedAt: Date;
   readonly metadata: EventMetadata;
 }
 

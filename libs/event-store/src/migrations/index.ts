@@ -1,4 +1,5 @@
 import { CreateEventStore1763700000000 } from './1763700000000-create-event-store';
 import { CreateEventChain1764000000000 } from './1764000000000-create-event-chain';
+import { AddEventsRecordedAt1764100000000 } from './1764100000000-add-events-recorded-at';
 
-export const eventStoreMigrations = [CreateEventStore1763700000000, CreateEventChain1764000000000];
+export const eventStoreMigrations = [CreateEventStore1763700000000, CreateEventChain1764000000000, AddEventsRecordedAt1764100000000];

@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { CommandContext, CommandPath, outsideUnitOfWork, StreamVersionConflictError } from '@billing/event-store';
-import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, WorkerLoop } from '@billing/platform';
+import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, ScopedClock, WorkerLoop } from '@billing/platform';
 import { ConflictError, DomainError } from '@billing/shared-kernel';
 import { AttemptOutcome, Collection, collectionEvolver, decideRecordAttempt, decideStartAttempt, paymentEvolver } from '../domain';
 import { PaymentFlow } from '../payment-flow';
-import { PaymentsReadModel } from '../read-model/payments.read-model';
+import { CollectionDue, PaymentsReadModel } from '../read-model/payments.read-model';
 import { collectionStream, paymentStream } from '../streams';
 
 const POLL_MS = 1_000;
@@ -15,8 +15,9 @@ const BATCH = 100;
  * Makes the collection tries that are due, in the environment's time (its
  * test clock moves them): claim the try on the collection stream (another
  * process that claimed it first wins), pay with the claimed payment id, and
- * record what the payment came to. A try whose payment is still pending is
- * looked at again on the next run; one whose process died before paying is
+ * record what the payment came to. A try whose payment is still pending waits
+ * for the resolver and is looked at again once the payment has an outcome
+ * (it never holds up the others); one whose process died before paying is
  * paid again under the same id (the gateway's idempotency reference).
  */
 @Injectable()
@@ -31,6 +32,7 @@ export class CollectionEngine implements ClockDrivenWork, OnModuleInit, OnApplic
     private readonly readModel: PaymentsReadModel,
     private readonly registry: ClockDrivenWorkRegistry,
     private readonly clock: EnvironmentClock,
+    private readonly realClock: ScopedClock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -46,27 +48,42 @@ export class CollectionEngine implements ClockDrivenWork, OnModuleInit, OnApplic
     return this.loop.stop();
   }
 
+  /** An advance: every try of the environment due at `now`, each looked at once, before the advance answers. */
   catchUp(environmentId: string, now: Date): Promise<void> {
     return outsideUnitOfWork(async () => {
-      // Each invoice is looked at once per catch-up: a try that stays pending waits for the next one.
-      for (const invoiceId of await this.readModel.collectionsDue(environmentId, now, BATCH)) {
-        try {
-          await this.collect(environmentId, invoiceId, now);
-        } catch (error) {
-          this.logger.error({ msg: 'a collection try failed; retried in the next run', environmentId, invoiceId, error: (error as Error).message });
-        }
+      for (let after: CollectionDue | null = null; ; ) {
+        const page = await this.collectPage(environmentId, now, after);
+        if (page.length < BATCH) return;
+        after = page[page.length - 1];
       }
     });
   }
 
+  /** A worker run: the oldest page of due tries of each environment in turn, so no environment's backlog holds up the others. */
   private async runDue(): Promise<void> {
     try {
-      for (const environmentId of await this.readModel.environmentsWithCollections(new Date(), this.config.testClocks)) {
-        await this.catchUp(environmentId, await this.clock.now(environmentId));
+      for (const environmentId of await this.readModel.environmentsWithCollections(this.realClock.base.now(), this.config.testClocks)) {
+        const now = await this.clock.now(environmentId);
+        await outsideUnitOfWork(() => this.collectPage(environmentId, now, null));
       }
     } catch (error) {
       this.logger.error({ msg: 'collection run failed; retried in the next run', error: (error as Error).message });
     }
+  }
+
+  /** Makes the page of tries due after `after`; a try whose payment is pending is not listed until it has an outcome. Answers the page. */
+  private async collectPage(environmentId: string, now: Date, after: CollectionDue | null): Promise<CollectionDue[]> {
+    const page = await this.readModel.collectionsDue(environmentId, now, { after, limit: BATCH });
+    for (const { invoiceId } of page) {
+      try {
+        await this.collect(environmentId, invoiceId, now);
+      } catch (error) {
+        // Another process collecting the same invoice moved its stream first: expected, and it carries the try on.
+        if (error instanceof StreamVersionConflictError) this.logger.debug({ msg: 'another process recorded this collection first', environmentId, invoiceId });
+        else this.logger.error({ msg: 'a collection try failed; retried in the next run', environmentId, invoiceId, error: (error as Error).message });
+      }
+    }
+    return page;
   }
 
   private async collect(environmentId: string, invoiceId: string, now: Date): Promise<void> {

@@ -32,9 +32,10 @@ export const paymentsProjection: Projection = {
   async applyBatch(events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
     await fold<Payment>(events, tx, PAYMENT_STREAM_TYPE, 'payments', paymentEvolver as unknown as Evolver<Payment, DomainEvent>, (rows) =>
       tx.query(
-        `insert into payments (environment_id, id, invoice_id, customer_id, provider, currency, amount, status, created_at, version, state, refund_pending_since)
-         select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[], $9::timestamptz[], $10::integer[], $11::jsonb[], $12::timestamptz[])
-         on conflict (environment_id, id) do update set status = excluded.status, version = excluded.version, state = excluded.state, refund_pending_since = excluded.refund_pending_since`,
+        `insert into payments (environment_id, id, invoice_id, customer_id, provider, currency, amount, status, created_at, version, state, refund_pending_since, recorded_at)
+         select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[], $9::timestamptz[], $10::integer[], $11::jsonb[], $12::timestamptz[], $13::timestamptz[])
+         on conflict (environment_id, id) do update set status = excluded.status, version = excluded.version, state = excluded.state, refund_pending_since = excluded.refund_pending_since,
+           recorded_at = excluded.recorded_at`,
         [
           rows.map((r) => r.environmentId),
           rows.map((r) => r.id),
@@ -48,6 +49,8 @@ export const paymentsProjection: Projection = {
           rows.map((r) => r.version),
           rows.map((r) => JSON.stringify(r.state)),
           rows.map((r) => pendingRefunds(r.state)[0]?.createdAt ?? null),
+          // Real time: a pending payment or refund is looked up a while after this, whatever the environment's clock.
+          rows.map((r) => r.recordedAt),
         ],
       ),
     );

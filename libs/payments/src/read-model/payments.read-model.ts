@@ -19,6 +19,16 @@ const COLUMNS: Readonly<Record<PaymentQuery['filters'][number]['field'], string>
 const OPERATORS: Readonly<Record<FilterOp, string>> = { eq: '=', ne: '<>', gt: '>', ge: '>=', lt: '<', le: '<=' };
 const ORDER_COLUMNS: Readonly<Record<OrderField, string | null>> = { id: null, createdAt: 'created_at', amount: 'amount' };
 
+/** A collection's claimed try's payment, as `p` (none while it is not recorded yet). */
+const COLLECTION_PAYMENT = `left join payments p on c.status = 'attempting' and p.environment_id = c.environment_id and p.id = (c.state->>'paymentId')::uuid`;
+/**
+ * A collection with work: a try due, or a claimed try to look at, except one
+ * whose payment is still pending. That one waits for the resolver (looked at
+ * again once its payment has an outcome) instead of being looked at in every
+ * run: however many wait, they never stand in front of the tries that are due.
+ */
+const COLLECTION_WORK = `(c.status = 'due' or (c.status = 'attempting' and p.status is distinct from 'pending'))`;
+
 /** Where a page ended: the order it was read in, the last row's order value and id. */
 interface PageKey {
   readonly order: string;
@@ -98,49 +108,91 @@ export class PaymentsReadModel {
     return { invoiceId: view.id, status: view.status, type: view.type, currency: view.currency, customerId: view.customer.id, totalDue: view.totalDue };
   }
 
-  /** Invoices of the environment whose collection has a try due at `now` (or one under way to look at). */
-  async collectionsDue(environmentId: string, now: Date, limit: number): Promise<string[]> {
-    const rows = await queryRows<{ invoice_id: string }>(
+  /** The environment's collections with a try due at `now` (or one under way to look at), oldest first, after `page.after`. */
+  async collectionsDue(environmentId: string, now: Date, page: { after: CollectionDue | null; limit: number }): Promise<CollectionDue[]> {
+    const rows = await queryRows<{ invoice_id: string; next_attempt_at: Date }>(
       this.dataSource.manager,
-      `select invoice_id from payment_collections where environment_id = $1 and status in ('due', 'attempting') and next_attempt_at <= $2
-        order by next_attempt_at limit $3`,
-      [environmentId, now, limit],
+      `select c.invoice_id, c.next_attempt_at from payment_collections c ${COLLECTION_PAYMENT}
+        where c.environment_id = $1 and ${COLLECTION_WORK} and c.next_attempt_at <= $2
+          and ($4::timestamptz is null or (c.next_attempt_at, c.invoice_id) > ($4, $5::uuid))
+        order by c.next_attempt_at, c.invoice_id limit $3`,
+      [environmentId, now, page.limit, page.after?.nextAttemptAt ?? null, page.after?.invoiceId ?? null],
     );
-    return rows.map((row) => row.invoice_id);
+    return rows.map((row) => ({ invoiceId: row.invoice_id, nextAttemptAt: row.next_attempt_at }));
   }
 
   /** Environments with collection work due by real time (`now`) or, with test clocks, by their own clock. */
   async environmentsWithCollections(now: Date, testClocks: boolean): Promise<string[]> {
     const rows = await queryRows<{ environment_id: string }>(
       this.dataSource.manager,
-      testClocks
-        ? `select distinct p.environment_id from payment_collections p left join environment_clocks c on c.environment_id = p.environment_id
-            where p.status in ('due', 'attempting') and p.next_attempt_at <= coalesce(c.now, $1)`
-        : `select distinct environment_id from payment_collections where status in ('due', 'attempting') and next_attempt_at <= $1`,
-      [now],
+      `select distinct c.environment_id from payment_collections c ${COLLECTION_PAYMENT}
+         left join environment_clocks k on $2 and k.environment_id = c.environment_id
+        where ${COLLECTION_WORK} and c.next_attempt_at <= coalesce(k.now, $1)`,
+      [now, testClocks],
     );
     return rows.map((row) => row.environment_id);
   }
 
-  /** Payments still pending since before `cutoff` (their outcome was lost or unknown): for the resolver. */
-  async pendingSince(cutoff: Date, limit: number): Promise<Array<{ environmentId: string; id: string }>> {
-    const rows = await queryRows<{ environment_id: string; id: string }>(
+  /**
+   * Payments whose outcome is still unknown and payments with a refund still
+   * unknown, whose wait is over: `wait.ms` after they were recorded in real
+   * time (`wait.realNow`), or, with test clocks, after their `createdAt` in
+   * their environment's time (an advance past it). For each, whether the
+   * real wait is over (every pending refund then is) and the environment's
+   * cut-off (a refund asked before it is due too). In the order they were
+   * recorded, from after `page.after` (a lookup that stays unknown changes
+   * nothing, so the caller walks on rather than asking the same ones again);
+   * of one environment when given.
+   */
+  async awaitingLookup(
+    wait: { realNow: Date; ms: number; testClocks: boolean },
+    page: { after: AwaitingLookup | null; limit: number; environmentId?: string },
+  ): Promise<AwaitingLookup[]> {
+    const { after, limit, environmentId } = page;
+    const rows = await queryRows<{ environment_id: string; id: string; recorded_at: Date; real_due: boolean; environment_cutoff: Date }>(
       this.dataSource.manager,
-      `select environment_id, id from payments where status = 'pending' and created_at < $1 order by created_at limit $2`,
-      [cutoff, limit],
+      `select p.environment_id, p.id, p.recorded_at, p.recorded_at < $1 as real_due, e.cutoff as environment_cutoff
+         from payments p
+         left join environment_clocks c on $3 and c.environment_id = p.environment_id
+         cross join lateral (select coalesce(c.now, $2) - make_interval(secs => $4::double precision / 1000) as cutoff) e
+        where ($6::uuid is null or p.environment_id = $6)
+          and ($7::timestamptz is null or (p.recorded_at, p.environment_id, p.id) > ($7, $8::uuid, $9::uuid))
+          and ((p.status = 'pending' and (p.recorded_at < $1 or p.created_at < e.cutoff))
+            or (p.refund_pending_since is not null and (p.recorded_at < $1 or p.refund_pending_since < e.cutoff)))
+        order by p.recorded_at, p.environment_id, p.id
+        limit $5`,
+      [
+        new Date(wait.realNow.getTime() - wait.ms),
+        wait.realNow,
+        wait.testClocks,
+        wait.ms,
+        limit,
+        environmentId ?? null,
+        after?.recordedAt ?? null,
+        after?.environmentId ?? null,
+        after?.id ?? null,
+      ],
     );
-    return rows.map((row) => ({ environmentId: row.environment_id, id: row.id }));
+    return rows.map((row) => ({ environmentId: row.environment_id, id: row.id, recordedAt: row.recorded_at, realDue: row.real_due, environmentCutoff: row.environment_cutoff }));
   }
+}
 
-  /** Payments with a refund asked of the gateway before `cutoff` whose outcome is still unknown. */
-  async refundPendingSince(cutoff: Date, limit: number): Promise<Array<{ environmentId: string; id: string }>> {
-    const rows = await queryRows<{ environment_id: string; id: string }>(
-      this.dataSource.manager,
-      `select environment_id, id from payments where refund_pending_since < $1 order by refund_pending_since limit $2`,
-      [cutoff, limit],
-    );
-    return rows.map((row) => ({ environmentId: row.environment_id, id: row.id }));
-  }
+/** A collection with a try to make or look at: its place in the work list. */
+export interface CollectionDue {
+  readonly invoiceId: string;
+  readonly nextAttemptAt: Date;
+}
+
+/** A payment (or its refund) whose unknown outcome is due for a lookup. */
+export interface AwaitingLookup {
+  readonly environmentId: string;
+  readonly id: string;
+  /** When its stream last changed, real time: the order of the work list. */
+  readonly recordedAt: Date;
+  /** The real wait is over: it, and every refund of it still pending, is due. */
+  readonly realDue: boolean;
+  /** Its environment's now less the wait: a payment or refund created before it is due. */
+  readonly environmentCutoff: Date;
 }
 
 function decodeKey(token: string, order: string): PageKey {

@@ -1,10 +1,10 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { CommandContext, CommandPath } from '@billing/event-store';
-import { APP_CONFIG, AppConfig, ScopedClock, WorkerLoop } from '@billing/platform';
+import { CommandContext, CommandPath, outsideUnitOfWork } from '@billing/event-store';
+import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, ScopedClock, WorkerLoop } from '@billing/platform';
 import { Payment, paymentEvolver, pendingRefunds } from '../domain';
 import { PaymentFlow } from '../payment-flow';
-import { PaymentsReadModel } from '../read-model/payments.read-model';
+import { AwaitingLookup, PaymentsReadModel } from '../read-model/payments.read-model';
 import { paymentStream } from '../streams';
 
 const POLL_MS = 1_000;
@@ -20,20 +20,34 @@ const BATCH = 100;
  * refund the gateway does not know was never made, and it fails (its amount
  * is refundable again).
  * The wait must exceed any gateway call's time limit, so no call is still
- * under way when its payment is looked up.
+ * under way when its payment is looked up. Gateway calls run in real time, so
+ * the wait counts in real time from when the payment (or refund) was recorded,
+ * whatever the environment's test clock says; advancing an environment's
+ * clock past `createdAt` + the wait resolves it too (the advance's catch-up
+ * does, before it answers). What is recorded is dated in the environment's
+ * time, as everything it writes.
  */
 @Injectable()
-export class PendingPaymentsResolver implements OnApplicationBootstrap, OnApplicationShutdown {
+export class PendingPaymentsResolver implements ClockDrivenWork, OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
+  readonly name = 'pending payment lookups';
   private readonly logger = new Logger('PendingPayments');
   private readonly loop = new WorkerLoop(POLL_MS, () => this.resolvePending());
+  /** Where the worker's next run takes up (null: from the oldest). */
+  private after: AwaitingLookup | null = null;
 
   constructor(
     private readonly commands: CommandPath,
     private readonly readModel: PaymentsReadModel,
     private readonly flow: PaymentFlow,
     private readonly clock: ScopedClock,
+    private readonly environmentClock: EnvironmentClock,
+    private readonly registry: ClockDrivenWorkRegistry,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  onModuleInit(): void {
+    this.registry.register(this);
+  }
 
   onApplicationBootstrap(): void {
     if (this.config.roles.worker) this.loop.start();
@@ -43,25 +57,45 @@ export class PendingPaymentsResolver implements OnApplicationBootstrap, OnApplic
     return this.loop.stop();
   }
 
-  /** Resolves what is pending for longer than the configured wait (payments, then refunds); answers how many payments it looked at. */
+  /** An advance: the environment's payments and refunds whose wait is over by real time or by its new time, every one of them. */
+  catchUp(environmentId: string): Promise<void> {
+    return outsideUnitOfWork(async () => {
+      for (let after: AwaitingLookup | null = null; ; ) {
+        const page = await this.lookUp({ after, limit: BATCH, environmentId });
+        if (page.length < BATCH) return;
+        after = page[page.length - 1];
+      }
+    });
+  }
+
+  /**
+   * One run of the worker: the next batch of what waited long enough, in
+   * every environment, taking up after the previous run's last one (from
+   * the start again once all were seen). Lookups that stay unknown (a gateway
+   * that cannot tell yet) thus never keep the others from their turn.
+   * Answers how many payments it looked at.
+   */
   async resolvePending(): Promise<number> {
-    // Gateway calls run on real time, whatever an environment's test clock says.
-    const cutoff = new Date(this.clock.base.now().getTime() - this.config.paymentsResolveAfterMs);
-    const pending = await this.readModel.pendingSince(cutoff, BATCH);
-    for (const { environmentId, id } of pending) {
+    const page = await this.lookUp({ after: this.after, limit: BATCH });
+    this.after = page.length < BATCH ? null : page[page.length - 1];
+    return page.length;
+  }
+
+  /** Looks up a page of payments (then their refunds) whose wait is over, and answers the page. */
+  private async lookUp(page: { after: AwaitingLookup | null; limit: number; environmentId?: string }): Promise<AwaitingLookup[]> {
+    const awaiting = await this.readModel.awaitingLookup({ realNow: this.clock.base.now(), ms: this.config.paymentsResolveAfterMs, testClocks: this.config.testClocks }, page);
+    for (const { environmentId, id, realDue, environmentCutoff } of awaiting) {
+      const due = (createdAt: string) => realDue || Date.parse(createdAt) < environmentCutoff.getTime();
       await this.resolving(environmentId, id, async (payment, context) => {
-        if (payment.status === 'pending') await this.flow.resolve(environmentId, payment, context);
+        if (payment.status === 'pending' && due(payment.createdAt)) await this.flow.resolve(environmentId, payment, context);
       });
-    }
-    const refunding = await this.readModel.refundPendingSince(cutoff, BATCH);
-    for (const { environmentId, id } of refunding) {
       await this.resolving(environmentId, id, async (payment, context) => {
         for (const refund of pendingRefunds(payment)) {
-          if (Date.parse(refund.createdAt) < cutoff.getTime()) await this.flow.resolveRefund(environmentId, payment, refund, context);
+          if (due(refund.createdAt)) await this.flow.resolveRefund(environmentId, payment, refund, context);
         }
       });
     }
-    return pending.length + refunding.length;
+    return awaiting;
   }
 
   /** Runs one payment's lookups on its current state; a failure is logged and retried in the next run, never stopping the others. */
@@ -70,7 +104,8 @@ export class PendingPaymentsResolver implements OnApplicationBootstrap, OnApplic
       const { state } = await this.commands.load(paymentStream(environmentId, id), paymentEvolver);
       if (state.status === 'none') return;
       const context: CommandContext = {
-        meta: { now: this.clock.base.now(), newId: randomUUID },
+        // What it records is dated in the environment's time, like everything else the environment writes.
+        meta: { now: await this.environmentClock.now(environmentId), newId: randomUUID },
         metadata: { actor: 'system:payments', requestId: null, correlationId: randomUUID(), causationId: null },
       };
       await work(state, context);

@@ -8,11 +8,11 @@ import { ScopedClock } from './scoped-clock';
 /**
  * With TEST_CLOCKS on, an authenticated request runs in its environment's
  * time: the environment's now is read once, and the handler (and every
- * interceptor after this one, the Idempotency-Key's among them) runs inside a
- * clock scope of that instant. Global (it runs before the route's
- * IdempotencyInterceptor, so a key's timestamps are the environment's too),
- * and registered only with TEST_CLOCKS on. Public routes: the base clock, no
- * query.
+ * interceptor after this one) runs inside a clock scope of that instant.
+ * Global, and registered only with TEST_CLOCKS on. Public routes: the base
+ * clock, no query. What runs in real time whatever the environment's clock
+ * (an Idempotency-Key's retention, webhook deliveries, gateway lookups) reads
+ * `ScopedClock.base`, never this scope.
  */
 @Injectable()
 export class EnvironmentClockInterceptor implements NestInterceptor {

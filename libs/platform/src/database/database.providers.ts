@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { DataSource } from 'typeorm';
 import { CommandPath, EventStore, ProjectionRunner } from '@billing/event-store';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { ScopedClock } from '../clock/scoped-clock';
 
 /**
  * Starts the projection runner once every bounded context has registered its
@@ -48,7 +49,12 @@ export const databaseProviders = [
       return dataSource.initialize();
     },
   },
-  { provide: EventStore, inject: [DataSource], useFactory: (dataSource: DataSource) => new EventStore(dataSource) },
+  {
+    provide: EventStore,
+    inject: [DataSource, ScopedClock],
+    // The base clock: an event's recordedAt is real time, whatever its environment's test clock says.
+    useFactory: (dataSource: DataSource, clock: ScopedClock) => new EventStore(dataSource, () => clock.base.now()),
+  },
   {
     provide: ProjectionRunner,
     inject: [DataSource, EventStore, APP_CONFIG],

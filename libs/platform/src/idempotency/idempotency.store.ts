@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { CommandPath, queryRows, UnitOfWork } from '@billing/event-store';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Clock } from '../http/request-context';
+import { ScopedClock } from '../clock/scoped-clock';
 import { HttpProblem, StoredResponse } from '../problems/problem';
 import { IDEMPOTENCY_KEY_POINTER, IdempotencyScope } from './idempotency-key';
 
@@ -31,15 +32,24 @@ const SAVEPOINT = 'idempotent_command';
  * models are awaited after its commit.
  * So the events and the key commit together or not at all, across processes
  * and crashes; the lock goes with the transaction, so a crash releases it.
+ * A key is kept for the retention in real time (the base clock), whatever the
+ * environment's test clock says: a client's retries run in real time, so
+ * advancing an environment's clock must not forget a key (and run its command
+ * twice), nor a clock years ahead keep one for years.
  */
 @Injectable()
 export class IdempotencyStore {
+  /** The base clock: retention is real time. */
+  private readonly clock: Clock;
+
   constructor(
     private readonly dataSource: DataSource,
     private readonly commands: CommandPath,
-    private readonly clock: Clock,
+    scopedClock: ScopedClock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.clock = scopedClock.base;
+  }
 
   async once(scope: IdempotencyScope, request: IdempotentRequest, execute: () => Promise<StoredResponse>, keptFailure: KeptFailure): Promise<IdempotentOutcome> {
     return this.commands.atomically(async (unit) => {

@@ -5,7 +5,7 @@ import { EntityManager } from 'typeorm';
 import { amountForScaledQuantity } from '@billing/catalog';
 import { CommandContext, CommandPath, outsideUnitOfWork, ProjectionRunner, queryRows, ReadModelTimeoutError, StreamVersionConflictError, toNewEvents, WrittenStream } from '@billing/event-store';
 import { BookInvoiceCommand, CreateInvoiceCommand, Invoice, invoiceEvolver, invoiceStream, RequestedLine, UpdateInvoiceCommand } from '@billing/invoicing';
-import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, WorkerLoop } from '@billing/platform';
+import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, ScopedClock, WorkerLoop } from '@billing/platform';
 import { assertAmountInRange, DomainError, formatScaledDecimal, parseScaledDecimal, ValidationError } from '@billing/shared-kernel';
 import {
   decideAdvanceSubscription,
@@ -32,8 +32,14 @@ import { subscriptionInvoiceId, subscriptionStream } from '../streams';
 import { PeriodUsage, UsageStore } from '../usage/usage-store';
 
 const ACTOR = 'system:billing-engine';
-/** Safety bound of one run: billings of one subscription before it yields to the others (logged when hit; the next run goes on). */
-export const MAX_BILLINGS_PER_RUN = 500;
+/**
+ * Steps of one subscription in one turn: after this many it yields to the
+ * other due subscriptions and is taken up again in the same catch-up, which
+ * ends only when nothing is due. A fairness bound, not a cap on a catch-up: a
+ * 5-year advance of a daily subscription books all its 1 826 invoices before
+ * it answers, as the advance promises.
+ */
+export const MAX_STEPS_PER_TURN = 500;
 const DUE_BATCH = 100;
 /** Subscriptions one catch-up works on at once (their steps overlap; bookings of one environment still take numbers in turn). */
 const LANES = 4;
@@ -68,6 +74,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     private readonly readModel: SubscriptionsReadModel,
     private readonly registry: ClockDrivenWorkRegistry,
     private readonly clock: EnvironmentClock,
+    private readonly realClock: ScopedClock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly usage: UsageStore,
   ) {}
@@ -136,7 +143,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
 
   private async runDue(): Promise<void> {
     try {
-      const environments = await this.readModel.environmentsWithWork(new Date(), this.config.testClocks);
+      const environments = await this.readModel.environmentsWithWork(this.realClock.base.now(), this.config.testClocks);
       for (const environmentId of environments) {
         if (this.stopped) return;
         await this.catchUp(environmentId, await this.clock.now(environmentId));
@@ -152,12 +159,12 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
    * process holds it or got there first.
    */
   private async work(environmentId: string, subscriptionId: string, now: Date, written: WrittenStream[]): Promise<number> {
-    for (let steps = 0; steps < MAX_BILLINGS_PER_RUN; steps++) {
+    for (let steps = 0; steps < MAX_STEPS_PER_TURN; steps++) {
       // Nothing to do for a row listed as due: the read model has yet to show another process's step.
       if ((await this.step(environmentId, subscriptionId, now, written)) !== 'done') return steps;
     }
-    this.logger.warn({ msg: 'billing run bound reached; the rest is billed in the next run', environmentId, subscriptionId, bound: MAX_BILLINGS_PER_RUN });
-    return MAX_BILLINGS_PER_RUN;
+    this.logger.log({ msg: 'billing turn bound reached; the subscription yields to the others and goes on in this catch-up', environmentId, subscriptionId, bound: MAX_STEPS_PER_TURN });
+    return MAX_STEPS_PER_TURN;
   }
 
   /** One transaction: the subscription's next due work (bill, renew, end), or nothing. */

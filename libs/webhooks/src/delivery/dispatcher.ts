@@ -20,6 +20,8 @@ export interface ClaimedDelivery {
   readonly subscriptionId: string;
   readonly notificationId: string;
   readonly failures: number;
+  /** When its event was recorded, on the real clock: the retry window counts from here. */
+  readonly recordedAt: Date;
   readonly deadlineAt: Date;
   readonly redelivery: boolean;
   readonly leaseToken: string;
@@ -35,6 +37,7 @@ interface ClaimRow {
   subscription_id: string;
   notification_id: string;
   failures: number;
+  created_at: Date;
   deadline_at: Date;
   redelivery: boolean;
   subscription_status: string | null;
@@ -70,7 +73,11 @@ const GONE_REASON = 'receiver answered 410 Gone';
  *    lease expires the row is due again.
  *
  * Scheduling compares with the injected Clock's time, passed as a parameter
- * (never SQL now()), so tests drive backoff and the 72-hour cut-off.
+ * (never SQL now()), so tests drive backoff and the 72-hour cut-off. That
+ * clock is the real (base) one, and every due time, lease and cut-off is real
+ * time counted from when the event was recorded: a notification is a
+ * real-world side effect, sent now even when its environment's test clock is
+ * years ahead (its `occurredAt`, in the payload, stays the environment's).
  */
 export class WebhookDispatcher {
   private readonly logger = new Logger('WebhookDispatcher');
@@ -163,7 +170,7 @@ export class WebhookDispatcher {
              order by next_attempt_at
              limit $4
              for update skip locked)
-         returning d.environment_id, d.id, d.subscription_id, d.notification_id, d.failures, d.deadline_at, d.redelivery)
+         returning d.environment_id, d.id, d.subscription_id, d.notification_id, d.failures, d.created_at, d.deadline_at, d.redelivery)
        select c.*, s.status as subscription_status, s.url, s.version, s.encrypted_signature_key,
               n.type, n.occurred_at, n.data
          from claimed c
@@ -177,6 +184,7 @@ export class WebhookDispatcher {
       subscriptionId: row.subscription_id,
       notificationId: row.notification_id,
       failures: row.failures,
+      recordedAt: row.created_at,
       deadlineAt: row.deadline_at,
       redelivery: row.redelivery,
       leaseToken,
@@ -237,7 +245,7 @@ export class WebhookDispatcher {
     } else {
       failures += 1;
       nextAt = nextAttemptAt({
-        occurredAt: delivery.notification.occurredAt,
+        recordedAt: delivery.recordedAt,
         attempt: failures,
         now,
         random: Math.random(),

@@ -1,7 +1,10 @@
 /**
  * When to retry an unsuccessful delivery. The interface promises exponential
  * backoff for up to 72 hours after the originating event, then the
- * notification is discarded.
+ * notification is discarded. A delivery is a real-world side effect: all of
+ * this is real time, counted from when the event was recorded (its
+ * `recordedAt`), never from its `occurredAt`, which a test clock may put
+ * years ahead.
  *
  * - Nominal delay before retry n (n = failed attempts so far, >= 1):
  *   30 s x 2^(n-1), capped at 6 h, so a receiver that is down for a day still
@@ -11,7 +14,7 @@
  *   hitting a recovering receiver in lockstep, while each delay stays
  *   predictable enough to document. The cap applies before the jitter.
  * - Retry-After (seconds, from a 429/503) is honoured as a lower bound.
- * - A retry due strictly after occurredAt + 72 h is not scheduled (null); one
+ * - A retry due strictly after recordedAt + 72 h is not scheduled (null); one
  *   due exactly at the cut-off still is.
  * Delays count from `now` (when the failure was observed), not from the
  * previous due time, so a slow receiver does not compress the schedule.
@@ -22,7 +25,8 @@ export const RETRY_JITTER_RATIO = 0.2;
 export const RETRY_WINDOW_SECONDS = 72 * 60 * 60;
 
 export interface NextAttemptInput {
-  readonly occurredAt: Date;
+  /** When the originating event was recorded, on the real clock. */
+  readonly recordedAt: Date;
   /** Failed attempts so far, >= 1. */
   readonly attempt: number;
   readonly now: Date;
@@ -38,13 +42,13 @@ export function nominalDelaySeconds(attempt: number): number {
   return RETRY_BASE_DELAY_SECONDS * 2 ** (attempt - 1);
 }
 
-export function retryCutoff(occurredAt: Date): Date {
-  return new Date(occurredAt.getTime() + RETRY_WINDOW_SECONDS * 1000);
+export function retryCutoff(recordedAt: Date): Date {
+  return new Date(recordedAt.getTime() + RETRY_WINDOW_SECONDS * 1000);
 }
 
 /** The due time of the next attempt, or null to give up. */
 export function nextAttemptAt(input: NextAttemptInput): Date | null {
-  const { occurredAt, attempt, now, random, retryAfterSeconds } = input;
+  const { recordedAt, attempt, now, random, retryAfterSeconds } = input;
   if (!(random >= 0 && random <= 1)) throw new RangeError('random must be within [0, 1]');
   const jitter = 1 + RETRY_JITTER_RATIO * (2 * random - 1);
   let delayMs = Math.round(nominalDelaySeconds(attempt) * jitter * 1000);
@@ -53,7 +57,7 @@ export function nextAttemptAt(input: NextAttemptInput): Date | null {
     delayMs = Math.max(delayMs, Math.ceil(retryAfterSeconds * 1000));
   }
   const due = now.getTime() + delayMs;
-  return due > retryCutoff(occurredAt).getTime() ? null : new Date(due);
+  return due > retryCutoff(recordedAt).getTime() ? null : new Date(due);
 }
 
 export interface NominalRetry {

@@ -117,7 +117,7 @@ export class WebhooksController {
   @ApiResponse({ status: 404, ...problemResponse('No such delivery in this environment') })
   @ApiResponse({ status: 409, ...problemResponse('The subscription is disabled or deleted (webhook-not-active)') })
   async redeliver(@Caller() caller: CallerContext, @Param('deliveryId', DELIVERY_ID) deliveryId: string) {
-    await this.commands.execute(new RedeliverNotification(caller, deliveryId, this.clock.now()));
+    await this.commands.execute(new RedeliverNotification(caller, deliveryId));
     return this.readModel.findDelivery(caller.environmentId, deliveryId);
   }
 }

@@ -56,7 +56,9 @@ export class FanOutReactor implements Reactor {
 
   private async fanOut(event: RecordedEvent, names: readonly string[], subscriptionIds: readonly string[], tx: EntityManager): Promise<void> {
     const data = await this.catalogue.resourceAt(event, tx);
-    const deadline = new Date(event.occurredAt.getTime() + RETRY_WINDOW_SECONDS * 1000);
+    // Due at once and retried for 72 hours in real time from when the event was recorded, whatever its
+    // environment's test clock says: the notification carries occurredAt, its environment's time.
+    const deadline = new Date(event.recordedAt.getTime() + RETRY_WINDOW_SECONDS * 1000);
     for (const [index, name] of names.entries()) {
       const notificationId = notificationIdFor(event.eventId, name, index);
       await tx.query(
@@ -70,7 +72,7 @@ export class FanOutReactor implements Reactor {
          select $1, d.id, d.subscription_id, $2, 'pending', $3, $4, $3
            from unnest($5::uuid[], $6::uuid[]) as d(subscription_id, id)
          on conflict do nothing`,
-        [event.environmentId, notificationId, event.occurredAt, deadline, subscriptionIds, subscriptionIds.map((id) => deliveryIdFor(notificationId, id))],
+        [event.environmentId, notificationId, event.recordedAt, deadline, subscriptionIds, subscriptionIds.map((id) => deliveryIdFor(notificationId, id))],
       );
     }
   }

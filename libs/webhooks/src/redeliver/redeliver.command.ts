@@ -1,6 +1,6 @@
 import { CallerContext } from '@billing/platform';
 
-/** Sends a delivery again: it becomes due at `now`, whatever its state. */
+/** Sends a delivery again: it becomes due now (real time, whatever the environment's test clock says), whatever its state. */
 export class RedeliverNotification {
-  constructor(readonly caller: CallerContext, readonly deliveryId: string, readonly now: Date) {}
+  constructor(readonly caller: CallerContext, readonly deliveryId: string) {}
 }

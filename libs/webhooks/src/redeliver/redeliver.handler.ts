@@ -1,6 +1,7 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
 import { inTransaction, queryRows } from '@billing/event-store';
+import { ScopedClock } from '@billing/platform';
 import { ConflictError, NotFoundError } from '@billing/shared-kernel';
 import { WebhookDispatcher } from '../delivery/dispatcher';
 import { DELIVERIES_CHANNEL } from '../projections/fan-out.reactor';
@@ -11,16 +12,20 @@ import { RedeliverNotification } from './redeliver.command';
  * redelivery: it is attempted once even after the 72-hour window (further
  * retries still stop at the window). The attempt history is kept; the new
  * attempt adds a row. Deliveries are operational state, not events, so this
- * updates the delivery row directly.
+ * updates the delivery row directly. Due now in real time (the base clock),
+ * as the dispatcher that sends it reads it: not in the environment's time,
+ * which a test clock may put years ahead.
  */
 @CommandHandler(RedeliverNotification)
 export class RedeliverNotificationHandler implements ICommandHandler<RedeliverNotification, void> {
   constructor(
     private readonly dataSource: DataSource,
     private readonly dispatcher: WebhookDispatcher,
+    private readonly clock: ScopedClock,
   ) {}
 
-  async execute({ caller, deliveryId, now }: RedeliverNotification): Promise<void> {
+  async execute({ caller, deliveryId }: RedeliverNotification): Promise<void> {
+    const now = this.clock.base.now();
     await inTransaction(this.dataSource, async (tx) => {
       const [found] = await queryRows<{ subscription_status: string | null }>(
         tx,
