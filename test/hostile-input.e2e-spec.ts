@@ -1,0 +1,79 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { connect } from 'node:net';
+import { sign } from 'jsonwebtoken';
+import { expectProblem, startTestApp, TEST_JWT_SECRET, TestApp } from '@billing/testing';
+
+/** Hostile input of issue 20 (#14, #15, #16, #19, #20, #21): each answers a 4xx problem, never a 500. */
+
+/** A JWT over any payload text, signed with the test secret: jsonwebtoken refuses to sign a non-object. */
+function signedJwt(payload: string): string {
+  const header = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
+  const body = Buffer.from(payload).toString('base64url');
+  const signature = createHmac('sha256', TEST_JWT_SECRET).update(`${header}.${body}`).digest('base64url');
+  return `${header}.${body}.${signature}`;
+}
+
+/** One raw HTTP/1.1 exchange: fetch refuses to send the headers these tests need. */
+function rawRequest(t: TestApp, head: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  const { port } = new URL(t.baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => socket.write(head));
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const [headText, body = ''] = text.split('\r\n\r\n');
+      const [statusLine, ...lines] = headText.split('\r\n');
+      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
+    });
+    socket.setTimeout(5000, () => socket.destroy());
+  });
+}
+
+describe('hostile input (issue 20)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ env: { LIST_PAGE_MAX_BYTES: '65536' } });
+  });
+  afterAll(() => t.close());
+
+  const newInvoice = (memo = 'm') =>
+    t.request('POST', '/invoices', { body: { customer: { id: randomUUID(), handle: 'c', name: 'n' }, currency: 'EUR', memo, items: [{ quantity: 1, unitAmount: 100 }] } });
+
+  it('issue 20 #14: a validly signed JWT whose payload is not an object is a 401', async () => {
+    for (const payload of ['null', '5', '[1]', '"x"', 'true']) {
+      for (const [method, path] of [
+        ['GET', '/invoices'],
+        ['POST', '/products'],
+      ]) {
+        const r = await t.request(method, path, { token: signedJwt(payload), ...(method === 'POST' ? { body: { name: 'p' } } : {}) });
+        expectProblem(r, 401, 'unauthorized');
+        expect([payload, r.headers.get('www-authenticate')]).toEqual([payload, 'Bearer']);
+      }
+    }
+  });
+
+  it('issue 20 #16: a token whose sub is not 1-255 printable characters, or claims a system: actor, is a 401', async () => {
+    const bad = ['a\u0000b', '\ud800', 'x\udc00', '', ' ', 'a\nb', 'x'.repeat(256), 'system:billing-engine', 'system:'];
+    for (const sub of bad) {
+      const token = sign({ environments: [t.environmentId], sub }, TEST_JWT_SECRET, { algorithm: 'HS256', expiresIn: 3600 });
+      const r = await t.request('POST', '/products', { token, body: { name: 'p' } });
+      expect([JSON.stringify(sub), r.status, r.headers.get('www-authenticate')]).toEqual([JSON.stringify(sub), 401, 'Bearer']);
+      expectProblem(r, 401, 'unauthorized');
+    }
+    for (const token of [sign({ environments: [t.environmentId] }, TEST_JWT_SECRET, { algorithm: 'HS256', expiresIn: 3600 }), signedJwt(JSON.stringify({ environments: [t.environmentId], sub: 5, exp: Math.floor(Date.now() / 1000) + 60 }))]) {
+      expectProblem(await t.request('GET', '/products', { token }), 401, 'unauthorized');
+    }
+    const ok = sign({ environments: [t.environmentId], sub: 'ünïcode user 🙂' }, TEST_JWT_SECRET, { algorithm: 'HS256', expiresIn: 3600 });
+    const created = await t.request('POST', '/products', { token: ok, body: { name: 'p' }, headers: { 'x-request-id': 'not a token \u00e9' } });
+    expect(created.status).toBe(201);
+    const log = await t.request('GET', `/products/${created.body.id}/history`);
+    const [event] = log.body.items;
+    expect(event.actor).toBe('ünïcode user 🙂');
+    expect(event.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    const tagged = await t.request('POST', '/products', { body: { name: 'p' }, headers: { 'x-request-id': 'req-42.a:b' } });
+    expect((await t.request('GET', `/products/${tagged.body.id}/history`)).body.items[0].requestId).toBe('req-42.a:b');
+  });
+});
