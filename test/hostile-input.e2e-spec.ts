@@ -76,4 +76,33 @@ describe('hostile input (issue 20)', () => {
     const tagged = await t.request('POST', '/products', { body: { name: 'p' }, headers: { 'x-request-id': 'req-42.a:b' } });
     expect((await t.request('GET', `/products/${tagged.body.id}/history`)).body.items[0].requestId).toBe('req-42.a:b');
   });
+
+  it('issue 20 #20: errors answered before any route runs are problem+json (431, NUL in x-environment, control characters in Idempotency-Key)', async () => {
+    const host = `Host: 127.0.0.1\r\nAuthorization: Bearer ${t.token()}\r\n`;
+    const cases: [string, number][] = [
+      [`GET /invoices HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${'a'.repeat(40_000)}\r\n\r\n`, 431],
+      [`GET /invoices HTTP/1.1\r\n${host}X-Environment: ${t.environmentId}\u0000\r\n\r\n`, 400],
+      [`POST /products HTTP/1.1\r\n${host}X-Environment: ${t.environmentId}\r\nIdempotency-Key: a\u0001b\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{"name":"p"}`, 400],
+      [`POST /products HTTP/1.1\r\n${host}X-Environment: ${t.environmentId}\r\nIdempotency-Key: a\u007fb\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{"name":"p"}`, 400],
+      [`GET /invoices HTTP/1.1\r\n${host}X-Environment: ${t.environmentId}\r\nX-Thing: a\rb\r\n\r\n`, 400],
+      [`GET /invoices HTTP/9.9\r\n${host}\r\n\r\n`, 400],
+      [`GET /%zz HTTP/1.1\r\n${host}\r\n\r\n`, 400],
+      [`GET /invoices HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n`, 400],
+      [`POST /products HTTP/1.1\r\n${host}X-Environment: ${t.environmentId}\r\nIdempotency-Key: a\tb\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{"name":"p"}`, 400],
+      [`POST /products HTTP/1.1\r\n${host}X-Environment: ${t.environmentId}\r\nIdempotency-Key: a\u00ffb\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{"name":"p"}`, 400],
+      [`POST /products HTTP/1.1\r\n${host}X-Environment: ${t.environmentId}\u00ff\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{"name":"p"}`, 400],
+      [`POST /products HTTP/1.1\r\n${host}X-Environment: ${t.environmentId}\r\nContent-Type: application/xml\r\nContent-Length: 12\r\n\r\n{"name":"p"}`, 415],
+      [`POST /products HTTP/1.1\r\n${host}X-Environment: ${t.environmentId}\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{"name":"p"`, 400],
+      [`POST /products HTTP/1.1\r\n${host}X-Environment: ${t.environmentId}\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip\r\n\r\n`, 400],
+      [`PROPFIND /products HTTP/1.1\r\n${host}X-Environment: ${t.environmentId}\r\n\r\n`, 404],
+      [`GET /nothing-here HTTP/1.1\r\n${host}X-Environment: ${t.environmentId}\r\nConnection: close\r\n\r\n`, 404],
+      [`POST /products HTTP/1.1\r\n${host}X-Environment: ${t.environmentId}\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\n\r\n{}`, 413],
+    ];
+    for (const [head, status] of cases) {
+      const r = await rawRequest(t, head.includes('Connection:') ? head : head.replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n'));
+      const request = JSON.stringify(head.slice(0, 60));
+      expect([request, r.status, r.headers['content-type']]).toEqual([request, status, 'application/problem+json; charset=utf-8']);
+      expect(JSON.parse(r.body)).toMatchObject({ status, type: expect.stringMatching(/^\/problems\//), title: expect.any(String) });
+    }
+  });
 });
