@@ -35,7 +35,7 @@ function rawRequest(t: TestApp, head: string): Promise<{ status: number; headers
 describe('hostile input (issue 20)', () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await startTestApp({ env: { LIST_PAGE_MAX_BYTES: '65536' } });
+    t = await startTestApp({ env: { LOG_PAGE_MAX_BYTES: '65536' } });
   });
   afterAll(() => t.close());
 
@@ -104,5 +104,65 @@ describe('hostile input (issue 20)', () => {
       expect([request, r.status, r.headers['content-type']]).toEqual([request, status, 'application/problem+json; charset=utf-8']);
       expect(JSON.parse(r.body)).toMatchObject({ status, type: expect.stringMatching(/^\/problems\//), title: expect.any(String) });
     }
+  });
+
+  it('issue 20 #15: a forged pageToken is a 422 at /query/pageToken on every list', async () => {
+    await newInvoice();
+    const invoice = (await newInvoice()).body;
+    const product = (await t.request('POST', '/products', { body: { name: 'p' } })).body;
+    const webhook = await t.request('PUT', '/webhooks/subscribe', { body: { url: 'https://example.com/h' } });
+    expect([invoice.id, product.id, webhook.body.id]).toEqual([expect.any(String), expect.any(String), expect.any(String)]);
+    const lists = [
+      '/products', '/prices', '/invoices', '/tax-codes', '/templates', '/payments', '/payments?orderBy=-amount', '/payments?orderBy=createdAt',
+      '/webhooks', `/webhooks/${webhook.body.id}/deliveries`, '/billable-metrics', '/subscriptions', '/events',
+      `/invoices/${invoice.id}/history`, `/products/${product.id}/history`,
+    ];
+    const encode = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+    const values: unknown[] = ['\u0000', 'a\u0000', '\ud800', 'x\udc00', 1e308, -1, 2 ** 53 + 1, null, true, [], {}, '9'.repeat(400), 'x'.repeat(600)];
+    const members = [['position'], ['code'], ['seq'], ['createdAt', 'id'], ['order', 'value', 'id'], ['s', 'f']];
+    const tokens = [
+      ...members.flatMap((names) => values.map((value) => encode(Object.fromEntries(names.map((name) => [name, value]))))),
+      ...['null', '5', '"x"', '[]', '{}', '\u0000', '{"position":"1","extra":1}', '{"s":1,"f":"x","position":"1"}'].map(encode),
+      'AA', '%%%', 'a'.repeat(3000), encode({ code: 'ok' }).replace(/.$/, '!'),
+    ];
+    // A token of another filter or another list is no token of this one.
+    const typed = await t.request('GET', '/events?limit=1&type=InvoiceCreated');
+    const invoicesPage = await t.request('GET', '/invoices?limit=1');
+    expect([typed.body.nextPageToken === null, invoicesPage.status]).toEqual([false, 200]);
+    for (const list of lists) {
+      const foreign = list === '/events' ? [typed.body.nextPageToken] : [];
+      for (const token of [...tokens, ...foreign]) {
+        const r = await t.request('GET', `${list}${list.includes('?') ? '&' : '?'}pageToken=${encodeURIComponent(token)}`);
+        const label = `${list} ${token.slice(0, 40)}`;
+        expect([label, r.status, r.body?.errors?.[0]?.pointer]).toEqual([label, 422, '/query/pageToken']);
+      }
+    }
+  });
+
+  it('issue 20 #19: a page of GET /events stays under its byte bound, and paging and the export reach every event exactly once', async () => {
+    const description = 'd'.repeat(4000);
+    for (let i = 0; i < 12; i++) {
+      const r = await t.request('POST', '/invoices', {
+        body: { customer: { id: randomUUID(), handle: 'c', name: 'n' }, currency: 'EUR', items: Array.from({ length: 5 }, () => ({ quantity: 1, unitAmount: 100, description })) },
+      });
+      expect(r.status).toBe(201);
+    }
+    const seen: string[] = [];
+    let pages = 0;
+    let path = '/events?limit=100';
+    for (;;) {
+      const r = await t.request('GET', path);
+      expect([r.status, Buffer.byteLength(r.text) <= 65536]).toEqual([200, true]);
+      pages++;
+      seen.push(...r.body.items.map((item: { id: string }) => item.id));
+      if (r.body.nextPageToken === null) break;
+      path = `/events?limit=100&pageToken=${r.body.nextPageToken}`;
+    }
+    const exported = await t.request('GET', '/events/export');
+    const lines = exported.text.trim().split('\n').map((line) => JSON.parse(line).id as string);
+    expect(pages).toBeGreaterThan(3);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen).toEqual(lines);
+    expect(lines.length).toBeGreaterThanOrEqual(12);
   });
 });
