@@ -11,8 +11,8 @@ import { isValidText } from './hostile-input';
 export type TokenField<Value extends string | number> = (value: unknown) => value is Value;
 
 export const tokenField = {
-  /** A bigint column (a position, a sequence) as decimal text: numbers stay exact past 2^53. */
-  bigint: ((value) => typeof value === 'string' && /^(?:0|[1-9]\d{0,17})$/.test(value)) as TokenField<string>,
+  /** A positive bigint column (a position, a sequence) as decimal text: numbers stay exact past 2^53. */
+  bigint: ((value) => typeof value === 'string' && /^[1-9]\d{0,17}$/.test(value)) as TokenField<string>,
   /** A non-negative safe integer. */
   count: ((value) => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) as TokenField<number>,
   /** Exactly what `Date.prototype.toISOString()` writes, and a real instant (no 30 February). */
