@@ -165,4 +165,49 @@ describe('hostile input (issue 20)', () => {
     expect(seen).toEqual(lines);
     expect(lines.length).toBeGreaterThanOrEqual(12);
   });
+
+  it('issue 20 #21: 2026-02-30 and T24:00:00 are refused by every date-time check, in bodies and queries', async () => {
+    for (const bad of ['2026-02-30T00:00:00Z', '2026-01-01T24:00:00Z']) {
+      expectProblem(await t.request('POST', '/test-clock/advance', { body: { to: bad } }), 422, 'validation-failed', '/to');
+      const event = { id: randomUUID(), subscriptionId: randomUUID(), metricCode: 'm', timestamp: bad };
+      expectProblem(await t.request('POST', '/usage-events', { body: { events: [event] } }), 422, 'validation-failed', '/events/0/timestamp');
+      expectProblem(await t.request('GET', `/subscriptions/${randomUUID()}/usage?from=${bad}`), 422, 'validation-failed', '/query/from');
+      expectProblem(await t.request('GET', `/events?from=${bad}`), 422, 'validation-failed', '/query/from');
+      expectProblem(await t.request('GET', `/payments?createdAt[gt]=${bad}`), 422, 'validation-failed');
+    }
+    expectProblem(await t.request('GET', '/events?to=2026-02-30'), 422, 'validation-failed', '/query/to');
+  });
+
+  it('issue 20 #21: a weak If-Match tag never matches: answered as a stale tag', async () => {
+    const created = await t.request('POST', '/tax-codes', { body: { code: 'VAT22', rate: 0.22, taxable: true } });
+    expect([created.status, created.headers.get('etag')]).toEqual([201, '"1"']);
+    expectProblem(await t.request('PUT', '/tax-codes/VAT22', { body: { rate: 0.25 }, headers: { 'if-match': 'W/"1"' } }), 409, 'version-conflict');
+    expect((await t.request('GET', '/tax-codes/VAT22')).body.rate).toBe(0.22);
+    expect((await t.request('PUT', '/tax-codes/VAT22', { body: { rate: 0.25 }, headers: { 'if-match': '"1"' } })).status).toBe(200);
+  });
+
+  it('issue 20 #21: an unknown query parameter on a single-resource GET is a 422, as on the lists', async () => {
+    const invoice = (await newInvoice()).body;
+    const product = (await t.request('POST', '/products', { body: { name: 'p' } })).body;
+    const taxCode = await t.request('POST', '/tax-codes', { body: { code: 'VAT21', rate: 0.21, taxable: true } });
+    expect([invoice.id, product.id, taxCode.status]).toEqual([expect.any(String), expect.any(String), 201]);
+    for (const [path, name] of [
+      [`/products/${product.id}?asof=2020-01-01T00:00:00Z`, 'asof'],
+      [`/invoices/${invoice.id}?x=1`, 'x'],
+      [`/tax-codes/VAT21?asOf=2020-01-01T00:00:00Z&y=2`, 'y'],
+      ['/paymentsettings?verbose=true', 'verbose'],
+      ['/usage-settings?z=', 'z'],
+      [`/invoices/${invoice.id}/html?lang=fi`, 'lang'],
+    ]) {
+      expectProblem(await t.request('GET', path), 422, 'validation-failed', `/query/${name}`);
+    }
+    expect((await t.request('GET', `/products/${product.id}`)).status).toBe(200);
+  });
+
+  it('issue 20 #21: the hint of a minimal provider key shows no more than a quarter of its secret part', async () => {
+    const enabled = await t.request('POST', '/paymentproviders/enable', { body: { name: 'sandbox', credentials: { secretKey: 'sk_sandbox_WXYZ' } } });
+    expect([enabled.status, enabled.body.credentialsHint]).toEqual([200, 'Z']);
+    const rotated = await t.request('POST', '/paymentproviders/enable', { body: { name: 'sandbox', credentials: { secretKey: 'sk_sandbox_0123456789abcdef' } } });
+    expect(rotated.body.credentialsHint).toBe('cdef');
+  });
 });

@@ -52,7 +52,6 @@ export class PlatformModule {
     const contextControllers = options.contexts.flatMap((context) => controllersOf(context.module));
     // The auditor's routes: the log, the chain, and per declared resource its history and as-of reads.
     const historyResources = new AuditResources(options.contexts).historyResources;
-    interceptSingleResourceReads(contextControllers, historyResources);
     const controllers = [
       HealthController,
       ProblemsController,
@@ -61,6 +60,7 @@ export class PlatformModule {
       ...historyResources.map(historyController),
       ...(config.testClocks ? [TestClockController] : []),
     ];
+    interceptSingleResourceReads([...controllers, ...contextControllers], historyResources);
     interceptWriteRoutes([...controllers, ...contextControllers], IdempotencyInterceptor);
     return {
       module: PlatformModule,
