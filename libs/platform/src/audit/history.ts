@@ -26,7 +26,7 @@ export function historyController(resource: HistoryResource): Type {
     @Get(':id/history')
     @ApiOperation({
       summary: `The events of a ${resource.type.replace(/_/g, ' ')}, with actor and request id`,
-      description: 'In commit order, as GET /events shows them. Keyset paged like GET /events.',
+      description: 'In commit order, as GET /events shows them. Keyset paged like GET /events (at most `limit` events and LOG_PAGE_MAX_BYTES of JSON per page).',
     })
     @ApiParam({ name: 'id', description: `The id GET /${resource.path}/{id} takes.` })
     @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_LOG_LIMIT, default: DEFAULT_LOG_LIMIT } })
