@@ -8,7 +8,7 @@ import { AuditResources } from './audit/audit-resources';
 import { ChainVerifier } from './audit/chain-verifier';
 import { EventLog } from './audit/event-log';
 import { HeadSigner } from './audit/head-signer';
-import { AsOfGuard, historyController, interceptSingleResourceReads } from './audit/history';
+import { QueryFreeReadGuard, historyController, interceptSingleResourceReads } from './audit/history';
 import { Authenticator, CallerGuard } from './auth/guards';
 import { JwtStrategy } from './auth/jwt.strategy';
 import { ClockDrivenWorkRegistry } from './clock/clock-driven-work';
@@ -91,7 +91,7 @@ export class PlatformModule {
         EventLog,
         ChainVerifier,
         HeadSigner,
-        AsOfGuard,
+        QueryFreeReadGuard,
         // Global interceptors run before route ones: the environment's clock scope encloses an Idempotency-Key's transaction.
         // Without test clocks there is none, and reads take Nest's path without interceptors.
         ...(config.testClocks ? [{ provide: APP_INTERCEPTOR, useClass: EnvironmentClockInterceptor }] : []),

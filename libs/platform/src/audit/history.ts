@@ -58,7 +58,7 @@ const AS_OF_RESOURCE = Symbol('asOfResource');
  * pipeline on every request, and these are the hottest reads.
  */
 @Injectable()
-export class AsOfGuard implements CanActivate {
+export class QueryFreeReadGuard implements CanActivate {
   constructor(private readonly log: EventLog) {}
 
   canActivate(context: ExecutionContext): true | Promise<boolean> {
@@ -78,7 +78,7 @@ export class AsOfGuard implements CanActivate {
 }
 
 /**
- * Puts AsOfGuard on every GET route that takes neither `@Query()` nor the
+ * Puts QueryFreeReadGuard on every GET route that takes neither `@Query()` nor the
  * request (so reads no query), and on the single-resource GET of each history
  * resource (the GET route `:<param>` of a controller at the resource's path)
  * the asOf parameter too, in the OpenAPI document as well. Run before Nest
@@ -94,8 +94,8 @@ export function interceptSingleResourceReads(controllers: readonly Type[], resou
       if ((Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined) !== RequestMethod.GET) continue;
       if (readsQuery(controller, name)) continue;
       const existing = (Reflect.getMetadata(GUARDS_METADATA, handler) as unknown[] | undefined) ?? [];
-      if (existing.includes(AsOfGuard)) continue;
-      Reflect.defineMetadata(GUARDS_METADATA, [...existing, AsOfGuard], handler);
+      if (existing.includes(QueryFreeReadGuard)) continue;
+      Reflect.defineMetadata(GUARDS_METADATA, [...existing, QueryFreeReadGuard], handler);
       // The route as served (a controller path with `:id`, or a bare controller with `collection/:id`).
       const route = [base, normalise(Reflect.getMetadata(PATH_METADATA, handler))].filter((part) => part.length > 0).join('/');
       const match = /^(.+)\/:[A-Za-z_][A-Za-z0-9_]*$/.exec(route);
