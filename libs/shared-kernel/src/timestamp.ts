@@ -6,13 +6,14 @@
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2})))?$/;
 
 /**
- * A date (midnight UTC) or an RFC 3339 date-time with a zone, as an instant; for filters.
+ * A date (midnight UTC) or an RFC 3339 date-time with a zone, as an instant; for filters and tokens.
  * Finer than milliseconds is refused rather than truncated, so `gt` never silently matches the
  * instant it excludes.
  */
 export function parseTimestamp(text: string): Date | null {
   const m = DATE_TIME.exec(text);
-  if (m === null || (m[7] !== undefined && m[7].length > 3)) return null;
+  // Filters take the upper-case T and Z only, as they always have.
+  if (m === null || /[tz]/.test(text) || (m[7] !== undefined && m[7].length > 3)) return null;
   return instantOf(m);
 }
 
