@@ -55,7 +55,7 @@ describe('Payments', () => {
       const enabled = await env.enableSandbox();
       expect(enabled.body).toEqual({ id: expect.any(String), name: 'sandbox', status: 'enabled', credentialsHint: SECRET.slice(-4), createdAt: expect.any(String), updatedAt: expect.any(String) });
       expect(enabled.text).not.toContain(SECRET);
-      const rotated = await env.call('POST', '/paymentproviders/enable', { name: 'sandbox', credentials: { secretKey: 'sk_sandbox_rotated9999' } });
+      const rotated = await env.call('POST', '/paymentproviders/enable', { name: 'sandbox', credentials: { secretKey: 'sk_sandbox_rotated-key-9999' } });
       expect(rotated.body).toMatchObject({ id: enabled.body.id, credentialsHint: '9999', status: 'enabled' });
       expect((await env.call('GET', '/paymentproviders')).body.items).toEqual([rotated.body]);
       const disabled = await env.call('PUT', '/paymentproviders/sandbox/disable', {});

@@ -8,7 +8,7 @@ import { AuditResources } from './audit/audit-resources';
 import { ChainVerifier } from './audit/chain-verifier';
 import { EventLog } from './audit/event-log';
 import { HeadSigner } from './audit/head-signer';
-import { AsOfGuard, historyController, interceptSingleResourceReads } from './audit/history';
+import { QueryFreeReadGuard, historyController, interceptSingleResourceReads } from './audit/history';
 import { Authenticator, CallerGuard } from './auth/guards';
 import { JwtStrategy } from './auth/jwt.strategy';
 import { ClockDrivenWorkRegistry } from './clock/clock-driven-work';
@@ -52,7 +52,6 @@ export class PlatformModule {
     const contextControllers = options.contexts.flatMap((context) => controllersOf(context.module));
     // The auditor's routes: the log, the chain, and per declared resource its history and as-of reads.
     const historyResources = new AuditResources(options.contexts).historyResources;
-    interceptSingleResourceReads(contextControllers, historyResources);
     const controllers = [
       HealthController,
       ProblemsController,
@@ -61,6 +60,7 @@ export class PlatformModule {
       ...historyResources.map(historyController),
       ...(config.testClocks ? [TestClockController] : []),
     ];
+    interceptSingleResourceReads([...controllers, ...contextControllers], historyResources);
     interceptWriteRoutes([...controllers, ...contextControllers], IdempotencyInterceptor);
     return {
       module: PlatformModule,
@@ -91,7 +91,7 @@ export class PlatformModule {
         EventLog,
         ChainVerifier,
         HeadSigner,
-        AsOfGuard,
+        QueryFreeReadGuard,
         // Global interceptors run before route ones: the environment's clock scope encloses an Idempotency-Key's transaction.
         // Without test clocks there is none, and reads take Nest's path without interceptors.
         ...(config.testClocks ? [{ provide: APP_INTERCEPTOR, useClass: EnvironmentClockInterceptor }] : []),

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { queryRows } from '@billing/event-store';
-import { decodePageToken, encodePageToken, Page, Versioned } from '@billing/platform';
-import { ValidationError } from '@billing/shared-kernel';
+import { keysetPage, Page, positionPageToken, Versioned } from '@billing/platform';
 import { PriceView, ProductView } from '../views';
 
 export interface PageRequest {
@@ -14,11 +13,6 @@ export interface PageRequest {
 export interface PriceFilter {
   readonly archived?: boolean;
   readonly productId?: string;
-}
-
-/** The keyset of the catalog lists: the log position of the row's creating event (a bigint, as text). */
-interface PositionKey extends Record<string, string> {
-  readonly position: string;
 }
 
 interface Row<View> {
@@ -78,7 +72,7 @@ export class CatalogReadModel {
     const where = [...conditions];
     const values = [...parameters];
     if (page.pageToken !== undefined) {
-      values.push(positionFromToken(page.pageToken));
+      values.push(positionPageToken.decode(page.pageToken).position);
       where.push(`position < $${values.length}`);
     }
     values.push(page.limit + 1);
@@ -87,16 +81,6 @@ export class CatalogReadModel {
       `select view, position::text as position from ${table} where ${where.join(' and ')} order by ${table}.position desc limit $${values.length}`,
       values,
     );
-    const items = rows.slice(0, page.limit);
-    const more = rows.length > page.limit;
-    return { items: items.map((row) => row.view), nextPageToken: more ? encodePageToken({ position: items[items.length - 1].position }) : null };
+    return keysetPage(rows, { limit: page.limit, codec: positionPageToken, key: (row) => ({ position: row.position }), item: (row) => row.view });
   }
-}
-
-function positionFromToken(token: string): string {
-  const { position } = decodePageToken<PositionKey>(token, ['position']);
-  if (typeof position !== 'string' || !/^[1-9]\d{0,17}$/.test(position)) {
-    throw ValidationError.at('/query/pageToken', 'is not a page token returned by this service');
-  }
-  return position;
 }

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { queryRows } from '@billing/event-store';
-import { Page, Versioned } from '@billing/platform';
+import { keysetPage, Page, Versioned } from '@billing/platform';
 import { InvoiceStatus, InvoiceType, ResolvedTax, SettlementStatus, TaxCodeState, TaxRegister, resolveTax } from '../domain';
 import { TaxRegisterReader } from '../tax-register';
 import { InvoiceSummaryView, InvoiceView } from './invoice-view';
-import { decodeInvoiceKey, decodeTaxCodeKey, encodeInvoiceKey, encodeTaxCodeKey } from './page-tokens';
+import { INVOICE_PAGE_TOKEN, TAX_CODE_PAGE_TOKEN } from './page-tokens';
 import { TaxCodeView } from './tax-code-view';
 
 export interface InvoiceFilter {
@@ -51,7 +51,7 @@ export class InvoicingReadModel implements TaxRegisterReader {
     add('settlement_status', filter.settlementStatus);
     add('customer_id', filter.customerId);
     if (pageToken !== undefined) {
-      const after = decodeInvoiceKey(pageToken);
+      const after = INVOICE_PAGE_TOKEN.decode(pageToken);
       params.push(after.createdAt, after.id);
       where.push(`(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
     }
@@ -62,12 +62,7 @@ export class InvoicingReadModel implements TaxRegisterReader {
         order by created_at desc, id desc limit $${params.length}`,
       params,
     );
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return {
-      items: page.map((row) => row.view),
-      nextPageToken: rows.length > limit && last ? encodeInvoiceKey({ createdAt: last.created_at.toISOString(), id: last.id }) : null,
-    };
+    return keysetPage(rows, { limit, codec: INVOICE_PAGE_TOKEN, key: (row) => ({ createdAt: row.created_at.toISOString(), id: row.id }), item: (row) => row.view });
   }
 
   async taxCode(environmentId: string, code: string): Promise<Versioned<TaxCodeView> | null> {
@@ -83,7 +78,7 @@ export class InvoicingReadModel implements TaxRegisterReader {
     const params: unknown[] = [environmentId];
     let after = '';
     if (pageToken !== undefined) {
-      params.push(decodeTaxCodeKey(pageToken).code);
+      params.push(TAX_CODE_PAGE_TOKEN.decode(pageToken).code);
       after = `and code collate "C" > $2 collate "C"`;
     }
     params.push(limit + 1);
@@ -92,9 +87,7 @@ export class InvoicingReadModel implements TaxRegisterReader {
       `select code, view from tax_codes where environment_id = $1 ${after} order by code collate "C" limit $${params.length}`,
       params,
     );
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return { items: page.map((row) => row.view), nextPageToken: rows.length > limit && last ? encodeTaxCodeKey({ code: last.code }) : null };
+    return keysetPage(rows, { limit, codec: TAX_CODE_PAGE_TOKEN, key: (row) => ({ code: row.code }), item: (row) => row.view });
   }
 
   /** The register's current entries for these codes, as of the read model. */

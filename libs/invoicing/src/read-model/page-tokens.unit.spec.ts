@@ -1,5 +1,5 @@
 import { DomainError } from '@billing/shared-kernel';
-import { decodeInvoiceKey, decodeTaxCodeKey, encodeInvoiceKey, encodeTaxCodeKey } from './page-tokens';
+import { INVOICE_PAGE_TOKEN, TAX_CODE_PAGE_TOKEN } from './page-tokens';
 
 const token = (key: unknown) => Buffer.from(JSON.stringify(key)).toString('base64url');
 const ID = '0b0e7c52-9d3e-4c1a-8f0b-2a7e5d9c4b13';
@@ -17,7 +17,7 @@ function pointerOf(fn: () => unknown): string[] {
 describe('invoice page tokens', () => {
   it('given a token this service wrote, when decoded, then the same key', () => {
     const key = { createdAt: '2026-01-15T10:00:00.000Z', id: ID };
-    expect(decodeInvoiceKey(encodeInvoiceKey(key))).toEqual(key);
+    expect(INVOICE_PAGE_TOKEN.decode(INVOICE_PAGE_TOKEN.encode(key))).toEqual(key);
   });
 
   it.each([
@@ -32,17 +32,17 @@ describe('invoice page tokens', () => {
     ['an array', ['2024-02-01T00:00:00.000Z', ID]],
     ['a string', 'garbage'],
   ])('given a forged token with %s, when decoded, then 422 at /query/pageToken', (_label, key) => {
-    expect(pointerOf(() => decodeInvoiceKey(token(key)))).toEqual(['validation-failed', '/query/pageToken']);
+    expect(pointerOf(() => INVOICE_PAGE_TOKEN.decode(token(key)))).toEqual(['validation-failed', '/query/pageToken']);
   });
 
   it('given bytes that are not base64url JSON, when decoded, then 422 at /query/pageToken', () => {
-    expect(pointerOf(() => decodeInvoiceKey('%%%'))).toEqual(['validation-failed', '/query/pageToken']);
+    expect(pointerOf(() => INVOICE_PAGE_TOKEN.decode('%%%'))).toEqual(['validation-failed', '/query/pageToken']);
   });
 });
 
 describe('tax-code page tokens', () => {
   it('given a token this service wrote, when decoded, then the same code', () => {
-    expect(decodeTaxCodeKey(encodeTaxCodeKey({ code: 'VAT25 ✓' }))).toEqual({ code: 'VAT25 ✓' });
+    expect(TAX_CODE_PAGE_TOKEN.decode(TAX_CODE_PAGE_TOKEN.encode({ code: 'VAT25 ✓' }))).toEqual({ code: 'VAT25 ✓' });
   });
 
   it.each([
@@ -52,6 +52,6 @@ describe('tax-code page tokens', () => {
     ['a code longer than any tax code', { code: 'x'.repeat(51) }],
     ['a number', { code: 5 }],
   ])('given a forged token with %s, when decoded, then 422 at /query/pageToken', (_label, key) => {
-    expect(pointerOf(() => decodeTaxCodeKey(token(key)))).toEqual(['validation-failed', '/query/pageToken']);
+    expect(pointerOf(() => TAX_CODE_PAGE_TOKEN.decode(token(key)))).toEqual(['validation-failed', '/query/pageToken']);
   });
 });

@@ -1,4 +1,4 @@
-import { CommandMetadata, DomainEvent, Evolver, FieldError, NotFoundError, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
+import { CommandMetadata, DomainEvent, Evolver, FieldError, NotFoundError, secretHint, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
 
 /**
  * The PaymentProvider aggregate: one stream per (environment, provider name).
@@ -21,8 +21,8 @@ export type KnownProvider = (typeof KNOWN_PROVIDERS)[number];
 export const SANDBOX_SECRET_PREFIX = 'sk_sandbox_';
 /** Long enough for any real key, short enough that a pasted file is refused. */
 export const MAX_SECRET_LENGTH = 255;
-/** The hint shows this many trailing characters; a sandbox key has at least this many after its prefix. */
-export const CREDENTIALS_HINT_LENGTH = 4;
+/** A sandbox key has at least this many characters after its prefix. */
+const MIN_SECRET_PART_LENGTH = 4;
 
 export function isKnownProvider(name: unknown): name is KnownProvider {
   return typeof name === 'string' && (KNOWN_PROVIDERS as readonly string[]).includes(name);
@@ -85,11 +85,11 @@ export function validateProviderCredentials(name: unknown, credentials: unknown)
     throw new ValidationError(errors.length === 1 ? errors[0].detail : 'The sandbox credentials are invalid.', errors);
   }
   const key = secretKey as string;
-  return { name: provider, credentials: { secretKey: key }, hint: key.slice(-CREDENTIALS_HINT_LENGTH) };
+  return { name: provider, credentials: { secretKey: key }, hint: secretHint(key.slice(SANDBOX_SECRET_PREFIX.length)) };
 }
 
 function sandboxSecretProblem(secretKey: unknown): string | null {
-  const expected = `a string starting with ${SANDBOX_SECRET_PREFIX} followed by at least ${CREDENTIALS_HINT_LENGTH} visible ASCII characters`;
+  const expected = `a string starting with ${SANDBOX_SECRET_PREFIX} followed by at least ${MIN_SECRET_PART_LENGTH} visible ASCII characters`;
   if (secretKey === undefined) return `is required: ${expected}`;
   if (typeof secretKey !== 'string') return `must be ${expected}`;
   if (secretKey.length > MAX_SECRET_LENGTH) return `must be at most ${MAX_SECRET_LENGTH} characters`;

@@ -28,15 +28,15 @@ function thrown(run: () => unknown): ValidationError {
 
 describe('validateProviderCredentials', () => {
   it('accepts a sandbox key and hints at its last 4 characters', () => {
-    expect(validateProviderCredentials('sandbox', { secretKey: 'sk_sandbox_abcd1234' })).toEqual({
+    expect(validateProviderCredentials('sandbox', { secretKey: 'sk_sandbox_abcdefgh12341234' })).toEqual({
       name: 'sandbox',
-      credentials: { secretKey: 'sk_sandbox_abcd1234' },
+      credentials: { secretKey: 'sk_sandbox_abcdefgh12341234' },
       hint: '1234',
     });
   });
 
-  it('accepts the shortest sandbox key', () => {
-    expect(validateProviderCredentials('sandbox', { secretKey: 'sk_sandbox_wxyz' }).hint).toBe('wxyz');
+  it('accepts the shortest sandbox key, and hints at no more than a quarter of its secret part', () => {
+    expect(validateProviderCredentials('sandbox', { secretKey: 'sk_sandbox_wxyz' }).hint).toBe('z');
   });
 
   it.each([null, undefined])('accepts manual with credentials %p', (credentials) => {

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { queryRows } from '@billing/event-store';
 import { InvoiceState, toInvoiceView } from '@billing/invoicing';
-import { decodePageToken, encodePageToken, Page } from '@billing/platform';
-import { isUuid, ValidationError } from '@billing/shared-kernel';
+import { invalidPageToken, keysetPage, Page, pageTokenCodec, tokenField } from '@billing/platform';
+import { isUuid } from '@billing/shared-kernel';
 import { FilterOp, InvoiceFacts, OrderField, Payment, PaymentProvider, PaymentQuery } from '../domain';
 import { PaymentProviderView, PaymentView, toPaymentView, toProviderView } from '../views';
 
@@ -29,12 +29,13 @@ const COLLECTION_PAYMENT = `left join payments p on c.status = 'attempting' and 
  */
 const COLLECTION_WORK = `(c.status = 'due' or (c.status = 'attempting' and p.status is distinct from 'pending'))`;
 
-/** Where a page ended: the order it was read in, the last row's order value and id. */
-interface PageKey {
-  readonly order: string;
-  readonly value: string;
-  readonly id: string;
-}
+/** Where a page ended: the order it was read in, the last row's order value (as text) and id. */
+const PAGE_TOKEN = pageTokenCodec({
+  order: tokenField.oneOf((Object.keys(ORDER_COLUMNS) as OrderField[]).flatMap((field) => [field, `-${field}`])),
+  value: tokenField.text(40),
+  id: tokenField.uuid,
+});
+type PageKey = ReturnType<typeof PAGE_TOKEN.decode>;
 
 /** Reads of the payments context's own tables. */
 @Injectable()
@@ -80,13 +81,8 @@ export class PaymentsReadModel {
       `select id, amount::text as amount_text, created_at, state from payments where ${where.join(' and ')} order by ${orderBy} limit $${params.length}`,
       params,
     );
-    const page = rows.slice(0, query.limit);
-    const last = page[page.length - 1];
     const value = (row: (typeof rows)[number]) => (query.orderBy.field === 'amount' ? row.amount_text : query.orderBy.field === 'createdAt' ? row.created_at.toISOString() : row.id);
-    return {
-      items: page.map((row) => toPaymentView(row.state)),
-      nextPageToken: rows.length > query.limit && last ? encodePageToken({ order, value: value(last), id: last.id }) : null,
-    };
+    return keysetPage(rows, { limit: query.limit, codec: PAGE_TOKEN, key: (row) => ({ order, value: value(row), id: row.id }), item: (row) => toPaymentView(row.state) });
   }
 
   async providers(environmentId: string): Promise<PaymentProviderView[]> {
@@ -196,13 +192,9 @@ export interface AwaitingLookup {
 }
 
 function decodeKey(token: string, order: string): PageKey {
-  const key = decodePageToken<{ order: string; value: string; id: string }>(token, ['order', 'value', 'id']);
-  if (key.order !== order) throw ValidationError.at('/query/pageToken', `was issued for orderBy ${key.order}: send the same orderBy to go on paging`);
-  const valid =
-    typeof key.id === 'string' &&
-    isUuid(key.id) &&
-    typeof key.value === 'string' &&
-    (order.endsWith('amount') ? /^-?\d{1,16}$/.test(key.value) : order.endsWith('createdAt') ? !Number.isNaN(Date.parse(key.value)) && new Date(key.value).toISOString() === key.value : true);
-  if (!valid) throw ValidationError.at('/query/pageToken', 'is not a page token returned by this service');
+  const key = PAGE_TOKEN.decode(token);
+  if (key.order !== order) throw invalidPageToken(`was issued for orderBy ${key.order}: send the same orderBy to go on paging`);
+  const valid = order.endsWith('amount') ? /^-?\d{1,16}$/.test(key.value) : order.endsWith('createdAt') ? tokenField.instant(key.value) : tokenField.uuid(key.value);
+  if (!valid) throw invalidPageToken();
   return key;
 }

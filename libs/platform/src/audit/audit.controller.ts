@@ -42,7 +42,10 @@ export const LOG_ITEM_SCHEMA = {
 };
 export const LOG_PAGE_SCHEMA = {
   type: 'object',
-  properties: { items: { type: 'array', items: LOG_ITEM_SCHEMA }, nextPageToken: { type: 'string', nullable: true } },
+  properties: {
+    items: { type: 'array', items: LOG_ITEM_SCHEMA },
+    nextPageToken: { type: 'string', nullable: true, description: 'pass as pageToken for the next page; null on the last page' },
+  },
 };
 
 /** The auditor's routes: the environment's event log, its export, and the hash chain's verification and signed head. */
@@ -58,7 +61,9 @@ export class AuditController {
   @Get('events')
   @ApiOperation({
     summary: "The environment's event log in commit order",
-    description: 'Filters combine with and; unknown parameters are a 422. Keyset paged: a pageToken is bound to the filters it was returned with.',
+    description:
+      'Filters combine with and; unknown parameters are a 422. Keyset paged: a pageToken is bound to the filters it was returned with. ' +
+      'A page holds at most `limit` events and stops once they reach LOG_PAGE_MAX_BYTES (default 4 MiB) of JSON (its first event always comes); nextPageToken continues after the last event shown.',
   })
   @ApiQuery(FILTER_QUERIES[0])
   @ApiQuery(FILTER_QUERIES[1])
@@ -77,7 +82,8 @@ export class AuditController {
   @Header('cache-control', 'no-store')
   @ApiOperation({
     summary: 'The whole log (or its filtered part) as NDJSON',
-    description: 'One event per line (the items of GET /events), in commit order, streamed in batches as the client reads: never held in memory.',
+    description:
+      'One event per line (the items of GET /events), in commit order, streamed in batches (at most 1 000 events and LOG_PAGE_MAX_BYTES) as the client reads: never held in memory.',
   })
   @ApiQuery(FILTER_QUERIES[0])
   @ApiQuery(FILTER_QUERIES[1])

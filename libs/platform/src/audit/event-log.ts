@@ -5,7 +5,8 @@ import { EventMetadata, EventStore, foldStream, queryRows } from '@billing/event
 import { isUuid, NotFoundError, parseTimestamp, ValidationError } from '@billing/shared-kernel';
 import { BoundedContext } from '../context/bounded-context';
 import { BOUNDED_CONTEXTS } from '../context/context-wiring';
-import { decodePageToken, encodePageToken, Page, parseLimit, readQuery } from '../http/paging';
+import { APP_CONFIG, AppConfig } from '../config/app-config';
+import { invalidPageToken, keysetPage, Page, pageTokenCodec, parseLimit, readQuery, tokenField } from '../http/paging';
 import { Versioned } from '../http/versioned';
 import { AuditResources, HistoryResource } from './audit-resources';
 
@@ -43,8 +44,10 @@ const PAGE_QUERY = [...LOG_FILTERS, 'limit', 'pageToken'] as const;
 const HISTORY_QUERY = ['limit', 'pageToken'] as const;
 export const MAX_LOG_LIMIT = 500;
 export const DEFAULT_LOG_LIMIT = 100;
-/** Rows per query of an export: bounded memory whatever the environment's size. */
+/** Rows per query of an export (and at most logPageMaxBytes of them): bounded memory whatever the environment's size. */
 const EXPORT_BATCH = 1000;
+/** Where a page of the log ended (`s`, its last position) and the digest of the filters it belongs to (`f`). */
+const LOG_PAGE_TOKEN = pageTokenCodec({ s: tokenField.count, f: tokenField.text(16) });
 const EXPORT_CHUNK_LINES = 32;
 
 interface LogRow {
@@ -59,6 +62,8 @@ interface LogRow {
   data: unknown;
   metadata: EventMetadata;
   occurred_at: Date;
+  /** An upper bound of the item's JSON: its data and metadata as Postgres writes them (with spaces), plus the other members. */
+  size: number;
 }
 
 /**
@@ -66,20 +71,30 @@ interface LogRow {
  * (event_chain.sequence, assigned at commit under the environment's lock),
  * so a page never skips an event whose transaction commits late: it gets a
  * sequence after everything already visible. Keyset paging on the sequence.
+ * At most $8 rows, and no row after the one that takes the running size past
+ * $9 bytes: Postgres stops sending before a page of large events does (the
+ * page keeps the events within the bound; the next page starts after them).
  */
 const LOG_PAGE = `
-  select c.sequence::text, c.hash, e.event_id, e.stream_type, e.stream_id, e.stream_version, e.event_type, e.schema_version,
-         e.data, e.metadata, e.occurred_at
-    from event_chain c
-    join events e on e.event_id = c.event_id
-   where c.environment_id = $1 and c.sequence > $2
-     and ($3::text is null or e.event_type = $3)
-     and ($4::text[] is null or e.stream_type = any($4::text[]))
-     and ($5::uuid is null or e.stream_id = $5)
-     and ($6::timestamptz is null or e.occurred_at >= $6)
-     and ($7::timestamptz is null or e.occurred_at < $7)
-   order by c.sequence
-   limit $8`;
+  select sequence, hash, event_id, stream_type, stream_id, stream_version, event_type, schema_version, data, metadata, occurred_at, size
+    from (
+      select c.sequence::text, c.hash, e.event_id, e.stream_type, e.stream_id, e.stream_version, e.event_type, e.schema_version,
+             e.data, e.metadata, e.occurred_at, s.size,
+             sum(s.size) over (order by c.sequence rows between unbounded preceding and current row) as running
+        from event_chain c
+        join events e on e.event_id = c.event_id
+        cross join lateral (select octet_length(e.data::text) + octet_length(e.metadata::text) + 512 as size) s
+       where c.environment_id = $1 and c.sequence > $2
+         and ($3::text is null or e.event_type = $3)
+         and ($4::text[] is null or e.stream_type = any($4::text[]))
+         and ($5::uuid is null or e.stream_id = $5)
+         and ($6::timestamptz is null or e.occurred_at >= $6)
+         and ($7::timestamptz is null or e.occurred_at < $7)
+       order by c.sequence
+       limit $8
+    ) page
+   where running - size < $9
+   order by page.sequence::bigint`;
 
 @Injectable()
 export class EventLog {
@@ -89,6 +104,7 @@ export class EventLog {
     private readonly dataSource: DataSource,
     private readonly eventStore: EventStore,
     @Inject(BOUNDED_CONTEXTS) contexts: readonly BoundedContext[],
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.resources = new AuditResources(contexts);
   }
@@ -107,8 +123,9 @@ export class EventLog {
 
   /**
    * Every event the filter selects, one JSON line each, read in keyset
-   * batches: a batch is read only when the consumer has taken the previous
-   * one (a pull-driven generator), so memory stays one batch whatever the size.
+   * batches bounded by count and bytes: a batch is read only when the
+   * consumer has taken the previous one (a pull-driven generator), so memory
+   * stays one batch whatever the size.
    */
   async *exportLines(environmentId: string, filter: LogFilter): AsyncGenerator<string> {
     let after = 0;
@@ -122,7 +139,6 @@ export class EventLog {
           .map((row) => `${JSON.stringify(this.itemOf(row))}\n`)
           .join('');
       }
-      if (rows.length < EXPORT_BATCH) return;
       after = Number(rows[rows.length - 1].sequence);
     }
   }
@@ -180,16 +196,19 @@ export class EventLog {
     const bound = filterKey(filter);
     let after = 0;
     if (pageToken !== undefined) {
-      const token = decodePageToken<{ s: number; f: string }>(pageToken, ['s', 'f']);
-      if (token.f !== bound || !Number.isSafeInteger(token.s) || token.s < 0) {
-        throw ValidationError.at('/query/pageToken', 'belongs to other filters (a page token is bound to the filters it was returned with)');
-      }
+      const token = LOG_PAGE_TOKEN.decode(pageToken);
+      if (token.f !== bound) throw invalidPageToken('belongs to other filters (a page token is bound to the filters it was returned with)');
       after = token.s;
     }
     const rows = await this.rows(environmentId, filter, after, limit + 1);
-    const items = rows.slice(0, limit).map((row) => this.itemOf(row));
-    const last = items[items.length - 1];
-    return { items, nextPageToken: rows.length > limit ? encodePageToken({ s: last.position, f: bound }) : null };
+    return keysetPage(rows, {
+      limit,
+      codec: LOG_PAGE_TOKEN,
+      key: (row) => ({ s: Number(row.sequence), f: bound }),
+      item: (row) => this.itemOf(row),
+      size: (row) => row.size,
+      maxBytes: this.config.logPageMaxBytes,
+    });
   }
 
   private rows(environmentId: string, filter: LogFilter, after: number, limit: number): Promise<LogRow[]> {
@@ -202,6 +221,7 @@ export class EventLog {
       filter.from ?? null,
       filter.to ?? null,
       limit,
+      this.config.logPageMaxBytes,
     ]);
   }
 

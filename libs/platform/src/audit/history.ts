@@ -1,5 +1,6 @@
 import { CanActivate, Controller, ExecutionContext, Get, Inject, Injectable, Param, Query, RequestMethod, Type } from '@nestjs/common';
-import { GUARDS_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { GUARDS_METADATA, METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ValidationError } from '@billing/shared-kernel';
 import { Caller, AuthenticatedRequest, CallerContext } from '../http/request-context';
@@ -25,7 +26,7 @@ export function historyController(resource: HistoryResource): Type {
     @Get(':id/history')
     @ApiOperation({
       summary: `The events of a ${resource.type.replace(/_/g, ' ')}, with actor and request id`,
-      description: 'In commit order, as GET /events shows them. Keyset paged like GET /events.',
+      description: 'In commit order, as GET /events shows them. Keyset paged like GET /events (at most `limit` events and LOG_PAGE_MAX_BYTES of JSON per page).',
     })
     @ApiParam({ name: 'id', description: `The id GET /${resource.path}/{id} takes.` })
     @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_LOG_LIMIT, default: DEFAULT_LOG_LIMIT } })
@@ -44,23 +45,29 @@ export function historyController(resource: HistoryResource): Type {
 const AS_OF_RESOURCE = Symbol('asOfResource');
 
 /**
- * `?asOf=<date-time>` on a single-resource GET: answers the resource as it
- * was at that instant from the log (EventLog.asOf) instead of the read model,
- * with its version then as the ETag. Without asOf the route runs as always.
- * With it, asOf is the only query parameter accepted, and a bad one is a 422
- * at /query/asOf.
+ * The query of a GET route that reads none (a single-resource GET, a
+ * document, a probe): any parameter is a 422 at /query/<name>, as on the
+ * lists, rather than silently ignored (`?asof=` must not answer the present).
+ * On the single-resource GET of a history resource, `?asOf=<date-time>`
+ * answers the resource as it was at that instant from the log
+ * (EventLog.asOf) instead of the read model, with its version then as the
+ * ETag; asOf is then the only parameter accepted, and a bad one is a 422 at
+ * /query/asOf.
  * A guard (after authentication, which global guards do first), not an
  * interceptor: a route with any interceptor pays for Nest's observable
  * pipeline on every request, and these are the hottest reads.
  */
 @Injectable()
-export class AsOfGuard implements CanActivate {
+export class QueryFreeReadGuard implements CanActivate {
   constructor(private readonly log: EventLog) {}
 
   canActivate(context: ExecutionContext): true | Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest & { query?: Record<string, unknown>; params?: Record<string, string> }>();
-    if (!request.query || !Object.prototype.hasOwnProperty.call(request.query, 'asOf')) return true;
-    const resource = Reflect.getMetadata(AS_OF_RESOURCE, context.getHandler()) as HistoryResource;
+    const resource = Reflect.getMetadata(AS_OF_RESOURCE, context.getHandler()) as HistoryResource | undefined;
+    if (!resource || !request.query || !Object.prototype.hasOwnProperty.call(request.query, 'asOf')) {
+      readQuery(request.query, []);
+      return true;
+    }
     const asOf = instant('asOf', readQuery(request.query, ['asOf']).asOf);
     if (!asOf) throw ValidationError.at('/query/asOf', 'must be an RFC 3339 date-time with a zone');
     const [routeId] = Object.values(request.params ?? {});
@@ -71,10 +78,12 @@ export class AsOfGuard implements CanActivate {
 }
 
 /**
- * Puts AsOfGuard, and the asOf parameter in the OpenAPI document, on
- * the single-resource GET of each history resource: the GET route `:<param>`
- * of a controller at the resource's path. Run before Nest scans the modules,
- * like interceptWriteRoutes. Applying it twice changes nothing.
+ * Puts QueryFreeReadGuard on every GET route that takes neither `@Query()` nor the
+ * request (so reads no query), and on the single-resource GET of each history
+ * resource (the GET route `:<param>` of a controller at the resource's path)
+ * the asOf parameter too, in the OpenAPI document as well. Run before Nest
+ * scans the modules, like interceptWriteRoutes. Applying it twice changes
+ * nothing.
  */
 export function interceptSingleResourceReads(controllers: readonly Type[], resources: readonly HistoryResource[]): void {
   for (const controller of controllers) {
@@ -83,15 +92,16 @@ export function interceptSingleResourceReads(controllers: readonly Type[], resou
       const handler: unknown = controller.prototype[name];
       if (name === 'constructor' || typeof handler !== 'function') continue;
       if ((Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined) !== RequestMethod.GET) continue;
+      if (readsQuery(controller, name)) continue;
+      const existing = (Reflect.getMetadata(GUARDS_METADATA, handler) as unknown[] | undefined) ?? [];
+      if (existing.includes(QueryFreeReadGuard)) continue;
+      Reflect.defineMetadata(GUARDS_METADATA, [...existing, QueryFreeReadGuard], handler);
       // The route as served (a controller path with `:id`, or a bare controller with `collection/:id`).
       const route = [base, normalise(Reflect.getMetadata(PATH_METADATA, handler))].filter((part) => part.length > 0).join('/');
       const match = /^(.+)\/:[A-Za-z_][A-Za-z0-9_]*$/.exec(route);
       const resource = match ? resources.find((candidate) => candidate.path === match[1] && candidate.view) : undefined;
       if (!resource) continue;
-      if (Reflect.getMetadata(AS_OF_RESOURCE, handler)) continue;
       Reflect.defineMetadata(AS_OF_RESOURCE, resource, handler);
-      const existing = (Reflect.getMetadata(GUARDS_METADATA, handler) as unknown[] | undefined) ?? [];
-      Reflect.defineMetadata(GUARDS_METADATA, [...existing, AsOfGuard], handler);
       ApiQuery({
         name: 'asOf',
         required: false,
@@ -100,6 +110,12 @@ export function interceptSingleResourceReads(controllers: readonly Type[], resou
       })(controller.prototype, name, Object.getOwnPropertyDescriptor(controller.prototype, name)!);
     }
   }
+}
+
+/** Whether the handler takes the query (`@Query()`) or the whole request, and so answers its query itself. */
+function readsQuery(controller: Type, name: string): boolean {
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, name) as Record<string, unknown> | undefined) ?? {};
+  return Object.keys(args).some((key) => [RouteParamtypes.QUERY, RouteParamtypes.REQUEST].some((type) => key.startsWith(`${type}:`)));
 }
 
 function normalise(path: unknown): string {

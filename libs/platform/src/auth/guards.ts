@@ -9,6 +9,9 @@ import { JwtStrategy, TokenClaims } from './jwt.strategy';
 const UNAUTHORIZED = () =>
   new HttpProblem(401, 'unauthorized', 'A valid bearer token is required.', undefined, { 'www-authenticate': 'Bearer' });
 
+/** A client's correlation id is recorded with every event: a short run of visible ASCII, else the request id. */
+const CORRELATION_ID = /^[\x21-\x7e]{1,200}$/;
+
 /** Verified tokens are remembered until they expire: the same client sends the same token many times. */
 const CACHE_LIMIT = 10_000;
 
@@ -61,7 +64,12 @@ export class Authenticator {
       attempt.success = (claims) => resolve(claims);
       attempt.fail = () => reject(UNAUTHORIZED());
       attempt.error = () => reject(UNAUTHORIZED());
-      attempt.authenticate(request, {});
+      try {
+        attempt.authenticate(request, {});
+      } catch {
+        // jsonwebtoken reads members of the verified payload before our checks run: a signed `null` throws here.
+        reject(UNAUTHORIZED());
+      }
     });
   }
 }
@@ -82,9 +90,9 @@ function scopeToEnvironment(request: AuthenticatedRequest, claims: TokenClaims):
   const correlation = request.headers['x-correlation-id'];
   request.caller = {
     environmentId,
-    actor: typeof claims.sub === 'string' ? claims.sub : 'anonymous',
+    actor: claims.sub,
     requestId: String(request.id),
-    correlationId: typeof correlation === 'string' && correlation.length <= 200 ? correlation : String(request.id),
+    correlationId: typeof correlation === 'string' && CORRELATION_ID.test(correlation) ? correlation : String(request.id),
   };
   return request.caller;
 }

@@ -6,7 +6,7 @@ import { SecretOrKeyProvider, Strategy, StrategyOptionsWithoutRequest } from 'pa
 import { APP_CONFIG, AppConfig, JwtConfig } from '../config/app-config';
 
 export interface TokenClaims {
-  readonly sub?: string;
+  readonly sub: string;
   readonly environments?: unknown;
   readonly exp?: number;
   readonly iat?: number;
@@ -21,14 +21,36 @@ export function bearerToken(request: { headers: Record<string, string | string[]
   return BEARER.exec(header)?.[1] ?? null;
 }
 
+/** The prefix of the service's own actors (`system:billing-engine`…): no caller may pass for one of them. */
+export const SYSTEM_ACTOR_PREFIX = 'system:';
+const MAX_SUBJECT_LENGTH = 255;
+/** Printable: no control, format, private-use, unassigned or lone surrogate code point, no space at either end. */
+const PRINTABLE_SUBJECT = /^[^\p{C}\s](?:[^\p{C}]*[^\p{C}\s])?$/u;
+
 /**
- * A token is accepted only with an `exp`, and only if the lifetime it claims
- * (from `iat`, or from now when it has none) is within the configured maximum:
- * a leaked token must not be valid forever.
+ * The `sub` is recorded as the actor of every event the caller causes (in
+ * jsonb, and in the audit chain): only a name that can be stored and read
+ * back is accepted, and never one of the service's own actors.
+ */
+export function isAcceptableSubject(sub: unknown): sub is string {
+  return (
+    typeof sub === 'string' &&
+    [...sub].length <= MAX_SUBJECT_LENGTH &&
+    PRINTABLE_SUBJECT.test(sub) &&
+    !sub.toLowerCase().startsWith(SYSTEM_ACTOR_PREFIX)
+  );
+}
+
+/**
+ * A token is accepted only as a JSON object with an acceptable `sub` and an
+ * `exp`, and only if the lifetime it claims (from `iat`, or from now when it
+ * has none) is within the configured maximum: a leaked token must not be
+ * valid forever.
  */
 export function acceptClaims(claims: unknown, maxTtlSeconds: number, nowSeconds: number): TokenClaims | null {
   if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) return null;
-  const { exp, iat } = claims as TokenClaims;
+  const { exp, iat, sub } = claims as Partial<TokenClaims>;
+  if (!isAcceptableSubject(sub)) return null;
   if (typeof exp !== 'number' || !Number.isFinite(exp)) return null;
   if (iat !== undefined && (typeof iat !== 'number' || !Number.isFinite(iat))) return null;
   const issuedAt = iat === undefined ? nowSeconds : Math.min(iat, nowSeconds);

@@ -29,6 +29,8 @@ export interface AppConfig {
   readonly dataDir: string;
   readonly roles: { readonly api: boolean; readonly worker: boolean };
   readonly bodyLimitBytes: number;
+  /** At most this much JSON per page of GET /events and history, and per batch of the export (besides a page's first event). */
+  readonly logPageMaxBytes: number;
   /** How long a write waits for its read models before answering 503 read-model-timeout. */
   readonly readModelTimeoutMs: number;
   /** A request (headers and body) must arrive within this time, its headers within headersTimeoutMs. */
@@ -129,6 +131,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     dataDir: env.DATA_DIR ?? '.data',
     roles: { api: roles.includes('api'), worker: roles.includes('worker') },
     bodyLimitBytes: integer(env.BODY_LIMIT_BYTES, 1024 * 1024, 'BODY_LIMIT_BYTES'),
+    logPageMaxBytes: atLeastOne(integer(env.LOG_PAGE_MAX_BYTES, 4 * 1024 * 1024, 'LOG_PAGE_MAX_BYTES'), 'LOG_PAGE_MAX_BYTES'),
     readModelTimeoutMs: integer(env.READ_MODEL_TIMEOUT_MS, 5_000, 'READ_MODEL_TIMEOUT_MS'),
     paymentsResolveAfterMs: integer(env.PAYMENTS_RESOLVE_AFTER_MS, 30_000, 'PAYMENTS_RESOLVE_AFTER_MS'),
     requestTimeoutMs: integer(env.REQUEST_TIMEOUT_MS, 30_000, 'REQUEST_TIMEOUT_MS'),

@@ -52,7 +52,7 @@ export function edgeServerOptions(config: AppConfig): FastifyHttpOptions<Server>
       const body = JSON.stringify(buildProblem({ status, code, detail, instance: '' }));
       if (socket.writable) {
         socket.write(
-          `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\n` +
+          `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}; charset=utf-8\r\n` +
             `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
         );
       }

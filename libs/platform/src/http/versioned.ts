@@ -25,18 +25,23 @@ export function responseHeadersOf(result: Versioned<unknown>): Record<string, st
   return { etag: etagFor(result.version), ...(result.location ? { location: result.location } : {}) };
 }
 
-const ETAG = /^(?:W\/)?"(\d{1,9})"$/;
+const ETAG = /^(W\/)?"(\d{1,9})"$/;
+
+/** A version no stream ever has: the write answers as for a stale tag (409). */
+const NO_VERSION = -1;
 
 /**
  * The version a write is based on, from `If-Match`: undefined when absent or
  * `*` (whatever is current), else the number inside one ETag this service
- * issued. Commands carry this number, never the header.
+ * issued. A weak tag (`W/"3"`) never matches: If-Match compares strongly
+ * (RFC 9110, 13.1.1), so it is answered as a stale tag. Commands carry this
+ * number, never the header.
  */
 export function parseIfMatch(header: string | undefined): number | undefined {
   if (header === undefined || header.trim() === '*') return undefined;
   const match = ETAG.exec(header.trim());
   if (!match) throw ValidationError.at('/headers/if-match', 'must be one ETag returned by this service, such as "3"');
-  return Number(match[1]);
+  return match[1] === undefined ? Number(match[2]) : NO_VERSION;
 }
 
 /** `@IfMatch() expectedVersion: number | undefined` in a controller method. */

@@ -3,7 +3,7 @@ import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from 
 import { CommandBus } from '@nestjs/cqrs';
 import { CommandPath } from '@billing/event-store';
 import { Caller, CallerContext, Clock, commandContext, Page, parseLimit, problemResponse, readQuery, ResourceIdPipe, Versioned } from '@billing/platform';
-import { formatScaledDecimal, NotFoundError, ValidationError } from '@billing/shared-kernel';
+import { formatScaledDecimal, NotFoundError, parseDateTime, ValidationError } from '@billing/shared-kernel';
 import { CreateBillableMetricCommand } from '../create-billable-metric/create-billable-metric.command';
 import { BillableMetric, DEFAULT_USAGE_SETTINGS, timelineAt, USAGE_SCALE, usageSettingsEvolver } from '../domain';
 import { IngestUsageEventsCommand } from '../ingest-usage-events/ingest-usage-events.command';
@@ -24,7 +24,6 @@ import {
 import { UsageStore } from '../usage/usage-store';
 
 const ETAG = { etag: { description: 'the version, for If-Match', schema: { type: 'string', example: '"1"' } } };
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 
 export type BillableMetricView = Omit<BillableMetric, 'status'>;
 export interface UsageSettingsView {
@@ -184,7 +183,7 @@ function settingsView(settings: { usageGracePeriodHours: number; updatedAt: stri
 }
 
 function dateTime(value: string, name: string): Date {
-  const parsed = DATE_TIME.test(value) ? new Date(value) : null;
-  if (parsed === null || Number.isNaN(parsed.getTime())) throw ValidationError.at(`/query/${name}`, 'must be an RFC 3339 date-time with Z or an offset');
+  const parsed = parseDateTime(value);
+  if (parsed === null) throw ValidationError.at(`/query/${name}`, 'must be an RFC 3339 date-time with Z or an offset');
   return parsed;
 }

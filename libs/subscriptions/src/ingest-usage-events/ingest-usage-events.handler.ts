@@ -1,5 +1,5 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { FieldError, isUuid, parseScaledDecimal, ValidationError } from '@billing/shared-kernel';
+import { FieldError, isUuid, parseDateTime, parseScaledDecimal, ValidationError } from '@billing/shared-kernel';
 import { BillableMetric, endsAt, startOfDayIn, Subscription, USAGE_SCALE } from '../domain';
 import { UsageRow, UsageStore } from '../usage/usage-store';
 import { IngestUsageEventsCommand } from './ingest-usage-events.command';
@@ -11,7 +11,6 @@ export const USAGE_MAX_AGE_MS = 35 * 86_400_000;
 /** Events later than this ahead of the environment's clock are refused. */
 export const USAGE_MAX_AHEAD_MS = 5 * 60_000;
 const EVENT_MEMBERS = ['id', 'subscriptionId', 'customerId', 'metricCode', 'timestamp', 'properties'];
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 
 export type UsageEventStatus = 'accepted' | 'duplicate' | 'rejected';
 
@@ -225,8 +224,8 @@ function parseBatch(body: unknown): ParsedEvent[] {
       errors.push({ pointer: `${at}/customerId`, detail: "must be the customer's id (1 to 255 characters)" });
     }
     if (typeof e.metricCode !== 'string' || e.metricCode.length < 1 || e.metricCode.length > 100) errors.push({ pointer: `${at}/metricCode`, detail: 'is required: a billable metric code' });
-    const occurredAt = typeof e.timestamp === 'string' && TIMESTAMP.test(e.timestamp) ? new Date(e.timestamp) : null;
-    if (occurredAt === null || Number.isNaN(occurredAt.getTime())) errors.push({ pointer: `${at}/timestamp`, detail: 'is required: an RFC 3339 date-time with Z or an offset' });
+    const occurredAt = typeof e.timestamp === 'string' ? parseDateTime(e.timestamp) : null;
+    if (occurredAt === null) errors.push({ pointer: `${at}/timestamp`, detail: 'is required: an RFC 3339 date-time with Z or an offset' });
     const properties = e.properties ?? {};
     if (typeof properties !== 'object' || properties === null || Array.isArray(properties)) errors.push({ pointer: `${at}/properties`, detail: 'must be an object' });
     if (errors.length > before) return null;

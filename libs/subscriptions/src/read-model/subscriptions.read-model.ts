@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { queryRows } from '@billing/event-store';
 import { ExistingPrice, ExistingProduct } from '@billing/catalog';
-import { decodePageToken, encodePageToken, Page } from '@billing/platform';
-import { isUuid, ValidationError } from '@billing/shared-kernel';
+import { keysetPage, Page, pageTokenCodec, tokenField } from '@billing/platform';
+import { isUuid } from '@billing/shared-kernel';
 import { PriceFacts, Subscription, SubscriptionStatus } from '../domain';
 import { SubscriptionView, toSubscriptionView } from '../subscription-view';
 
@@ -19,6 +19,9 @@ export interface CatalogPrice {
 }
 
 /** Reads of the subscriptions context's own tables (statements join the caller's unit of work when there is one). */
+/** Newest first: the row's createdAt, then its id. */
+const PAGE_TOKEN = pageTokenCodec({ createdAt: tokenField.instant, id: tokenField.uuid });
+
 @Injectable()
 export class SubscriptionsReadModel {
   constructor(private readonly dataSource: DataSource) {}
@@ -45,7 +48,7 @@ export class SubscriptionsReadModel {
       where.push(`customer_id = $${params.length}`);
     }
     if (pageToken !== undefined) {
-      const after = decodeKey(pageToken);
+      const after = PAGE_TOKEN.decode(pageToken);
       params.push(after.createdAt, after.id);
       where.push(`(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
     }
@@ -55,12 +58,7 @@ export class SubscriptionsReadModel {
       `select id, created_at, state from subscriptions where ${where.join(' and ')} order by created_at desc, id desc limit $${params.length}`,
       params,
     );
-    const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
-    return {
-      items: page.map((row) => toSubscriptionView(row.state, now)),
-      nextPageToken: rows.length > limit && last ? encodePageToken({ createdAt: last.created_at.toISOString(), id: last.id }) : null,
-    };
+    return keysetPage(rows, { limit, codec: PAGE_TOKEN, key: (row) => ({ createdAt: row.created_at.toISOString(), id: row.id }), item: (row) => toSubscriptionView(row.state, now) });
   }
 
   /** The catalog's prices (with their products) of this environment among `ids`. */
@@ -127,12 +125,3 @@ export function priceFactsOf({ price, product }: CatalogPrice): PriceFacts {
   };
 }
 
-function decodeKey(token: string): { createdAt: string; id: string } {
-  const { createdAt, id } = decodePageToken<{ createdAt: string; id: string }>(token, ['createdAt', 'id']);
-  // Tokens carry toISOString() output: anything else was not issued here.
-  const issued = typeof createdAt === 'string' && !Number.isNaN(Date.parse(createdAt)) && new Date(createdAt).toISOString() === createdAt;
-  if (!issued || typeof id !== 'string' || !isUuid(id)) {
-    throw ValidationError.at('/query/pageToken', 'is not a page token returned by this service');
-  }
-  return { createdAt, id };
-}

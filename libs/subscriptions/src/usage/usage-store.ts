@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { queryRows } from '@billing/event-store';
 import { amountForScaledQuantity, ExistingPrice, PricingEntry } from '@billing/catalog';
-import { decodePageToken, encodePageToken, Page } from '@billing/platform';
+import { keysetPage, Page, pageTokenCodec, tokenField } from '@billing/platform';
 import { parseScaledDecimal, ValidationError } from '@billing/shared-kernel';
 import {
   addDays,
@@ -20,6 +20,9 @@ import {
   UsageSettings,
 } from '../domain';
 import { billableMetricId } from '../streams';
+
+/** Billable metrics are listed by code. */
+const METRIC_TOKEN = pageTokenCodec({ code: tokenField.text(100) });
 
 /** A row to ingest: the client's id and the event as it will be stored (subscription resolved). */
 export interface UsageRow {
@@ -69,9 +72,7 @@ export class UsageStore {
     const params: unknown[] = [environmentId, limit + 1];
     let after = '';
     if (pageToken !== undefined) {
-      const { code } = decodePageToken<{ code: string }>(pageToken, ['code']);
-      if (typeof code !== 'string') throw ValidationError.at('/query/pageToken', 'is not a page token returned by this service');
-      params.push(code);
+      params.push(METRIC_TOKEN.decode(pageToken).code);
       after = `and (state->>'code') collate "C" > $3`;
     }
     const rows = await queryRows<{ state: BillableMetric }>(
@@ -79,8 +80,7 @@ export class UsageStore {
       `select state from billable_metrics where environment_id = $1 ${after} order by state->>'code' collate "C" limit $2`,
       params,
     );
-    const items = rows.slice(0, limit).map((row) => row.state);
-    return { items, nextPageToken: rows.length > limit ? encodePageToken({ code: items[items.length - 1].code }) : null };
+    return keysetPage(rows, { limit, codec: METRIC_TOKEN, key: (row) => ({ code: row.state.code }), item: (row) => row.state });
   }
 
   async settings(environmentId: string, manager: EntityManager = this.dataSource.manager): Promise<UsageSettings> {

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { queryRows } from '@billing/event-store';
-import { decodePageToken, encodePageToken, Page, Versioned } from '@billing/platform';
-import { ValidationError } from '@billing/shared-kernel';
+import { keysetPage, Page, positionPageToken, Versioned } from '@billing/platform';
 import { TemplateGroupView } from '../views';
 
 /** Reads of `template_groups` (kept by the templates.read-model projection), scoped by environment, newest first. */
@@ -23,7 +22,7 @@ export class TemplatesReadModel {
     const values: unknown[] = [environmentId];
     let where = 'environment_id = $1';
     if (pageToken !== undefined) {
-      values.push(positionFromToken(pageToken));
+      values.push(positionPageToken.decode(pageToken).position);
       where += ` and position < $${values.length}`;
     }
     values.push(limit + 1);
@@ -33,13 +32,6 @@ export class TemplatesReadModel {
       `select view, position::text as position_text from template_groups where ${where} order by position desc limit $${values.length}`,
       values,
     );
-    const items = rows.slice(0, limit);
-    return { items: items.map((row) => row.view), nextPageToken: rows.length > limit ? encodePageToken({ position: items[items.length - 1].position_text }) : null };
+    return keysetPage(rows, { limit, codec: positionPageToken, key: (row) => ({ position: row.position_text }), item: (row) => row.view });
   }
-}
-
-function positionFromToken(token: string): string {
-  const { position } = decodePageToken<{ position: string }>(token, ['position']);
-  if (typeof position !== 'string' || !/^[1-9]\d{0,17}$/.test(position)) throw ValidationError.at('/query/pageToken', 'is not a page token returned by this service');
-  return position;
 }

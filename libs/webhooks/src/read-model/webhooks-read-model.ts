@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { queryRows } from '@billing/event-store';
-import { ValidationError } from '@billing/shared-kernel';
-import { decodePageToken, encodePageToken, Page } from '@billing/platform';
+import { keysetPage, Page, pageTokenCodec, tokenField } from '@billing/platform';
 
 export interface WebhookSummary {
   readonly id: string;
@@ -65,6 +64,9 @@ interface DeliveryRow {
   seq: string;
 }
 
+/** Both lists page by the row's seq (a bigint, as text). */
+const SEQ_TOKEN = pageTokenCodec({ seq: tokenField.bigint });
+
 /** Reads of the webhooks tables, always scoped by environment. */
 @Injectable()
 export class WebhooksReadModel {
@@ -72,7 +74,7 @@ export class WebhooksReadModel {
 
   /** Active and disabled subscriptions, oldest first; deleted ones are not listed. */
   async listSubscriptions(environmentId: string, limit: number, pageToken: string | undefined): Promise<Page<WebhookSummary>> {
-    const after = pageToken ? seqFrom(pageToken) : '0';
+    const after = pageToken ? SEQ_TOKEN.decode(pageToken).seq : '0';
     const rows = await queryRows<SubscriptionRow>(
       this.dataSource.manager,
       `select id, url, version, status, disabled_reason, created_at, updated_at, seq::text
@@ -81,11 +83,7 @@ export class WebhooksReadModel {
         order by webhook_subscriptions.seq limit $3`,
       [environmentId, after, limit + 1],
     );
-    const items = rows.slice(0, limit);
-    return {
-      items: items.map(toSummary),
-      nextPageToken: rows.length > limit ? encodePageToken({ seq: items[items.length - 1].seq }) : null,
-    };
+    return keysetPage(rows, { limit, codec: SEQ_TOKEN, key: (row) => ({ seq: row.seq }), item: toSummary });
   }
 
   async findSubscription(environmentId: string, id: string): Promise<WebhookSummary | null> {
@@ -100,7 +98,7 @@ export class WebhooksReadModel {
 
   /** Deliveries of one subscription, newest first, each with its attempts (oldest first). */
   async listDeliveries(environmentId: string, subscriptionId: string, limit: number, pageToken: string | undefined): Promise<Page<DeliveryView>> {
-    const before = pageToken ? seqFrom(pageToken) : null;
+    const before = pageToken ? SEQ_TOKEN.decode(pageToken).seq : null;
     const rows = await queryRows<DeliveryRow>(
       this.dataSource.manager,
       `select d.id, d.subscription_id, d.notification_id, n.type, n.occurred_at, d.status, d.failures, d.next_attempt_at,
@@ -111,12 +109,8 @@ export class WebhooksReadModel {
         order by d.seq desc limit $4`,
       [environmentId, subscriptionId, before, limit + 1],
     );
-    const page = rows.slice(0, limit);
-    const attempts = await this.attemptsOf(environmentId, page.map((r) => r.id));
-    return {
-      items: page.map((row) => toDeliveryView(row, attempts.get(row.id) ?? [])),
-      nextPageToken: rows.length > limit ? encodePageToken({ seq: page[page.length - 1].seq }) : null,
-    };
+    const attempts = await this.attemptsOf(environmentId, rows.slice(0, limit).map((r) => r.id));
+    return keysetPage(rows, { limit, codec: SEQ_TOKEN, key: (row) => ({ seq: row.seq }), item: (row) => toDeliveryView(row, attempts.get(row.id) ?? []) });
   }
 
   async findDelivery(environmentId: string, id: string): Promise<DeliveryView | null> {
@@ -166,13 +160,6 @@ export class WebhooksReadModel {
   }
 }
 
-function seqFrom(token: string): string {
-  const { seq } = decodePageToken<{ seq: string }>(token, ['seq']);
-  if (typeof seq !== 'string' || !/^\d{1,18}$/.test(seq)) {
-    throw ValidationError.at('/query/pageToken', 'is not a page token returned by this service');
-  }
-  return seq;
-}
 
 function toSummary(row: SubscriptionRow): WebhookSummary {
   return {
