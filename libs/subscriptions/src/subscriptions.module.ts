@@ -10,6 +10,7 @@ import { IngestUsageEventsHandler } from './ingest-usage-events/ingest-usage-eve
 import { SetUsageSettingsHandler } from './set-usage-settings/set-usage-settings.handler';
 import { UsageController } from './http/usage.controller';
 import { UsageStore } from './usage/usage-store';
+import { BillableMetricExistsHandler } from './billable-metric-exists/billable-metric-exists.handler';
 
 /** The HTTP surface, command handlers and billing engine of the subscriptions context (its definition is subscriptionsContext). */
 @Module({
@@ -20,6 +21,7 @@ import { UsageStore } from './usage/usage-store';
     CreateBillableMetricHandler,
     SetUsageSettingsHandler,
     IngestUsageEventsHandler,
+    BillableMetricExistsHandler,
   ],
 })
 export class SubscriptionsModule {}
