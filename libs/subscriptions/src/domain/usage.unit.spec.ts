@@ -5,7 +5,7 @@ import { decideBillDue, decideBookUsageInvoice, dueBooking, nextDue, nextWorkAt 
 import { Subscription, subscriptionEvolver } from './subscription';
 import { created, item, SUBSCRIPTION_ID } from './subscription.arbitraries';
 import { ItemSchedule, SubscriptionBilled, SubscriptionEvent } from './subscription-events';
-import { aggregate, Aggregation, ONE_UNIT, rateUsage, UsageRecord } from './usage';
+import { aggregate, Aggregation, ONE_UNIT, rateUsage, UsageRecord, usageValue } from './usage';
 
 // ---------------------------------------------------------------- aggregations (properties against an independent oracle)
 
@@ -260,5 +260,33 @@ describe('billing event_based items', () => {
     );
     // March ended more than 37 days before June 1: no event can reach it any more.
     expect(stateOf([evergreen, ...march, ...april, ...may]).usageBilled!.u.map((record) => record.period.start)).toEqual(['2026-04-01', '2026-05-01']);
+  });
+});
+
+describe('usageValue', () => {
+  it('issue 20 #18: refuses values outside 0 to 10^9 with at most 4 decimals and numbers not written canonically', () => {
+    for (const value of [1e308, 2 ** 53 + 1, '9'.repeat(10_000), ' 1', '1 ', '01', '+1', '-0', '1e3', '1.', '.5', -1, 1e-7, 0.30000000000000004, '1.23456', 1_000_000_000.0001, '1000000000.0001', NaN, Infinity, true, null, [1]]) {
+      expect(usageValue(value)).toHaveProperty('problem');
+    }
+  });
+
+  it('accepts the range as JSON numbers and plain decimal strings, exactly', () => {
+    expect(usageValue(0)).toEqual({ scaled: 0n });
+    expect(usageValue(-0)).toEqual({ scaled: 0n });
+    expect(usageValue('0.0001')).toEqual({ scaled: 1n });
+    expect(usageValue(2.5)).toEqual({ scaled: 25_000n });
+    expect(usageValue('12.50')).toEqual({ scaled: 125_000n });
+    expect(usageValue(1_000_000_000)).toEqual({ scaled: 10_000_000_000_000n });
+    expect(usageValue('999999999.9999')).toEqual({ scaled: 9_999_999_999_999n });
+  });
+
+  it('agrees with the number as a decimal for every value of the range with up to 4 decimals', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 10_000_000_000_000n }), (scaled) => {
+        const text = `${scaled / 10_000n}.${(scaled % 10_000n).toString().padStart(4, '0')}`;
+        expect(usageValue(text)).toEqual({ scaled });
+        expect(usageValue(Number(text))).toEqual({ scaled });
+      }),
+    );
   });
 });
