@@ -6,5 +6,6 @@ export * from './price';
 export * from './product';
 export type { QuotablePrice, Quote } from './quote';
 export { quotePrice } from './quote';
-/** The pricing maths, for the billing engine: what a quantity of a price costs. */
-export { amountForScaledQuantity } from './pricing';
+/** The pricing maths, for the billing engine: what a quantity of a price costs, and what it is made of. */
+export type { PriceComponent } from './pricing';
+export { amountForScaledQuantity, priceComponents } from './pricing';
