@@ -302,19 +302,63 @@ describe('Usage-based billing', () => {
       let expectedStart = '2026-01-31';
       for (const invoice of invoices) {
         expect(invoice).toMatchObject({ status: 'booked', currency: 'EUR' });
-        expect(invoice.items).toHaveLength(1);
         const [line] = invoice.items;
         expect(line.periodStart).toBe(expectedStart);
-        // The oracle: the period's GB in hundredths, priced tier by tier, rounded once.
+        // The oracle: the period's GB in hundredths, priced tier by tier (a line per tier reached), rounded once.
         let hundredths = 0;
         for (let at = Date.parse(`${line.periodStart}T00:00:00Z`); at <= Date.parse(`${line.periodEnd}T00:00:00Z`); at += DAY) hundredths += Math.round(sent.get(day(at))! * 100);
         const cents = (Math.min(hundredths, 10_000) * 10 + Math.max(hundredths - 10_000, 0) * 4) / 100;
-        expect(line).toMatchObject({ sku: 'storage', quantity: 1, amount: Math.round(cents), description: `Metric storage: ${hundredths / 100}` });
+        const tiers: [number, number, string][] = [[Math.min(hundredths, 10_000), 10, 'tier 1 (0–100)'], ...(hundredths > 10_000 ? [[hundredths - 10_000, 4, 'tier 2 (over 100)'] as [number, number, string]] : [])];
+        expect(invoice.items.map((l: any) => [l.sku, l.quantity, l.unitAmount, l.amount, l.description])).toEqual(
+          tiers.map(([inTier, unitAmount, label]) => ['storage', inTier / 100, unitAmount, Math.round((inTier * unitAmount) / 100), `Metric storage: ${hundredths / 100}, ${label}`]),
+        );
         expect(invoice.totalExclVat).toBe(Math.round(cents));
         expectedStart = day(Date.parse(`${line.periodEnd}T00:00:00Z`) + DAY);
       }
       expect(expectedStart).toBe('2027-03-31');
     }, 120_000);
+
+    it('issue 20 #12: a graduated usage charge shows a line per tier used and one for a flat amount, a package charge its started packages; GET usage shows the same lines', async () => {
+      const env = environment();
+      await env.advance('2026-03-01T00:00:00.000Z');
+      await env.metric('storage', 'sum', 'gb');
+      await env.metric('transfer', 'sum', 'gb');
+      const tiers = [
+        { upTo: 1000, unitAmount: 5 },
+        { upTo: 4000, unitAmount: 2, flatAmount: 700 },
+        { upTo: null, unitAmount: 1 },
+      ];
+      const graduated = await env.usagePrice('storage', { name: 'Storage', priceModel: 'graduated', pricing: { eur: { tiers } } });
+      const perPackage = await env.usagePrice('transfer', { name: 'Transfer', priceModel: 'package', pricing: { eur: { packageSize: 1000, packageAmount: 900 } } });
+      const subscription = await env.subscribe(graduated, { term: { start: '2026-03-01' }, items: [{ priceId: graduated }, { priceId: perPackage }] });
+      await env.advance('2026-03-10T12:00:00.000Z');
+      await env.send([event(subscription.id, 'storage', '2026-03-10T11:00:00Z', { gb: 4000 }), event(subscription.id, 'storage', '2026-03-10T11:00:00Z', { gb: '130' }), event(subscription.id, 'transfer', '2026-03-10T11:00:00Z', { gb: 2500.5 })]);
+      const expected = [
+        ['Storage', 'Metric storage: 4130, tier 1 (0–1000)', 1000, 5, 0, 5000],
+        ['Storage', 'Metric storage: 4130, tier 2 (1000–4000)', 3000, 2, 0, 6000],
+        ['Storage', 'Metric storage: 4130, tier 2 (1000–4000) flat amount', 1, 700, 0, 700],
+        ['Storage', 'Metric storage: 4130, tier 3 (over 4000)', 130, 1, 0, 130],
+        ['Transfer', 'Metric transfer: 2500.5, started packages', 3, 900, 0, 2700],
+      ];
+      const usage = (await env.call('GET', `/subscriptions/${subscription.id}/usage`, undefined, 200)).body.items;
+      expect(usage.map((item: any) => [item.quantity, item.amount])).toEqual([
+        [4130, 11830],
+        [2500.5, 2700],
+      ]);
+      const shown = usage.flatMap((item: any) => item.segments.flatMap((segment: any) => segment.lines.map((line: any) => [line.kind, line.tier, line.quantity, line.unitAmount, line.discount, line.amount])));
+      expect(shown).toEqual([
+        ['units', 1, 1000, 5, 0, 5000],
+        ['units', 2, 3000, 2, 0, 6000],
+        ['flat', 2, 1, 700, 0, 700],
+        ['units', 3, 130, 1, 0, 130],
+        ['packages', null, 3, 900, 0, 2700],
+      ]);
+      await env.advance('2026-04-01T00:00:00.000Z');
+      const [invoice] = await env.invoices();
+      expect(invoice.items.map((line: any) => [line.title, line.description, line.quantity, line.unitAmount, line.discount.amount, line.amount])).toEqual(expected);
+      for (const line of invoice.items) expect(line.amount).toBe(line.unitAmount * line.quantity);
+      expect(invoice.totalExclVat).toBe(11830 + 2700);
+    });
 
     it('bills usage before a mid-period price change at the old price', async () => {
       const env = environment();
@@ -332,9 +376,10 @@ describe('Usage-based billing', () => {
       expect(preview).toMatchObject({ quantity: 5, amount: 700, segments: [{ quantity: 3, amount: 300 }, { quantity: 2, amount: 400, priceFrom: '2026-03-15T00:00:00.000Z' }] });
       await env.advance('2026-04-01T00:00:00.000Z');
       const [invoice] = await env.invoices();
+      // A fee price bills each version's own events at its own unit price.
       expect(invoice.items.map((line: any) => [line.quantity, line.unitAmount, line.amount])).toEqual([
-        [1, 300, 300],
-        [1, 400, 400],
+        [3, 100, 300],
+        [2, 200, 400],
       ]);
       expect(invoice.items[0].description).toContain('3 of 5');
       expect(invoice.totalExclVat).toBe(preview.amount);

@@ -2,12 +2,15 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { CommandBus } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
-import { amountForScaledQuantity } from '@billing/catalog';
+import { PriceComponent, priceComponents } from '@billing/catalog';
 import { CommandContext, CommandPath, outsideUnitOfWork, ProjectionRunner, queryRows, ReadModelTimeoutError, StreamVersionConflictError, toNewEvents, WrittenStream } from '@billing/event-store';
 import { BookInvoiceCommand, CreateInvoiceCommand, Invoice, invoiceEvolver, invoiceStream, RequestedLine, UpdateInvoiceCommand } from '@billing/invoicing';
 import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, WorkerLoop } from '@billing/platform';
 import { assertAmountInRange, DomainError, formatScaledDecimal, parseScaledDecimal, ValidationError } from '@billing/shared-kernel';
 import {
+  ChargeLine,
+  chargeLines,
+  componentLabel,
   decideAdvanceSubscription,
   decideBillDue,
   decideBookUsageInvoice,
@@ -209,7 +212,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     const items = new Map(subscription.items.map((item) => [item.id, item]));
     const prices = await this.readModel.prices(environmentId, [...new Set(due.charges.map((charge) => items.get(charge.itemId)!.priceId))]);
     const amounts: Record<string, bigint> = {};
-    const unitAmounts = new Map<string, number>();
+    const components = new Map<string, PriceComponent[]>();
     const usage: UsageCharge[] = [];
     const usageLines: RequestedLine[] = [];
     for (const { itemId, kind, period } of due.charges) {
@@ -224,18 +227,20 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
         const rated = await this.rateUsage(environmentId, subscription, item, period!, manager);
         amounts[itemId] = rated.rated.amount;
         usage.push({ itemId, period: period!, quantity: formatScaledDecimal(rated.rated.quantity, USAGE_SCALE), amount: Number(assertAmountInRange(rated.rated.amount, `/items/${itemId}`)) });
-        usageLines.push(...usageLinesOf(item, found.price.name, found.price.priceModel, rated, period!));
+        usageLines.push(...usageLinesOf(item, found.price.name, rated, period!));
         continue;
       }
-      amounts[itemId] = amountForScaledQuantity(found.price.priceModel, entry, parseScaledDecimal(item.quantity, QUANTITY_SCALE, `/items/${itemId}/quantity`));
-      if (found.price.priceModel === 'fee') unitAmounts.set(itemId, (entry as { unitAmount: number }).unitAmount);
+      const parts = priceComponents(found.price.priceModel, entry, parseScaledDecimal(item.quantity, QUANTITY_SCALE, `/items/${itemId}/quantity`));
+      components.set(itemId, parts);
+      amounts[itemId] = parts.reduce((sum, part) => sum + part.amount, 0n);
     }
     const corrections = await this.corrections(environmentId, subscription, manager);
     const correctionLines = corrections.map(({ correction, item, name }) => correctionLineOf(item, name, correction));
     const grace = usage.length === 0 ? 0 : (await this.usage.settings(environmentId, manager)).usageGracePeriodHours;
     const bookAt = grace > 0 ? new Date(due.billAt.getTime() + grace * 3_600_000) : null;
     const invoiceId = subscriptionInvoiceId(environmentId, subscription.id, due.billAt);
-    const fixedCount = due.charges.filter((charge) => charge.kind !== 'event_based').length;
+    // The invoice's fixed lines come first: one per component of each fixed charge (however pro-rated).
+    const fixedCount = [...components.values()].reduce((count, parts) => count + parts.length, 0);
     const events = decideBillDue(
       {
         subscriptionId: subscription.id,
@@ -262,21 +267,13 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
           memo: `Subscription ${subscription.handle}`,
           items: billed.lines
             .filter((line) => line.kind !== 'event_based')
-            .map((line): RequestedLine => {
-            const item = items.get(line.itemId)!;
-            // A whole fee period reads as quantity × unit price; a tier, package or pro-rated share is one amount.
-            const unitAmount = unitAmounts.get(line.itemId);
-            const whole = unitAmount !== undefined && line.daysUsed === line.daysInFullPeriod;
-            return {
-              title: prices.get(item.priceId)!.price.name,
-              description: item.product.name,
-              periodStart: line.period?.start ?? null,
-              periodEnd: line.period?.end ?? null,
-              quantity: whole ? Number(item.quantity) : 1,
-              unitAmount: whole ? unitAmount : line.amount,
-              taxCode: item.taxCode,
-            };
-          })
+            .flatMap((line) => {
+              const item = items.get(line.itemId)!;
+              // A pro-rated period bills a share of the price: its lines show the whole quantity, less the unused days as a discount.
+              return chargeLines(components.get(line.itemId)!, BigInt(line.amount)).map((charge) =>
+                invoiceLineOf(charge, prices.get(item.priceId)!.price.name, item.product.name, item, line.period),
+              );
+            })
             .concat(usageLines, correctionLines),
         },
         context,
@@ -303,7 +300,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
       const price = prices.get(item.priceId)?.price;
       const rated = await this.rateUsage(environmentId, subscription, item, charge.period, manager);
       usage.push({ ...charge, quantity: formatScaledDecimal(rated.rated.quantity, USAGE_SCALE), amount: Number(assertAmountInRange(rated.rated.amount, `/items/${item.id}`)) });
-      lines.push(...usageLinesOf(item, price?.name ?? item.priceName, price?.priceModel ?? 'fee', rated, charge.period));
+      lines.push(...usageLinesOf(item, price?.name ?? item.priceName, rated, charge.period));
     }
     return { usage, lines };
   }
@@ -401,32 +398,36 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
 }
 
 /**
- * An event_based charge's invoice lines: one per price version that billed a
- * share of the period's usage (one without a price change). A whole period
- * at a fee price reads quantity × unit price; otherwise the line is quantity 1
- * of the rated amount, its description giving the usage.
+ * An event_based charge's invoice lines: per price version that billed a share
+ * of the period's usage (one without a price change), the components of its
+ * price at the period's quantity (tier units, flat amounts, packages: see
+ * chargeLines), each quantity × unit amount, less the share other versions bill.
  */
-function usageLinesOf(item: SubscriptionItem, priceName: string, priceModel: string, usage: PeriodUsage, period: { start: string; end: string }): RequestedLine[] {
+function usageLinesOf(item: SubscriptionItem, priceName: string, usage: PeriodUsage, period: { start: string; end: string }): RequestedLine[] {
   const { metric, rated } = usage;
   const total = formatScaledDecimal(rated.quantity, USAGE_SCALE);
   const several = rated.segments.length > 1;
-  return rated.segments.map((segment) => {
-    const quantity = formatScaledDecimal(segment.quantity, USAGE_SCALE);
-    const asFee = !several && priceModel === 'fee';
+  return rated.segments.flatMap((segment, index) => {
     const description = several
-      ? `${metric.name}: ${quantity} of ${total}, at the price in force from ${segment.version.effectiveAt}`
+      ? `${metric.name}: ${formatScaledDecimal(segment.quantity, USAGE_SCALE)} of ${total}, at the price in force from ${segment.version.effectiveAt}`
       : `${metric.name}: ${total}`;
-    return {
-      title: priceName,
-      description,
-      sku: metric.code,
-      periodStart: period.start,
-      periodEnd: period.end,
-      quantity: asFee ? Number(total) : 1,
-      unitAmount: asFee ? (segment.version.entry as { unitAmount: number }).unitAmount : Number(segment.amount),
-      taxCode: item.taxCode,
-    };
+    return usage.lines[index].map((charge) => ({ ...invoiceLineOf(charge, priceName, description, item, period), sku: metric.code }));
   });
+}
+
+/** One invoice line of a charge: its component's quantity × unit amount, its discount, the component named after the description. */
+function invoiceLineOf(charge: ChargeLine, title: string, description: string, item: SubscriptionItem, period: { start: string; end: string } | null): RequestedLine {
+  const label = componentLabel(charge.component);
+  return {
+    title,
+    description: label === '' ? description : `${description}, ${label}`,
+    periodStart: period?.start ?? null,
+    periodEnd: period?.end ?? null,
+    quantity: Number(formatScaledDecimal(charge.component.quantity, QUANTITY_SCALE)),
+    unitAmount: Number(charge.component.unitAmount),
+    discount: charge.discount === 0n ? null : { amount: Number(charge.discount) },
+    taxCode: item.taxCode,
+  };
 }
 
 /** A correction line: late usage of an earlier, booked period, as the difference in amount. */

@@ -36,6 +36,20 @@ export function chargeLines(components: readonly PriceComponent[], billed: bigin
   return components.map((component, index) => ({ component, discount: component.amount - shares[index], amount: shares[index] }));
 }
 
+/**
+ * The lines of one price version's share of a period's usage: billed =
+ * round(P_v(Q) × q_v ÷ Q). When that is exactly what the version's own quantity
+ * q_v costs at its price (always for a fee price and whole units: each event
+ * at its own unit price), the lines are the components at q_v; otherwise (tiers reached by the
+ * whole quantity, a flat amount shared) the components at Q, less the share the
+ * other versions bill.
+ */
+export function versionShareLines(componentsAt: (quantity: bigint) => readonly PriceComponent[], quantity: bigint, share: bigint, billed: bigint): ChargeLine[] {
+  const own = componentsAt(share);
+  if (own.reduce((sum, component) => sum + component.amount, 0n) === billed) return chargeLines(own, billed);
+  return chargeLines(componentsAt(quantity), billed);
+}
+
 /** How a line names its component after the charge's own description ('' for a fee price's units). */
 export function componentLabel(component: PriceComponent): string {
   const { tier } = component;

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { priceComponents } from '@billing/catalog';
 import { divideRoundingHalfAwayFromZero } from '@billing/shared-kernel';
 import { entryArb, modelArb, quantityArb } from '../../../../test/catalog/catalog.arbitraries';
-import { chargeLines, componentLabel } from './charge-lines';
+import { chargeLines, componentLabel, versionShareLines } from './charge-lines';
 
 const ONE = 10_000n;
 /** The oracle of an invoice line: its gross from its own figures, exact rationals rounded half up (never negative here). */
@@ -29,6 +29,29 @@ describe('chargeLines', () => {
           expect(line.discount).toBeLessThanOrEqual(lineGross);
         }
         if (part === whole) expect(lines.every((line) => line.discount === 0n)).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('issue 20 #12: per price version, the lines add up to round(P_v(Q) × q_v ÷ Q), each unitAmount × its real quantity − discount; a fee price of whole units shows each version its own quantity', () => {
+    const versions = modelArb.chain((model) => fc.tuple(fc.constant(model), entryArb(model), entryArb(model), quantityArb(), fc.double({ min: 0, max: 1, noNaN: true })));
+    fc.assert(
+      fc.property(versions, ([model, first, second, quantity, split]) => {
+        const total = quantity.scaled;
+        const firstShare = BigInt(Math.floor(Number(total) * split));
+        for (const [entry, share] of [
+          [first, firstShare],
+          [second, total - firstShare],
+        ] as const) {
+          const componentsAt = (q: bigint) => priceComponents(model, entry, q);
+          const price = componentsAt(total).reduce((sum, c) => sum + c.amount, 0n);
+          const billed = total === 0n ? price : divideRoundingHalfAwayFromZero(price * share, total);
+          const lines = versionShareLines(componentsAt, total, share, billed);
+          expect(lines.reduce((sum, line) => sum + line.amount, 0n)).toBe(billed);
+          for (const line of lines) expect(line.amount).toBe(gross(line.component.unitAmount, line.component.quantity) - line.discount);
+          if (model === 'fee' && total % ONE === 0n) expect(lines).toEqual([{ component: expect.objectContaining({ quantity: share }), discount: 0n, amount: billed }]);
+        }
       }),
       { numRuns: 500 },
     );

@@ -163,7 +163,7 @@ export class UsageController {
       const start = from ?? current.from;
       const end = to ?? current.to;
       if (end <= start) throw ValidationError.at(to === undefined ? '/query/from' : '/query/to', 'the range is empty: to must be after from');
-      const { metric, rated } = await this.store.rate(caller.environmentId, subscription, item, start, end);
+      const { metric, rated, lines } = await this.store.rate(caller.environmentId, subscription, item, start, end);
       result.push({
         itemId: item.id,
         metricCode: metric.code,
@@ -172,7 +172,19 @@ export class UsageController {
         quantity: Number(formatScaledDecimal(rated.quantity, USAGE_SCALE)),
         amount: Number(rated.amount),
         currency: subscription.currency.toUpperCase(),
-        segments: rated.segments.map((segment) => ({ priceFrom: segment.version.effectiveAt, quantity: Number(formatScaledDecimal(segment.quantity, USAGE_SCALE)), amount: Number(segment.amount) })),
+        segments: rated.segments.map((segment, index) => ({
+          priceFrom: segment.version.effectiveAt,
+          quantity: Number(formatScaledDecimal(segment.quantity, USAGE_SCALE)),
+          amount: Number(segment.amount),
+          lines: lines[index].map(({ component, discount, amount }) => ({
+            kind: component.kind,
+            tier: component.tier?.number ?? null,
+            quantity: Number(formatScaledDecimal(component.quantity, USAGE_SCALE)),
+            unitAmount: Number(component.unitAmount),
+            discount: Number(discount),
+            amount: Number(amount),
+          })),
+        })),
       });
     }
     return { subscriptionId, items: result };

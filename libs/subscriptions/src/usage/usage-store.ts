@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { queryRows } from '@billing/event-store';
-import { amountForScaledQuantity, ExistingPrice, PricingEntry } from '@billing/catalog';
+import { amountForScaledQuantity, ExistingPrice, priceComponents, PricingEntry } from '@billing/catalog';
 import { decodePageToken, encodePageToken, Page } from '@billing/platform';
 import { parseScaledDecimal, ValidationError } from '@billing/shared-kernel';
 import {
   addDays,
   BillableMetric,
+  ChargeLine,
   DEFAULT_USAGE_SETTINGS,
   Period,
   PriceVersion,
@@ -18,6 +19,7 @@ import {
   USAGE_SCALE,
   UsageRecord,
   UsageSettings,
+  versionShareLines,
 } from '../domain';
 import { billableMetricId } from '../streams';
 
@@ -36,6 +38,11 @@ export interface PeriodUsage {
   readonly from: Date;
   readonly to: Date;
   readonly rated: RatedUsage<{ readonly effectiveAt: string; readonly entry: PricingEntry }>;
+  /**
+   * Per segment (same order), its invoice lines (versionShareLines): with one
+   * version, the components of its price at the period's quantity.
+   */
+  readonly lines: readonly (readonly ChargeLine[])[];
 }
 
 /**
@@ -191,7 +198,10 @@ export class UsageStore {
     const records = await this.records(environmentId, subscription.id, metric, from, to, manager);
     const model = price.state.priceModel;
     const rated = rateUsage(metric.aggregation, records, versions, to.getTime(), (version, quantity) => amountForScaledQuantity(model, version.entry, quantity));
-    return { metric, from, to, rated };
+    const lines = rated.segments.map((segment) =>
+      versionShareLines((quantity) => priceComponents(model, segment.version.entry, quantity), rated.quantity, segment.quantity, segment.amount),
+    );
+    return { metric, from, to, rated, lines };
   }
 
   private async records(environmentId: string, subscriptionId: string, metric: BillableMetric, from: Date, to: Date, manager: EntityManager): Promise<UsageRecord[]> {
