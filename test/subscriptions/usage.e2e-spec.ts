@@ -258,6 +258,43 @@ describe('Usage-based billing', () => {
       expectProblem(await t.request('GET', `/subscriptions/${subscription.id}/usage`, { environment: env.id, token: t.token([other.id]) }), 403, 'forbidden-environment');
     });
 
+    it('issue 20 #18: a usage event is cancelled by id while its period is open (also on a draft in its grace period), never once booked; 404 for an unknown id or another environment', async () => {
+      const env = environment();
+      await env.advance('2026-03-01T00:00:00.000Z');
+      await env.call('PUT', '/usage-settings', { usageGracePeriodHours: 24 }, 200);
+      await env.metric('calls', 'count');
+      const subscription = await env.subscribe(await env.usagePrice('calls'), { term: { start: '2026-03-01' } });
+      await env.advance('2026-03-10T12:00:00.000Z');
+      const [first, second, third] = [1, 2, 3].map(() => event(subscription.id, 'calls', '2026-03-10T11:00:00Z'));
+      await env.send([first, second, third]);
+      const cancel = (id: string, as = env) => as.call('POST', `/usage-events/${encodeURIComponent(id)}/cancel`, {});
+
+      const cancelled = await cancel(second.id);
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.body).toEqual({ id: second.id, subscriptionId: subscription.id, metricCode: 'calls', timestamp: '2026-03-10T11:00:00.000Z', properties: {}, cancelledAt: '2026-03-10T12:00:00.000Z' });
+      // Again: the same cancellation; the event counts no more, and sending it again is still a duplicate (it is not counted again).
+      expect((await cancel(second.id)).body).toEqual(cancelled.body);
+      expect((await env.send([second])).results[0]).toMatchObject({ status: 'duplicate' });
+      expect((await env.call('GET', `/subscriptions/${subscription.id}/usage`, undefined, 200)).body.items[0]).toMatchObject({ quantity: 2, amount: 200 });
+      const log = await env.call('GET', `/events?limit=100`, undefined, 200);
+      expect(log.body.items.filter((e: any) => e.type === 'UsageEventCancelled').map((e: any) => e.data)).toEqual([
+        { subscriptionId: subscription.id, eventId: second.id, metricCode: 'calls', timestamp: '2026-03-10T11:00:00.000Z', cancelledAt: '2026-03-10T12:00:00.000Z' },
+      ]);
+
+      expectProblem(await cancel('no-such-event'), 404, 'not-found');
+      expectProblem(await cancel(first.id, environment()), 404, 'not-found');
+      expectProblem(await env.call('POST', `/usage-events/${first.id}/cancel`, { reason: 'x' }), 422, 'validation-failed', '/reason');
+
+      // The period ends: a draft during the grace period, re-rated when it is booked.
+      await env.advance('2026-04-01T06:00:00.000Z');
+      expect((await env.invoices())[0]).toMatchObject({ status: 'draft', totalExclVat: 200 });
+      expect((await cancel(third.id)).status).toBe(200);
+      await env.advance('2026-04-02T06:00:00.000Z');
+      expect((await env.invoices())[0]).toMatchObject({ status: 'booked', totalExclVat: 100 });
+      // Booked: the period is closed.
+      expectProblem(await cancel(first.id), 409, 'usage-event-billed');
+    });
+
     it('usage settings: default 0, set, validated, per environment', async () => {
       const env = environment();
       expect((await env.call('GET', '/usage-settings', undefined, 200)).body).toEqual({ usageGracePeriodHours: 0, updatedAt: null });

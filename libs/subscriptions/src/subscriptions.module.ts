@@ -11,6 +11,7 @@ import { SetUsageSettingsHandler } from './set-usage-settings/set-usage-settings
 import { UsageController } from './http/usage.controller';
 import { UsageStore } from './usage/usage-store';
 import { BillableMetricExistsHandler } from './billable-metric-exists/billable-metric-exists.handler';
+import { CancelUsageEventHandler } from './cancel-usage-event/cancel-usage-event.handler';
 
 /** The HTTP surface, command handlers and billing engine of the subscriptions context (its definition is subscriptionsContext). */
 @Module({
@@ -22,6 +23,7 @@ import { BillableMetricExistsHandler } from './billable-metric-exists/billable-m
     SetUsageSettingsHandler,
     IngestUsageEventsHandler,
     BillableMetricExistsHandler,
+    CancelUsageEventHandler,
   ],
 })
 export class SubscriptionsModule {}

@@ -13,6 +13,7 @@ import {
   Term,
   UsageCharge,
   UsageCorrection,
+  UsageEventCancelled,
   UsageLineRange,
 } from './subscription-events';
 import {
@@ -296,6 +297,48 @@ export function timelineAt(subscription: Subscription, now: Date): SubscriptionT
       return { itemId: item.id, period: { start: full.start, end: last === null ? full.end : minDate(full.end, last) }, billAt: charge?.billAt ?? null };
     }),
   };
+}
+
+export interface CancelUsageEvent {
+  readonly subscriptionId: string;
+  /** The usage event as it was recorded (usage_events). */
+  readonly eventId: string;
+  readonly metricCode: string;
+  readonly occurredAt: Date;
+}
+
+/**
+ * Cancels a usage event while its period is open: not billed yet, or billed
+ * on a draft still in its grace period (re-rated when it is booked). Once the
+ * period is on a booked invoice it is `usage-event-billed` (409): a booked
+ * invoice never changes.
+ */
+export function decideCancelUsageEvent(command: CancelUsageEvent, state: SubscriptionState, meta: CommandMetadata): UsageEventCancelled[] {
+  const subscription = existingSubscription(state, command.subscriptionId);
+  const item = subscription.items.find(
+    (candidate) => candidate.schedule.purchase === 'recurring' && candidate.schedule.billingTiming === 'event_based' && candidate.schedule.metricCode === command.metricCode,
+  );
+  const date = localDateOf(command.occurredAt, subscription.timeZone);
+  const billedThrough = item === undefined ? undefined : subscription.billedThrough[item.id];
+  const onDraft = (subscription.pendingBookings ?? []).some((booking) =>
+    booking.usage.some((charge) => charge.itemId === item?.id && charge.period.start <= date && date <= charge.period.end),
+  );
+  if (item === undefined || (billedThrough !== undefined && date <= billedThrough && !onDraft)) {
+    throw new ConflictError('usage-event-billed', `usage event '${command.eventId}' counts in a period billed on a booked invoice (${date}): it can no longer be cancelled`);
+  }
+  return [
+    {
+      type: 'UsageEventCancelled',
+      schemaVersion: 1,
+      data: {
+        subscriptionId: subscription.id,
+        eventId: command.eventId,
+        metricCode: command.metricCode,
+        timestamp: command.occurredAt.toISOString(),
+        cancelledAt: meta.now.toISOString(),
+      },
+    },
+  ];
 }
 
 export interface RecordBillingFailure {

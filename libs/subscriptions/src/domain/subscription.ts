@@ -162,6 +162,9 @@ export function evolveSubscription(state: SubscriptionState, event: Subscription
     }
     case 'SubscriptionEnded':
       return { ...state, status: 'ended', endedAt: event.data.endedAt, updatedAt: event.data.endedAt };
+    case 'UsageEventCancelled':
+      return state; // a fact about the usage, not about the subscription: what it bills next is rated from usage_events
+
     default:
       return state; // an event type from a newer release: ignored rather than fatal
   }

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { deciderSpec, metadataAt } from '@billing/testing/decider-spec';
 import { billableMetricEvolver, decideCreateBillableMetric, decideSetUsageSettings, usageSettingsEvolver } from './billable-metric';
-import { decideBillDue, decideBookUsageInvoice, dueBooking, nextDue, nextWorkAt } from './billing';
-import { Subscription, subscriptionEvolver } from './subscription';
+import { decideBillDue, decideBookUsageInvoice, decideCancelUsageEvent, dueBooking, nextDue, nextWorkAt } from './billing';
+import { Subscription, subscriptionEvolver, SubscriptionState } from './subscription';
 import { created, item, SUBSCRIPTION_ID } from './subscription.arbitraries';
-import { ItemSchedule, SubscriptionBilled, SubscriptionEvent } from './subscription-events';
+import { ItemSchedule, SubscriptionBilled, SubscriptionEvent, UsageEventCancelled } from './subscription-events';
 import { aggregate, Aggregation, ONE_UNIT, rateUsage, UsageRecord, usageValue } from './usage';
 
 // ---------------------------------------------------------------- aggregations (properties against an independent oracle)
@@ -225,6 +225,22 @@ describe('billing event_based items', () => {
       .given([...history, ...booked])
       .when((state) => decideBookUsageInvoice({ subscriptionId: SUBSCRIPTION_ID, invoiceId: 'inv-1', usage: [late] }, state, metadataAt('2026-03-24T00:00:00.000Z')))
       .thenThrows({ kind: 'conflict', code: 'subscription-billing-not-due' });
+  });
+
+  it('issue 20 #18: a usage event is cancelled while its period is open (not billed, or on a draft in its grace period), never once booked', () => {
+    const cancel = (occurredAt: string, at = '2026-03-22T00:00:00.000Z') => (state: SubscriptionState) =>
+      decideCancelUsageEvent({ subscriptionId: SUBSCRIPTION_ID, eventId: 'e-1', metricCode: 'calls', occurredAt: new Date(occurredAt) }, state, metadataAt(at));
+    const cancelled = (timestamp: string, at = '2026-03-22T00:00:00.000Z'): UsageEventCancelled => ({
+      type: 'UsageEventCancelled',
+      schemaVersion: 1,
+      data: { subscriptionId: SUBSCRIPTION_ID, eventId: 'e-1', metricCode: 'calls', timestamp, cancelledAt: at },
+    });
+    spec.given([start]).when(cancel('2026-03-10T11:00:00.000Z')).then([cancelled('2026-03-10T11:00:00.000Z')]);
+    spec.given([start, ...billed('2026-03-23T00:00:00.000Z')]).when(cancel('2026-03-20T23:59:59.999Z')).then([cancelled('2026-03-20T23:59:59.999Z')]);
+    spec.given([start, ...billed(null)]).when(cancel('2026-03-20T23:59:59.999Z')).thenThrows({ kind: 'conflict', code: 'usage-event-billed' });
+    spec.given([]).when(cancel('2026-03-10T11:00:00.000Z')).thenThrows({ kind: 'not_found' });
+    // The fact changes nothing the subscription bills from.
+    expect(stateOf([start, cancelled('2026-03-10T11:00:00.000Z')])).toEqual(stateOf([start]));
   });
 
   it('a correction replaces the booked record of its period; periods older than the 35-day window are dropped', () => {

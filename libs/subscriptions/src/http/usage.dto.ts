@@ -149,3 +149,18 @@ export class SubscriptionUsageDto {
   @ApiProperty({ type: [ItemUsageDto] })
   items!: ItemUsageDto[];
 }
+
+export class CancelledUsageEventDto {
+  @ApiProperty()
+  id!: string;
+  @ApiProperty({ format: 'uuid' })
+  subscriptionId!: string;
+  @ApiProperty()
+  metricCode!: string;
+  @ApiProperty({ format: 'date-time', description: "the event's timestamp" })
+  timestamp!: string;
+  @ApiProperty({ type: 'object', additionalProperties: true })
+  properties!: Record<string, unknown>;
+  @ApiProperty({ format: 'date-time', description: 'when it was cancelled (the environment\'s time)' })
+  cancelledAt!: string;
+}

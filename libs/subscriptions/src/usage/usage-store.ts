@@ -159,6 +159,33 @@ export class UsageStore {
     return { inserted: ids, existing };
   }
 
+  /** One recorded usage event. */
+  async usageEvent(environmentId: string, id: string, manager: EntityManager = this.dataSource.manager): Promise<UsageRow | null> {
+    const [row] = await queryRows<{ id: string; subscription_id: string; metric_code: string; occurred_at: Date; properties: Record<string, unknown> }>(
+      manager,
+      `select id, subscription_id, metric_code, occurred_at, properties from usage_events where environment_id = $1 and id = $2`,
+      [environmentId, id],
+    );
+    return row ? { id: row.id, subscriptionId: row.subscription_id, metricCode: row.metric_code, occurredAt: row.occurred_at, properties: row.properties } : null;
+  }
+
+  /**
+   * Records that the event no longer counts (in the caller's transaction, with
+   * its UsageEventCancelled), or answers when it was cancelled already: the
+   * primary key decides between concurrent cancellations (the second waits for
+   * the first to commit or roll back).
+   */
+  async recordCancellation(environmentId: string, id: string, cancelledAt: Date, manager: EntityManager): Promise<{ recorded: boolean; cancelledAt: Date }> {
+    const [inserted] = await queryRows<{ cancelled_at: Date }>(
+      manager,
+      `insert into usage_event_cancellations (environment_id, id, cancelled_at) values ($1, $2, $3) on conflict do nothing returning cancelled_at`,
+      [environmentId, id, cancelledAt.toISOString()],
+    );
+    if (inserted) return { recorded: true, cancelledAt: inserted.cancelled_at };
+    const [existing] = await queryRows<{ cancelled_at: Date }>(manager, `select cancelled_at from usage_event_cancellations where environment_id = $1 and id = $2`, [environmentId, id]);
+    return { recorded: false, cancelledAt: existing.cancelled_at };
+  }
+
   /** The instants a period of dates covers in the subscription's time zone: [start of its first day, start of the day after its last). */
   periodInstants(subscription: Subscription, period: Period): { from: Date; to: Date } {
     return { from: startOfDayIn(period.start, subscription.timeZone), to: startOfDayIn(addDays(period.end, 1), subscription.timeZone) };
@@ -210,7 +237,8 @@ export class UsageStore {
     const rows = await queryRows<{ id: string; at: string; value: unknown }>(
       manager,
       `select id, (extract(epoch from occurred_at) * 1000)::bigint::text as at, ${metric.field === null ? 'null' : 'properties -> $6'} as value
-         from usage_events where environment_id = $1 and subscription_id = $2 and metric_code = $3 and occurred_at >= $4 and occurred_at < $5`,
+         from usage_events e where environment_id = $1 and subscription_id = $2 and metric_code = $3 and occurred_at >= $4 and occurred_at < $5
+          and not exists (select 1 from usage_event_cancellations c where c.environment_id = e.environment_id and c.id = e.id)`,
       params,
     );
     return rows.map((row) => ({ at: Number(row.at), id: row.id, value: recordValue(metric, row.value) }));
