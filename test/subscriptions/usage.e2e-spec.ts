@@ -397,6 +397,40 @@ describe('Usage-based billing', () => {
       expect(invoice.totalExclVat).toBe(11830 + 2700);
     });
 
+    it('issue 20 #18: an item whose usage cannot be billed never stops the other items\' later periods; it is shown, retried alone, and billed once its event is cancelled', async () => {
+      const env = environment();
+      await env.advance('2026-03-01T00:00:00.000Z');
+      await env.metric('storage', 'sum', 'gb');
+      await env.metric('calls', 'count');
+      // 10^9 GB (the largest value) at 100 000.00 EUR per GB: beyond the largest amount (2^53 − 1 cents).
+      const storage = await env.usagePrice('storage', { name: 'Storage', pricing: { eur: { unitAmount: 10_000_000 } } });
+      const calls = await env.usagePrice('calls', { name: 'Calls' });
+      const subscription = await env.subscribe(storage, { term: { start: '2026-03-01' }, items: [{ priceId: storage }, { priceId: calls }] });
+      await env.advance('2026-03-10T12:00:00.000Z');
+      const huge = event(subscription.id, 'storage', '2026-03-10T11:00:00Z', { gb: 1_000_000_000 });
+      expect((await env.send([huge, event(subscription.id, 'calls', '2026-03-10T11:00:00Z'), event(subscription.id, 'calls', '2026-03-10T11:00:00Z')])).accepted).toBe(3);
+
+      await env.advance('2026-05-01T00:00:00.000Z');
+      // March and April of the calls item are billed; storage waits for its retry.
+      expect((await env.invoices()).map((invoice) => invoice.items.map((line: any) => [line.title, line.periodStart, line.amount]))).toEqual([[['Calls', '2026-03-01', 200]], [['Calls', '2026-04-01', 0]]]);
+      const storageItem = subscription.items[0].id;
+      const failing = (await env.call('GET', `/subscriptions/${subscription.id}`, undefined, 200)).body;
+      expect(failing.billingFailure).toMatchObject({ itemId: storageItem, billAt: '2026-04-01T00:00:00.000Z' });
+      expect(failing.billingFailure.reason).toMatch(/range/);
+
+      // The event is corrected (its period is still open for the storage item): the retry bills March and April.
+      expect((await env.call('POST', `/usage-events/${huge.id}/cancel`, {})).status).toBe(200);
+      await env.advance('2026-05-01T00:30:00.000Z');
+      const invoices = await env.invoices();
+      expect(invoices.flatMap((invoice) => invoice.items.map((line: any) => [line.title, line.periodStart, line.amount])).sort()).toEqual([
+        ['Calls', '2026-03-01', 200],
+        ['Calls', '2026-04-01', 0],
+        ['Storage', '2026-03-01', 0],
+        ['Storage', '2026-04-01', 0],
+      ]);
+      expect((await env.call('GET', `/subscriptions/${subscription.id}`, undefined, 200)).body.billingFailure).toBeNull();
+    });
+
     it('bills usage before a mid-period price change at the old price', async () => {
       const env = environment();
       await env.advance('2026-03-01T00:00:00.000Z');

@@ -22,6 +22,8 @@ import {
   USAGE_SCALE,
   decideRecordBillingFailure,
   DueBilling,
+  ItemCharge,
+  retryDue,
   localDateOf,
   nextDue,
   QUANTITY_SCALE,
@@ -170,7 +172,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
       metadata: { actor: ACTOR, requestId: null, correlationId: randomUUID(), causationId: null },
     };
     const stream = subscriptionStream(environmentId, subscriptionId);
-    let billing: DueBilling | null = null;
+    let billing: (DueBilling & { retryOf?: string }) | null = null;
     try {
       return await this.commands.atomically(async (unit) => {
         const [row] = await queryRows(unit.manager, `select 1 from subscriptions where environment_id = $1 and id = $2 for update skip locked`, [
@@ -179,7 +181,10 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
         ]);
         if (!row) return 'busy';
         const { state, version } = await this.commands.load(stream, subscriptionEvolver);
-        const due = dueNow(state, now);
+        // A failed item's charge whose retry has come goes before the next charges (it is older than them).
+        const retry = retryDue(state, now);
+        const next = dueNow(state, now);
+        const due = retry !== null && (next === null || retry.billAt <= next.billAt) ? retry : next;
         const booking = dueBooking(state, now);
         let events: SubscriptionEvent[];
         if (booking !== null && (due === null || Date.parse(booking.bookAt) <= due.billAt.getTime())) {
@@ -208,37 +213,30 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
   }
 
   /** Prices the charges as of now, creates and books their invoice, and decides the subscription's events. */
-  private async bill(environmentId: string, subscription: Subscription, due: DueBilling, context: CommandContext, manager: EntityManager): Promise<SubscriptionEvent[]> {
+  private async bill(environmentId: string, subscription: Subscription, due: DueBilling & { retryOf?: string }, context: CommandContext, manager: EntityManager): Promise<SubscriptionEvent[]> {
     const items = new Map(subscription.items.map((item) => [item.id, item]));
     const prices = await this.readModel.prices(environmentId, [...new Set(due.charges.map((charge) => items.get(charge.itemId)!.priceId))]);
     const amounts: Record<string, bigint> = {};
     const components = new Map<string, PriceComponent[]>();
     const usage: UsageCharge[] = [];
     const usageLines: RequestedLine[] = [];
-    for (const { itemId, kind, period } of due.charges) {
-      const item = items.get(itemId)!;
-      const found = prices.get(item.priceId);
-      const entry = found?.price.pricing[subscription.currency];
-      if (!found || !entry) {
-        throw ValidationError.at(`/items/${itemId}`, `price ${item.priceId} has no pricing in ${subscription.currency.toUpperCase()} any more`);
+    for (const charge of due.charges) {
+      try {
+        await this.price(environmentId, subscription, charge, prices, manager, { amounts, components, usage, usageLines });
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        // This item's charge cannot be priced or rated: it alone waits for its retry; the next step bills the others.
+        this.logger.warn({ msg: 'billing an item failed; it is retried later, the other items are billed', environmentId, subscriptionId: subscription.id, itemId: charge.itemId, billAt: due.billAt.toISOString(), reason: error.message });
+        return decideRecordBillingFailure({ subscriptionId: subscription.id, billAt: due.billAt, reason: error.message, itemId: charge.itemId }, subscription, context.meta);
       }
-      if (kind === 'event_based') {
-        // Usage of the (possibly shortened) period, rated at the price versions in force when it happened.
-        const rated = await this.rateUsage(environmentId, subscription, item, period!, manager);
-        amounts[itemId] = rated.rated.amount;
-        usage.push({ itemId, period: period!, quantity: formatScaledDecimal(rated.rated.quantity, USAGE_SCALE), amount: Number(assertAmountInRange(rated.rated.amount, `/items/${itemId}`)) });
-        usageLines.push(...usageLinesOf(item, found.price.name, rated, period!));
-        continue;
-      }
-      const parts = priceComponents(found.price.priceModel, entry, parseScaledDecimal(item.quantity, QUANTITY_SCALE, `/items/${itemId}/quantity`));
-      components.set(itemId, parts);
-      amounts[itemId] = parts.reduce((sum, part) => sum + part.amount, 0n);
     }
     const corrections = await this.corrections(environmentId, subscription, manager);
     const correctionLines = corrections.map(({ correction, item, name }) => correctionLineOf(item, name, correction));
     const grace = usage.length === 0 ? 0 : (await this.usage.settings(environmentId, manager)).usageGracePeriodHours;
     const bookAt = grace > 0 ? new Date(due.billAt.getTime() + grace * 3_600_000) : null;
-    const invoiceId = subscriptionInvoiceId(environmentId, subscription.id, due.billAt);
+    // Charges of an instant the other items billed already (a failed item catching up) go on an invoice of their own.
+    const billedAlready = subscription.lastBilledAt !== null && due.billAt.getTime() <= Date.parse(subscription.lastBilledAt);
+    const invoiceId = subscriptionInvoiceId(environmentId, subscription.id, due.billAt, billedAlready ? due.charges.map((charge) => charge.itemId) : undefined);
     // The invoice's fixed lines come first: one per component of each fixed charge (however pro-rated).
     const fixedCount = [...components.values()].reduce((count, parts) => count + parts.length, 0);
     const events = decideBillDue(
@@ -251,6 +249,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
         corrections: corrections.map(({ correction }) => correction),
         bookAt,
         usageLines: { first: fixedCount, count: usageLines.length },
+        retryOf: due.retryOf,
       },
       subscription,
       context.meta,
@@ -283,6 +282,34 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     // With usage and a grace period the invoice stays a draft: late events still count until bookAt (bookAfterGrace).
     if (bookAt === null) await this.bus.execute(new BookInvoiceCommand(environmentId, invoiceId, date, context, 1));
     return events;
+  }
+
+  /** Prices one due charge into the billing's collections; a DomainError is this item's failure. */
+  private async price(
+    environmentId: string,
+    subscription: Subscription,
+    { itemId, kind, period }: ItemCharge,
+    prices: Awaited<ReturnType<SubscriptionsReadModel['prices']>>,
+    manager: EntityManager,
+    into: { amounts: Record<string, bigint>; components: Map<string, PriceComponent[]>; usage: UsageCharge[]; usageLines: RequestedLine[] },
+  ): Promise<void> {
+    const item = subscription.items.find((candidate) => candidate.id === itemId)!;
+    const found = prices.get(item.priceId);
+    const entry = found?.price.pricing[subscription.currency];
+    if (!found || !entry) {
+      throw ValidationError.at(`/items/${itemId}`, `price ${item.priceId} has no pricing in ${subscription.currency.toUpperCase()} any more`);
+    }
+    if (kind === 'event_based') {
+      // Usage of the (possibly shortened) period, rated at the price versions in force when it happened.
+      const rated = await this.rateUsage(environmentId, subscription, item, period!, manager);
+      into.amounts[itemId] = rated.rated.amount;
+      into.usage.push({ itemId, period: period!, quantity: formatScaledDecimal(rated.rated.quantity, USAGE_SCALE), amount: Number(assertAmountInRange(rated.rated.amount, `/items/${itemId}`)) });
+      into.usageLines.push(...usageLinesOf(item, found.price.name, rated, period!));
+      return;
+    }
+    const parts = priceComponents(found.price.priceModel, entry, parseScaledDecimal(item.quantity, QUANTITY_SCALE, `/items/${itemId}/quantity`));
+    into.components.set(itemId, parts);
+    into.amounts[itemId] = parts.reduce((sum, part) => sum + part.amount, 0n);
   }
 
   private async rateUsage(environmentId: string, subscription: Subscription, item: SubscriptionItem, period: { start: string; end: string }, manager: EntityManager): Promise<PeriodUsage> {
@@ -377,7 +404,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
   private async recordFailure(
     environmentId: string,
     subscriptionId: string,
-    due: DueBilling,
+    due: DueBilling & { retryOf?: string },
     error: unknown,
     context: CommandContext,
     written: WrittenStream[],
@@ -389,7 +416,8 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
         this.commands.handle(
           subscriptionStream(environmentId, subscriptionId),
           subscriptionEvolver,
-          (state) => decideRecordBillingFailure({ subscriptionId, billAt: due.billAt, reason }, state, context.meta),
+          // A retried item's charge that fails again stays that item's failure.
+          (state) => decideRecordBillingFailure({ subscriptionId, billAt: due.billAt, reason, itemId: due.retryOf }, state, context.meta),
           context,
         ),
       written,

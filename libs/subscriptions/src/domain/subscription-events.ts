@@ -160,6 +160,12 @@ export interface SubscriptionBillingFailedData {
   readonly attempts: number;
   readonly retryAt: string;
   readonly failedAt: string;
+  /**
+   * The item whose charge failed (its price or usage could not be rated): only
+   * that item waits for the retry, the others go on billing. Absent: the
+   * billing at billAt as a whole failed.
+   */
+  readonly itemId?: string;
 }
 
 export type SubscriptionCreated = DomainEvent<'SubscriptionCreated', SubscriptionCreatedData>;
