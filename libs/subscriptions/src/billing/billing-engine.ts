@@ -2,15 +2,12 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { CommandBus } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
-import { PriceComponent, priceComponents } from '@billing/catalog';
+import { ChargeLine, chargeLines, componentLabel, PriceComponent, priceComponents } from '@billing/catalog';
 import { CommandContext, CommandPath, outsideUnitOfWork, ProjectionRunner, queryRows, ReadModelTimeoutError, StreamVersionConflictError, toNewEvents, WrittenStream } from '@billing/event-store';
 import { BookInvoiceCommand, CreateInvoiceCommand, Invoice, invoiceEvolver, invoiceStream, RequestedLine, UpdateInvoiceCommand } from '@billing/invoicing';
 import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, WorkerLoop } from '@billing/platform';
 import { assertAmountInRange, DomainError, formatScaledDecimal, parseScaledDecimal, ValidationError } from '@billing/shared-kernel';
 import {
-  ChargeLine,
-  chargeLines,
-  componentLabel,
   decideAdvanceSubscription,
   decideBillDue,
   decideBookUsageInvoice,

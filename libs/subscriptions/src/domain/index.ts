@@ -7,4 +7,3 @@ export * from './subscription';
 export * from './billing';
 export * from './usage';
 export * from './billable-metric';
-export * from './charge-lines';

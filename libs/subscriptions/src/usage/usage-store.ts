@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { queryRows } from '@billing/event-store';
-import { amountForScaledQuantity, ExistingPrice, priceComponents, PricingEntry } from '@billing/catalog';
+import { amountForScaledQuantity, ChargeLine, ExistingPrice, priceComponents, PricingEntry, versionShareLines } from '@billing/catalog';
 import { decodePageToken, encodePageToken, Page } from '@billing/platform';
 import { parseScaledDecimal, ValidationError } from '@billing/shared-kernel';
 import {
   addDays,
   BillableMetric,
-  ChargeLine,
   DEFAULT_USAGE_SETTINGS,
   Period,
   PriceVersion,
@@ -19,7 +18,6 @@ import {
   USAGE_SCALE,
   UsageRecord,
   UsageSettings,
-  versionShareLines,
 } from '../domain';
 import { billableMetricId } from '../streams';
 

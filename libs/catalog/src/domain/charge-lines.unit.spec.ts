@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { priceComponents } from '@billing/catalog';
 import { divideRoundingHalfAwayFromZero } from '@billing/shared-kernel';
 import { entryArb, modelArb, quantityArb } from '../../../../test/catalog/catalog.arbitraries';
 import { chargeLines, componentLabel, versionShareLines } from './charge-lines';
+import { priceComponents } from './pricing';
 
 const ONE = 10_000n;
 /** The oracle of an invoice line: its gross from its own figures, exact rationals rounded half up (never negative here). */

@@ -1,4 +1,4 @@
-import type { PriceComponent } from '@billing/catalog';
+import type { PriceComponent } from './pricing';
 
 /**
  * The invoice lines of one charge: the components of its price at the quantity
