@@ -431,6 +431,23 @@ describe('Usage-based billing', () => {
       expect((await env.call('GET', `/subscriptions/${subscription.id}`, undefined, 200)).body.billingFailure).toBeNull();
     });
 
+    it('issue 20 #18: late usage of a booked period that cannot be rated never stops the next billing', async () => {
+      const env = environment();
+      await env.advance('2026-03-01T00:00:00.000Z');
+      await env.metric('storage', 'sum', 'gb');
+      const subscription = await env.subscribe(await env.usagePrice('storage', { name: 'Storage', pricing: { eur: { unitAmount: 10_000_000 } } }), { term: { start: '2026-03-01' } });
+      await env.advance('2026-03-10T12:00:00.000Z');
+      await env.send([event(subscription.id, 'storage', '2026-03-10T11:00:00Z', { gb: 1 })]);
+      await env.advance('2026-04-05T00:00:00.000Z');
+      // Late for the booked March, and beyond the largest amount once re-rated: it cannot be cancelled (March is booked) nor billed.
+      const late = event(subscription.id, 'storage', '2026-03-30T11:00:00Z', { gb: 1_000_000_000 });
+      expect((await env.send([late])).accepted).toBe(1);
+      expectProblem(await env.call('POST', `/usage-events/${late.id}/cancel`, {}), 409, 'usage-event-billed');
+      await env.advance('2026-05-01T00:00:00.000Z');
+      expect((await env.invoices()).map((invoice) => invoice.items.map((line: any) => [line.title, line.periodStart, line.amount]))).toEqual([[['Storage', '2026-03-01', 10_000_000]], [['Storage', '2026-04-01', 0]]]);
+      expect((await env.call('GET', `/subscriptions/${subscription.id}`, undefined, 200)).body.billingFailure).toBeNull();
+    });
+
     it('bills usage before a mid-period price change at the old price', async () => {
       const env = environment();
       await env.advance('2026-03-01T00:00:00.000Z');

@@ -329,16 +329,30 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     return { usage, lines };
   }
 
-  /** Late usage of periods booked before: each period whose usage changed since, re-rated, as the difference to bill now. */
+  /**
+   * Late usage of periods booked before: each period whose usage changed since,
+   * re-rated, as the difference to bill now (one that cannot be rated now is
+   * left for a later billing).
+   */
   private async corrections(environmentId: string, subscription: Subscription, manager: EntityManager): Promise<{ correction: UsageCorrection; item: SubscriptionItem; name: string }[]> {
     const found: { correction: UsageCorrection; item: SubscriptionItem; name: string }[] = [];
     for (const [itemId, records] of Object.entries(subscription.usageBilled ?? {})) {
       const item = subscription.items.find((candidate) => candidate.id === itemId);
       if (!item) continue;
       for (const record of records) {
-        const rated = await this.rateUsage(environmentId, subscription, item, record.period, manager);
+        let rated: PeriodUsage;
+        let amount: number;
+        try {
+          rated = await this.rateUsage(environmentId, subscription, item, record.period, manager);
+          amount = Number(assertAmountInRange(rated.rated.amount, `/items/${itemId}`));
+        } catch (error) {
+          if (!(error instanceof DomainError)) throw error;
+          // A booked period that cannot be re-rated (late usage beyond the largest amount, its metric or pricing gone) never stops
+          // this billing: its correction waits, re-tried with every billing while the period can still receive events.
+          this.logger.warn({ msg: 'a usage correction could not be rated; the billing goes on without it', environmentId, subscriptionId: subscription.id, itemId, period: record.period, reason: error.message });
+          continue;
+        }
         const quantity = formatScaledDecimal(rated.rated.quantity, USAGE_SCALE);
-        const amount = Number(assertAmountInRange(rated.rated.amount, `/items/${itemId}`));
         if (quantity === record.quantity && amount === record.amount) continue;
         const quantityDelta = formatScaledDecimal(rated.rated.quantity - parseScaledDecimal(record.quantity, USAGE_SCALE, '/quantity'), USAGE_SCALE);
         found.push({ correction: { itemId, period: record.period, quantity, amount, quantityDelta, amountDelta: amount - record.amount }, item, name: rated.metric.name });
