@@ -14,6 +14,8 @@ describe('Prices over HTTP', () => {
   beforeAll(async () => {
     t = await startTestApp({ clock });
     otherToken = t.token([otherEnvironment]);
+    // event_based prices name a billable metric of their environment.
+    expect((await t.request('POST', '/billable-metrics', { body: { code: 'api_calls', name: 'API calls', aggregation: 'count' } })).status).toBe(201);
   });
   afterAll(() => t.close());
   beforeEach(() => clock.set(T0));
@@ -70,6 +72,20 @@ describe('Prices over HTTP', () => {
         expect((await createPrice(t, monthlyFee({ billingTiming, ...metric }))).billingTiming).toBe(billingTiming);
       }
       expectPointers(await t.request('POST', '/prices', { body: monthlyFee({ billingTiming: 'later' }) }), ['/billingTiming']);
+    });
+
+    it('issue 20 #11: an event_based price whose metricCode names no billable metric of the environment is a 422 at /metricCode', async () => {
+      const eventBased = (metricCode: string) => monthlyFee({ billingTiming: 'event_based', metricCode });
+      const unknown = await t.request('POST', '/prices', { body: eventBased('no_such_metric') });
+      expectProblem(unknown, 422, 'validation-failed', '/metricCode');
+      expect(unknown.body.errors[0].detail).toBe("no billable metric 'no_such_metric' exists in this environment");
+      // Another environment's metric does not exist here.
+      expectProblem(await t.request('POST', '/prices', { ...other(), body: eventBased('api_calls') }), 422, 'validation-failed', '/metricCode');
+      const created = await createPrice(t, eventBased('api_calls'));
+      expect(created.metricCode).toBe('api_calls');
+      // An update cannot move the price to another (or a missing) metric.
+      const update = await t.request('PUT', `/prices/${created.id}`, { body: { metricCode: 'no_such_metric' } });
+      expectProblem(update, 422, 'validation-failed', '/metricCode');
     });
 
     it('reports every missing required field with its pointer', async () => {

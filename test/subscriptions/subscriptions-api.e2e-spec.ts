@@ -210,7 +210,7 @@ describe('Subscriptions API', () => {
     describe('422', () => {
       let env: Environment;
       let other: Environment;
-      const prices: Record<'monthly' | 'archived' | 'eventBased' | 'noProduct' | 'usdOnly' | 'foreign', string> = {} as never;
+      const prices: Record<'monthly' | 'archived' | 'noProduct' | 'usdOnly' | 'foreign', string> = {} as never;
 
       beforeAll(async () => {
         env = environment();
@@ -219,7 +219,6 @@ describe('Subscriptions API', () => {
         prices.monthly = await env.price(product);
         prices.archived = await env.price(product, { name: 'Old' });
         await env.ok('PUT', `/prices/${prices.archived}/archive`, {}, 200);
-        prices.eventBased = await env.price(product, { name: 'API calls', billingTiming: 'event_based', metricCode: 'api_calls' });
         prices.noProduct = await env.price(null, { name: 'Loose' });
         prices.usdOnly = await env.price(product, { name: 'US only', pricing: { usd: { unitAmount: 3000 } } });
         prices.foreign = await other.price(await other.product());
@@ -273,12 +272,6 @@ describe('Subscriptions API', () => {
       it('a quantity with 5 decimals → 422 too-many-decimals at /items/0/quantity (as for invoice and price quantities)', async () => {
         const response = await env.create(env.body(prices.monthly, { items: [{ priceId: prices.monthly, quantity: 1.00001 }] }));
         expectProblem(response, 422, 'too-many-decimals', '/items/0/quantity');
-      });
-
-      it('an event_based price whose billable metric does not exist → 422 at /items/0/priceId naming the metric', async () => {
-        const response = await env.create(env.body(prices.eventBased));
-        expectProblem(response, 422, 'validation-failed', '/items/0/priceId');
-        expect(response.body.errors.find((e: any) => e.pointer === '/items/0/priceId').detail).toMatch(/billable metric 'api_calls'/);
       });
 
       it('reports every item problem at once, each at its own pointer', async () => {

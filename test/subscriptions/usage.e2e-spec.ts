@@ -93,21 +93,16 @@ describe('Usage-based billing', () => {
       expectProblem(await t.request('POST', '/usage-events', { environment: env.id, token: t.token([other.id]), body: { events: [] } }), 403, 'forbidden-environment');
     });
 
-    it('event_based prices name their metric; subscribing needs the metric to exist', async () => {
+    it('event_based prices name a metric of the environment', async () => {
       const env = environment();
       const base = { name: 'Usage', priceModel: 'fee', pricing: { eur: { unitAmount: 1 } }, purchase: 'recurring', termCount: 1, termUnit: 'month' };
       expectProblem(await env.call('POST', '/prices', { ...base, billingTiming: 'event_based' }), 422, 'validation-failed', '/metricCode');
       expectProblem(await env.call('POST', '/prices', { ...base, billingTiming: 'arrears', metricCode: 'calls' }), 422, 'validation-failed', '/metricCode');
       expectProblem(await env.call('POST', '/prices', { ...base, purchase: 'one_time', termCount: undefined, termUnit: undefined, billingTiming: 'event_based', metricCode: 'calls' }), 422, 'validation-failed', '/billingTiming');
+      expectProblem(await env.call('POST', '/prices', { ...base, billingTiming: 'event_based', metricCode: 'calls' }), 422, 'validation-failed', '/metricCode');
+      await env.metric('calls', 'count');
       const priceId = await env.usagePrice('calls');
       expect((await env.call('GET', `/prices/${priceId}`, undefined, 200)).body).toMatchObject({ billingTiming: 'event_based', metricCode: 'calls' });
-      expectProblem(
-        await env.call('POST', '/subscriptions', { customer: { id: randomUUID(), handle: null, name: null }, currency: 'EUR', term: { start: '2026-02-01' }, items: [{ priceId }] }),
-        422,
-        'validation-failed',
-        '/items/0/priceId',
-      );
-      await env.metric('calls', 'count');
       const subscription = await env.subscribe(priceId, { term: { start: '2026-02-01' } });
       expect(subscription.items[0]).toMatchObject({ billAt: '2026-03-01T00:00:00.000Z', period: { start: '2026-02-01', end: '2026-02-28' } });
     });
@@ -146,8 +141,6 @@ describe('Usage-based billing', () => {
         event(other.id, 'unbilled', '2026-03-10T11:00:00Z'),
         event(subscription.id, 'calls', '2026-02-03T11:00:00Z'),
         event(subscription.id, 'calls', '2026-03-10T12:06:00Z'),
-        event(subscription.id, 'gb', '2026-03-10T11:00:00Z', { gb: '1.23456' }),
-        event(subscription.id, 'gb', '2026-03-10T11:00:00Z', { gb: -1 }),
         event(subscription.id, 'gb', '2026-03-10T11:00:00Z', {}),
         event(subscription.id, 'gb', '2026-03-10T11:00:00Z', { gb: 2.5 }),
         { id: randomUUID(), customerId, metricCode: 'users', timestamp: '2026-03-10T12:04:00+00:00', properties: { user: 'ann' } },
@@ -163,15 +156,13 @@ describe('Usage-based billing', () => {
         'timestamp-too-old',
         'timestamp-in-future',
         'invalid-property',
-        'invalid-property',
-        'invalid-property',
         'accepted',
         'accepted',
         'event-id-reused',
         'outside-service',
       ]);
-      expect(result).toMatchObject({ accepted: 3, duplicates: 1, rejected: 10 });
-      expect(result.results[11]).toMatchObject({ index: 11, subscriptionId: subscription.id });
+      expect(result).toMatchObject({ accepted: 3, duplicates: 1, rejected: 8 });
+      expect(result.results[9]).toMatchObject({ index: 9, subscriptionId: subscription.id });
 
       // Sent again in a later batch: the same id is a duplicate, whenever it comes.
       await env.advance('2026-03-25T00:00:00.000Z');
@@ -206,6 +197,24 @@ describe('Usage-based billing', () => {
       expectProblem(await env.call('POST', '/usage-events', { events: [{ ...good, extra: true }] }), 422, 'validation-failed', '/events/0/extra');
       const usage = await env.call('GET', `/subscriptions/${subscription.id}/usage?metricCode=calls`, undefined, 200);
       expect(usage.body.items).toEqual([expect.objectContaining({ metricCode: 'calls', quantity: 0, amount: 0 })]);
+    });
+
+    it('issue 20 #18: refuses sum/max values outside 0 to 10^9 with at most 4 decimals, or not written canonically, with a 422 at the event\'s index; records nothing', async () => {
+      const env = environment();
+      const { subscription } = await setUp(env);
+      const gb = (value: unknown) => event(subscription.id, 'gb', '2026-03-10T11:00:00Z', { gb: value });
+      const refused = [1e308, 2 ** 53 + 1, '9'.repeat(10_000), ' 1', '1 ', '01', '+1', '1e3', '1.', '.5', -1, '1.23456', 1_000_000_000.5, true, { n: 1 }];
+      const response = await env.call('POST', '/usage-events', { events: [gb(2.5), ...refused.map(gb), gb('1000000000')] });
+      expectProblem(response, 422, 'validation-failed');
+      expect(response.body.errors.map((error: { pointer: string }) => error.pointer)).toEqual(refused.map((_, index) => `/events/${index + 1}/properties/gb`));
+      expect(response.body.errors[0].detail).toBe('must be a number from 0 to 1000000000 with at most 4 decimals (a JSON number or a plain decimal string such as "12.5")');
+      const usage = await env.call('GET', `/subscriptions/${subscription.id}/usage?metricCode=gb`, undefined, 200);
+      expect(usage.body.items).toEqual([expect.objectContaining({ metricCode: 'gb', quantity: 0, amount: 0 })]);
+      // The edges of the range are accepted, as numbers and as decimal strings.
+      const accepted = await env.send([gb(0), gb('0.0001'), gb(1_000_000_000), gb('999999999.9999')]);
+      expect(accepted).toMatchObject({ accepted: 4, rejected: 0 });
+      const after = await env.call('GET', `/subscriptions/${subscription.id}/usage?metricCode=gb`, undefined, 200);
+      expect(after.body.items[0].quantity).toBe(2_000_000_000);
     });
 
     it('counts one event id sent 1 000 times across concurrent requests exactly once', async () => {
@@ -247,6 +256,43 @@ describe('Usage-based billing', () => {
       const other = environment();
       expectProblem(await other.call('GET', `/subscriptions/${subscription.id}/usage`), 404, 'not-found');
       expectProblem(await t.request('GET', `/subscriptions/${subscription.id}/usage`, { environment: env.id, token: t.token([other.id]) }), 403, 'forbidden-environment');
+    });
+
+    it('issue 20 #18: a usage event is cancelled by id while its period is open (also on a draft in its grace period), never once booked; 404 for an unknown id or another environment', async () => {
+      const env = environment();
+      await env.advance('2026-03-01T00:00:00.000Z');
+      await env.call('PUT', '/usage-settings', { usageGracePeriodHours: 24 }, 200);
+      await env.metric('calls', 'count');
+      const subscription = await env.subscribe(await env.usagePrice('calls'), { term: { start: '2026-03-01' } });
+      await env.advance('2026-03-10T12:00:00.000Z');
+      const [first, second, third] = [1, 2, 3].map(() => event(subscription.id, 'calls', '2026-03-10T11:00:00Z'));
+      await env.send([first, second, third]);
+      const cancel = (id: string, as = env) => as.call('POST', `/usage-events/${encodeURIComponent(id)}/cancel`, {});
+
+      const cancelled = await cancel(second.id);
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.body).toEqual({ id: second.id, subscriptionId: subscription.id, metricCode: 'calls', timestamp: '2026-03-10T11:00:00.000Z', properties: {}, cancelledAt: '2026-03-10T12:00:00.000Z' });
+      // Again: the same cancellation; the event counts no more, and sending it again is still a duplicate (it is not counted again).
+      expect((await cancel(second.id)).body).toEqual(cancelled.body);
+      expect((await env.send([second])).results[0]).toMatchObject({ status: 'duplicate' });
+      expect((await env.call('GET', `/subscriptions/${subscription.id}/usage`, undefined, 200)).body.items[0]).toMatchObject({ quantity: 2, amount: 200 });
+      const log = await env.call('GET', `/events?limit=100`, undefined, 200);
+      expect(log.body.items.filter((e: any) => e.type === 'UsageEventCancelled').map((e: any) => e.data)).toEqual([
+        { subscriptionId: subscription.id, eventId: second.id, metricCode: 'calls', timestamp: '2026-03-10T11:00:00.000Z', cancelledAt: '2026-03-10T12:00:00.000Z' },
+      ]);
+
+      expectProblem(await cancel('no-such-event'), 404, 'not-found');
+      expectProblem(await cancel(first.id, environment()), 404, 'not-found');
+      expectProblem(await env.call('POST', `/usage-events/${first.id}/cancel`, { reason: 'x' }), 422, 'validation-failed', '/reason');
+
+      // The period ends: a draft during the grace period, re-rated when it is booked.
+      await env.advance('2026-04-01T06:00:00.000Z');
+      expect((await env.invoices())[0]).toMatchObject({ status: 'draft', totalExclVat: 200 });
+      expect((await cancel(third.id)).status).toBe(200);
+      await env.advance('2026-04-02T06:00:00.000Z');
+      expect((await env.invoices())[0]).toMatchObject({ status: 'booked', totalExclVat: 100 });
+      // Booked: the period is closed.
+      expectProblem(await cancel(first.id), 409, 'usage-event-billed');
     });
 
     it('usage settings: default 0, set, validated, per environment', async () => {
@@ -293,19 +339,114 @@ describe('Usage-based billing', () => {
       let expectedStart = '2026-01-31';
       for (const invoice of invoices) {
         expect(invoice).toMatchObject({ status: 'booked', currency: 'EUR' });
-        expect(invoice.items).toHaveLength(1);
         const [line] = invoice.items;
         expect(line.periodStart).toBe(expectedStart);
-        // The oracle: the period's GB in hundredths, priced tier by tier, rounded once.
+        // The oracle: the period's GB in hundredths, priced tier by tier (a line per tier reached), rounded once.
         let hundredths = 0;
         for (let at = Date.parse(`${line.periodStart}T00:00:00Z`); at <= Date.parse(`${line.periodEnd}T00:00:00Z`); at += DAY) hundredths += Math.round(sent.get(day(at))! * 100);
         const cents = (Math.min(hundredths, 10_000) * 10 + Math.max(hundredths - 10_000, 0) * 4) / 100;
-        expect(line).toMatchObject({ sku: 'storage', quantity: 1, amount: Math.round(cents), description: `Metric storage: ${hundredths / 100}` });
+        const tiers: [number, number, string][] = [[Math.min(hundredths, 10_000), 10, 'tier 1 (0–100)'], ...(hundredths > 10_000 ? [[hundredths - 10_000, 4, 'tier 2 (over 100)'] as [number, number, string]] : [])];
+        expect(invoice.items.map((l: any) => [l.sku, l.quantity, l.unitAmount, l.amount, l.description])).toEqual(
+          tiers.map(([inTier, unitAmount, label]) => ['storage', inTier / 100, unitAmount, Math.round((inTier * unitAmount) / 100), `Metric storage: ${hundredths / 100}, ${label}`]),
+        );
         expect(invoice.totalExclVat).toBe(Math.round(cents));
         expectedStart = day(Date.parse(`${line.periodEnd}T00:00:00Z`) + DAY);
       }
       expect(expectedStart).toBe('2027-03-31');
     }, 120_000);
+
+    it('issue 20 #12: a graduated usage charge shows a line per tier used and one for a flat amount, a package charge its started packages; GET usage shows the same lines', async () => {
+      const env = environment();
+      await env.advance('2026-03-01T00:00:00.000Z');
+      await env.metric('storage', 'sum', 'gb');
+      await env.metric('transfer', 'sum', 'gb');
+      const tiers = [
+        { upTo: 1000, unitAmount: 5 },
+        { upTo: 4000, unitAmount: 2, flatAmount: 700 },
+        { upTo: null, unitAmount: 1 },
+      ];
+      const graduated = await env.usagePrice('storage', { name: 'Storage', priceModel: 'graduated', pricing: { eur: { tiers } } });
+      const perPackage = await env.usagePrice('transfer', { name: 'Transfer', priceModel: 'package', pricing: { eur: { packageSize: 1000, packageAmount: 900 } } });
+      const subscription = await env.subscribe(graduated, { term: { start: '2026-03-01' }, items: [{ priceId: graduated }, { priceId: perPackage }] });
+      await env.advance('2026-03-10T12:00:00.000Z');
+      await env.send([event(subscription.id, 'storage', '2026-03-10T11:00:00Z', { gb: 4000 }), event(subscription.id, 'storage', '2026-03-10T11:00:00Z', { gb: '130' }), event(subscription.id, 'transfer', '2026-03-10T11:00:00Z', { gb: 2500.5 })]);
+      const expected = [
+        ['Storage', 'Metric storage: 4130, tier 1 (0–1000)', 1000, 5, 0, 5000],
+        ['Storage', 'Metric storage: 4130, tier 2 (1000–4000)', 3000, 2, 0, 6000],
+        ['Storage', 'Metric storage: 4130, tier 2 (1000–4000) flat amount', 1, 700, 0, 700],
+        ['Storage', 'Metric storage: 4130, tier 3 (over 4000)', 130, 1, 0, 130],
+        ['Transfer', 'Metric transfer: 2500.5, started packages', 3, 900, 0, 2700],
+      ];
+      const usage = (await env.call('GET', `/subscriptions/${subscription.id}/usage`, undefined, 200)).body.items;
+      expect(usage.map((item: any) => [item.quantity, item.amount])).toEqual([
+        [4130, 11830],
+        [2500.5, 2700],
+      ]);
+      const shown = usage.flatMap((item: any) => item.segments.flatMap((segment: any) => segment.lines.map((line: any) => [line.kind, line.tier, line.quantity, line.unitAmount, line.discount, line.amount])));
+      expect(shown).toEqual([
+        ['units', 1, 1000, 5, 0, 5000],
+        ['units', 2, 3000, 2, 0, 6000],
+        ['flat', 2, 1, 700, 0, 700],
+        ['units', 3, 130, 1, 0, 130],
+        ['packages', null, 3, 900, 0, 2700],
+      ]);
+      await env.advance('2026-04-01T00:00:00.000Z');
+      const [invoice] = await env.invoices();
+      expect(invoice.items.map((line: any) => [line.title, line.description, line.quantity, line.unitAmount, line.discount.amount, line.amount])).toEqual(expected);
+      for (const line of invoice.items) expect(line.amount).toBe(line.unitAmount * line.quantity);
+      expect(invoice.totalExclVat).toBe(11830 + 2700);
+    });
+
+    it('issue 20 #18: an item whose usage cannot be billed never stops the other items\' later periods; it is shown, retried alone, and billed once its event is cancelled', async () => {
+      const env = environment();
+      await env.advance('2026-03-01T00:00:00.000Z');
+      await env.metric('storage', 'sum', 'gb');
+      await env.metric('calls', 'count');
+      // 10^9 GB (the largest value) at 100 000.00 EUR per GB: beyond the largest amount (2^53 − 1 cents).
+      const storage = await env.usagePrice('storage', { name: 'Storage', pricing: { eur: { unitAmount: 10_000_000 } } });
+      const calls = await env.usagePrice('calls', { name: 'Calls' });
+      const subscription = await env.subscribe(storage, { term: { start: '2026-03-01' }, items: [{ priceId: storage }, { priceId: calls }] });
+      await env.advance('2026-03-10T12:00:00.000Z');
+      const huge = event(subscription.id, 'storage', '2026-03-10T11:00:00Z', { gb: 1_000_000_000 });
+      expect((await env.send([huge, event(subscription.id, 'calls', '2026-03-10T11:00:00Z'), event(subscription.id, 'calls', '2026-03-10T11:00:00Z')])).accepted).toBe(3);
+
+      await env.advance('2026-05-01T00:00:00.000Z');
+      // March and April of the calls item are billed; storage waits for its retry.
+      expect((await env.invoices()).map((invoice) => invoice.items.map((line: any) => [line.title, line.periodStart, line.amount]))).toEqual([[['Calls', '2026-03-01', 200]], [['Calls', '2026-04-01', 0]]]);
+      const storageItem = subscription.items[0].id;
+      const failing = (await env.call('GET', `/subscriptions/${subscription.id}`, undefined, 200)).body;
+      expect(failing.billingFailure).toMatchObject({ itemId: storageItem, billAt: '2026-04-01T00:00:00.000Z' });
+      expect(failing.billingFailure.reason).toMatch(/range/);
+
+      // The event is corrected (its period is still open for the storage item): the retry bills March and April.
+      expect((await env.call('POST', `/usage-events/${huge.id}/cancel`, {})).status).toBe(200);
+      await env.advance('2026-05-01T00:30:00.000Z');
+      const invoices = await env.invoices();
+      expect(invoices.flatMap((invoice) => invoice.items.map((line: any) => [line.title, line.periodStart, line.amount])).sort()).toEqual([
+        ['Calls', '2026-03-01', 200],
+        ['Calls', '2026-04-01', 0],
+        ['Storage', '2026-03-01', 0],
+        ['Storage', '2026-04-01', 0],
+      ]);
+      expect((await env.call('GET', `/subscriptions/${subscription.id}`, undefined, 200)).body.billingFailure).toBeNull();
+    });
+
+    it('issue 20 #18: late usage of a booked period that cannot be rated never stops the next billing', async () => {
+      const env = environment();
+      await env.advance('2026-03-01T00:00:00.000Z');
+      await env.metric('storage', 'sum', 'gb');
+      const subscription = await env.subscribe(await env.usagePrice('storage', { name: 'Storage', pricing: { eur: { unitAmount: 10_000_000 } } }), { term: { start: '2026-03-01' } });
+      await env.advance('2026-03-10T12:00:00.000Z');
+      await env.send([event(subscription.id, 'storage', '2026-03-10T11:00:00Z', { gb: 1 })]);
+      await env.advance('2026-04-05T00:00:00.000Z');
+      // Late for the booked March, and beyond the largest amount once re-rated: it cannot be cancelled (March is booked) nor billed.
+      const late = event(subscription.id, 'storage', '2026-03-30T11:00:00Z', { gb: 1_000_000_000 });
+      expect((await env.send([late])).accepted).toBe(1);
+      expectProblem(await env.call('POST', `/usage-events/${late.id}/cancel`, {}), 409, 'usage-event-billed');
+      await env.advance('2026-05-01T00:00:00.000Z');
+      expect((await env.invoices()).map((invoice) => invoice.items.map((line: any) => [line.title, line.periodStart, line.amount]))).toEqual([[['Storage', '2026-03-01', 10_000_000]], [['Storage', '2026-04-01', 0]]]);
+      expect((await env.call('GET', `/subscriptions/${subscription.id}`, undefined, 200)).body.billingFailure).toBeNull();
+    });
 
     it('bills usage before a mid-period price change at the old price', async () => {
       const env = environment();
@@ -323,9 +464,10 @@ describe('Usage-based billing', () => {
       expect(preview).toMatchObject({ quantity: 5, amount: 700, segments: [{ quantity: 3, amount: 300 }, { quantity: 2, amount: 400, priceFrom: '2026-03-15T00:00:00.000Z' }] });
       await env.advance('2026-04-01T00:00:00.000Z');
       const [invoice] = await env.invoices();
+      // A fee price bills each version's own events at its own unit price.
       expect(invoice.items.map((line: any) => [line.quantity, line.unitAmount, line.amount])).toEqual([
-        [1, 300, 300],
-        [1, 400, 400],
+        [3, 100, 300],
+        [2, 200, 400],
       ]);
       expect(invoice.items[0].description).toContain('3 of 5');
       expect(invoice.totalExclVat).toBe(preview.amount);

@@ -28,8 +28,10 @@ export function subscriptionHandleStream(environmentId: string, handle: string):
  * inputs always name the same invoice, so a second attempt to bill them finds
  * the invoice stream taken and writes nothing.
  */
-export function subscriptionInvoiceId(environmentId: string, subscriptionId: string, billAt: Date): string {
-  return uuidV5(`${environmentId}/${subscriptionId}/${billAt.toISOString()}`, INVOICE_NAMESPACE);
+export function subscriptionInvoiceId(environmentId: string, subscriptionId: string, billAt: Date, itemIds?: readonly string[]): string {
+  // An item's charge billed after the others of its billAt were (a failed item's retry and catch-up): its invoice is named by its items too.
+  const name = `${environmentId}/${subscriptionId}/${billAt.toISOString()}${itemIds === undefined ? '' : `/${itemIds.join(',')}`}`;
+  return uuidV5(name, INVOICE_NAMESPACE);
 }
 
 export const BILLABLE_METRIC_STREAM = 'billable-metric';

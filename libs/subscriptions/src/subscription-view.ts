@@ -27,8 +27,12 @@ export interface SubscriptionView {
   readonly items: SubscriptionItemView[];
   /** Charged automatically for each booked invoice; null: paid otherwise. */
   readonly paymentMethod: { readonly provider: string; readonly token: string } | null;
-  /** The last failed attempt to bill the next charges (retried from retryAt); null when none is pending. */
-  readonly billingFailure: { readonly billAt: string; readonly reason: string; readonly attempts: number; readonly retryAt: string } | null;
+  /**
+   * The last failed attempt to bill the next charges (retried from retryAt);
+   * with `itemId` an item's charge that waits alone while the others bill (the
+   * earliest such); null when none is pending.
+   */
+  readonly billingFailure: { readonly billAt: string; readonly reason: string; readonly attempts: number; readonly retryAt: string; readonly itemId: string | null } | null;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -61,10 +65,16 @@ export function toSubscriptionView(subscription: Subscription, now: Date): Subsc
       };
     }),
     paymentMethod: subscription.paymentMethod ?? null,
-    billingFailure: subscription.billingFailure,
+    billingFailure: billingFailureOf(subscription),
     createdAt: subscription.createdAt,
     updatedAt: subscription.updatedAt,
   };
+}
+
+function billingFailureOf(subscription: Subscription): SubscriptionView['billingFailure'] {
+  if (subscription.billingFailure !== null) return { ...subscription.billingFailure, itemId: null };
+  const [earliest] = Object.entries(subscription.itemFailures ?? {}).sort(([, a], [, b]) => (a.billAt < b.billAt ? -1 : a.billAt > b.billAt ? 1 : 0));
+  return earliest === undefined ? null : { ...earliest[1], itemId: earliest[0] };
 }
 
 /** For notifications: the subscription as of its latest event. */

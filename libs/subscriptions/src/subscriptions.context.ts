@@ -17,6 +17,7 @@ const SUBSCRIPTION_EVENTS: Record<SubscriptionEvent['type'], number> = {
   SubscriptionBillingFailed: 1,
   SubscriptionEnded: 1,
   SubscriptionInvoiceBooked: 1,
+  UsageEventCancelled: 1,
 };
 const HANDLE_EVENTS: Record<SubscriptionHandleClaimed['type'], number> = { SubscriptionHandleClaimed: 1 };
 

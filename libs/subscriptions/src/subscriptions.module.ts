@@ -10,6 +10,8 @@ import { IngestUsageEventsHandler } from './ingest-usage-events/ingest-usage-eve
 import { SetUsageSettingsHandler } from './set-usage-settings/set-usage-settings.handler';
 import { UsageController } from './http/usage.controller';
 import { UsageStore } from './usage/usage-store';
+import { BillableMetricExistsHandler } from './billable-metric-exists/billable-metric-exists.handler';
+import { CancelUsageEventHandler } from './cancel-usage-event/cancel-usage-event.handler';
 
 /** The HTTP surface, command handlers and billing engine of the subscriptions context (its definition is subscriptionsContext). */
 @Module({
@@ -20,6 +22,8 @@ import { UsageStore } from './usage/usage-store';
     CreateBillableMetricHandler,
     SetUsageSettingsHandler,
     IngestUsageEventsHandler,
+    BillableMetricExistsHandler,
+    CancelUsageEventHandler,
   ],
 })
 export class SubscriptionsModule {}

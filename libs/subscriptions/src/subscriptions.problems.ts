@@ -8,5 +8,10 @@ export const SUBSCRIPTIONS_PROBLEMS: Record<string, ProblemType> = {
   'subscription-not-cancelled': { status: 409, title: 'Conflict', description: 'Only a cancelled subscription can be reactivated.' },
   'subscription-period-billed': { status: 409, title: 'Conflict', description: 'The charges due at this instant have been billed already (the billing engine never bills them twice).' },
   'billable-metric-exists': { status: 409, title: 'Conflict', description: 'A billable metric with this code exists already in the environment (codes are unique, metrics never change).' },
+  'usage-event-billed': {
+    status: 409,
+    title: 'Conflict',
+    description: "The usage event's period has been billed on a booked invoice: the event can no longer be cancelled (a booked invoice never changes).",
+  },
   'subscription-billing-not-due': { status: 409, title: 'Conflict', description: 'Nothing is due for billing at this instant.' },
 };

@@ -1,7 +1,8 @@
-import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
 import { CommandPath } from '@billing/event-store';
 import { Versioned } from '@billing/platform';
 import { decideCreatePrice, existingPrice, priceEvolver, productEvolver } from '../domain';
+import { BillableMetricExistsQuery } from '../ports';
 import { priceStream, productStream } from '../streams';
 import { PriceView, toPriceView } from '../views';
 import { CreatePriceCommand } from './create-price.command';
@@ -9,19 +10,26 @@ import { CreatePriceCommand } from './create-price.command';
 /**
  * A new stream under a fresh id. The product a price names is looked up in
  * the event store (products are never deleted, so it cannot vanish before
- * the price is written).
+ * the price is written). An event_based price's metric is asked of the
+ * context that owns metrics through the catalog's port (metrics are never
+ * deleted either).
  */
 @CommandHandler(CreatePriceCommand)
 export class CreatePriceHandler implements ICommandHandler<CreatePriceCommand, Versioned<PriceView>> {
-  constructor(private readonly commands: CommandPath) {}
+  constructor(
+    private readonly commands: CommandPath,
+    private readonly queries: QueryBus,
+  ) {}
 
   async execute({ environmentId, input, context }: CreatePriceCommand): Promise<Versioned<PriceView>> {
     const priceId = context.meta.newId();
     const productExists = input.productId !== null && (await this.commands.load(productStream(environmentId, input.productId), productEvolver)).version > 0;
+    const { metricCode } = input;
+    const metricExists = metricCode !== undefined && (await this.queries.execute(new BillableMetricExistsQuery(environmentId, metricCode)));
     const { state, version } = await this.commands.handle(
       priceStream(environmentId, priceId),
       priceEvolver,
-      (current) => decideCreatePrice({ priceId, input, productExists }, current, context.meta),
+      (current) => decideCreatePrice({ priceId, input, productExists, metricExists }, current, context.meta),
       context,
       { newStream: true },
     );

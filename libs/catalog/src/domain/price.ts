@@ -97,6 +97,8 @@ export interface CreatePrice {
    * product does not exist here.
    */
   readonly productExists: boolean;
+  /** Whether `input.metricCode` names a billable metric of the environment (asked by the caller; ignored without a metricCode). */
+  readonly metricExists: boolean;
 }
 export interface UpdatePrice {
   readonly priceId: string;
@@ -111,6 +113,8 @@ export function decideCreatePrice(command: CreatePrice, state: PriceState, meta:
   if (state.status !== 'none') throw new ConflictError('price-exists', `price ${command.priceId} already exists`);
   const { productId } = command.input;
   if (productId !== null && !command.productExists) throw ValidationError.at('/productId', `no product ${productId} exists in this environment`);
+  const { metricCode } = command.input;
+  if (metricCode !== undefined && !command.metricExists) throw ValidationError.at('/metricCode', `no billable metric '${metricCode}' exists in this environment`);
   return [{ type: 'PriceCreated', schemaVersion: 1, data: { priceId: command.priceId, ...command.input, createdAt: meta.now.toISOString() } }];
 }
 

@@ -16,7 +16,7 @@ import {
   initialPriceState,
   priceEvolver,
 } from './price';
-import { validateCreatePrice, validateUpdatePrice } from './price-validation';
+import { CreatePriceInput, validateCreatePrice, validateUpdatePrice } from './price-validation';
 
 const priceId = '7d0c3a52-6a1e-4c1b-9f55-2f3c4a5b6c7d';
 const productId = '0b6e1c9a-3f4d-4e2a-8b7c-1d2e3f4a5b6c';
@@ -76,8 +76,10 @@ const stateAfter = (...events: PriceEvent[]) => foldEvents(priceEvolver, events)
 const active = existingPrice(stateAfter(created), priceId);
 
 describe('decideCreatePrice', () => {
-  const create = (overrides: Partial<typeof input> = {}, productExists = false) => (state: ReturnType<typeof stateAfter>) =>
-    decideCreatePrice({ priceId, input: { ...input, ...overrides }, productExists }, state, meta(T0));
+  const create =
+    (overrides: Partial<CreatePriceInput> = {}, productExists = false, metricExists = false) =>
+    (state: ReturnType<typeof stateAfter>) =>
+      decideCreatePrice({ priceId, input: { ...input, ...overrides }, productExists, metricExists }, state, meta(T0));
 
   it('given no price, when created with a validated input, then PriceCreated carries the input, the id and the time', () => {
     spec.given([]).when(create()).then([created]);
@@ -95,6 +97,22 @@ describe('decideCreatePrice', () => {
       .given([])
       .when(create({ productId }, false))
       .thenThrows({ kind: 'validation', code: 'validation-failed', errors: [{ pointer: '/productId', detail: `no product ${productId} exists in this environment` }] });
+  });
+
+  const eventBased = { billingTiming: 'event_based' as const, metricCode: 'api_calls' };
+
+  it('issue 20 #11: given no price, when an event_based price names a billable metric that does not exist here, then 422 at /metricCode', () => {
+    spec
+      .given([])
+      .when(create(eventBased, false, false))
+      .thenThrows({ kind: 'validation', code: 'validation-failed', errors: [{ pointer: '/metricCode', detail: "no billable metric 'api_calls' exists in this environment" }] });
+  });
+
+  it('given no price, when an event_based price names a billable metric of the environment, then PriceCreated names the metric', () => {
+    spec
+      .given([])
+      .when(create(eventBased, false, true))
+      .then([{ ...created, data: { ...created.data, ...eventBased } }]);
   });
 
   it.each<[string, PriceEvent[]]>([
@@ -232,7 +250,7 @@ describe('price properties', () => {
   it('create then update folds to the created view with the update applied; repeating the update emits nothing', () => {
     fc.assert(
       fc.property(scenario, ([createBody, updateBody]) => {
-        const createdEvents = decideCreatePrice({ priceId, input: validateCreatePrice(createBody), productExists: true }, initialPriceState(), meta(T0));
+        const createdEvents = decideCreatePrice({ priceId, input: validateCreatePrice(createBody), productExists: true, metricExists: true }, initialPriceState(), meta(T0));
         const before = view(createdEvents)!;
         const updatedEvents = decideUpdatePrice({ priceId, body: updateBody }, stateAfter(...createdEvents), meta(T1));
         const after = stateAfter(...createdEvents, ...updatedEvents);
@@ -249,7 +267,7 @@ describe('price properties', () => {
   it('the view is a pure function of the events: it never reads the clock', () => {
     fc.assert(
       fc.property(createPriceBodyArb, (createBody) => {
-        const events = decideCreatePrice({ priceId, input: validateCreatePrice(createBody), productExists: true }, initialPriceState(), meta(T0));
+        const events = decideCreatePrice({ priceId, input: validateCreatePrice(createBody), productExists: true, metricExists: true }, initialPriceState(), meta(T0));
         expect(view(events)).toEqual(view(events));
         expect(view(events)?.createdAt).toBe(T0);
       }),

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { ValidationError } from '@billing/shared-kernel';
 import { entryArb, modelArb, quantityArb, tiersArb } from '../../../../test/catalog/catalog.arbitraries';
-import { amountFor, amountForScaledQuantity } from './pricing';
+import { amountFor, amountForScaledQuantity, priceComponents } from './pricing';
 import { FeePricing, PackagePricing, PriceModel, PricingEntry, Tier, TieredPricing } from './types';
 
 // ---- an independent oracle: exact rationals from the decimal text, unit-by-unit walks, its own rounding
@@ -260,5 +260,72 @@ describe('amountFor: properties', () => {
         expect(twiceError <= 10_000n && twiceError > -10_000n).toBe(true);
       }),
     );
+  });
+});
+
+describe('priceComponents: what a quantity is made of, as invoice lines show it', () => {
+  const scenario = modelArb.chain((model) => fc.tuple(fc.constant(model), entryArb(model), quantityArb()));
+  const ONE = 10_000n;
+  /** An invoice line's amount from its own figures: round(unitAmount × quantity), half up (amounts are never negative). */
+  const lineAmount = (unitAmount: bigint, scaledQuantity: bigint) => roundHalfUp(rat(unitAmount * scaledQuantity, ONE));
+
+  it('issue 20 #12: the components add up to the oracle amount, each amount is unitAmount × its real quantity, and they hold the whole quantity', () => {
+    fc.assert(
+      fc.property(scenario, ([model, entry, quantity]) => {
+        const components = priceComponents(model, entry, quantity.scaled);
+        expect(components.length).toBeGreaterThan(0);
+        expect(components.reduce((sum, c) => sum + c.amount, 0n)).toBe(oracle(model, entry, quantity.number));
+        for (const c of components) expect(c.amount).toBe(lineAmount(c.unitAmount, c.quantity));
+        const unitsHeld = components.filter((c) => c.kind === 'units').reduce((sum, c) => sum + c.quantity, 0n);
+        if (model === 'package') {
+          const { packageSize } = entry as PackagePricing;
+          const [packages] = components;
+          // The started packages: enough for the quantity, one package less would not be.
+          expect(packages.quantity % ONE).toBe(0n);
+          expect(packages.quantity * BigInt(packageSize)).toBeGreaterThanOrEqual(quantity.scaled);
+          expect((packages.quantity - ONE) * BigInt(packageSize)).toBeLessThan(quantity.scaled === 0n ? 1n : quantity.scaled);
+        } else expect(unitsHeld).toBe(quantity.scaled);
+        for (const c of components.filter((c) => c.kind === 'flat')) expect(c.quantity).toBe(ONE);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('issue 20 #12: graduated 4 130 units show one line per tier used, and a line for a flat amount', () => {
+    const tiers: Tier[] = [
+      { upTo: 1000, unitAmount: 5, flatAmount: 0 },
+      { upTo: 4000, unitAmount: 2, flatAmount: 700 },
+      { upTo: null, unitAmount: 1, flatAmount: 0 },
+    ];
+    const shown = priceComponents('graduated', { tiers }, 41_300_000n).map((c) => [c.kind, c.tier?.number, Number(c.quantity) / 10_000, Number(c.unitAmount), Number(c.amount)]);
+    expect(shown).toEqual([
+      ['units', 1, 1000, 5, 5000],
+      ['units', 2, 3000, 2, 6000],
+      ['flat', 2, 1, 700, 700],
+      ['units', 3, 130, 1, 130],
+    ]);
+    expect(amountFor('graduated', { tiers }, 4130)).toBe(11830n);
+  });
+
+  it('volume: the whole quantity at its tier, and the tier flat amount; package: the started packages', () => {
+    const tiers: Tier[] = [
+      { upTo: 10, unitAmount: 500, flatAmount: 0 },
+      { upTo: null, unitAmount: 400, flatAmount: 100 },
+    ];
+    expect(priceComponents('volume', { tiers }, 125_000n)).toEqual([
+      { kind: 'units', tier: { number: 2, from: 10, upTo: null }, quantity: 125_000n, unitAmount: 400n, amount: 5000n },
+      { kind: 'flat', tier: { number: 2, from: 10, upTo: null }, quantity: ONE, unitAmount: 100n, amount: 100n },
+    ]);
+    expect(priceComponents('package', { packageSize: 10, packageAmount: 5000 }, 105_000n)).toEqual([
+      { kind: 'packages', tier: null, quantity: 2n * ONE, unitAmount: 5000n, amount: 10_000n },
+    ]);
+  });
+
+  it('quantity 0: a tiered price shows its first flat amount, or its first tier at 0; fee and package show 0', () => {
+    expect(priceComponents('graduated', { tiers: [{ upTo: null, unitAmount: 3, flatAmount: 900 }] }, 0n)).toEqual([
+      { kind: 'flat', tier: { number: 1, from: 0, upTo: null }, quantity: ONE, unitAmount: 900n, amount: 900n },
+    ]);
+    expect(priceComponents('volume', { tiers: stripeTiers }, 0n)).toEqual([{ kind: 'units', tier: { number: 1, from: 0, upTo: 5 }, quantity: 0n, unitAmount: 500n, amount: 0n }]);
+    expect(priceComponents('fee', { unitAmount: 7 }, 0n)).toEqual([{ kind: 'units', tier: null, quantity: 0n, unitAmount: 7n, amount: 0n }]);
   });
 });

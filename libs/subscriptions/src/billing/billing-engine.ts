@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { CommandBus } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
-import { amountForScaledQuantity } from '@billing/catalog';
+import { ChargeLine, chargeLines, componentLabel, PriceComponent, priceComponents } from '@billing/catalog';
 import { CommandContext, CommandPath, outsideUnitOfWork, ProjectionRunner, queryRows, ReadModelTimeoutError, StreamVersionConflictError, toNewEvents, WrittenStream } from '@billing/event-store';
 import { BookInvoiceCommand, CreateInvoiceCommand, Invoice, invoiceEvolver, invoiceStream, RequestedLine, UpdateInvoiceCommand } from '@billing/invoicing';
 import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, ScopedClock, WorkerLoop } from '@billing/platform';
@@ -19,6 +19,8 @@ import {
   USAGE_SCALE,
   decideRecordBillingFailure,
   DueBilling,
+  ItemCharge,
+  retryDue,
   localDateOf,
   nextDue,
   QUANTITY_SCALE,
@@ -174,7 +176,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
       metadata: { actor: ACTOR, requestId: null, correlationId: randomUUID(), causationId: null },
     };
     const stream = subscriptionStream(environmentId, subscriptionId);
-    let billing: DueBilling | null = null;
+    let billing: (DueBilling & { retryOf?: string }) | null = null;
     try {
       return await this.commands.atomically(async (unit) => {
         const [row] = await queryRows(unit.manager, `select 1 from subscriptions where environment_id = $1 and id = $2 for update skip locked`, [
@@ -183,7 +185,10 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
         ]);
         if (!row) return 'busy';
         const { state, version } = await this.commands.load(stream, subscriptionEvolver);
-        const due = dueNow(state, now);
+        // A failed item's charge whose retry has come goes before the next charges (it is older than them).
+        const retry = retryDue(state, now);
+        const next = dueNow(state, now);
+        const due = retry !== null && (next === null || retry.billAt <= next.billAt) ? retry : next;
         const booking = dueBooking(state, now);
         let events: SubscriptionEvent[];
         if (booking !== null && (due === null || Date.parse(booking.bookAt) <= due.billAt.getTime())) {
@@ -212,37 +217,32 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
   }
 
   /** Prices the charges as of now, creates and books their invoice, and decides the subscription's events. */
-  private async bill(environmentId: string, subscription: Subscription, due: DueBilling, context: CommandContext, manager: EntityManager): Promise<SubscriptionEvent[]> {
+  private async bill(environmentId: string, subscription: Subscription, due: DueBilling & { retryOf?: string }, context: CommandContext, manager: EntityManager): Promise<SubscriptionEvent[]> {
     const items = new Map(subscription.items.map((item) => [item.id, item]));
     const prices = await this.readModel.prices(environmentId, [...new Set(due.charges.map((charge) => items.get(charge.itemId)!.priceId))]);
     const amounts: Record<string, bigint> = {};
-    const unitAmounts = new Map<string, number>();
+    const components = new Map<string, PriceComponent[]>();
     const usage: UsageCharge[] = [];
     const usageLines: RequestedLine[] = [];
-    for (const { itemId, kind, period } of due.charges) {
-      const item = items.get(itemId)!;
-      const found = prices.get(item.priceId);
-      const entry = found?.price.pricing[subscription.currency];
-      if (!found || !entry) {
-        throw ValidationError.at(`/items/${itemId}`, `price ${item.priceId} has no pricing in ${subscription.currency.toUpperCase()} any more`);
+    for (const charge of due.charges) {
+      try {
+        await this.price(environmentId, subscription, charge, prices, manager, { amounts, components, usage, usageLines });
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        // This item's charge cannot be priced or rated: it alone waits for its retry; the next step bills the others.
+        this.logger.warn({ msg: 'billing an item failed; it is retried later, the other items are billed', environmentId, subscriptionId: subscription.id, itemId: charge.itemId, billAt: due.billAt.toISOString(), reason: error.message });
+        return decideRecordBillingFailure({ subscriptionId: subscription.id, billAt: due.billAt, reason: error.message, itemId: charge.itemId }, subscription, context.meta);
       }
-      if (kind === 'event_based') {
-        // Usage of the (possibly shortened) period, rated at the price versions in force when it happened.
-        const rated = await this.rateUsage(environmentId, subscription, item, period!, manager);
-        amounts[itemId] = rated.rated.amount;
-        usage.push({ itemId, period: period!, quantity: formatScaledDecimal(rated.rated.quantity, USAGE_SCALE), amount: Number(assertAmountInRange(rated.rated.amount, `/items/${itemId}`)) });
-        usageLines.push(...usageLinesOf(item, found.price.name, found.price.priceModel, rated, period!));
-        continue;
-      }
-      amounts[itemId] = amountForScaledQuantity(found.price.priceModel, entry, parseScaledDecimal(item.quantity, QUANTITY_SCALE, `/items/${itemId}/quantity`));
-      if (found.price.priceModel === 'fee') unitAmounts.set(itemId, (entry as { unitAmount: number }).unitAmount);
     }
     const corrections = await this.corrections(environmentId, subscription, manager);
     const correctionLines = corrections.map(({ correction, item, name }) => correctionLineOf(item, name, correction));
     const grace = usage.length === 0 ? 0 : (await this.usage.settings(environmentId, manager)).usageGracePeriodHours;
     const bookAt = grace > 0 ? new Date(due.billAt.getTime() + grace * 3_600_000) : null;
-    const invoiceId = subscriptionInvoiceId(environmentId, subscription.id, due.billAt);
-    const fixedCount = due.charges.filter((charge) => charge.kind !== 'event_based').length;
+    // Charges of an instant the other items billed already (a failed item catching up) go on an invoice of their own.
+    const billedAlready = subscription.lastBilledAt !== null && due.billAt.getTime() <= Date.parse(subscription.lastBilledAt);
+    const invoiceId = subscriptionInvoiceId(environmentId, subscription.id, due.billAt, billedAlready ? due.charges.map((charge) => charge.itemId) : undefined);
+    // The invoice's fixed lines come first: one per component of each fixed charge (however pro-rated).
+    const fixedCount = [...components.values()].reduce((count, parts) => count + parts.length, 0);
     const events = decideBillDue(
       {
         subscriptionId: subscription.id,
@@ -253,6 +253,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
         corrections: corrections.map(({ correction }) => correction),
         bookAt,
         usageLines: { first: fixedCount, count: usageLines.length },
+        retryOf: due.retryOf,
       },
       subscription,
       context.meta,
@@ -269,21 +270,13 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
           memo: `Subscription ${subscription.handle}`,
           items: billed.lines
             .filter((line) => line.kind !== 'event_based')
-            .map((line): RequestedLine => {
-            const item = items.get(line.itemId)!;
-            // A whole fee period reads as quantity × unit price; a tier, package or pro-rated share is one amount.
-            const unitAmount = unitAmounts.get(line.itemId);
-            const whole = unitAmount !== undefined && line.daysUsed === line.daysInFullPeriod;
-            return {
-              title: prices.get(item.priceId)!.price.name,
-              description: item.product.name,
-              periodStart: line.period?.start ?? null,
-              periodEnd: line.period?.end ?? null,
-              quantity: whole ? Number(item.quantity) : 1,
-              unitAmount: whole ? unitAmount : line.amount,
-              taxCode: item.taxCode,
-            };
-          })
+            .flatMap((line) => {
+              const item = items.get(line.itemId)!;
+              // A pro-rated period bills a share of the price: its lines show the whole quantity, less the unused days as a discount.
+              return chargeLines(components.get(line.itemId)!, BigInt(line.amount)).map((charge) =>
+                invoiceLineOf(charge, prices.get(item.priceId)!.price.name, item.product.name, item, line.period),
+              );
+            })
             .concat(usageLines, correctionLines),
         },
         context,
@@ -293,6 +286,34 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     // With usage and a grace period the invoice stays a draft: late events still count until bookAt (bookAfterGrace).
     if (bookAt === null) await this.bus.execute(new BookInvoiceCommand(environmentId, invoiceId, date, context, 1));
     return events;
+  }
+
+  /** Prices one due charge into the billing's collections; a DomainError is this item's failure. */
+  private async price(
+    environmentId: string,
+    subscription: Subscription,
+    { itemId, kind, period }: ItemCharge,
+    prices: Awaited<ReturnType<SubscriptionsReadModel['prices']>>,
+    manager: EntityManager,
+    into: { amounts: Record<string, bigint>; components: Map<string, PriceComponent[]>; usage: UsageCharge[]; usageLines: RequestedLine[] },
+  ): Promise<void> {
+    const item = subscription.items.find((candidate) => candidate.id === itemId)!;
+    const found = prices.get(item.priceId);
+    const entry = found?.price.pricing[subscription.currency];
+    if (!found || !entry) {
+      throw ValidationError.at(`/items/${itemId}`, `price ${item.priceId} has no pricing in ${subscription.currency.toUpperCase()} any more`);
+    }
+    if (kind === 'event_based') {
+      // Usage of the (possibly shortened) period, rated at the price versions in force when it happened.
+      const rated = await this.rateUsage(environmentId, subscription, item, period!, manager);
+      into.amounts[itemId] = rated.rated.amount;
+      into.usage.push({ itemId, period: period!, quantity: formatScaledDecimal(rated.rated.quantity, USAGE_SCALE), amount: Number(assertAmountInRange(rated.rated.amount, `/items/${itemId}`)) });
+      into.usageLines.push(...usageLinesOf(item, found.price.name, rated, period!));
+      return;
+    }
+    const parts = priceComponents(found.price.priceModel, entry, parseScaledDecimal(item.quantity, QUANTITY_SCALE, `/items/${itemId}/quantity`));
+    into.components.set(itemId, parts);
+    into.amounts[itemId] = parts.reduce((sum, part) => sum + part.amount, 0n);
   }
 
   private async rateUsage(environmentId: string, subscription: Subscription, item: SubscriptionItem, period: { start: string; end: string }, manager: EntityManager): Promise<PeriodUsage> {
@@ -310,21 +331,35 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
       const price = prices.get(item.priceId)?.price;
       const rated = await this.rateUsage(environmentId, subscription, item, charge.period, manager);
       usage.push({ ...charge, quantity: formatScaledDecimal(rated.rated.quantity, USAGE_SCALE), amount: Number(assertAmountInRange(rated.rated.amount, `/items/${item.id}`)) });
-      lines.push(...usageLinesOf(item, price?.name ?? item.priceName, price?.priceModel ?? 'fee', rated, charge.period));
+      lines.push(...usageLinesOf(item, price?.name ?? item.priceName, rated, charge.period));
     }
     return { usage, lines };
   }
 
-  /** Late usage of periods booked before: each period whose usage changed since, re-rated, as the difference to bill now. */
+  /**
+   * Late usage of periods booked before: each period whose usage changed since,
+   * re-rated, as the difference to bill now (one that cannot be rated now is
+   * left for a later billing).
+   */
   private async corrections(environmentId: string, subscription: Subscription, manager: EntityManager): Promise<{ correction: UsageCorrection; item: SubscriptionItem; name: string }[]> {
     const found: { correction: UsageCorrection; item: SubscriptionItem; name: string }[] = [];
     for (const [itemId, records] of Object.entries(subscription.usageBilled ?? {})) {
       const item = subscription.items.find((candidate) => candidate.id === itemId);
       if (!item) continue;
       for (const record of records) {
-        const rated = await this.rateUsage(environmentId, subscription, item, record.period, manager);
+        let rated: PeriodUsage;
+        let amount: number;
+        try {
+          rated = await this.rateUsage(environmentId, subscription, item, record.period, manager);
+          amount = Number(assertAmountInRange(rated.rated.amount, `/items/${itemId}`));
+        } catch (error) {
+          if (!(error instanceof DomainError)) throw error;
+          // A booked period that cannot be re-rated (late usage beyond the largest amount, its metric or pricing gone) never stops
+          // this billing: its correction waits, re-tried with every billing while the period can still receive events.
+          this.logger.warn({ msg: 'a usage correction could not be rated; the billing goes on without it', environmentId, subscriptionId: subscription.id, itemId, period: record.period, reason: error.message });
+          continue;
+        }
         const quantity = formatScaledDecimal(rated.rated.quantity, USAGE_SCALE);
-        const amount = Number(assertAmountInRange(rated.rated.amount, `/items/${itemId}`));
         if (quantity === record.quantity && amount === record.amount) continue;
         const quantityDelta = formatScaledDecimal(rated.rated.quantity - parseScaledDecimal(record.quantity, USAGE_SCALE, '/quantity'), USAGE_SCALE);
         found.push({ correction: { itemId, period: record.period, quantity, amount, quantityDelta, amountDelta: amount - record.amount }, item, name: rated.metric.name });
@@ -387,7 +422,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
   private async recordFailure(
     environmentId: string,
     subscriptionId: string,
-    due: DueBilling,
+    due: DueBilling & { retryOf?: string },
     error: unknown,
     context: CommandContext,
     written: WrittenStream[],
@@ -399,7 +434,8 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
         this.commands.handle(
           subscriptionStream(environmentId, subscriptionId),
           subscriptionEvolver,
-          (state) => decideRecordBillingFailure({ subscriptionId, billAt: due.billAt, reason }, state, context.meta),
+          // A retried item's charge that fails again stays that item's failure.
+          (state) => decideRecordBillingFailure({ subscriptionId, billAt: due.billAt, reason, itemId: due.retryOf }, state, context.meta),
           context,
         ),
       written,
@@ -408,32 +444,36 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
 }
 
 /**
- * An event_based charge's invoice lines: one per price version that billed a
- * share of the period's usage (one without a price change). A whole period
- * at a fee price reads quantity × unit price; otherwise the line is quantity 1
- * of the rated amount, its description giving the usage.
+ * An event_based charge's invoice lines: per price version that billed a share
+ * of the period's usage (one without a price change), the components of its
+ * price at the period's quantity (tier units, flat amounts, packages: see
+ * chargeLines), each quantity × unit amount, less the share other versions bill.
  */
-function usageLinesOf(item: SubscriptionItem, priceName: string, priceModel: string, usage: PeriodUsage, period: { start: string; end: string }): RequestedLine[] {
+function usageLinesOf(item: SubscriptionItem, priceName: string, usage: PeriodUsage, period: { start: string; end: string }): RequestedLine[] {
   const { metric, rated } = usage;
   const total = formatScaledDecimal(rated.quantity, USAGE_SCALE);
   const several = rated.segments.length > 1;
-  return rated.segments.map((segment) => {
-    const quantity = formatScaledDecimal(segment.quantity, USAGE_SCALE);
-    const asFee = !several && priceModel === 'fee';
+  return rated.segments.flatMap((segment, index) => {
     const description = several
-      ? `${metric.name}: ${quantity} of ${total}, at the price in force from ${segment.version.effectiveAt}`
+      ? `${metric.name}: ${formatScaledDecimal(segment.quantity, USAGE_SCALE)} of ${total}, at the price in force from ${segment.version.effectiveAt}`
       : `${metric.name}: ${total}`;
-    return {
-      title: priceName,
-      description,
-      sku: metric.code,
-      periodStart: period.start,
-      periodEnd: period.end,
-      quantity: asFee ? Number(total) : 1,
-      unitAmount: asFee ? (segment.version.entry as { unitAmount: number }).unitAmount : Number(segment.amount),
-      taxCode: item.taxCode,
-    };
+    return usage.lines[index].map((charge) => ({ ...invoiceLineOf(charge, priceName, description, item, period), sku: metric.code }));
   });
+}
+
+/** One invoice line of a charge: its component's quantity × unit amount, its discount, the component named after the description. */
+function invoiceLineOf(charge: ChargeLine, title: string, description: string, item: SubscriptionItem, period: { start: string; end: string } | null): RequestedLine {
+  const label = componentLabel(charge.component);
+  return {
+    title,
+    description: label === '' ? description : `${description}, ${label}`,
+    periodStart: period?.start ?? null,
+    periodEnd: period?.end ?? null,
+    quantity: Number(formatScaledDecimal(charge.component.quantity, QUANTITY_SCALE)),
+    unitAmount: Number(charge.component.unitAmount),
+    discount: charge.discount === 0n ? null : { amount: Number(charge.discount) },
+    taxCode: item.taxCode,
+  };
 }
 
 /** A correction line: late usage of an earlier, booked period, as the difference in amount. */

@@ -1,6 +1,6 @@
 import { foldEvents } from '@billing/shared-kernel';
 import { deciderSpec, metadataAt } from '@billing/testing/decider-spec';
-import { decideRecordBillingFailure, nextWorkAt } from './billing';
+import { decideBillDue, decideRecordBillingFailure, nextDue, nextWorkAt, retryDue } from './billing';
 import { SubscriptionBilled, SubscriptionBillingFailed, SubscriptionCancelled, SubscriptionEnded, SubscriptionEvent } from './subscription-events';
 import { Subscription, SubscriptionState, subscriptionEvolver } from './subscription';
 import { MONTHLY_ADVANCE, ONE_TIME, SUBSCRIPTION_ID, created, item } from './subscription.arbitraries';
@@ -167,5 +167,68 @@ describe('nextWorkAt', () => {
 
   it('after the failed charges are billed, the next billAt again', () => {
     expect(nextWorkAt(stateOf(created(), ...failures(JAN31, 3), billedJan31))).toEqual(new Date(FEB28));
+  });
+});
+
+describe("an item's failure", () => {
+  // Two monthly advance items from Jan 31: 'a' fails at Jan 31, 'b' goes on billing.
+  const two = created({ items: [item('a', MONTHLY_ADVANCE), item('b', MONTHLY_ADVANCE)] });
+  const failedA = (billAt: string, attempts: number, failedAt: string, retryAt: string): SubscriptionBillingFailed => ({
+    ...failed(billAt, attempts, failedAt, retryAt, 'amount exceeds the supported range'),
+    data: { ...failed(billAt, attempts, failedAt, retryAt, 'amount exceeds the supported range').data, itemId: 'a' },
+  });
+  const billedB = (billAt: string, start: string, end: string, invoiceId: string): SubscriptionBilled => ({
+    type: 'SubscriptionBilled',
+    schemaVersion: 1,
+    data: {
+      subscriptionId: SUBSCRIPTION_ID,
+      invoiceId,
+      billAt,
+      lines: [{ itemId: 'b', kind: 'advance', period: { start, end }, daysUsed: 28, daysInFullPeriod: 28, fullAmount: 100, amount: 100 }],
+      billedAt: billAt,
+    },
+  });
+  const failure = failedA(JAN31, 1, JAN31, at(JAN31, MINUTE));
+  const ofTwo = (...events: SubscriptionEvent[]) => stateOf(two, ...events) as Subscription;
+
+  it('issue 20 #18: is recorded for that item only; the other items are due at the same and every later billAt while it waits for its retry', () => {
+    spec
+      .given([two])
+      .when((state) => decideRecordBillingFailure({ subscriptionId: SUBSCRIPTION_ID, billAt: new Date(JAN31), reason: 'amount exceeds the supported range', itemId: 'a' }, state, metadataAt(JAN31)))
+      .then([failure]);
+    // 'b' alone is due at Jan 31, then at Feb 28 although 'a' still waits for Jan 31.
+    expect(nextDue(ofTwo(failure))).toMatchObject({ billAt: new Date(JAN31), charges: [{ itemId: 'b' }] });
+    const afterB = ofTwo(failure, billedB(JAN31, '2026-01-31', '2026-02-27', 'inv-b1'));
+    expect(nextDue(afterB)).toMatchObject({ billAt: new Date(FEB28), charges: [{ itemId: 'b' }] });
+    expect(afterB.itemFailures).toEqual({ a: { billAt: JAN31, reason: 'amount exceeds the supported range', attempts: 1, retryAt: at(JAN31, MINUTE) } });
+    // Its retry: at retryAt, the item's own charge at its billAt, alone; the engine's next work is then.
+    expect(retryDue(afterB, new Date(at(JAN31, MINUTE - 1)))).toBeNull();
+    expect(retryDue(afterB, new Date(at(JAN31, MINUTE)))).toMatchObject({ billAt: new Date(JAN31), retryOf: 'a', charges: [{ itemId: 'a', period: { start: '2026-01-31', end: '2026-02-27' } }] });
+    expect(nextWorkAt(afterB)).toEqual(new Date(at(JAN31, MINUTE)));
+  });
+
+  it('issue 20 #18: a retry that fails again backs off for that item; once billed (after later periods of the others), the item is billed on', () => {
+    const afterFeb = [failure, billedB(JAN31, '2026-01-31', '2026-02-27', 'inv-b1'), billedB(FEB28, '2026-02-28', '2026-03-30', 'inv-b2')];
+    spec
+      .given([two, ...afterFeb])
+      .when((state) => decideRecordBillingFailure({ subscriptionId: SUBSCRIPTION_ID, billAt: new Date(JAN31), reason: 'amount exceeds the supported range', itemId: 'a' }, state, metadataAt(FEB28)))
+      .then([failedA(JAN31, 2, FEB28, at(FEB28, 2 * MINUTE))]);
+    const retried = decideBillDue(
+      { subscriptionId: SUBSCRIPTION_ID, billAt: new Date(JAN31), invoiceId: 'inv-a1', amounts: { a: 3100n }, retryOf: 'a' },
+      ofTwo(...afterFeb),
+      metadataAt(FEB28),
+    );
+    expect(retried).toMatchObject([{ type: 'SubscriptionBilled', data: { billAt: JAN31, lines: [{ itemId: 'a', period: { start: '2026-01-31', end: '2026-02-27' } }] } }]);
+    const after = ofTwo(...afterFeb, ...retried);
+    expect(after).toMatchObject({ lastBilledAt: FEB28, itemFailures: {}, billingFailure: null });
+    // 'a' catches up with its next period (Feb 28, billed already for 'b'); a retry of a charge billed already is refused.
+    expect(nextDue(after)).toMatchObject({ billAt: new Date(FEB28), charges: [{ itemId: 'a' }] });
+    spec
+      .given([two, ...afterFeb, ...retried])
+      .when((state) => decideBillDue({ subscriptionId: SUBSCRIPTION_ID, billAt: new Date(JAN31), invoiceId: 'inv-a1', amounts: { a: 3100n }, retryOf: 'a' }, state, metadataAt(FEB28)))
+      .thenThrows({ kind: 'conflict', code: 'subscription-period-billed' });
+    expect(decideBillDue({ subscriptionId: SUBSCRIPTION_ID, billAt: new Date(FEB28), invoiceId: 'inv-a2', amounts: { a: 3100n } }, after, metadataAt(FEB28))).toMatchObject([
+      { type: 'SubscriptionBilled', data: { billAt: FEB28, lines: [{ itemId: 'a', period: { start: '2026-02-28', end: '2026-03-30' } }] } },
+    ]);
   });
 });

@@ -13,9 +13,11 @@ import {
   Term,
   UsageCharge,
   UsageCorrection,
+  UsageEventCancelled,
   UsageLineRange,
 } from './subscription-events';
 import {
+  BillingFailure,
   Subscription,
   SubscriptionState,
   SubscriptionStatus,
@@ -94,7 +96,37 @@ export function nextCharge(subscription: Subscription, item: SubscriptionItem): 
 }
 
 function chargesOf(subscription: Subscription): ItemCharge[] {
-  return subscription.items.flatMap((item) => nextCharge(subscription, item) ?? []);
+  return subscription.items.flatMap((item) => nextCharge(subscription, item) ?? []).filter((charge) => !isHeld(subscription, charge));
+}
+
+/** A charge whose item failed to bill at its billAt waits for its retry (retryDue), never holding up the other items. */
+function isHeld(subscription: Subscription, charge: ItemCharge): boolean {
+  return subscription.itemFailures?.[charge.itemId]?.billAt === charge.billAt.toISOString();
+}
+
+/** The items whose charge waits for a retry. */
+function heldItems(subscription: Subscription): string[] {
+  return subscription.items.filter((item) => {
+    const charge = nextCharge(subscription, item);
+    return charge !== null && isHeld(subscription, charge);
+  }).map((item) => item.id);
+}
+
+/**
+ * The retry of an item's failed charge whose retryAt has come by `now` (the
+ * earliest billAt first), billed alone on an invoice of its own; null when
+ * none is ready.
+ */
+export function retryDue(state: SubscriptionState, now: Date): (DueBilling & { readonly retryOf: string }) | null {
+  if (state.status === 'none' || state.status === 'ended') return null;
+  let found: (DueBilling & { retryOf: string }) | null = null;
+  for (const itemId of heldItems(state)) {
+    const failure = state.itemFailures![itemId];
+    if (Date.parse(failure.retryAt) > now.getTime()) continue;
+    const charge = nextCharge(state, state.items.find((item) => item.id === itemId)!)!;
+    if (found === null || charge.billAt < found.billAt) found = { billAt: charge.billAt, renewal: null, charges: [charge], ends: false, retryOf: itemId };
+  }
+  return found;
 }
 
 function earliest(charges: readonly ItemCharge[]): Date | null {
@@ -116,10 +148,10 @@ export function nextDue(state: SubscriptionState): DueBilling | null {
     }
   }
   const end = endsAt(state);
-  if (chargeAt === null) return end === null ? null : { billAt: end, renewal: null, charges: [], ends: true };
+  if (chargeAt === null) return end === null || heldItems(state).length > 0 ? null : { billAt: end, renewal: null, charges: [], ends: true };
   const due = charges.filter((charge) => charge.billAt.getTime() === chargeAt.getTime());
-  // Pieces stop at the final day, so the last of them (arrears) bill exactly when the subscription ends.
-  return { billAt: chargeAt, renewal: null, charges: due, ends: end !== null && end.getTime() === chargeAt.getTime() };
+  // Pieces stop at the final day, so the last of them (arrears) bill exactly when the subscription ends — unless an item's charge waits for its retry.
+  return { billAt: chargeAt, renewal: null, charges: due, ends: end !== null && end.getTime() === chargeAt.getTime() && heldItems(state).length === 0 };
 }
 
 // ---------------------------------------------------------------- deciders
@@ -139,6 +171,8 @@ export interface BillDue {
   /** Keep the invoice a draft until this instant (the usage grace period); absent or null: booked now. */
   readonly bookAt?: Date | null;
   readonly usageLines?: UsageLineRange;
+  /** The item whose failed charge this retries alone (retryDue); absent: the next due charges (nextDue). */
+  readonly retryOf?: string;
 }
 
 /**
@@ -152,11 +186,15 @@ export interface BillDue {
 export function decideBillDue(command: BillDue, state: SubscriptionState, meta: CommandMetadata): SubscriptionEvent[] {
   const subscription = existingSubscription(state, command.subscriptionId);
   const { billAt } = command;
-  if (subscription.lastBilledAt !== null && billAt.getTime() <= Date.parse(subscription.lastBilledAt)) {
+  const retry = command.retryOf === undefined ? null : retryDue(subscription, meta.now);
+  const due = command.retryOf === undefined ? nextDue(subscription) : retry?.retryOf === command.retryOf ? retry : null;
+  const isDue = due !== null && due.charges.length > 0 && due.billAt.getTime() === billAt.getTime();
+  // An instant billed already is refused — unless an item's charge at it is still due there (a failed item retried or catching
+  // up after the others billed it): each item's billedThrough keeps every charge from being billed twice.
+  if (!isDue && subscription.lastBilledAt !== null && billAt.getTime() <= Date.parse(subscription.lastBilledAt)) {
     throw new ConflictError('subscription-period-billed', `the charges due at ${billAt.toISOString()} have been billed already`);
   }
   if (subscription.status === 'ended') throw endedError(subscription);
-  const due = nextDue(subscription);
   if (due === null || due.charges.length === 0 || due.billAt.getTime() !== billAt.getTime() || billAt > meta.now) {
     const next = due === null || due.charges.length === 0 ? 'no charge' : `the next charge at ${due.billAt.toISOString()}`;
     throw new ConflictError('subscription-billing-not-due', `nothing is due for billing at ${billAt.toISOString()} (${next}, now ${meta.now.toISOString()})`);
@@ -298,10 +336,54 @@ export function timelineAt(subscription: Subscription, now: Date): SubscriptionT
   };
 }
 
+export interface CancelUsageEvent {
+  readonly subscriptionId: string;
+  /** The usage event as it was recorded (usage_events). */
+  readonly eventId: string;
+  readonly metricCode: string;
+  readonly occurredAt: Date;
+}
+
+/**
+ * Cancels a usage event while its period is open: not billed yet, or billed
+ * on a draft still in its grace period (re-rated when it is booked). Once the
+ * period is on a booked invoice it is `usage-event-billed` (409): a booked
+ * invoice never changes.
+ */
+export function decideCancelUsageEvent(command: CancelUsageEvent, state: SubscriptionState, meta: CommandMetadata): UsageEventCancelled[] {
+  const subscription = existingSubscription(state, command.subscriptionId);
+  const item = subscription.items.find(
+    (candidate) => candidate.schedule.purchase === 'recurring' && candidate.schedule.billingTiming === 'event_based' && candidate.schedule.metricCode === command.metricCode,
+  );
+  const date = localDateOf(command.occurredAt, subscription.timeZone);
+  const billedThrough = item === undefined ? undefined : subscription.billedThrough[item.id];
+  const onDraft = (subscription.pendingBookings ?? []).some((booking) =>
+    booking.usage.some((charge) => charge.itemId === item?.id && charge.period.start <= date && date <= charge.period.end),
+  );
+  if (item === undefined || (billedThrough !== undefined && date <= billedThrough && !onDraft)) {
+    throw new ConflictError('usage-event-billed', `usage event '${command.eventId}' counts in a period billed on a booked invoice (${date}): it can no longer be cancelled`);
+  }
+  return [
+    {
+      type: 'UsageEventCancelled',
+      schemaVersion: 1,
+      data: {
+        subscriptionId: subscription.id,
+        eventId: command.eventId,
+        metricCode: command.metricCode,
+        timestamp: command.occurredAt.toISOString(),
+        cancelledAt: meta.now.toISOString(),
+      },
+    },
+  ];
+}
+
 export interface RecordBillingFailure {
   readonly subscriptionId: string;
   readonly billAt: Date;
   readonly reason: string;
+  /** The item whose charge could not be priced or rated: only it waits for the retry. Absent: the billing as a whole. */
+  readonly itemId?: string;
 }
 
 /** The first retry waits a minute; each further one doubles the wait, up to a day. */
@@ -315,10 +397,20 @@ const LONGEST_RETRY_MS = 86_400_000;
  */
 export function decideRecordBillingFailure(command: RecordBillingFailure, state: SubscriptionState, meta: CommandMetadata): SubscriptionBillingFailed[] {
   const subscription = existingSubscription(state, command.subscriptionId);
-  const due = nextDue(subscription);
-  if (due === null || due.billAt.getTime() !== command.billAt.getTime()) return [];
+  const { itemId } = command;
   const billAt = command.billAt.toISOString();
-  const attempts = subscription.billingFailure?.billAt === billAt ? subscription.billingFailure.attempts + 1 : 1;
+  let previous: BillingFailure | null | undefined;
+  if (itemId === undefined) {
+    const due = nextDue(subscription);
+    if (due === null || due.billAt.getTime() !== command.billAt.getTime()) return [];
+    previous = subscription.billingFailure;
+  } else {
+    const item = subscription.items.find((candidate) => candidate.id === itemId);
+    const charge = item === undefined ? null : nextCharge(subscription, item);
+    if (charge === null || charge.billAt.getTime() !== command.billAt.getTime()) return [];
+    previous = subscription.itemFailures?.[itemId];
+  }
+  const attempts = previous?.billAt === billAt ? previous.attempts + 1 : 1;
   const wait = Math.min(FIRST_RETRY_MS * 2 ** Math.min(attempts - 1, 20), LONGEST_RETRY_MS);
   return [
     {
@@ -331,6 +423,7 @@ export function decideRecordBillingFailure(command: RecordBillingFailure, state:
         attempts,
         retryAt: new Date(meta.now.getTime() + wait).toISOString(),
         failedAt: meta.now.toISOString(),
+        ...(itemId === undefined ? {} : { itemId }),
       },
     },
   ];
@@ -347,10 +440,11 @@ export function nextWorkAt(state: SubscriptionState): Date | null {
     throw error;
   }
   if (state.status === 'none') return null;
-  const bookings = (state.pendingBookings ?? []).map((booking) => Date.parse(booking.bookAt));
-  const booking = bookings.length === 0 ? null : new Date(Math.min(...bookings));
-  if (due === null) return booking;
-  const failure = state.billingFailure;
-  const billing = failure !== null && failure.billAt === due.billAt.toISOString() ? new Date(Math.max(due.billAt.getTime(), Date.parse(failure.retryAt))) : due.billAt;
-  return booking !== null && booking < billing ? booking : billing;
+  const candidates = (state.pendingBookings ?? []).map((booking) => Date.parse(booking.bookAt));
+  if (state.status !== 'ended') for (const itemId of heldItems(state)) candidates.push(Date.parse(state.itemFailures![itemId].retryAt));
+  if (due !== null) {
+    const failure = state.billingFailure;
+    candidates.push(failure !== null && failure.billAt === due.billAt.toISOString() ? Math.max(due.billAt.getTime(), Date.parse(failure.retryAt)) : due.billAt.getTime());
+  }
+  return candidates.length === 0 ? null : new Date(Math.min(...candidates));
 }

@@ -160,6 +160,12 @@ export interface SubscriptionBillingFailedData {
   readonly attempts: number;
   readonly retryAt: string;
   readonly failedAt: string;
+  /**
+   * The item whose charge failed (its price or usage could not be rated): only
+   * that item waits for the retry, the others go on billing. Absent: the
+   * billing at billAt as a whole failed.
+   */
+  readonly itemId?: string;
 }
 
 export type SubscriptionCreated = DomainEvent<'SubscriptionCreated', SubscriptionCreatedData>;
@@ -172,7 +178,24 @@ export type SubscriptionEnded = DomainEvent<'SubscriptionEnded', SubscriptionEnd
 export type SubscriptionHandleClaimed = DomainEvent<'SubscriptionHandleClaimed', { readonly handle: string; readonly subscriptionId: string }>;
 export type SubscriptionBillingFailed = DomainEvent<'SubscriptionBillingFailed', SubscriptionBillingFailedData>;
 export type SubscriptionInvoiceBooked = DomainEvent<'SubscriptionInvoiceBooked', SubscriptionInvoiceBookedData>;
+/**
+ * A usage event of the subscription no longer counts (POST /usage-events/{id}/cancel):
+ * recorded while its period is open (not billed, or billed on a draft still in its
+ * grace period). The row in `usage_events` stays (append-only); aggregation
+ * leaves out the events cancelled (`usage_event_cancellations`, written with this event).
+ */
+export interface UsageEventCancelledData {
+  readonly subscriptionId: string;
+  readonly eventId: string;
+  readonly metricCode: string;
+  /** The event's own timestamp. */
+  readonly timestamp: string;
+  readonly cancelledAt: string;
+}
+export type UsageEventCancelled = DomainEvent<'UsageEventCancelled', UsageEventCancelledData>;
+
 export type SubscriptionEvent =
+  | UsageEventCancelled
   | SubscriptionInvoiceBooked
   | SubscriptionBillingFailed
   | SubscriptionCreated

@@ -60,7 +60,13 @@ export interface Subscription {
   readonly billedThrough: Readonly<Record<string, string>>;
   readonly lastBilledAt: string | null;
   /** The last failed attempt to bill the next due charges, until they are billed. */
-  readonly billingFailure: { readonly billAt: string; readonly reason: string; readonly attempts: number; readonly retryAt: string } | null;
+  readonly billingFailure: BillingFailure | null;
+  /**
+   * Per item, the last failed attempt to bill its charge at billAt (absent when
+   * none): that charge waits for its retry alone, the other items' charges are
+   * billed meanwhile (nextDue leaves it out, retryDue brings it back).
+   */
+  readonly itemFailures?: Readonly<Record<string, BillingFailure>>;
   /** The last day of service (inclusive) once cancelled. */
   readonly cancelAt: string | null;
   readonly endedAt: string | null;
@@ -74,6 +80,13 @@ export interface Subscription {
    * longer receive events (35 days) are dropped.
    */
   readonly usageBilled?: Readonly<Record<string, readonly UsageCharge[]>>;
+}
+
+export interface BillingFailure {
+  readonly billAt: string;
+  readonly reason: string;
+  readonly attempts: number;
+  readonly retryAt: string;
 }
 
 export interface PendingBooking {
@@ -149,7 +162,12 @@ export function evolveSubscription(state: SubscriptionState, event: Subscription
       if (!bookedNow) {
         usageState.pendingBookings = [...(state.pendingBookings ?? []), { invoiceId, billAt, bookAt, usage, usageLines: usageLines ?? { first: 0, count: 0 } }];
       }
-      return { ...state, billedThrough, lastBilledAt: billAt, billingFailure: null, updatedAt: billedAt, ...usageState };
+      // A retried item's charge is billed after later charges of the others: lastBilledAt never goes back.
+      const lastBilledAt = state.lastBilledAt !== null && state.lastBilledAt > billAt ? state.lastBilledAt : billAt;
+      if (state.itemFailures !== undefined) {
+        usageState.itemFailures = Object.fromEntries(Object.entries(state.itemFailures).filter(([itemId]) => !lines.some((line) => line.itemId === itemId)));
+      }
+      return { ...state, billedThrough, lastBilledAt, billingFailure: null, updatedAt: billedAt, ...usageState };
     }
     case 'SubscriptionInvoiceBooked': {
       const { invoiceId, usage, bookedAt } = event.data;
@@ -157,11 +175,15 @@ export function evolveSubscription(state: SubscriptionState, event: Subscription
       return { ...state, pendingBookings, usageBilled: withBookedUsage(state, usage, bookedAt), updatedAt: bookedAt };
     }
     case 'SubscriptionBillingFailed': {
-      const { billAt, reason, attempts, retryAt } = event.data;
+      const { billAt, reason, attempts, retryAt, itemId } = event.data;
+      if (itemId !== undefined) return { ...state, itemFailures: { ...state.itemFailures, [itemId]: { billAt, reason, attempts, retryAt } } };
       return { ...state, billingFailure: { billAt, reason, attempts, retryAt } };
     }
     case 'SubscriptionEnded':
       return { ...state, status: 'ended', endedAt: event.data.endedAt, updatedAt: event.data.endedAt };
+    case 'UsageEventCancelled':
+      return state; // a fact about the usage, not about the subscription: what it bills next is rated from usage_events
+
     default:
       return state; // an event type from a newer release: ignored rather than fatal
   }

@@ -24,6 +24,34 @@ import { divideRoundingHalfAwayFromZero } from '@billing/shared-kernel';
 export const USAGE_SCALE = 4;
 export const ONE_UNIT = 10n ** BigInt(USAGE_SCALE);
 
+/**
+ * The range of one event's `sum` / `max` value (decided): 0 to 10⁹ with at
+ * most 4 decimals, written canonically — a JSON number, or a decimal string
+ * without sign, padding, leading zeros or exponent ("12.5", never " 12.5",
+ * "012.5", "+12.5" or "1.25e1"). Every such value is exact as a double and as a
+ * scaled integer, and a period's quantity stays an exact decimal however many
+ * events it adds up; a value outside it is refused at ingestion (422) rather
+ * than stored to fail every billing of its period.
+ */
+export const MAX_USAGE_VALUE = 1_000_000_000;
+const CANONICAL_DECIMAL = /^(0|[1-9]\d*)(\.\d{1,4})?$/;
+
+/** A `sum` / `max` value as ingestion accepts it (scaled by 10^4), or why not: the detail of a 422 at the value's pointer. */
+export function usageValue(value: unknown): { readonly scaled: bigint } | { readonly problem: string } {
+  const problem = { problem: `must be a number from 0 to ${MAX_USAGE_VALUE} with at most ${USAGE_SCALE} decimals (a JSON number or a plain decimal string such as "12.5")` };
+  let text: string;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value) || value < 0 || value > MAX_USAGE_VALUE) return problem;
+    // Within the range a double prints without exponent except below 1e-6, which has more than 4 decimals anyway.
+    text = String(Object.is(value, -0) ? 0 : value);
+  } else if (typeof value === 'string') text = value;
+  else return problem;
+  const match = CANONICAL_DECIMAL.exec(text);
+  if (!match) return problem;
+  const scaled = BigInt(match[1] + (match[2] ?? '').slice(1).padEnd(USAGE_SCALE, '0'));
+  return scaled > BigInt(MAX_USAGE_VALUE) * ONE_UNIT ? problem : { scaled };
+}
+
 export const AGGREGATIONS = ['count', 'sum', 'max', 'unique_count'] as const;
 export type Aggregation = (typeof AGGREGATIONS)[number];
 

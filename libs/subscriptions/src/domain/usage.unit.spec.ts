@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { deciderSpec, metadataAt } from '@billing/testing/decider-spec';
 import { billableMetricEvolver, decideCreateBillableMetric, decideSetUsageSettings, usageSettingsEvolver } from './billable-metric';
-import { decideBillDue, decideBookUsageInvoice, dueBooking, nextDue, nextWorkAt } from './billing';
-import { Subscription, subscriptionEvolver } from './subscription';
+import { decideBillDue, decideBookUsageInvoice, decideCancelUsageEvent, dueBooking, nextDue, nextWorkAt } from './billing';
+import { Subscription, subscriptionEvolver, SubscriptionState } from './subscription';
 import { created, item, SUBSCRIPTION_ID } from './subscription.arbitraries';
-import { ItemSchedule, SubscriptionBilled, SubscriptionEvent } from './subscription-events';
-import { aggregate, Aggregation, ONE_UNIT, rateUsage, UsageRecord } from './usage';
+import { ItemSchedule, SubscriptionBilled, SubscriptionEvent, UsageEventCancelled } from './subscription-events';
+import { aggregate, Aggregation, ONE_UNIT, rateUsage, UsageRecord, usageValue } from './usage';
 
 // ---------------------------------------------------------------- aggregations (properties against an independent oracle)
 
@@ -227,6 +227,22 @@ describe('billing event_based items', () => {
       .thenThrows({ kind: 'conflict', code: 'subscription-billing-not-due' });
   });
 
+  it('issue 20 #18: a usage event is cancelled while its period is open (not billed, or on a draft in its grace period), never once booked', () => {
+    const cancel = (occurredAt: string, at = '2026-03-22T00:00:00.000Z') => (state: SubscriptionState) =>
+      decideCancelUsageEvent({ subscriptionId: SUBSCRIPTION_ID, eventId: 'e-1', metricCode: 'calls', occurredAt: new Date(occurredAt) }, state, metadataAt(at));
+    const cancelled = (timestamp: string, at = '2026-03-22T00:00:00.000Z'): UsageEventCancelled => ({
+      type: 'UsageEventCancelled',
+      schemaVersion: 1,
+      data: { subscriptionId: SUBSCRIPTION_ID, eventId: 'e-1', metricCode: 'calls', timestamp, cancelledAt: at },
+    });
+    spec.given([start]).when(cancel('2026-03-10T11:00:00.000Z')).then([cancelled('2026-03-10T11:00:00.000Z')]);
+    spec.given([start, ...billed('2026-03-23T00:00:00.000Z')]).when(cancel('2026-03-20T23:59:59.999Z')).then([cancelled('2026-03-20T23:59:59.999Z')]);
+    spec.given([start, ...billed(null)]).when(cancel('2026-03-20T23:59:59.999Z')).thenThrows({ kind: 'conflict', code: 'usage-event-billed' });
+    spec.given([]).when(cancel('2026-03-10T11:00:00.000Z')).thenThrows({ kind: 'not_found' });
+    // The fact changes nothing the subscription bills from.
+    expect(stateOf([start, cancelled('2026-03-10T11:00:00.000Z')])).toEqual(stateOf([start]));
+  });
+
   it('a correction replaces the booked record of its period; periods older than the 35-day window are dropped', () => {
     const evergreen = created({ term: { start: '2026-03-01', end: null }, items: [item('u', USAGE)] });
     const march = decideBillDue(
@@ -260,5 +276,33 @@ describe('billing event_based items', () => {
     );
     // March ended more than 37 days before June 1: no event can reach it any more.
     expect(stateOf([evergreen, ...march, ...april, ...may]).usageBilled!.u.map((record) => record.period.start)).toEqual(['2026-04-01', '2026-05-01']);
+  });
+});
+
+describe('usageValue', () => {
+  it('issue 20 #18: refuses values outside 0 to 10^9 with at most 4 decimals and numbers not written canonically', () => {
+    for (const value of [1e308, 2 ** 53 + 1, '9'.repeat(10_000), ' 1', '1 ', '01', '+1', '-0', '1e3', '1.', '.5', -1, 1e-7, 0.30000000000000004, '1.23456', 1_000_000_000.0001, '1000000000.0001', NaN, Infinity, true, null, [1]]) {
+      expect(usageValue(value)).toHaveProperty('problem');
+    }
+  });
+
+  it('accepts the range as JSON numbers and plain decimal strings, exactly', () => {
+    expect(usageValue(0)).toEqual({ scaled: 0n });
+    expect(usageValue(-0)).toEqual({ scaled: 0n });
+    expect(usageValue('0.0001')).toEqual({ scaled: 1n });
+    expect(usageValue(2.5)).toEqual({ scaled: 25_000n });
+    expect(usageValue('12.50')).toEqual({ scaled: 125_000n });
+    expect(usageValue(1_000_000_000)).toEqual({ scaled: 10_000_000_000_000n });
+    expect(usageValue('999999999.9999')).toEqual({ scaled: 9_999_999_999_999n });
+  });
+
+  it('agrees with the number as a decimal for every value of the range with up to 4 decimals', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 10_000_000_000_000n }), (scaled) => {
+        const text = `${scaled / 10_000n}.${(scaled % 10_000n).toString().padStart(4, '0')}`;
+        expect(usageValue(text)).toEqual({ scaled });
+        expect(usageValue(Number(text))).toEqual({ scaled });
+      }),
+    );
   });
 });

@@ -37,6 +37,8 @@ class BillingFailureDto {
   @ApiProperty() reason!: string;
   @ApiProperty({ type: 'integer' }) attempts!: number;
   @ApiProperty({ format: 'date-time' }) retryAt!: string;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: "the item whose charge failed and waits alone for its retry (the other items go on billing); null: the billing at billAt as a whole" })
+  itemId!: string | null;
 }
 
 /** The Subscription resource (README: Subscriptions). */

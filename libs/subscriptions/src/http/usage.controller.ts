@@ -2,8 +2,10 @@ import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestj
 import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
 import { CommandPath } from '@billing/event-store';
-import { Caller, CallerContext, Clock, commandContext, Page, parseLimit, problemResponse, readQuery, ResourceIdPipe, Versioned } from '@billing/platform';
+import { assertNoInput, Caller, CallerContext, Clock, commandContext, Page, parseLimit, problemResponse, readQuery, ResourceIdPipe, Versioned } from '@billing/platform';
 import { formatScaledDecimal, NotFoundError, parseDateTime, ValidationError } from '@billing/shared-kernel';
+import { CancelUsageEventCommand } from '../cancel-usage-event/cancel-usage-event.command';
+import { CancelledUsageEvent } from '../cancel-usage-event/cancel-usage-event.handler';
 import { CreateBillableMetricCommand } from '../create-billable-metric/create-billable-metric.command';
 import { BillableMetric, DEFAULT_USAGE_SETTINGS, timelineAt, USAGE_SCALE, usageSettingsEvolver } from '../domain';
 import { IngestUsageEventsCommand } from '../ingest-usage-events/ingest-usage-events.command';
@@ -14,6 +16,7 @@ import { usageSettingsStream } from '../streams';
 import {
   BillableMetricDto,
   BillableMetricPageDto,
+  CancelledUsageEventDto,
   CreateBillableMetricBody,
   SubscriptionUsageDto,
   UsageBatchBody,
@@ -125,6 +128,25 @@ export class UsageController {
     return this.bus.execute(new IngestUsageEventsCommand(caller.environmentId, body, this.clock.now()));
   }
 
+  @Post('usage-events/:eventId/cancel')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Cancel a usage event',
+    description:
+      'The event no longer counts (UsageEventCancelled on its subscription; the recorded event stays). Allowed while its period is open: not billed yet, ' +
+      'or on a draft still in its usage grace period (re-rated when booked). Cancelling again answers the same cancellation. See README "Usage-based billing".',
+  })
+  @ApiParam({ name: 'eventId', description: "the event's id as sent (URL-encoded)" })
+  @ApiBody({ required: false, schema: { type: 'object', additionalProperties: false, description: 'empty: {} or no body' } })
+  @ApiResponse({ status: 200, description: 'The cancelled event', type: CancelledUsageEventDto })
+  @ApiResponse({ status: 404, ...problemResponse('No usage event with this id in this environment') })
+  @ApiResponse({ status: 409, ...problemResponse("The event's period is billed on a booked invoice (usage-event-billed)") })
+  @ApiResponse({ status: 422, ...problemResponse('A body with any property') })
+  cancelEvent(@Caller() caller: CallerContext, @Param('eventId') eventId: string, @Body() body: unknown): Promise<CancelledUsageEvent> {
+    assertNoInput(body);
+    return this.bus.execute(new CancelUsageEventCommand(caller.environmentId, eventId, commandContext(caller, this.clock)));
+  }
+
   @Get('subscriptions/:subscriptionId/usage')
   @ApiOperation({
     summary: "A subscription's usage and what it would bill now",
@@ -162,7 +184,7 @@ export class UsageController {
       const start = from ?? current.from;
       const end = to ?? current.to;
       if (end <= start) throw ValidationError.at(to === undefined ? '/query/from' : '/query/to', 'the range is empty: to must be after from');
-      const { metric, rated } = await this.store.rate(caller.environmentId, subscription, item, start, end);
+      const { metric, rated, lines } = await this.store.rate(caller.environmentId, subscription, item, start, end);
       result.push({
         itemId: item.id,
         metricCode: metric.code,
@@ -171,7 +193,19 @@ export class UsageController {
         quantity: Number(formatScaledDecimal(rated.quantity, USAGE_SCALE)),
         amount: Number(rated.amount),
         currency: subscription.currency.toUpperCase(),
-        segments: rated.segments.map((segment) => ({ priceFrom: segment.version.effectiveAt, quantity: Number(formatScaledDecimal(segment.quantity, USAGE_SCALE)), amount: Number(segment.amount) })),
+        segments: rated.segments.map((segment, index) => ({
+          priceFrom: segment.version.effectiveAt,
+          quantity: Number(formatScaledDecimal(segment.quantity, USAGE_SCALE)),
+          amount: Number(segment.amount),
+          lines: lines[index].map(({ component, discount, amount }) => ({
+            kind: component.kind,
+            tier: component.tier?.number ?? null,
+            quantity: Number(formatScaledDecimal(component.quantity, USAGE_SCALE)),
+            unitAmount: Number(component.unitAmount),
+            discount: Number(discount),
+            amount: Number(amount),
+          })),
+        })),
       });
     }
     return { subscriptionId, items: result };

@@ -98,6 +98,21 @@ export class UsageBatchResultDto {
   results!: UsageEventResultDto[];
 }
 
+export class UsageLineDto {
+  @ApiProperty({ enum: ['units', 'flat', 'packages'], description: "units: of the quantity (a fee price's, or a tier's); flat: a tier's flat amount (quantity 1); packages: started packages" })
+  kind!: string;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'the tier (1-based) of a volume or graduated price; null otherwise' })
+  tier!: number | null;
+  @ApiProperty({ type: 'number', format: 'double', description: 'what the invoice line bills (4 decimals): the units in the tier, the packages, or 1' })
+  quantity!: number;
+  @ApiProperty({ type: 'integer', format: 'int64' })
+  unitAmount!: number;
+  @ApiProperty({ type: 'integer', format: 'int64', description: 'the share other price versions of the period bill; 0 with one version' })
+  discount!: number;
+  @ApiProperty({ type: 'integer', format: 'int64', description: 'unitAmount × quantity − discount' })
+  amount!: number;
+}
+
 export class UsageSegmentDto {
   @ApiProperty({ format: 'date-time', description: 'when the price version took effect' })
   priceFrom!: string;
@@ -105,6 +120,8 @@ export class UsageSegmentDto {
   quantity!: number;
   @ApiProperty({ type: 'integer', format: 'int64' })
   amount!: number;
+  @ApiProperty({ type: [UsageLineDto], description: 'the invoice lines this share bills, as the billing engine writes them' })
+  lines!: UsageLineDto[];
 }
 
 export class ItemUsageDto {
@@ -131,4 +148,19 @@ export class SubscriptionUsageDto {
   subscriptionId!: string;
   @ApiProperty({ type: [ItemUsageDto] })
   items!: ItemUsageDto[];
+}
+
+export class CancelledUsageEventDto {
+  @ApiProperty()
+  id!: string;
+  @ApiProperty({ format: 'uuid' })
+  subscriptionId!: string;
+  @ApiProperty()
+  metricCode!: string;
+  @ApiProperty({ format: 'date-time', description: "the event's timestamp" })
+  timestamp!: string;
+  @ApiProperty({ type: 'object', additionalProperties: true })
+  properties!: Record<string, unknown>;
+  @ApiProperty({ format: 'date-time', description: 'when it was cancelled (the environment\'s time)' })
+  cancelledAt!: string;
 }

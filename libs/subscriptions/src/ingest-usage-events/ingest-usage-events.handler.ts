@@ -1,6 +1,7 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { FieldError, isUuid, parseDateTime, parseScaledDecimal, ValidationError } from '@billing/shared-kernel';
-import { BillableMetric, endsAt, startOfDayIn, Subscription, USAGE_SCALE } from '../domain';
+import { pointerToken } from '@billing/platform';
+import { FieldError, isUuid, parseDateTime, ValidationError } from '@billing/shared-kernel';
+import { BillableMetric, endsAt, startOfDayIn, Subscription, usageValue } from '../domain';
 import { UsageRow, UsageStore } from '../usage/usage-store';
 import { IngestUsageEventsCommand } from './ingest-usage-events.command';
 
@@ -69,6 +70,7 @@ export class IngestUsageEventsHandler implements ICommandHandler<IngestUsageEven
   async execute({ environmentId, body, now }: IngestUsageEventsCommand): Promise<UsageBatchResult> {
     const events = parseBatch(body);
     const metrics = await this.store.metrics(environmentId, [...new Set(events.map((event) => event.metricCode))]);
+    checkValues(events, metrics);
     const subscriptions = await this.store.subscriptions(environmentId, [...new Set(events.flatMap((event) => event.subscriptionId ?? []))]);
     const byCustomer = await this.store.subscriptionsOfCustomers(environmentId, [...new Set(events.flatMap((event) => event.customerId ?? []))]);
 
@@ -180,18 +182,28 @@ function check(
   if (metric.field !== null) {
     const value = event.properties[metric.field];
     if (value === undefined || value === null) throw new Rejection('invalid-property', `properties.${metric.field} is required by the metric '${metric.code}' (${metric.aggregation})`);
-    if (metric.aggregation !== 'unique_count') {
-      let scaled: bigint;
-      try {
-        if (typeof value !== 'number' && typeof value !== 'string') throw new Error('not a number');
-        scaled = parseScaledDecimal(value, USAGE_SCALE, `/properties/${metric.field}`);
-      } catch {
-        throw new Rejection('invalid-property', `properties.${metric.field} must be a number (or decimal string) with at most 4 decimals`);
-      }
-      if (scaled < 0n) throw new Rejection('invalid-property', `properties.${metric.field} must not be negative`);
-    }
+    // A sum / max value itself was checked with the batch's shape (checkValues).
   }
   return { id: event.id, subscriptionId: subscription.id, metricCode: metric.code, occurredAt: event.occurredAt, properties: event.properties };
+}
+
+/**
+ * The values a `sum` / `max` metric adds up, for the whole batch: one outside
+ * the documented range or not written canonically (usageValue) makes the batch
+ * a 422 at `/events/{index}/properties/{field}` and records nothing — stored, it
+ * would fail every billing of its period.
+ */
+function checkValues(events: readonly ParsedEvent[], metrics: Map<string, BillableMetric>): void {
+  const errors: FieldError[] = [];
+  for (const event of events) {
+    const metric = metrics.get(event.metricCode);
+    if (!metric || metric.field === null || metric.aggregation === 'unique_count') continue;
+    const value = event.properties[metric.field];
+    if (value === undefined || value === null) continue; // a missing value is this event's rejection (invalid-property)
+    const checked = usageValue(value);
+    if ('problem' in checked) errors.push({ pointer: `/events/${event.index}/properties/${pointerToken(metric.field)}`, detail: checked.problem });
+  }
+  if (errors.length > 0) throw new ValidationError('The usage batch is invalid.', errors);
 }
 
 /** The batch's shape: `{events: [1–1000 events]}`; every problem at its pointer, for the whole batch. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { queryRows } from '@billing/event-store';
-import { amountForScaledQuantity, ExistingPrice, PricingEntry } from '@billing/catalog';
+import { amountForScaledQuantity, ChargeLine, ExistingPrice, priceComponents, PricingEntry, versionShareLines } from '@billing/catalog';
 import { keysetPage, Page, pageTokenCodec, tokenField } from '@billing/platform';
 import { parseScaledDecimal, ValidationError } from '@billing/shared-kernel';
 import {
@@ -39,6 +39,11 @@ export interface PeriodUsage {
   readonly from: Date;
   readonly to: Date;
   readonly rated: RatedUsage<{ readonly effectiveAt: string; readonly entry: PricingEntry }>;
+  /**
+   * Per segment (same order), its invoice lines (versionShareLines): with one
+   * version, the components of its price at the period's quantity.
+   */
+  readonly lines: readonly (readonly ChargeLine[])[];
 }
 
 /**
@@ -152,6 +157,33 @@ export class UsageStore {
     return { inserted: ids, existing };
   }
 
+  /** One recorded usage event. */
+  async usageEvent(environmentId: string, id: string, manager: EntityManager = this.dataSource.manager): Promise<UsageRow | null> {
+    const [row] = await queryRows<{ id: string; subscription_id: string; metric_code: string; occurred_at: Date; properties: Record<string, unknown> }>(
+      manager,
+      `select id, subscription_id, metric_code, occurred_at, properties from usage_events where environment_id = $1 and id = $2`,
+      [environmentId, id],
+    );
+    return row ? { id: row.id, subscriptionId: row.subscription_id, metricCode: row.metric_code, occurredAt: row.occurred_at, properties: row.properties } : null;
+  }
+
+  /**
+   * Records that the event no longer counts (in the caller's transaction, with
+   * its UsageEventCancelled), or answers when it was cancelled already: the
+   * primary key decides between concurrent cancellations (the second waits for
+   * the first to commit or roll back).
+   */
+  async recordCancellation(environmentId: string, id: string, cancelledAt: Date, manager: EntityManager): Promise<{ recorded: boolean; cancelledAt: Date }> {
+    const [inserted] = await queryRows<{ cancelled_at: Date }>(
+      manager,
+      `insert into usage_event_cancellations (environment_id, id, cancelled_at) values ($1, $2, $3) on conflict do nothing returning cancelled_at`,
+      [environmentId, id, cancelledAt.toISOString()],
+    );
+    if (inserted) return { recorded: true, cancelledAt: inserted.cancelled_at };
+    const [existing] = await queryRows<{ cancelled_at: Date }>(manager, `select cancelled_at from usage_event_cancellations where environment_id = $1 and id = $2`, [environmentId, id]);
+    return { recorded: false, cancelledAt: existing.cancelled_at };
+  }
+
   /** The instants a period of dates covers in the subscription's time zone: [start of its first day, start of the day after its last). */
   periodInstants(subscription: Subscription, period: Period): { from: Date; to: Date } {
     return { from: startOfDayIn(period.start, subscription.timeZone), to: startOfDayIn(addDays(period.end, 1), subscription.timeZone) };
@@ -191,7 +223,10 @@ export class UsageStore {
     const records = await this.records(environmentId, subscription.id, metric, from, to, manager);
     const model = price.state.priceModel;
     const rated = rateUsage(metric.aggregation, records, versions, to.getTime(), (version, quantity) => amountForScaledQuantity(model, version.entry, quantity));
-    return { metric, from, to, rated };
+    const lines = rated.segments.map((segment) =>
+      versionShareLines((quantity) => priceComponents(model, segment.version.entry, quantity), rated.quantity, segment.quantity, segment.amount),
+    );
+    return { metric, from, to, rated, lines };
   }
 
   private async records(environmentId: string, subscriptionId: string, metric: BillableMetric, from: Date, to: Date, manager: EntityManager): Promise<UsageRecord[]> {
@@ -200,7 +235,8 @@ export class UsageStore {
     const rows = await queryRows<{ id: string; at: string; value: unknown }>(
       manager,
       `select id, (extract(epoch from occurred_at) * 1000)::bigint::text as at, ${metric.field === null ? 'null' : 'properties -> $6'} as value
-         from usage_events where environment_id = $1 and subscription_id = $2 and metric_code = $3 and occurred_at >= $4 and occurred_at < $5`,
+         from usage_events e where environment_id = $1 and subscription_id = $2 and metric_code = $3 and occurred_at >= $4 and occurred_at < $5
+          and not exists (select 1 from usage_event_cancellations c where c.environment_id = e.environment_id and c.id = e.id)`,
       params,
     );
     return rows.map((row) => ({ at: Number(row.at), id: row.id, value: recordValue(metric, row.value) }));
