@@ -833,7 +833,7 @@ describe('Invoices over HTTP', () => {
         Object.entries(schemas[name].properties as Record<string, any>).flatMap(([key, schema]) => {
           const path = `${prefix}${key}`;
           const own = schema.nullable ? [path] : [];
-          const ref: string | undefined = schema.$ref ?? schema.items?.$ref ?? schema.allOf?.[0]?.$ref;
+          const ref: string | undefined = schema.$ref ?? schema.items?.$ref ?? schema.allOf?.[0]?.$ref ?? schema.anyOf?.[0]?.$ref;
           const child = ref ? ref.split('/').pop()! : undefined;
           return [...own, ...(child ? nullableIn(child, schema.type === 'array' ? `${path}[].` : `${path}.`) : [])];
         });

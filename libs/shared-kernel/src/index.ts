@@ -6,3 +6,4 @@ export * from './amount';
 export * from './currency';
 export * from './identifiers';
 export * from './timestamp';
+export * from './secret-hint';

@@ -1,4 +1,5 @@
-import { endsAt, Subscription, SubscriptionState, timelineAt } from './domain';
+import { secretHint } from '@billing/shared-kernel';
+import { endsAt, PaymentMethod, Subscription, SubscriptionState, timelineAt } from './domain';
 
 export interface SubscriptionItemView {
   readonly id: string;
@@ -26,11 +27,22 @@ export interface SubscriptionView {
   readonly endedAt: string | null;
   readonly items: SubscriptionItemView[];
   /** Charged automatically for each booked invoice; null: paid otherwise. */
-  readonly paymentMethod: { readonly provider: string; readonly token: string } | null;
+  readonly paymentMethod: PublicPaymentMethod | null;
   /** The last failed attempt to bill the next charges (retried from retryAt); null when none is pending. */
   readonly billingFailure: { readonly billAt: string; readonly reason: string; readonly attempts: number; readonly retryAt: string } | null;
   readonly createdAt: string;
   readonly updatedAt: string;
+}
+
+/** A payment method as anything outside the service sees it: the token only as its hint. */
+export interface PublicPaymentMethod {
+  readonly provider: string;
+  readonly tokenHint: string;
+}
+
+/** The one redaction of a subscription's payment method: responses, notifications and the events log all show this. */
+export function publicPaymentMethod(method: PaymentMethod | null | undefined): PublicPaymentMethod | null {
+  return method ? { provider: method.provider, tokenHint: secretHint(method.token) } : null;
 }
 
 /** The subscription as of `now` (the environment's clock): item periods and billAt, and `ended` once its end has passed. */
@@ -60,7 +72,7 @@ export function toSubscriptionView(subscription: Subscription, now: Date): Subsc
         taxCode: item.taxCode,
       };
     }),
-    paymentMethod: subscription.paymentMethod ?? null,
+    paymentMethod: publicPaymentMethod(subscription.paymentMethod),
     billingFailure: subscription.billingFailure,
     createdAt: subscription.createdAt,
     updatedAt: subscription.updatedAt,

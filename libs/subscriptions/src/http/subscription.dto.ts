@@ -29,7 +29,8 @@ class SubscriptionItemDto {
 
 class PaymentMethodDto {
   @ApiProperty() provider!: string;
-  @ApiProperty() token!: string;
+  @ApiProperty({ example: 'ss', description: 'the last characters of the token (at most 4, never more than a quarter of it); the token itself is never shown' })
+  tokenHint!: string;
 }
 
 class BillingFailureDto {
