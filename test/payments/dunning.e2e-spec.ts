@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
+import { eventually, expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
 
 /**
  * Collecting subscription invoices automatically, driven by the test clock:
@@ -17,14 +17,7 @@ describe('Dunning: collecting subscription invoices on the test clock', () => {
   });
   afterAll(() => t.close());
 
-  async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-    for (let tries = 0; tries < 300; tries++) {
-      const value = await read();
-      if (done(value)) return value;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`never: ${what}`);
-  }
+  const until = <T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> => eventually(read, done, { what });
 
   async function subscribedEnvironment(token: string, retryDays?: number[]) {
     const id = randomUUID();

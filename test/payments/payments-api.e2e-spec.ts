@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { expectProblem, startTestApp, TestApp, TestResponse } from '@billing/testing';
+import { eventually, expectProblem, startTestApp, TestApp, TestResponse } from '@billing/testing';
 import { createSelfSignedCertificate, Receiver, setEnv, TestCertificate } from '../webhooks/webhook-test-kit';
 
 /**
@@ -215,7 +215,7 @@ describe('Payments API: environments, bodies, Idempotency-Key, notifications', (
       expectProblem(await env.pay(await env.bookedInvoice(100), 'tok_success', { 'idempotency-key': key }), 422, 'idempotency-key-reused');
       expect(await env.count('PaymentCreated')).toBe(1);
       // The invoice was settled once.
-      for (let tries = 0; tries < 200 && (await env.call('GET', `/invoices/${invoiceId}`)).body.totalDue !== 0; tries++) await new Promise((r) => setTimeout(r, 25));
+      await eventually(async () => (await env.call('GET', `/invoices/${invoiceId}`)).body, (invoice) => invoice.totalDue === 0, { what: 'the invoice to be settled' });
       expect((await env.call('GET', `/invoices/${invoiceId}`)).body.settlements).toEqual([expect.objectContaining({ reference: first.body.id, amount: 3_000 })]);
     });
 

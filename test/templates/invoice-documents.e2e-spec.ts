@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { expectProblem, startTestApp, TestApp, TestResponse } from '@billing/testing';
+import { eventually, expectProblem, startTestApp, TestApp, TestResponse } from '@billing/testing';
 import { createSelfSignedCertificate, Receiver, setEnv, TestCertificate } from '../webhooks/webhook-test-kit';
 import { pdfText } from './pdf-text';
 
@@ -30,14 +30,7 @@ describe('Invoice documents: GET /invoices/{id}/pdf and /html', () => {
   const plain = (text: string) => text.replace(/[\u00a0\u202f]/g, ' ');
   const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-  async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-    for (let tries = 0; tries < 300; tries++) {
-      const value = await read();
-      if (done(value)) return value;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`never: ${what}`);
-  }
+  const until = <T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> => eventually(read, done, { what });
 
   function environment() {
     const id = randomUUID();
