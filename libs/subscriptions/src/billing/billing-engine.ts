@@ -259,6 +259,8 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
           customer: subscription.customer as never,
           currency: subscription.currency.toUpperCase(),
           date,
+          // Due on the invoice date: the service has no payment terms setting yet (README: Subscriptions).
+          dueDate: date,
           memo: `Subscription ${subscription.handle}`,
           items: billed.lines
             .filter((line) => line.kind !== 'event_based')
