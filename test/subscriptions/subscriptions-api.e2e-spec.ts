@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { NotificationCatalogue } from '@billing/platform';
-import { expectProblem, FakeClock, startTestApp, TestApp, TestResponse } from '@billing/testing';
+import { eventually, expectProblem, FakeClock, startTestApp, TestApp, TestResponse } from '@billing/testing';
 import { createSelfSignedCertificate, Receiver, setEnv, TestCertificate } from '../webhooks/webhook-test-kit';
 
 const START = '2026-01-20T12:00:00.000Z';
@@ -543,6 +543,28 @@ describe('Subscriptions API', () => {
       expect(created).toMatchObject({ type: 'subscription.created', environmentId: env.id, data: subscription });
       expect((await bodyOf('subscription.cancelled')).data).toEqual(cancelled);
       expect((await bodyOf('subscription.reactivated')).data).toEqual(reactivated);
+    });
+
+    it("issue 20 #9: a subscription's payment method token shows only as its hint: POST and GET /subscriptions, GET /events and the subscription.created notification", async () => {
+      const env = environment();
+      const receiver = await new Receiver(certificate).start();
+      receivers.push(receiver);
+      await env.ok('PUT', '/webhooks/subscribe', { url: receiver.url() }, 200);
+      await env.ok('POST', '/paymentproviders/enable', { name: 'sandbox', credentials: { secretKey: 'sk_sandbox_hint12345' } }, 200);
+      const token = 'tok_success';
+      const created = await env.ok('POST', '/subscriptions', env.body(await env.price(await env.product()), { paymentMethod: { provider: 'sandbox', token } }), 201);
+      const shown = { provider: 'sandbox', tokenHint: 'ss' };
+      expect(created.body.paymentMethod).toEqual(shown);
+      const read = await env.ok('GET', `/subscriptions/${created.body.id}`, undefined, 200);
+      expect(read.body.paymentMethod).toEqual(shown);
+      const listed = await env.ok('GET', '/subscriptions', undefined, 200);
+      expect(listed.body.items[0].paymentMethod).toEqual(shown);
+      const events = await env.ok('GET', `/events?resourceId=${created.body.id}`, undefined, 200);
+      expect(events.body.items.find((event: { type: string }) => event.type === 'SubscriptionCreated').data.paymentMethod).toEqual(shown);
+      const createdNotification = async (): Promise<any> => receiver.requests.map((r) => JSON.parse(r.rawBody)).find((b) => b.type === 'subscription.created');
+      const notification = await eventually(createdNotification, (found) => found !== undefined, { what: 'the subscription.created notification' });
+      expect(notification.data.paymentMethod).toEqual(shown);
+      for (const text of [created.text, read.text, listed.text, events.text, ...receiver.requests.map((r) => r.rawBody)]) expect(text).not.toContain(token);
     });
   });
 });
