@@ -42,7 +42,8 @@ describe('Dunning: collecting subscription invoices on the test clock', () => {
         201,
       )
     ).body;
-    expect(subscription.paymentMethod).toEqual({ provider: 'sandbox', token });
+    expect(subscription.paymentMethod).toEqual({ provider: 'sandbox', tokenHint: expect.any(String) });
+    expect(JSON.stringify(subscription)).not.toContain(token);
     await call('POST', '/test-clock/advance', { to: '2026-02-01T00:00:00.000Z' }, 200);
     const invoiceId = (await call('GET', '/invoices', undefined, 200)).body.items[0].id as string;
     const payments = async () => (await call('GET', `/payments?filter=${encodeURIComponent(`invoiceId eq ${invoiceId}`)}&orderBy=CreatedAt`, undefined, 200)).body.items as any[];
@@ -87,6 +88,17 @@ describe('Dunning: collecting subscription invoices on the test clock', () => {
     expect((await env.collection()).lastFailureCode).toBe('card_declined');
     await env.call('POST', '/test-clock/advance', { to: '2026-02-10T00:00:00.000Z' }, 200);
     expect(await env.payments()).toHaveLength(1);
+  });
+
+  it('issue 20 #10: each try of a collection is a payment with its attempt number; the subscription invoice is due on its date', async () => {
+    const env = await subscribedEnvironment('tok_gateway_error', [1]);
+    await until(env.collection, (c) => c?.status === 'due' && c.attempts === 1, 'the retry scheduled');
+    await env.call('POST', '/test-clock/advance', { to: '2026-02-02T00:00:00.000Z' }, 200);
+    await until(env.collection, (c) => c?.status === 'failed', 'the collection given up after its one retry');
+    const payments = await until(env.payments, (items) => items.length === 2 && items.every((p) => p.status === 'failed'), 'both tries failed');
+    expect(payments.map((payment) => payment.attempt)).toEqual([1, 2]);
+    for (const payment of payments) expect((await env.call('GET', `/payments/${payment.id}`, undefined, 200)).body.attempt).toBe(payment.attempt);
+    expect((await env.call('GET', `/invoices/${env.invoiceId}`, undefined, 200)).body).toMatchObject({ date: '2026-02-01', dueDate: '2026-02-01' });
   });
 
   it("follows the environment's schedule", async () => {
