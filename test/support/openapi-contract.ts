@@ -27,7 +27,7 @@ export interface ContractExchange {
 }
 
 /** Routes that serve the service itself rather than the API the document describes. */
-const OUTSIDE_THE_API = [/^\/openapi\.(json|yaml)$/, /^\/docs(\/|$)/, /^\/health(\/|$)/];
+const OUTSIDE_THE_API = [/^\/openapi\.(json|yaml)$/, /^\/docs(\/|$)/, /^\/health(\/|$)/, /^\/metrics$/];
 
 interface MediaType {
   schema?: object;
