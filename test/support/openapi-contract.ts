@@ -26,8 +26,12 @@ export interface ContractExchange {
   readonly text: string;
 }
 
-/** Routes that serve the service itself rather than the API the document describes. */
-const OUTSIDE_THE_API = [/^\/openapi\.(json|yaml)$/, /^\/docs(\/|$)/, /^\/health(\/|$)/, /^\/metrics$/];
+/**
+ * Routes that serve the service itself rather than the API the document
+ * describes: the document and its viewer, and the controllers excluded from it
+ * on purpose (`@ApiExcludeController`: health, metrics, the problem-type catalogue).
+ */
+const OUTSIDE_THE_API = [/^\/openapi\.(json|yaml)$/, /^\/docs(\/|$)/, /^\/health(\/|$)/, /^\/metrics$/, /^\/problems(\/|$)/];
 
 interface MediaType {
   schema?: object;
@@ -112,8 +116,15 @@ export class OpenApiContract {
     const mediaType = contentType?.split(';')[0].trim().toLowerCase();
     const declared = mediaType === undefined ? undefined : content[mediaType];
     if (!declared) return [`${where}: content type ${contentType ?? '(none)'} is not declared (declared: ${Object.keys(content).join(', ')})`];
-    if (!declared.schema || !mediaType?.endsWith('json')) return [];
-    return this.schemaViolations(`${where} body`, `${pointer}/content/${pointerEscape(mediaType)}/schema`, declared.schema, exchange.body);
+    if (!declared.schema) return [];
+    const schemaKey = `${pointer}/content/${pointerEscape(mediaType!)}/schema`;
+    // NDJSON: each line is one value of the schema.
+    if (mediaType === 'application/x-ndjson') {
+      const lines = exchange.text.split('\n').filter((line) => line !== '');
+      return lines.flatMap((line, index) => this.schemaViolations(`${where} line ${index + 1}`, schemaKey, declared.schema!, JSON.parse(line)));
+    }
+    if (!isJson(mediaType!)) return [];
+    return this.schemaViolations(`${where} body`, schemaKey, declared.schema, exchange.body);
   }
 
   private requestViolations(where: string, template: string, method: string, operation: Operation, exchange: ContractExchange): string[] {
@@ -125,7 +136,7 @@ export class OpenApiContract {
     const mediaType = exchange.requestContentType?.split(';')[0].trim().toLowerCase() ?? '';
     const declared = requestBody.content[mediaType];
     if (!declared) return [`${where}: answered 2xx to a request body of type ${mediaType}, not declared`];
-    if (!declared.schema || !mediaType.endsWith('json')) return [];
+    if (!declared.schema || !isJson(mediaType)) return [];
     const pointer = `#/paths/${pointerEscape(template)}/${method}/requestBody/content/${pointerEscape(mediaType)}/schema`;
     let body: unknown;
     try {
@@ -154,6 +165,11 @@ export class OpenApiContract {
       .reduce<unknown>((at, part) => (at as Record<string, unknown>)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')], this.document);
     return target as T | undefined;
   }
+}
+
+/** application/json and the `+json` types (problem+json). */
+function isJson(mediaType: string): boolean {
+  return mediaType === 'application/json' || mediaType.endsWith('+json');
 }
 
 function pointerEscape(segment: string): string {

@@ -24,7 +24,9 @@ const COMMON_ERRORS: Record<string, string> = {
   '403': 'The token does not give access to this environment',
   '415': 'The body is not application/json',
   '422': 'Validation failed',
+  '431': 'The request headers exceed 16 KiB (headers-too-large)',
   '500': 'Internal Server Error',
+  '503': "The database is unreachable (database-unavailable), or a write's read models did not catch up in time (read-model-timeout; Retry-After)",
 };
 
 /**
@@ -87,6 +89,7 @@ export function buildOpenApiDocument(app: INestApplication, description: string)
           content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } },
         };
       }
+      if (method === 'post' || method === 'put' || method === 'patch') operation.responses['413'] ??= problemResponse('The request body exceeds BODY_LIMIT_BYTES (payload-too-large)');
       if (method === 'post' || method === 'put') documentIdempotency(operation);
       documentLocation(operation);
     }
@@ -148,14 +151,17 @@ export function problemResponse(description: string) {
  * [{ $ref }]`, but in OpenAPI 3.0.3 `nullable` only adds null to the same
  * schema's own `type`: strict validators still require the referenced object,
  * so every `null` answered there broke the document. Such a member is either
- * the referenced schema or null, said the way OpenAPI 3.0 allows.
+ * the referenced schema or null, said the way OpenAPI 3.0 allows; a nullable
+ * enum lists null among its values.
  */
 function nullableReferencesAcceptNull(node: unknown): void {
   const stack = [node];
   while (stack.length > 0) {
     const current = stack.pop();
     if (typeof current !== 'object' || current === null) continue;
-    const schema = current as { nullable?: unknown; type?: unknown; allOf?: unknown[]; anyOf?: unknown[] };
+    const schema = current as { nullable?: unknown; type?: unknown; enum?: unknown[]; allOf?: unknown[]; anyOf?: unknown[] };
+    // Likewise an enum must list null itself for null to pass.
+    if (schema.nullable === true && Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...schema.enum, null];
     if (schema.nullable === true && Array.isArray(schema.allOf) && schema.allOf.length === 1) {
       // The null branch is `{ type, nullable, enum: [null] }`: the OpenAPI 3.0 schema whose only value is null.
       schema.anyOf = [schema.allOf[0], { type: 'object', nullable: true, enum: [null] }];
