@@ -22,6 +22,7 @@ const COMMON_ERRORS: Record<string, string> = {
   '400': 'Malformed JSON or x-environment header',
   '401': 'Missing or invalid bearer token',
   '403': 'The token does not give access to this environment',
+  '414': 'A path segment is longer than 500 characters (uri-too-long)',
   '415': 'The body is not application/json',
   '422': 'Validation failed',
   '431': 'The request headers exceed 16 KiB (headers-too-large)',
