@@ -514,6 +514,10 @@ describe('Subscriptions API', () => {
   });
 
   describe('notifications', () => {
+    /** The first notification of `type` the receiver got, once it got one. */
+    const notificationOf = (receiver: Receiver, type: string) =>
+      eventually(async (): Promise<any> => receiver.requests.map((r) => JSON.parse(r.rawBody)).find((b) => b.type === type), (found) => found !== undefined, { what: `the ${type} notification` });
+
     it('the webhook catalogue has the five subscription notifications', () => {
       const names = t.app
         .get(NotificationCatalogue)
@@ -532,13 +536,7 @@ describe('Subscriptions API', () => {
       const cancelled = (await env.ok('PUT', `/subscriptions/${subscription.id}/cancel`, {}, 202)).body;
       const reactivated = (await env.ok('PUT', `/subscriptions/${subscription.id}/reactivate`, {}, 200)).body;
 
-      const bodyOf = async (type: string) => {
-        for (;;) {
-          const found = receiver.requests.map((r) => JSON.parse(r.rawBody)).find((b) => b.type === type);
-          if (found) return found;
-          await receiver.waitForRequests(receiver.requests.length + 1, 10_000);
-        }
-      };
+      const bodyOf = (type: string) => notificationOf(receiver, type);
       const created = await bodyOf('subscription.created');
       expect(created).toMatchObject({ type: 'subscription.created', environmentId: env.id, data: subscription });
       expect((await bodyOf('subscription.cancelled')).data).toEqual(cancelled);
@@ -561,8 +559,7 @@ describe('Subscriptions API', () => {
       expect(listed.body.items[0].paymentMethod).toEqual(shown);
       const events = await env.ok('GET', `/events?resourceId=${created.body.id}`, undefined, 200);
       expect(events.body.items.find((event: { type: string }) => event.type === 'SubscriptionCreated').data.paymentMethod).toEqual(shown);
-      const createdNotification = async (): Promise<any> => receiver.requests.map((r) => JSON.parse(r.rawBody)).find((b) => b.type === 'subscription.created');
-      const notification = await eventually(createdNotification, (found) => found !== undefined, { what: 'the subscription.created notification' });
+      const notification = await notificationOf(receiver, 'subscription.created');
       expect(notification.data.paymentMethod).toEqual(shown);
       for (const text of [created.text, read.text, listed.text, events.text, ...receiver.requests.map((r) => r.rawBody)]) expect(text).not.toContain(token);
     });

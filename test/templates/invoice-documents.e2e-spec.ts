@@ -242,13 +242,7 @@ describe('Invoice documents: GET /invoices/{id}/pdf and /html', () => {
     const invoiceId = await env.draft();
     await env.book(invoiceId);
     const wanted = (all: any[]) => ['template_group.created', 'invoice.document_rendered'].every((type) => all.some((b) => b.type === type)) && all.filter((b) => b.type === 'template_group.updated').length === 2;
-    const deadline = Date.now() + 15_000;
-    let all: any[] = [];
-    for (;;) {
-      all = receiver.requests.map((request) => JSON.parse(request.rawBody));
-      if (wanted(all) || Date.now() > deadline) break;
-      await receiver.waitForRequests(receiver.requests.length + 1, 1_000).catch(() => undefined);
-    }
+    const all = await eventually(async (): Promise<any[]> => receiver.requests.map((request) => JSON.parse(request.rawBody)), wanted, { what: 'the template and document notifications' });
     const ofType = (type: string) => all.filter((b) => b.type === type).map((b) => b.data);
     // Notifications carry the group as GET returns it, less isDefault (an environment's choice, not the group's).
     const { isDefault: _isDefault, ...created } = group;
