@@ -8,6 +8,9 @@ import addFormats from 'ajv-formats';
  * declares, the body matches that schema, and every header the response
  * declares `required` is there. `nullable` adds null to the schema's own
  * `type` only (OpenAPI 3.0.3): a nullable `$ref` must say so with an `anyOf`.
+ * Stricter than OpenAPI's default, an object schema that lists its
+ * properties is closed (unless it says `additionalProperties`): a member the
+ * document does not name is drift between code and document.
  *
  * A 2xx also proves the request was one the document allows: a body only
  * where a request body is declared, of a declared content type, matching its
@@ -176,7 +179,7 @@ function pointerEscape(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
-/** An OpenAPI 3.0 schema as the JSON Schema it means: `nullable` adds null to the schema's own type, refs point into ROOT. */
+/** An OpenAPI 3.0 schema as the JSON Schema it means: `nullable` adds null to the schema's own type, refs point into ROOT; listed properties close the object. */
 function toJsonSchema(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(toJsonSchema);
   if (typeof node !== 'object' || node === null) return node;
@@ -188,7 +191,8 @@ function toJsonSchema(node: unknown): unknown {
     else if (key === 'example' || key === 'enum' || key === 'default') result[key] = value;
     else result[key] = toJsonSchema(value);
   }
-  const schema = node as { nullable?: boolean; type?: unknown };
+  const schema = node as { nullable?: boolean; type?: unknown; properties?: unknown; additionalProperties?: unknown };
   if (schema.nullable === true && typeof schema.type === 'string') result.type = [schema.type, 'null'];
+  if (schema.properties !== undefined && schema.additionalProperties === undefined) result.additionalProperties = false;
   return result;
 }

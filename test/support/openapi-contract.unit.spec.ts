@@ -67,11 +67,12 @@ describe('OpenApiContract: every e2e answer against the served document', () => 
     expect(contract.violationsOf(exchange({ json: { ...thing, failure: { cause: 'x' } } }))).not.toEqual([]);
   });
 
-  it('issue 20 #8: refuses an undeclared status, an undeclared content type, a body against its schema and a body where none is declared', () => {
+  it('issue 20 #8: refuses an undeclared status, an undeclared content type, a body against its schema (an undocumented member too) and a body where none is declared', () => {
     expect(contract.violationsOf(exchange({ status: 409 }))).toEqual([expect.stringContaining('status 409 is not declared')]);
     expect(contract.violationsOf(exchange({ headers: new Headers({ 'content-type': 'text/plain' }) }))).toEqual([expect.stringContaining('content type text/plain is not declared')]);
     expect(contract.violationsOf(exchange({ json: { ...thing, kind: 'c' } }))).toEqual([expect.stringContaining('/kind must be equal to one of the allowed values')]);
     expect(contract.violationsOf(exchange({ json: { ...thing, count: 1.5 } }))).not.toEqual([]);
+    expect(contract.violationsOf(exchange({ json: { ...thing, token: 'tok_success' } }))).toEqual([expect.stringContaining('must NOT have additional properties')]);
     expect(contract.violationsOf(exchange({ method: 'PUT', path: `/things/${ID}/archive`, status: 204, text: 'x' }))).toEqual([expect.stringContaining('declares no body')]);
     expect(contract.violationsOf(exchange({ method: 'PUT', path: `/things/${ID}/archive`, status: 204, text: '', requestText: '{}', requestContentType: 'application/json' }))).toEqual([
       expect.stringContaining('a request body the operation does not declare'),
