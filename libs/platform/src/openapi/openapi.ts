@@ -12,7 +12,15 @@ const PROBLEM_SCHEMA = {
     requestId: { type: 'string' },
     errors: {
       type: 'array',
-      items: { type: 'object', properties: { pointer: { type: 'string', example: '/items/0/quantity' }, detail: { type: 'string' } } },
+      items: {
+        type: 'object',
+        properties: {
+          pointer: { type: 'string', example: '/items/0/quantity' },
+          detail: { type: 'string' },
+          line: { type: 'integer', description: 'A template syntax error: the line of the content (1-based)' },
+          column: { type: 'integer', description: 'A template syntax error: the column of the content (1-based)' },
+        },
+      },
     },
   },
   additionalProperties: true,
