@@ -543,7 +543,7 @@ describe('Subscriptions API', () => {
       expect((await bodyOf('subscription.reactivated')).data).toEqual(reactivated);
     });
 
-    it("issue 20 #9: a subscription's payment method token shows only as its hint: POST and GET /subscriptions, GET /events and the subscription.created notification", async () => {
+    it("issue 20 #9: a subscription's payment method token shows only as its hint: POST and GET /subscriptions (as of a past instant too), GET /events, its history and the subscription.created notification", async () => {
       const env = environment();
       const receiver = await new Receiver(certificate).start();
       receivers.push(receiver);
@@ -559,9 +559,13 @@ describe('Subscriptions API', () => {
       expect(listed.body.items[0].paymentMethod).toEqual(shown);
       const events = await env.ok('GET', `/events?resourceId=${created.body.id}`, undefined, 200);
       expect(events.body.items.find((event: { type: string }) => event.type === 'SubscriptionCreated').data.paymentMethod).toEqual(shown);
+      const history = await env.ok('GET', `/subscriptions/${created.body.id}/history`, undefined, 200);
+      expect(history.body.items.find((event: { type: string }) => event.type === 'SubscriptionCreated').data.paymentMethod).toEqual(shown);
+      const asOf = await env.ok('GET', `/subscriptions/${created.body.id}?asOf=${encodeURIComponent(new Date(Date.parse(START) + 60_000).toISOString())}`, undefined, 200);
+      expect(asOf.body.paymentMethod).toEqual(shown);
       const notification = await notificationOf(receiver, 'subscription.created');
       expect(notification.data.paymentMethod).toEqual(shown);
-      for (const text of [created.text, read.text, listed.text, events.text, ...receiver.requests.map((r) => r.rawBody)]) expect(text).not.toContain(token);
+      for (const text of [created.text, read.text, listed.text, events.text, history.text, asOf.text, ...receiver.requests.map((r) => r.rawBody)]) expect(text).not.toContain(token);
     });
   });
 });
