@@ -481,6 +481,15 @@ describe('Invoices over HTTP', () => {
   });
 
   describe('POST /invoices/{invoiceId}/settlements', () => {
+    it('issue 20 #10: a settlement (201) and a duplicate answer Location: the invoice with the settlement, the new invoice', async () => {
+      const booked = await bookedWorkedInvoice();
+      const settled = await t.request('POST', `/invoices/${booked.id}/settlements`, { body: { date: '2026-01-20', amount: 100 } });
+      expect({ status: settled.status, location: settled.headers.get('location') }).toEqual({ status: 201, location: `/invoices/${booked.id}` });
+      const copy = await t.request('POST', `/invoices/${booked.id}/duplicate`);
+      expect({ status: copy.status, location: copy.headers.get('location') }).toEqual({ status: 200, location: `/invoices/${copy.body.id}` });
+      expect((await t.request('GET', copy.headers.get('location')!)).body.id).toBe(copy.body.id);
+    });
+
     it('201: settlements move settlementStatus and totalDue', async () => {
       const booked = await bookedWorkedInvoice();
       expect(booked).toMatchObject({ settlementStatus: 'not_settled', totalDue: 15917 });
@@ -833,7 +842,7 @@ describe('Invoices over HTTP', () => {
         Object.entries(schemas[name].properties as Record<string, any>).flatMap(([key, schema]) => {
           const path = `${prefix}${key}`;
           const own = schema.nullable ? [path] : [];
-          const ref: string | undefined = schema.$ref ?? schema.items?.$ref ?? schema.allOf?.[0]?.$ref;
+          const ref: string | undefined = schema.$ref ?? schema.items?.$ref ?? schema.allOf?.[0]?.$ref ?? schema.anyOf?.[0]?.$ref;
           const child = ref ? ref.split('/').pop()! : undefined;
           return [...own, ...(child ? nullableIn(child, schema.type === 'array' ? `${path}[].` : `${path}.`) : [])];
         });

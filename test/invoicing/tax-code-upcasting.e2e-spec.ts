@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CommandPath, EventStore } from '@billing/event-store';
 import { taxCodeEvolver, taxCodeStream } from '@billing/invoicing';
-import { startTestApp, TestApp } from '@billing/testing';
+import { eventually, startTestApp, TestApp } from '@billing/testing';
 import { customer } from './invoicing-helpers';
 
 /**
@@ -43,13 +43,8 @@ describe('Tax-code events of schema v1 in the log', () => {
   afterAll(() => t.close());
 
   /** The read model follows the log on its own (the worker); a raw insert is not a write that waits for it. */
-  async function eventuallyFound(): Promise<{ status: number; headers: Headers; body: any }> {
-    const deadline = Date.now() + 5000;
-    for (;;) {
-      const response = await t.request('GET', path);
-      if (response.status === 200 || Date.now() > deadline) return response;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+  function eventuallyFound(): Promise<{ status: number; headers: Headers; body: any }> {
+    return eventually(() => t.request('GET', path), (response) => response.status === 200, { what: `GET ${path} to find the tax code` });
   }
 
   it('the event store reads them as v2, with the rate in basis points', async () => {

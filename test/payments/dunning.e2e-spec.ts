@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
+import { eventually, expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
 
 /**
  * Collecting subscription invoices automatically, driven by the test clock:
@@ -17,16 +17,9 @@ describe('Dunning: collecting subscription invoices on the test clock', () => {
   });
   afterAll(() => t.close());
 
-  async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-    for (let tries = 0; tries < 300; tries++) {
-      const value = await read();
-      if (done(value)) return value;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`never: ${what}`);
-  }
+  const until = <T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> => eventually(read, done, { what });
 
-  async function subscribedEnvironment(token: string, retryDays?: number[]) {
+  async function subscribedEnvironment(token: string, settings?: { retryDays: number[]; paymentTermsDays?: number }) {
     const id = randomUUID();
     const options = { environment: id, token: t.token([id]) };
     const call = async (method: string, path: string, body?: unknown, expected?: number) => {
@@ -36,7 +29,7 @@ describe('Dunning: collecting subscription invoices on the test clock', () => {
     };
     await call('POST', '/test-clock/advance', { to: '2026-01-20T12:00:00.000Z' }, 200);
     await call('POST', '/paymentproviders/enable', { name: 'sandbox', credentials: { secretKey: 'sk_sandbox_dunning1234' } }, 200);
-    if (retryDays) await call('PUT', '/paymentsettings', { retryDays }, 200);
+    if (settings) await call('PUT', '/paymentsettings', settings, 200);
     const product = (await call('POST', '/products', { name: 'Plan' }, 201)).body.id;
     const price = (
       await call('POST', '/prices', { name: 'Monthly', priceModel: 'fee', pricing: { eur: { unitAmount: 2500 } }, purchase: 'recurring', termCount: 1, termUnit: 'month', billingTiming: 'advance', productId: product }, 201)
@@ -49,7 +42,8 @@ describe('Dunning: collecting subscription invoices on the test clock', () => {
         201,
       )
     ).body;
-    expect(subscription.paymentMethod).toEqual({ provider: 'sandbox', token });
+    expect(subscription.paymentMethod).toEqual({ provider: 'sandbox', tokenHint: expect.any(String) });
+    expect(JSON.stringify(subscription)).not.toContain(token);
     await call('POST', '/test-clock/advance', { to: '2026-02-01T00:00:00.000Z' }, 200);
     const invoiceId = (await call('GET', '/invoices', undefined, 200)).body.items[0].id as string;
     const payments = async () => (await call('GET', `/payments?filter=${encodeURIComponent(`invoiceId eq ${invoiceId}`)}&orderBy=CreatedAt`, undefined, 200)).body.items as any[];
@@ -60,8 +54,9 @@ describe('Dunning: collecting subscription invoices on the test clock', () => {
     return { id, call, invoiceId, payments, collection };
   }
 
-  it('charges the booked invoice with the payment method: succeeded, and the invoice settled', async () => {
+  it('charges the booked invoice with the payment method: succeeded, and the invoice settled; by default it is due on its date', async () => {
     const env = await subscribedEnvironment('tok_success');
+    expect((await env.call('GET', `/invoices/${env.invoiceId}`, undefined, 200)).body).toMatchObject({ date: '2026-02-01', dueDate: '2026-02-01' });
     const [payment] = await until(env.payments, (items) => items.length === 1 && items[0].status === 'succeeded', 'the collection payment');
     expect(payment).toMatchObject({ amount: 2500, provider: 'sandbox' });
     await until(async () => (await env.call('GET', `/invoices/${env.invoiceId}`)).body, (invoice) => invoice.settlementStatus === 'settled', 'the invoice settled');
@@ -96,15 +91,30 @@ describe('Dunning: collecting subscription invoices on the test clock', () => {
     expect(await env.payments()).toHaveLength(1);
   });
 
+  it("issue 20 #10: each try of a collection is a payment with its attempt number; a subscription invoice is due after the environment's payment terms", async () => {
+    const env = await subscribedEnvironment('tok_gateway_error', { retryDays: [1], paymentTermsDays: 14 });
+    await until(env.collection, (c) => c?.status === 'due' && c.attempts === 1, 'the retry scheduled');
+    await env.call('POST', '/test-clock/advance', { to: '2026-02-02T00:00:00.000Z' }, 200);
+    await until(env.collection, (c) => c?.status === 'failed', 'the collection given up after its one retry');
+    const payments = await until(env.payments, (items) => items.length === 2 && items.every((p) => p.status === 'failed'), 'both tries failed');
+    expect(payments.map((payment) => payment.attempt)).toEqual([1, 2]);
+    for (const payment of payments) expect((await env.call('GET', `/payments/${payment.id}`, undefined, 200)).body.attempt).toBe(payment.attempt);
+    expect((await env.call('GET', `/invoices/${env.invoiceId}`, undefined, 200)).body).toMatchObject({ date: '2026-02-01', dueDate: '2026-02-15' });
+    expect((await env.call('GET', '/paymentsettings', undefined, 200)).body).toEqual({ retryDays: [1], paymentTermsDays: 14 });
+  });
+
   it("follows the environment's schedule", async () => {
-    const env = await subscribedEnvironment('tok_gateway_error', [2]);
+    const env = await subscribedEnvironment('tok_gateway_error', { retryDays: [2] });
     const scheduled = await until(env.collection, (c) => c?.status === 'due' && c.attempts === 1, 'the retry scheduled');
     expect(scheduled.nextAttemptAt).toBe('2026-02-03T00:00:00.000Z');
     await env.call('POST', '/test-clock/advance', { to: '2026-02-03T00:00:00.000Z' }, 200);
     await until(env.collection, (c) => c?.status === 'failed', 'the collection given up after its one retry');
     expect(await env.payments()).toHaveLength(2);
-    expect((await env.call('GET', '/paymentsettings')).body).toEqual({ retryDays: [2] });
+    expect((await env.call('GET', '/paymentsettings')).body).toEqual({ retryDays: [2], paymentTermsDays: 0 });
     const bad = await env.call('PUT', '/paymentsettings', { retryDays: [3, 2] });
     expectProblem(bad, 422, 'validation-failed', '/retryDays/1');
+    for (const paymentTermsDays of [-1, 366, 1.5, '14']) {
+      expectProblem(await env.call('PUT', '/paymentsettings', { retryDays: [2], paymentTermsDays }), 422, 'validation-failed', '/paymentTermsDays');
+    }
   });
 });

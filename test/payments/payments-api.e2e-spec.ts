@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { expectProblem, startTestApp, TestApp, TestResponse } from '@billing/testing';
+import { eventually, expectProblem, startTestApp, TestApp, TestResponse } from '@billing/testing';
 import { createSelfSignedCertificate, Receiver, setEnv, TestCertificate } from '../webhooks/webhook-test-kit';
 
 /**
@@ -215,7 +215,7 @@ describe('Payments API: environments, bodies, Idempotency-Key, notifications', (
       expectProblem(await env.pay(await env.bookedInvoice(100), 'tok_success', { 'idempotency-key': key }), 422, 'idempotency-key-reused');
       expect(await env.count('PaymentCreated')).toBe(1);
       // The invoice was settled once.
-      for (let tries = 0; tries < 200 && (await env.call('GET', `/invoices/${invoiceId}`)).body.totalDue !== 0; tries++) await new Promise((r) => setTimeout(r, 25));
+      await eventually(async () => (await env.call('GET', `/invoices/${invoiceId}`)).body, (invoice) => invoice.totalDue === 0, { what: 'the invoice to be settled' });
       expect((await env.call('GET', `/invoices/${invoiceId}`)).body.settlements).toEqual([expect.objectContaining({ reference: first.body.id, amount: 3_000 })]);
     });
 
@@ -290,18 +290,12 @@ describe('Payments API: environments, bodies, Idempotency-Key, notifications', (
       const invoiceId = await env.bookedInvoice(2_000);
       const failed = (await env.pay(invoiceId, 'tok_insufficient_funds')).body;
       const paid = (await env.pay(invoiceId, 'tok_success')).body;
-      await new Promise((r) => setTimeout(r, 200));
+      // The refund unsettles the invoice: wait until the payment has settled it.
+      await eventually(async () => (await env.call('GET', `/invoices/${invoiceId}`)).body, (invoice) => invoice.totalDue === 0, { what: 'the payment to settle the invoice' });
       const refunded = (await env.ok('PUT', `/payments/${paid.id}/refund`, { amount: 500 }, 200)).body;
       const disabled = (await env.ok('PUT', '/paymentproviders/manual/disable', {}, 200)).body;
 
-      const bodies = async (until: (all: any[]) => boolean) => {
-        const deadline = Date.now() + 15_000;
-        for (;;) {
-          const all = receiver.requests.map((r) => JSON.parse(r.rawBody));
-          if (until(all) || Date.now() > deadline) return all;
-          await receiver.waitForRequests(receiver.requests.length + 1, 1_000).catch(() => undefined);
-        }
-      };
+      const bodies = (until: (all: any[]) => boolean) => eventually(async () => receiver.requests.map((r) => JSON.parse(r.rawBody)), until, { what: 'the notifications' });
       const expectedTypes = ['payment_provider.enabled', 'payment.created', 'payment.failed', 'payment.succeeded', 'payment.refunded', 'payment_provider.disabled'];
       const all = await bodies((received) => expectedTypes.every((type) => received.some((b) => b.type === type)) && received.filter((b) => b.type === 'payment.created').length >= 2);
       const ofType = (type: string) => all.filter((b) => b.type === type);

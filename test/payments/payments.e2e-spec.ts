@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { expectProblem, startTestApp, TestApp } from '@billing/testing';
+import { eventually, expectProblem, startTestApp, TestApp } from '@billing/testing';
 
 /**
  * Payments over HTTP against real Postgres: providers and their credentials,
@@ -39,12 +39,8 @@ describe('Payments', () => {
         return call('POST', '/payments', { invoiceId, ...(amount === undefined ? {} : { amount }), paymentMethod: { provider: 'sandbox', token } });
       },
       async invoiceSettles(invoiceId: string, totalDue: number): Promise<any> {
-        for (let tries = 0; tries < 200; tries++) {
-          const invoice = (await call('GET', `/invoices/${invoiceId}`)).body;
-          if (invoice.totalDue === totalDue) return invoice;
-          await new Promise((resolve) => setTimeout(resolve, 25));
-        }
-        throw new Error(`invoice ${invoiceId} never reached totalDue ${totalDue}`);
+        const read = async () => (await call('GET', `/invoices/${invoiceId}`)).body;
+        return eventually(read, (invoice) => invoice.totalDue === totalDue, { what: `invoice ${invoiceId} at totalDue ${totalDue}` });
       },
     };
   }
@@ -130,11 +126,7 @@ describe('Payments', () => {
       expect(pending.status).toBe(201);
       expect(pending.body.status).toBe('pending');
       expectProblem(await env.pay(invoiceId, 'tok_success'), 409, 'payment-pending');
-      let payment = pending.body;
-      for (let tries = 0; tries < 200 && payment.status === 'pending'; tries++) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        payment = (await env.call('GET', `/payments/${pending.body.id}`)).body;
-      }
+      const payment = await eventually(async () => (await env.call('GET', `/payments/${pending.body.id}`)).body, (read) => read.status !== 'pending', { what: 'the payment to resolve' });
       expect(payment).toMatchObject({ status: 'succeeded', providerReference: expect.stringMatching(/^sbx_/) });
       const invoice = await env.invoiceSettles(invoiceId, 0);
       expect(invoice.settlements).toHaveLength(1);
@@ -186,11 +178,7 @@ describe('Payments', () => {
       await env.enableSandbox();
       const invoiceId = await env.bookedInvoice(1_000);
       const pending = (await env.pay(invoiceId, 'tok_timeout')).body;
-      let payment = pending;
-      for (let tries = 0; tries < 200 && payment.status === 'pending'; tries++) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        payment = (await env.call('GET', `/payments/${pending.id}`)).body;
-      }
+      const payment = await eventually(async () => (await env.call('GET', `/payments/${pending.id}`)).body, (read) => read.status !== 'pending', { what: 'the payment to resolve' });
       expect(payment.status).toBe('succeeded');
       await env.invoiceSettles(invoiceId, 0);
       const refunding = await env.call('PUT', `/payments/${payment.id}/refund`, { amount: 600 });
@@ -200,11 +188,7 @@ describe('Payments', () => {
       const beyond = await env.call('PUT', `/payments/${payment.id}/refund`, { amount: 401 });
       expectProblem(beyond, 422, 'refund-exceeds-payment');
       expect(beyond.body.errors[0].detail).toContain('pending');
-      let refunded = refunding.body;
-      for (let tries = 0; tries < 200 && refunded.refunds[0].status === 'pending'; tries++) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        refunded = (await env.call('GET', `/payments/${payment.id}`)).body;
-      }
+      const refunded = await eventually(async () => (await env.call('GET', `/payments/${payment.id}`)).body, (read) => read.refunds[0].status !== 'pending', { what: 'the refund to resolve' });
       expect(refunded).toMatchObject({ refundedAmount: 600, refunds: [{ id: refunding.body.refunds[0].id, status: 'succeeded', providerReference: expect.stringMatching(/^sbx_re_/) }] });
       const invoice = await env.invoiceSettles(invoiceId, 600);
       expect(invoice.settlements.filter((settlement: { amount: number }) => settlement.amount < 0)).toEqual([expect.objectContaining({ amount: -600, reference: refunding.body.refunds[0].id })]);

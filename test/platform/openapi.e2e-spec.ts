@@ -46,6 +46,51 @@ describe('GET /openapi.json', () => {
     expect(invoice).toBeDefined();
   });
 
+  it('issue 20 #8: no nullable member wraps its $ref in allOf (a strict reader would refuse its null); actions without input declare their empty body', () => {
+    const wrapped: string[] = [];
+    walk(document, '', (node, pointer) => {
+      if (node.nullable === true && node.allOf) wrapped.push(pointer);
+    });
+    expect(wrapped).toEqual([]);
+    const cancel = document.paths['/subscriptions/{subscriptionId}/cancel'].put.requestBody;
+    expect(cancel).toMatchObject({ required: false, content: { 'application/json': { schema: { type: 'object', additionalProperties: false } } } });
+  });
+
+  it('issue 20 #8: subscription answers keep the document with billingFailure, item period and billAt null, and cancel takes {}', async () => {
+    // t.request checks every answer against /openapi.json and throws on any violation.
+    const ok = async (method: string, path: string, body: unknown, status: number) => {
+      const response = await t.request(method, path, { body });
+      expect(response.status).toBe(status);
+      return response.body;
+    };
+    const product = await ok('POST', '/products', { name: 'Setup' }, 201);
+    const price = await ok('POST', '/prices', { name: 'Setup fee', priceModel: 'fee', pricing: { eur: { unitAmount: 900 } }, purchase: 'one_time', productId: product.id }, 201);
+    const customer = { id: '8d0c4ed4-7f53-4c1e-8f59-2d5c3f0e6b11', handle: 'C-1', name: 'Acme', billingAddress: null };
+    const subscription = await ok('POST', '/subscriptions', { customer, currency: 'EUR', term: { start: '2099-01-01', end: null }, items: [{ priceId: price.id }] }, 201);
+    expect(subscription).toMatchObject({ billingFailure: null, paymentMethod: null });
+    expect(subscription.items[0]).toMatchObject({ period: null });
+    await ok('GET', `/subscriptions/${subscription.id}`, undefined, 200);
+    await ok('GET', '/subscriptions', undefined, 200);
+    const cancelled = await ok('PUT', `/subscriptions/${subscription.id}/cancel`, {}, 202);
+    expect(cancelled.status).toBe('cancelled');
+  });
+
+  it('issue 20 #10: every 201 of the document declares a required Location', () => {
+    const created: string[] = [];
+    const withoutLocation: string[] = [];
+    for (const [path, item] of Object.entries<any>(document.paths)) {
+      for (const [method, operation] of Object.entries<any>(item)) {
+        const answer = operation?.responses?.['201'];
+        if (!answer) continue;
+        created.push(`${method} ${path}`);
+        if (answer.headers?.Location?.required !== true) withoutLocation.push(`${method} ${path}`);
+      }
+    }
+    expect(created).toContain('post /invoices/{invoiceId}/settlements');
+    expect(withoutLocation).toEqual([]);
+    expect(document.paths['/invoices/{invoiceId}/duplicate'].post.responses['200'].headers.Location.required).toBe(true);
+  });
+
   it('names at least one server', () => {
     expect(document.servers.length).toBeGreaterThan(0);
   });

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { sign } from 'jsonwebtoken';
 import { Client } from 'pg';
 import { DEVELOPMENT_JWT_SECRET } from '@billing/platform';
-import { createTestDatabase, TestDatabase } from '@billing/testing';
-import { buildService, freePort, killLeftoverServices, ServiceProcess, sleep, startService } from './process-support';
+import { createTestDatabase, eventually, TestDatabase } from '@billing/testing';
+import { buildService, freePort, killLeftoverServices, ServiceProcess, startService } from './process-support';
 
 /**
  * Issue: "three worker processes billing the same environment after a big
@@ -124,11 +124,8 @@ describe('the billing engine across processes', () => {
     await seed(call);
     const advancing = call('POST', '/test-clock/advance', { to: '2028-01-01T00:00:00Z' }).catch(() => 'lost');
     // Kill it once some, but not all, of the invoices are booked.
-    for (;;) {
-      const { rows } = await db.query(`select count(*)::int as n from events where environment_id = $1 and event_type = 'InvoiceBooked'`, [environment]);
-      if (rows[0].n >= 20) break;
-      await sleep(5);
-    }
+    const booked = async () => (await db.query(`select count(*)::int as n from events where environment_id = $1 and event_type = 'InvoiceBooked'`, [environment])).rows[0].n as number;
+    await eventually(booked, (n) => n >= 20, { timeoutMs: 60_000, what: 'some invoices booked' });
     first.service.child.kill('SIGKILL');
     await first.service.exited;
     expect(await advancing).toBe('lost');

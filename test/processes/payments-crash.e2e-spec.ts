@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { sign } from 'jsonwebtoken';
 import { Client } from 'pg';
 import { DEVELOPMENT_JWT_SECRET } from '@billing/platform';
-import { createTestDatabase, TestDatabase } from '@billing/testing';
+import { createTestDatabase, eventually, TestDatabase } from '@billing/testing';
 import { buildService, freePort, killLeftoverServices, ServiceProcess, sleep, startService } from './process-support';
 
 /**
@@ -96,11 +96,7 @@ describe('payments across a kill -9 of the process', () => {
     )[0].n;
 
   async function until(label: string, probe: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await probe())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting until ${label}`);
-      await sleep(100);
-    }
+    await eventually(probe, (done) => done, { timeoutMs, what: label });
   }
 
   it('many concurrent payments, the process killed mid-way: every payment resolved, each success settled exactly once, none charged twice', async () => {

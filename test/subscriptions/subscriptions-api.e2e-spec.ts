@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { NotificationCatalogue } from '@billing/platform';
-import { expectProblem, FakeClock, startTestApp, TestApp, TestResponse } from '@billing/testing';
+import { eventually, expectProblem, FakeClock, startTestApp, TestApp, TestResponse } from '@billing/testing';
 import { createSelfSignedCertificate, Receiver, setEnv, TestCertificate } from '../webhooks/webhook-test-kit';
 
 const START = '2026-01-20T12:00:00.000Z';
@@ -507,6 +507,10 @@ describe('Subscriptions API', () => {
   });
 
   describe('notifications', () => {
+    /** The first notification of `type` the receiver got, once it got one. */
+    const notificationOf = (receiver: Receiver, type: string) =>
+      eventually(async (): Promise<any> => receiver.requests.map((r) => JSON.parse(r.rawBody)).find((b) => b.type === type), (found) => found !== undefined, { what: `the ${type} notification` });
+
     it('the webhook catalogue has the five subscription notifications', () => {
       const names = t.app
         .get(NotificationCatalogue)
@@ -525,17 +529,36 @@ describe('Subscriptions API', () => {
       const cancelled = (await env.ok('PUT', `/subscriptions/${subscription.id}/cancel`, {}, 202)).body;
       const reactivated = (await env.ok('PUT', `/subscriptions/${subscription.id}/reactivate`, {}, 200)).body;
 
-      const bodyOf = async (type: string) => {
-        for (;;) {
-          const found = receiver.requests.map((r) => JSON.parse(r.rawBody)).find((b) => b.type === type);
-          if (found) return found;
-          await receiver.waitForRequests(receiver.requests.length + 1, 10_000);
-        }
-      };
+      const bodyOf = (type: string) => notificationOf(receiver, type);
       const created = await bodyOf('subscription.created');
       expect(created).toMatchObject({ type: 'subscription.created', environmentId: env.id, data: subscription });
       expect((await bodyOf('subscription.cancelled')).data).toEqual(cancelled);
       expect((await bodyOf('subscription.reactivated')).data).toEqual(reactivated);
+    });
+
+    it("issue 20 #9: a subscription's payment method token shows only as its hint: POST and GET /subscriptions (as of a past instant too), GET /events, its history and the subscription.created notification", async () => {
+      const env = environment();
+      const receiver = await new Receiver(certificate).start();
+      receivers.push(receiver);
+      await env.ok('PUT', '/webhooks/subscribe', { url: receiver.url() }, 200);
+      await env.ok('POST', '/paymentproviders/enable', { name: 'sandbox', credentials: { secretKey: 'sk_sandbox_hint12345' } }, 200);
+      const token = 'tok_success';
+      const created = await env.ok('POST', '/subscriptions', env.body(await env.price(await env.product()), { paymentMethod: { provider: 'sandbox', token } }), 201);
+      const shown = { provider: 'sandbox', tokenHint: 'ss' };
+      expect(created.body.paymentMethod).toEqual(shown);
+      const read = await env.ok('GET', `/subscriptions/${created.body.id}`, undefined, 200);
+      expect(read.body.paymentMethod).toEqual(shown);
+      const listed = await env.ok('GET', '/subscriptions', undefined, 200);
+      expect(listed.body.items[0].paymentMethod).toEqual(shown);
+      const events = await env.ok('GET', `/events?resourceId=${created.body.id}`, undefined, 200);
+      expect(events.body.items.find((event: { type: string }) => event.type === 'SubscriptionCreated').data.paymentMethod).toEqual(shown);
+      const history = await env.ok('GET', `/subscriptions/${created.body.id}/history`, undefined, 200);
+      expect(history.body.items.find((event: { type: string }) => event.type === 'SubscriptionCreated').data.paymentMethod).toEqual(shown);
+      const asOf = await env.ok('GET', `/subscriptions/${created.body.id}?asOf=${encodeURIComponent(new Date(Date.parse(START) + 60_000).toISOString())}`, undefined, 200);
+      expect(asOf.body.paymentMethod).toEqual(shown);
+      const notification = await notificationOf(receiver, 'subscription.created');
+      expect(notification.data.paymentMethod).toEqual(shown);
+      for (const text of [created.text, read.text, listed.text, events.text, history.text, asOf.text, ...receiver.requests.map((r) => r.rawBody)]) expect(text).not.toContain(token);
     });
   });
 });

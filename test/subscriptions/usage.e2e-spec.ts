@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
+import { eventually, expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
 
 /**
  * Usage-based billing over HTTP against real Postgres on the environment's
@@ -568,11 +568,8 @@ describe('Usage-based billing', () => {
       expect(draft.status).toBe('draft');
       const paymentsOf = async () => (await env.call('GET', `/payments?filter=${encodeURIComponent(`invoiceId eq ${draft.id}`)}`, undefined, 200)).body.items as any[];
       await env.advance('2026-04-02T00:00:00.000Z');
-      let payments: any[] = [];
-      for (let tries = 0; tries < 200 && payments.length === 0; tries++) {
-        payments = await paymentsOf();
-        if (payments.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      // The collection records the payment pending, then its gateway call settles it: wait for the settled state.
+      const payments = await eventually(paymentsOf, (found) => found.some((payment) => payment.status !== 'pending'), { what: 'the collection payment to settle' });
       expect(payments).toEqual([expect.objectContaining({ amount: 200, status: 'succeeded' })]);
       expect((await env.invoices())[0]).toMatchObject({ status: 'booked', totalExclVat: 200 });
     });

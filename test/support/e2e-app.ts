@@ -4,6 +4,7 @@ import { sign, SignOptions } from 'jsonwebtoken';
 import { DataSource } from 'typeorm';
 import { AppConfig, BoundedContext, Clock, loadConfig } from '@billing/platform';
 import { createApp } from '../../apps/api/src/create-app';
+import { OpenApiContract } from './openapi-contract';
 import { createTestDatabase, TestDatabase } from './test-database';
 
 export const TEST_JWT_SECRET = 'test-secret-for-e2e-only';
@@ -70,6 +71,9 @@ export async function startTestApp(
     sign({ environments }, secret, { algorithm: 'HS256', subject: 'test-user', expiresIn: 3600, ...signOptions });
   const defaultToken = token();
   let writes = 0;
+  let contractOfApp: Promise<OpenApiContract> | undefined;
+  // Every answer is checked against the document this very app serves (extra contexts add their routes).
+  const contract = () => (contractOfApp ??= fetch(`${baseUrl}/openapi.json`).then(async (response) => contractFor(await response.text())));
 
   return {
     app,
@@ -102,13 +106,34 @@ export async function startTestApp(
       } catch {
         /* not JSON: keep the text */
       }
-      return { status: response.status, headers: response.headers, body: parsed as any, text };
+      const answer = { status: response.status, headers: response.headers, body: parsed as any, text };
+      const violations = (await contract()).violationsOf({
+        method,
+        path,
+        requestContentType: Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1],
+        requestText: body,
+        ...answer,
+      });
+      if (violations.length > 0) throw new Error(`The answer breaks the service's own OpenAPI document:\n${violations.join('\n')}`);
+      return answer;
     },
     async close() {
       await app.close();
       await database.drop();
     },
   };
+}
+
+const contracts = new Map<string, OpenApiContract>();
+
+/** One compiled contract per distinct document: compiling the schemas is the costly part. */
+function contractFor(document: string): OpenApiContract {
+  let contract = contracts.get(document);
+  if (!contract) {
+    contract = new OpenApiContract(JSON.parse(document));
+    contracts.set(document, contract);
+  }
+  return contract;
 }
 
 /** A clock the test moves by hand. */

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { expectProblem, startTestApp, TestApp, TestResponse } from '@billing/testing';
+import { eventually, expectProblem, startTestApp, TestApp, TestResponse } from '@billing/testing';
 import { createSelfSignedCertificate, Receiver, setEnv, TestCertificate } from '../webhooks/webhook-test-kit';
 import { pdfText } from './pdf-text';
 
@@ -30,14 +30,7 @@ describe('Invoice documents: GET /invoices/{id}/pdf and /html', () => {
   const plain = (text: string) => text.replace(/[\u00a0\u202f]/g, ' ');
   const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-  async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-    for (let tries = 0; tries < 300; tries++) {
-      const value = await read();
-      if (done(value)) return value;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`never: ${what}`);
-  }
+  const until = <T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> => eventually(read, done, { what });
 
   function environment() {
     const id = randomUUID();
@@ -249,13 +242,7 @@ describe('Invoice documents: GET /invoices/{id}/pdf and /html', () => {
     const invoiceId = await env.draft();
     await env.book(invoiceId);
     const wanted = (all: any[]) => ['template_group.created', 'invoice.document_rendered'].every((type) => all.some((b) => b.type === type)) && all.filter((b) => b.type === 'template_group.updated').length === 2;
-    const deadline = Date.now() + 15_000;
-    let all: any[] = [];
-    for (;;) {
-      all = receiver.requests.map((request) => JSON.parse(request.rawBody));
-      if (wanted(all) || Date.now() > deadline) break;
-      await receiver.waitForRequests(receiver.requests.length + 1, 1_000).catch(() => undefined);
-    }
+    const all = await eventually(async (): Promise<any[]> => receiver.requests.map((request) => JSON.parse(request.rawBody)), wanted, { what: 'the template and document notifications' });
     const ofType = (type: string) => all.filter((b) => b.type === type).map((b) => b.data);
     // Notifications carry the group as GET returns it, less isDefault (an environment's choice, not the group's).
     const { isDefault: _isDefault, ...created } = group;

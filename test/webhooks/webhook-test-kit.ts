@@ -15,7 +15,7 @@ import { DomainEvent, Evolver } from '@billing/shared-kernel';
 import { EventStore } from '@billing/event-store';
 import { Module } from '@nestjs/common';
 import { BoundedContext } from '@billing/platform';
-import { TestApp } from '@billing/testing';
+import { eventually as waitFor, TestApp } from '@billing/testing';
 
 export interface TestCertificate {
   readonly dir: string;
@@ -239,15 +239,9 @@ export async function appendEvent(
   return { eventId, streamId };
 }
 
-/** Polls `probe` until it returns a truthy value. */
+/** Polls `probe` until it returns a truthy value (the shared helper, with this kit's shorter deadline). */
 export async function eventually<T>(probe: () => Promise<T | null | undefined | false>, timeoutMs = 5000, label = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  return (await waitFor(probe, Boolean, { timeoutMs, what: label })) as T;
 }
 
 export interface DeliveryRow {

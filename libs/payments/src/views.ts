@@ -14,14 +14,16 @@ export interface PaymentView {
   readonly providerReference: string | null;
   readonly refundedAmount: number;
   readonly refunds: Payment['refunds'];
+  /** 1 for a payment made by POST /payments; the try number for one made by a collection. */
+  readonly attempt: number;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
 
 export function toPaymentView(payment: Payment): PaymentView {
-  const { id, invoiceId, customerId, amount, currency, status, failureCode, failureMessage, provider, providerReference, refundedAmount, refunds, createdAt, updatedAt } =
+  const { id, invoiceId, customerId, amount, currency, status, failureCode, failureMessage, provider, providerReference, refundedAmount, refunds, attempt, createdAt, updatedAt } =
     payment;
-  return { id, invoiceId, customerId, amount, currency, status, failureCode, failureMessage, provider, providerReference, refundedAmount, refunds, createdAt, updatedAt };
+  return { id, invoiceId, customerId, amount, currency, status, failureCode, failureMessage, provider, providerReference, refundedAmount, refunds, attempt, createdAt, updatedAt };
 }
 
 export function paymentViewOf(state: PaymentState): PaymentView | null {

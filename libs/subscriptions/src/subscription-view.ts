@@ -1,4 +1,5 @@
-import { endsAt, Subscription, SubscriptionState, timelineAt } from './domain';
+import { secretHint } from '@billing/shared-kernel';
+import { endsAt, PaymentMethod, Subscription, SubscriptionState, timelineAt } from './domain';
 
 export interface SubscriptionItemView {
   readonly id: string;
@@ -26,7 +27,7 @@ export interface SubscriptionView {
   readonly endedAt: string | null;
   readonly items: SubscriptionItemView[];
   /** Charged automatically for each booked invoice; null: paid otherwise. */
-  readonly paymentMethod: { readonly provider: string; readonly token: string } | null;
+  readonly paymentMethod: PublicPaymentMethod | null;
   /**
    * The last failed attempt to bill the next charges (retried from retryAt);
    * with `itemId` an item's charge that waits alone while the others bill (the
@@ -35,6 +36,17 @@ export interface SubscriptionView {
   readonly billingFailure: { readonly billAt: string; readonly reason: string; readonly attempts: number; readonly retryAt: string; readonly itemId: string | null } | null;
   readonly createdAt: string;
   readonly updatedAt: string;
+}
+
+/** A payment method as anything outside the service sees it: the token only as its hint. */
+export interface PublicPaymentMethod {
+  readonly provider: string;
+  readonly tokenHint: string;
+}
+
+/** The one redaction of a subscription's payment method: responses, notifications and the events log all show this. */
+export function publicPaymentMethod(method: PaymentMethod | null | undefined): PublicPaymentMethod | null {
+  return method ? { provider: method.provider, tokenHint: secretHint(method.token) } : null;
 }
 
 /** The subscription as of `now` (the environment's clock): item periods and billAt, and `ended` once its end has passed. */
@@ -64,7 +76,7 @@ export function toSubscriptionView(subscription: Subscription, now: Date): Subsc
         taxCode: item.taxCode,
       };
     }),
-    paymentMethod: subscription.paymentMethod ?? null,
+    paymentMethod: publicPaymentMethod(subscription.paymentMethod),
     billingFailure: billingFailureOf(subscription),
     createdAt: subscription.createdAt,
     updatedAt: subscription.updatedAt,

@@ -1,9 +1,19 @@
 import { BoundedContext, eventTypesOf, NotificationDefinition, StreamDefinition } from '@billing/platform';
-import { BillableMetricEvent, billableMetricEvolver, BillableMetricState, SubscriptionEvent, subscriptionEvolver, SubscriptionHandleClaimed, SubscriptionState, UsageSettingsChanged } from './domain';
+import {
+  BillableMetricEvent,
+  billableMetricEvolver,
+  BillableMetricState,
+  SubscriptionCreatedData,
+  SubscriptionEvent,
+  subscriptionEvolver,
+  SubscriptionHandleClaimed,
+  SubscriptionState,
+  UsageSettingsChanged,
+} from './domain';
 import { subscriptionsMigrations } from './migrations';
 import { subscriptionsProjection } from './read-model/subscriptions.projection';
 import { BILLABLE_METRIC_STREAM, billableMetricStream as billableMetricStreamOf, SUBSCRIPTION_HANDLE_STREAM, SUBSCRIPTION_STREAM, USAGE_SETTINGS_STREAM } from './streams';
-import { subscriptionViewOf } from './subscription-view';
+import { publicPaymentMethod, subscriptionViewOf } from './subscription-view';
 import { SUBSCRIPTIONS_PROBLEMS } from './subscriptions.problems';
 import { SubscriptionsModule } from './subscriptions.module';
 
@@ -28,6 +38,12 @@ const subscriptionStream: StreamDefinition<SubscriptionState, SubscriptionEvent>
   events: eventTypesOf(SUBSCRIPTION_EVENTS),
   view: { evolver: subscriptionEvolver, toView: subscriptionViewOf },
   resource: { type: 'subscription', path: 'subscriptions' },
+  // The events log shows the payment method as the API does: the token only as its hint.
+  publicData: (type, data) => {
+    if (type !== 'SubscriptionCreated') return data;
+    const created = data as SubscriptionCreatedData;
+    return created.paymentMethod ? { ...created, paymentMethod: publicPaymentMethod(created.paymentMethod) } : data;
+  },
 };
 
 const METRIC_EVENTS: Record<BillableMetricEvent['type'], number> = { BillableMetricCreated: 1 };

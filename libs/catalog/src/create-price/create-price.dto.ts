@@ -23,14 +23,15 @@ export class CreatePriceBody {
   @ApiPropertyOptional({
     type: 'integer',
     format: 'int32',
+    nullable: true,
     minimum: PRICE_LIMITS.termCountMin,
     maximum: PRICE_LIMITS.termCountMax,
-    description: 'required for recurring, rejected for one_time; with termUnit: 30 day = every 30 days',
+    description: 'required for recurring, rejected for one_time (null is as absent); with termUnit: 30 day = every 30 days',
   })
-  termCount?: number;
+  termCount?: number | null;
 
-  @ApiPropertyOptional({ enum: TERM_UNITS, description: 'required for recurring, rejected for one_time' })
-  termUnit?: string;
+  @ApiPropertyOptional({ type: String, enum: TERM_UNITS, nullable: true, description: 'required for recurring, rejected for one_time (null is as absent)' })
+  termUnit?: string | null;
 
   @ApiPropertyOptional({ enum: BILLING_TIMINGS, default: 'advance' })
   billingTiming?: string;

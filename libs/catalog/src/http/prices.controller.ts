@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { assertNoInput, Caller, CallerContext, Clock, commandContext, IfMatch, Page, problemResponse, ResourceIdPipe, Versioned } from '@billing/platform';
+import { ApiNoInput, assertNoInput, Caller, CallerContext, Clock, commandContext, IfMatch, Page, problemResponse, ResourceIdPipe, Versioned } from '@billing/platform';
 import { NotFoundError } from '@billing/shared-kernel';
 import { Quote, quotePrice, validateCreatePrice } from '../domain';
 import { ArchivePriceCommand } from '../archive-price/archive-price.command';
@@ -96,6 +96,7 @@ export class PricesController {
     return this.commands.execute(new UpdatePriceCommand(caller.environmentId, priceId, body, commandContext(caller, this.clock), expectedVersion));
   }
 
+  @ApiNoInput()
   @Put(':priceId/archive')
   @HttpCode(200)
   @ApiOperation({ summary: 'Archive a price', description: 'No body (or {}). An archived price can no longer be updated; archiving twice is a 409.' })

@@ -27,7 +27,7 @@ const TYPES: readonly InvoiceType[] = ['invoice', 'credit_note'];
 const SETTLEMENT_STATUSES: readonly SettlementStatus[] = ['settled', 'over_settled', 'under_settled', 'not_settled'];
 
 const ETAG_HEADER = { ETag: { description: 'The invoice version, for If-Match.', schema: { type: 'string', example: '"3"' } } };
-const CREATED_HEADERS = { ...ETAG_HEADER, Location: { description: 'The new invoice: /invoices/{invoiceId}.', schema: { type: 'string' } } };
+const CREATED_HEADERS = { ...ETAG_HEADER, Location: { description: 'The new invoice: /invoices/{invoiceId}.', required: true, schema: { type: 'string' } } };
 const LIST_QUERY = ['limit', 'pageToken', 'status', 'type', 'settlementStatus', 'customerId'] as const;
 const IF_MATCH = { name: 'if-match', required: false, description: 'An ETag from an earlier response; a stale one is a 409.' };
 const INVOICE_ID = { name: 'invoiceId', format: 'uuid', description: 'The invoice id.' };
@@ -124,7 +124,7 @@ export class InvoicesController {
   @ApiParam(INVOICE_ID)
   @ApiHeader(IF_MATCH)
   @ApiBody({ type: DuplicateInvoiceDto, required: false })
-  @ApiResponse({ status: 200, description: 'The new draft invoice or credit note.', type: InvoiceDetailDto, headers: ETAG_HEADER })
+  @ApiResponse({ status: 200, description: 'The new draft invoice or credit note (Location: its URL).', type: InvoiceDetailDto, headers: CREATED_HEADERS })
   @ApiResponse({ status: 404, ...problemResponse('No such invoice in this environment') })
   @ApiResponse({
     status: 409,
@@ -139,7 +139,7 @@ export class InvoicesController {
     const written = await this.commands.execute<DuplicateInvoiceCommand, Written<InvoiceState>>(
       new DuplicateInvoiceCommand(caller.environmentId, invoiceId, optional(body)?.reverse ?? false, this.context(caller), expectedVersion),
     );
-    return this.answer(caller, written);
+    return this.answer(caller, written, `/invoices/${written.id}`);
   }
 
   @Put(':invoiceId/book')
@@ -179,7 +179,12 @@ export class InvoicesController {
   @ApiOperation({ summary: 'Add a settlement to a booked invoice', description: 'Moves settlementStatus and totalDue.' })
   @ApiParam(INVOICE_ID)
   @ApiHeader(IF_MATCH)
-  @ApiResponse({ status: 201, description: 'The invoice with the settlement.', type: InvoiceDetailDto, headers: ETAG_HEADER })
+  @ApiResponse({
+    status: 201,
+    description: 'The invoice with the settlement (Location: the invoice, where the settlement is listed; a settlement has no URL of its own).',
+    type: InvoiceDetailDto,
+    headers: ETAG_HEADER,
+  })
   @ApiResponse({ status: 404, ...problemResponse('No such invoice in this environment') })
   @ApiResponse({ status: 409, ...problemResponse('The invoice is a draft (invoice-not-booked), stale If-Match') })
   async addSettlement(
@@ -192,7 +197,7 @@ export class InvoicesController {
     const written = await this.commands.execute<AddSettlementCommand, Written<InvoiceState>>(
       new AddSettlementCommand(caller.environmentId, settlement, this.context(caller), expectedVersion),
     );
-    return this.answer(caller, written);
+    return this.answer(caller, written, `/invoices/${written.id}`);
   }
 
   private context(caller: CallerContext): CommandContext {

@@ -1,25 +1,37 @@
-import { CommandMetadata, DomainEvent, Evolver } from '@billing/shared-kernel';
+import { CommandMetadata, DomainEvent, Evolver, ValidationError } from '@billing/shared-kernel';
 import { DEFAULT_RETRY_DAYS, validateRetrySchedule } from './dunning';
 
 /** An environment's payment settings: one stream per environment. */
 export const PAYMENT_SETTINGS_STREAM_TYPE = 'payment-settings';
 
-export type PaymentSettingsUpdated = DomainEvent<'PaymentSettingsUpdated', { readonly retryDays: readonly number[]; readonly updatedAt: string }>;
+export type PaymentSettingsUpdated = DomainEvent<
+  'PaymentSettingsUpdated',
+  // paymentTermsDays is absent in events written before it existed: due on the invoice date.
+  { readonly retryDays: readonly number[]; readonly paymentTermsDays?: number; readonly updatedAt: string }
+>;
 
 export interface PaymentSettings {
   /** Days after the first failed try at which a collection tries again. */
   readonly retryDays: readonly number[];
+  /** Days from an invoice the billing engine makes to its due date (0: due on the invoice date). */
+  readonly paymentTermsDays: number;
   readonly updatedAt: string | null;
 }
 
+export const PAYMENT_TERMS_MAX_DAYS = 365;
+
 export const paymentSettingsEvolver: Evolver<PaymentSettings, PaymentSettingsUpdated> = {
-  initialState: () => ({ retryDays: DEFAULT_RETRY_DAYS, updatedAt: null }),
-  evolve: (_state, event) => ({ retryDays: event.data.retryDays, updatedAt: event.data.updatedAt }),
+  initialState: () => ({ retryDays: DEFAULT_RETRY_DAYS, paymentTermsDays: 0, updatedAt: null }),
+  evolve: (_state, event) => ({ retryDays: event.data.retryDays, paymentTermsDays: event.data.paymentTermsDays ?? 0, updatedAt: event.data.updatedAt }),
 };
 
-/** Replaces the retry schedule (422s at /retryDays/<i>); the same schedule again writes nothing. */
-export function decideUpdatePaymentSettings(command: { retryDays: unknown }, state: PaymentSettings, meta: CommandMetadata): PaymentSettingsUpdated[] {
+/** Replaces the settings (422s at /retryDays/<i>, /paymentTermsDays; absent terms are 0); the same settings again write nothing. */
+export function decideUpdatePaymentSettings(command: { retryDays: unknown; paymentTermsDays: unknown }, state: PaymentSettings, meta: CommandMetadata): PaymentSettingsUpdated[] {
   const retryDays = validateRetrySchedule(command.retryDays);
-  if (state.updatedAt !== null && retryDays.join(',') === state.retryDays.join(',')) return [];
-  return [{ type: 'PaymentSettingsUpdated', schemaVersion: 1, data: { retryDays, updatedAt: meta.now.toISOString() } }];
+  const paymentTermsDays = command.paymentTermsDays === undefined ? 0 : command.paymentTermsDays;
+  if (typeof paymentTermsDays !== 'number' || !Number.isInteger(paymentTermsDays) || paymentTermsDays < 0 || paymentTermsDays > PAYMENT_TERMS_MAX_DAYS) {
+    throw ValidationError.at('/paymentTermsDays', `must be a whole number of days from 0 to ${PAYMENT_TERMS_MAX_DAYS}`);
+  }
+  if (state.updatedAt !== null && retryDays.join(',') === state.retryDays.join(',') && paymentTermsDays === state.paymentTermsDays) return [];
+  return [{ type: 'PaymentSettingsUpdated', schemaVersion: 1, data: { retryDays, paymentTermsDays, updatedAt: meta.now.toISOString() } }];
 }

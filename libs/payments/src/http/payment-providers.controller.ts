@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { assertNoInput, Caller, CallerContext, Clock, commandContext, pointerToken, problemResponse, Versioned } from '@billing/platform';
+import { ApiNoInput, assertNoInput, Caller, CallerContext, Clock, commandContext, pointerToken, problemResponse, Versioned } from '@billing/platform';
 import { UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
 import { DisableProviderCommand } from '../disable-provider/disable-provider.command';
 import { PaymentProvider } from '../domain';
@@ -46,6 +46,7 @@ export class PaymentProvidersController {
     return { items: await this.readModel.providers(caller.environmentId) };
   }
 
+  @ApiNoInput()
   @Put(':name/disable')
   @HttpCode(200)
   @ApiOperation({ summary: 'Disable a payment provider', description: 'Body {} (or none). New payments through it are refused; disabling again answers the same.' })

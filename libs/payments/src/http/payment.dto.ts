@@ -29,6 +29,8 @@ export class PaymentDto {
   @ApiProperty({ type: String, nullable: true, description: "the provider's id of the charge" }) providerReference!: string | null;
   @ApiProperty({ type: 'integer', description: 'the succeeded refunds together' }) refundedAmount!: number;
   @ApiProperty({ type: [RefundDto] }) refunds!: RefundDto[];
+  @ApiProperty({ type: 'integer', minimum: 1, description: "1 for a payment made by POST /payments; for a subscription invoice's collection, the try it made (README: dunning)" })
+  attempt!: number;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
 }

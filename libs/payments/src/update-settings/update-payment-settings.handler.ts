@@ -7,20 +7,21 @@ export class UpdatePaymentSettingsCommand {
   constructor(
     readonly environmentId: string,
     readonly retryDays: unknown,
+    readonly paymentTermsDays: unknown,
     readonly context: CommandContext,
   ) {}
 }
 
-/** The environment's retry schedule for collections that start from now on (a started collection keeps its own). */
+/** The environment's retry schedule for collections that start from now on (a started collection keeps its own) and its payment terms. */
 @CommandHandler(UpdatePaymentSettingsCommand)
 export class UpdatePaymentSettingsHandler implements ICommandHandler<UpdatePaymentSettingsCommand, { settings: PaymentSettings; version: number }> {
   constructor(private readonly commands: CommandPath) {}
 
-  async execute({ environmentId, retryDays, context }: UpdatePaymentSettingsCommand): Promise<{ settings: PaymentSettings; version: number }> {
+  async execute({ environmentId, retryDays, paymentTermsDays, context }: UpdatePaymentSettingsCommand): Promise<{ settings: PaymentSettings; version: number }> {
     const { state, version } = await this.commands.handle(
       paymentSettingsStream(environmentId),
       paymentSettingsEvolver,
-      (current) => decideUpdatePaymentSettings({ retryDays }, current, context.meta),
+      (current) => decideUpdatePaymentSettings({ retryDays, paymentTermsDays }, current, context.meta),
       context,
       { retryOnConflict: true },
     );

@@ -112,7 +112,7 @@ export class AuditController {
         status: { type: 'string', enum: ['ok', 'mismatch'] },
         environmentId: { type: 'string', format: 'uuid' },
         eventsChecked: { type: 'integer' },
-        head: { type: 'object', properties: { position: { type: 'integer' }, hash: { type: 'string' } } },
+        head: { type: 'object', properties: { environmentId: { type: 'string', format: 'uuid' }, position: { type: 'integer' }, hash: { type: 'string' } } },
         event: { type: 'object', properties: { id: { type: 'string' }, position: { type: 'integer', nullable: true }, globalPosition: { type: 'string', nullable: true } } },
         differs: { type: 'string', enum: ['content', 'link', 'missing-event', 'unchained'] },
         detail: { type: 'string' },

@@ -1,5 +1,5 @@
 import { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { ApiBody, DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 
 const PROBLEM_SCHEMA = {
   type: 'object',
@@ -12,7 +12,15 @@ const PROBLEM_SCHEMA = {
     requestId: { type: 'string' },
     errors: {
       type: 'array',
-      items: { type: 'object', properties: { pointer: { type: 'string', example: '/items/0/quantity' }, detail: { type: 'string' } } },
+      items: {
+        type: 'object',
+        properties: {
+          pointer: { type: 'string', example: '/items/0/quantity' },
+          detail: { type: 'string' },
+          line: { type: 'integer', description: 'A template syntax error: the line of the content (1-based)' },
+          column: { type: 'integer', description: 'A template syntax error: the column of the content (1-based)' },
+        },
+      },
     },
   },
   additionalProperties: true,
@@ -22,9 +30,12 @@ const COMMON_ERRORS: Record<string, string> = {
   '400': 'Malformed JSON or x-environment header',
   '401': 'Missing or invalid bearer token',
   '403': 'The token does not give access to this environment',
+  '414': 'A path segment is longer than 500 characters (uri-too-long)',
   '415': 'The body is not application/json',
   '422': 'Validation failed',
+  '431': 'The request headers exceed 16 KiB (headers-too-large)',
   '500': 'Internal Server Error',
+  '503': "The database is unreachable (database-unavailable), or a write's read models did not catch up in time (read-model-timeout; Retry-After)",
 };
 
 /**
@@ -75,6 +86,7 @@ export function buildOpenApiDocument(app: INestApplication, description: string)
     },
   };
   typeIntegersAsIntegers(document);
+  nullableReferencesAcceptNull(document);
   for (const pathItem of Object.values(document.paths)) {
     for (const method of ['get', 'put', 'post', 'delete', 'patch'] as const) {
       const operation = pathItem[method];
@@ -86,7 +98,9 @@ export function buildOpenApiDocument(app: INestApplication, description: string)
           content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } },
         };
       }
+      if (method === 'post' || method === 'put' || method === 'patch') operation.responses['413'] ??= problemResponse('The request body exceeds BODY_LIMIT_BYTES (payload-too-large)');
       if (method === 'post' || method === 'put') documentIdempotency(operation);
+      documentLocation(operation);
     }
   }
   return document;
@@ -114,8 +128,56 @@ function documentIdempotency(operation: OperationObject): void {
   }
 }
 
+/**
+ * A 201 created something, and its answer says where (`Location`). Declared
+ * required on every 201 so that a creation route answering without it breaks
+ * the contract (the e2e suite validates every answer against this document).
+ */
+function documentLocation(operation: OperationObject): void {
+  const created = operation.responses['201'];
+  if (!created || '$ref' in created) return;
+  const location = created.headers?.Location ?? created.headers?.location;
+  const description = location && !('$ref' in location) ? location.description : 'The URL of the created resource.';
+  const others = Object.entries(created.headers ?? {}).filter(([name]) => name.toLowerCase() !== 'location');
+  created.headers = { ...Object.fromEntries(others), Location: { description, required: true, schema: { type: 'string' } } };
+}
+
+/** The request body of an action that takes no input (see assertNoInput): `{}` or none. */
+export function ApiNoInput(): MethodDecorator {
+  return ApiBody({
+    required: false,
+    description: 'An empty JSON object, or no body; any member is a 422 at its pointer.',
+    schema: { type: 'object', additionalProperties: false },
+  });
+}
+
 export function problemResponse(description: string) {
   return { description, content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } } };
+}
+
+/**
+ * Swagger writes a nullable nested DTO as `nullable: true` beside `allOf:
+ * [{ $ref }]`, but in OpenAPI 3.0.3 `nullable` only adds null to the same
+ * schema's own `type`: strict validators still require the referenced object,
+ * so every `null` answered there broke the document. Such a member is either
+ * the referenced schema or null, said the way OpenAPI 3.0 allows; a nullable
+ * enum lists null among its values.
+ */
+function nullableReferencesAcceptNull(node: unknown): void {
+  const stack = [node];
+  while (stack.length > 0) {
+    const current = stack.pop();
+    if (typeof current !== 'object' || current === null) continue;
+    const schema = current as { nullable?: unknown; type?: unknown; enum?: unknown[]; allOf?: unknown[]; anyOf?: unknown[] };
+    // Likewise an enum must list null itself for null to pass.
+    if (schema.nullable === true && Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...schema.enum, null];
+    if (schema.nullable === true && Array.isArray(schema.allOf) && schema.allOf.length === 1) {
+      // The null branch is `{ type, nullable, enum: [null] }`: the OpenAPI 3.0 schema whose only value is null.
+      schema.anyOf = [schema.allOf[0], { type: 'object', nullable: true, enum: [null] }];
+      delete schema.allOf;
+    }
+    stack.push(...Object.values(current));
+  }
 }
 
 /**

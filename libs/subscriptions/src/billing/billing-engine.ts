@@ -5,9 +5,11 @@ import { EntityManager } from 'typeorm';
 import { ChargeLine, chargeLines, componentLabel, PriceComponent, priceComponents } from '@billing/catalog';
 import { CommandContext, CommandPath, outsideUnitOfWork, ProjectionRunner, queryRows, ReadModelTimeoutError, StreamVersionConflictError, toNewEvents, WrittenStream } from '@billing/event-store';
 import { BookInvoiceCommand, CreateInvoiceCommand, Invoice, invoiceEvolver, invoiceStream, RequestedLine, UpdateInvoiceCommand } from '@billing/invoicing';
+import { paymentSettingsEvolver, paymentSettingsStream } from '@billing/payments';
 import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, ScopedClock, WorkerLoop } from '@billing/platform';
 import { assertAmountInRange, DomainError, formatScaledDecimal, parseScaledDecimal, ValidationError } from '@billing/shared-kernel';
 import {
+  addDays,
   decideAdvanceSubscription,
   decideBillDue,
   decideBookUsageInvoice,
@@ -260,6 +262,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     );
     const billed = events.find((event) => event.type === 'SubscriptionBilled')!.data as SubscriptionBilledData;
     const date = localDateOf(due.billAt, subscription.timeZone);
+    const { paymentTermsDays } = (await this.commands.load(paymentSettingsStream(environmentId), paymentSettingsEvolver, manager)).state;
     await this.bus.execute(
       new CreateInvoiceCommand(
         environmentId,
@@ -267,6 +270,8 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
           customer: subscription.customer as never,
           currency: subscription.currency.toUpperCase(),
           date,
+          // The environment's payment terms (GET/PUT /paymentsettings; 0 by default: due on the invoice date).
+          dueDate: addDays(date, paymentTermsDays),
           memo: `Subscription ${subscription.handle}`,
           items: billed.lines
             .filter((line) => line.kind !== 'event_based')

@@ -27,9 +27,10 @@ class SubscriptionItemDto {
   @ApiProperty({ type: String, nullable: true }) taxCode!: string | null;
 }
 
-class PaymentMethodDto {
+class PaymentMethodHintDto {
   @ApiProperty() provider!: string;
-  @ApiProperty() token!: string;
+  @ApiProperty({ example: 'ss', description: 'the last characters of the token (at most 4, never more than a quarter of it); the token itself is never shown' })
+  tokenHint!: string;
 }
 
 class BillingFailureDto {
@@ -54,8 +55,8 @@ export class SubscriptionDto {
   @ApiProperty({ type: String, format: 'date', nullable: true, description: 'the last day of service (inclusive) once cancelled' }) cancelAt!: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) endedAt!: string | null;
   @ApiProperty({ type: [SubscriptionItemDto] }) items!: SubscriptionItemDto[];
-  @ApiProperty({ type: PaymentMethodDto, nullable: true, description: 'charged automatically for each booked invoice' })
-  paymentMethod!: PaymentMethodDto | null;
+  @ApiProperty({ type: PaymentMethodHintDto, nullable: true, description: 'charged automatically for each booked invoice' })
+  paymentMethod!: PaymentMethodHintDto | null;
   @ApiProperty({ type: BillingFailureDto, nullable: true, description: 'the last failed attempt to bill the next charges (retried from retryAt)' })
   billingFailure!: BillingFailureDto | null;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { assertNoInput, Caller, CallerContext, Clock, commandContext, IfMatch, isUuid, oneOf, Page, parseLimit, problemResponse, readQuery, ResourceIdPipe, Versioned } from '@billing/platform';
+import { ApiNoInput, assertNoInput, Caller, CallerContext, Clock, commandContext, IfMatch, isUuid, oneOf, Page, parseLimit, problemResponse, readQuery, ResourceIdPipe, Versioned } from '@billing/platform';
 import { NotFoundError, ValidationError } from '@billing/shared-kernel';
 import { CancelSubscriptionCommand } from '../cancel-subscription/cancel-subscription.command';
 import { CreateSubscriptionCommand } from '../create-subscription/create-subscription.command';
@@ -71,6 +71,7 @@ export class SubscriptionsController {
     return this.answer(found);
   }
 
+  @ApiNoInput()
   @Put(':subscriptionId/cancel')
   @HttpCode(202)
   @ApiOperation({
@@ -94,6 +95,7 @@ export class SubscriptionsController {
     return this.act(CancelSubscriptionCommand, caller, subscriptionId, body, expectedVersion);
   }
 
+  @ApiNoInput()
   @Put(':subscriptionId/reactivate')
   @HttpCode(200)
   @ApiOperation({ summary: 'Undo a cancellation', description: 'Body {} (or none). Only before cancelAt has passed.' })

@@ -2,21 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestj
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CommandPath } from '@billing/event-store';
-import {
-  assertNoInput,
-  Caller,
-  CallerContext,
-  Clock,
-  commandContext,
-  IfMatch,
-  Page,
-  parseLimit,
-  pointerToken,
-  problemResponse,
-  readQuery,
-  ResourceIdPipe,
-  Versioned,
-} from '@billing/platform';
+import { ApiNoInput, assertNoInput, Caller, CallerContext, Clock, commandContext, IfMatch, Page, parseLimit, pointerToken, problemResponse, readQuery, ResourceIdPipe, Versioned } from '@billing/platform';
 import { NotFoundError, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
 import { defaultTemplateGroupEvolver, validateTemplateGroupInput } from '../domain';
 import { CreateTemplateGroupCommand } from '../create-template-group/create-template-group.handler';
@@ -142,6 +128,7 @@ export class TemplatesController {
     return new Versioned(withDefault(updated.resource, await this.defaultGroupId(caller.environmentId)), updated.version);
   }
 
+  @ApiNoInput()
   @Put(':templateGroupId/default')
   @HttpCode(200)
   @ApiOperation({

@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Que
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { NotFoundError } from '@billing/shared-kernel';
-import { Caller, CallerContext, Clock, commandContext, parseLimit, problemResponse, readQuery, ResourceIdPipe } from '@billing/platform';
+import { ApiNoInput, assertNoInput, Caller, CallerContext, Clock, commandContext, parseLimit, problemResponse, readQuery, ResourceIdPipe } from '@billing/platform';
 import { SUPPORTED_VERSIONS } from '../domain';
 import { DeliveryListResponse, DeliveryResponse } from '../list-deliveries/list-deliveries.dto';
 import { WebhookListResponse } from '../list-webhooks/list-webhooks.dto';
@@ -77,6 +77,7 @@ export class WebhooksController {
     await this.commands.execute(new UnsubscribeWebhook(caller, id, commandContext(caller, this.clock)));
   }
 
+  @ApiNoInput()
   @Put(':id/rotate-key')
   @HttpCode(200)
   @ApiOperation({
@@ -87,7 +88,8 @@ export class WebhooksController {
   @ApiResponse({ status: 200, type: WebhookSubscriptionResponse, description: 'The subscription with its new key' })
   @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
   @ApiResponse({ status: 409, ...problemResponse('The subscription is disabled or deleted (webhook-not-active), or changed concurrently') })
-  rotateKey(@Caller() caller: CallerContext, @Param('id', WEBHOOK_ID) id: string): Promise<WebhookSubscriptionWithKey> {
+  rotateKey(@Caller() caller: CallerContext, @Param('id', WEBHOOK_ID) id: string, @Body() body: unknown): Promise<WebhookSubscriptionWithKey> {
+    assertNoInput(body);
     return this.commands.execute(new RotateWebhookKey(caller, id, commandContext(caller, this.clock)));
   }
 
@@ -106,6 +108,7 @@ export class WebhooksController {
     return this.readModel.listDeliveries(caller.environmentId, id, pageSize, q.pageToken);
   }
 
+  @ApiNoInput()
   @Post('deliveries/:deliveryId/redeliver')
   @HttpCode(202)
   @ApiOperation({
@@ -116,7 +119,8 @@ export class WebhooksController {
   @ApiResponse({ status: 202, type: DeliveryResponse, description: 'Accepted: the delivery is pending' })
   @ApiResponse({ status: 404, ...problemResponse('No such delivery in this environment') })
   @ApiResponse({ status: 409, ...problemResponse('The subscription is disabled or deleted (webhook-not-active)') })
-  async redeliver(@Caller() caller: CallerContext, @Param('deliveryId', DELIVERY_ID) deliveryId: string) {
+  async redeliver(@Caller() caller: CallerContext, @Param('deliveryId', DELIVERY_ID) deliveryId: string, @Body() body: unknown) {
+    assertNoInput(body);
     await this.commands.execute(new RedeliverNotification(caller, deliveryId));
     return this.readModel.findDelivery(caller.environmentId, deliveryId);
   }
