@@ -1,6 +1,6 @@
 export * from './domain';
 export { webhooksContext } from './webhooks.context';
-export { WEBHOOKS_CONFIG, loadWebhooksConfig, DEVELOPMENT_WEBHOOK_ENCRYPTION_KEY } from './config/webhooks-config';
+export { WEBHOOKS_CONFIG } from './config/webhooks-config';
 export type { WebhooksConfig } from './config/webhooks-config';
 export { WebhookDispatcher } from './delivery/dispatcher';
 export type { ClaimedDelivery, DeliveryOutcome } from './delivery/dispatcher';
