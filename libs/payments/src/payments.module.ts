@@ -11,6 +11,7 @@ import { PaymentProvidersController } from './http/payment-providers.controller'
 import { PaymentSettingsController } from './http/payment-settings.controller';
 import { CollectionEngine } from './collect-invoices/collection-engine';
 import { CollectionReactor } from './collect-invoices/collection.reactor';
+import { PaymentSettlementsReactor } from './settle-invoices/payment-settlements.reactor';
 import { UpdatePaymentSettingsHandler } from './update-settings/update-payment-settings.handler';
 import { PaymentsController } from './http/payments.controller';
 import { PaymentFlow } from './payment-flow';
@@ -34,6 +35,7 @@ import { PendingPaymentsResolver } from './resolve-payments/pending-payments.res
     PendingPaymentsResolver,
     UpdatePaymentSettingsHandler,
     CollectionReactor,
+    PaymentSettlementsReactor,
     CollectionEngine,
   ],
 })
