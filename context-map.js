@@ -19,8 +19,9 @@ const CONTEXTS = [
   { name: 'webhooks', uses: [] },
   // Runs invoicing's commands (the billing engine) and reads prices and products.
   { name: 'subscriptions', uses: ['catalog', 'invoicing'] },
-  // Pays and collects invoices, and settles them through invoicing's decider.
-  { name: 'payments', uses: ['invoicing'] },
+  // Pays invoices and settles them through invoicing's decider; collects the invoices the billing engine books for a
+  // subscription with a payment method, so it follows subscriptions' events (the one use beyond the map issue 21 drew).
+  { name: 'payments', uses: ['invoicing', 'subscriptions'] },
   // Renders booked invoices.
   { name: 'templates', uses: ['invoicing'] },
 ];

@@ -28,7 +28,7 @@ describe('context map lint rules', () => {
   it.each([
     ['libs/invoicing/src/http/example.ts', "import { paymentStream } from '@billing/payments';", 'lets invoicing use shared-kernel, event-store, platform'],
     ['libs/catalog/src/read-model/example.ts', "import { subscriptionStream } from '@billing/subscriptions';", 'lets catalog use'],
-    ['libs/payments/src/example.ts', "import { templatesContext } from '@billing/templates';", 'lets payments use shared-kernel, event-store, platform, invoicing'],
+    ['libs/payments/src/example.ts', "import { templatesContext } from '@billing/templates';", 'lets payments use shared-kernel, event-store, platform, invoicing, subscriptions'],
     ['libs/webhooks/src/delivery/example.ts', "import { invoiceStream } from '@billing/invoicing';", 'lets webhooks use'],
     ['libs/platform/src/http/example.ts', "import { catalogContext } from '@billing/catalog';", 'lets platform use shared-kernel, event-store'],
     ['libs/event-store/src/example.ts', "import { loadConfig } from '@billing/platform';", 'lets event-store use shared-kernel'],
