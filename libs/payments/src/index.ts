@@ -1,3 +1,9 @@
+/**
+ * The published surface of the payments context: the one file other packages import, as
+ * `@billing/payments` (which ones may: context-map.js). It holds payments, providers and collections
+ * with their events (domain), their streams, the collection and payment workers (for tests and tools),
+ * and the context's definition.
+ */
 export * from './domain';
 export { paymentsContext } from './payments.context';
 export { paymentsMigrations } from './migrations';

@@ -1,3 +1,9 @@
+/**
+ * The published surface of the subscriptions context: the one file other packages import, as
+ * `@billing/subscriptions` (which ones may: context-map.js). It holds subscriptions, billing and usage
+ * with their events and fold (domain), the subscription stream (payments collects the invoices it
+ * books) and view, and the context's definition.
+ */
 export * from './domain';
 export { subscriptionsContext } from './subscriptions.context';
 export { subscriptionsMigrations } from './migrations';

@@ -1,3 +1,9 @@
+/**
+ * The published surface of the webhooks context: the one file other packages import, as
+ * `@billing/webhooks` (which ones may: context-map.js). It holds webhook subscriptions with their
+ * events (domain), the dispatcher, sender and key vault with their configuration token (for tests),
+ * and the context's definition.
+ */
 export * from './domain';
 export { webhooksContext } from './webhooks.context';
 export { WEBHOOKS_CONFIG } from './config/webhooks-config';
