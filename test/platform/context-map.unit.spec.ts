@@ -1,9 +1,8 @@
-import { Linter } from 'eslint';
+import { lintProblems as problems } from '@billing/testing/lint';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-// The repository's CommonJS configuration, loaded as ESLint loads it.
-const config = require('../../eslint.config.js') as Linter.Config[];
+// The map itself, as eslint.config.js loads it.
 const { CONTEXTS, FOUNDATION, allowedImports } = require('../../context-map.js') as {
   CONTEXTS: { name: string; uses: string[] }[];
   FOUNDATION: string[];
@@ -12,18 +11,11 @@ const { CONTEXTS, FOUNDATION, allowedImports } = require('../../context-map.js')
 
 /**
  * The context map as lint rules (eslint.config.js from context-map.js): code
- * placed at paths inside the contexts, linted in-process with the
- * repository's configuration.
+ * placed at paths inside the contexts, linted with the repository's
+ * configuration.
  */
 describe('context map lint rules', () => {
   const root = join(__dirname, '..', '..');
-  const linter = new Linter({ cwd: root });
-  // The snippets only import: what they do not use is not the point here.
-  const problems = (path: string, code: string): string[] =>
-    linter
-      .verify(code, config, { filename: join(root, path) })
-      .filter((message) => message.ruleId !== '@typescript-eslint/no-unused-vars')
-      .map((message) => `${message.ruleId}: ${message.message}`);
 
   it.each([
     ['libs/invoicing/src/http/example.ts', "import { paymentStream } from '@billing/payments';", 'lets invoicing use shared-kernel, event-store, platform'],
