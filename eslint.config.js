@@ -1,16 +1,48 @@
 /**
- * Lint rules that keep the architecture honest (run by `npm test`):
+ * Lint rules that keep the architecture honest (run by `npm run lint`):
  * - a bounded context's `domain/` is pure: no framework, ORM, driver or
  *   validation library, no other @billing package but the shared kernel, and
  *   nothing from its own context outside `domain/`;
- * - no context reaches into another context's files: only a package's public
- *   entry (`@billing/<name>`) may be imported across folders.
+ * - no package reaches into another package's files: only its public entry
+ *   (`@billing/<name>`, its index.ts) may be imported across folders;
+ * - a package under libs/ imports only the packages the context map
+ *   (context-map.js) lets it use, and nothing of apps/;
+ * - configuration comes from the environment in one place: `process.env` is
+ *   read only by the config module (libs/platform/src/config) and the process
+ *   entry; everything else gets its settings injected (test/ builds its own).
  */
 const tseslint = require('typescript-eslint');
+const { allowedImports } = require('./context-map');
 
 /** Frameworks, drivers and I/O. Node's pure computations (node:crypto hashing, node:net address parsing) are allowed. */
 const FRAMEWORKS = ['@nestjs/*', 'typeorm', 'typeorm/*', 'pg', 'pg-*', 'class-validator', 'class-transformer', 'fastify', 'fastify/*', 'passport*', 'rxjs', 'jsonwebtoken'];
 const IO = ['fs', 'http', 'https', 'dns', 'child_process', 'worker_threads', 'cluster'].flatMap((name) => [name, `node:${name}`]);
+
+/** Everywhere: another package only through its public entry. */
+const PUBLIC_ENTRIES_ONLY = [
+  { group: ['**/libs/*/src/**', '../../*/src/**', '../../../*/src/**', '../../../../*/src/**'], message: 'Import another package through its public entry, @billing/<name>.' },
+  { group: ['@billing/*/**', '!@billing/testing/**'], message: "Import a package's public entry, @billing/<name>, never its files." },
+];
+
+/** In libs/<name>: the packages the context map allows (and the test support, for specs), never apps/. */
+const contextMapRules = [...allowedImports()].map(([name, uses]) => ({
+  files: [`libs/${name}/**/*.ts`],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          ...PUBLIC_ENTRIES_ONLY,
+          {
+            group: ['@billing/*', ...uses.map((used) => `!@billing/${used}`), '!@billing/testing'],
+            message: `The context map (context-map.js) lets ${name} use ${uses.length ? uses.join(', ') : 'no other package'}.`,
+          },
+          { group: ['**/apps/**'], message: 'Nothing in libs/ imports apps/.' },
+        ],
+      },
+    ],
+  },
+}));
 
 module.exports = tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.data/**', 'coverage/**'] },
@@ -20,17 +52,21 @@ module.exports = tseslint.config(
     linterOptions: { reportUnusedDisableDirectives: 'off' },
     plugins: { '@typescript-eslint': tseslint.plugin },
     rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: ['**/libs/*/src/**', '../../*/src/**', '../../../*/src/**', '../../../../*/src/**'], message: 'Import another package through its public entry, @billing/<name>.' },
-            { group: ['@billing/*/**', '!@billing/testing/**'], message: "Import a package's public entry, @billing/<name>, never its files." },
-          ],
-        },
-      ],
+      'no-restricted-imports': ['error', { patterns: PUBLIC_ENTRIES_ONLY }],
       '@typescript-eslint/no-unused-vars': ['error', { args: 'none', ignoreRestSiblings: true, varsIgnorePattern: '^_' }],
       'no-debugger': 'error',
+    },
+  },
+  ...contextMapRules,
+  {
+    files: ['apps/**/*.ts', 'libs/**/*.ts'],
+    // The config module and the process entry (npm's lifecycle); embedded-postgres.ts passes the environment on to the binaries it runs.
+    ignores: ['libs/platform/src/config/**', 'apps/api/src/main.ts', 'apps/api/src/database/embedded-postgres.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read settings from the injected configuration (libs/platform/src/config), never from process.env.' },
+      ],
     },
   },
   {

@@ -3,7 +3,9 @@
  * `.unit.spec.ts` (pure, no database), `.int.spec.ts` (real Postgres),
  * `.e2e-spec.ts` (the HTTP API over real sockets against real Postgres).
  * Postgres comes from DATABASE_URL or, when unset, an embedded server
- * started once in globalSetup.
+ * started once in globalSetup. The setup belongs to the int and e2e projects
+ * only (Jest runs a project's globalSetup when it runs a test of that
+ * project, once per path): `npm run test:unit` needs no database.
  */
 const { readFileSync } = require('node:fs');
 const swc = JSON.parse(readFileSync(`${__dirname}/.swcrc`, 'utf8'));
@@ -20,17 +22,19 @@ const shared = {
   moduleNameMapper: aliases,
   rootDir: __dirname,
 };
+const withPostgres = {
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+};
 
 module.exports = {
   ...shared,
   // Real Postgres and real sockets on a 2-core machine running every file in parallel: a generous per-test
   // budget (these are correctness tests; speed is measured by `npm run bench`, never asserted here).
   testTimeout: 30_000,
-  globalSetup: '<rootDir>/test/support/global-setup.ts',
-  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,test}/**/*.unit.spec.ts'] },
-    { ...shared, displayName: 'int', testMatch: ['<rootDir>/{apps,libs,test}/**/*.int.spec.ts'] },
-    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/{apps,libs,test}/**/*.e2e-spec.ts'] },
+    { ...shared, ...withPostgres, displayName: 'int', testMatch: ['<rootDir>/{apps,libs,test}/**/*.int.spec.ts'] },
+    { ...shared, ...withPostgres, displayName: 'e2e', testMatch: ['<rootDir>/{apps,libs,test}/**/*.e2e-spec.ts'] },
   ],
 };

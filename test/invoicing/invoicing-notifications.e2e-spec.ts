@@ -1,5 +1,5 @@
 import { startTestApp, TestApp } from '@billing/testing';
-import { eventually, setEnv } from '../webhooks/webhook-test-kit';
+import { eventually } from '../webhooks/webhook-test-kit';
 import { customer } from './invoicing-helpers';
 
 /**
@@ -10,16 +10,13 @@ import { customer } from './invoicing-helpers';
  */
 describe('Invoicing notifications', () => {
   let t: TestApp;
-  let restoreEnv: () => void;
 
   beforeAll(async () => {
-    restoreEnv = setEnv({ WEBHOOK_DISPATCHER_ENABLED: 'false' });
-    t = await startTestApp();
+    t = await startTestApp({ env: { WEBHOOK_DISPATCHER_ENABLED: 'false' } });
     expect((await t.request('PUT', '/webhooks/subscribe', { body: { url: 'https://example.com/hooks/invoicing' } })).status).toBe(200);
   });
   afterAll(async () => {
     await t.close();
-    restoreEnv();
   });
 
   interface Notification {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { eventually, expectProblem, startTestApp, TestApp, TestResponse } from '@billing/testing';
-import { createSelfSignedCertificate, Receiver, setEnv, TestCertificate } from '../webhooks/webhook-test-kit';
+import { createSelfSignedCertificate, Receiver, TestCertificate } from '../webhooks/webhook-test-kit';
 
 /**
  * The payments API's edges: environments (404 across them on every route,
@@ -12,18 +12,15 @@ describe('Payments API: environments, bodies, Idempotency-Key, notifications', (
   const SECRET = `sk_sandbox_${randomUUID().replace(/-/g, '')}`;
   let t: TestApp;
   let certificate: TestCertificate;
-  let restoreEnv: () => void;
   const receivers: Receiver[] = [];
 
   beforeAll(async () => {
     certificate = createSelfSignedCertificate();
-    restoreEnv = setEnv({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_CA_FILE: certificate.certFile, WEBHOOK_POLL_INTERVAL_MS: '100' });
-    t = await startTestApp();
+    t = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_CA_FILE: certificate.certFile, WEBHOOK_POLL_INTERVAL_MS: '100' } });
   });
   afterAll(async () => {
     await Promise.all(receivers.map((receiver) => receiver.stop()));
     await t?.close();
-    restoreEnv();
     certificate.remove();
   });
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { NotificationCatalogue } from '@billing/platform';
 import { eventually, expectProblem, FakeClock, startTestApp, TestApp, TestResponse } from '@billing/testing';
-import { createSelfSignedCertificate, Receiver, setEnv, TestCertificate } from '../webhooks/webhook-test-kit';
+import { createSelfSignedCertificate, Receiver, TestCertificate } from '../webhooks/webhook-test-kit';
 
 const START = '2026-01-20T12:00:00.000Z';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -16,19 +16,16 @@ describe('Subscriptions API', () => {
   const clock = new FakeClock(new Date(START));
   let t: TestApp;
   let certificate: TestCertificate;
-  let restoreEnv: () => void;
   const receivers: Receiver[] = [];
 
   beforeAll(async () => {
     certificate = createSelfSignedCertificate();
     // The background dispatcher may deliver to a local HTTPS receiver (see test/webhooks).
-    restoreEnv = setEnv({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_CA_FILE: certificate.certFile, WEBHOOK_POLL_INTERVAL_MS: '100' });
-    t = await startTestApp({ clock });
+    t = await startTestApp({ clock, env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_CA_FILE: certificate.certFile, WEBHOOK_POLL_INTERVAL_MS: '100' } });
   });
   afterAll(async () => {
     await Promise.all(receivers.map((receiver) => receiver.stop()));
     await t.close();
-    restoreEnv();
     certificate.remove();
   });
   beforeEach(() => clock.set(START));

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { eventually, expectProblem, startTestApp, TestApp, TestResponse } from '@billing/testing';
-import { createSelfSignedCertificate, Receiver, setEnv, TestCertificate } from '../webhooks/webhook-test-kit';
+import { createSelfSignedCertificate, Receiver, TestCertificate } from '../webhooks/webhook-test-kit';
 import { pdfText } from './pdf-text';
 
 /**
@@ -12,18 +12,15 @@ import { pdfText } from './pdf-text';
 describe('Invoice documents: GET /invoices/{id}/pdf and /html', () => {
   let t: TestApp;
   let certificate: TestCertificate;
-  let restoreEnv: () => void;
   const receivers: Receiver[] = [];
 
   beforeAll(async () => {
     certificate = createSelfSignedCertificate();
-    restoreEnv = setEnv({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_CA_FILE: certificate.certFile, WEBHOOK_POLL_INTERVAL_MS: '100' });
-    t = await startTestApp();
+    t = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_CA_FILE: certificate.certFile, WEBHOOK_POLL_INTERVAL_MS: '100' } });
   });
   afterAll(async () => {
     await Promise.all(receivers.map((receiver) => receiver.stop()));
     await t?.close();
-    restoreEnv();
     certificate.remove();
   });
 

@@ -12,7 +12,6 @@ import {
   queued,
   Receiver,
   testPriceContext,
-  setEnv,
   TestCertificate,
   verifySignatureMember,
 } from './webhook-test-kit';
@@ -30,28 +29,29 @@ describe('Webhook delivery', () => {
   let t: TestApp;
   let clock: FakeClock;
   let certificate: TestCertificate;
-  let restoreEnv: () => void;
   let dispatcher: WebhookDispatcher;
   const receivers: Receiver[] = [];
 
   beforeAll(async () => {
     certificate = createSelfSignedCertificate();
-    restoreEnv = setEnv({
-      WEBHOOK_DISPATCHER_ENABLED: 'false',
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      WEBHOOK_ALLOW_INSECURE_HTTP: 'false',
-      WEBHOOK_CA_FILE: certificate.certFile,
-      WEBHOOK_TIMEOUT_MS: '500',
-    });
     clock = new FakeClock(new Date());
-    t = await startTestApp({ clock, extraContexts: [testPriceContext] });
+    t = await startTestApp({
+      clock,
+      extraContexts: [testPriceContext],
+      env: {
+        WEBHOOK_DISPATCHER_ENABLED: 'false',
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        WEBHOOK_ALLOW_INSECURE_HTTP: 'false',
+        WEBHOOK_CA_FILE: certificate.certFile,
+        WEBHOOK_TIMEOUT_MS: '500',
+      },
+    });
     dispatcher = t.app.get(WebhookDispatcher);
   });
   afterAll(async () => {
     dispatcher.sender.close();
     await Promise.all(receivers.map((r) => r.stop()));
     await t.close();
-    restoreEnv();
     certificate.remove();
   });
 

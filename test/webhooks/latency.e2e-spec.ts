@@ -1,30 +1,30 @@
 import { startTestApp, TestApp } from '@billing/testing';
 import { WebhookDispatcher } from '@billing/webhooks';
-import { appendEvent, createSelfSignedCertificate, Receiver, testPriceContext, setEnv, TestCertificate } from './webhook-test-kit';
+import { appendEvent, createSelfSignedCertificate, Receiver, testPriceContext, TestCertificate } from './webhook-test-kit';
 
 /** The running dispatcher (worker role, real clock): notifications leave right after the event commits. */
 describe('Webhook delivery latency', () => {
   let t: TestApp;
   let certificate: TestCertificate;
   let receiver: Receiver;
-  let restoreEnv: () => void;
 
   beforeAll(async () => {
     certificate = createSelfSignedCertificate();
     receiver = await new Receiver(certificate).start();
-    restoreEnv = setEnv({
-      WEBHOOK_DISPATCHER_ENABLED: 'true',
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      WEBHOOK_CA_FILE: certificate.certFile,
-      // A slow poll proves the wake-ups (commit hook, NOTIFY) do the work.
-      WEBHOOK_POLL_INTERVAL_MS: '60000',
+    t = await startTestApp({
+      extraContexts: [testPriceContext],
+      env: {
+        WEBHOOK_DISPATCHER_ENABLED: 'true',
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        WEBHOOK_CA_FILE: certificate.certFile,
+        // A slow poll proves the wake-ups (commit hook, NOTIFY) do the work.
+        WEBHOOK_POLL_INTERVAL_MS: '60000',
+      },
     });
-    t = await startTestApp({ extraContexts: [testPriceContext] });
   });
   afterAll(async () => {
     await t.close();
     await receiver.stop();
-    restoreEnv();
     certificate.remove();
   });
 

@@ -1,6 +1,6 @@
 import { ProjectionRunner } from '@billing/event-store';
 import { startTestApp, TestApp } from '@billing/testing';
-import { appendEvent, eventually, setEnv, testPriceContext } from './webhook-test-kit';
+import { appendEvent, eventually, testPriceContext } from './webhook-test-kit';
 
 /**
  * `npm run rebuild` replays projections only. The fan-out is a reactor: it is
@@ -9,15 +9,12 @@ import { appendEvent, eventually, setEnv, testPriceContext } from './webhook-tes
  */
 describe('Rebuilding read models and webhook fan-out', () => {
   let t: TestApp;
-  let restoreEnv: () => void;
 
   beforeAll(async () => {
-    restoreEnv = setEnv({ WEBHOOK_DISPATCHER_ENABLED: 'false' });
-    t = await startTestApp({ extraContexts: [testPriceContext] });
+    t = await startTestApp({ extraContexts: [testPriceContext], env: { WEBHOOK_DISPATCHER_ENABLED: 'false' } });
   });
   afterAll(async () => {
     await t.close();
-    restoreEnv();
   });
 
   const snapshot = async () =>

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { startTestApp, TestApp } from '@billing/testing';
-import { createSelfSignedCertificate, eventually, Receiver, setEnv, TestCertificate } from './webhook-test-kit';
+import { createSelfSignedCertificate, eventually, Receiver, TestCertificate } from './webhook-test-kit';
 
 /**
  * Notifications are real-world side effects: sent and retried in real time
@@ -11,19 +11,16 @@ import { createSelfSignedCertificate, eventually, Receiver, setEnv, TestCertific
 describe('Webhook delivery in an environment whose test clock was advanced', () => {
   let t: TestApp;
   let certificate: TestCertificate;
-  let restoreEnv: () => void;
   let receiver: Receiver;
 
   beforeAll(async () => {
     certificate = createSelfSignedCertificate();
-    restoreEnv = setEnv({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_ALLOW_INSECURE_HTTP: 'false', WEBHOOK_CA_FILE: certificate.certFile, WEBHOOK_TIMEOUT_MS: '2000' });
-    t = await startTestApp();
+    t = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_ALLOW_INSECURE_HTTP: 'false', WEBHOOK_CA_FILE: certificate.certFile, WEBHOOK_TIMEOUT_MS: '2000' } });
     receiver = await new Receiver(certificate).start();
   });
   afterAll(async () => {
     await receiver.stop();
     await t.close();
-    restoreEnv();
     certificate.remove();
   });
 

@@ -137,18 +137,6 @@ export function verifySignatureMember(raw: string, signatureKey: string): boolea
   return timingSafeEqual(expected, Buffer.from(match[1], 'hex'));
 }
 
-/** Sets environment variables for an app started afterwards; returns the restore function. */
-export function setEnv(values: Record<string, string>): () => void {
-  const previous = Object.fromEntries(Object.keys(values).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, values);
-  return () => {
-    for (const [k, v] of Object.entries(previous)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  };
-}
-
 /** A tiny resource (stream type `test-price`) whose events are announced as price.* webhooks. */
 type TestPriceEvent = DomainEvent<'PriceCreated' | 'PriceUpdated', { name: string; amount: number }>;
 interface TestPriceState {

@@ -1,25 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import { startTestApp, TestApp } from '@billing/testing';
-import { appendEvent, deliveriesFor, eventually, queued, testPriceContext, setEnv } from './webhook-test-kit';
+import { appendEvent, deliveriesFor, eventually, queued, testPriceContext } from './webhook-test-kit';
 
 const PROBLEM = 'application/problem+json';
 
 /** Production-like policy: https only, no private networks. The dispatcher is off (nothing is sent). */
 describe('Webhooks API', () => {
   let t: TestApp;
-  let restoreEnv: () => void;
 
   beforeAll(async () => {
-    restoreEnv = setEnv({
-      WEBHOOK_DISPATCHER_ENABLED: 'false',
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false',
-      WEBHOOK_ALLOW_INSECURE_HTTP: 'false',
+    t = await startTestApp({
+      extraContexts: [testPriceContext],
+      env: {
+        WEBHOOK_DISPATCHER_ENABLED: 'false',
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false',
+        WEBHOOK_ALLOW_INSECURE_HTTP: 'false',
+      },
     });
-    t = await startTestApp({ extraContexts: [testPriceContext] });
   });
   afterAll(async () => {
     await t.close();
-    restoreEnv();
   });
 
   function expectProblem(response: { status: number; headers: Headers; body: any }, status: number, type: string) {

@@ -1,3 +1,9 @@
+/**
+ * The published surface of the invoicing context: the one file other packages import, as
+ * `@billing/invoicing` (which ones may: context-map.js). It holds invoices and tax codes with their
+ * events and deciders (domain), their streams and views, the commands the billing engine runs, the
+ * settlement decider payments runs, and the context's definition.
+ */
 export * from './domain';
 export { invoicingContext } from './invoicing.context';
 export { invoicingMigrations } from './migrations';

@@ -15,7 +15,6 @@ import { invoicingMigrations } from './migrations';
 import { invoiceViewOf } from './read-model/invoice-view';
 import { invoicingProjection } from './read-model/invoicing.projection';
 import { taxCodeViewOf } from './read-model/tax-code-view';
-import { PaymentSettlementsReactor } from './payment-settlements/payment-settlements.reactor';
 import { INVOICE_STREAM, TAX_CODE_STREAM, taxCodeStreamId } from './streams';
 
 /** Every event type of a stream with the schema version it is written in (a type missing here does not compile). */
@@ -96,7 +95,7 @@ export const invoicingContext: BoundedContext = {
   migrations: invoicingMigrations,
   streams: [invoiceStream, taxCodeStream],
   projections: [invoicingProjection],
-  reactors: [PaymentSettlementsReactor],
+  reactors: [],
   notifications,
   problems: INVOICING_PROBLEMS,
 };

@@ -5,7 +5,6 @@ import { CreateInvoiceHandler } from './create-invoice/create-invoice.handler';
 import { CreateTaxCodeHandler } from './create-tax-code/create-tax-code.handler';
 import { DuplicateInvoiceHandler } from './duplicate-invoice/duplicate-invoice.handler';
 import { InvoicesController } from './http/invoices.controller';
-import { PaymentSettlementsReactor } from './payment-settlements/payment-settlements.reactor';
 import { TaxCodesController } from './http/tax-codes.controller';
 import { InvoicingReadModel } from './read-model/invoicing.read-model';
 import { TaxRegisterReader } from './tax-register';
@@ -25,7 +24,6 @@ import { UpdateTaxCodeHandler } from './update-tax-code/update-tax-code.handler'
     BookInvoiceHandler,
     AddSettlementHandler,
     DuplicateInvoiceHandler,
-    PaymentSettlementsReactor,
   ],
 })
 export class InvoicingModule {}

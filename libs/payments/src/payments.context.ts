@@ -1,5 +1,6 @@
 import { BoundedContext, eventTypesOf, NotificationDefinition, StreamDefinition } from '@billing/platform';
 import { CollectionReactor } from './collect-invoices/collection.reactor';
+import { PaymentSettlementsReactor } from './settle-invoices/payment-settlements.reactor';
 import {
   CollectionEvent,
   collectionEvolver,
@@ -116,7 +117,7 @@ export const paymentsContext: BoundedContext = {
   migrations: paymentsMigrations,
   streams: [paymentStream, providerStream, invoicePaymentsStream, collectionStream, settingsStream],
   projections: [paymentsProjection],
-  reactors: [CollectionReactor],
+  reactors: [CollectionReactor, PaymentSettlementsReactor],
   notifications,
   problems: PAYMENTS_PROBLEMS,
 };

@@ -11,9 +11,11 @@ import { PaymentProvidersController } from './http/payment-providers.controller'
 import { PaymentSettingsController } from './http/payment-settings.controller';
 import { CollectionEngine } from './collect-invoices/collection-engine';
 import { CollectionReactor } from './collect-invoices/collection.reactor';
+import { PaymentSettlementsReactor } from './settle-invoices/payment-settlements.reactor';
 import { UpdatePaymentSettingsHandler } from './update-settings/update-payment-settings.handler';
 import { PaymentsController } from './http/payments.controller';
 import { PaymentFlow } from './payment-flow';
+import { PaymentTermsHandler } from './payment-terms/payment-terms.handler';
 import { PaymentsReadModel } from './read-model/payments.read-model';
 import { RefundPaymentHandler } from './refund-payment/refund-payment.handler';
 import { PendingPaymentsResolver } from './resolve-payments/pending-payments.resolver';
@@ -33,7 +35,9 @@ import { PendingPaymentsResolver } from './resolve-payments/pending-payments.res
     DisableProviderHandler,
     PendingPaymentsResolver,
     UpdatePaymentSettingsHandler,
+    PaymentTermsHandler,
     CollectionReactor,
+    PaymentSettlementsReactor,
     CollectionEngine,
   ],
 })

@@ -1,4 +1,5 @@
 export * from './config/app-config';
+export * from './config/webhooks-config';
 export * from './problems/problem-catalogue';
 export * from './problems/problem';
 export * from './problems/to-problem';

@@ -1,3 +1,9 @@
+/**
+ * The published surface of the templates context: the one file other packages import, as
+ * `@billing/templates` (which ones may: context-map.js). It holds template groups with their events
+ * (domain), the document renderer and render pool (for the benchmark and tests), and the context's
+ * definition.
+ */
 export * from './domain';
 export { templatesContext } from './templates.context';
 export { templatesMigrations } from './migrations';

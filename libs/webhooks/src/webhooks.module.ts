@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CommandPath } from '@billing/event-store';
 import { APP_CONFIG, AppConfig, Metrics, ScopedClock } from '@billing/platform';
-import { loadWebhooksConfig, WEBHOOKS_CONFIG, WebhooksConfig } from './config/webhooks-config';
+import { WEBHOOKS_CONFIG, WebhooksConfig, webhooksConfigOf } from './config/webhooks-config';
 import { WebhookDispatcher } from './delivery/dispatcher';
 import { WebhooksController } from './http/webhooks.controller';
 import { SignatureKeyVault } from './key-vault';
@@ -17,12 +17,7 @@ import { FanOutReactor } from './projections/fan-out.reactor';
 @Module({
   controllers: [WebhooksController],
   providers: [
-    {
-      provide: WEBHOOKS_CONFIG,
-      inject: [APP_CONFIG],
-      // Production refuses to start without WEBHOOK_ENCRYPTION_KEY (thrown here, during bootstrap).
-      useFactory: (appConfig: AppConfig) => loadWebhooksConfig(process.env, appConfig.isProduction),
-    },
+    { provide: WEBHOOKS_CONFIG, inject: [APP_CONFIG], useFactory: webhooksConfigOf },
     SignatureKeyVault,
     WebhooksReadModel,
     {

@@ -2,31 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { CommandPath, Reactor, RecordedEvent, UnitOfWork, withinUnitOfWork } from '@billing/event-store';
-import { Evolver } from '@billing/shared-kernel';
+import { SUBSCRIPTION_STREAM, SubscriptionBilledData, SubscriptionInvoiceBookedData, subscriptionEvolver, subscriptionStream } from '@billing/subscriptions';
 import { collectionEvolver, decideStartCollection, paymentSettingsEvolver } from '../domain';
 import { collectionStream, paymentSettingsStream } from '../streams';
-
-/**
- * The subscriptions context's events payments collects from: its published
- * language, declared here as consumed (payments does not depend on the
- * subscriptions package). Names are public and never renamed.
- */
-const SUBSCRIPTION_STREAM_TYPE = 'subscription';
-interface SubscriptionBilledData {
-  readonly subscriptionId: string;
-  readonly invoiceId: string;
-  /** Set when the invoice (with usage) stays a draft for the usage grace period: booked later, announced by SubscriptionInvoiceBooked. */
-  readonly bookAt?: string | null;
-}
-interface PaymentMethod {
-  readonly provider: string;
-  readonly token: string;
-}
-/** Only what collecting needs of a subscription stream: its payment method. */
-const paymentMethodOf: Evolver<PaymentMethod | null, { type: string; schemaVersion: number; data: unknown }> = {
-  initialState: () => null,
-  evolve: (state, event) => (event.type === 'SubscriptionCreated' ? ((event.data as { paymentMethod?: PaymentMethod | null }).paymentMethod ?? null) : state),
-};
 
 /**
  * Every invoice the billing engine books for a subscription with a payment
@@ -37,7 +15,7 @@ const paymentMethodOf: Evolver<PaymentMethod | null, { type: string; schemaVersi
 @Injectable()
 export class CollectionReactor implements Reactor {
   readonly name = 'payments.collections';
-  readonly streamTypes = [SUBSCRIPTION_STREAM_TYPE];
+  readonly streamTypes = [SUBSCRIPTION_STREAM];
 
   constructor(private readonly commands: CommandPath) {}
 
@@ -58,8 +36,9 @@ export class CollectionReactor implements Reactor {
   }
 
   private async start(event: RecordedEvent): Promise<void> {
-    const { subscriptionId, invoiceId } = event.data as SubscriptionBilledData;
-    const method = (await this.commands.load({ environmentId: event.environmentId, streamType: SUBSCRIPTION_STREAM_TYPE, streamId: subscriptionId }, paymentMethodOf)).state;
+    const { subscriptionId, invoiceId } = event.data as SubscriptionBilledData | SubscriptionInvoiceBookedData;
+    const subscription = (await this.commands.load(subscriptionStream(event.environmentId, subscriptionId), subscriptionEvolver)).state;
+    const method = subscription.status === 'none' ? null : subscription.paymentMethod;
     if (method === null) return;
     const { retryDays } = (await this.commands.load(paymentSettingsStream(event.environmentId), paymentSettingsEvolver)).state;
     const context = {

@@ -4,6 +4,7 @@
  * production refuses to start without real JWT settings.
  */
 import { createPrivateKey, generateKeyPairSync, KeyObject, randomBytes } from 'node:crypto';
+import { loadWebhookSettings, WebhookSettings } from './webhooks-config';
 export interface JwtConfig {
   /** HS256 shared secret (development). */
   readonly secret: string | null;
@@ -52,6 +53,8 @@ export interface AppConfig {
   /** The Ed25519 key that signs audit heads (AUDIT_SIGNING_KEY). */
   readonly auditSigningKey: AuditSigningKey;
   readonly templateRendering: TemplateRenderingConfig;
+  /** The webhooks context's settings (WEBHOOK_*). */
+  readonly webhooks: WebhookSettings;
 }
 
 /** How invoice documents render (libs/templates, the render pool): threads and the bounds of one render. */
@@ -146,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       memoryMb: within(integer(env.TEMPLATE_RENDER_MEMORY_MB, 256, 'TEMPLATE_RENDER_MEMORY_MB'), 64, 4_096, 'TEMPLATE_RENDER_MEMORY_MB'),
       queuePerEnvironment: atLeastOne(integer(env.TEMPLATE_RENDER_QUEUE, 20, 'TEMPLATE_RENDER_QUEUE'), 'TEMPLATE_RENDER_QUEUE'),
     },
+    webhooks: loadWebhookSettings(env, isProduction),
     logLevel: (['debug', 'info', 'warn', 'error'] as const).find((l) => l === env.LOG_LEVEL) ?? 'info',
     jwt: {
       secret,

@@ -1,11 +1,10 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { CommandBus } from '@nestjs/cqrs';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { ChargeLine, chargeLines, componentLabel, PriceComponent, priceComponents } from '@billing/catalog';
 import { CommandContext, CommandPath, outsideUnitOfWork, ProjectionRunner, queryRows, ReadModelTimeoutError, StreamVersionConflictError, toNewEvents, WrittenStream } from '@billing/event-store';
 import { BookInvoiceCommand, CreateInvoiceCommand, Invoice, invoiceEvolver, invoiceStream, RequestedLine, UpdateInvoiceCommand } from '@billing/invoicing';
-import { paymentSettingsEvolver, paymentSettingsStream } from '@billing/payments';
 import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, ScopedClock, WorkerLoop } from '@billing/platform';
 import { assertAmountInRange, DomainError, formatScaledDecimal, parseScaledDecimal, ValidationError } from '@billing/shared-kernel';
 import {
@@ -31,6 +30,7 @@ import {
   subscriptionEvolver,
   SubscriptionEvent,
 } from '../domain';
+import { PaymentTermsQuery } from '../ports';
 import { SubscriptionsReadModel } from '../read-model/subscriptions.read-model';
 import { subscriptionInvoiceId, subscriptionStream } from '../streams';
 import { PeriodUsage, UsageStore } from '../usage/usage-store';
@@ -75,6 +75,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     private readonly commands: CommandPath,
     private readonly runner: ProjectionRunner,
     private readonly bus: CommandBus,
+    private readonly queries: QueryBus,
     private readonly readModel: SubscriptionsReadModel,
     private readonly registry: ClockDrivenWorkRegistry,
     private readonly clock: EnvironmentClock,
@@ -262,7 +263,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     );
     const billed = events.find((event) => event.type === 'SubscriptionBilled')!.data as SubscriptionBilledData;
     const date = localDateOf(due.billAt, subscription.timeZone);
-    const { paymentTermsDays } = (await this.commands.load(paymentSettingsStream(environmentId), paymentSettingsEvolver, manager)).state;
+    const paymentTermsDays = await this.queries.execute(new PaymentTermsQuery(environmentId, manager));
     await this.bus.execute(
       new CreateInvoiceCommand(
         environmentId,

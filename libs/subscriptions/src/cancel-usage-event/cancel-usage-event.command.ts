@@ -1,6 +1,15 @@
 import { Command } from '@nestjs/cqrs';
 import { CommandContext } from '@billing/event-store';
-import { CancelledUsageEvent } from './cancel-usage-event.handler';
+
+/** A usage event as recorded, with when it was cancelled. */
+export interface CancelledUsageEvent {
+  readonly id: string;
+  readonly subscriptionId: string;
+  readonly metricCode: string;
+  readonly timestamp: string;
+  readonly properties: Record<string, unknown>;
+  readonly cancelledAt: string;
+}
 
 /** POST /usage-events/{id}/cancel. */
 export class CancelUsageEventCommand extends Command<CancelledUsageEvent> {

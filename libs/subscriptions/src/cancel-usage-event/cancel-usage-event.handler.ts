@@ -4,17 +4,7 @@ import { NotFoundError } from '@billing/shared-kernel';
 import { decideCancelUsageEvent, subscriptionEvolver } from '../domain';
 import { subscriptionStream } from '../streams';
 import { UsageStore } from '../usage/usage-store';
-import { CancelUsageEventCommand } from './cancel-usage-event.command';
-
-/** A usage event as recorded, with when it was cancelled. */
-export interface CancelledUsageEvent {
-  readonly id: string;
-  readonly subscriptionId: string;
-  readonly metricCode: string;
-  readonly timestamp: string;
-  readonly properties: Record<string, unknown>;
-  readonly cancelledAt: string;
-}
+import { CancelledUsageEvent, CancelUsageEventCommand } from './cancel-usage-event.command';
 
 /**
  * One transaction: the event's UsageEventCancelled appended to its

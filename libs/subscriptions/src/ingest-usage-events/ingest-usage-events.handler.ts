@@ -3,7 +3,7 @@ import { pointerToken } from '@billing/platform';
 import { FieldError, isUuid, parseDateTime, ValidationError } from '@billing/shared-kernel';
 import { BillableMetric, endsAt, startOfDayIn, Subscription, usageValue } from '../domain';
 import { UsageRow, UsageStore } from '../usage/usage-store';
-import { IngestUsageEventsCommand } from './ingest-usage-events.command';
+import { IngestUsageEventsCommand, UsageBatchResult, UsageEventResult, UsageEventStatus } from './ingest-usage-events.command';
 
 export const MAX_USAGE_BATCH = 1000;
 export const MAX_EVENT_ID_LENGTH = 255;
@@ -12,26 +12,6 @@ export const USAGE_MAX_AGE_MS = 35 * 86_400_000;
 /** Events later than this ahead of the environment's clock are refused. */
 export const USAGE_MAX_AHEAD_MS = 5 * 60_000;
 const EVENT_MEMBERS = ['id', 'subscriptionId', 'customerId', 'metricCode', 'timestamp', 'properties'];
-
-export type UsageEventStatus = 'accepted' | 'duplicate' | 'rejected';
-
-export interface UsageEventResult {
-  readonly index: number;
-  readonly id: string;
-  readonly status: UsageEventStatus;
-  /** The subscription the event counts for (resolved from customerId when given so). */
-  readonly subscriptionId?: string;
-  /** Rejected only: a stable code and what it means for this event. */
-  readonly reason?: string;
-  readonly detail?: string;
-}
-
-export interface UsageBatchResult {
-  readonly accepted: number;
-  readonly duplicates: number;
-  readonly rejected: number;
-  readonly results: readonly UsageEventResult[];
-}
 
 interface ParsedEvent {
   readonly index: number;

@@ -2,40 +2,22 @@ import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { CommandPath, Reactor, RecordedEvent, UnitOfWork, withinUnitOfWork } from '@billing/event-store';
+import { AddSettlement, decideAddSettlement, invoiceEvolver, invoiceStream } from '@billing/invoicing';
 import { DomainError } from '@billing/shared-kernel';
-import { AddSettlement, decideAddSettlement, invoiceEvolver } from '../domain';
-import { invoiceStream } from '../streams';
-
-/**
- * The payments context's events invoicing settles invoices from: its
- * published language, declared here as consumed (invoicing does not depend
- * on the payments package). Stream type and event names are public and never
- * renamed.
- */
-export const PAYMENT_STREAM_TYPE = 'payment';
-interface PaymentSucceededData {
-  readonly paymentId: string;
-  readonly invoiceId: string;
-  readonly amount: number;
-  readonly succeededAt: string;
-}
-interface PaymentRefundedData {
-  readonly paymentId: string;
-  readonly refundId: string;
-  readonly invoiceId: string;
-  readonly amount: number;
-  readonly refundedAt: string;
-}
+import { PAYMENT_STREAM_TYPE, PaymentRefundedData, PaymentSucceededData } from '../domain';
 
 /**
  * A succeeded payment settles its invoice (a settlement of its amount,
  * reference = the payment id) and a refund unsettles it (a negative
- * settlement, reference = the refund id). Exactly once: the settlement is
- * appended in the reactor's own batch transaction, which also moves its
- * checkpoint, and a reference the invoice already has is never added again.
+ * settlement, reference = the refund id), through invoicing's published
+ * decider: payments uses invoicing, never the other way round (the context
+ * map). Exactly once: the settlement is appended in the reactor's own batch
+ * transaction, which also moves its checkpoint, and a reference the invoice
+ * already has is never added again.
  */
 @Injectable()
 export class PaymentSettlementsReactor implements Reactor {
+  // Its checkpoint's key, kept from when invoicing ran it: a new name would start it again from the first payment.
   readonly name = 'invoicing.payment-settlements';
   readonly streamTypes = [PAYMENT_STREAM_TYPE];
   private readonly logger = new Logger('PaymentSettlements');

@@ -1,0 +1,42 @@
+/**
+ * The context map: which package under libs/ may use which, always through
+ * its public entry `@billing/<name>` (its index.ts). eslint.config.js turns it
+ * into lint rules; README.md (Architecture) explains it.
+ *
+ * Both lists run bottom-up and an entry may use only entries listed before it,
+ * so a dependency against the map's direction, and with it a cycle between
+ * contexts, cannot be written: the linter refuses the import, and a map that
+ * lists a use of a later entry does not load.
+ */
+
+/** Below every context, importable by all of them; each uses the ones before it. */
+const FOUNDATION = ['shared-kernel', 'event-store', 'platform'];
+
+/** The bounded contexts and the contexts each may use (besides the foundation). */
+const CONTEXTS = [
+  { name: 'catalog', uses: [] },
+  { name: 'invoicing', uses: [] },
+  { name: 'webhooks', uses: [] },
+  // Runs invoicing's commands (the billing engine) and reads prices and products.
+  { name: 'subscriptions', uses: ['catalog', 'invoicing'] },
+  // Pays invoices and settles them through invoicing's decider; collects the invoices the billing engine books for a
+  // subscription with a payment method, so it follows subscriptions' events (the one use beyond the map issue 21 drew).
+  { name: 'payments', uses: ['invoicing', 'subscriptions'] },
+  // Renders booked invoices.
+  { name: 'templates', uses: ['invoicing'] },
+];
+
+/** Every package under libs/ with the packages it may import. */
+function allowedImports() {
+  const allowed = new Map();
+  FOUNDATION.forEach((name, index) => allowed.set(name, FOUNDATION.slice(0, index)));
+  for (const { name, uses } of CONTEXTS) {
+    for (const used of uses) {
+      if (!allowed.has(used) || FOUNDATION.includes(used)) throw new Error(`context-map.js: ${name} uses ${used}, which is not a context listed before it`);
+    }
+    allowed.set(name, [...FOUNDATION, ...uses]);
+  }
+  return allowed;
+}
+
+module.exports = { FOUNDATION, CONTEXTS, allowedImports };
