@@ -253,42 +253,36 @@ export class WebhookDispatcher {
       });
       outcome = nextAt ? 'pending' : 'discarded';
     }
-    const kept = await this.deps.dataSource.transaction(async (tx) => {
-      await tx.query(
-        `insert into webhook_delivery_attempts (environment_id, id, delivery_id, attempted_at, outcome, status_code, error, duration_ms)
-         values ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [
-          delivery.environmentId,
-          randomUUID(),
-          delivery.id,
-          attemptedAt,
-          result.ok ? 'delivered' : 'failed',
-          result.statusCode,
-          result.error,
-          result.durationMs,
-        ],
-      );
-      const updated = await queryRows(
-        tx,
-        `update webhook_deliveries
-            set status = $4, failures = $5, next_attempt_at = $6, delivered_at = $7, last_status_code = $8, last_error = $9,
-                lease_expires_at = null, lease_token = null, redelivery = false
-          where environment_id = $1 and id = $2 and lease_token = $3
-          returning 1`,
-        [
-          delivery.environmentId,
-          delivery.id,
-          delivery.leaseToken,
-          outcome,
-          failures,
-          nextAt,
-          result.ok ? now : null,
-          result.statusCode,
-          result.error,
-        ],
-      );
-      return updated.length > 0;
-    });
+    // One statement, so atomic without a transaction of its own: the attempt is recorded whatever happens to the
+    // lease, the state only while the lease is ours. One round trip, and no transaction id held across several
+    // (an open one holds back every projection's snapshot horizon, which the API's writes wait on).
+    const updated = await queryRows(
+      this.deps.dataSource.manager,
+      `with attempt as (
+         insert into webhook_delivery_attempts (environment_id, id, delivery_id, attempted_at, outcome, status_code, error, duration_ms)
+         values ($1, $10, $2, $11, $12, $8, $9, $13))
+       update webhook_deliveries
+          set status = $4, failures = $5, next_attempt_at = $6, delivered_at = $7, last_status_code = $8, last_error = $9,
+              lease_expires_at = null, lease_token = null, redelivery = false
+        where environment_id = $1 and id = $2 and lease_token = $3
+        returning 1`,
+      [
+        delivery.environmentId,
+        delivery.id,
+        delivery.leaseToken,
+        outcome,
+        failures,
+        nextAt,
+        result.ok ? now : null,
+        result.statusCode,
+        result.error,
+        randomUUID(),
+        attemptedAt,
+        result.ok ? 'delivered' : 'failed',
+        result.durationMs,
+      ],
+    );
+    const kept = updated.length > 0;
     if (outcome === 'disabled') await this.disableSubscription(delivery, subscription.url);
     if (!kept) {
       this.logger.warn({ msg: 'webhook delivery lease lost before the attempt was recorded', deliveryId: delivery.id });
