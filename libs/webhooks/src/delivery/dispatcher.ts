@@ -85,6 +85,8 @@ export class WebhookDispatcher {
   private running = false;
   private loop: Promise<void> | null = null;
   private again = false;
+  /** The last round stopped with every slot taken, so due deliveries may be waiting: a finished send looks again. */
+  private backlog = false;
   private pollTimer: NodeJS.Timeout | null = null;
   private listener: Client | null = null;
 
@@ -324,12 +326,15 @@ export class WebhookDispatcher {
     if (events.length > 0) this.logger.log({ msg: 'webhook subscription disabled: receiver answered 410', subscriptionId: delivery.subscriptionId });
   }
 
-  /** Keeps up to batchSize sends in flight; each finished send frees a slot and looks again. */
+  /** Keeps up to batchSize sends in flight; while a backlog waits, each finished send frees a slot and looks again. */
   private async fill(): Promise<void> {
     try {
       while (this.running) {
         const free = this.config.batchSize - this.inFlight.size;
-        if (free <= 0) return;
+        if (free <= 0) {
+          this.backlog = true;
+          return;
+        }
         const claimed = await this.claim(free);
         for (const delivery of claimed) {
           const task: Promise<void> = this.deliver(delivery)
@@ -339,11 +344,16 @@ export class WebhookDispatcher {
             )
             .finally(() => {
               this.inFlight.delete(task);
-              this.wake();
+              // Without a backlog nothing due was left behind: new deliveries wake the dispatcher themselves
+              // (NOTIFY, the commit hook) and retries come due for the poll, so no claim per finished send.
+              if (this.backlog) this.wake();
             });
           this.inFlight.add(task);
         }
-        if (claimed.length < free) return;
+        if (claimed.length < free) {
+          this.backlog = false;
+          return;
+        }
       }
     } catch (error) {
       this.logger.error({ msg: 'webhook dispatcher round failed; will retry', error: String(error) });
