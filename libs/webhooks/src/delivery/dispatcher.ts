@@ -9,6 +9,7 @@ import { WebhooksConfig } from '../config/webhooks-config';
 import { SignatureKeyVault } from '../key-vault';
 import { DELIVERIES_CHANNEL } from '../projections/fan-out.reactor';
 import { webhookSubscriptionStream } from '../streams';
+import { AttemptRecorder } from './attempt-recorder';
 import { WebhookSender } from './http-sender';
 import { buildNotification } from './notification';
 import { parseRetryAfter } from './retry-after';
@@ -68,7 +69,8 @@ const GONE_REASON = 'receiver answered 410 Gone';
  * 1. claim: one statement leases due rows (`FOR UPDATE SKIP LOCKED`, so any
  *    number of dispatchers share the queue) and commits;
  * 2. the HTTP attempt runs with no transaction open;
- * 3. the attempt and the new state are recorded, only if the lease is still
+ * 3. the attempt and the new state are recorded (AttemptRecorder: the
+ *    attempts that finish together in one statement), only if the lease is still
  *    ours. A dispatcher that dies between 1 and 3 loses nothing: when the
  *    lease expires the row is due again.
  *
@@ -89,12 +91,15 @@ export class WebhookDispatcher {
   private backlog = false;
   private pollTimer: NodeJS.Timeout | null = null;
   private listener: Client | null = null;
+  private readonly recorder: AttemptRecorder;
 
   constructor(
     private readonly deps: DispatcherDependencies,
     private readonly config: WebhooksConfig,
     readonly sender: WebhookSender = new WebhookSender(config),
-  ) {}
+  ) {
+    this.recorder = new AttemptRecorder(deps.dataSource);
+  }
 
   get isRunning(): boolean {
     return this.running;
@@ -255,36 +260,20 @@ export class WebhookDispatcher {
       });
       outcome = nextAt ? 'pending' : 'discarded';
     }
-    // One statement, so atomic without a transaction of its own: the attempt is recorded whatever happens to the
-    // lease, the state only while the lease is ours. One round trip, and no transaction id held across several
-    // (an open one holds back every projection's snapshot horizon, which the API's writes wait on).
-    const updated = await queryRows(
-      this.deps.dataSource.manager,
-      `with attempt as (
-         insert into webhook_delivery_attempts (environment_id, id, delivery_id, attempted_at, outcome, status_code, error, duration_ms)
-         values ($1, $10, $2, $11, $12, $8, $9, $13))
-       update webhook_deliveries
-          set status = $4, failures = $5, next_attempt_at = $6, delivered_at = $7, last_status_code = $8, last_error = $9,
-              lease_expires_at = null, lease_token = null, redelivery = false
-        where environment_id = $1 and id = $2 and lease_token = $3
-        returning 1`,
-      [
-        delivery.environmentId,
-        delivery.id,
-        delivery.leaseToken,
-        outcome,
-        failures,
-        nextAt,
-        result.ok ? now : null,
-        result.statusCode,
-        result.error,
-        randomUUID(),
-        attemptedAt,
-        result.ok ? 'delivered' : 'failed',
-        result.durationMs,
-      ],
-    );
-    const kept = updated.length > 0;
+    const kept = await this.recorder.record({
+      environmentId: delivery.environmentId,
+      deliveryId: delivery.id,
+      leaseToken: delivery.leaseToken,
+      attemptedAt,
+      ok: result.ok,
+      statusCode: result.statusCode,
+      error: result.error,
+      durationMs: result.durationMs,
+      status: outcome,
+      failures,
+      nextAttemptAt: nextAt,
+      deliveredAt: result.ok ? now : null,
+    });
     if (outcome === 'disabled') await this.disableSubscription(delivery, subscription.url);
     if (!kept) {
       this.logger.warn({ msg: 'webhook delivery lease lost before the attempt was recorded', deliveryId: delivery.id });
