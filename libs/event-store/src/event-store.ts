@@ -93,6 +93,20 @@ export class EventStore {
     return rows.map((row) => this.toRecordedEvent(row));
   }
 
+  /** Several streams, each up to a version, in one query: by stream, then version. */
+  async readStreamsUpTo(streams: readonly (StreamRef & { readonly upToVersion: number })[], manager: EntityManager = this.dataSource.manager): Promise<RecordedEvent[]> {
+    if (streams.length === 0) return [];
+    const rows = await queryRows<EventRow>(
+      manager,
+      `select ${EVENT_COLUMNS} from events
+         join unnest($1::uuid[], $2::text[], $3::uuid[], $4::int[]) as wanted(wanted_environment, wanted_type, wanted_id, up_to)
+           on environment_id = wanted_environment and stream_type = wanted_type and stream_id = wanted_id and stream_version <= up_to
+        order by environment_id, stream_type, stream_id, stream_version`,
+      [streams.map((s) => s.environmentId), streams.map((s) => s.streamType), streams.map((s) => s.streamId), streams.map((s) => s.upToVersion)],
+    );
+    return rows.map((row) => this.toRecordedEvent(row));
+  }
+
   /**
    * Appends to one or more streams atomically; all succeed or none does. A
    * single stream is one statement; several share a transaction (the given

@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import { EventStore, foldStream, RecordedEvent } from '@billing/event-store';
+import { EventStore, foldStream, RecordedEvent, StreamRef } from '@billing/event-store';
 import { BoundedContext, NotificationDefinition, StreamDefinition } from './bounded-context';
 
 /**
@@ -37,9 +37,37 @@ export class NotificationCatalogue {
 
   /** The resource as of `event`, as the API renders it; null for streams without a view. */
   async resourceAt(event: RecordedEvent, manager?: EntityManager): Promise<unknown | null> {
-    const view = this.streams.get(event.streamType)?.view;
-    if (!view) return null;
-    const events = (await this.eventStore.readStream(event, manager)).filter((e) => e.streamVersion <= event.streamVersion);
-    return view.toView(foldStream(events, view.evolver).state);
+    return (await this.resourcesAt([event], manager)).get(event.eventId) ?? null;
   }
+
+  /** The resource as of each event, by event id (one query for all their streams); null for streams without a view. */
+  async resourcesAt(events: readonly RecordedEvent[], manager?: EntityManager): Promise<Map<string, unknown | null>> {
+    const upTo = new Map<string, StreamRef & { upToVersion: number }>();
+    for (const event of events) {
+      if (!this.streams.get(event.streamType)?.view) continue;
+      const key = streamKey(event);
+      const known = upTo.get(key);
+      if (!known || known.upToVersion < event.streamVersion) {
+        upTo.set(key, { environmentId: event.environmentId, streamType: event.streamType, streamId: event.streamId, upToVersion: event.streamVersion });
+      }
+    }
+    const history = new Map<string, RecordedEvent[]>();
+    for (const read of await this.eventStore.readStreamsUpTo([...upTo.values()], manager)) {
+      const key = streamKey(read);
+      const stream = history.get(key);
+      if (stream) stream.push(read);
+      else history.set(key, [read]);
+    }
+    const resources = new Map<string, unknown | null>();
+    for (const event of events) {
+      const view = this.streams.get(event.streamType)?.view;
+      const stream = view ? (history.get(streamKey(event)) ?? []).filter((e) => e.streamVersion <= event.streamVersion) : [];
+      resources.set(event.eventId, view ? view.toView(foldStream(stream, view.evolver).state) : null);
+    }
+    return resources;
+  }
+}
+
+function streamKey(stream: StreamRef): string {
+  return `${stream.environmentId}/${stream.streamType}/${stream.streamId}`;
 }

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { escapeLiteral, type PoolClient, type QueryResult } from 'pg';
 import { DataSource } from 'typeorm';
 import { CommandPath, queryRows, UnitOfWork } from '@billing/event-store';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
@@ -53,18 +54,12 @@ export class IdempotencyStore {
 
   async once(scope: IdempotencyScope, request: IdempotentRequest, execute: () => Promise<StoredResponse>, keptFailure: KeptFailure): Promise<IdempotentOutcome> {
     return this.commands.atomically(async (unit) => {
-      const tx = unit.manager;
       const now = this.clock.now();
-      // One round trip: the key's lock and its stored response. A response committed between this
-      // statement's snapshot and the lock is not seen here; the insert below then finds it, and the
-      // command is rolled back and that response answered as the replay it is, so it never runs twice.
-      const [found] = await queryRows<{ locked: boolean; fingerprint: string | null; status: number; headers: Record<string, string>; body: string }>(
-        tx,
-        `select pg_try_advisory_xact_lock(hashtextextended($1, 0)) as locked, k.fingerprint, k.status, k.headers, k.body
-           from (select 1) as one
-           left join idempotency_keys k on k.environment_id = $2 and k.subject = $3 and k.key = $4 and k.expires_at > $5`,
-        [`${scope.environmentId}\n${scope.subject}\n${scope.key}`, scope.environmentId, scope.subject, scope.key, now],
-      );
+      // One round trip: the key's lock and its stored response, and the savepoint the command runs after. A
+      // response committed between this statement's snapshot and the lock is not seen here; the insert below
+      // then finds it, and the command is rolled back and that response answered as the replay it is, so it
+      // never runs twice.
+      const found = await lockKey(unit, scope, now);
       if (!found.locked) throw inFlight();
       if (found.fingerprint !== null) {
         if (found.fingerprint !== request.fingerprint) throw reused();
@@ -158,9 +153,36 @@ export class IdempotencyStore {
   }
 }
 
-/** The command inside the key's transaction; a failure it keeps is rolled back to before the command and stored. */
+interface FoundKey {
+  locked: boolean;
+  fingerprint: string | null;
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Takes the key's lock (`pg_try_advisory_xact_lock`), reads its live stored
+ * response if any, and sets the savepoint runOnce rolls back to, in one
+ * simple-protocol round trip: the values travel as literals quoted by pg's
+ * escapeLiteral. The savepoint comes after the lock, so rolling back to it
+ * keeps the lock.
+ */
+async function lockKey(unit: UnitOfWork, scope: IdempotencyScope, now: Date): Promise<FoundKey> {
+  const client = (unit.manager.queryRunner as unknown as { databaseConnection: PoolClient }).databaseConnection;
+  const [found] = (await client.query(
+    `select pg_try_advisory_xact_lock(hashtextextended(${escapeLiteral(`${scope.environmentId}\n${scope.subject}\n${scope.key}`)}, 0)) as locked,
+            k.fingerprint, k.status, k.headers, k.body
+       from (select 1) as one
+       left join idempotency_keys k on k.environment_id = ${escapeLiteral(scope.environmentId)}::uuid and k.subject = ${escapeLiteral(scope.subject)}
+        and k.key = ${escapeLiteral(scope.key)} and k.expires_at > ${escapeLiteral(now.toISOString())}::timestamptz;
+     savepoint ${SAVEPOINT}`,
+  )) as unknown as [QueryResult<FoundKey>, QueryResult];
+  return found.rows[0];
+}
+
+/** The command inside the key's transaction (after lockKey's savepoint); a failure it keeps is rolled back to before the command and stored. */
 async function runOnce(unit: UnitOfWork, execute: () => Promise<StoredResponse>, keptFailure: KeptFailure): Promise<StoredResponse> {
-  await unit.manager.query(`savepoint ${SAVEPOINT}`);
   const writtenBefore = unit.written.length;
   try {
     return await execute();

@@ -9,6 +9,7 @@ import { WebhooksConfig } from '../config/webhooks-config';
 import { SignatureKeyVault } from '../key-vault';
 import { DELIVERIES_CHANNEL } from '../projections/fan-out.reactor';
 import { webhookSubscriptionStream } from '../streams';
+import { AttemptRecorder } from './attempt-recorder';
 import { WebhookSender } from './http-sender';
 import { buildNotification } from './notification';
 import { parseRetryAfter } from './retry-after';
@@ -68,7 +69,8 @@ const GONE_REASON = 'receiver answered 410 Gone';
  * 1. claim: one statement leases due rows (`FOR UPDATE SKIP LOCKED`, so any
  *    number of dispatchers share the queue) and commits;
  * 2. the HTTP attempt runs with no transaction open;
- * 3. the attempt and the new state are recorded, only if the lease is still
+ * 3. the attempt and the new state are recorded (AttemptRecorder: the
+ *    attempts that finish together in one statement), only if the lease is still
  *    ours. A dispatcher that dies between 1 and 3 loses nothing: when the
  *    lease expires the row is due again.
  *
@@ -85,14 +87,19 @@ export class WebhookDispatcher {
   private running = false;
   private loop: Promise<void> | null = null;
   private again = false;
+  /** The last round stopped with every slot taken, so due deliveries may be waiting: a finished send looks again. */
+  private backlog = false;
   private pollTimer: NodeJS.Timeout | null = null;
   private listener: Client | null = null;
+  private readonly recorder: AttemptRecorder;
 
   constructor(
     private readonly deps: DispatcherDependencies,
     private readonly config: WebhooksConfig,
     readonly sender: WebhookSender = new WebhookSender(config),
-  ) {}
+  ) {
+    this.recorder = new AttemptRecorder(deps.dataSource);
+  }
 
   get isRunning(): boolean {
     return this.running;
@@ -253,41 +260,19 @@ export class WebhookDispatcher {
       });
       outcome = nextAt ? 'pending' : 'discarded';
     }
-    const kept = await this.deps.dataSource.transaction(async (tx) => {
-      await tx.query(
-        `insert into webhook_delivery_attempts (environment_id, id, delivery_id, attempted_at, outcome, status_code, error, duration_ms)
-         values ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [
-          delivery.environmentId,
-          randomUUID(),
-          delivery.id,
-          attemptedAt,
-          result.ok ? 'delivered' : 'failed',
-          result.statusCode,
-          result.error,
-          result.durationMs,
-        ],
-      );
-      const updated = await queryRows(
-        tx,
-        `update webhook_deliveries
-            set status = $4, failures = $5, next_attempt_at = $6, delivered_at = $7, last_status_code = $8, last_error = $9,
-                lease_expires_at = null, lease_token = null, redelivery = false
-          where environment_id = $1 and id = $2 and lease_token = $3
-          returning 1`,
-        [
-          delivery.environmentId,
-          delivery.id,
-          delivery.leaseToken,
-          outcome,
-          failures,
-          nextAt,
-          result.ok ? now : null,
-          result.statusCode,
-          result.error,
-        ],
-      );
-      return updated.length > 0;
+    const kept = await this.recorder.record({
+      environmentId: delivery.environmentId,
+      deliveryId: delivery.id,
+      leaseToken: delivery.leaseToken,
+      attemptedAt,
+      ok: result.ok,
+      statusCode: result.statusCode,
+      error: result.error,
+      durationMs: result.durationMs,
+      status: outcome,
+      failures,
+      nextAttemptAt: nextAt,
+      deliveredAt: result.ok ? now : null,
     });
     if (outcome === 'disabled') await this.disableSubscription(delivery, subscription.url);
     if (!kept) {
@@ -330,12 +315,15 @@ export class WebhookDispatcher {
     if (events.length > 0) this.logger.log({ msg: 'webhook subscription disabled: receiver answered 410', subscriptionId: delivery.subscriptionId });
   }
 
-  /** Keeps up to batchSize sends in flight; each finished send frees a slot and looks again. */
+  /** Keeps up to batchSize sends in flight; while a backlog waits, each finished send frees a slot and looks again. */
   private async fill(): Promise<void> {
     try {
       while (this.running) {
         const free = this.config.batchSize - this.inFlight.size;
-        if (free <= 0) return;
+        if (free <= 0) {
+          this.backlog = true;
+          return;
+        }
         const claimed = await this.claim(free);
         for (const delivery of claimed) {
           const task: Promise<void> = this.deliver(delivery)
@@ -345,11 +333,16 @@ export class WebhookDispatcher {
             )
             .finally(() => {
               this.inFlight.delete(task);
-              this.wake();
+              // Without a backlog nothing due was left behind: new deliveries wake the dispatcher themselves
+              // (NOTIFY, the commit hook) and retries come due for the poll, so no claim per finished send.
+              if (this.backlog) this.wake();
             });
           this.inFlight.add(task);
         }
-        if (claimed.length < free) return;
+        if (claimed.length < free) {
+          this.backlog = false;
+          return;
+        }
       }
     } catch (error) {
       this.logger.error({ msg: 'webhook dispatcher round failed; will retry', error: String(error) });

@@ -31,50 +31,98 @@ export class FanOutReactor implements Reactor {
   constructor(private readonly catalogue: NotificationCatalogue) {}
 
   async react(events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
-    let created = false;
+    const names = events.map((event) => (event.streamType === WEBHOOK_SUBSCRIPTION_STREAM_TYPE ? [] : this.catalogue.namesFor(event)));
+    const notifying = events.filter((_event, index) => names[index].length > 0);
+    if (notifying.length === 0 && !events.some((event) => event.streamType === WEBHOOK_SUBSCRIPTION_STREAM_TYPE)) return;
+    // Everything is read before anything is written: until its first write this transaction has no id, so it
+    // does not hold back the snapshot horizon that the projections (and so the API's writes) wait on.
     // Subscriptions change rarely: the active ones are read once per run of events between two changes.
-    let targets: Map<string, string[]> | null = null;
-    for (const event of events) {
+    let targets: Map<string, string[]> | null = notifying.length > 0 ? await activeTargets(tx, events) : null;
+    // Resources only where a delivery can follow: an environment with a subscription now or a change in this batch.
+    const changing = new Set(events.filter((event) => event.streamType === WEBHOOK_SUBSCRIPTION_STREAM_TYPE).map((event) => event.environmentId));
+    const resources = await this.catalogue.resourcesAt(
+      notifying.filter((event) => targets?.has(event.environmentId) || changing.has(event.environmentId)),
+      tx,
+    );
+    const queue = new QueuedNotifications();
+    let created = false;
+    for (const [index, event] of events.entries()) {
       if (event.streamType === WEBHOOK_SUBSCRIPTION_STREAM_TYPE) {
+        // What is queued so far goes in first, so a cancellation reaches it as it did one event at a time.
+        await queue.insert(tx);
         await trackSubscription(event, tx);
         targets = null;
         continue;
       }
-      const names = this.catalogue.namesFor(event);
-      if (names.length === 0) continue;
+      if (names[index].length === 0) continue;
       targets ??= await activeTargets(tx, events);
       const subscriptionIds = targets.get(event.environmentId);
       if (!subscriptionIds) continue;
-      await this.fanOut(event, names, subscriptionIds, tx);
+      if (!resources.has(event.eventId)) throw new Error(`fan-out: no resource read for event ${event.eventId}`);
+      queue.add(event, names[index], subscriptionIds, resources.get(event.eventId));
       created = true;
     }
     if (!created) return;
-    // Other processes' dispatchers hear this at commit; this process's is woken by the commit hook.
-    await tx.query(`select pg_notify($1, '')`, [DELIVERIES_CHANNEL]);
+    await queue.insert(tx);
     if (tx.queryRunner) tx.queryRunner.data[DELIVERIES_CREATED] = true;
   }
+}
 
-  private async fanOut(event: RecordedEvent, names: readonly string[], subscriptionIds: readonly string[], tx: EntityManager): Promise<void> {
-    const data = await this.catalogue.resourceAt(event, tx);
+/**
+ * The notifications and deliveries of a run of events, inserted together in
+ * one statement (with the NOTIFY that other processes' dispatchers hear at
+ * commit; this process's is woken by the commit hook).
+ */
+class QueuedNotifications {
+  private readonly notifications = { environmentIds: [] as string[], ids: [] as string[], eventIds: [] as string[], types: [] as string[], occurredAt: [] as Date[], data: [] as string[] };
+  private readonly deliveries = { environmentIds: [] as string[], ids: [] as string[], subscriptionIds: [] as string[], notificationIds: [] as string[], dueAt: [] as Date[], deadlines: [] as Date[] };
+
+  add(event: RecordedEvent, names: readonly string[], subscriptionIds: readonly string[], data: unknown): void {
     // Due at once and retried for 72 hours in real time from when the event was recorded, whatever its
     // environment's test clock says: the notification carries occurredAt, its environment's time.
     const deadline = new Date(event.recordedAt.getTime() + RETRY_WINDOW_SECONDS * 1000);
+    const json = JSON.stringify(data ?? null);
     for (const [index, name] of names.entries()) {
       const notificationId = notificationIdFor(event.eventId, name, index);
-      await tx.query(
-        `insert into webhook_notifications (environment_id, id, event_id, type, occurred_at, data)
-         values ($1, $2, $3, $4, $5, $6) on conflict do nothing`,
-        [event.environmentId, notificationId, event.eventId, name, event.occurredAt, JSON.stringify(data ?? null)],
-      );
-      await tx.query(
-        `insert into webhook_deliveries (environment_id, id, subscription_id, notification_id, status, next_attempt_at,
-           deadline_at, created_at)
-         select $1, d.id, d.subscription_id, $2, 'pending', $3, $4, $3
-           from unnest($5::uuid[], $6::uuid[]) as d(subscription_id, id)
-         on conflict do nothing`,
-        [event.environmentId, notificationId, event.recordedAt, deadline, subscriptionIds, subscriptionIds.map((id) => deliveryIdFor(notificationId, id))],
-      );
+      const n = this.notifications;
+      n.environmentIds.push(event.environmentId);
+      n.ids.push(notificationId);
+      n.eventIds.push(event.eventId);
+      n.types.push(name);
+      n.occurredAt.push(event.occurredAt);
+      n.data.push(json);
+      for (const subscriptionId of subscriptionIds) {
+        const d = this.deliveries;
+        d.environmentIds.push(event.environmentId);
+        d.ids.push(deliveryIdFor(notificationId, subscriptionId));
+        d.subscriptionIds.push(subscriptionId);
+        d.notificationIds.push(notificationId);
+        d.dueAt.push(event.recordedAt);
+        d.deadlines.push(deadline);
+      }
     }
+  }
+
+  async insert(tx: EntityManager): Promise<void> {
+    const n = this.notifications;
+    const d = this.deliveries;
+    if (n.ids.length === 0) return;
+    await queryRows(
+      tx,
+      `with notifications as (
+         insert into webhook_notifications (environment_id, id, event_id, type, occurred_at, data)
+         select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::timestamptz[], $6::jsonb[])
+         on conflict do nothing),
+       deliveries as (
+         insert into webhook_deliveries (environment_id, id, subscription_id, notification_id, status, next_attempt_at, deadline_at, created_at)
+         select d.environment_id, d.id, d.subscription_id, d.notification_id, 'pending', d.due_at, d.deadline_at, d.due_at
+           from unnest($7::uuid[], $8::uuid[], $9::uuid[], $10::uuid[], $11::timestamptz[], $12::timestamptz[])
+                as d(environment_id, id, subscription_id, notification_id, due_at, deadline_at)
+         on conflict do nothing)
+       select pg_notify($13, '')`,
+      [n.environmentIds, n.ids, n.eventIds, n.types, n.occurredAt, n.data, d.environmentIds, d.ids, d.subscriptionIds, d.notificationIds, d.dueAt, d.deadlines, DELIVERIES_CHANNEL],
+    );
+    for (const column of [...Object.values(n), ...Object.values(d)]) column.length = 0;
   }
 }
 
