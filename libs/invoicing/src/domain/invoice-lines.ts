@@ -1,7 +1,7 @@
-import { CommandMetadata, ValidationError, scaledToNumber } from '@billing/shared-kernel';
+import { CommandMetadata, QUANTITY_SCALE, ValidationError, scaledToNumber } from '@billing/shared-kernel';
 import { validDate } from './calendar';
 import { InvoiceLine } from './invoice-events';
-import { PERCENTAGE_SCALE, QUANTITY_SCALE, ScaledLine, TAX_RATE_SCALE, computeLine, computeTotals, parseLine } from './invoice-maths';
+import { PERCENTAGE_SCALE, ScaledLine, TAX_RATE_SCALE, computeLine, computeTotals, parseLine } from './invoice-maths';
 import { MAX_INVOICE_LINES } from './invoice';
 import type { RequestedLine } from './invoice-commands';
 import { figuresOf } from './invoice-totals';

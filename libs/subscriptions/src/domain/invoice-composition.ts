@@ -1,7 +1,7 @@
-import { DomainError, ValidationError, assertAmountInRange, formatScaledDecimal, parseScaledDecimal } from '@billing/shared-kernel';
+import { DomainError, QUANTITY_SCALE, ValidationError, assertAmountInRange, formatScaledDecimal, parseScaledDecimal } from '@billing/shared-kernel';
 import { DueBilling } from './billing';
 import { Period, proRate } from './periods';
-import { QUANTITY_SCALE, Subscription } from './subscription';
+import { Subscription } from './subscription';
 import { SubscriptionCustomer, SubscriptionItem, UsageCharge, UsageCorrection, UsageLineRange } from './subscription-events';
 import { localDateOf } from './time-zone';
 import { USAGE_SCALE } from './usage';

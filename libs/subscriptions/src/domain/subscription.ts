@@ -8,6 +8,7 @@ import {
   formatScaledDecimal,
   isSupportedCurrency,
   parseScaledDecimal,
+  QUANTITY_SCALE,
 } from '@billing/shared-kernel';
 import { LAST_CALENDAR_DATE, addDays, maxDate, minDate, validDate } from './calendar';
 import { TermLength, TermUnit, nthPeriod, periodAt, termEnd, termLengthOf } from './periods';
@@ -35,7 +36,6 @@ import { localDateOf, startOfDayIn, validTimeZone } from './time-zone';
  */
 
 export const MAX_SUBSCRIPTION_ITEMS = 50;
-export const QUANTITY_SCALE = 4;
 
 export type SubscriptionStatus = 'active' | 'cancelled' | 'ended';
 
