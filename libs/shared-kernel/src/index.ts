@@ -7,3 +7,4 @@ export * from './currency';
 export * from './identifiers';
 export * from './timestamp';
 export * from './secret-hint';
+export * from './json-pointer';

@@ -11,13 +11,12 @@ import {
   IfMatch,
   Page,
   parseLimit,
-  pointerToken,
   problemResponse,
   readQuery,
   ResourceIdPipe,
   Versioned,
 } from '@billing/platform';
-import { NotFoundError, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
+import { childPointer, NotFoundError, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
 import { defaultTemplateGroupEvolver, validateTemplateGroupInput } from '../domain';
 import { CreateTemplateGroupCommand } from '../create-template-group/create-template-group.handler';
 import { resolveLocale } from '../rendering/formatting';
@@ -135,7 +134,7 @@ export class TemplatesController {
   ): Promise<Versioned<TemplateGroupView>> {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ValidationError.at('', 'the request body must be a JSON object {content}');
     const unknown = Object.keys(body).filter((key) => key !== 'content');
-    if (unknown.length > 0) throw new ValidationError('The request is invalid.', unknown.map((key) => ({ pointer: `/${pointerToken(key)}`, detail: UNKNOWN_PROPERTY })));
+    if (unknown.length > 0) throw new ValidationError('The request is invalid.', unknown.map((key) => ({ pointer: childPointer('', key), detail: UNKNOWN_PROPERTY })));
     const updated = await this.commands.execute(
       new UpdateTemplateContentCommand(caller.environmentId, templateGroupId, templateId, (body as { content?: unknown }).content, expectedVersion, commandContext(caller, this.clock)),
     );
