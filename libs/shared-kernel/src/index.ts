@@ -8,3 +8,4 @@ export * from './identifiers';
 export * from './timestamp';
 export * from './secret-hint';
 export * from './json-pointer';
+export * from './calendar';

@@ -1,5 +1,5 @@
-import { CommandMetadata, ConflictError, NotFoundError, ValidationError, assertAmountInRange, isSupportedCurrency } from '@billing/shared-kernel';
-import { addDays, daysBetween, today, validDate } from './calendar';
+import { CommandMetadata, ConflictError, NotFoundError, ValidationError, addDays, assertAmountInRange, daysBetween, isSupportedCurrency, validDate } from '@billing/shared-kernel';
+import { today } from './calendar';
 import { Address, InvoiceCreated, InvoiceCustomer, InvoiceDuplicated, InvoiceEvent } from './invoice-events';
 import { negateLine, parseAmount, settlementStatus, totalDue } from './invoice-maths';
 import { Invoice, InvoiceState } from './invoice';

@@ -1,5 +1,4 @@
-import { CommandMetadata, QUANTITY_SCALE, ValidationError, scaledToNumber } from '@billing/shared-kernel';
-import { validDate } from './calendar';
+import { CommandMetadata, QUANTITY_SCALE, ValidationError, scaledToNumber, validDate } from '@billing/shared-kernel';
 import { InvoiceLine } from './invoice-events';
 import { PERCENTAGE_SCALE, ScaledLine, TAX_RATE_SCALE, computeLine, computeTotals, parseLine } from './invoice-maths';
 import { MAX_INVOICE_LINES } from './invoice';

@@ -9,8 +9,9 @@ import {
   isSupportedCurrency,
   parseScaledDecimal,
   QUANTITY_SCALE,
+  addDays,
 } from '@billing/shared-kernel';
-import { LAST_CALENDAR_DATE, addDays, maxDate, minDate, validDate } from './calendar';
+import { LAST_CALENDAR_DATE, maxDate, minDate, validDate } from './calendar';
 import { TermLength, TermUnit, nthPeriod, periodAt, termEnd, termLengthOf } from './periods';
 import {
   ItemSchedule,
