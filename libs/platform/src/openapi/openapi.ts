@@ -1,5 +1,5 @@
-import { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { applyDecorators, INestApplication } from '@nestjs/common';
+import { ApiQuery, DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 
 const PROBLEM_SCHEMA = {
   type: 'object',
@@ -112,6 +112,14 @@ function documentIdempotency(operation: OperationObject): void {
     if (existing && !('$ref' in existing)) existing.description = `${existing.description}; or: ${text}`;
     else operation.responses[status] = problemResponse(text);
   }
+}
+
+/** The query parameters every keyset-paged list takes: a page size and the previous page's token. */
+export function ApiPageQuery(): MethodDecorator {
+  return applyDecorators(
+    ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } }),
+    ApiQuery({ name: 'pageToken', required: false, schema: { type: 'string' }, description: 'nextPageToken of the previous page' }),
+  );
 }
 
 export function problemResponse(description: string) {

@@ -1,8 +1,9 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CommandPath } from '@billing/event-store';
 import {
+  ApiPageQuery,
   assertNoInput,
   Caller,
   CallerContext,
@@ -63,8 +64,7 @@ export class TemplatesController {
 
   @Get()
   @ApiOperation({ summary: 'List template groups', description: 'Newest first, keyset paging.' })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
-  @ApiQuery({ name: 'pageToken', required: false, description: 'nextPageToken of the previous page' })
+  @ApiPageQuery()
   @ApiResponse({ status: 200, description: 'A page of template groups', type: TemplateGroupPageDto })
   @ApiResponse({ status: 422, ...problemResponse('Invalid, repeated or unknown query parameter (pointer /query/<name>)') })
   async list(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<Page<TemplateGroupView>> {
