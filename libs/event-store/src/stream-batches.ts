@@ -74,3 +74,70 @@ export async function foldStreamBatches<State extends { readonly status: string 
   }
   return folded;
 }
+
+/** One read-model row: a stream's latest state and view, its version, and the position of the event that made it exist. */
+export interface ViewRow<State, View> {
+  readonly environmentId: string;
+  readonly id: string;
+  /** The keyset of a new row; a row keeps the one it was inserted with. */
+  readonly position: string;
+  readonly version: number;
+  readonly state: State;
+  readonly view: View;
+}
+
+/** How one stream type is kept in its table: folded with the domain's evolver, shown by `toView` (null: nothing to show yet). */
+export interface ViewTable<State, Event extends DomainEvent, View> {
+  readonly table: string;
+  readonly streamType: string;
+  readonly evolver: Evolver<State, Event>;
+  readonly toView: (state: State) => View | null;
+}
+
+/**
+ * streamBatches, each stream folded onto its stored state, as the rows to
+ * write: its latest state and view (streams with nothing to show are left
+ * out), at the position of the event that made it showable.
+ */
+export async function viewRows<State, Event extends DomainEvent, View>(
+  model: ViewTable<State, Event, View>,
+  events: readonly RecordedEvent[],
+  tx: EntityManager,
+): Promise<ViewRow<State, View>[]> {
+  const rows: ViewRow<State, View>[] = [];
+  for (const stream of await streamBatches<State>(events, model.streamType, model.table, tx)) {
+    let state = stream.stored ?? model.evolver.initialState();
+    let position: string | null = null;
+    for (const event of stream.events) {
+      state = model.evolver.evolve(state, { type: event.type, schemaVersion: event.schemaVersion, data: event.data } as Event);
+      if (position === null && model.toView(state) !== null) position = event.globalPosition;
+    }
+    const view = model.toView(state);
+    if (view === null || position === null) continue;
+    rows.push({ environmentId: stream.environmentId, id: stream.id, position, version: stream.events[stream.events.length - 1].streamVersion, state, view });
+  }
+  return rows;
+}
+
+/**
+ * One statement for every row of a table with the columns (environment_id,
+ * id, position, version, state, view): `position` stays that of the insert,
+ * everything else becomes the latest. `table` is a constant of the caller.
+ */
+export async function upsertViewRows(table: string, rows: readonly ViewRow<unknown, unknown>[], tx: EntityManager): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.query(
+    `insert into ${table} (environment_id, id, position, version, state, view)
+     select environment_id, id, position, version, state::jsonb, view::jsonb
+       from unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::integer[], $5::text[], $6::text[]) as r(environment_id, id, position, version, state, view)
+     on conflict (environment_id, id) do update set version = excluded.version, state = excluded.state, view = excluded.view`,
+    [
+      rows.map((r) => r.environmentId),
+      rows.map((r) => r.id),
+      rows.map((r) => r.position),
+      rows.map((r) => r.version),
+      rows.map((r) => JSON.stringify(r.state)),
+      rows.map((r) => JSON.stringify(r.view)),
+    ],
+  );
+}

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { StreamRef } from '@billing/event-store';
+import { uuidV5 } from '@billing/shared-kernel';
 
 /** Stream types: stored in every event row, never renamed. */
 export const INVOICE_STREAM = 'invoice';
@@ -19,13 +19,7 @@ export function invoiceStream(environmentId: string, invoiceId: string): StreamR
  * twice collides on the stream and concurrent creates cannot both succeed.
  */
 export function taxCodeStreamId(environmentId: string, code: string): string {
-  const namespace = Buffer.from(TAX_CODE_NAMESPACE.replace(/-/g, ''), 'hex');
-  const hash = createHash('sha1').update(namespace).update(`${environmentId}\u0000${code}`, 'utf8').digest();
-  const bytes = hash.subarray(0, 16);
-  bytes[6] = (bytes[6] & 0x0f) | 0x50;
-  bytes[8] = (bytes[8] & 0x3f) | 0x80;
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  return uuidV5(`${environmentId}\u0000${code}`, TAX_CODE_NAMESPACE);
 }
 
 export function taxCodeStream(environmentId: string, code: string): StreamRef {

@@ -7,3 +7,5 @@ export * from './currency';
 export * from './identifiers';
 export * from './timestamp';
 export * from './secret-hint';
+export * from './json-pointer';
+export * from './calendar';

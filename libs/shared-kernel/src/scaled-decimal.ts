@@ -1,6 +1,13 @@
 import { ValidationError } from './domain-error';
 
 /**
+ * Decimals of a quantity, wherever one is: a price is quoted for it, a
+ * subscription item holds it, an invoice line bills it. One scale, so a
+ * quantity passes from catalog to subscription to invoice unchanged.
+ */
+export const QUANTITY_SCALE = 4;
+
+/**
  * Decimal inputs (quantities, tax rates, percentages) arrive as JSON numbers and
  * are parsed into integers scaled by 10^scale. More decimals than the scale
  * allows is a validation error, never a silent rounding.

@@ -22,11 +22,6 @@ export function has(object: JsonObject, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(object, key);
 }
 
-/** Appends one reference token to an RFC 6901 JSON Pointer (escaping `~` and `/`). */
-export function childPointer(pointer: string, token: string | number): string {
-  return `${pointer}/${String(token).replace(/~/g, '~0').replace(/\//g, '~1')}`;
-}
-
 /**
  * Structural equality of JSON values, blind to object key order: state folded
  * from Postgres jsonb comes back with keys reordered, and that must not look

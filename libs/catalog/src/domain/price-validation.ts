@@ -1,5 +1,5 @@
-import { FieldError, MAX_AMOUNT, ValidationError, isSupportedCurrency, isUuid } from '@billing/shared-kernel';
-import { JsonObject, UNKNOWN_PROPERTY, childPointer, has, isJsonObject, own, textProblem } from './json';
+import { childPointer, FieldError, MAX_AMOUNT, ValidationError, isSupportedCurrency, isUuid } from '@billing/shared-kernel';
+import { JsonObject, UNKNOWN_PROPERTY, has, isJsonObject, own, textProblem } from './json';
 import {
   BILLING_TIMINGS,
   BillingTiming,

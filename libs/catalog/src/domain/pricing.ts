@@ -1,4 +1,4 @@
-import { ValidationError, divideRoundingHalfAwayFromZero, divideRoundingUp, parseScaledDecimal } from '@billing/shared-kernel';
+import { QUANTITY_SCALE, ValidationError, divideRoundingHalfAwayFromZero, divideRoundingUp, parseScaledDecimal } from '@billing/shared-kernel';
 import { FeePricing, PackagePricing, PriceModel, PricingEntry, Tier, TieredPricing } from './types';
 
 /**
@@ -14,7 +14,6 @@ import { FeePricing, PackagePricing, PriceModel, PricingEntry, Tier, TieredPrici
  * 1000 units); callers check it with `assertAmountInRange` at their own pointer.
  */
 
-export const QUANTITY_SCALE = 4;
 const ONE = 10n ** BigInt(QUANTITY_SCALE);
 
 /** The amount for a quantity given as a JSON number (or decimal string); errors point at `pointer`. */

@@ -1,5 +1,5 @@
-import { CommandMetadata, ConflictError, DomainEvent, Evolver, FieldError, NotFoundError, ValidationError } from '@billing/shared-kernel';
-import { UNKNOWN_PROPERTY, childPointer, isJsonObject, own, textProblem } from './json';
+import { childPointer, CommandMetadata, ConflictError, DomainEvent, Evolver, FieldError, NotFoundError, ValidationError } from '@billing/shared-kernel';
+import { UNKNOWN_PROPERTY, isJsonObject, own, textProblem } from './json';
 import { PRICE_LIMITS } from './types';
 
 /**

@@ -1,5 +1,5 @@
-import { FieldError, ValidationError, assertAmountInRange } from '@billing/shared-kernel';
-import { UNKNOWN_PROPERTY, childPointer, isJsonObject, own } from './json';
+import { childPointer, FieldError, ValidationError, assertAmountInRange } from '@billing/shared-kernel';
+import { UNKNOWN_PROPERTY, isJsonObject, own } from './json';
 import { amountFor } from './pricing';
 import { PriceModel, Pricing } from './types';
 

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ApiNoInput, assertNoInput, Caller, CallerContext, Clock, commandContext, IfMatch, Page, problemResponse, ResourceIdPipe, Versioned } from '@billing/platform';
+import { ApiNoInput, ApiPageQuery, assertNoInput, Caller, CallerContext, Clock, commandContext, IfMatch, Page, problemResponse, ResourceIdPipe, Versioned } from '@billing/platform';
 import { NotFoundError } from '@billing/shared-kernel';
 import { Quote, quotePrice, validateCreatePrice } from '../domain';
 import { ArchivePriceCommand } from '../archive-price/archive-price.command';
@@ -54,8 +54,7 @@ export class PricesController {
 
   @Get()
   @ApiOperation({ summary: 'List prices', description: 'Newest first, keyset paging.' })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
-  @ApiQuery({ name: 'pageToken', required: false, description: 'nextPageToken of the previous page' })
+  @ApiPageQuery()
   @ApiQuery({ name: 'archived', required: false, schema: { type: 'boolean' }, description: 'only archived (true) or only active (false) prices' })
   @ApiQuery({ name: 'productId', required: false, schema: { type: 'string', format: 'uuid' }, description: 'only prices of this product' })
   @ApiResponse({ status: 200, description: 'A page of prices', type: PricePageDto })

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Caller, CallerContext, Clock, commandContext, Page, problemResponse, ResourceIdPipe, Versioned } from '@billing/platform';
+import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiPageQuery, Caller, CallerContext, Clock, commandContext, Page, problemResponse, ResourceIdPipe, Versioned } from '@billing/platform';
 import { NotFoundError } from '@billing/shared-kernel';
 import { validateCreateProduct } from '../domain';
 import { CreateProductCommand } from '../create-product/create-product.command';
@@ -39,8 +39,7 @@ export class ProductsController {
 
   @Get()
   @ApiOperation({ summary: 'List products', description: 'Newest first, keyset paging.' })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
-  @ApiQuery({ name: 'pageToken', required: false, description: 'nextPageToken of the previous page' })
+  @ApiPageQuery()
   @ApiResponse({ status: 200, description: 'A page of products', type: ProductPageDto })
   @ApiResponse({ status: 422, ...problemResponse('Invalid, repeated or unknown query parameter (pointer /query/<name>)') })
   list(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<Page<ProductView>> {

@@ -1,29 +1,14 @@
 import { EntityManager } from 'typeorm';
-import { Projection, RecordedEvent, streamBatches } from '@billing/event-store';
-import { DomainEvent, Evolver } from '@billing/shared-kernel';
+import { Projection, RecordedEvent, upsertViewRows, ViewRow, ViewTable, viewRows } from '@billing/event-store';
+import { DomainEvent } from '@billing/shared-kernel';
 import { PRICE_STREAM_TYPE, PRODUCT_STREAM_TYPE, PriceEvent, PriceState, ProductEvent, ProductState, priceEvolver, productEvolver } from '../domain';
 import { priceViewOf, PriceView, productViewOf, ProductView } from '../views';
 
 const CATALOG_PROJECTION = 'catalog.read-model';
 
-/** One row to write: the stream's latest state and view, its version, and the position of its creating event. */
-interface Row<State, View> {
-  readonly environmentId: string;
-  readonly id: string;
-  readonly position: string;
-  readonly version: number;
-  readonly state: State;
-  readonly view: View;
-}
-
-/** How one stream type is kept in its table: folded with the domain's evolver, written by one upsert. */
-interface ReadModelTable<State, Event extends DomainEvent, View> {
-  readonly table: 'prices' | 'products';
-  readonly streamType: string;
-  readonly evolver: Evolver<State, Event>;
-  readonly toView: (state: State) => View | null;
-  /** One statement for every row; `position` stays that of the creating event, everything else is the latest. */
-  readonly upsert: (rows: readonly Row<State, View>[], tx: EntityManager) => Promise<unknown>;
+/** A table of the catalog's read model, and its one upsert of every touched row. */
+interface ReadModelTable<State, Event extends DomainEvent, View> extends ViewTable<State, Event, View> {
+  readonly upsert: (rows: readonly ViewRow<State, View>[], tx: EntityManager) => Promise<unknown>;
 }
 
 const PRICES: ReadModelTable<PriceState, PriceEvent, PriceView> = {
@@ -57,21 +42,7 @@ const PRODUCTS: ReadModelTable<ProductState, ProductEvent, ProductView> = {
   streamType: PRODUCT_STREAM_TYPE,
   evolver: productEvolver,
   toView: productViewOf,
-  upsert: (rows, tx) =>
-    tx.query(
-      `insert into products (environment_id, id, position, version, state, view)
-       select environment_id, id, position, version, state::jsonb, view::jsonb
-         from unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::integer[], $5::text[], $6::text[]) as r(environment_id, id, position, version, state, view)
-       on conflict (environment_id, id) do update set version = excluded.version, state = excluded.state, view = excluded.view`,
-      [
-        rows.map((r) => r.environmentId),
-        rows.map((r) => r.id),
-        rows.map((r) => r.position),
-        rows.map((r) => r.version),
-        rows.map((r) => JSON.stringify(r.state)),
-        rows.map((r) => JSON.stringify(r.view)),
-      ],
-    ),
+  upsert: (rows, tx) => upsertViewRows('products', rows, tx),
 };
 
 /**
@@ -97,24 +68,7 @@ export const catalogProjection: Projection = {
   },
 };
 
-async function applyTo<State, Event extends DomainEvent, View>(
-  model: ReadModelTable<State, Event, View>,
-  events: readonly RecordedEvent[],
-  tx: EntityManager,
-): Promise<void> {
-  const streams = await streamBatches<State>(events, model.streamType, model.table, tx);
-  const rows: Row<State, View>[] = [];
-  for (const stream of streams) {
-    let state = stream.stored ?? model.evolver.initialState();
-    // The keyset of a new row: the position of the event that made the resource exist (kept on later batches).
-    let position: string | null = null;
-    for (const event of stream.events) {
-      state = model.evolver.evolve(state, { type: event.type, schemaVersion: event.schemaVersion, data: event.data } as Event);
-      if (position === null && model.toView(state) !== null) position = event.globalPosition;
-    }
-    const view = model.toView(state);
-    if (view === null || position === null) continue;
-    rows.push({ environmentId: stream.environmentId, id: stream.id, position, version: stream.events[stream.events.length - 1].streamVersion, state, view });
-  }
+async function applyTo<State, Event extends DomainEvent, View>(model: ReadModelTable<State, Event, View>, events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
+  const rows = await viewRows(model, events, tx);
   if (rows.length > 0) await model.upsert(rows, tx);
 }

@@ -12,7 +12,7 @@ import {
   decideDuplicateInvoice,
   decideUpdateInvoice,
   invoiceEvolver,
-} from './invoice';
+} from '.';
 import { InvoiceEvent } from './invoice-events';
 import { TaxRegister } from './tax-code';
 

@@ -3,4 +3,7 @@ export * from './invoice-maths';
 export * from './tax-code';
 export * from './invoice-events';
 export * from './invoice';
+export * from './invoice-commands';
+export * from './invoice-decisions';
+export { withCurrentTax } from './invoice-totals';
 export * from './credit-notes';

@@ -1,4 +1,5 @@
 import {
+  QUANTITY_SCALE,
   ValidationError,
   assertAmountInRange,
   divideRoundingHalfAwayFromZero,
@@ -13,7 +14,6 @@ import {
  * negated cents.
  */
 
-export const QUANTITY_SCALE = 4;
 export const TAX_RATE_SCALE = 4;
 export const PERCENTAGE_SCALE = 2;
 

@@ -17,7 +17,7 @@ import {
   invoiceEvolver,
   taxCodesNamedBy,
   taxCodesOf,
-} from './invoice';
+} from '.';
 import { InvoiceBooked, InvoiceCreated, InvoiceCustomer, InvoiceEvent, InvoiceLine } from './invoice-events';
 import { ResolvedTax, TaxRegister } from './tax-code';
 

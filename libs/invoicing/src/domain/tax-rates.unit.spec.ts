@@ -12,7 +12,7 @@ import {
   invoiceEvolver,
   taxCodesOf,
   withCurrentTax,
-} from './invoice';
+} from '.';
 import { InvoiceBooked, InvoiceEvent, InvoiceUpdated } from './invoice-events';
 import { ResolvedTax, TaxRegister } from './tax-code';
 

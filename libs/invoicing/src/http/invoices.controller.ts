@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { NotFoundError, ValidationError } from '@billing/shared-kernel';
 import { CommandContext } from '@billing/event-store';
-import { Caller, CallerContext, Clock, commandContext, IfMatch, isUuid, oneOf, parseLimit, problemResponse, readQuery, ResourceIdPipe, Versioned } from '@billing/platform';
+import { ApiPageQuery, Caller, CallerContext, Clock, commandContext, IfMatch, isUuid, oneOf, parseLimit, problemResponse, readQuery, ResourceIdPipe, Versioned } from '@billing/platform';
 import { InvoiceState, InvoiceStatus, InvoiceType, SettlementStatus, taxCodesOf } from '../domain';
 import { AddSettlementCommand } from '../add-settlement/add-settlement.command';
 import { AddSettlementDto } from '../add-settlement/add-settlement.dto';
@@ -64,8 +64,7 @@ export class InvoicesController {
       'Newest first (createdAt, then id, descending), keyset paged with an opaque pageToken. Filters combine with and. ' +
       'Items are invoices without `items` (lines) and `settlements`; GET /invoices/{invoiceId} has them.',
   })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
-  @ApiQuery({ name: 'pageToken', required: false, schema: { type: 'string' }, description: 'nextPageToken of the previous page.' })
+  @ApiPageQuery()
   @ApiQuery({ name: 'status', required: false, enum: STATUSES })
   @ApiQuery({ name: 'type', required: false, enum: TYPES })
   @ApiQuery({ name: 'settlementStatus', required: false, enum: SETTLEMENT_STATUSES })

@@ -1,9 +1,9 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { NotFoundError } from '@billing/shared-kernel';
 import { CommandContext } from '@billing/event-store';
-import { Caller, CallerContext, Clock, commandContext, IfMatch, parseLimit, problemResponse, readQuery, Versioned } from '@billing/platform';
+import { ApiPageQuery, Caller, CallerContext, Clock, commandContext, IfMatch, parseLimit, problemResponse, readQuery, Versioned } from '@billing/platform';
 import { CreateTaxCodeCommand } from '../create-tax-code/create-tax-code.command';
 import { CreateTaxCodeDto } from '../create-tax-code/create-tax-code.dto';
 import { UpdateTaxCodeCommand } from '../update-tax-code/update-tax-code.command';
@@ -43,8 +43,7 @@ export class TaxCodesController {
 
   @Get()
   @ApiOperation({ summary: 'List tax codes', description: 'Ordered by code, keyset paged with an opaque pageToken.' })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
-  @ApiQuery({ name: 'pageToken', required: false, schema: { type: 'string' } })
+  @ApiPageQuery()
   @ApiResponse({ status: 200, description: '`{items, nextPageToken}`; nextPageToken is null on the last page.', type: TaxCodePageDto })
   @ApiResponse({ status: 422, ...problemResponse('Invalid, repeated or unknown query parameter (pointer /query/<name>)') })
   async list(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>) {

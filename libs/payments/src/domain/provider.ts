@@ -1,4 +1,4 @@
-import { CommandMetadata, DomainEvent, Evolver, FieldError, NotFoundError, secretHint, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
+import { childPointer, CommandMetadata, DomainEvent, Evolver, FieldError, NotFoundError, secretHint, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
 
 /**
  * The PaymentProvider aggregate: one stream per (environment, provider name).
@@ -95,11 +95,6 @@ function sandboxSecretProblem(secretKey: unknown): string | null {
   if (secretKey.length > MAX_SECRET_LENGTH) return `must be at most ${MAX_SECRET_LENGTH} characters`;
   if (!SANDBOX_SECRET.test(secretKey)) return `must be ${expected}`;
   return null;
-}
-
-/** Appends one RFC 6901 reference token (escaping `~` and `/`). */
-function childPointer(pointer: string, token: string): string {
-  return `${pointer}/${token.replace(/~/g, '~0').replace(/\//g, '~1')}`;
 }
 
 // ---------------------------------------------------------------- events and state

@@ -1,8 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ApiNoInput, assertNoInput, Caller, CallerContext, Clock, commandContext, pointerToken, problemResponse, Versioned } from '@billing/platform';
-import { UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
+import { ApiNoInput, assertNoInput, Caller, CallerContext, Clock, commandContext, problemResponse, Versioned } from '@billing/platform';
+import { childPointer, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
 import { DisableProviderCommand } from '../disable-provider/disable-provider.command';
 import { PaymentProvider } from '../domain';
 import { EnableProviderCommand } from '../enable-provider/enable-provider.command';
@@ -34,7 +34,7 @@ export class PaymentProvidersController {
   async enable(@Caller() caller: CallerContext, @Body() body: unknown): Promise<Versioned<PaymentProviderView>> {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ValidationError.at('', 'must be an object {name, credentials}');
     const unknown = Object.keys(body).filter((key) => key !== 'name' && key !== 'credentials');
-    if (unknown.length > 0) throw new ValidationError('The request is invalid.', unknown.map((key) => ({ pointer: `/${pointerToken(key)}`, detail: UNKNOWN_PROPERTY })));
+    if (unknown.length > 0) throw new ValidationError('The request is invalid.', unknown.map((key) => ({ pointer: childPointer('', key), detail: UNKNOWN_PROPERTY })));
     const { name, credentials } = body as { name?: unknown; credentials?: unknown };
     return answer(await this.commands.execute(new EnableProviderCommand(caller.environmentId, name, credentials, commandContext(caller, this.clock))));
   }

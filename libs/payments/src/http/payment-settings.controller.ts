@@ -2,8 +2,8 @@ import { Body, Controller, Get, HttpCode, Put } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOperation, ApiProperty, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CommandPath } from '@billing/event-store';
-import { Caller, CallerContext, Clock, commandContext, pointerToken, problemResponse } from '@billing/platform';
-import { UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
+import { Caller, CallerContext, Clock, commandContext, problemResponse } from '@billing/platform';
+import { childPointer, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
 import { PaymentSettings, paymentSettingsEvolver } from '../domain';
 import { paymentSettingsStream } from '../streams';
 import { UpdatePaymentSettingsCommand } from '../update-settings/update-payment-settings.handler';
@@ -55,7 +55,7 @@ export class PaymentSettingsController {
   async update(@Caller() caller: CallerContext, @Body() body: unknown): Promise<PaymentSettingsView> {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ValidationError.at('', 'must be an object {retryDays, paymentTermsDays?}');
     const unknown = Object.keys(body).filter((key) => key !== 'retryDays' && key !== 'paymentTermsDays');
-    if (unknown.length > 0) throw new ValidationError('The request is invalid.', unknown.map((key) => ({ pointer: `/${pointerToken(key)}`, detail: UNKNOWN_PROPERTY })));
+    if (unknown.length > 0) throw new ValidationError('The request is invalid.', unknown.map((key) => ({ pointer: childPointer('', key), detail: UNKNOWN_PROPERTY })));
     const { settings } = await this.commands.execute(
       new UpdatePaymentSettingsCommand(
         caller.environmentId,

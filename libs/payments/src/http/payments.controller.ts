@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Caller, CallerContext, Clock, commandContext, idFromIdempotencyKey, OwnCommits, Page, problemResponse, ResourceIdPipe, Versioned } from '@billing/platform';
+import { ApiPageQuery, Caller, CallerContext, Clock, commandContext, idFromIdempotencyKey, OwnCommits, Page, problemResponse, ResourceIdPipe, Versioned } from '@billing/platform';
 import { NotFoundError, ValidationError } from '@billing/shared-kernel';
 import { CreatePaymentCommand } from '../create-payment/create-payment.command';
 import { CreatePaymentDto } from '../create-payment/create-payment.dto';
@@ -69,8 +69,7 @@ export class PaymentsController {
   })
   @ApiQuery({ name: 'filter', required: false, isArray: true, type: String })
   @ApiQuery({ name: 'orderBy', required: false, enum: ['Id', '-Id', 'CreatedAt', '-CreatedAt', 'Amount', '-Amount'] })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
-  @ApiQuery({ name: 'pageToken', required: false })
+  @ApiPageQuery()
   @ApiResponse({ status: 200, description: 'A page of payments', type: PaymentPageDto })
   @ApiResponse({ status: 422, ...problemResponse('A malformed filter, unknown field or operator, bad value, orderBy or limit (pointer /query/<name>[/<index>])') })
   list(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<Page<PaymentView>> {

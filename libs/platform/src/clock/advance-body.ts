@@ -1,5 +1,4 @@
-import { FieldError, parseDateTime, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
-import { pointerToken } from '../http/validation';
+import { childPointer, FieldError, parseDateTime, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
 
 const DATE_TIME_DETAIL = 'must be an RFC 3339 date-time with Z or an offset, e.g. 2027-01-31T00:00:00Z';
 
@@ -10,7 +9,7 @@ export function parseAdvanceBody(body: unknown): Date {
   }
   const errors: FieldError[] = Object.keys(body)
     .filter((key) => key !== 'to')
-    .map((key) => ({ pointer: `/${pointerToken(key)}`, detail: UNKNOWN_PROPERTY }));
+    .map((key) => ({ pointer: childPointer('', key), detail: UNKNOWN_PROPERTY }));
   const to: unknown = Object.prototype.hasOwnProperty.call(body, 'to') ? (body as { to: unknown }).to : undefined;
   const instant = typeof to === 'string' ? parseDateTime(to) : undefined;
   if (to === undefined || to === null) errors.push({ pointer: '/to', detail: 'is required' });

@@ -1,4 +1,4 @@
-import { pointerToken } from './validation';
+import { childPointer } from '@billing/shared-kernel';
 
 /** Deeper than any request this API defines (about six levels) by a wide margin. */
 export const MAX_JSON_DEPTH = 32;
@@ -37,9 +37,9 @@ export function findInputDefect(value: unknown, maxDepth = MAX_JSON_DEPTH): Inpu
       ? current.map((item, index) => [String(index), item])
       : Object.entries(current);
     for (const [key, item] of entries) {
-      const childPointer = `${pointer}/${pointerToken(key)}`;
-      if (!isValidText(key)) return { kind: 'invalid-text', pointer: childPointer };
-      stack.push({ value: item, pointer: childPointer, depth: depth + 1 });
+      const at = childPointer(pointer, key);
+      if (!isValidText(key)) return { kind: 'invalid-text', pointer: at };
+      stack.push({ value: item, pointer: at, depth: depth + 1 });
     }
   }
   return null;

@@ -1,14 +1,9 @@
 import { ValidationPipe, ValidationError as ClassValidatorError } from '@nestjs/common';
-import { FieldError, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
-
-/** RFC 6901 escaping of one reference token. */
-export function pointerToken(token: string | number): string {
-  return String(token).replace(/~/g, '~0').replace(/\//g, '~1');
-}
+import { childPointer, FieldError, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
 
 export function toFieldErrors(errors: readonly ClassValidatorError[], prefix = ''): FieldError[] {
   return errors.flatMap((error) => {
-    const pointer = `${prefix}/${pointerToken(error.property)}`;
+    const pointer = childPointer(prefix, error.property);
     const own = Object.values(error.constraints ?? {}).map((message) => ({
       pointer,
       detail: message.replace(/^property (\S+) should not exist$/, UNKNOWN_PROPERTY).replace(
@@ -43,6 +38,6 @@ export function createValidationPipe(): ValidationPipe {
 export function assertNoInput(body: unknown): void {
   if (body === undefined || body === null) return;
   if (typeof body !== 'object' || Array.isArray(body)) throw ValidationError.at('', 'the request body must be empty or {}');
-  const unknown = Object.keys(body).map((key) => ({ pointer: `/${pointerToken(key)}`, detail: UNKNOWN_PROPERTY }));
+  const unknown = Object.keys(body).map((key) => ({ pointer: childPointer('', key), detail: UNKNOWN_PROPERTY }));
   if (unknown.length > 0) throw new ValidationError('This action accepts no properties', unknown);
 }

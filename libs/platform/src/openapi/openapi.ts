@@ -1,5 +1,5 @@
-import { INestApplication } from '@nestjs/common';
-import { ApiBody, DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { applyDecorators, INestApplication } from '@nestjs/common';
+import { ApiBody, ApiQuery, DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 
 const PROBLEM_SCHEMA = {
   type: 'object',
@@ -149,6 +149,14 @@ export function ApiNoInput(): MethodDecorator {
     description: 'An empty JSON object, or no body; any member is a 422 at its pointer.',
     schema: { type: 'object', additionalProperties: false },
   });
+}
+
+/** The query parameters every keyset-paged list takes: a page size and the previous page's token. */
+export function ApiPageQuery(): MethodDecorator {
+  return applyDecorators(
+    ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } }),
+    ApiQuery({ name: 'pageToken', required: false, schema: { type: 'string' }, description: 'nextPageToken of the previous page' }),
+  );
 }
 
 export function problemResponse(description: string) {

@@ -2,13 +2,19 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
-import { ChargeLine, chargeLines, componentLabel, PriceComponent, priceComponents } from '@billing/catalog';
+import { chargeLines, componentLabel, PriceComponent, priceComponents } from '@billing/catalog';
 import { CommandContext, CommandPath, outsideUnitOfWork, ProjectionRunner, queryRows, ReadModelTimeoutError, StreamVersionConflictError, toNewEvents, WrittenStream } from '@billing/event-store';
 import { BookInvoiceCommand, CreateInvoiceCommand, Invoice, invoiceEvolver, invoiceStream, RequestedLine, UpdateInvoiceCommand } from '@billing/invoicing';
 import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, ScopedClock, WorkerLoop } from '@billing/platform';
-import { assertAmountInRange, DomainError, formatScaledDecimal, parseScaledDecimal, ValidationError } from '@billing/shared-kernel';
+import { addDays, DomainError } from '@billing/shared-kernel';
 import {
-  addDays,
+  CatalogPricing,
+  ChargedPrice,
+  composeInvoice,
+  ReratedPeriod,
+  usageChargeOf,
+  usageLinesOf,
+  withUsageLines,
   decideAdvanceSubscription,
   decideBillDue,
   decideBookUsageInvoice,
@@ -16,17 +22,11 @@ import {
   PendingBooking,
   SubscriptionItem,
   UsageCharge,
-  UsageCorrection,
-  USAGE_SCALE,
   decideRecordBillingFailure,
   DueBilling,
-  ItemCharge,
   retryDue,
-  localDateOf,
   nextDue,
-  QUANTITY_SCALE,
   Subscription,
-  SubscriptionBilledData,
   subscriptionEvolver,
   SubscriptionEvent,
 } from '../domain';
@@ -219,107 +219,66 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     }
   }
 
-  /** Prices the charges as of now, creates and books their invoice, and decides the subscription's events. */
+  /** Loads what the charges need, composes their invoice (composeInvoice), creates and books it, and decides the subscription's events. */
   private async bill(environmentId: string, subscription: Subscription, due: DueBilling & { retryOf?: string }, context: CommandContext, manager: EntityManager): Promise<SubscriptionEvent[]> {
     const items = new Map(subscription.items.map((item) => [item.id, item]));
-    const prices = await this.readModel.prices(environmentId, [...new Set(due.charges.map((charge) => items.get(charge.itemId)!.priceId))]);
-    const amounts: Record<string, bigint> = {};
-    const components = new Map<string, PriceComponent[]>();
-    const usage: UsageCharge[] = [];
-    const usageLines: RequestedLine[] = [];
-    for (const charge of due.charges) {
-      try {
-        await this.price(environmentId, subscription, charge, prices, manager, { amounts, components, usage, usageLines });
-      } catch (error) {
-        if (!(error instanceof DomainError)) throw error;
-        // This item's charge cannot be priced or rated: it alone waits for its retry; the next step bills the others.
-        this.logger.warn({ msg: 'billing an item failed; it is retried later, the other items are billed', environmentId, subscriptionId: subscription.id, itemId: charge.itemId, billAt: due.billAt.toISOString(), reason: error.message });
-        return decideRecordBillingFailure({ subscriptionId: subscription.id, billAt: due.billAt, reason: error.message, itemId: charge.itemId }, subscription, context.meta);
-      }
+    const prices = await this.chargedPrices(environmentId, subscription, due.charges.map((charge) => items.get(charge.itemId)!.priceId));
+    const usage = new Map<string, PeriodUsage | DomainError>();
+    for (const { itemId, kind, period } of due.charges) {
+      if (kind !== 'event_based') continue;
+      // Usage of the (possibly shortened) period, rated at the price versions in force when it happened.
+      usage.set(itemId, await this.rateUsage(environmentId, subscription, items.get(itemId)!, period!, manager).catch(domainErrorOnly));
     }
-    const corrections = await this.corrections(environmentId, subscription, manager);
-    const correctionLines = corrections.map(({ correction, item, name }) => correctionLineOf(item, name, correction));
-    const grace = usage.length === 0 ? 0 : (await this.usage.settings(environmentId, manager)).usageGracePeriodHours;
+    const rerated = await this.corrections(environmentId, subscription, manager);
+    const composed = composeInvoice({ subscription, due, prices, usage, rerated }, CATALOG_PRICING);
+    if (composed.kind === 'failed') {
+      const { itemId, error } = composed;
+      // This item's charge cannot be priced or rated: it alone waits for its retry; the next step bills the others.
+      this.logger.warn({ msg: 'billing an item failed; it is retried later, the other items are billed', environmentId, subscriptionId: subscription.id, itemId, billAt: due.billAt.toISOString(), reason: error.message });
+      return decideRecordBillingFailure({ subscriptionId: subscription.id, billAt: due.billAt, reason: error.message, itemId }, subscription, context.meta);
+    }
+    const grace = composed.usage.length === 0 ? 0 : (await this.usage.settings(environmentId, manager)).usageGracePeriodHours;
     const bookAt = grace > 0 ? new Date(due.billAt.getTime() + grace * 3_600_000) : null;
     // Charges of an instant the other items billed already (a failed item catching up) go on an invoice of their own.
     const billedAlready = subscription.lastBilledAt !== null && due.billAt.getTime() <= Date.parse(subscription.lastBilledAt);
     const invoiceId = subscriptionInvoiceId(environmentId, subscription.id, due.billAt, billedAlready ? due.charges.map((charge) => charge.itemId) : undefined);
-    // The invoice's fixed lines come first: one per component of each fixed charge (however pro-rated).
-    const fixedCount = [...components.values()].reduce((count, parts) => count + parts.length, 0);
+    const { amounts, usage: usageCharges, corrections, usageLines, invoice } = composed;
     const events = decideBillDue(
-      {
-        subscriptionId: subscription.id,
-        billAt: due.billAt,
-        invoiceId,
-        amounts,
-        usage,
-        corrections: corrections.map(({ correction }) => correction),
-        bookAt,
-        usageLines: { first: fixedCount, count: usageLines.length },
-        retryOf: due.retryOf,
-      },
+      { subscriptionId: subscription.id, billAt: due.billAt, invoiceId, amounts, usage: usageCharges, corrections, bookAt, usageLines, retryOf: due.retryOf },
       subscription,
       context.meta,
     );
-    const billed = events.find((event) => event.type === 'SubscriptionBilled')!.data as SubscriptionBilledData;
-    const date = localDateOf(due.billAt, subscription.timeZone);
+    // The environment's payment terms (GET/PUT /paymentsettings; 0 by default: due on the invoice date).
     const paymentTermsDays = await this.queries.execute(new PaymentTermsQuery(environmentId, manager));
     await this.bus.execute(
       new CreateInvoiceCommand(
         environmentId,
         {
-          customer: subscription.customer as never,
-          currency: subscription.currency.toUpperCase(),
-          date,
-          // The environment's payment terms (GET/PUT /paymentsettings; 0 by default: due on the invoice date).
-          dueDate: addDays(date, paymentTermsDays),
-          memo: `Subscription ${subscription.handle}`,
-          items: billed.lines
-            .filter((line) => line.kind !== 'event_based')
-            .flatMap((line) => {
-              const item = items.get(line.itemId)!;
-              // A pro-rated period bills a share of the price: its lines show the whole quantity, less the unused days as a discount.
-              return chargeLines(components.get(line.itemId)!, BigInt(line.amount)).map((charge) =>
-                invoiceLineOf(charge, prices.get(item.priceId)!.price.name, item.product.name, item, line.period),
-              );
-            })
-            .concat(usageLines, correctionLines),
+          customer: invoice.customer as never,
+          currency: invoice.currency,
+          date: invoice.date,
+          dueDate: addDays(invoice.date, paymentTermsDays),
+          memo: invoice.memo,
+          items: invoice.lines,
         },
         context,
         invoiceId,
       ),
     );
     // With usage and a grace period the invoice stays a draft: late events still count until bookAt (bookAfterGrace).
-    if (bookAt === null) await this.bus.execute(new BookInvoiceCommand(environmentId, invoiceId, date, context, 1));
+    if (bookAt === null) await this.bus.execute(new BookInvoiceCommand(environmentId, invoiceId, invoice.date, context, 1));
     return events;
   }
 
-  /** Prices one due charge into the billing's collections; a DomainError is this item's failure. */
-  private async price(
-    environmentId: string,
-    subscription: Subscription,
-    { itemId, kind, period }: ItemCharge,
-    prices: Awaited<ReturnType<SubscriptionsReadModel['prices']>>,
-    manager: EntityManager,
-    into: { amounts: Record<string, bigint>; components: Map<string, PriceComponent[]>; usage: UsageCharge[]; usageLines: RequestedLine[] },
-  ): Promise<void> {
-    const item = subscription.items.find((candidate) => candidate.id === itemId)!;
-    const found = prices.get(item.priceId);
-    const entry = found?.price.pricing[subscription.currency];
-    if (!found || !entry) {
-      throw ValidationError.at(`/items/${itemId}`, `price ${item.priceId} has no pricing in ${subscription.currency.toUpperCase()} any more`);
-    }
-    if (kind === 'event_based') {
-      // Usage of the (possibly shortened) period, rated at the price versions in force when it happened.
-      const rated = await this.rateUsage(environmentId, subscription, item, period!, manager);
-      into.amounts[itemId] = rated.rated.amount;
-      into.usage.push({ itemId, period: period!, quantity: formatScaledDecimal(rated.rated.quantity, USAGE_SCALE), amount: Number(assertAmountInRange(rated.rated.amount, `/items/${itemId}`)) });
-      into.usageLines.push(...usageLinesOf(item, found.price.name, rated, period!));
-      return;
-    }
-    const parts = priceComponents(found.price.priceModel, entry, parseScaledDecimal(item.quantity, QUANTITY_SCALE, `/items/${itemId}/quantity`));
-    into.components.set(itemId, parts);
-    into.amounts[itemId] = parts.reduce((sum, part) => sum + part.amount, 0n);
+  /** The prices the items name, with their components in the subscription's currency (null: no pricing in it any more). */
+  private async chargedPrices(environmentId: string, subscription: Subscription, priceIds: readonly string[]): Promise<Map<string, ChargedPrice<PriceComponent>>> {
+    const found = await this.readModel.prices(environmentId, [...new Set(priceIds)]);
+    return new Map(
+      [...found].map(([id, { price }]) => {
+        const entry = price.pricing[subscription.currency];
+        return [id, { name: price.name, componentsAt: entry ? (quantity: bigint) => priceComponents(price.priceModel, entry, quantity) : null }];
+      }),
+    );
   }
 
   private async rateUsage(environmentId: string, subscription: Subscription, item: SubscriptionItem, period: { start: string; end: string }, manager: EntityManager): Promise<PeriodUsage> {
@@ -336,39 +295,31 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
       const item = subscription.items.find((candidate) => candidate.id === charge.itemId)!;
       const price = prices.get(item.priceId)?.price;
       const rated = await this.rateUsage(environmentId, subscription, item, charge.period, manager);
-      usage.push({ ...charge, quantity: formatScaledDecimal(rated.rated.quantity, USAGE_SCALE), amount: Number(assertAmountInRange(rated.rated.amount, `/items/${item.id}`)) });
-      lines.push(...usageLinesOf(item, price?.name ?? item.priceName, rated, charge.period));
+      usage.push(usageChargeOf(item.id, charge.period, rated));
+      lines.push(...usageLinesOf(item, price?.name ?? item.priceName, rated, charge.period, CATALOG_PRICING));
     }
     return { usage, lines };
   }
 
   /**
-   * Late usage of periods booked before: each period whose usage changed since,
-   * re-rated, as the difference to bill now (one that cannot be rated now is
-   * left for a later billing).
+   * Booked usage periods re-rated now, for composeInvoice to bill their late
+   * usage as corrections (one that cannot be rated now is left for a later billing).
    */
-  private async corrections(environmentId: string, subscription: Subscription, manager: EntityManager): Promise<{ correction: UsageCorrection; item: SubscriptionItem; name: string }[]> {
-    const found: { correction: UsageCorrection; item: SubscriptionItem; name: string }[] = [];
+  private async corrections(environmentId: string, subscription: Subscription, manager: EntityManager): Promise<ReratedPeriod[]> {
+    const found: ReratedPeriod[] = [];
     for (const [itemId, records] of Object.entries(subscription.usageBilled ?? {})) {
       const item = subscription.items.find((candidate) => candidate.id === itemId);
       if (!item) continue;
       for (const record of records) {
-        let rated: PeriodUsage;
-        let amount: number;
         try {
-          rated = await this.rateUsage(environmentId, subscription, item, record.period, manager);
-          amount = Number(assertAmountInRange(rated.rated.amount, `/items/${itemId}`));
+          const rated = await this.rateUsage(environmentId, subscription, item, record.period, manager);
+          found.push({ item, metricName: rated.metric.name, record, now: usageChargeOf(itemId, record.period, rated) });
         } catch (error) {
           if (!(error instanceof DomainError)) throw error;
           // A booked period that cannot be re-rated (late usage beyond the largest amount, its metric or pricing gone) never stops
           // this billing: its correction waits, re-tried with every billing while the period can still receive events.
           this.logger.warn({ msg: 'a usage correction could not be rated; the billing goes on without it', environmentId, subscriptionId: subscription.id, itemId, period: record.period, reason: error.message });
-          continue;
         }
-        const quantity = formatScaledDecimal(rated.rated.quantity, USAGE_SCALE);
-        if (quantity === record.quantity && amount === record.amount) continue;
-        const quantityDelta = formatScaledDecimal(rated.rated.quantity - parseScaledDecimal(record.quantity, USAGE_SCALE, '/quantity'), USAGE_SCALE);
-        found.push({ correction: { itemId, period: record.period, quantity, amount, quantityDelta, amountDelta: amount - record.amount }, item, name: rated.metric.name });
       }
     }
     return found;
@@ -417,8 +368,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
         taxCode: line.tax.taxCode,
       }),
     );
-    const { first, count } = booking.usageLines;
-    const lines = [...kept.slice(0, first), ...usageLines, ...kept.slice(first + count)];
+    const lines = withUsageLines(kept, booking.usageLines, usageLines);
     await this.bus.execute(new UpdateInvoiceCommand(environmentId, booking.invoiceId, { date: invoice.date, currency: invoice.currency, items: lines }, context));
     await this.bus.execute(new BookInvoiceCommand(environmentId, booking.invoiceId, invoice.date, context));
     return decideBookUsageInvoice({ subscriptionId: subscription.id, invoiceId: booking.invoiceId, usage }, subscription, context.meta);
@@ -449,51 +399,13 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
   }
 }
 
-/**
- * An event_based charge's invoice lines: per price version that billed a share
- * of the period's usage (one without a price change), the components of its
- * price at the period's quantity (tier units, flat amounts, packages: see
- * chargeLines), each quantity × unit amount, less the share other versions bill.
- */
-function usageLinesOf(item: SubscriptionItem, priceName: string, usage: PeriodUsage, period: { start: string; end: string }): RequestedLine[] {
-  const { metric, rated } = usage;
-  const total = formatScaledDecimal(rated.quantity, USAGE_SCALE);
-  const several = rated.segments.length > 1;
-  return rated.segments.flatMap((segment, index) => {
-    const description = several
-      ? `${metric.name}: ${formatScaledDecimal(segment.quantity, USAGE_SCALE)} of ${total}, at the price in force from ${segment.version.effectiveAt}`
-      : `${metric.name}: ${total}`;
-    return usage.lines[index].map((charge) => ({ ...invoiceLineOf(charge, priceName, description, item, period), sku: metric.code }));
-  });
-}
+/** The catalog's pricing maths, for composeInvoice. */
+const CATALOG_PRICING: CatalogPricing<PriceComponent> = { chargeLines, componentLabel };
 
-/** One invoice line of a charge: its component's quantity × unit amount, its discount, the component named after the description. */
-function invoiceLineOf(charge: ChargeLine, title: string, description: string, item: SubscriptionItem, period: { start: string; end: string } | null): RequestedLine {
-  const label = componentLabel(charge.component);
-  return {
-    title,
-    description: label === '' ? description : `${description}, ${label}`,
-    periodStart: period?.start ?? null,
-    periodEnd: period?.end ?? null,
-    quantity: Number(formatScaledDecimal(charge.component.quantity, QUANTITY_SCALE)),
-    unitAmount: Number(charge.component.unitAmount),
-    discount: charge.discount === 0n ? null : { amount: Number(charge.discount) },
-    taxCode: item.taxCode,
-  };
-}
-
-/** A correction line: late usage of an earlier, booked period, as the difference in amount. */
-function correctionLineOf(item: SubscriptionItem, metricName: string, correction: UsageCorrection): RequestedLine {
-  return {
-    title: `Correction: ${item.priceName}`,
-    description: `${metricName}: late usage of ${correction.period.start} – ${correction.period.end}: ${correction.quantityDelta} (now ${correction.quantity})`,
-    sku: null,
-    periodStart: correction.period.start,
-    periodEnd: correction.period.end,
-    quantity: 1,
-    unitAmount: correction.amountDelta,
-    taxCode: item.taxCode,
-  };
+/** A domain error is the item's failure (composeInvoice reports it); anything else fails the whole step. */
+function domainErrorOnly(error: unknown): DomainError {
+  if (error instanceof DomainError) return error;
+  throw error;
 }
 
 /** The subscription's next due work at `now`, unless a failed attempt at it waits for its retry. */

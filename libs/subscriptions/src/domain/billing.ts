@@ -1,5 +1,5 @@
-import { CommandMetadata, ConflictError, FieldError, ValidationError, assertAmountInRange } from '@billing/shared-kernel';
-import { addDays, daysInclusive, maxDate, minDate } from './calendar';
+import { CommandMetadata, ConflictError, FieldError, ValidationError, addDays, assertAmountInRange } from '@billing/shared-kernel';
+import { daysInclusive, maxDate, minDate } from './calendar';
 import { Period, periodAt, proRate } from './periods';
 import {
   ChargeKind,

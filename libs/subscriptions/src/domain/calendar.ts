@@ -1,12 +1,6 @@
-import { ValidationError } from '@billing/shared-kernel';
+import { ValidationError, daysBetween, validDate as validCalendarDate } from '@billing/shared-kernel';
 
-/**
- * Calendar dates are ISO `YYYY-MM-DD` strings (they compare correctly as
- * text). Arithmetic goes through day numbers since 1970-01-01, never through a
- * clock or the host's time zone.
- */
-
-const DAY_MS = 86_400_000;
+/** The subscriptions' calendar, on the shared kernel's dates: the last date a subscription may name, month steps. */
 
 /**
  * The latest date a subscription may name. The calendar's dates end at
@@ -16,32 +10,11 @@ const DAY_MS = 86_400_000;
 export const LAST_SUBSCRIPTION_DATE = '8999-12-31';
 export const LAST_CALENDAR_DATE = '9999-12-31';
 
+/** A calendar date no later than LAST_SUBSCRIPTION_DATE. */
 export function validDate(value: unknown, pointer: string): string {
-  if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value)) {
-    const parsed = Date.parse(`${value}T00:00:00Z`);
-    if (!Number.isNaN(parsed) && dateOfDayNumber(parsed / DAY_MS) === value) {
-      if (value > LAST_SUBSCRIPTION_DATE) throw ValidationError.at(pointer, `must not be after ${LAST_SUBSCRIPTION_DATE}`);
-      return value;
-    }
-  }
-  throw ValidationError.at(pointer, 'must be a date (YYYY-MM-DD)');
-}
-
-export function dayNumber(date: string): number {
-  return Date.parse(`${date}T00:00:00Z`) / DAY_MS;
-}
-
-export function dateOfDayNumber(day: number): string {
-  return new Date(day * DAY_MS).toISOString().slice(0, 10);
-}
-
-export function addDays(date: string, days: number): string {
-  return dateOfDayNumber(dayNumber(date) + days);
-}
-
-/** `to − from` in days: 0 for the same date. */
-export function daysBetween(from: string, to: string): number {
-  return dayNumber(to) - dayNumber(from);
+  const date = validCalendarDate(value, pointer);
+  if (date > LAST_SUBSCRIPTION_DATE) throw ValidationError.at(pointer, `must not be after ${LAST_SUBSCRIPTION_DATE}`);
+  return date;
 }
 
 /** Days from `start` to `end`, both included. */

@@ -1,5 +1,5 @@
-import { divideRoundingHalfAwayFromZero } from '@billing/shared-kernel';
-import { addDays, addMonths, daysBetween, monthsBetween } from './calendar';
+import { addDays, daysBetween, divideRoundingHalfAwayFromZero } from '@billing/shared-kernel';
+import { addMonths, monthsBetween } from './calendar';
 
 /**
  * The billing calendar of a subscription item: period k starts at

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { addMonths, daysBetween, validDate } from './calendar';
+import { daysBetween } from '@billing/shared-kernel';
+import { addMonths, validDate } from './calendar';
 import { Recurrence, TermUnit, nthPeriod, periodAt, periodIndexAt, proRate, termEnd, termLengthOf } from './periods';
 
 const periods = (anchor: string, recurrence: Recurrence, count: number) =>

@@ -8,8 +8,10 @@ import {
   formatScaledDecimal,
   isSupportedCurrency,
   parseScaledDecimal,
+  QUANTITY_SCALE,
+  addDays,
 } from '@billing/shared-kernel';
-import { LAST_CALENDAR_DATE, addDays, maxDate, minDate, validDate } from './calendar';
+import { LAST_CALENDAR_DATE, maxDate, minDate, validDate } from './calendar';
 import { TermLength, TermUnit, nthPeriod, periodAt, termEnd, termLengthOf } from './periods';
 import {
   ItemSchedule,
@@ -35,7 +37,6 @@ import { localDateOf, startOfDayIn, validTimeZone } from './time-zone';
  */
 
 export const MAX_SUBSCRIPTION_ITEMS = 50;
-export const QUANTITY_SCALE = 4;
 
 export type SubscriptionStatus = 'active' | 'cancelled' | 'ended';
 

@@ -1,5 +1,4 @@
-import { ValidationError } from '@billing/shared-kernel';
-import { dayNumber } from './calendar';
+import { ValidationError, dayNumber } from '@billing/shared-kernel';
 
 /**
  * IANA time zones through Intl (Node ships full ICU): a subscription's dates

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ApiNoInput, assertNoInput, Caller, CallerContext, Clock, commandContext, IfMatch, isUuid, oneOf, Page, parseLimit, problemResponse, readQuery, ResourceIdPipe, Versioned } from '@billing/platform';
+import { ApiNoInput, ApiPageQuery, assertNoInput, Caller, CallerContext, Clock, commandContext, IfMatch, isUuid, oneOf, Page, parseLimit, problemResponse, readQuery, ResourceIdPipe, Versioned } from '@billing/platform';
 import { NotFoundError, ValidationError } from '@billing/shared-kernel';
 import { CancelSubscriptionCommand } from '../cancel-subscription/cancel-subscription.command';
 import { CreateSubscriptionCommand } from '../create-subscription/create-subscription.command';
@@ -47,8 +47,7 @@ export class SubscriptionsController {
 
   @Get()
   @ApiOperation({ summary: 'List subscriptions', description: 'Newest first (createdAt, then id, descending), keyset paged with an opaque pageToken.' })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
-  @ApiQuery({ name: 'pageToken', required: false, description: 'nextPageToken of the previous page' })
+  @ApiPageQuery()
   @ApiQuery({ name: 'status', required: false, enum: STATUSES, description: 'the recorded status (an end not yet recorded by the billing engine counts from its recording)' })
   @ApiQuery({ name: 'customerId', required: false, schema: { type: 'string', format: 'uuid' } })
   @ApiResponse({ status: 200, description: 'A page of subscriptions', type: SubscriptionPageDto })

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestj
 import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
 import { CommandPath } from '@billing/event-store';
-import { assertNoInput, Caller, CallerContext, Clock, commandContext, Page, parseLimit, problemResponse, readQuery, ResourceIdPipe, Versioned } from '@billing/platform';
+import { ApiPageQuery, assertNoInput, Caller, CallerContext, Clock, commandContext, Page, parseLimit, problemResponse, readQuery, ResourceIdPipe, Versioned } from '@billing/platform';
 import { formatScaledDecimal, NotFoundError, parseDateTime, ValidationError } from '@billing/shared-kernel';
 import { CancelledUsageEvent, CancelUsageEventCommand } from '../cancel-usage-event/cancel-usage-event.command';
 import { CreateBillableMetricCommand } from '../create-billable-metric/create-billable-metric.command';
@@ -67,8 +67,7 @@ export class UsageController {
 
   @Get('billable-metrics')
   @ApiOperation({ summary: 'List billable metrics', description: 'Ordered by code, keyset paged with an opaque pageToken.' })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
-  @ApiQuery({ name: 'pageToken', required: false, schema: { type: 'string' } })
+  @ApiPageQuery()
   @ApiResponse({ status: 200, description: 'A page of metrics', type: BillableMetricPageDto })
   @ApiResponse({ status: 422, ...problemResponse('Invalid, repeated or unknown query parameter (pointer /query/<name>)') })
   async listMetrics(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<Page<BillableMetricView>> {

@@ -1,6 +1,5 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { pointerToken } from '@billing/platform';
-import { FieldError, isUuid, parseDateTime, ValidationError } from '@billing/shared-kernel';
+import { childPointer, FieldError, isUuid, parseDateTime, ValidationError } from '@billing/shared-kernel';
 import { BillableMetric, endsAt, startOfDayIn, Subscription, usageValue } from '../domain';
 import { UsageRow, UsageStore } from '../usage/usage-store';
 import { IngestUsageEventsCommand, UsageBatchResult, UsageEventResult, UsageEventStatus } from './ingest-usage-events.command';
@@ -181,7 +180,7 @@ function checkValues(events: readonly ParsedEvent[], metrics: Map<string, Billab
     const value = event.properties[metric.field];
     if (value === undefined || value === null) continue; // a missing value is this event's rejection (invalid-property)
     const checked = usageValue(value);
-    if ('problem' in checked) errors.push({ pointer: `/events/${event.index}/properties/${pointerToken(metric.field)}`, detail: checked.problem });
+    if ('problem' in checked) errors.push({ pointer: childPointer(`/events/${event.index}/properties`, metric.field), detail: checked.problem });
   }
   if (errors.length > 0) throw new ValidationError('The usage batch is invalid.', errors);
 }

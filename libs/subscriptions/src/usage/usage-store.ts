@@ -3,9 +3,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import { queryRows } from '@billing/event-store';
 import { amountForScaledQuantity, ChargeLine, ExistingPrice, priceComponents, PricingEntry, versionShareLines } from '@billing/catalog';
 import { keysetPage, Page, pageTokenCodec, tokenField } from '@billing/platform';
-import { parseScaledDecimal, ValidationError } from '@billing/shared-kernel';
+import { addDays, parseScaledDecimal, ValidationError } from '@billing/shared-kernel';
 import {
-  addDays,
   BillableMetric,
   DEFAULT_USAGE_SETTINGS,
   Period,

@@ -1,4 +1,4 @@
-import { CommandMetadata, ConflictError, DomainEvent, Evolver, FieldError, NotFoundError, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
+import { childPointer, CommandMetadata, ConflictError, DomainEvent, Evolver, FieldError, NotFoundError, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
 import { DEFAULT_LOCALE, TEMPLATE_LIMITS, TEMPLATE_TYPES, TemplateType } from './template-types';
 
 /**
@@ -111,7 +111,7 @@ export type LocaleResolver = (tag: string) => string | null;
 export function validateTemplateGroupInput(body: unknown, resolveLocale: LocaleResolver): TemplateGroupInput {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ValidationError.at('', 'the request body must be a JSON object {name, locale?}');
   const errors: FieldError[] = [];
-  for (const key of Object.keys(body)) if (key !== 'name' && key !== 'locale') errors.push({ pointer: `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`, detail: UNKNOWN_PROPERTY });
+  for (const key of Object.keys(body)) if (key !== 'name' && key !== 'locale') errors.push({ pointer: childPointer('', key), detail: UNKNOWN_PROPERTY });
   const { name, locale } = body as { name?: unknown; locale?: unknown };
   if (name === undefined || name === null) errors.push({ pointer: '/name', detail: 'is required' });
   else if (typeof name !== 'string') errors.push({ pointer: '/name', detail: 'must be a string' });

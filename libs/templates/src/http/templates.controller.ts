@@ -1,9 +1,24 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CommandPath } from '@billing/event-store';
-import { ApiNoInput, assertNoInput, Caller, CallerContext, Clock, commandContext, IfMatch, Page, parseLimit, pointerToken, problemResponse, readQuery, ResourceIdPipe, Versioned } from '@billing/platform';
-import { NotFoundError, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
+import {
+  ApiNoInput,
+  ApiPageQuery,
+  assertNoInput,
+  Caller,
+  CallerContext,
+  Clock,
+  commandContext,
+  IfMatch,
+  Page,
+  parseLimit,
+  problemResponse,
+  readQuery,
+  ResourceIdPipe,
+  Versioned,
+} from '@billing/platform';
+import { childPointer, NotFoundError, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
 import { defaultTemplateGroupEvolver, validateTemplateGroupInput } from '../domain';
 import { CreateTemplateGroupCommand } from '../create-template-group/create-template-group.handler';
 import { resolveLocale } from '../rendering/formatting';
@@ -50,8 +65,7 @@ export class TemplatesController {
 
   @Get()
   @ApiOperation({ summary: 'List template groups', description: 'Newest first, keyset paging.' })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } })
-  @ApiQuery({ name: 'pageToken', required: false, description: 'nextPageToken of the previous page' })
+  @ApiPageQuery()
   @ApiResponse({ status: 200, description: 'A page of template groups', type: TemplateGroupPageDto })
   @ApiResponse({ status: 422, ...problemResponse('Invalid, repeated or unknown query parameter (pointer /query/<name>)') })
   async list(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<Page<TemplateGroupView>> {
@@ -121,7 +135,7 @@ export class TemplatesController {
   ): Promise<Versioned<TemplateGroupView>> {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ValidationError.at('', 'the request body must be a JSON object {content}');
     const unknown = Object.keys(body).filter((key) => key !== 'content');
-    if (unknown.length > 0) throw new ValidationError('The request is invalid.', unknown.map((key) => ({ pointer: `/${pointerToken(key)}`, detail: UNKNOWN_PROPERTY })));
+    if (unknown.length > 0) throw new ValidationError('The request is invalid.', unknown.map((key) => ({ pointer: childPointer('', key), detail: UNKNOWN_PROPERTY })));
     const updated = await this.commands.execute(
       new UpdateTemplateContentCommand(caller.environmentId, templateGroupId, templateId, (body as { content?: unknown }).content, expectedVersion, commandContext(caller, this.clock)),
     );

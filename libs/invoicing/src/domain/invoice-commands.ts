@@ -1,0 +1,109 @@
+import { Address, InvoiceEvent, InvoiceType } from './invoice-events';
+import type { Invoice } from './invoice';
+import { TaxRegister } from './tax-code';
+
+/** The commands of the Invoice aggregate (decided in invoice-decisions), and what their callers derive from them. */
+
+/** A line as a command names it: its tax code by name, resolved by the decider against the command's register. */
+export interface RequestedLine {
+  /** The id of a line of the invoice to keep it (update only); absent or null: a new line. */
+  readonly id?: string | null;
+  readonly quantity: number;
+  readonly unitAmount: number;
+  readonly title?: string | null;
+  readonly description?: string | null;
+  readonly sku?: string | null;
+  readonly periodStart?: string | null;
+  readonly periodEnd?: string | null;
+  readonly discount?: { readonly percentage?: number | null; readonly amount?: number | null } | null;
+  /** A code of the environment's register; absent or null: the line is not taxed. */
+  readonly taxCode?: string | null;
+}
+
+/** The customer as a command gives it: the address and each of its members may be absent (stored as null). */
+export interface CustomerInput {
+  readonly id: string;
+  /** Required, but may be null. */
+  readonly handle: string | null;
+  /** Required, but may be null. */
+  readonly name: string | null;
+  readonly billingAddress?: Partial<Address> | null;
+}
+
+export interface CreateInvoice {
+  readonly invoiceId: string;
+  readonly customer: CustomerInput;
+  readonly currency: string;
+  /** default: today (UTC) from meta.now */
+  readonly date?: string | null;
+  readonly dueDate?: string | null;
+  readonly memo?: string | null;
+  readonly items?: readonly RequestedLine[] | null;
+  /** The register's entries for the codes the items name: a code it lacks is unknown (422 unknown-tax-code). */
+  readonly taxes: TaxRegister;
+}
+
+/** The PUT body. `currency: null` keeps the currency; `dueDate`/`items` undefined keep, null clears. */
+export interface UpdateInvoice {
+  readonly invoiceId: string;
+  readonly date: string;
+  readonly currency: string | null;
+  readonly dueDate?: string | null;
+  readonly items?: readonly RequestedLine[] | null;
+  /** The register's entries for the codes the items name or, items omitted, the kept lines name (written at today's rates). */
+  readonly taxes: TaxRegister;
+}
+
+export interface BookInvoice {
+  readonly invoiceId: string;
+  /** the gapless number allocated by the infrastructure, see formatInvoiceHandle */
+  readonly handle: string;
+  /** default: the draft's own date (booking never silently re-dates an invoice) */
+  readonly date?: string | null;
+  /** The current register for the draft's tax codes: an invoice is booked at these rates. */
+  readonly taxes: TaxRegister;
+}
+
+export interface AddSettlement {
+  readonly invoiceId: string;
+  readonly date: string;
+  readonly amount: number;
+  readonly reference?: string | null;
+  readonly note?: string | null;
+}
+
+export interface DuplicateInvoice {
+  /** the source invoice */
+  readonly invoiceId: string;
+  readonly newInvoiceId: string;
+  readonly reverse: boolean;
+  /** The current register for the source's tax codes: a copied invoice gets today's rates (a credit note keeps the source's). */
+  readonly taxes: TaxRegister;
+}
+
+export interface DuplicateInvoiceResult {
+  /** append to the source stream */
+  readonly sourceEvents: InvoiceEvent[];
+  /** append to the new stream (expected: no stream) */
+  readonly newStreamEvents: InvoiceEvent[];
+}
+
+/** The tax codes an invoice's lines name, each once. */
+export function taxCodesOf(invoice: Pick<Invoice, 'lines'>): string[] {
+  return uniqueCodes(invoice.lines.map((line) => line.tax.taxCode));
+}
+
+/** The tax codes requested lines name, each once: what a create or update needs of the register. */
+export function taxCodesNamedBy(items: readonly RequestedLine[] | null | undefined): string[] {
+  return uniqueCodes((items ?? []).map((item) => item?.taxCode));
+}
+
+/** `INV-000001` for invoices, `CN-000001` for credit notes (six digits, more when needed). */
+export function formatInvoiceHandle(type: InvoiceType, sequenceNumber: number): string {
+  if (!Number.isSafeInteger(sequenceNumber) || sequenceNumber < 1) throw new RangeError('sequence numbers start at 1');
+  return `${type === 'credit_note' ? 'CN' : 'INV'}-${String(sequenceNumber).padStart(6, '0')}`;
+}
+
+function uniqueCodes(codes: readonly (string | null | undefined)[]): string[] {
+  return [...new Set(codes.filter((code): code is string => typeof code === 'string'))];
+}

@@ -1,0 +1,35 @@
+import { ValidationError } from './domain-error';
+
+/**
+ * Calendar dates are ISO `YYYY-MM-DD` strings (they compare correctly as
+ * text). Arithmetic goes through day numbers since 1970-01-01, never through a
+ * clock or the host's time zone.
+ */
+
+const DAY_MS = 86_400_000;
+
+/** A real calendar date written `YYYY-MM-DD` (2026-02-30 is not one), else a 422 at `pointer`. */
+export function validDate(value: unknown, pointer: string): string {
+  if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value)) {
+    const parsed = Date.parse(`${value}T00:00:00Z`);
+    if (!Number.isNaN(parsed) && dateOfDayNumber(parsed / DAY_MS) === value) return value;
+  }
+  throw ValidationError.at(pointer, 'must be a date (YYYY-MM-DD)');
+}
+
+export function dayNumber(date: string): number {
+  return Date.parse(`${date}T00:00:00Z`) / DAY_MS;
+}
+
+export function dateOfDayNumber(day: number): string {
+  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+}
+
+export function addDays(date: string, days: number): string {
+  return dateOfDayNumber(dayNumber(date) + days);
+}
+
+/** `to − from` in days: 0 for the same date. */
+export function daysBetween(from: string, to: string): number {
+  return dayNumber(to) - dayNumber(from);
+}
