@@ -5,5 +5,5 @@ export * from './invoice-events';
 export * from './invoice';
 export * from './invoice-commands';
 export * from './invoice-decisions';
-export { withCurrentTax } from './invoice-totals';
+export { withCurrentTax } from './invoice-current-tax';
 export * from './credit-notes';

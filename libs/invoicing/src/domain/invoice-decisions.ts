@@ -5,7 +5,7 @@ import { negateLine, parseAmount, settlementStatus, totalDue } from './invoice-m
 import { Invoice, InvoiceState } from './invoice';
 import { AddSettlement, BookInvoice, CreateInvoice, CustomerInput, DuplicateInvoice, DuplicateInvoiceResult, UpdateInvoice } from './invoice-commands';
 import { buildLines, lineWith, resolveLines, scaledLineOf } from './invoice-lines';
-import { withCurrentTax } from './invoice-totals';
+import { withCurrentTax } from './invoice-current-tax';
 
 /** The Invoice aggregate's deciders: each returns the events of its command or throws a typed error. */
 

@@ -1,39 +1,13 @@
-import { computeTotals, LineFigures, parseTaxRate, taxOf } from './invoice-maths';
+import { computeTotals, LineFigures } from './invoice-maths';
 import { InvoiceLine } from './invoice-events';
-import type { Invoice } from './invoice';
-import { TaxRegister } from './tax-code';
 
-/** An invoice's totals and the tax its lines carry at the register's current rates. */
-
-/**
- * A draft invoice priced at the register's current rates: each line naming a
- * code of the register takes its current taxability and rate, and its tax and
- * the totals are recomputed (the line amount does not depend on tax). Booked
- * invoices and credit notes are returned as they are. May throw
- * `amount-out-of-range` at /items when a higher rate pushes a total beyond the limit.
- */
-export function withCurrentTax(invoice: Invoice, register: TaxRegister): Invoice {
-  if (invoice.status !== 'draft' || invoice.type !== 'invoice' || register.size === 0) return invoice;
-  let changed = false;
-  const lines = invoice.lines.map((line, i) => {
-    const current = line.tax.taxCode === null ? undefined : register.get(line.tax.taxCode);
-    if (!current || (current.taxable === line.tax.taxable && current.taxRate === line.tax.taxRate)) return line;
-    changed = true;
-    const rate = parseTaxRate(current.taxRate, `/items/${i}/taxCode`);
-    return {
-      ...line,
-      tax: { taxCode: line.tax.taxCode, taxable: current.taxable, taxRate: current.taxRate },
-      taxAmount: Number(taxOf(BigInt(line.amount), current.taxable, rate)),
-    };
-  });
-  return changed ? { ...invoice, lines, ...totalsOf(lines) } : invoice;
-}
-
+/** A line's figures, as the totals add them up. */
 export function figuresOf(line: InvoiceLine): Pick<LineFigures, 'amount' | 'taxAmount'> {
   return { amount: BigInt(line.amount), taxAmount: BigInt(line.taxAmount) };
 }
 
-export function totalsOf(lines: readonly InvoiceLine[]): Pick<Invoice, 'totalExclVat' | 'totalVat' | 'totalInclVat'> {
+/** An invoice's totals, from its lines. */
+export function totalsOf(lines: readonly InvoiceLine[]): { totalExclVat: number; totalVat: number; totalInclVat: number } {
   const totals = computeTotals(lines.map(figuresOf));
   return {
     totalExclVat: Number(totals.totalExclVat),

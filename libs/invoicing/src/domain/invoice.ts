@@ -20,7 +20,7 @@ import { totalsOf } from './invoice-totals';
 
 /**
  * The aggregate's files, by concern: its state and evolve (here), its totals
- * and tax (invoice-totals), the commands (invoice-commands), the deciders
+ * (invoice-totals), the tax at current rates (invoice-current-tax), the commands (invoice-commands), the deciders
  * (invoice-decisions) with the line rules they share (invoice-lines), and
  * credit notes applied to invoices (credit-notes).
  */
