@@ -33,13 +33,11 @@ describe('Invoice size bounds over HTTP', () => {
     expect(refused.body.errors[0].detail).toContain('at most 500');
   });
 
-  it('a body of ~35 000 lines (just under 1 MiB) is a small, quick 422: only the first 501 lines are even converted', async () => {
+  it('a body of ~35 000 lines (just under 1 MiB) is a small 422 at /items', async () => {
     const many = Array.from({ length: 34_000 }, () => ({ quantity: 1, unitAmount: 1 }));
-    const started = Date.now();
     const response = await t.request('POST', '/invoices', { body: { customer: customer(), currency: 'EUR', items: many } });
     expectProblem(response, 422, 'validation-failed', '/items');
     expect(response.text.length).toBeLessThan(2_000);
-    expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it('a page of invoices with 500 lines each carries no lines: its size does not grow with them', async () => {
