@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { CommandContext, CommandPath, outsideUnitOfWork, StreamVersionConflictError, toNewEvents } from '@billing/event-store';
+import { CommandContext, CommandPath, ConflictPolicy, outsideUnitOfWork } from '@billing/event-store';
+import { foldEvents } from '@billing/shared-kernel';
 import {
   decideCloseInvoicePayment,
   decideCreatePayment,
@@ -54,6 +55,14 @@ export interface PaymentRequest {
  * releasing the reservation); an unknown outcome stays pending for the
  * resolver's lookup.
  */
+/**
+ * An outcome (or a refund's) that another process (the resolver, a twin
+ * request) recorded first is decided again on a fresh load: the decider then
+ * records nothing and the answer is the payment as recorded (the gateway's
+ * answer is the same).
+ */
+const OUTCOME_CONFLICTS: ConflictPolicy = { retries: 2 };
+
 @Injectable()
 export class PaymentFlow {
   constructor(
@@ -87,7 +96,7 @@ export class PaymentFlow {
     return outsideUnitOfWork(async () => {
       const { refundId, amount } = request;
       const reserved = await this.commands.handle(paymentStream(environmentId, paymentId), paymentEvolver, (current) => decideRefund({ refundId, amount, paymentId }, current, context.meta), context, {
-        retryOnConflict: true,
+        conflicts: { retries: 1 },
       });
       const payment = reserved.state as Payment;
       // A retried request finds its refund reserved already, and maybe decided: a pending one is asked again under the same reference.
@@ -119,7 +128,7 @@ export class PaymentFlow {
 
   private async record(environmentId: string, paymentId: string, request: PaymentRequest, context: CommandContext): Promise<{ payment: Payment; version: number }> {
     const invoice = await this.readModel.invoiceFacts(environmentId, request.invoiceId);
-    return this.commands.transaction(async (session) => {
+    return this.commands.run(context, 'reject', async (session) => {
       // Read on the transaction's own connection: a second one while holding this one could starve the pool.
       const provider = typeof request.provider === 'string' ? (await session.load(providerStream(environmentId, request.provider as KnownProvider), paymentProviderEvolver)).state : null;
       const lock = invoice ? await session.load(invoicePaymentsStream(environmentId, invoice.invoiceId), invoicePaymentsEvolver) : null;
@@ -138,14 +147,9 @@ export class PaymentFlow {
         context.meta,
       );
       const opened = decideOpenInvoicePayment({ invoiceId: invoice!.invoiceId, paymentId }, lock!.state, context.meta);
-      await session.append(
-        [
-          { stream: paymentStream(environmentId, paymentId), expectedVersion: 'no_stream', events: toNewEvents(events, context.meta) },
-          { stream: invoicePaymentsStream(environmentId, invoice!.invoiceId), expectedVersion: lock!.version === 0 ? 'no_stream' : lock!.version, events: toNewEvents(opened, context.meta) },
-        ],
-        context.metadata,
-      );
-      return { payment: events.reduce(paymentEvolver.evolve, paymentEvolver.initialState()) as Payment, version: events.length };
+      const version = session.append(paymentStream(environmentId, paymentId), events);
+      session.append(invoicePaymentsStream(environmentId, invoice!.invoiceId), opened);
+      return { payment: foldEvents(paymentEvolver, events) as Payment, version };
     });
   }
 
@@ -198,29 +202,8 @@ export class PaymentFlow {
     // A lookup that finds no refund: none was made; the refund failed and its amount is refundable again.
     const known: RefundOutcome = outcome.kind === 'not_found' ? { kind: 'unreachable', message: outcome.message } : outcome;
     const decide = (current: PaymentState) => decideRecordRefundOutcome(refundId, known, current, context.meta);
-    return this.orAsRecorded(environmentId, paymentId, async () => {
-      const { state, version } = await this.commands.handle(paymentStream(environmentId, paymentId), paymentEvolver, decide, context, { retryOnConflict: true });
-      return { payment: state as Payment, version };
-    });
-  }
-
-  /**
-   * Records an outcome; when another process (the resolver, a twin request)
-   * recorded it first, the payment as it recorded it: the gateway's answer
-   * is the same.
-   */
-  private async orAsRecorded(
-    environmentId: string,
-    paymentId: string,
-    record: () => Promise<{ payment: Payment; version: number }>,
-  ): Promise<{ payment: Payment; version: number }> {
-    try {
-      return await record();
-    } catch (error) {
-      if (!(error instanceof StreamVersionConflictError)) throw error;
-      const current = await this.commands.load(paymentStream(environmentId, paymentId), paymentEvolver);
-      return { payment: current.state as Payment, version: current.version };
-    }
+    const { state, version } = await this.commands.handle(paymentStream(environmentId, paymentId), paymentEvolver, decide, context, { conflicts: OUTCOME_CONFLICTS });
+    return { payment: state as Payment, version };
   }
 
   private async credentials(environmentId: string, providerName: KnownProvider): Promise<object | null> {
@@ -239,27 +222,21 @@ export class PaymentFlow {
     if (outcome.kind === 'unknown') return null;
     // A lookup that finds no charge: none was made, and the token is gone: the payment failed without charging.
     const known: PaymentOutcome = outcome.kind === 'not_found' ? { kind: 'unreachable', message: outcome.message } : outcome;
-    return this.orAsRecorded(environmentId, paymentId, () => this.recordOutcome(environmentId, paymentId, known, context));
+    return this.recordOutcome(environmentId, paymentId, known, context);
   }
 
   private recordOutcome(environmentId: string, paymentId: string, known: PaymentOutcome, context: CommandContext): Promise<{ payment: Payment; version: number }> {
-    return this.commands.transaction(async (session) => {
+    return this.commands.run(context, OUTCOME_CONFLICTS, async (session) => {
       const stream = paymentStream(environmentId, paymentId);
       const loaded = await session.load(stream, paymentEvolver);
       const decided: PaymentEvent[] = decideRecordOutcome(known, loaded.state, context.meta);
-      const payment = decided.reduce(paymentEvolver.evolve, loaded.state) as Payment;
+      const payment = foldEvents(paymentEvolver, decided, loaded.state) as Payment;
       if (decided.length === 0) return { payment, version: loaded.version };
       const lockStream = invoicePaymentsStream(environmentId, payment.invoiceId);
       const lock = await session.load(lockStream, invoicePaymentsEvolver);
-      const closed = decideCloseInvoicePayment({ invoiceId: payment.invoiceId, paymentId }, lock.state, context.meta);
-      const { nextVersions } = await session.append(
-        [
-          { stream, expectedVersion: loaded.version, events: toNewEvents(decided, context.meta) },
-          ...(closed.length > 0 ? [{ stream: lockStream, expectedVersion: lock.version, events: toNewEvents(closed, context.meta) }] : []),
-        ],
-        context.metadata,
-      );
-      return { payment, version: nextVersions[0] };
+      const version = session.append(stream, decided);
+      session.append(lockStream, decideCloseInvoicePayment({ invoiceId: payment.invoiceId, paymentId }, lock.state, context.meta));
+      return { payment, version };
     });
   }
 

@@ -20,7 +20,7 @@ export class CreateTaxCodeHandler implements ICommandHandler<CreateTaxCodeComman
       taxCodeEvolver,
       (state) => decideCreateTaxCode(input, state, context.meta),
       context,
-      { retryOnConflict: true },
+      { conflicts: { retries: 1 } },
     );
     return { id: input.code, version, state };
   }

@@ -21,7 +21,7 @@ export class EnableProviderHandler implements ICommandHandler<EnableProviderComm
       paymentProviderEvolver,
       (current) => decideEnableProvider({ name: validated.name, credentialsHint: validated.hint, credentials: encrypted }, current, context.meta),
       context,
-      { retryOnConflict: true },
+      { conflicts: { retries: 1 } },
     );
     return { provider: state as PaymentProvider, version };
   }

@@ -22,7 +22,7 @@ export class UpdatePaymentSettingsHandler implements ICommandHandler<UpdatePayme
       paymentSettingsEvolver,
       (current) => decideUpdatePaymentSettings({ retryDays }, current, context.meta),
       context,
-      { retryOnConflict: true },
+      { conflicts: { retries: 1 } },
     );
     return { settings: state, version };
   }

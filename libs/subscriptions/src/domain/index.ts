@@ -7,3 +7,4 @@ export * from './subscription';
 export * from './billing';
 export * from './usage';
 export * from './billable-metric';
+export * from './handle-claim';

@@ -28,7 +28,7 @@ export class SetDefaultTemplateGroupHandler implements ICommandHandler<SetDefaul
       defaultTemplateGroupEvolver,
       (current) => decideSetDefaultTemplateGroup(templateGroupId, current, context.meta),
       context,
-      { retryOnConflict: true },
+      { conflicts: { retries: 1 } },
     );
     return new Versioned(withDefault(templateGroupViewOf(loaded.state)!, templateGroupId), loaded.version);
   }

@@ -49,7 +49,7 @@ export class UpdateTemplateContentHandler implements ICommandHandler<UpdateTempl
       templateGroupEvolver,
       (latest) => decideUpdateTemplateContent(update, latest, context.meta),
       context,
-      { expectedVersion, retryOnConflict: true },
+      { expectedVersion, conflicts: { retries: 1 } },
     );
     return new Versioned(templateGroupViewOf(state)!, version);
   }

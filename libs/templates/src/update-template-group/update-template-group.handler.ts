@@ -28,7 +28,7 @@ export class UpdateTemplateGroupHandler implements ICommandHandler<UpdateTemplat
       templateGroupEvolver,
       (current) => decideUpdateTemplateGroup({ templateGroupId, input }, current, context.meta),
       context,
-      { expectedVersion, retryOnConflict: true },
+      { expectedVersion, conflicts: { retries: 1 } },
     );
     return new Versioned(templateGroupViewOf(state)!, version);
   }

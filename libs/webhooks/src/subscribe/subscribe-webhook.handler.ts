@@ -35,7 +35,7 @@ export class SubscribeWebhookHandler implements ICommandHandler<SubscribeWebhook
       webhookSubscriptionEvolver,
       (current) => decideSubscribe({ url, version, encryptedSignatureKey: this.vault.newKey(caller.environmentId, id).encryptedSignatureKey }, current),
       context,
-      { retryOnConflict: true },
+      { conflicts: { retries: 1 } },
     );
     if (state.status !== 'active') throw new Error('a subscription is active right after subscribing');
     return { id, url, signatureKey: this.vault.decrypt(caller.environmentId, id, state.encryptedSignatureKey) };

@@ -11,7 +11,7 @@ export class UnsubscribeWebhookHandler implements ICommandHandler<UnsubscribeWeb
 
   async execute({ caller, id, context }: UnsubscribeWebhook): Promise<void> {
     await this.commands.handle(webhookSubscriptionStream(caller.environmentId, id), webhookSubscriptionEvolver, (state) => decideDelete(state, id), context, {
-      retryOnConflict: true,
+      conflicts: { retries: 1 },
     });
   }
 }
