@@ -8,8 +8,8 @@ import { CancelUsageEventCommand } from '../cancel-usage-event/cancel-usage-even
 import { CancelledUsageEvent } from '../cancel-usage-event/cancel-usage-event.handler';
 import { CreateBillableMetricCommand } from '../create-billable-metric/create-billable-metric.command';
 import { BillableMetric, DEFAULT_USAGE_SETTINGS, timelineAt, USAGE_SCALE, usageSettingsEvolver } from '../domain';
-import { IngestUsageEventsCommand } from '../ingest-usage-events/ingest-usage-events.command';
-import { UsageBatchResult } from '../ingest-usage-events/ingest-usage-events.handler';
+import { IngestUsageEventsCommand, UsageBatchResult } from '../ingest-usage-events/ingest-usage-events.command';
+import { parseUsageBatch } from '../ingest-usage-events/usage-batch';
 import { SetUsageSettingsCommand } from '../set-usage-settings/set-usage-settings.command';
 import { SubscriptionsReadModel } from '../read-model/subscriptions.read-model';
 import { usageSettingsStream } from '../streams';
@@ -125,7 +125,7 @@ export class UsageController {
   @ApiResponse({ status: 200, description: 'A result per event', type: UsageBatchResultDto })
   @ApiResponse({ status: 422, ...problemResponse('A malformed batch (every problem with its pointer, e.g. /events/3/timestamp); nothing is recorded') })
   ingest(@Caller() caller: CallerContext, @Body() body: unknown): Promise<UsageBatchResult> {
-    return this.bus.execute(new IngestUsageEventsCommand(caller.environmentId, body, this.clock.now()));
+    return this.bus.execute(new IngestUsageEventsCommand(caller.environmentId, parseUsageBatch(body), commandContext(caller, this.clock)));
   }
 
   @Post('usage-events/:eventId/cancel')
