@@ -6,7 +6,7 @@ import { Caller, CallerContext, Clock, commandContext, pointerToken, problemResp
 import { UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
 import { PaymentSettings, paymentSettingsEvolver } from '../domain';
 import { paymentSettingsStream } from '../streams';
-import { UpdatePaymentSettingsCommand } from '../update-settings/update-payment-settings.handler';
+import { UpdatePaymentSettingsCommand } from '../update-settings/update-payment-settings.command';
 
 class PaymentSettingsDto {
   @ApiProperty({ type: 'integer', isArray: true, example: [1, 3, 5, 7], description: 'days after the first failed collection try at which it is tried again (1–10 increasing whole days, ≤ 60)' })

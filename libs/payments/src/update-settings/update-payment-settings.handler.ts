@@ -1,15 +1,8 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandContext, CommandPath } from '@billing/event-store';
+import { CommandPath } from '@billing/event-store';
 import { decideUpdatePaymentSettings, PaymentSettings, paymentSettingsEvolver } from '../domain';
 import { paymentSettingsStream } from '../streams';
-
-export class UpdatePaymentSettingsCommand {
-  constructor(
-    readonly environmentId: string,
-    readonly retryDays: unknown,
-    readonly context: CommandContext,
-  ) {}
-}
+import { UpdatePaymentSettingsCommand } from './update-payment-settings.command';
 
 /** The environment's retry schedule for collections that start from now on (a started collection keeps its own). */
 @CommandHandler(UpdatePaymentSettingsCommand)

@@ -1,10 +1,10 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandPath } from '@billing/event-store';
-import { commandContext, ScopedClock } from '@billing/platform';
+import { ScopedClock } from '@billing/platform';
 import { ConflictError, NotFoundError } from '@billing/shared-kernel';
 import { WebhookDispatcher } from '../delivery/dispatcher';
 import { DELIVERIES_CHANNEL } from '../projections/fan-out.reactor';
-import { RedeliverNotification } from './redeliver.command';
+import { RedeliverNotificationCommand } from './redeliver.command';
 
 /**
  * Resets the delivery to pending, due now, and marks it as a manual
@@ -15,17 +15,17 @@ import { RedeliverNotification } from './redeliver.command';
  * as the dispatcher that sends it reads it: not in the environment's time,
  * which a test clock may put years ahead.
  */
-@CommandHandler(RedeliverNotification)
-export class RedeliverNotificationHandler implements ICommandHandler<RedeliverNotification, void> {
+@CommandHandler(RedeliverNotificationCommand)
+export class RedeliverNotificationHandler implements ICommandHandler<RedeliverNotificationCommand, void> {
   constructor(
     private readonly commands: CommandPath,
     private readonly dispatcher: WebhookDispatcher,
     private readonly clock: ScopedClock,
   ) {}
 
-  async execute({ caller, deliveryId }: RedeliverNotification): Promise<void> {
+  async execute({ caller, deliveryId, context }: RedeliverNotificationCommand): Promise<void> {
     const now = this.clock.base.now();
-    await this.commands.run(commandContext(caller, this.clock), 'reject', async (session) => {
+    await this.commands.run(context, 'reject', async (session) => {
       const [found] = await session.query<{ subscription_status: string | null }>(
         `select s.status as subscription_status
            from webhook_deliveries d

@@ -7,7 +7,7 @@ export interface WebhookSubscriptionWithKey {
   readonly signatureKey: string;
 }
 
-export class SubscribeWebhook {
+export class SubscribeWebhookCommand {
   constructor(
     readonly caller: CallerContext,
     /** As received: validated and normalised by the handler. */
