@@ -38,8 +38,9 @@ describe('the one write path', () => {
     expect(handlers.length).toBeGreaterThanOrEqual(30);
   });
 
-  it.each(handlers.map((handler) => [handler.command, handler]))('%s is a …Command class in its own file beside its handler, handled through CommandPath', (_name, { path, text, command }) => {
+  it.each(handlers.map((handler) => [handler.command, handler]))('%s is a …Command class typed with its result, in its own file beside its handler, handled through CommandPath', (_name, { path, text, command }) => {
     expect(command).toMatch(/Command$/);
+    expect(files.some((file) => new RegExp(`export class ${command} extends Command<`).test(file.text))).toBe(true);
     const declared = files.filter((file) => new RegExp(`export class ${command}\\b`).test(file.text)).map((file) => file.path);
     expect(declared).toHaveLength(1);
     expect(dirname(declared[0])).toBe(dirname(path));

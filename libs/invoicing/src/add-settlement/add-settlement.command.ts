@@ -1,12 +1,16 @@
+import { Command } from '@nestjs/cqrs';
 import { CommandContext } from '@billing/event-store';
-import { AddSettlement } from '../domain';
+import { AddSettlement, InvoiceState } from '../domain';
+import { Written } from '../written';
 
-export class AddSettlementCommand {
+export class AddSettlementCommand extends Command<Written<InvoiceState>> {
   constructor(
     readonly environmentId: string,
     readonly input: AddSettlement,
     readonly context: CommandContext,
     /** The version the client's change is based on (If-Match); absent: whatever is current. */
     readonly expectedVersion?: number,
-  ) {}
+  ) {
+    super();
+  }
 }

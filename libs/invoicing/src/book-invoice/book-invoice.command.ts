@@ -1,6 +1,9 @@
+import { Command } from '@nestjs/cqrs';
 import { CommandContext } from '@billing/event-store';
+import { InvoiceState } from '../domain';
+import { Written } from '../written';
 
-export class BookInvoiceCommand {
+export class BookInvoiceCommand extends Command<Written<InvoiceState>> {
   constructor(
     readonly environmentId: string,
     readonly invoiceId: string,
@@ -9,5 +12,7 @@ export class BookInvoiceCommand {
     readonly context: CommandContext,
     /** The version the client's change is based on (If-Match); absent: whatever is current. */
     readonly expectedVersion?: number,
-  ) {}
+  ) {
+    super();
+  }
 }

@@ -1,10 +1,14 @@
+import { Command } from '@nestjs/cqrs';
 import { CommandContext } from '@billing/event-store';
-import { CreateTaxCode } from '../domain';
+import { CreateTaxCode, TaxCodeState } from '../domain';
+import { Written } from '../written';
 
-export class CreateTaxCodeCommand {
+export class CreateTaxCodeCommand extends Command<Written<TaxCodeState>> {
   constructor(
     readonly environmentId: string,
     readonly input: CreateTaxCode,
     readonly context: CommandContext,
-  ) {}
+  ) {
+    super();
+  }
 }

@@ -1,6 +1,9 @@
+import { Command } from '@nestjs/cqrs';
 import { CommandContext } from '@billing/event-store';
+import { InvoiceState } from '../domain';
+import { Written } from '../written';
 
-export class DuplicateInvoiceCommand {
+export class DuplicateInvoiceCommand extends Command<Written<InvoiceState>> {
   constructor(
     readonly environmentId: string,
     /** the source invoice */
@@ -10,5 +13,7 @@ export class DuplicateInvoiceCommand {
     readonly context: CommandContext,
     /** The source's version the client bases this on (If-Match); absent: whatever is current. */
     readonly expectedVersion?: number,
-  ) {}
+  ) {
+    super();
+  }
 }

@@ -1,10 +1,12 @@
+import { Command } from '@nestjs/cqrs';
 import { CommandContext } from '@billing/event-store';
-import { UpdateInvoice } from '../domain';
+import { InvoiceState, UpdateInvoice } from '../domain';
+import { Written } from '../written';
 
 /** The PUT body as domain input: the tax codes its lines name are resolved by the handler. */
 export type UpdateInvoiceInput = Omit<UpdateInvoice, 'invoiceId' | 'taxes'>;
 
-export class UpdateInvoiceCommand {
+export class UpdateInvoiceCommand extends Command<Written<InvoiceState>> {
   constructor(
     readonly environmentId: string,
     readonly invoiceId: string,
@@ -12,5 +14,7 @@ export class UpdateInvoiceCommand {
     readonly context: CommandContext,
     /** The version the client's change is based on (If-Match); absent: whatever is current. */
     readonly expectedVersion?: number,
-  ) {}
+  ) {
+    super();
+  }
 }

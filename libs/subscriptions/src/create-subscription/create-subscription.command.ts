@@ -1,5 +1,6 @@
+import { Command } from '@nestjs/cqrs';
 import { CommandContext } from '@billing/event-store';
-import { PaymentMethod, SubscriptionCustomer } from '../domain';
+import { PaymentMethod, Subscription, SubscriptionCustomer } from '../domain';
 
 /** An item as the caller asks for it: the price is looked up by the handler. */
 export interface RequestedSubscriptionItem {
@@ -20,10 +21,12 @@ export interface CreateSubscriptionInput {
   readonly paymentMethod: PaymentMethod | null;
 }
 
-export class CreateSubscriptionCommand {
+export class CreateSubscriptionCommand extends Command<{ subscription: Subscription; version: number }> {
   constructor(
     readonly environmentId: string,
     readonly input: CreateSubscriptionInput,
     readonly context: CommandContext,
-  ) {}
+  ) {
+    super();
+  }
 }
