@@ -20,6 +20,18 @@ export interface Decided<State, Event extends DomainEvent = DomainEvent> {
   readonly events: readonly Event[];
 }
 
+/**
+ * What a command answers, the one result shape: the resource it wrote (its
+ * id: a tax code's code, a provider's name), its stream's version after the
+ * write (the ETag), and its state then (the read models are not awaited yet
+ * inside a caller's unit of work, so a write answers from what it decided).
+ */
+export interface Written<State> {
+  readonly id: string;
+  readonly version: number;
+  readonly state: State;
+}
+
 /** Who and when: the domain's time and ids, and the audit metadata stored with the events. */
 export interface CommandContext {
   readonly meta: CommandMetadata;

@@ -1,6 +1,6 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandMetadata, foldEvents } from '@billing/shared-kernel';
-import { CommandPath, CommandSession } from '@billing/event-store';
+import { CommandPath, CommandSession, Written } from '@billing/event-store';
 import {
   creditNoteApplication,
   decideApplyCreditNote,
@@ -14,7 +14,6 @@ import {
 } from '../domain';
 import { invoiceStream } from '../streams';
 import { TaxRegisterReader } from '../tax-register';
-import { Written } from '../written';
 import { BookInvoiceCommand } from './book-invoice.command';
 
 /**

@@ -1,7 +1,6 @@
 import { Command } from '@nestjs/cqrs';
-import { CommandContext } from '@billing/event-store';
+import { CommandContext, Written } from '@billing/event-store';
 import { CreateInvoice, InvoiceState } from '../domain';
-import { Written } from '../written';
 
 /** A draft as the caller describes it: the service chooses the id and resolves the tax codes the lines name. */
 export type CreateInvoiceInput = Omit<CreateInvoice, 'invoiceId' | 'taxes'>;

@@ -1,8 +1,7 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandPath } from '@billing/event-store';
+import { CommandPath, Written } from '@billing/event-store';
 import { decideCreateTaxCode, taxCodeEvolver, TaxCodeState } from '../domain';
 import { taxCodeStream } from '../streams';
-import { Written } from '../written';
 import { CreateTaxCodeCommand } from './create-tax-code.command';
 
 /**

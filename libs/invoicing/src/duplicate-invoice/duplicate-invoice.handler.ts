@@ -1,10 +1,9 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandPath } from '@billing/event-store';
+import { CommandPath, Written } from '@billing/event-store';
 import { foldEvents } from '@billing/shared-kernel';
 import { decideDuplicateInvoice, invoiceEvolver, InvoiceState, taxCodesOf } from '../domain';
 import { invoiceStream } from '../streams';
 import { TaxRegisterReader } from '../tax-register';
-import { Written } from '../written';
 import { DuplicateInvoiceCommand } from './duplicate-invoice.command';
 
 /**

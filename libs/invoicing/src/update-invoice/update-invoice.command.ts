@@ -1,7 +1,6 @@
 import { Command } from '@nestjs/cqrs';
-import { CommandContext } from '@billing/event-store';
+import { CommandContext, Written } from '@billing/event-store';
 import { InvoiceState, UpdateInvoice } from '../domain';
-import { Written } from '../written';
 
 /** The PUT body as domain input: the tax codes its lines name are resolved by the handler. */
 export type UpdateInvoiceInput = Omit<UpdateInvoice, 'invoiceId' | 'taxes'>;

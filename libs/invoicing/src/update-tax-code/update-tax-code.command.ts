@@ -1,7 +1,6 @@
 import { Command } from '@nestjs/cqrs';
-import { CommandContext } from '@billing/event-store';
+import { CommandContext, Written } from '@billing/event-store';
 import { TaxCodeState, UpdateTaxCode } from '../domain';
-import { Written } from '../written';
 
 export class UpdateTaxCodeCommand extends Command<Written<TaxCodeState>> {
   constructor(

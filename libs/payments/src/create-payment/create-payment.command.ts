@@ -1,9 +1,9 @@
 import { Command } from '@nestjs/cqrs';
-import { CommandContext } from '@billing/event-store';
+import { CommandContext, Written } from '@billing/event-store';
 import { PaymentRequest } from '../payment-flow';
 import { Payment } from '../domain';
 
-export class CreatePaymentCommand extends Command<{ payment: Payment; version: number }> {
+export class CreatePaymentCommand extends Command<Written<Payment>> {
   constructor(
     readonly environmentId: string,
     readonly request: PaymentRequest,

@@ -1,8 +1,8 @@
 import { Command } from '@nestjs/cqrs';
-import { CommandContext } from '@billing/event-store';
+import { CommandContext, Written } from '@billing/event-store';
 import { PaymentProvider } from '../domain';
 
-export class DisableProviderCommand extends Command<{ provider: PaymentProvider; version: number }> {
+export class DisableProviderCommand extends Command<Written<PaymentProvider>> {
   constructor(
     readonly environmentId: string,
     readonly name: string,

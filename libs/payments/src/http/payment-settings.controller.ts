@@ -40,10 +40,10 @@ export class PaymentSettingsController {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ValidationError.at('', 'must be an object {retryDays}');
     const unknown = Object.keys(body).filter((key) => key !== 'retryDays');
     if (unknown.length > 0) throw new ValidationError('The request is invalid.', unknown.map((key) => ({ pointer: `/${pointerToken(key)}`, detail: UNKNOWN_PROPERTY })));
-    const { settings } = await this.commands.execute(
+    const { state } = await this.commands.execute(
       new UpdatePaymentSettingsCommand(caller.environmentId, (body as { retryDays?: unknown }).retryDays, commandContext(caller, this.clock)),
     );
-    return view(settings);
+    return view(state);
   }
 }
 

@@ -1,8 +1,8 @@
 import { Command } from '@nestjs/cqrs';
-import { CommandContext } from '@billing/event-store';
+import { CommandContext, Written } from '@billing/event-store';
 import { Payment } from '../domain';
 
-export class RefundPaymentCommand extends Command<{ payment: Payment; version: number }> {
+export class RefundPaymentCommand extends Command<Written<Payment>> {
   constructor(
     readonly environmentId: string,
     readonly paymentId: string,

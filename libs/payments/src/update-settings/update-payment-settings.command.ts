@@ -1,8 +1,8 @@
 import { Command } from '@nestjs/cqrs';
-import { CommandContext } from '@billing/event-store';
+import { CommandContext, Written } from '@billing/event-store';
 import { PaymentSettings } from '../domain';
 
-export class UpdatePaymentSettingsCommand extends Command<{ settings: PaymentSettings; version: number }> {
+export class UpdatePaymentSettingsCommand extends Command<Written<PaymentSettings>> {
   constructor(
     readonly environmentId: string,
     readonly retryDays: unknown,

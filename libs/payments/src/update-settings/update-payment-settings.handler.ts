@@ -1,15 +1,15 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandPath } from '@billing/event-store';
+import { CommandPath, Written } from '@billing/event-store';
 import { decideUpdatePaymentSettings, PaymentSettings, paymentSettingsEvolver } from '../domain';
 import { paymentSettingsStream } from '../streams';
 import { UpdatePaymentSettingsCommand } from './update-payment-settings.command';
 
 /** The environment's retry schedule for collections that start from now on (a started collection keeps its own). */
 @CommandHandler(UpdatePaymentSettingsCommand)
-export class UpdatePaymentSettingsHandler implements ICommandHandler<UpdatePaymentSettingsCommand, { settings: PaymentSettings; version: number }> {
+export class UpdatePaymentSettingsHandler implements ICommandHandler<UpdatePaymentSettingsCommand, Written<PaymentSettings>> {
   constructor(private readonly commands: CommandPath) {}
 
-  async execute({ environmentId, retryDays, context }: UpdatePaymentSettingsCommand): Promise<{ settings: PaymentSettings; version: number }> {
+  async execute({ environmentId, retryDays, context }: UpdatePaymentSettingsCommand): Promise<Written<PaymentSettings>> {
     const { state, version } = await this.commands.handle(
       paymentSettingsStream(environmentId),
       paymentSettingsEvolver,
@@ -17,6 +17,6 @@ export class UpdatePaymentSettingsHandler implements ICommandHandler<UpdatePayme
       context,
       { conflicts: { retries: 1 } },
     );
-    return { settings: state, version };
+    return { id: environmentId, version, state };
   }
 }

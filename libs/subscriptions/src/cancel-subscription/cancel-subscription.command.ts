@@ -1,8 +1,8 @@
 import { Command } from '@nestjs/cqrs';
-import { CommandContext } from '@billing/event-store';
+import { CommandContext, Written } from '@billing/event-store';
 import { Subscription } from '../domain';
 
-export class CancelSubscriptionCommand extends Command<{ subscription: Subscription; version: number }> {
+export class CancelSubscriptionCommand extends Command<Written<Subscription>> {
   constructor(
     readonly environmentId: string,
     readonly subscriptionId: string,

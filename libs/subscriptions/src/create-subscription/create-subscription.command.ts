@@ -1,5 +1,5 @@
 import { Command } from '@nestjs/cqrs';
-import { CommandContext } from '@billing/event-store';
+import { CommandContext, Written } from '@billing/event-store';
 import { PaymentMethod, Subscription, SubscriptionCustomer } from '../domain';
 
 /** An item as the caller asks for it: the price is looked up by the handler. */
@@ -21,7 +21,7 @@ export interface CreateSubscriptionInput {
   readonly paymentMethod: PaymentMethod | null;
 }
 
-export class CreateSubscriptionCommand extends Command<{ subscription: Subscription; version: number }> {
+export class CreateSubscriptionCommand extends Command<Written<Subscription>> {
   constructor(
     readonly environmentId: string,
     readonly input: CreateSubscriptionInput,

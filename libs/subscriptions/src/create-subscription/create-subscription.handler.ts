@@ -1,5 +1,5 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandPath, CommandSession } from '@billing/event-store';
+import { CommandPath, CommandSession, Written } from '@billing/event-store';
 import { FieldError, foldEvents, ValidationError } from '@billing/shared-kernel';
 import { decideClaimHandle, decideCreateSubscription, handleClaimEvolver, handleIsFree, Subscription, subscriptionEvolver } from '../domain';
 import { priceFactsOf, SubscriptionsReadModel } from '../read-model/subscriptions.read-model';
@@ -14,14 +14,14 @@ import { CreateSubscriptionCommand } from './create-subscription.command';
  * generated one never collides with a chosen one.
  */
 @CommandHandler(CreateSubscriptionCommand)
-export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscriptionCommand, { subscription: Subscription; version: number }> {
+export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscriptionCommand, Written<Subscription>> {
   constructor(
     private readonly commands: CommandPath,
     private readonly readModel: SubscriptionsReadModel,
     private readonly usage: UsageStore,
   ) {}
 
-  async execute({ environmentId, input, context }: CreateSubscriptionCommand): Promise<{ subscription: Subscription; version: number }> {
+  async execute({ environmentId, input, context }: CreateSubscriptionCommand): Promise<Written<Subscription>> {
     const { meta } = context;
     const subscriptionId = meta.newId();
     const prices = await this.readModel.prices(
@@ -47,7 +47,7 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
       const handleStream = subscriptionHandleStream(environmentId, handle);
       session.append(handleStream, decideClaimHandle({ handle, subscriptionId }, (await session.load(handleStream, handleClaimEvolver)).state));
       const version = session.append(subscriptionStream(environmentId, subscriptionId), events);
-      return { subscription: foldEvents(subscriptionEvolver, events) as Subscription, version };
+      return { id: subscriptionId, version, state: foldEvents(subscriptionEvolver, events) as Subscription };
     });
   }
 
