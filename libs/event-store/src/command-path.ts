@@ -1,10 +1,11 @@
-import { CommandMetadata, DomainEvent, Evolver } from '@billing/shared-kernel';
+import { CommandMetadata, DomainEvent, Evolver, foldEvents } from '@billing/shared-kernel';
 import { DataSource, EntityManager } from 'typeorm';
 import { StreamVersionConflictError } from './errors';
 import { EventStore } from './event-store';
 import { ProjectionRunner } from './projection-runner';
 import { currentUnitOfWork, inTransaction, UnitOfWork, withinUnitOfWork } from './unit-of-work';
-import { AppendResult, EventMetadata, NewEvent, RecordedEvent, StreamAppend, StreamRef, WrittenStream } from './types';
+import { queryRows } from './sql';
+import { EventMetadata, NewEvent, RecordedEvent, StreamAppend, StreamRef, WrittenStream } from './types';
 
 export interface LoadedStream<State> {
   readonly state: State;
@@ -19,21 +20,38 @@ export interface Decided<State, Event extends DomainEvent = DomainEvent> {
   readonly events: readonly Event[];
 }
 
+/**
+ * What a command answers, the one result shape: the resource it wrote (its
+ * id: a tax code's code, a provider's name), its stream's version after the
+ * write (the ETag), and its state then (the read models are not awaited yet
+ * inside a caller's unit of work, so a write answers from what it decided).
+ */
+export interface Written<State> {
+  readonly id: string;
+  readonly version: number;
+  readonly state: State;
+}
+
 /** Who and when: the domain's time and ids, and the audit metadata stored with the events. */
 export interface CommandContext {
   readonly meta: CommandMetadata;
   readonly metadata: EventMetadata;
 }
 
+/**
+ * What a command does when another writer moved a stream it loaded (or took
+ * a stream it creates) between its load and its append: `reject` answers 409
+ * `version-conflict` (`stream-exists`); `{ retries }` decides again on a
+ * fresh load, up to that many times, then answers the 409. A client's
+ * If-Match is never retried: its command is based on what the client saw.
+ */
+export type ConflictPolicy = 'reject' | { readonly retries: number };
+
 export interface CommandOptions {
   /** The version the client based the command on (If-Match): any other current version is a 409. */
   readonly expectedVersion?: number;
-  /**
-   * The command may be decided again on fresh state when another writer got
-   * there first (only without an expected version: a client's If-Match is
-   * never overridden).
-   */
-  readonly retryOnConflict?: boolean;
+  /** Declared by each command; absent: `reject`. */
+  readonly conflicts?: ConflictPolicy;
   /**
    * The stream was named just now (a fresh random id): there is nothing to
    * load, so the command decides on the initial state and creates the stream
@@ -43,11 +61,16 @@ export interface CommandOptions {
 }
 
 /**
- * The one command path: load the stream and fold it, decide, append with the
- * version that was loaded, then answer only once the read models that follow
- * the written streams show the change (read-your-writes from any process).
- * Inside a unit of work (see unit-of-work.ts) all of it runs in the unit's
- * transaction.
+ * The one command path. Every write runs as: load the streams the command
+ * names (and any row its decision needs: a number counter, a claim) →
+ * decide, purely → append what it decided to all of them atomically, each
+ * with the version it was loaded at → apply the command's conflict policy →
+ * answer only once the read models that follow the written streams show the
+ * change (read-your-writes from any process). Inside a unit of work (see
+ * unit-of-work.ts: an Idempotency-Key's stored response, the billing
+ * engine's step) all of it runs in the unit's transaction. A command that
+ * commits in steps (a payment: pending, the gateway, the outcome) takes one
+ * pass through the path per step.
  */
 export class CommandPath {
   constructor(
@@ -56,51 +79,40 @@ export class CommandPath {
     private readonly runner: ProjectionRunner,
   ) {}
 
+  /** Reads a stream's state outside any command (a check before a command, or a step's precondition). */
   async load<State, Event extends DomainEvent>(stream: StreamRef, evolver: Evolver<State, Event>, manager?: EntityManager): Promise<LoadedStream<State>> {
     return foldStream(await this.eventStore.readStream(stream, manager), evolver);
   }
 
-  /** Load → decide → append for one stream. `decide` returns the events (none: nothing is written). */
-  async handle<State, Event extends DomainEvent>(
+  /**
+   * A command over one stream: load → decide → append. `decide` returns the
+   * events (none: nothing is written). Its single append is one statement,
+   * atomic without a transaction of its own.
+   */
+  handle<State, Event extends DomainEvent>(
     stream: StreamRef,
     evolver: Evolver<State, Event>,
     decide: (state: State) => readonly Event[],
     context: CommandContext,
     options: CommandOptions = {},
   ): Promise<Decided<State, Event>> {
-    const attempt = async (): Promise<Decided<State, Event> & { written: readonly WrittenStream[] }> => {
-      const { state, version } = options.newStream
-        ? { state: evolver.initialState(), version: 0 }
-        : expectVersion(stream, await this.load(stream, evolver), options.expectedVersion);
+    return this.execute(context, options.conflicts ?? 'reject', false, async (session) => {
+      const { state, version } = options.newStream ? { state: evolver.initialState(), version: 0 } : await session.load(stream, evolver, options.expectedVersion);
       const events = decide(state);
-      if (events.length === 0) return { state, version, events, written: [] };
-      const result = await this.eventStore.append(
-        [{ stream, expectedVersion: version === 0 ? 'no_stream' : version, events: toNewEvents(events, context.meta) }],
-        context.metadata,
-      );
-      return { state: events.reduce(evolver.evolve, state), version: result.nextVersions[0], events, written: result.written };
-    };
-    let outcome: Awaited<ReturnType<typeof attempt>>;
-    try {
-      outcome = await attempt();
-    } catch (error) {
-      if (!(error instanceof StreamVersionConflictError) || !options.retryOnConflict || options.expectedVersion !== undefined) throw error;
-      outcome = await attempt();
-    }
-    await this.awaitReadModels(outcome.written);
-    return { state: outcome.state, version: outcome.version, events: outcome.events };
+      return { state: foldEvents(evolver, events, state), version: events.length === 0 ? version : session.append(stream, events), events };
+    });
   }
 
   /**
-   * For a command that needs more than one stream, or its own rows (a
-   * number sequence), in one transaction: `work` loads and appends through
-   * the session; the read models are awaited after the commit.
+   * A command over several streams, or whose decision needs a read of its
+   * own (a number counter, a uniqueness claim), in one transaction: `command`
+   * loads and reads through the session, decides, and stages its events with
+   * `session.append`; the path appends everything staged at once, with the
+   * loaded versions, when `command` returns, and applies `conflicts` to the
+   * whole command (a retry runs `command` again on a fresh transaction).
    */
-  async transaction<Result>(work: (session: CommandSession) => Promise<Result>): Promise<Result> {
-    const written: WrittenStream[] = [];
-    const result = await inTransaction(this.dataSource, (tx) => work(new CommandSession(tx, this.eventStore, written)));
-    await this.awaitReadModels(written);
-    return result;
+  run<Result>(context: CommandContext, conflicts: ConflictPolicy, command: (session: CommandSession) => Promise<Result>): Promise<Result> {
+    return this.execute(context, conflicts, true, command);
   }
 
   /**
@@ -135,6 +147,31 @@ export class CommandPath {
     }
   }
 
+  /** One pass per attempt: a fresh session, the command, the staged appends; a conflict retried as the policy says. */
+  private async execute<Result>(
+    context: CommandContext,
+    conflicts: ConflictPolicy,
+    transactional: boolean,
+    command: (session: CommandSession) => Promise<Result>,
+  ): Promise<Result> {
+    const retries = conflicts === 'reject' ? 0 : conflicts.retries;
+    for (let attempt = 0; ; attempt++) {
+      let session: CommandSession | undefined;
+      const pass = async (manager: EntityManager) => {
+        session = new CommandSession(manager, this.eventStore, context.meta);
+        const result = await command(session);
+        return { result, written: await session.commit(context.metadata, transactional) };
+      };
+      try {
+        const { result, written } = transactional ? await inTransaction(this.dataSource, pass) : await pass(this.dataSource.manager);
+        await this.awaitReadModels(written);
+        return result;
+      } catch (error) {
+        if (!(error instanceof StreamVersionConflictError) || session?.pinned !== false || attempt >= retries) throw error;
+      }
+    }
+  }
+
   /**
    * Read-your-writes: after the commit, wait for the read models. Inside a
    * unit of work nothing is committed yet, so the unit's owner waits after
@@ -147,24 +184,62 @@ export class CommandPath {
   }
 }
 
-/** Loads and appends inside one command's transaction. */
+/** One pass of a command: what it loaded (and at which version), and what it decided to append. */
 export class CommandSession {
+  private readonly loaded = new Map<string, number>();
+  private readonly staged = new Map<string, StreamAppend>();
+  private clientVersion = false;
+
   constructor(
+    /** The command's connection (its transaction, for `run`): reads its decision needs go here. */
     readonly tx: EntityManager,
     private readonly eventStore: EventStore,
-    private readonly written: WrittenStream[],
+    private readonly meta: CommandMetadata,
   ) {}
+
+  /** True when a stream was loaded with the client's If-Match: a conflict is then the client's, never retried. */
+  get pinned(): boolean {
+    return this.clientVersion;
+  }
 
   /** Loads and folds a stream; with `expectedVersion` (a client's If-Match) a stream at another version is a 409. */
   async load<State, Event extends DomainEvent>(stream: StreamRef, evolver: Evolver<State, Event>, expectedVersion?: number): Promise<LoadedStream<State>> {
-    return expectVersion(stream, foldStream(await this.eventStore.readStream(stream, this.tx), evolver), expectedVersion);
+    if (expectedVersion !== undefined) this.clientVersion = true;
+    const loaded = expectVersion(stream, foldStream(await this.eventStore.readStream(stream, this.tx), evolver), expectedVersion);
+    this.loaded.set(keyOf(stream), loaded.version);
+    return loaded;
   }
 
-  async append(appends: readonly StreamAppend[], metadata: EventMetadata): Promise<AppendResult> {
-    const result = await this.eventStore.append(appends, metadata, this.tx);
-    this.written.push(...result.written);
-    return result;
+  /** A read the decision needs, on the command's connection (in `run`, its transaction: a locked counter row stays locked until commit). */
+  query<Row>(sql: string, parameters: readonly unknown[]): Promise<Row[]> {
+    return queryRows<Row>(this.tx, sql, parameters);
   }
+
+  /**
+   * Stages decided events for `stream`, appended when the command returns
+   * at the version the stream was loaded at (a stream never loaded must not
+   * exist yet). Answers the stream's version after the commit.
+   */
+  append(stream: StreamRef, events: readonly DomainEvent[]): number {
+    const key = keyOf(stream);
+    const before = this.staged.get(key);
+    const base = before ?? { stream, expectedVersion: this.loaded.get(key) || ('no_stream' as const), events: [] };
+    const next: StreamAppend = { ...base, events: [...base.events, ...toNewEvents(events, this.meta)] };
+    this.staged.set(key, next);
+    return (next.expectedVersion === 'no_stream' ? 0 : next.expectedVersion) + next.events.length;
+  }
+
+  /** Appends everything staged, atomically: in the command's transaction, or as one statement for a single stream. */
+  async commit(metadata: EventMetadata, transactional: boolean): Promise<readonly WrittenStream[]> {
+    const appends = [...this.staged.values()].filter((append) => append.events.length > 0);
+    if (appends.length === 0) return [];
+    if (!transactional && appends.length > 1) throw new Error('a command over several streams runs through CommandPath.run');
+    return (await this.eventStore.append(appends, metadata, transactional ? this.tx : undefined)).written;
+  }
+}
+
+function keyOf(stream: StreamRef): string {
+  return `${stream.environmentId}/${stream.streamType}/${stream.streamId}`;
 }
 
 /** The one If-Match rule: a stream at another version is a conflict; a missing one is the decider's to report (a 404). */
@@ -177,7 +252,7 @@ function expectVersion<State>(stream: StreamRef, loaded: LoadedStream<State>, ex
 
 /** The one fold from stored events to state. */
 export function foldStream<State, Event extends DomainEvent>(events: readonly RecordedEvent[], evolver: Evolver<State, Event>): LoadedStream<State> {
-  const state = events.reduce((current, event) => evolver.evolve(current, event as unknown as Event), evolver.initialState());
+  const state = foldEvents(evolver, events as readonly DomainEvent[] as readonly Event[]);
   return { state, version: events.length === 0 ? 0 : events[events.length - 1].streamVersion };
 }
 

@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import { DomainEvent, Evolver } from '@billing/shared-kernel';
+import { DomainEvent, Evolver, foldEvents } from '@billing/shared-kernel';
 import { queryRows } from './sql';
 import { RecordedEvent } from './types';
 
@@ -65,10 +65,7 @@ export async function foldStreamBatches<State extends { readonly status: string 
 ): Promise<FoldedStream<State>[]> {
   const folded: FoldedStream<State>[] = [];
   for (const stream of await streamBatches<State>(events, streamType, table, tx)) {
-    const state = stream.events.reduce(
-      (current, event) => evolver.evolve(current, { type: event.type, schemaVersion: event.schemaVersion, data: event.data }),
-      stream.stored ?? evolver.initialState(),
-    );
+    const state = foldEvents(evolver, stream.events, stream.stored ?? evolver.initialState());
     const last = stream.events[stream.events.length - 1];
     if (state.status !== 'none') folded.push({ environmentId: stream.environmentId, id: stream.id, version: last.streamVersion, state, recordedAt: last.recordedAt });
   }

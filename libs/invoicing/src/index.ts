@@ -19,4 +19,3 @@ export type { CreateInvoiceInput } from './create-invoice/create-invoice.command
 export { BookInvoiceCommand } from './book-invoice/book-invoice.command';
 export { UpdateInvoiceCommand } from './update-invoice/update-invoice.command';
 export { CustomerInputDto } from './create-invoice/create-invoice.dto';
-export type { Written } from './written';

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { CommandContext, CommandPath, outsideUnitOfWork, StreamVersionConflictError, toNewEvents } from '@billing/event-store';
+import { CommandContext, CommandPath, ConflictPolicy, outsideUnitOfWork, Written } from '@billing/event-store';
+import { foldEvents } from '@billing/shared-kernel';
 import {
   decideCloseInvoicePayment,
   decideCreatePayment,
@@ -54,6 +55,14 @@ export interface PaymentRequest {
  * releasing the reservation); an unknown outcome stays pending for the
  * resolver's lookup.
  */
+/**
+ * An outcome (or a refund's) that another process (the resolver, a twin
+ * request) recorded first is decided again on a fresh load: the decider then
+ * records nothing and the answer is the payment as recorded (the gateway's
+ * answer is the same).
+ */
+const OUTCOME_CONFLICTS: ConflictPolicy = { retries: 2 };
+
 @Injectable()
 export class PaymentFlow {
   constructor(
@@ -63,38 +72,38 @@ export class PaymentFlow {
     private readonly vault: CredentialVault,
   ) {}
 
-  pay(environmentId: string, request: PaymentRequest, context: CommandContext): Promise<{ payment: Payment; version: number }> {
+  pay(environmentId: string, request: PaymentRequest, context: CommandContext): Promise<Written<Payment>> {
     return outsideUnitOfWork(async () => {
       const paymentId = request.paymentId ?? context.meta.newId();
       // A chosen id may name a payment already recorded (a retry after a lost answer): it is not recorded again,
       // and a pending one is charged again under the same reference, which the gateway answers without charging twice.
       const loaded = await this.commands.load(paymentStream(environmentId, paymentId), paymentEvolver);
-      if (loaded.state.status !== 'none' && loaded.state.status !== 'pending') return { payment: loaded.state, version: loaded.version };
-      const recorded = loaded.state.status === 'pending' ? { payment: loaded.state, version: loaded.version } : await this.recordOnce(environmentId, paymentId, request, context);
-      if (recorded.payment.status !== 'pending') return recorded;
-      const outcome = await this.charge(environmentId, recorded, request.token, 'charge');
+      if (loaded.state.status !== 'none' && loaded.state.status !== 'pending') return { id: paymentId, version: loaded.version, state: loaded.state };
+      const recorded = loaded.state.status === 'pending' ? { id: paymentId, version: loaded.version, state: loaded.state } : await this.recordOnce(environmentId, paymentId, request, context);
+      if (recorded.state.status !== 'pending') return recorded;
+      const outcome = await this.charge(environmentId, recorded.state, request.token, 'charge');
       return (await this.settle(environmentId, paymentId, outcome, context)) ?? recorded;
     });
   }
 
   /** For a payment still pending: what the gateway says became of its charge. Never charges again. */
   async resolve(environmentId: string, payment: Payment, context: CommandContext): Promise<void> {
-    const outcome = await this.charge(environmentId, { payment }, '', 'lookup');
+    const outcome = await this.charge(environmentId, payment, '', 'lookup');
     await this.settle(environmentId, payment.id, outcome, context);
   }
 
-  refund(environmentId: string, paymentId: string, request: { refundId: string; amount: unknown }, context: CommandContext): Promise<{ payment: Payment; version: number }> {
+  refund(environmentId: string, paymentId: string, request: { refundId: string; amount: unknown }, context: CommandContext): Promise<Written<Payment>> {
     return outsideUnitOfWork(async () => {
       const { refundId, amount } = request;
       const reserved = await this.commands.handle(paymentStream(environmentId, paymentId), paymentEvolver, (current) => decideRefund({ refundId, amount, paymentId }, current, context.meta), context, {
-        retryOnConflict: true,
+        conflicts: { retries: 1 },
       });
       const payment = reserved.state as Payment;
       // A retried request finds its refund reserved already, and maybe decided: a pending one is asked again under the same reference.
       const refund = payment.refunds.find((candidate) => candidate.id === refundId)!;
-      if (refund.status !== 'pending') return { payment, version: reserved.version };
+      if (refund.status !== 'pending') return { id: paymentId, version: reserved.version, state: payment };
       const outcome = await this.askRefund(environmentId, payment, refund, 'refund');
-      return (await this.recordRefundOutcome(environmentId, paymentId, refundId, outcome, context)) ?? { payment, version: reserved.version };
+      return (await this.recordRefundOutcome(environmentId, paymentId, refundId, outcome, context)) ?? { id: paymentId, version: reserved.version, state: payment };
     });
   }
 
@@ -105,7 +114,7 @@ export class PaymentFlow {
   }
 
   /** Records the payment; when a twin with the same chosen id recorded it first, that payment (pending or decided). */
-  private async recordOnce(environmentId: string, paymentId: string, request: PaymentRequest, context: CommandContext): Promise<{ payment: Payment; version: number }> {
+  private async recordOnce(environmentId: string, paymentId: string, request: PaymentRequest, context: CommandContext): Promise<Written<Payment>> {
     try {
       return await this.record(environmentId, paymentId, request, context);
     } catch (error) {
@@ -113,13 +122,13 @@ export class PaymentFlow {
       if (request.paymentId === undefined) throw error;
       const twin = await this.commands.load(paymentStream(environmentId, paymentId), paymentEvolver);
       if (twin.state.status === 'none') throw error;
-      return { payment: twin.state, version: twin.version };
+      return { id: paymentId, version: twin.version, state: twin.state };
     }
   }
 
-  private async record(environmentId: string, paymentId: string, request: PaymentRequest, context: CommandContext): Promise<{ payment: Payment; version: number }> {
+  private async record(environmentId: string, paymentId: string, request: PaymentRequest, context: CommandContext): Promise<Written<Payment>> {
     const invoice = await this.readModel.invoiceFacts(environmentId, request.invoiceId);
-    return this.commands.transaction(async (session) => {
+    return this.commands.run(context, 'reject', async (session) => {
       // Read on the transaction's own connection: a second one while holding this one could starve the pool.
       const provider = typeof request.provider === 'string' ? (await session.load(providerStream(environmentId, request.provider as KnownProvider), paymentProviderEvolver)).state : null;
       const lock = invoice ? await session.load(invoicePaymentsStream(environmentId, invoice.invoiceId), invoicePaymentsEvolver) : null;
@@ -138,19 +147,14 @@ export class PaymentFlow {
         context.meta,
       );
       const opened = decideOpenInvoicePayment({ invoiceId: invoice!.invoiceId, paymentId }, lock!.state, context.meta);
-      await session.append(
-        [
-          { stream: paymentStream(environmentId, paymentId), expectedVersion: 'no_stream', events: toNewEvents(events, context.meta) },
-          { stream: invoicePaymentsStream(environmentId, invoice!.invoiceId), expectedVersion: lock!.version === 0 ? 'no_stream' : lock!.version, events: toNewEvents(opened, context.meta) },
-        ],
-        context.metadata,
-      );
-      return { payment: events.reduce(paymentEvolver.evolve, paymentEvolver.initialState()) as Payment, version: events.length };
+      const version = session.append(paymentStream(environmentId, paymentId), events);
+      session.append(invoicePaymentsStream(environmentId, invoice!.invoiceId), opened);
+      return { id: paymentId, version, state: foldEvents(paymentEvolver, events) as Payment };
     });
   }
 
   /** The gateway's answer; the provider's credentials are decrypted for this call only. */
-  private async charge(environmentId: string, { payment }: { payment: Payment }, token: string, call: 'charge' | 'lookup'): Promise<GatewayOutcome | { kind: 'not_found'; message: string }> {
+  private async charge(environmentId: string, payment: Payment, token: string, call: 'charge' | 'lookup'): Promise<GatewayOutcome | { kind: 'not_found'; message: string }> {
     const gateway = this.gateways.get(payment.provider);
     const request: ChargeRequest = {
       reference: payment.id,
@@ -193,34 +197,13 @@ export class PaymentFlow {
     refundId: string,
     outcome: GatewayRefundOutcome | RefundLookupOutcome,
     context: CommandContext,
-  ): Promise<{ payment: Payment; version: number } | null> {
+  ): Promise<Written<Payment> | null> {
     if (outcome.kind === 'unknown') return null;
     // A lookup that finds no refund: none was made; the refund failed and its amount is refundable again.
     const known: RefundOutcome = outcome.kind === 'not_found' ? { kind: 'unreachable', message: outcome.message } : outcome;
     const decide = (current: PaymentState) => decideRecordRefundOutcome(refundId, known, current, context.meta);
-    return this.orAsRecorded(environmentId, paymentId, async () => {
-      const { state, version } = await this.commands.handle(paymentStream(environmentId, paymentId), paymentEvolver, decide, context, { retryOnConflict: true });
-      return { payment: state as Payment, version };
-    });
-  }
-
-  /**
-   * Records an outcome; when another process (the resolver, a twin request)
-   * recorded it first, the payment as it recorded it: the gateway's answer
-   * is the same.
-   */
-  private async orAsRecorded(
-    environmentId: string,
-    paymentId: string,
-    record: () => Promise<{ payment: Payment; version: number }>,
-  ): Promise<{ payment: Payment; version: number }> {
-    try {
-      return await record();
-    } catch (error) {
-      if (!(error instanceof StreamVersionConflictError)) throw error;
-      const current = await this.commands.load(paymentStream(environmentId, paymentId), paymentEvolver);
-      return { payment: current.state as Payment, version: current.version };
-    }
+    const { state, version } = await this.commands.handle(paymentStream(environmentId, paymentId), paymentEvolver, decide, context, { conflicts: OUTCOME_CONFLICTS });
+    return { id: paymentId, version, state: state as Payment };
   }
 
   private async credentials(environmentId: string, providerName: KnownProvider): Promise<object | null> {
@@ -235,31 +218,25 @@ export class PaymentFlow {
     paymentId: string,
     outcome: GatewayOutcome | { kind: 'not_found'; message: string },
     context: CommandContext,
-  ): Promise<{ payment: Payment; version: number } | null> {
+  ): Promise<Written<Payment> | null> {
     if (outcome.kind === 'unknown') return null;
     // A lookup that finds no charge: none was made, and the token is gone: the payment failed without charging.
     const known: PaymentOutcome = outcome.kind === 'not_found' ? { kind: 'unreachable', message: outcome.message } : outcome;
-    return this.orAsRecorded(environmentId, paymentId, () => this.recordOutcome(environmentId, paymentId, known, context));
+    return this.recordOutcome(environmentId, paymentId, known, context);
   }
 
-  private recordOutcome(environmentId: string, paymentId: string, known: PaymentOutcome, context: CommandContext): Promise<{ payment: Payment; version: number }> {
-    return this.commands.transaction(async (session) => {
+  private recordOutcome(environmentId: string, paymentId: string, known: PaymentOutcome, context: CommandContext): Promise<Written<Payment>> {
+    return this.commands.run(context, OUTCOME_CONFLICTS, async (session) => {
       const stream = paymentStream(environmentId, paymentId);
       const loaded = await session.load(stream, paymentEvolver);
       const decided: PaymentEvent[] = decideRecordOutcome(known, loaded.state, context.meta);
-      const payment = decided.reduce(paymentEvolver.evolve, loaded.state) as Payment;
-      if (decided.length === 0) return { payment, version: loaded.version };
+      const payment = foldEvents(paymentEvolver, decided, loaded.state) as Payment;
+      if (decided.length === 0) return { id: paymentId, version: loaded.version, state: payment };
       const lockStream = invoicePaymentsStream(environmentId, payment.invoiceId);
       const lock = await session.load(lockStream, invoicePaymentsEvolver);
-      const closed = decideCloseInvoicePayment({ invoiceId: payment.invoiceId, paymentId }, lock.state, context.meta);
-      const { nextVersions } = await session.append(
-        [
-          { stream, expectedVersion: loaded.version, events: toNewEvents(decided, context.meta) },
-          ...(closed.length > 0 ? [{ stream: lockStream, expectedVersion: lock.version, events: toNewEvents(closed, context.meta) }] : []),
-        ],
-        context.metadata,
-      );
-      return { payment, version: nextVersions[0] };
+      const version = session.append(stream, decided);
+      session.append(lockStream, decideCloseInvoicePayment({ invoiceId: payment.invoiceId, paymentId }, lock.state, context.meta));
+      return { id: paymentId, version, state: payment };
     });
   }
 

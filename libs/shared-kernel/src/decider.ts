@@ -19,15 +19,20 @@ export interface CommandMetadata {
  * The shape of an aggregate (emmett style): a pure fold and pure deciders.
  * Each command has its own `decide*` function in the aggregate module; this
  * type only names the parts the infrastructure needs to rebuild state.
+ * An evolver answers the state unchanged for an event type it does not know
+ * (a stream shared with newer code, an event another context added later):
+ * it never throws, so reading a stream never fails on what it cannot use.
  */
 export interface Evolver<State, Event extends DomainEvent> {
   readonly initialState: () => State;
   readonly evolve: (state: State, event: Event) => State;
 }
 
+/** The one fold: `events` applied in order to `from` (by default the initial state). */
 export function foldEvents<State, Event extends DomainEvent>(
   evolver: Evolver<State, Event>,
   events: readonly Event[],
+  from: State = evolver.initialState(),
 ): State {
-  return events.reduce(evolver.evolve, evolver.initialState());
+  return events.reduce(evolver.evolve, from);
 }

@@ -1,8 +1,7 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandPath } from '@billing/event-store';
+import { CommandPath, Written } from '@billing/event-store';
 import { decideAddSettlement, invoiceEvolver, InvoiceState } from '../domain';
 import { invoiceStream } from '../streams';
-import { Written } from '../written';
 import { AddSettlementCommand } from './add-settlement.command';
 
 @CommandHandler(AddSettlementCommand)

@@ -1,6 +1,8 @@
-import { CommandContext } from '@billing/event-store';
+import { Command } from '@nestjs/cqrs';
+import { CommandContext, Written } from '@billing/event-store';
+import { InvoiceState } from '../domain';
 
-export class BookInvoiceCommand {
+export class BookInvoiceCommand extends Command<Written<InvoiceState>> {
   constructor(
     readonly environmentId: string,
     readonly invoiceId: string,
@@ -9,5 +11,7 @@ export class BookInvoiceCommand {
     readonly context: CommandContext,
     /** The version the client's change is based on (If-Match); absent: whatever is current. */
     readonly expectedVersion?: number,
-  ) {}
+  ) {
+    super();
+  }
 }

@@ -1,7 +1,6 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { EntityManager } from 'typeorm';
-import { CommandMetadata } from '@billing/shared-kernel';
-import { CommandPath, CommandSession, queryRows, StreamAppend, toNewEvents } from '@billing/event-store';
+import { CommandMetadata, foldEvents } from '@billing/shared-kernel';
+import { CommandPath, CommandSession, Written } from '@billing/event-store';
 import {
   creditNoteApplication,
   decideApplyCreditNote,
@@ -15,7 +14,6 @@ import {
 } from '../domain';
 import { invoiceStream } from '../streams';
 import { TaxRegisterReader } from '../tax-register';
-import { Written } from '../written';
 import { BookInvoiceCommand } from './book-invoice.command';
 
 /**
@@ -38,49 +36,41 @@ export class BookInvoiceHandler implements ICommandHandler<BookInvoiceCommand, W
   ) {}
 
   async execute({ environmentId, invoiceId, date, context, expectedVersion }: BookInvoiceCommand): Promise<Written<InvoiceState>> {
-    const { meta, metadata } = context;
+    const { meta } = context;
     const stream = invoiceStream(environmentId, invoiceId);
-    const { version, booked } = await this.commands.transaction(async (session) => {
-      const loaded = await session.load(stream, invoiceEvolver, expectedVersion);
-      const { state } = loaded;
+    return this.commands.run(context, 'reject', async (session) => {
+      const { state } = await session.load(stream, invoiceEvolver, expectedVersion);
       // Only a draft takes a number and reads its codes' rates; for anything else the decider refuses first.
-      const handle = state.status === 'draft' ? formatInvoiceHandle(state.type, await nextNumber(session.tx, environmentId, state.type)) : '';
+      const handle = state.status === 'draft' ? formatInvoiceHandle(state.type, await nextNumber(session, environmentId, state.type)) : '';
       const taxes = state.status === 'draft' ? await this.taxRegister.read(environmentId, taxCodesOf(state), session.tx) : new Map();
       const booking = decideBookInvoice({ invoiceId, handle, date, taxes }, state, meta);
-      const { onCreditNote, credited } = await this.applyCreditNote(session, environmentId, booking.reduce(invoiceEvolver.evolve, state), meta);
-      const appends: StreamAppend[] = [{ stream, expectedVersion: loaded.version, events: toNewEvents([...booking, ...onCreditNote], meta) }, ...credited];
-      const { nextVersions } = await session.append(appends, metadata);
-      return { version: nextVersions[0], booked: [...booking, ...onCreditNote].reduce(invoiceEvolver.evolve, state) };
+      session.append(stream, booking);
+      const onCreditNote = await this.applyCreditNote(session, environmentId, foldEvents(invoiceEvolver, booking, state), meta);
+      return { id: invoiceId, version: session.append(stream, onCreditNote), state: foldEvents(invoiceEvolver, [...booking, ...onCreditNote], state) };
     });
-    return { id: invoiceId, version, state: booked };
   }
 
   /**
    * A booked credit note's settlement, and the append of the invoice it
-   * credits. The invoice is loaded after the number was taken: the counter
-   * row serialises bookings of one type, so a credit note booked just before
-   * this one is already visible; the expected version catches any other writer.
+   * credits (staged on the session). The invoice is loaded after the number
+   * was taken: the counter row serialises bookings of one type, so a credit
+   * note booked just before this one is already visible; the expected
+   * version catches any other writer.
    */
-  private async applyCreditNote(
-    session: CommandSession,
-    environmentId: string,
-    booked: InvoiceState,
-    meta: CommandMetadata,
-  ): Promise<{ onCreditNote: InvoiceEvent[]; credited: StreamAppend[] }> {
+  private async applyCreditNote(session: CommandSession, environmentId: string, booked: InvoiceState, meta: CommandMetadata): Promise<InvoiceEvent[]> {
     const application = creditNoteApplication(booked);
-    if (!application) return { onCreditNote: [], credited: [] };
+    if (!application) return [];
     const creditedStream = invoiceStream(environmentId, application.invoiceId);
     const invoice = await session.load(creditedStream, invoiceEvolver);
     const { invoiceEvents, creditNoteEvents } = decideApplyCreditNote(application, invoice.state, booked, meta);
-    const credited = invoiceEvents.length === 0 ? [] : [{ stream: creditedStream, expectedVersion: invoice.version, events: toNewEvents(invoiceEvents, meta) }];
-    return { onCreditNote: creditNoteEvents, credited };
+    session.append(creditedStream, invoiceEvents);
+    return creditNoteEvents;
   }
 }
 
 /** The next number of the environment's counter for the type; the row stays locked until the transaction ends. */
-async function nextNumber(tx: EntityManager, environmentId: string, type: InvoiceType): Promise<number> {
-  const [row] = await queryRows<{ last: string }>(
-    tx,
+async function nextNumber(session: CommandSession, environmentId: string, type: InvoiceType): Promise<number> {
+  const [row] = await session.query<{ last: string }>(
     `insert into invoice_number_sequences (environment_id, type, last) values ($1, $2, 1)
      on conflict (environment_id, type) do update set last = invoice_number_sequences.last + 1
      returning last::text`,

@@ -1,15 +1,18 @@
-import { CommandContext } from '@billing/event-store';
-import { CreateInvoice } from '../domain';
+import { Command } from '@nestjs/cqrs';
+import { CommandContext, Written } from '@billing/event-store';
+import { CreateInvoice, InvoiceState } from '../domain';
 
 /** A draft as the caller describes it: the service chooses the id and resolves the tax codes the lines name. */
 export type CreateInvoiceInput = Omit<CreateInvoice, 'invoiceId' | 'taxes'>;
 
-export class CreateInvoiceCommand {
+export class CreateInvoiceCommand extends Command<Written<InvoiceState>> {
   constructor(
     readonly environmentId: string,
     readonly input: CreateInvoiceInput,
     readonly context: CommandContext,
     /** Chosen by a caller that must find the invoice again (the billing engine's deterministic id); absent: a new random id. */
     readonly invoiceId?: string,
-  ) {}
+  ) {
+    super();
+  }
 }

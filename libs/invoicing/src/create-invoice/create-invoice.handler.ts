@@ -1,9 +1,8 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandPath } from '@billing/event-store';
+import { CommandPath, Written } from '@billing/event-store';
 import { decideCreateInvoice, invoiceEvolver, InvoiceState, taxCodesNamedBy } from '../domain';
 import { invoiceStream } from '../streams';
 import { TaxRegisterReader } from '../tax-register';
-import { Written } from '../written';
 import { CreateInvoiceCommand } from './create-invoice.command';
 
 @CommandHandler(CreateInvoiceCommand)

@@ -1,10 +1,13 @@
-import { CommandContext } from '@billing/event-store';
-import { CreateTaxCode } from '../domain';
+import { Command } from '@nestjs/cqrs';
+import { CommandContext, Written } from '@billing/event-store';
+import { CreateTaxCode, TaxCodeState } from '../domain';
 
-export class CreateTaxCodeCommand {
+export class CreateTaxCodeCommand extends Command<Written<TaxCodeState>> {
   constructor(
     readonly environmentId: string,
     readonly input: CreateTaxCode,
     readonly context: CommandContext,
-  ) {}
+  ) {
+    super();
+  }
 }

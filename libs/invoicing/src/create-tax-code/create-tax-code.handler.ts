@@ -1,8 +1,7 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandPath } from '@billing/event-store';
+import { CommandPath, Written } from '@billing/event-store';
 import { decideCreateTaxCode, taxCodeEvolver, TaxCodeState } from '../domain';
 import { taxCodeStream } from '../streams';
-import { Written } from '../written';
 import { CreateTaxCodeCommand } from './create-tax-code.command';
 
 /**
@@ -20,7 +19,7 @@ export class CreateTaxCodeHandler implements ICommandHandler<CreateTaxCodeComman
       taxCodeEvolver,
       (state) => decideCreateTaxCode(input, state, context.meta),
       context,
-      { retryOnConflict: true },
+      { conflicts: { retries: 1 } },
     );
     return { id: input.code, version, state };
   }

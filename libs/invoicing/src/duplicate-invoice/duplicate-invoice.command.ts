@@ -1,6 +1,8 @@
-import { CommandContext } from '@billing/event-store';
+import { Command } from '@nestjs/cqrs';
+import { CommandContext, Written } from '@billing/event-store';
+import { InvoiceState } from '../domain';
 
-export class DuplicateInvoiceCommand {
+export class DuplicateInvoiceCommand extends Command<Written<InvoiceState>> {
   constructor(
     readonly environmentId: string,
     /** the source invoice */
@@ -10,5 +12,7 @@ export class DuplicateInvoiceCommand {
     readonly context: CommandContext,
     /** The source's version the client bases this on (If-Match); absent: whatever is current. */
     readonly expectedVersion?: number,
-  ) {}
+  ) {
+    super();
+  }
 }

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestj
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { NotFoundError, ValidationError } from '@billing/shared-kernel';
-import { CommandContext } from '@billing/event-store';
+import { CommandContext, Written } from '@billing/event-store';
 import { ApiPageQuery, Caller, CallerContext, Clock, commandContext, IfMatch, isUuid, oneOf, parseLimit, problemResponse, readQuery, ResourceIdPipe, Versioned } from '@billing/platform';
 import { InvoiceState, InvoiceStatus, InvoiceType, SettlementStatus, taxCodesOf } from '../domain';
 import { AddSettlementCommand } from '../add-settlement/add-settlement.command';
@@ -18,7 +18,6 @@ import { UpdateInvoiceDto, updateInvoiceInput } from '../update-invoice/update-i
 import { InvoiceView, renderInvoiceView } from '../read-model/invoice-view';
 import { InvoicingReadModel } from '../read-model/invoicing.read-model';
 import { TaxRegisterReader } from '../tax-register';
-import { Written } from '../written';
 import { InvoiceDetailDto, InvoicePageDto } from './invoice-detail.dto';
 import { InvoiceLineInputDto } from './invoice-line-input.dto';
 

@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestj
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { NotFoundError } from '@billing/shared-kernel';
-import { CommandContext } from '@billing/event-store';
+import { CommandContext, Written } from '@billing/event-store';
 import { ApiPageQuery, Caller, CallerContext, Clock, commandContext, IfMatch, parseLimit, problemResponse, readQuery, Versioned } from '@billing/platform';
 import { CreateTaxCodeCommand } from '../create-tax-code/create-tax-code.command';
 import { CreateTaxCodeDto } from '../create-tax-code/create-tax-code.dto';
@@ -11,7 +11,6 @@ import { UpdateTaxCodeDto } from '../update-tax-code/update-tax-code.dto';
 import { InvoicingReadModel } from '../read-model/invoicing.read-model';
 import { TaxCodeView, taxCodeViewOf } from '../read-model/tax-code-view';
 import { TaxCodeState } from '../domain';
-import { Written } from '../written';
 import { TaxCodeDto, TaxCodePageDto } from './invoice-detail.dto';
 
 const ETAG_HEADER = { ETag: { description: 'The tax code version, for If-Match.', schema: { type: 'string', example: '"1"' } } };

@@ -1,9 +1,8 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandPath, StreamRef } from '@billing/event-store';
+import { CommandPath, StreamRef, Written } from '@billing/event-store';
 import { decideUpdateInvoice, invoiceEvolver, InvoiceState, taxCodesNamedBy, taxCodesOf } from '../domain';
 import { invoiceStream } from '../streams';
 import { TaxRegisterReader } from '../tax-register';
-import { Written } from '../written';
 import { UpdateInvoiceCommand } from './update-invoice.command';
 
 @CommandHandler(UpdateInvoiceCommand)

@@ -1,8 +1,7 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandPath } from '@billing/event-store';
+import { CommandPath, Written } from '@billing/event-store';
 import { decideUpdateTaxCode, taxCodeEvolver, TaxCodeState } from '../domain';
 import { taxCodeStream } from '../streams';
-import { Written } from '../written';
 import { UpdateTaxCodeCommand } from './update-tax-code.command';
 
 /** An update that changes nothing records nothing and answers the current version. */

@@ -120,7 +120,7 @@ export class CollectionEngine implements ClockDrivenWork, OnModuleInit, OnApplic
             { invoiceId: collection.invoiceId, provider: collection.provider, token: collection.token, attempt: collection.attempts, paymentId },
             context,
           )
-        ).payment;
+        ).state;
       } catch (error) {
         // Refused before any charge (provider disabled, invoice no longer payable, another payment pending): a failed try, not retried.
         if (!(error instanceof DomainError)) throw error;

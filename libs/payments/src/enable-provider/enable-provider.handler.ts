@@ -1,5 +1,5 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandPath } from '@billing/event-store';
+import { CommandPath, Written } from '@billing/event-store';
 import { decideEnableProvider, PaymentProvider, paymentProviderEvolver, validateProviderCredentials } from '../domain';
 import { CredentialVault } from '../credentials/credential-vault';
 import { providerStream } from '../streams';
@@ -7,13 +7,13 @@ import { EnableProviderCommand } from './enable-provider.command';
 
 /** Enables (or re-enables with new credentials: rotation) a provider; the credentials are encrypted before any event holds them. */
 @CommandHandler(EnableProviderCommand)
-export class EnableProviderHandler implements ICommandHandler<EnableProviderCommand, { provider: PaymentProvider; version: number }> {
+export class EnableProviderHandler implements ICommandHandler<EnableProviderCommand, Written<PaymentProvider>> {
   constructor(
     private readonly commands: CommandPath,
     private readonly vault: CredentialVault,
   ) {}
 
-  async execute({ environmentId, name, credentials, context }: EnableProviderCommand): Promise<{ provider: PaymentProvider; version: number }> {
+  async execute({ environmentId, name, credentials, context }: EnableProviderCommand): Promise<Written<PaymentProvider>> {
     const validated = validateProviderCredentials(name, credentials);
     const encrypted = validated.credentials === null ? null : this.vault.encrypt(environmentId, validated.name, validated.credentials);
     const { state, version } = await this.commands.handle(
@@ -21,8 +21,8 @@ export class EnableProviderHandler implements ICommandHandler<EnableProviderComm
       paymentProviderEvolver,
       (current) => decideEnableProvider({ name: validated.name, credentialsHint: validated.hint, credentials: encrypted }, current, context.meta),
       context,
-      { retryOnConflict: true },
+      { conflicts: { retries: 1 } },
     );
-    return { provider: state as PaymentProvider, version };
+    return { id: validated.name, version, state: state as PaymentProvider };
   }
 }

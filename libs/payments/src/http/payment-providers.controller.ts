@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Written } from '@billing/event-store';
 import { ApiNoInput, assertNoInput, Caller, CallerContext, Clock, commandContext, problemResponse, Versioned } from '@billing/platform';
 import { childPointer, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
 import { DisableProviderCommand } from '../disable-provider/disable-provider.command';
@@ -60,6 +61,6 @@ export class PaymentProvidersController {
   }
 }
 
-function answer({ provider, version }: { provider: PaymentProvider; version: number }): Versioned<PaymentProviderView> {
-  return new Versioned(toProviderView(provider), version);
+function answer({ state, version }: Written<PaymentProvider>): Versioned<PaymentProviderView> {
+  return new Versioned(toProviderView(state), version);
 }

@@ -6,7 +6,7 @@ import { Caller, CallerContext, Clock, commandContext, problemResponse } from '@
 import { childPointer, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
 import { PaymentSettings, paymentSettingsEvolver } from '../domain';
 import { paymentSettingsStream } from '../streams';
-import { UpdatePaymentSettingsCommand } from '../update-settings/update-payment-settings.handler';
+import { UpdatePaymentSettingsCommand } from '../update-settings/update-payment-settings.command';
 
 class PaymentSettingsDto {
   @ApiProperty({ type: 'integer', isArray: true, example: [1, 3, 5, 7], description: 'days after the first failed collection try at which it is tried again (1–10 increasing whole days, ≤ 60)' })
@@ -56,7 +56,7 @@ export class PaymentSettingsController {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ValidationError.at('', 'must be an object {retryDays, paymentTermsDays?}');
     const unknown = Object.keys(body).filter((key) => key !== 'retryDays' && key !== 'paymentTermsDays');
     if (unknown.length > 0) throw new ValidationError('The request is invalid.', unknown.map((key) => ({ pointer: childPointer('', key), detail: UNKNOWN_PROPERTY })));
-    const { settings } = await this.commands.execute(
+    const { state } = await this.commands.execute(
       new UpdatePaymentSettingsCommand(
         caller.environmentId,
         (body as { retryDays?: unknown }).retryDays,
@@ -64,7 +64,7 @@ export class PaymentSettingsController {
         commandContext(caller, this.clock),
       ),
     );
-    return view(settings);
+    return view(state);
   }
 }
 

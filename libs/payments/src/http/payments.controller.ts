@@ -5,7 +5,7 @@ import { ApiPageQuery, Caller, CallerContext, Clock, commandContext, idFromIdemp
 import { NotFoundError, ValidationError } from '@billing/shared-kernel';
 import { CreatePaymentCommand } from '../create-payment/create-payment.command';
 import { CreatePaymentDto } from '../create-payment/create-payment.dto';
-import { Payment, parsePaymentQuery } from '../domain';
+import { parsePaymentQuery } from '../domain';
 import { PaymentsReadModel } from '../read-model/payments.read-model';
 import { RefundPaymentCommand } from '../refund-payment/refund-payment.command';
 import { RefundPaymentDto } from '../refund-payment/refund-payment.dto';
@@ -56,7 +56,7 @@ export class PaymentsController {
       token: body.paymentMethod.token,
       paymentId: idFromIdempotencyKey(PAYMENT_ID_NAMESPACE),
     };
-    const { payment, version } = await this.commands.execute<CreatePaymentCommand, Written>(new CreatePaymentCommand(caller.environmentId, request, commandContext(caller, this.clock)));
+    const { state: payment, version } = await this.commands.execute(new CreatePaymentCommand(caller.environmentId, request, commandContext(caller, this.clock)));
     return new Versioned(toPaymentView(payment), version, `/payments/${payment.id}`);
   }
 
@@ -108,15 +108,10 @@ export class PaymentsController {
   @ApiResponse({ status: 409, ...problemResponse('Only a succeeded payment can be refunded (payment-not-refundable)') })
   @ApiResponse({ status: 422, ...problemResponse('amount not an integer from 1 to the refundable amount (named in the detail)') })
   async refund(@Caller() caller: CallerContext, @Param('paymentId', ID_PIPE) paymentId: string, @Body() body: RefundPaymentDto): Promise<Versioned<PaymentView>> {
-    const { payment, version } = await this.commands.execute<RefundPaymentCommand, Written>(
+    const { state: payment, version } = await this.commands.execute(
       // With an Idempotency-Key the refund id comes from it: a retry after a lost answer finds the same refund, never refunds twice.
       new RefundPaymentCommand(caller.environmentId, paymentId, body.amount, commandContext(caller, this.clock), idFromIdempotencyKey(REFUND_ID_NAMESPACE)),
     );
     return new Versioned(toPaymentView(payment), version);
   }
-}
-
-interface Written {
-  readonly payment: Payment;
-  readonly version: number;
 }

@@ -1,6 +1,8 @@
-import { CommandContext } from '@billing/event-store';
+import { Command } from '@nestjs/cqrs';
+import { CommandContext, Written } from '@billing/event-store';
+import { Payment } from '../domain';
 
-export class RefundPaymentCommand {
+export class RefundPaymentCommand extends Command<Written<Payment>> {
   constructor(
     readonly environmentId: string,
     readonly paymentId: string,
@@ -8,5 +10,7 @@ export class RefundPaymentCommand {
     readonly context: CommandContext,
     /** Chosen by the caller (made from an Idempotency-Key, so a retry finds its refund); absent: a new id. */
     readonly refundId?: string,
-  ) {}
+  ) {
+    super();
+  }
 }

@@ -1,4 +1,5 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { Written } from '@billing/event-store';
 import { Payment } from '../domain';
 import { PaymentFlow } from '../payment-flow';
 import { RefundPaymentCommand } from './refund-payment.command';
@@ -9,10 +10,10 @@ import { RefundPaymentCommand } from './refund-payment.command';
  * records the outcome: PaymentFlow.refund.
  */
 @CommandHandler(RefundPaymentCommand)
-export class RefundPaymentHandler implements ICommandHandler<RefundPaymentCommand, { payment: Payment; version: number }> {
+export class RefundPaymentHandler implements ICommandHandler<RefundPaymentCommand, Written<Payment>> {
   constructor(private readonly flow: PaymentFlow) {}
 
-  execute({ environmentId, paymentId, amount, context, refundId }: RefundPaymentCommand): Promise<{ payment: Payment; version: number }> {
+  execute({ environmentId, paymentId, amount, context, refundId }: RefundPaymentCommand): Promise<Written<Payment>> {
     return this.flow.refund(environmentId, paymentId, { refundId: refundId ?? context.meta.newId(), amount }, context);
   }
 }

@@ -1,30 +1,22 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandContext, CommandPath } from '@billing/event-store';
+import { CommandPath, Written } from '@billing/event-store';
 import { decideUpdatePaymentSettings, PaymentSettings, paymentSettingsEvolver } from '../domain';
 import { paymentSettingsStream } from '../streams';
-
-export class UpdatePaymentSettingsCommand {
-  constructor(
-    readonly environmentId: string,
-    readonly retryDays: unknown,
-    readonly paymentTermsDays: unknown,
-    readonly context: CommandContext,
-  ) {}
-}
+import { UpdatePaymentSettingsCommand } from './update-payment-settings.command';
 
 /** The environment's retry schedule for collections that start from now on (a started collection keeps its own) and its payment terms. */
 @CommandHandler(UpdatePaymentSettingsCommand)
-export class UpdatePaymentSettingsHandler implements ICommandHandler<UpdatePaymentSettingsCommand, { settings: PaymentSettings; version: number }> {
+export class UpdatePaymentSettingsHandler implements ICommandHandler<UpdatePaymentSettingsCommand, Written<PaymentSettings>> {
   constructor(private readonly commands: CommandPath) {}
 
-  async execute({ environmentId, retryDays, paymentTermsDays, context }: UpdatePaymentSettingsCommand): Promise<{ settings: PaymentSettings; version: number }> {
+  async execute({ environmentId, retryDays, paymentTermsDays, context }: UpdatePaymentSettingsCommand): Promise<Written<PaymentSettings>> {
     const { state, version } = await this.commands.handle(
       paymentSettingsStream(environmentId),
       paymentSettingsEvolver,
       (current) => decideUpdatePaymentSettings({ retryDays, paymentTermsDays }, current, context.meta),
       context,
-      { retryOnConflict: true },
+      { conflicts: { retries: 1 } },
     );
-    return { settings: state, version };
+    return { id: environmentId, version, state };
   }
 }

@@ -3,7 +3,7 @@ import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { chargeLines, componentLabel, PriceComponent, priceComponents } from '@billing/catalog';
-import { CommandContext, CommandPath, outsideUnitOfWork, ProjectionRunner, queryRows, ReadModelTimeoutError, StreamVersionConflictError, toNewEvents, WrittenStream } from '@billing/event-store';
+import { CommandContext, CommandPath, outsideUnitOfWork, ProjectionRunner, queryRows, ReadModelTimeoutError, StreamVersionConflictError, WrittenStream } from '@billing/event-store';
 import { BookInvoiceCommand, CreateInvoiceCommand, Invoice, invoiceEvolver, invoiceStream, RequestedLine, UpdateInvoiceCommand } from '@billing/invoicing';
 import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, ScopedClock, WorkerLoop } from '@billing/platform';
 import { addDays, DomainError } from '@billing/shared-kernel';
@@ -187,29 +187,30 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
           subscriptionId,
         ]);
         if (!row) return 'busy';
-        const { state, version } = await this.commands.load(stream, subscriptionEvolver);
-        // A failed item's charge whose retry has come goes before the next charges (it is older than them).
-        const retry = retryDue(state, now);
-        const next = dueNow(state, now);
-        const due = retry !== null && (next === null || retry.billAt <= next.billAt) ? retry : next;
-        const booking = dueBooking(state, now);
-        let events: SubscriptionEvent[];
-        if (booking !== null && (due === null || Date.parse(booking.bookAt) <= due.billAt.getTime())) {
-          // A draft kept open for late usage comes first: its grace period ended before the next billing.
-          events = await this.bookAfterGrace(environmentId, state as Subscription, booking, context, unit.manager);
-        } else {
-          billing = due;
-          if (billing === null) return 'nothing';
-          events =
-            billing.charges.length === 0
-              ? decideAdvanceSubscription({ subscriptionId }, state, context.meta)
-              : await this.bill(environmentId, state as Subscription, billing, context, unit.manager);
-        }
-        if (events.length === 0) return 'nothing';
-        await this.commands.transaction((session) =>
-          session.append([{ stream, expectedVersion: version, events: toNewEvents(events, context.meta) }], context.metadata),
-        );
-        return 'done';
+        // The step's own pass through the command path, in the unit (the invoices it creates and books join it).
+        return this.commands.run<Step>(context, 'reject', async (session) => {
+          const { state } = await session.load(stream, subscriptionEvolver);
+          // A failed item's charge whose retry has come goes before the next charges (it is older than them).
+          const retry = retryDue(state, now);
+          const next = dueNow(state, now);
+          const due = retry !== null && (next === null || retry.billAt <= next.billAt) ? retry : next;
+          const booking = dueBooking(state, now);
+          let events: SubscriptionEvent[];
+          if (booking !== null && (due === null || Date.parse(booking.bookAt) <= due.billAt.getTime())) {
+            // A draft kept open for late usage comes first: its grace period ended before the next billing.
+            events = await this.bookAfterGrace(environmentId, state as Subscription, booking, context, unit.manager);
+          } else {
+            billing = due;
+            if (billing === null) return 'nothing';
+            events =
+              billing.charges.length === 0
+                ? decideAdvanceSubscription({ subscriptionId }, state, context.meta)
+                : await this.bill(environmentId, state as Subscription, billing, context, unit.manager);
+          }
+          if (events.length === 0) return 'nothing';
+          session.append(stream, events);
+          return 'done';
+        });
       }, written);
     } catch (error) {
       if (error instanceof StreamVersionConflictError) return 'busy';

@@ -1,11 +1,15 @@
-import { CommandContext } from '@billing/event-store';
+import { Command } from '@nestjs/cqrs';
+import { CommandContext, Written } from '@billing/event-store';
+import { Subscription } from '../domain';
 
-export class CancelSubscriptionCommand {
+export class CancelSubscriptionCommand extends Command<Written<Subscription>> {
   constructor(
     readonly environmentId: string,
     readonly subscriptionId: string,
     readonly context: CommandContext,
     /** The version the client's change is based on (If-Match); absent: whatever is current. */
     readonly expectedVersion?: number,
-  ) {}
+  ) {
+    super();
+  }
 }

@@ -1,14 +1,14 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandPath } from '@billing/event-store';
+import { CommandPath, Written } from '@billing/event-store';
 import { decideCancelSubscription, existingSubscription, Subscription, subscriptionEvolver } from '../domain';
 import { subscriptionStream } from '../streams';
 import { CancelSubscriptionCommand } from './cancel-subscription.command';
 
 @CommandHandler(CancelSubscriptionCommand)
-export class CancelSubscriptionHandler implements ICommandHandler<CancelSubscriptionCommand, { subscription: Subscription; version: number }> {
+export class CancelSubscriptionHandler implements ICommandHandler<CancelSubscriptionCommand, Written<Subscription>> {
   constructor(private readonly commands: CommandPath) {}
 
-  async execute({ environmentId, subscriptionId, context, expectedVersion }: CancelSubscriptionCommand): Promise<{ subscription: Subscription; version: number }> {
+  async execute({ environmentId, subscriptionId, context, expectedVersion }: CancelSubscriptionCommand): Promise<Written<Subscription>> {
     const { state, version } = await this.commands.handle(
       subscriptionStream(environmentId, subscriptionId),
       subscriptionEvolver,
@@ -16,6 +16,6 @@ export class CancelSubscriptionHandler implements ICommandHandler<CancelSubscrip
       context,
       { expectedVersion },
     );
-    return { subscription: existingSubscription(state, subscriptionId), version };
+    return { id: subscriptionId, version, state: existingSubscription(state, subscriptionId) };
   }
 }

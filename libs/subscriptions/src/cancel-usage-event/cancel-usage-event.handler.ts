@@ -24,8 +24,8 @@ export class CancelUsageEventHandler implements ICommandHandler<CancelUsageEvent
   ) {}
 
   execute({ environmentId, eventId, context }: CancelUsageEventCommand): Promise<CancelledUsageEvent> {
-    return this.commands.atomically(async (unit) => {
-      const event = await this.store.usageEvent(environmentId, eventId, unit.manager);
+    return this.commands.run(context, 'reject', async (session) => {
+      const event = await this.store.usageEvent(environmentId, eventId, session.tx);
       if (event === null) throw new NotFoundError('usage event', eventId);
       const view = (cancelledAt: Date): CancelledUsageEvent => ({
         id: event.id,
@@ -35,14 +35,11 @@ export class CancelUsageEventHandler implements ICommandHandler<CancelUsageEvent
         properties: event.properties,
         cancelledAt: cancelledAt.toISOString(),
       });
-      const { recorded, cancelledAt } = await this.store.recordCancellation(environmentId, eventId, context.meta.now, unit.manager);
+      const { recorded, cancelledAt } = await this.store.recordCancellation(environmentId, eventId, context.meta.now, session.tx);
       if (!recorded) return view(cancelledAt);
-      await this.commands.handle(
-        subscriptionStream(environmentId, event.subscriptionId),
-        subscriptionEvolver,
-        (state) => decideCancelUsageEvent({ subscriptionId: event.subscriptionId, eventId, metricCode: event.metricCode, occurredAt: event.occurredAt }, state, context.meta),
-        context,
-      );
+      const stream = subscriptionStream(environmentId, event.subscriptionId);
+      const { state } = await session.load(stream, subscriptionEvolver);
+      session.append(stream, decideCancelUsageEvent({ subscriptionId: event.subscriptionId, eventId, metricCode: event.metricCode, occurredAt: event.occurredAt }, state, context.meta));
       return view(cancelledAt);
     });
   }

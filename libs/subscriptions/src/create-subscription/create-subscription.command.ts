@@ -1,5 +1,6 @@
-import { CommandContext } from '@billing/event-store';
-import { PaymentMethod, SubscriptionCustomer } from '../domain';
+import { Command } from '@nestjs/cqrs';
+import { CommandContext, Written } from '@billing/event-store';
+import { PaymentMethod, Subscription, SubscriptionCustomer } from '../domain';
 
 /** An item as the caller asks for it: the price is looked up by the handler. */
 export interface RequestedSubscriptionItem {
@@ -20,10 +21,12 @@ export interface CreateSubscriptionInput {
   readonly paymentMethod: PaymentMethod | null;
 }
 
-export class CreateSubscriptionCommand {
+export class CreateSubscriptionCommand extends Command<Written<Subscription>> {
   constructor(
     readonly environmentId: string,
     readonly input: CreateSubscriptionInput,
     readonly context: CommandContext,
-  ) {}
+  ) {
+    super();
+  }
 }

@@ -8,3 +8,4 @@ export * from './billing';
 export * from './usage';
 export * from './billable-metric';
 export * from './invoice-composition';
+export * from './handle-claim';

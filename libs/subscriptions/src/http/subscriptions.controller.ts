@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Written } from '@billing/event-store';
 import { ApiNoInput, ApiPageQuery, assertNoInput, Caller, CallerContext, Clock, commandContext, IfMatch, isUuid, oneOf, Page, parseLimit, problemResponse, readQuery, ResourceIdPipe, Versioned } from '@billing/platform';
 import { NotFoundError, ValidationError } from '@billing/shared-kernel';
 import { CancelSubscriptionCommand } from '../cancel-subscription/cancel-subscription.command';
@@ -39,10 +40,10 @@ export class SubscriptionsController {
     ...problemResponse('Invalid body; a price that is unknown, archived, usage-based (event_based), without a product or without pricing in the currency; an unknown tax code'),
   })
   async create(@Caller() caller: CallerContext, @Body() body: CreateSubscriptionDto): Promise<Versioned<SubscriptionView>> {
-    const written = await this.commands.execute<CreateSubscriptionCommand, Written>(
+    const written = await this.commands.execute(
       new CreateSubscriptionCommand(caller.environmentId, createSubscriptionInput(body), commandContext(caller, this.clock)),
     );
-    return this.answer(written, `/subscriptions/${written.subscription.id}`);
+    return this.answer(written, `/subscriptions/${written.id}`);
   }
 
   @Get()
@@ -67,7 +68,7 @@ export class SubscriptionsController {
   async get(@Caller() caller: CallerContext, @Param('subscriptionId', ID_PIPE) subscriptionId: string): Promise<Versioned<SubscriptionView>> {
     const found = await this.readModel.find(caller.environmentId, subscriptionId);
     if (!found) throw new NotFoundError('subscription', subscriptionId);
-    return this.answer(found);
+    return this.answer({ id: subscriptionId, version: found.version, state: found.subscription });
   }
 
   @ApiNoInput()
@@ -126,13 +127,7 @@ export class SubscriptionsController {
   }
 
   /** The subscription at the environment's now, with its version for the ETag. */
-  private answer({ subscription, version }: Written, location?: string): Versioned<SubscriptionView> {
-    return new Versioned(toSubscriptionView(subscription, this.clock.now()), version, location);
+  private answer({ state, version }: Written<Subscription>, location?: string): Versioned<SubscriptionView> {
+    return new Versioned(toSubscriptionView(state, this.clock.now()), version, location);
   }
-}
-
-/** What every subscription command answers: the subscription as it left it, and its version. */
-interface Written {
-  readonly subscription: Subscription;
-  readonly version: number;
 }

@@ -8,6 +8,7 @@ import { CancelledUsageEvent, CancelUsageEventCommand } from '../cancel-usage-ev
 import { CreateBillableMetricCommand } from '../create-billable-metric/create-billable-metric.command';
 import { BillableMetric, DEFAULT_USAGE_SETTINGS, timelineAt, USAGE_SCALE, usageSettingsEvolver } from '../domain';
 import { IngestUsageEventsCommand, UsageBatchResult } from '../ingest-usage-events/ingest-usage-events.command';
+import { parseUsageBatch } from '../ingest-usage-events/usage-batch';
 import { SetUsageSettingsCommand } from '../set-usage-settings/set-usage-settings.command';
 import { SubscriptionsReadModel } from '../read-model/subscriptions.read-model';
 import { usageSettingsStream } from '../streams';
@@ -122,7 +123,7 @@ export class UsageController {
   @ApiResponse({ status: 200, description: 'A result per event', type: UsageBatchResultDto })
   @ApiResponse({ status: 422, ...problemResponse('A malformed batch (every problem with its pointer, e.g. /events/3/timestamp); nothing is recorded') })
   ingest(@Caller() caller: CallerContext, @Body() body: unknown): Promise<UsageBatchResult> {
-    return this.bus.execute(new IngestUsageEventsCommand(caller.environmentId, body, this.clock.now()));
+    return this.bus.execute(new IngestUsageEventsCommand(caller.environmentId, parseUsageBatch(body), commandContext(caller, this.clock)));
   }
 
   @Post('usage-events/:eventId/cancel')

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { AGGREGATIONS, MAX_GRACE_PERIOD_HOURS } from '../domain';
-import { MAX_USAGE_BATCH } from '../ingest-usage-events/ingest-usage-events.handler';
+import { MAX_USAGE_BATCH } from '../ingest-usage-events/usage-batch';
 
 export class CreateBillableMetricBody {
   @ApiProperty({ pattern: '^[A-Za-z0-9_.:-]{1,100}$', example: 'api_calls', description: 'unique in the environment; prices name it as metricCode' })

@@ -1,4 +1,6 @@
 import { Command } from '@nestjs/cqrs';
+import { CommandContext } from '@billing/event-store';
+import { UsageEventInput } from './usage-batch';
 
 export type UsageEventStatus = 'accepted' | 'duplicate' | 'rejected';
 
@@ -20,12 +22,12 @@ export interface UsageBatchResult {
   readonly results: readonly UsageEventResult[];
 }
 
-/** POST /usage-events: the batch as it arrived, checked against the environment's `now` (its test clock, if any). */
+/** POST /usage-events: the batch, its shape checked (parseUsageBatch), against the environment's `now` (its test clock, if any). */
 export class IngestUsageEventsCommand extends Command<UsageBatchResult> {
   constructor(
     readonly environmentId: string,
-    readonly body: unknown,
-    readonly now: Date,
+    readonly events: readonly UsageEventInput[],
+    readonly context: CommandContext,
   ) {
     super();
   }

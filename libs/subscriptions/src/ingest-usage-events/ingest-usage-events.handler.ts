@@ -1,26 +1,15 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { childPointer, FieldError, isUuid, parseDateTime, ValidationError } from '@billing/shared-kernel';
+import { CommandPath } from '@billing/event-store';
+import { childPointer, FieldError, ValidationError } from '@billing/shared-kernel';
 import { BillableMetric, endsAt, startOfDayIn, Subscription, usageValue } from '../domain';
 import { UsageRow, UsageStore } from '../usage/usage-store';
 import { IngestUsageEventsCommand, UsageBatchResult, UsageEventResult, UsageEventStatus } from './ingest-usage-events.command';
+import { UsageEventInput } from './usage-batch';
 
-export const MAX_USAGE_BATCH = 1000;
-export const MAX_EVENT_ID_LENGTH = 255;
 /** Events older than this (by their timestamp, against the environment's clock) are refused. */
 export const USAGE_MAX_AGE_MS = 35 * 86_400_000;
 /** Events later than this ahead of the environment's clock are refused. */
 export const USAGE_MAX_AHEAD_MS = 5 * 60_000;
-const EVENT_MEMBERS = ['id', 'subscriptionId', 'customerId', 'metricCode', 'timestamp', 'properties'];
-
-interface ParsedEvent {
-  readonly index: number;
-  readonly id: string;
-  readonly subscriptionId: string | null;
-  readonly customerId: string | null;
-  readonly metricCode: string;
-  readonly occurredAt: Date;
-  readonly properties: Record<string, unknown>;
-}
 
 /** The instants a subscription serves (ms): from its first day's start to its end (exclusive), or open. */
 interface ServiceBounds {
@@ -36,18 +25,21 @@ class Rejection {
 }
 
 /**
- * POST /usage-events. The batch's shape is checked first: anything malformed
- * is a 422 for the whole batch (nothing recorded). Then each event on its own:
+ * POST /usage-events. The batch's shape was checked first (parseUsageBatch):
+ * anything malformed is a 422 for the whole batch (nothing recorded). Then each event on its own:
  * accepted, a duplicate of an id recorded before (counted once, whenever it is
  * sent again), or rejected with its index and a reason. The accepted ones are
  * one insert: one transaction per batch.
  */
 @CommandHandler(IngestUsageEventsCommand)
 export class IngestUsageEventsHandler implements ICommandHandler<IngestUsageEventsCommand, UsageBatchResult> {
-  constructor(private readonly store: UsageStore) {}
+  constructor(
+    private readonly commands: CommandPath,
+    private readonly store: UsageStore,
+  ) {}
 
-  async execute({ environmentId, body, now }: IngestUsageEventsCommand): Promise<UsageBatchResult> {
-    const events = parseBatch(body);
+  async execute({ environmentId, events, context }: IngestUsageEventsCommand): Promise<UsageBatchResult> {
+    const now = context.meta.now;
     const metrics = await this.store.metrics(environmentId, [...new Set(events.map((event) => event.metricCode))]);
     checkValues(events, metrics);
     const subscriptions = await this.store.subscriptions(environmentId, [...new Set(events.flatMap((event) => event.subscriptionId ?? []))]);
@@ -74,7 +66,7 @@ export class IngestUsageEventsHandler implements ICommandHandler<IngestUsageEven
     // Within the batch, an id's first occurrence is the one recorded; later ones compare with it like with an earlier batch.
     const first = new Map<string, UsageRow>();
     for (const outcome of outcomes) if (!(outcome instanceof Rejection) && !first.has(outcome.id)) first.set(outcome.id, outcome);
-    const { inserted, existing } = await this.store.ingest(environmentId, [...first.values()], now);
+    const { inserted, existing } = await this.commands.run(context, 'reject', (session) => this.store.ingest(environmentId, [...first.values()], now, session.tx));
 
     const claimed = new Set<string>();
     const results = outcomes.map((outcome, index): UsageEventResult => {
@@ -123,7 +115,7 @@ function canonicalJson(value: unknown): string {
 }
 
 function check(
-  event: ParsedEvent,
+  event: UsageEventInput,
   now: Date,
   metrics: Map<string, BillableMetric>,
   subscriptions: Map<string, Subscription>,
@@ -172,7 +164,7 @@ function check(
  * a 422 at `/events/{index}/properties/{field}` and records nothing — stored, it
  * would fail every billing of its period.
  */
-function checkValues(events: readonly ParsedEvent[], metrics: Map<string, BillableMetric>): void {
+function checkValues(events: readonly UsageEventInput[], metrics: Map<string, BillableMetric>): void {
   const errors: FieldError[] = [];
   for (const event of events) {
     const metric = metrics.get(event.metricCode);
@@ -183,53 +175,4 @@ function checkValues(events: readonly ParsedEvent[], metrics: Map<string, Billab
     if ('problem' in checked) errors.push({ pointer: childPointer(`/events/${event.index}/properties`, metric.field), detail: checked.problem });
   }
   if (errors.length > 0) throw new ValidationError('The usage batch is invalid.', errors);
-}
-
-/** The batch's shape: `{events: [1–1000 events]}`; every problem at its pointer, for the whole batch. */
-function parseBatch(body: unknown): ParsedEvent[] {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ValidationError.at('', 'the request body must be a JSON object {"events": [...]}');
-  const errors: FieldError[] = [];
-  for (const key of Object.keys(body)) if (key !== 'events') errors.push({ pointer: `/${key}`, detail: 'is not a known property' });
-  const list = (body as { events?: unknown }).events;
-  if (!Array.isArray(list) || list.length < 1 || list.length > MAX_USAGE_BATCH) {
-    errors.push({ pointer: '/events', detail: `is required: an array of 1 to ${MAX_USAGE_BATCH} usage events` });
-    throw new ValidationError('The usage batch is invalid.', errors);
-  }
-  const events = list.map((raw: unknown, index): ParsedEvent | null => {
-    const at = `/events/${index}`;
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-      errors.push({ pointer: at, detail: 'must be an object' });
-      return null;
-    }
-    const e = raw as Record<string, unknown>;
-    const before = errors.length;
-    for (const key of Object.keys(e)) if (!EVENT_MEMBERS.includes(key)) errors.push({ pointer: `${at}/${key}`, detail: 'is not a known property' });
-    if (typeof e.id !== 'string' || e.id.length < 1 || e.id.length > MAX_EVENT_ID_LENGTH) {
-      errors.push({ pointer: `${at}/id`, detail: `is required: the event's idempotency id, 1 to ${MAX_EVENT_ID_LENGTH} characters` });
-    }
-    const hasSubscription = e.subscriptionId !== undefined && e.subscriptionId !== null;
-    const hasCustomer = e.customerId !== undefined && e.customerId !== null;
-    if (hasSubscription === hasCustomer) errors.push({ pointer: `${at}/subscriptionId`, detail: 'exactly one of subscriptionId and customerId is required' });
-    if (hasSubscription && (typeof e.subscriptionId !== 'string' || !isUuid(e.subscriptionId))) errors.push({ pointer: `${at}/subscriptionId`, detail: 'must be a uuid' });
-    if (hasCustomer && (typeof e.customerId !== 'string' || e.customerId.length < 1 || e.customerId.length > 255)) {
-      errors.push({ pointer: `${at}/customerId`, detail: "must be the customer's id (1 to 255 characters)" });
-    }
-    if (typeof e.metricCode !== 'string' || e.metricCode.length < 1 || e.metricCode.length > 100) errors.push({ pointer: `${at}/metricCode`, detail: 'is required: a billable metric code' });
-    const occurredAt = typeof e.timestamp === 'string' ? parseDateTime(e.timestamp) : null;
-    if (occurredAt === null) errors.push({ pointer: `${at}/timestamp`, detail: 'is required: an RFC 3339 date-time with Z or an offset' });
-    const properties = e.properties ?? {};
-    if (typeof properties !== 'object' || properties === null || Array.isArray(properties)) errors.push({ pointer: `${at}/properties`, detail: 'must be an object' });
-    if (errors.length > before) return null;
-    return {
-      index,
-      id: e.id as string,
-      subscriptionId: hasSubscription ? (e.subscriptionId as string).toLowerCase() : null,
-      customerId: hasCustomer ? (e.customerId as string) : null,
-      metricCode: e.metricCode as string,
-      occurredAt: occurredAt!,
-      properties: properties as Record<string, unknown>,
-    };
-  });
-  if (errors.length > 0) throw new ValidationError('The usage batch is invalid.', errors);
-  return events as ParsedEvent[];
 }

@@ -1,14 +1,14 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandPath } from '@billing/event-store';
+import { CommandPath, Written } from '@billing/event-store';
 import { decideReactivateSubscription, existingSubscription, Subscription, subscriptionEvolver } from '../domain';
 import { subscriptionStream } from '../streams';
 import { ReactivateSubscriptionCommand } from './reactivate-subscription.command';
 
 @CommandHandler(ReactivateSubscriptionCommand)
-export class ReactivateSubscriptionHandler implements ICommandHandler<ReactivateSubscriptionCommand, { subscription: Subscription; version: number }> {
+export class ReactivateSubscriptionHandler implements ICommandHandler<ReactivateSubscriptionCommand, Written<Subscription>> {
   constructor(private readonly commands: CommandPath) {}
 
-  async execute({ environmentId, subscriptionId, context, expectedVersion }: ReactivateSubscriptionCommand): Promise<{ subscription: Subscription; version: number }> {
+  async execute({ environmentId, subscriptionId, context, expectedVersion }: ReactivateSubscriptionCommand): Promise<Written<Subscription>> {
     const { state, version } = await this.commands.handle(
       subscriptionStream(environmentId, subscriptionId),
       subscriptionEvolver,
@@ -16,6 +16,6 @@ export class ReactivateSubscriptionHandler implements ICommandHandler<Reactivate
       context,
       { expectedVersion },
     );
-    return { subscription: existingSubscription(state, subscriptionId), version };
+    return { id: subscriptionId, version, state: existingSubscription(state, subscriptionId) };
   }
 }

@@ -117,15 +117,15 @@ export class UsageStore {
   }
 
   /**
-   * Inserts the rows that are new (one statement: one transaction) and answers
+   * Inserts the rows that are new (one statement, in the command's transaction) and answers
    * the ids it inserted; ids recorded before (by any request, also one running
    * concurrently: the insert waits for it) are skipped, and their stored rows
    * are returned for the caller to compare.
    */
-  async ingest(environmentId: string, rows: readonly UsageRow[], receivedAt: Date): Promise<{ inserted: Set<string>; existing: Map<string, UsageRow> }> {
+  async ingest(environmentId: string, rows: readonly UsageRow[], receivedAt: Date, manager: EntityManager): Promise<{ inserted: Set<string>; existing: Map<string, UsageRow> }> {
     if (rows.length === 0) return { inserted: new Set(), existing: new Map() };
     const inserted = await queryRows<{ id: string }>(
-      this.dataSource.manager,
+      manager,
       `insert into usage_events (environment_id, id, subscription_id, metric_code, occurred_at, properties, received_at)
        select $1, id, subscription_id, metric_code, occurred_at, properties, $7
          from unnest($2::text[], $3::uuid[], $4::text[], $5::timestamptz[], $6::jsonb[]) as t(id, subscription_id, metric_code, occurred_at, properties)
@@ -145,7 +145,7 @@ export class UsageStore {
     const existing = new Map<string, UsageRow>();
     if (others.length > 0) {
       const stored = await queryRows<{ id: string; subscription_id: string; metric_code: string; occurred_at: Date; properties: Record<string, unknown> }>(
-        this.dataSource.manager,
+        manager,
         `select id, subscription_id, metric_code, occurred_at, properties from usage_events where environment_id = $1 and id = any($2::text[])`,
         [environmentId, others],
       );

@@ -1,21 +1,11 @@
-import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandContext, CommandPath } from '@billing/event-store';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandPath } from '@billing/event-store';
 import { Versioned } from '@billing/platform';
-import { decideCreateTemplateGroup, TemplateGroupInput, templateGroupEvolver } from '../domain';
+import { decideCreateTemplateGroup, templateGroupEvolver } from '../domain';
 import { BUILT_IN_TEMPLATES } from '../rendering/default-templates';
 import { templateGroupStream } from '../streams';
 import { TemplateGroupView, templateGroupViewOf } from '../views';
-
-/** POST /templates with the body already validated: a group holding the built-in content of every type. */
-export class CreateTemplateGroupCommand extends Command<Versioned<TemplateGroupView>> {
-  constructor(
-    readonly environmentId: string,
-    readonly input: TemplateGroupInput,
-    readonly context: CommandContext,
-  ) {
-    super();
-  }
-}
+import { CreateTemplateGroupCommand } from './create-template-group.command';
 
 @CommandHandler(CreateTemplateGroupCommand)
 export class CreateTemplateGroupHandler implements ICommandHandler<CreateTemplateGroupCommand, Versioned<TemplateGroupView>> {

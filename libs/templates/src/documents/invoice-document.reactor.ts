@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { Reactor, RecordedEvent, StreamVersionConflictError } from '@billing/event-store';
+import { Reactor, RecordedEvent, StreamVersionConflictError, UnitOfWork, withinUnitOfWork } from '@billing/event-store';
 import { INVOICE_STREAM, InvoiceBookedData } from '@billing/invoicing';
 import { RenderPoolClosedError, RenderQueueFullError } from '../rendering/render-pool';
 import { InvoiceDocuments, PreparedDocument } from './invoice-documents';
@@ -25,7 +25,7 @@ export class InvoiceDocumentReactor implements Reactor {
   async react(events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
     // First render every booked invoice of the batch, reading only: the batch's transaction gets no
     // transaction id while documents render (a writing transaction held open would hold back every
-    // projection's reading of the log). Then record them, each behind its own savepoint.
+    // projection's reading of the log).
     const prepared: { event: RecordedEvent; document: PreparedDocument }[] = [];
     for (const event of events) {
       if (event.type !== 'InvoiceBooked') continue;
@@ -39,16 +39,21 @@ export class InvoiceDocumentReactor implements Reactor {
         this.logger.error({ msg: 'an invoice document could not be rendered at booking; the first download records it', environmentId: event.environmentId, invoiceId, error: String(error) });
       }
     }
-    for (const { event, document } of prepared) {
-      await tx.query('savepoint invoice_document');
-      try {
-        await this.documents.store(document, tx, { actor: 'system:templates', correlationId: event.metadata.correlationId, causationId: event.eventId });
-        await tx.query('release savepoint invoice_document');
-      } catch (error) {
-        await tx.query('rollback to savepoint invoice_document');
-        // A download recorded it first: its record stands.
-        if (!(error instanceof StreamVersionConflictError)) throw error;
-      }
+    // Then record them, each its own pass through the command path in the batch's unit of work (a savepoint each).
+    const unit = new UnitOfWork(tx);
+    try {
+      await withinUnitOfWork(unit, async () => {
+        for (const { event, document } of prepared) {
+          try {
+            await this.documents.store(document, { actor: 'system:templates', correlationId: event.metadata.correlationId, causationId: event.eventId });
+          } catch (error) {
+            // A download recorded it first: its record stands.
+            if (!(error instanceof StreamVersionConflictError)) throw error;
+          }
+        }
+      });
+    } finally {
+      unit.close();
     }
   }
 }

@@ -1,21 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
-import {
-  comparePositions,
-  EventMetadata,
-  EventStore,
-  foldStream,
-  inTransaction,
-  LogPosition,
-  NewEvent,
-  queryRows,
-  RecordedEvent,
-  StreamVersionConflictError,
-  toNewEvents,
-} from '@billing/event-store';
+import { CommandContext, CommandPath, comparePositions, EventStore, foldStream, LogPosition, queryRows, RecordedEvent, StreamVersionConflictError } from '@billing/event-store';
 import { InvoiceBookedData, invoiceEvolver, invoiceStream, InvoiceView, ResolvedTax, resolveTax, taxCodeEvolver, taxCodeStream, toInvoiceView, withCurrentTax } from '@billing/invoicing';
-import { ConflictError, DomainError, NotFoundError } from '@billing/shared-kernel';
+import { ConflictError, DomainError, DomainEvent, NotFoundError } from '@billing/shared-kernel';
 import {
   decideRecordInvoiceDocument,
   defaultTemplateGroupEvolver,
@@ -51,7 +39,9 @@ export interface InvoiceDocument {
 export interface PreparedDocument {
   readonly environmentId: string;
   readonly invoiceId: string;
-  readonly events: readonly NewEvent[];
+  readonly events: readonly DomainEvent[];
+  /** When it was decided: the booking's time. */
+  readonly decidedAt: Date;
   readonly rendered: RenderedInvoiceDocument;
 }
 
@@ -83,6 +73,7 @@ export class InvoiceDocuments {
   private readonly stoppedGroups = new Map<string, string>();
 
   constructor(
+    private readonly commands: CommandPath,
     private readonly eventStore: EventStore,
     private readonly dataSource: DataSource,
     private readonly renderer: RenderPool,
@@ -129,7 +120,6 @@ export class InvoiceDocuments {
     const options = { fallBackToBuiltIn: true, documentDate: new Date((booked.data as InvoiceBookedData).bookedAt) };
     const rendered = await this.renderAtBooking(view, environmentId, group, version, options);
     if (rendered.fallback) this.logger.warn({ msg: 'template failed at booking: the built-in template was used', environmentId, invoiceId, reason: rendered.fallback.reason });
-    const meta = { now: booked.occurredAt, newId: randomUUID };
     const decided = decideRecordInvoiceDocument(
       {
         invoiceId,
@@ -146,9 +136,9 @@ export class InvoiceDocuments {
         htmlByteLength: rendered.html.length,
       },
       { status: 'none' },
-      meta,
+      { now: booked.occurredAt, newId: randomUUID },
     );
-    return { environmentId, invoiceId, events: toNewEvents(decided, meta), rendered };
+    return { environmentId, invoiceId, events: decided, decidedAt: booked.occurredAt, rendered };
   }
 
   /**
@@ -182,22 +172,29 @@ export class InvoiceDocuments {
   }
 
   /**
-   * Records a prepared document within `tx`: its event (expecting no stream)
-   * and its bytes. Throws StreamVersionConflictError when another renderer
-   * recorded it first.
+   * Records a prepared document through the command path (inside the
+   * caller's unit of work, if any: the reactor's batch): its event, creating
+   * the document's stream, and its bytes. Throws StreamVersionConflictError
+   * when another renderer recorded it first.
    */
-  async store(prepared: PreparedDocument, tx: EntityManager, cause: { correlationId: string; causationId: string | null; actor: string }): Promise<void> {
-    const { environmentId, invoiceId, events, rendered } = prepared;
-    const metadata: EventMetadata = { actor: cause.actor, requestId: null, correlationId: cause.correlationId, causationId: cause.causationId };
-    await this.eventStore.append([{ stream: invoiceDocumentStream(environmentId, invoiceId), expectedVersion: 'no_stream', events }], metadata, tx);
-    await tx.query(`insert into invoice_documents (environment_id, invoice_id, pdf, html, sha256, html_sha256) values ($1, $2, $3, $4, $5, $6)`, [
-      environmentId,
-      invoiceId,
-      rendered.pdf,
-      rendered.html,
-      rendered.sha256,
-      rendered.htmlSha256,
-    ]);
+  store(prepared: PreparedDocument, cause: { correlationId: string; causationId: string | null; actor: string }): Promise<void> {
+    const { environmentId, invoiceId, events, decidedAt, rendered } = prepared;
+    const context: CommandContext = {
+      meta: { now: decidedAt, newId: randomUUID },
+      metadata: { actor: cause.actor, requestId: null, correlationId: cause.correlationId, causationId: cause.causationId },
+    };
+    return this.commands.run(context, 'reject', async (session) => {
+      session.append(invoiceDocumentStream(environmentId, invoiceId), events);
+      // Bytes already there were recorded with the stream in one transaction: the append (after this) is then the conflict.
+      await session.query(`insert into invoice_documents (environment_id, invoice_id, pdf, html, sha256, html_sha256) values ($1, $2, $3, $4, $5, $6) on conflict do nothing`, [
+        environmentId,
+        invoiceId,
+        rendered.pdf,
+        rendered.html,
+        rendered.sha256,
+        rendered.htmlSha256,
+      ]);
+    });
   }
 
   /** A download before the reactor: the same rendering, then a short transaction; losing the race, it returns the winner's. */
@@ -205,7 +202,7 @@ export class InvoiceDocuments {
     const prepared = await this.prepare(environmentId, invoiceId);
     if (prepared) {
       try {
-        await inTransaction(this.dataSource, (tx) => this.store(prepared, tx, { actor: 'system:templates', correlationId: randomUUID(), causationId: null }));
+        await this.store(prepared, { actor: 'system:templates', correlationId: randomUUID(), causationId: null });
       } catch (error) {
         if (!(error instanceof StreamVersionConflictError)) throw error;
       }

@@ -20,13 +20,13 @@ import {
 } from '@billing/platform';
 import { childPointer, NotFoundError, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
 import { defaultTemplateGroupEvolver, validateTemplateGroupInput } from '../domain';
-import { CreateTemplateGroupCommand } from '../create-template-group/create-template-group.handler';
+import { CreateTemplateGroupCommand } from '../create-template-group/create-template-group.command';
 import { resolveLocale } from '../rendering/formatting';
 import { TemplatesReadModel } from '../read-model/templates.read-model';
-import { SetDefaultTemplateGroupCommand } from '../set-default-group/set-default-group.handler';
+import { SetDefaultTemplateGroupCommand } from '../set-default-group/set-default-group.command';
 import { defaultTemplateGroupStream } from '../streams';
-import { UpdateTemplateContentCommand } from '../update-template-content/update-template-content.handler';
-import { UpdateTemplateGroupCommand } from '../update-template-group/update-template-group.handler';
+import { UpdateTemplateContentCommand } from '../update-template-content/update-template-content.command';
+import { UpdateTemplateGroupCommand } from '../update-template-group/update-template-group.command';
 import { TemplateGroupView, withDefault } from '../views';
 import { TemplateContentBody, TemplateGroupBody, TemplateGroupDto, TemplateGroupPageDto } from './template.dto';
 

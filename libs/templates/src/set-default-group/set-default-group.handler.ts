@@ -1,20 +1,10 @@
-import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandContext, CommandPath } from '@billing/event-store';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandPath } from '@billing/event-store';
 import { Versioned } from '@billing/platform';
 import { decideSetDefaultTemplateGroup, defaultTemplateGroupEvolver, existingTemplateGroup, templateGroupEvolver } from '../domain';
 import { defaultTemplateGroupStream, templateGroupStream } from '../streams';
 import { TemplateGroupView, templateGroupViewOf, withDefault } from '../views';
-
-/** PUT /templates/{id}/default: the group documents render with when none is named. */
-export class SetDefaultTemplateGroupCommand extends Command<Versioned<TemplateGroupView>> {
-  constructor(
-    readonly environmentId: string,
-    readonly templateGroupId: string,
-    readonly context: CommandContext,
-  ) {
-    super();
-  }
-}
+import { SetDefaultTemplateGroupCommand } from './set-default-group.command';
 
 @CommandHandler(SetDefaultTemplateGroupCommand)
 export class SetDefaultTemplateGroupHandler implements ICommandHandler<SetDefaultTemplateGroupCommand, Versioned<TemplateGroupView>> {
@@ -28,7 +18,7 @@ export class SetDefaultTemplateGroupHandler implements ICommandHandler<SetDefaul
       defaultTemplateGroupEvolver,
       (current) => decideSetDefaultTemplateGroup(templateGroupId, current, context.meta),
       context,
-      { retryOnConflict: true },
+      { conflicts: { retries: 1 } },
     );
     return new Versioned(withDefault(templateGroupViewOf(loaded.state)!, templateGroupId), loaded.version);
   }

@@ -1,5 +1,5 @@
-import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandContext, CommandPath } from '@billing/event-store';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandPath } from '@billing/event-store';
 import { Versioned } from '@billing/platform';
 import { ValidationError } from '@billing/shared-kernel';
 import { decideUpdateTemplateContent, TemplateContentUpdatedData, TemplateGroup, templateGroupEvolver } from '../domain';
@@ -9,25 +9,7 @@ import { RenderPool } from '../rendering/render-pool';
 import { SAMPLE_INVOICE } from '../rendering/sample-invoice';
 import { templateGroupStream } from '../streams';
 import { TemplateGroupView, templateGroupViewOf } from '../views';
-
-/**
- * PUT /templates/{groupId}/templates/{templateId} `{content}`: saved only when
- * it parses in the sandbox and renders a sample invoice within every limit a
- * booking's render has (a template that would be stopped at every booking is
- * refused here, where its author sees why).
- */
-export class UpdateTemplateContentCommand extends Command<Versioned<TemplateGroupView>> {
-  constructor(
-    readonly environmentId: string,
-    readonly templateGroupId: string,
-    readonly templateId: string,
-    readonly content: unknown,
-    readonly expectedVersion: number | undefined,
-    readonly context: CommandContext,
-  ) {
-    super();
-  }
-}
+import { UpdateTemplateContentCommand } from './update-template-content.command';
 
 @CommandHandler(UpdateTemplateContentCommand)
 export class UpdateTemplateContentHandler implements ICommandHandler<UpdateTemplateContentCommand, Versioned<TemplateGroupView>> {
@@ -49,7 +31,7 @@ export class UpdateTemplateContentHandler implements ICommandHandler<UpdateTempl
       templateGroupEvolver,
       (latest) => decideUpdateTemplateContent(update, latest, context.meta),
       context,
-      { expectedVersion, retryOnConflict: true },
+      { expectedVersion, conflicts: { retries: 1 } },
     );
     return new Versioned(templateGroupViewOf(state)!, version);
   }

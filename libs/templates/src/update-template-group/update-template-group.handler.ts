@@ -1,22 +1,10 @@
-import { Command, CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandContext, CommandPath } from '@billing/event-store';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandPath } from '@billing/event-store';
 import { Versioned } from '@billing/platform';
-import { decideUpdateTemplateGroup, TemplateGroupInput, templateGroupEvolver } from '../domain';
+import { decideUpdateTemplateGroup, templateGroupEvolver } from '../domain';
 import { templateGroupStream } from '../streams';
 import { TemplateGroupView, templateGroupViewOf } from '../views';
-
-/** PUT /templates/{id} `{name, locale?}` (an absent locale is `en`, as on creation: PUT replaces). */
-export class UpdateTemplateGroupCommand extends Command<Versioned<TemplateGroupView>> {
-  constructor(
-    readonly environmentId: string,
-    readonly templateGroupId: string,
-    readonly input: TemplateGroupInput,
-    readonly expectedVersion: number | undefined,
-    readonly context: CommandContext,
-  ) {
-    super();
-  }
-}
+import { UpdateTemplateGroupCommand } from './update-template-group.command';
 
 @CommandHandler(UpdateTemplateGroupCommand)
 export class UpdateTemplateGroupHandler implements ICommandHandler<UpdateTemplateGroupCommand, Versioned<TemplateGroupView>> {
@@ -28,7 +16,7 @@ export class UpdateTemplateGroupHandler implements ICommandHandler<UpdateTemplat
       templateGroupEvolver,
       (current) => decideUpdateTemplateGroup({ templateGroupId, input }, current, context.meta),
       context,
-      { expectedVersion, retryOnConflict: true },
+      { expectedVersion, conflicts: { retries: 1 } },
     );
     return new Versioned(templateGroupViewOf(state)!, version);
   }

@@ -310,7 +310,7 @@ export class WebhookDispatcher {
         meta: { now: this.deps.clock.now(), newId: randomUUID },
         metadata: { actor: 'system:webhooks-dispatcher', requestId: null, correlationId: delivery.id, causationId: delivery.notificationId },
       },
-      { retryOnConflict: true },
+      { conflicts: { retries: 1 } },
     );
     if (events.length > 0) this.logger.log({ msg: 'webhook subscription disabled: receiver answered 410', subscriptionId: delivery.subscriptionId });
   }

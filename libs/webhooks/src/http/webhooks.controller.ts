@@ -7,11 +7,11 @@ import { SUPPORTED_VERSIONS } from '../domain';
 import { DeliveryListResponse, DeliveryResponse } from '../list-deliveries/list-deliveries.dto';
 import { WebhookListResponse } from '../list-webhooks/list-webhooks.dto';
 import { WebhooksReadModel } from '../read-model/webhooks-read-model';
-import { RedeliverNotification } from '../redeliver/redeliver.command';
-import { RotateWebhookKey } from '../rotate-key/rotate-webhook-key.command';
-import { SubscribeWebhook, WebhookSubscriptionWithKey } from '../subscribe/subscribe-webhook.command';
+import { RedeliverNotificationCommand } from '../redeliver/redeliver.command';
+import { RotateWebhookKeyCommand } from '../rotate-key/rotate-webhook-key.command';
+import { SubscribeWebhookCommand, WebhookSubscriptionWithKey } from '../subscribe/subscribe-webhook.command';
 import { SubscribeWebhookBody, WebhookSubscriptionResponse } from '../subscribe/subscribe-webhook.dto';
-import { UnsubscribeWebhook } from '../unsubscribe/unsubscribe-webhook.command';
+import { UnsubscribeWebhookCommand } from '../unsubscribe/unsubscribe-webhook.command';
 
 const LIMIT_QUERY = { name: 'limit', required: false, description: 'Page size, 1 to 100 (default 20).', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } };
 const PAGE_QUERY = { name: 'pageToken', required: false, description: 'The `nextPageToken` of the previous page.', schema: { type: 'string' } };
@@ -52,7 +52,7 @@ export class WebhooksController {
     @Body() body: SubscribeWebhookBody,
     @Headers('x-version') version: string | undefined,
   ): Promise<WebhookSubscriptionWithKey> {
-    return this.commands.execute(new SubscribeWebhook(caller, body.url, version, commandContext(caller, this.clock)));
+    return this.commands.execute(new SubscribeWebhookCommand(caller, body.url, version, commandContext(caller, this.clock)));
   }
 
   @Get()
@@ -74,7 +74,7 @@ export class WebhooksController {
   @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
   @ApiResponse({ status: 409, ...problemResponse('A concurrent change to the same subscription; retry') })
   async unsubscribe(@Caller() caller: CallerContext, @Param('id', WEBHOOK_ID) id: string): Promise<void> {
-    await this.commands.execute(new UnsubscribeWebhook(caller, id, commandContext(caller, this.clock)));
+    await this.commands.execute(new UnsubscribeWebhookCommand(caller, id, commandContext(caller, this.clock)));
   }
 
   @ApiNoInput()
@@ -90,7 +90,7 @@ export class WebhooksController {
   @ApiResponse({ status: 409, ...problemResponse('The subscription is disabled or deleted (webhook-not-active), or changed concurrently') })
   rotateKey(@Caller() caller: CallerContext, @Param('id', WEBHOOK_ID) id: string, @Body() body: unknown): Promise<WebhookSubscriptionWithKey> {
     assertNoInput(body);
-    return this.commands.execute(new RotateWebhookKey(caller, id, commandContext(caller, this.clock)));
+    return this.commands.execute(new RotateWebhookKeyCommand(caller, id, commandContext(caller, this.clock)));
   }
 
   @Get(':id/deliveries')
@@ -121,7 +121,7 @@ export class WebhooksController {
   @ApiResponse({ status: 409, ...problemResponse('The subscription is disabled or deleted (webhook-not-active)') })
   async redeliver(@Caller() caller: CallerContext, @Param('deliveryId', DELIVERY_ID) deliveryId: string, @Body() body: unknown) {
     assertNoInput(body);
-    await this.commands.execute(new RedeliverNotification(caller, deliveryId));
+    await this.commands.execute(new RedeliverNotificationCommand(caller, deliveryId, commandContext(caller, this.clock)));
     return this.readModel.findDelivery(caller.environmentId, deliveryId);
   }
 }

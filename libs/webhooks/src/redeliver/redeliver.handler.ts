@@ -1,34 +1,32 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { DataSource } from 'typeorm';
-import { inTransaction, queryRows } from '@billing/event-store';
+import { CommandPath } from '@billing/event-store';
 import { ScopedClock } from '@billing/platform';
 import { ConflictError, NotFoundError } from '@billing/shared-kernel';
 import { WebhookDispatcher } from '../delivery/dispatcher';
 import { DELIVERIES_CHANNEL } from '../projections/fan-out.reactor';
-import { RedeliverNotification } from './redeliver.command';
+import { RedeliverNotificationCommand } from './redeliver.command';
 
 /**
  * Resets the delivery to pending, due now, and marks it as a manual
  * redelivery: it is attempted once even after the 72-hour window (further
  * retries still stop at the window). The attempt history is kept; the new
  * attempt adds a row. Deliveries are operational state, not events, so this
- * updates the delivery row directly. Due now in real time (the base clock),
+ * updates the delivery row, in the command path's transaction. Due now in real time (the base clock),
  * as the dispatcher that sends it reads it: not in the environment's time,
  * which a test clock may put years ahead.
  */
-@CommandHandler(RedeliverNotification)
-export class RedeliverNotificationHandler implements ICommandHandler<RedeliverNotification, void> {
+@CommandHandler(RedeliverNotificationCommand)
+export class RedeliverNotificationHandler implements ICommandHandler<RedeliverNotificationCommand, void> {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly commands: CommandPath,
     private readonly dispatcher: WebhookDispatcher,
     private readonly clock: ScopedClock,
   ) {}
 
-  async execute({ caller, deliveryId }: RedeliverNotification): Promise<void> {
+  async execute({ caller, deliveryId, context }: RedeliverNotificationCommand): Promise<void> {
     const now = this.clock.base.now();
-    await inTransaction(this.dataSource, async (tx) => {
-      const [found] = await queryRows<{ subscription_status: string | null }>(
-        tx,
+    await this.commands.run(context, 'reject', async (session) => {
+      const [found] = await session.query<{ subscription_status: string | null }>(
         `select s.status as subscription_status
            from webhook_deliveries d
            left join webhook_subscriptions s on s.environment_id = d.environment_id and s.id = d.subscription_id
@@ -40,13 +38,13 @@ export class RedeliverNotificationHandler implements ICommandHandler<RedeliverNo
       if (found.subscription_status !== 'active') {
         throw new ConflictError('webhook-not-active', `the webhook subscription of this delivery is ${found.subscription_status ?? 'gone'}; subscribe again first`);
       }
-      await tx.query(
+      await session.query(
         `update webhook_deliveries set status = 'pending', next_attempt_at = $3, lease_expires_at = null, lease_token = null,
                 redelivery = true
           where environment_id = $1 and id = $2`,
         [caller.environmentId, deliveryId, now],
       );
-      await tx.query(`select pg_notify($1, '')`, [DELIVERIES_CHANNEL]);
+      await session.query(`select pg_notify($1, '')`, [DELIVERIES_CHANNEL]);
     });
     this.dispatcher.wake();
   }

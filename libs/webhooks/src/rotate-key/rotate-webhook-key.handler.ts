@@ -4,17 +4,17 @@ import { decideRotateKey, webhookSubscriptionEvolver } from '../domain';
 import { webhookSubscriptionStream } from '../streams';
 import { SignatureKeyVault } from '../key-vault';
 import { WebhookSubscriptionWithKey } from '../subscribe/subscribe-webhook.command';
-import { RotateWebhookKey } from './rotate-webhook-key.command';
+import { RotateWebhookKeyCommand } from './rotate-webhook-key.command';
 
 /** Immediate rotation: every attempt from now on (retries included) is signed with the new key. */
-@CommandHandler(RotateWebhookKey)
-export class RotateWebhookKeyHandler implements ICommandHandler<RotateWebhookKey, WebhookSubscriptionWithKey> {
+@CommandHandler(RotateWebhookKeyCommand)
+export class RotateWebhookKeyHandler implements ICommandHandler<RotateWebhookKeyCommand, WebhookSubscriptionWithKey> {
   constructor(
     private readonly commands: CommandPath,
     private readonly vault: SignatureKeyVault,
   ) {}
 
-  async execute({ caller, id, context }: RotateWebhookKey): Promise<WebhookSubscriptionWithKey> {
+  async execute({ caller, id, context }: RotateWebhookKeyCommand): Promise<WebhookSubscriptionWithKey> {
     const fresh = this.vault.newKey(caller.environmentId, id);
     const { state } = await this.commands.handle(
       webhookSubscriptionStream(caller.environmentId, id),

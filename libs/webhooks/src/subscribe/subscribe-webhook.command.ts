@@ -1,3 +1,4 @@
+import { Command } from '@nestjs/cqrs';
 import { CommandContext } from '@billing/event-store';
 import { CallerContext } from '@billing/platform';
 
@@ -7,7 +8,7 @@ export interface WebhookSubscriptionWithKey {
   readonly signatureKey: string;
 }
 
-export class SubscribeWebhook {
+export class SubscribeWebhookCommand extends Command<WebhookSubscriptionWithKey> {
   constructor(
     readonly caller: CallerContext,
     /** As received: validated and normalised by the handler. */
@@ -15,5 +16,7 @@ export class SubscribeWebhook {
     /** The X-version header, if any. */
     readonly versionHeader: string | undefined,
     readonly context: CommandContext,
-  ) {}
+  ) {
+    super();
+  }
 }

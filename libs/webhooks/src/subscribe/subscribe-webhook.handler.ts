@@ -6,7 +6,7 @@ import { webhookSubscriptionStream } from '../streams';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from '../config/webhooks-config';
 import { subscriptionIdFor } from '../ids';
 import { SignatureKeyVault } from '../key-vault';
-import { SubscribeWebhook, WebhookSubscriptionWithKey } from './subscribe-webhook.command';
+import { SubscribeWebhookCommand, WebhookSubscriptionWithKey } from './subscribe-webhook.command';
 
 /**
  * PUT semantics: the stream id is derived from (environment, normalised URL),
@@ -15,15 +15,15 @@ import { SubscribeWebhook, WebhookSubscriptionWithKey } from './subscribe-webhoo
  * on the stream's creation; the loser decides again on the winner's state and
  * answers the winner's key.
  */
-@CommandHandler(SubscribeWebhook)
-export class SubscribeWebhookHandler implements ICommandHandler<SubscribeWebhook, WebhookSubscriptionWithKey> {
+@CommandHandler(SubscribeWebhookCommand)
+export class SubscribeWebhookHandler implements ICommandHandler<SubscribeWebhookCommand, WebhookSubscriptionWithKey> {
   constructor(
     private readonly commands: CommandPath,
     private readonly vault: SignatureKeyVault,
     @Inject(WEBHOOKS_CONFIG) private readonly config: WebhooksConfig,
   ) {}
 
-  async execute({ caller, url: rawUrl, versionHeader, context }: SubscribeWebhook): Promise<WebhookSubscriptionWithKey> {
+  async execute({ caller, url: rawUrl, versionHeader, context }: SubscribeWebhookCommand): Promise<WebhookSubscriptionWithKey> {
     const url = validateWebhookUrl(rawUrl, {
       allowInsecureLoopback: this.config.allowInsecureHttp,
       allowPrivateNetworks: this.config.allowPrivateNetworks,
@@ -35,7 +35,7 @@ export class SubscribeWebhookHandler implements ICommandHandler<SubscribeWebhook
       webhookSubscriptionEvolver,
       (current) => decideSubscribe({ url, version, encryptedSignatureKey: this.vault.newKey(caller.environmentId, id).encryptedSignatureKey }, current),
       context,
-      { retryOnConflict: true },
+      { conflicts: { retries: 1 } },
     );
     if (state.status !== 'active') throw new Error('a subscription is active right after subscribing');
     return { id, url, signatureKey: this.vault.decrypt(caller.environmentId, id, state.encryptedSignatureKey) };

@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { DomainEvent, Evolver } from '@billing/shared-kernel';
+import { createTestDataSource } from '@billing/testing';
+import { CommandContext, CommandPath } from './command-path';
+import { EventStore } from './event-store';
+import { ProjectionRunner } from './projection-runner';
+import { StreamRef } from './types';
+
+type Noted = DomainEvent<'Noted', { readonly note: string }>;
+
+/** A stream's notes, in order. */
+const notes: Evolver<readonly string[], Noted> = {
+  initialState: () => [],
+  evolve: (state, event) => (event.type === 'Noted' ? [...state, event.data.note] : state),
+};
+
+function noted(note: string): Noted {
+  return { type: 'Noted', schemaVersion: 1, data: { note } };
+}
+
+function context(): CommandContext {
+  return {
+    meta: { now: new Date('2026-01-02T03:04:05Z'), newId: randomUUID },
+    metadata: { actor: 'user-1', requestId: null, correlationId: randomUUID(), causationId: null },
+  };
+}
+
+describe('CommandPath (Postgres)', () => {
+  let dataSource: DataSource;
+  let close: () => Promise<void>;
+  let store: EventStore;
+  let path: CommandPath;
+  const environmentId = randomUUID();
+  const stream = (): StreamRef => ({ environmentId, streamType: 'note', streamId: randomUUID() });
+  const read = async (ref: StreamRef) => (await path.load(ref, notes)).state;
+
+  beforeAll(async () => {
+    ({ dataSource, close } = await createTestDataSource());
+    store = new EventStore(dataSource);
+    path = new CommandPath(dataSource, store, new ProjectionRunner(dataSource, store));
+    await dataSource.query(`create table if not exists command_path_numbers (environment_id uuid primary key, last int not null)`);
+  });
+
+  afterAll(async () => {
+    await close();
+  });
+
+  it('appends every stream a command decided for, at the versions it loaded them, in one transaction', async () => {
+    const [a, b] = [stream(), stream()];
+    await path.handle(a, notes, () => [noted('a1')], context(), { newStream: true });
+    const version = await path.run(context(), 'reject', async (session) => {
+      const loaded = await session.load(a, notes);
+      session.append(a, [noted(`a${loaded.state.length + 1}`)]);
+      return session.append(b, [noted('b1'), noted('b2')]);
+    });
+    expect(version).toBe(2);
+    expect(await read(a)).toEqual(['a1', 'a2']);
+    expect(await read(b)).toEqual(['b1', 'b2']);
+  });
+
+  it('writes none of the streams when one of them moved since it was loaded', async () => {
+    const [a, b] = [stream(), stream()];
+    await path.handle(a, notes, () => [noted('a1')], context(), { newStream: true });
+    const attempt = path.run(context(), 'reject', async (session) => {
+      await session.load(a, notes);
+      // Another writer between this command's load and its append.
+      await store.append([{ stream: a, expectedVersion: 1, events: [{ eventId: randomUUID(), type: 'Noted', schemaVersion: 1, data: { note: 'other' }, occurredAt: new Date() }] }], context().metadata);
+      session.append(b, [noted('b1')]);
+      session.append(a, [noted('mine')]);
+    });
+    await expect(attempt).rejects.toMatchObject({ code: 'version-conflict' });
+    expect(await read(a)).toEqual(['a1', 'other']);
+    expect(await read(b)).toEqual([]);
+  });
+
+  it("takes a number from a counter read in the command's transaction, and gives it back when the command fails or conflicts", async () => {
+    const a = stream();
+    const other = { eventId: randomUUID(), type: 'Noted', schemaVersion: 1, data: { note: 'other' }, occurredAt: new Date() };
+    const take = (failure: 'none' | 'rule' | 'conflict') =>
+      path.run(context(), 'reject', async (session) => {
+        const { version } = await session.load(a, notes);
+        const [{ last }] = await session.query<{ last: number }>(
+          `insert into command_path_numbers values ($1, 1) on conflict (environment_id) do update set last = command_path_numbers.last + 1 returning last`,
+          [environmentId],
+        );
+        if (failure === 'rule') throw new Error('a rule refused it');
+        // Another writer moves the stream (outside this transaction) after the load.
+        if (failure === 'conflict') await store.append([{ stream: a, expectedVersion: version, events: [{ ...other, eventId: randomUUID() }] }], context().metadata);
+        session.append(a, [noted(`#${last}`)]);
+        return last;
+      });
+    const first = await take('none');
+    await expect(take('rule')).rejects.toThrow('a rule refused it');
+    await expect(take('conflict')).rejects.toMatchObject({ code: 'version-conflict' });
+    expect(await take('none')).toBe(first + 1);
+    expect(await read(a)).toEqual([`#${first}`, 'other', `#${first + 1}`]);
+  });
+
+  it('decides again on a fresh load as many times as its policy says, then answers version-conflict', async () => {
+    const a = stream();
+    await path.handle(a, notes, () => [noted('a1')], context(), { newStream: true });
+    let passes = 0;
+    const racing = (conflicts: 'reject' | { retries: number }) =>
+      path.run(context(), conflicts, async (session) => {
+        const { state } = await session.load(a, notes);
+        // The first pass loses a race; the others see its winner and decide on it.
+        if (passes++ === 0) await store.append([{ stream: a, expectedVersion: state.length, events: [{ eventId: randomUUID(), type: 'Noted', schemaVersion: 1, data: { note: 'winner' }, occurredAt: new Date() }] }], context().metadata);
+        return session.append(a, [noted(`after ${state[state.length - 1]}`)]);
+      });
+    expect(await racing({ retries: 1 })).toBe(3);
+    expect(passes).toBe(2);
+    expect(await read(a)).toEqual(['a1', 'winner', 'after winner']);
+    passes = 0;
+    await expect(racing('reject')).rejects.toMatchObject({ code: 'version-conflict' });
+    expect(passes).toBe(1);
+  });
+
+  it("never decides again over a client's If-Match", async () => {
+    const a = stream();
+    await path.handle(a, notes, () => [noted('a1')], context(), { newStream: true });
+    await path.handle(a, notes, () => [noted('a2')], context());
+    await expect(path.handle(a, notes, () => [noted('late')], context(), { expectedVersion: 1, conflicts: { retries: 3 } })).rejects.toMatchObject({ code: 'version-conflict' });
+    expect(await read(a)).toEqual(['a1', 'a2']);
+  });
+
+  it('commits a command in steps, each its own pass: a later step that fails leaves the earlier ones recorded', async () => {
+    const a = stream();
+    await path.run(context(), 'reject', async (session) => session.append(a, [noted('pending')]));
+    const outside = await read(a);
+    await expect(
+      path.run(context(), 'reject', async (session) => {
+        session.append(a, [noted('outcome')]);
+        throw new Error('the outcome could not be recorded');
+      }),
+    ).rejects.toThrow('could not be recorded');
+    expect(outside).toEqual(['pending']);
+    expect(await read(a)).toEqual(['pending']);
+    await path.run(context(), 'reject', async (session) => session.append(a, (await session.load(a, notes)).state.includes('pending') ? [noted('outcome')] : []));
+    expect(await read(a)).toEqual(['pending', 'outcome']);
+  });
+});

@@ -1,0 +1,14 @@
+import { Command } from '@nestjs/cqrs';
+import { CommandContext, Written } from '@billing/event-store';
+import { PaymentSettings } from '../domain';
+
+export class UpdatePaymentSettingsCommand extends Command<Written<PaymentSettings>> {
+  constructor(
+    readonly environmentId: string,
+    readonly retryDays: unknown,
+    readonly paymentTermsDays: unknown,
+    readonly context: CommandContext,
+  ) {
+    super();
+  }
+}

@@ -1,0 +1,23 @@
+import { Command } from '@nestjs/cqrs';
+import { CommandContext } from '@billing/event-store';
+import { Versioned } from '@billing/platform';
+import { TemplateGroupView } from '../views';
+
+/**
+ * PUT /templates/{groupId}/templates/{templateId} `{content}`: saved only when
+ * it parses in the sandbox and renders a sample invoice within every limit a
+ * booking's render has (a template that would be stopped at every booking is
+ * refused here, where its author sees why).
+ */
+export class UpdateTemplateContentCommand extends Command<Versioned<TemplateGroupView>> {
+  constructor(
+    readonly environmentId: string,
+    readonly templateGroupId: string,
+    readonly templateId: string,
+    readonly content: unknown,
+    readonly expectedVersion: number | undefined,
+    readonly context: CommandContext,
+  ) {
+    super();
+  }
+}
