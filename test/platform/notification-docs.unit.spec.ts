@@ -6,7 +6,7 @@ import { CONTEXTS } from '../../apps/api/src/contexts';
 describe('the documented webhook catalogue', () => {
   it('names every published notification once, and nothing else', () => {
     const readme = readFileSync(join(__dirname, '..', '..', 'libs', 'webhooks', 'README.md'), 'utf8');
-    const documented = [...readme.matchAll(/^\| `([a-z_]+\.[a-z_]+)` \|/gm)].map((match) => match[1]).sort();
+    const documented = [...readme.matchAll(/^\| `([a-z_]+\.[a-z_]+)` +\|/gm)].map((match) => match[1]).sort();
     const published = CONTEXTS.flatMap((context) => context.notifications.map((notification) => notification.name)).sort();
     expect(documented).toEqual([...new Set(published)]);
   });
