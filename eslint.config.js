@@ -15,12 +15,28 @@ const tseslint = require('typescript-eslint');
 const { allowedImports } = require('./context-map');
 
 /** Frameworks, drivers and I/O. Node's pure computations (node:crypto hashing, node:net address parsing) are allowed. */
-const FRAMEWORKS = ['@nestjs/*', 'typeorm', 'typeorm/*', 'pg', 'pg-*', 'class-validator', 'class-transformer', 'fastify', 'fastify/*', 'passport*', 'rxjs', 'jsonwebtoken'];
+const FRAMEWORKS = [
+  '@nestjs/*',
+  'typeorm',
+  'typeorm/*',
+  'pg',
+  'pg-*',
+  'class-validator',
+  'class-transformer',
+  'fastify',
+  'fastify/*',
+  'passport*',
+  'rxjs',
+  'jsonwebtoken',
+];
 const IO = ['fs', 'http', 'https', 'dns', 'child_process', 'worker_threads', 'cluster'].flatMap((name) => [name, `node:${name}`]);
 
 /** Everywhere: another package only through its public entry. */
 const PUBLIC_ENTRIES_ONLY = [
-  { group: ['**/libs/*/src/**', '../../*/src/**', '../../../*/src/**', '../../../../*/src/**'], message: 'Import another package through its public entry, @billing/<name>.' },
+  {
+    group: ['**/libs/*/src/**', '../../*/src/**', '../../../*/src/**', '../../../../*/src/**'],
+    message: 'Import another package through its public entry, @billing/<name>.',
+  },
   { group: ['@billing/*/**', '!@billing/testing/**'], message: "Import a package's public entry, @billing/<name>, never its files." },
 ];
 

@@ -16,7 +16,13 @@ describe('Foundation over HTTP', () => {
   function expectProblem(response: { status: number; headers: Headers; body: any }, status: number, type: string) {
     expect(response.status).toBe(status);
     expect(response.headers.get('content-type')).toContain(PROBLEM);
-    expect(response.body).toMatchObject({ type: `/problems/${type}`, status, title: expect.any(String), detail: expect.any(String), instance: expect.any(String) });
+    expect(response.body).toMatchObject({
+      type: `/problems/${type}`,
+      status,
+      title: expect.any(String),
+      detail: expect.any(String),
+      instance: expect.any(String),
+    });
   }
 
   describe('authentication (401)', () => {

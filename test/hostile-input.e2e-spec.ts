@@ -21,7 +21,9 @@ describe('hostile input (issue 20)', () => {
   afterAll(() => t.close());
 
   const newInvoice = (memo = 'm') =>
-    t.request('POST', '/invoices', { body: { customer: { id: randomUUID(), handle: 'c', name: 'n' }, currency: 'EUR', memo, items: [{ quantity: 1, unitAmount: 100 }] } });
+    t.request('POST', '/invoices', {
+      body: { customer: { id: randomUUID(), handle: 'c', name: 'n' }, currency: 'EUR', memo, items: [{ quantity: 1, unitAmount: 100 }] },
+    });
 
   it('issue 20 #14: a validly signed JWT whose payload is not an object is a 401', async () => {
     for (const payload of ['null', '5', '[1]', '"x"', 'true']) {
@@ -44,7 +46,10 @@ describe('hostile input (issue 20)', () => {
       expect([JSON.stringify(sub), r.status, r.headers.get('www-authenticate')]).toEqual([JSON.stringify(sub), 401, 'Bearer']);
       expectProblem(r, 401, 'unauthorized');
     }
-    for (const token of [sign({ environments: [t.environmentId] }, TEST_JWT_SECRET, { algorithm: 'HS256', expiresIn: 3600 }), signedJwt(JSON.stringify({ environments: [t.environmentId], sub: 5, exp: Math.floor(Date.now() / 1000) + 60 }))]) {
+    for (const token of [
+      sign({ environments: [t.environmentId] }, TEST_JWT_SECRET, { algorithm: 'HS256', expiresIn: 3600 }),
+      signedJwt(JSON.stringify({ environments: [t.environmentId], sub: 5, exp: Math.floor(Date.now() / 1000) + 60 })),
+    ]) {
       expectProblem(await t.request('GET', '/products', { token }), 401, 'unauthorized');
     }
     const ok = sign({ environments: [t.environmentId], sub: 'ünïcode user 🙂' }, TEST_JWT_SECRET, { algorithm: 'HS256', expiresIn: 3600 });
@@ -63,15 +68,30 @@ describe('hostile input (issue 20)', () => {
     const cases: [string, number][] = [
       [`GET /invoices HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${'a'.repeat(40_000)}\r\n\r\n`, 431],
       [`GET /invoices HTTP/1.1\r\n${host}X-Environment: ${t.environmentId}\u0000\r\n\r\n`, 400],
-      [`POST /products HTTP/1.1\r\n${host}X-Environment: ${t.environmentId}\r\nIdempotency-Key: a\u0001b\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{"name":"p"}`, 400],
-      [`POST /products HTTP/1.1\r\n${host}X-Environment: ${t.environmentId}\r\nIdempotency-Key: a\u007fb\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{"name":"p"}`, 400],
+      [
+        `POST /products HTTP/1.1\r\n${host}X-Environment: ${t.environmentId}\r\nIdempotency-Key: a\u0001b\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{"name":"p"}`,
+        400,
+      ],
+      [
+        `POST /products HTTP/1.1\r\n${host}X-Environment: ${t.environmentId}\r\nIdempotency-Key: a\u007fb\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{"name":"p"}`,
+        400,
+      ],
       [`GET /invoices HTTP/1.1\r\n${host}X-Environment: ${t.environmentId}\r\nX-Thing: a\rb\r\n\r\n`, 400],
       [`GET /invoices HTTP/9.9\r\n${host}\r\n\r\n`, 400],
       [`GET /%zz HTTP/1.1\r\n${host}\r\n\r\n`, 400],
       [`GET /invoices HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n`, 400],
-      [`POST /products HTTP/1.1\r\n${host}X-Environment: ${t.environmentId}\r\nIdempotency-Key: a\tb\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{"name":"p"}`, 400],
-      [`POST /products HTTP/1.1\r\n${host}X-Environment: ${t.environmentId}\r\nIdempotency-Key: a\u00ffb\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{"name":"p"}`, 400],
-      [`POST /products HTTP/1.1\r\n${host}X-Environment: ${t.environmentId}\u00ff\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{"name":"p"}`, 400],
+      [
+        `POST /products HTTP/1.1\r\n${host}X-Environment: ${t.environmentId}\r\nIdempotency-Key: a\tb\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{"name":"p"}`,
+        400,
+      ],
+      [
+        `POST /products HTTP/1.1\r\n${host}X-Environment: ${t.environmentId}\r\nIdempotency-Key: a\u00ffb\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{"name":"p"}`,
+        400,
+      ],
+      [
+        `POST /products HTTP/1.1\r\n${host}X-Environment: ${t.environmentId}\u00ff\r\nContent-Type: application/json\r\nContent-Length: 12\r\n\r\n{"name":"p"}`,
+        400,
+      ],
       [`POST /products HTTP/1.1\r\n${host}X-Environment: ${t.environmentId}\r\nContent-Type: application/xml\r\nContent-Length: 12\r\n\r\n{"name":"p"}`, 415],
       [`POST /products HTTP/1.1\r\n${host}X-Environment: ${t.environmentId}\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{"name":"p"`, 400],
       [`POST /products HTTP/1.1\r\n${host}X-Environment: ${t.environmentId}\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip\r\n\r\n`, 400],
@@ -95,9 +115,21 @@ describe('hostile input (issue 20)', () => {
     const webhook = await t.request('PUT', '/webhooks/subscribe', { body: { url: 'https://example.com/h' } });
     expect([invoice.id, product.id, webhook.body.id]).toEqual([expect.any(String), expect.any(String), expect.any(String)]);
     const lists = [
-      '/products', '/prices', '/invoices', '/tax-codes', '/templates', '/payments', '/payments?orderBy=-amount', '/payments?orderBy=createdAt',
-      '/webhooks', `/webhooks/${webhook.body.id}/deliveries`, '/billable-metrics', '/subscriptions', '/events',
-      `/invoices/${invoice.id}/history`, `/products/${product.id}/history`,
+      '/products',
+      '/prices',
+      '/invoices',
+      '/tax-codes',
+      '/templates',
+      '/payments',
+      '/payments?orderBy=-amount',
+      '/payments?orderBy=createdAt',
+      '/webhooks',
+      `/webhooks/${webhook.body.id}/deliveries`,
+      '/billable-metrics',
+      '/subscriptions',
+      '/events',
+      `/invoices/${invoice.id}/history`,
+      `/products/${product.id}/history`,
     ];
     const encode = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
     const values: unknown[] = ['a\u0000', '\ud800', 'x\udc00', 1e308, -1, 2 ** 53 + 1, null, [], {}, '9'.repeat(400)];
@@ -105,7 +137,10 @@ describe('hostile input (issue 20)', () => {
     const tokens = [
       ...members.flatMap((names) => values.map((value) => encode(Object.fromEntries(names.map((name) => [name, value]))))),
       ...['null', '5', '"x"', '[]', '{}', '\u0000', '{"position":"1","extra":1}', '{"s":1,"f":"x","position":"1"}'].map(encode),
-      'AA', '%%%', 'a'.repeat(3000), encode({ code: 'ok' }).replace(/.$/, '!'),
+      'AA',
+      '%%%',
+      'a'.repeat(3000),
+      encode({ code: 'ok' }).replace(/.$/, '!'),
     ];
     // A token of another filter or another list is no token of this one.
     const typed = await t.request('GET', '/events?limit=1&type=InvoiceCreated');
@@ -127,7 +162,11 @@ describe('hostile input (issue 20)', () => {
     const description = 'd'.repeat(4000);
     for (let i = 0; i < 12; i++) {
       const r = await t.request('POST', '/invoices', {
-        body: { customer: { id: randomUUID(), handle: 'c', name: 'n' }, currency: 'EUR', items: Array.from({ length: 5 }, () => ({ quantity: 1, unitAmount: 100, description })) },
+        body: {
+          customer: { id: randomUUID(), handle: 'c', name: 'n' },
+          currency: 'EUR',
+          items: Array.from({ length: 5 }, () => ({ quantity: 1, unitAmount: 100, description })),
+        },
       });
       expect(r.status).toBe(201);
     }
@@ -143,7 +182,10 @@ describe('hostile input (issue 20)', () => {
       path = `/events?limit=100&pageToken=${r.body.nextPageToken}`;
     }
     const exported = await t.request('GET', '/events/export');
-    const lines = exported.text.trim().split('\n').map((line) => JSON.parse(line).id as string);
+    const lines = exported.text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).id as string);
     expect(pages).toBeGreaterThan(3);
     expect(new Set(seen).size).toBe(seen.length);
     expect(seen).toEqual(lines);
@@ -191,7 +233,9 @@ describe('hostile input (issue 20)', () => {
   it('issue 20 #21: the hint of a minimal provider key shows no more than a quarter of its secret part', async () => {
     const enabled = await t.request('POST', '/paymentproviders/enable', { body: { name: 'sandbox', credentials: { secretKey: 'sk_sandbox_WXYZ' } } });
     expect([enabled.status, enabled.body.credentialsHint]).toEqual([200, 'Z']);
-    const rotated = await t.request('POST', '/paymentproviders/enable', { body: { name: 'sandbox', credentials: { secretKey: 'sk_sandbox_0123456789abcdef' } } });
+    const rotated = await t.request('POST', '/paymentproviders/enable', {
+      body: { name: 'sandbox', credentials: { secretKey: 'sk_sandbox_0123456789abcdef' } },
+    });
     expect(rotated.body.credentialsHint).toBe('cdef');
   });
 });

@@ -17,7 +17,10 @@ function sources(folder: string): string[] {
   });
 }
 
-const files = [...sources(join(ROOT, 'libs')), ...sources(join(ROOT, 'apps'))].map((path) => ({ path: relative(ROOT, path), text: readFileSync(path, 'utf8') }));
+const files = [...sources(join(ROOT, 'libs')), ...sources(join(ROOT, 'apps'))].map((path) => ({
+  path: relative(ROOT, path),
+  text: readFileSync(path, 'utf8'),
+}));
 const handlers = files.flatMap(({ path, text }) => [...text.matchAll(/@CommandHandler\((\w+)\)/g)].map((match) => ({ path, text, command: match[1] })));
 
 /** Services a handler may delegate to: each runs every step of its command through CommandPath itself. */
@@ -38,21 +41,26 @@ describe('the one write path', () => {
     expect(handlers.length).toBeGreaterThanOrEqual(30);
   });
 
-  it.each(handlers.map((handler) => [handler.command, handler]))('%s is a …Command class typed with its result, in its own file beside its handler, handled through CommandPath', (_name, { path, text, command }) => {
-    expect(command).toMatch(/Command$/);
-    expect(files.some((file) => new RegExp(`export class ${command} extends Command<`).test(file.text))).toBe(true);
-    const declared = files.filter((file) => new RegExp(`export class ${command}\\b`).test(file.text)).map((file) => file.path);
-    expect(declared).toHaveLength(1);
-    expect(dirname(declared[0])).toBe(dirname(path));
-    expect(basename(declared[0])).toMatch(/\.command\.ts$/);
-    expect(text).not.toMatch(/export class \w+Command\b/);
-    const delegates = [/private readonly \w+: CommandPath\b/, ...STEPWISE.map((service) => new RegExp(`private readonly \\w+: ${service}\\b`))];
-    expect(delegates.some((pattern) => pattern.test(text))).toBe(true);
-  });
+  it.each(handlers.map((handler) => [handler.command, handler]))(
+    '%s is a …Command class typed with its result, in its own file beside its handler, handled through CommandPath',
+    (_name, { path, text, command }) => {
+      expect(command).toMatch(/Command$/);
+      expect(files.some((file) => new RegExp(`export class ${command} extends Command<`).test(file.text))).toBe(true);
+      const declared = files.filter((file) => new RegExp(`export class ${command}\\b`).test(file.text)).map((file) => file.path);
+      expect(declared).toHaveLength(1);
+      expect(dirname(declared[0])).toBe(dirname(path));
+      expect(basename(declared[0])).toMatch(/\.command\.ts$/);
+      expect(text).not.toMatch(/export class \w+Command\b/);
+      const delegates = [/private readonly \w+: CommandPath\b/, ...STEPWISE.map((service) => new RegExp(`private readonly \\w+: ${service}\\b`))];
+      expect(delegates.some((pattern) => pattern.test(text))).toBe(true);
+    },
+  );
 
   it('leaves appending and write transactions to the event store: nothing else appends or opens its own', () => {
     const writes = /eventStore\.append\(|toNewEvents\(|inTransaction\(|new CommandSession\(|\.transaction\(/;
-    const offenders = files.filter(({ path, text }) => !path.startsWith('libs/event-store/') && !OWN_TRANSACTIONS.includes(path) && writes.test(text)).map(({ path }) => path);
+    const offenders = files
+      .filter(({ path, text }) => !path.startsWith('libs/event-store/') && !OWN_TRANSACTIONS.includes(path) && writes.test(text))
+      .map(({ path }) => path);
     expect(offenders).toEqual([]);
   });
 

@@ -39,7 +39,14 @@ describe('The event log and its hash chain', () => {
     const code = `VAT-${randomUUID().slice(0, 6)}`;
     await env.ok('POST', '/tax-codes', { code, rate: 0.24, taxable: true }, 201);
     const productId = (await env.ok('POST', '/products', { name: 'Widgets' }, 201)).body.id;
-    const priceId = (await env.ok('POST', '/prices', { productId, name: 'Pro', priceModel: 'fee', purchase: 'recurring', termCount: 1, termUnit: 'month', pricing: { eur: { unitAmount: 1500 } } }, 201)).body.id;
+    const priceId = (
+      await env.ok(
+        'POST',
+        '/prices',
+        { productId, name: 'Pro', priceModel: 'fee', purchase: 'recurring', termCount: 1, termUnit: 'month', pricing: { eur: { unitAmount: 1500 } } },
+        201,
+      )
+    ).body.id;
     clock.set('2026-01-15T11:00:00.000Z');
     await env.ok('PUT', `/prices/${priceId}`, { name: 'Pro plus' }, 200);
     clock.set('2026-01-15T12:00:00.000Z');
@@ -76,12 +83,17 @@ describe('The event log and its hash chain', () => {
       expect(typesOf(await env.ok('GET', '/events?type=PriceUpdated', undefined, 200))).toEqual(['PriceUpdated']);
       expect(typesOf(await env.ok('GET', '/events?resourceType=price', undefined, 200))).toEqual(['PriceCreated', 'PriceUpdated']);
       expect(typesOf(await env.ok('GET', `/events?resourceId=${env.productId}`, undefined, 200))).toEqual(['ProductCreated']);
-      expect(typesOf(await env.ok('GET', `/events?resourceType=tax_code&resourceId=${env.code}`, undefined, 200))).toEqual(['TaxCodeCreated', 'TaxCodeUpdated']);
+      expect(typesOf(await env.ok('GET', `/events?resourceType=tax_code&resourceId=${env.code}`, undefined, 200))).toEqual([
+        'TaxCodeCreated',
+        'TaxCodeUpdated',
+      ]);
       expect(typesOf(await env.ok('GET', `/events?resourceId=${all.body.items[0].resource.id}`, undefined, 200))).toEqual(['TaxCodeCreated', 'TaxCodeUpdated']);
       // from is inclusive, to exclusive.
       expect(typesOf(await env.ok('GET', '/events?from=2026-01-15T11:00:00Z', undefined, 200))).toEqual(['PriceUpdated', 'TaxCodeUpdated']);
       expect(typesOf(await env.ok('GET', '/events?to=2026-01-15T11:00:00Z', undefined, 200))).toEqual(['TaxCodeCreated', 'ProductCreated', 'PriceCreated']);
-      expect(typesOf(await env.ok('GET', '/events?from=2026-01-15T11:00:00Z&to=2026-01-15T12:00:00Z&resourceType=price', undefined, 200))).toEqual(['PriceUpdated']);
+      expect(typesOf(await env.ok('GET', '/events?from=2026-01-15T11:00:00Z&to=2026-01-15T12:00:00Z&resourceType=price', undefined, 200))).toEqual([
+        'PriceUpdated',
+      ]);
       expect((await env.ok('GET', '/events?type=NoSuchEvent', undefined, 200)).body).toEqual({ items: [], nextPageToken: null });
     });
 
@@ -100,8 +112,15 @@ describe('The event log and its hash chain', () => {
       expect(pages).toBe(3);
       const filtered = await env.ok('GET', '/events?resourceType=price&limit=1', undefined, 200);
       expect(typesOf(filtered)).toEqual(['PriceCreated']);
-      expect(typesOf(await env.ok('GET', `/events?resourceType=price&limit=1&pageToken=${filtered.body.nextPageToken}`, undefined, 200))).toEqual(['PriceUpdated']);
-      expectProblem(await env.call('GET', `/events?resourceType=product&limit=1&pageToken=${filtered.body.nextPageToken}`), 422, 'validation-failed', '/query/pageToken');
+      expect(typesOf(await env.ok('GET', `/events?resourceType=price&limit=1&pageToken=${filtered.body.nextPageToken}`, undefined, 200))).toEqual([
+        'PriceUpdated',
+      ]);
+      expectProblem(
+        await env.call('GET', `/events?resourceType=product&limit=1&pageToken=${filtered.body.nextPageToken}`),
+        422,
+        'validation-failed',
+        '/query/pageToken',
+      );
       expectProblem(await env.call('GET', `/events?limit=1&pageToken=${filtered.body.nextPageToken}`), 422, 'validation-failed', '/query/pageToken');
       expectProblem(await env.call('GET', '/events?pageToken=garbage'), 422, 'validation-failed', '/query/pageToken');
     });
@@ -138,7 +157,12 @@ describe('The event log and its hash chain', () => {
     expect(lines.pop()).toBe('');
     expect(lines.map((line) => JSON.parse(line))).toEqual(all.body.items);
     const prices = await env.call('GET', '/events/export?resourceType=price');
-    expect(prices.text.trim().split('\n').map((line) => JSON.parse(line).type)).toEqual(['PriceCreated', 'PriceUpdated']);
+    expect(
+      prices.text
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).type),
+    ).toEqual(['PriceCreated', 'PriceUpdated']);
     expect((await environment().call('GET', '/events/export')).text).toBe('');
   });
 
@@ -177,7 +201,13 @@ describe('The event log and its hash chain', () => {
         await t.dataSource.query(`alter table events enable trigger events_append_only`);
       }
       const broken = await env.ok('GET', '/audit/verify', undefined, 200);
-      expect(broken.body).toMatchObject({ status: 'mismatch', environmentId: env.id, eventsChecked: 3, event: { id: target.id, position: 4 }, differs: 'content' });
+      expect(broken.body).toMatchObject({
+        status: 'mismatch',
+        environmentId: env.id,
+        eventsChecked: 3,
+        event: { id: target.id, position: 4 },
+        differs: 'content',
+      });
       expect(broken.body.detail).toContain('hashes to');
 
       // The chain is edited instead (in other environments): a link's hash (content), or its previous hash (link).
@@ -193,7 +223,11 @@ describe('The event log and its hash chain', () => {
         } finally {
           await t.dataSource.query(`alter table event_chain enable trigger event_chain_append_only`);
         }
-        expect((await other.ok('GET', '/audit/verify', undefined, 200)).body).toMatchObject({ status: 'mismatch', event: { id: otherEvents[1].id, position: 2 }, differs });
+        expect((await other.ok('GET', '/audit/verify', undefined, 200)).body).toMatchObject({
+          status: 'mismatch',
+          event: { id: otherEvents[1].id, position: 2 },
+          differs,
+        });
       }
 
       // An event inserted with the chain trigger disabled.
@@ -209,7 +243,11 @@ describe('The event log and its hash chain', () => {
       } finally {
         await t.dataSource.query(`alter table events enable trigger events_chain`);
       }
-      expect((await third.ok('GET', '/audit/verify', undefined, 200)).body).toMatchObject({ status: 'mismatch', event: { id: sneaked, position: null }, differs: 'unchained' });
+      expect((await third.ok('GET', '/audit/verify', undefined, 200)).body).toMatchObject({
+        status: 'mismatch',
+        event: { id: sneaked, position: null },
+        differs: 'unchained',
+      });
     });
 
     it('the verifier rebuilds the canonical bytes of any data: escapes, non-ASCII, exact decimals, key order', async () => {
@@ -232,8 +270,11 @@ describe('The event log and its hash chain', () => {
         ],
         { actor: 'system:odd "actor"', requestId: null, correlationId: 'ć', causationId: null },
       );
-      await t.dataSource.query(`insert into events (event_id, environment_id, stream_type, stream_id, stream_version, event_type, schema_version, data, metadata, occurred_at)
-        values ($1, $2, 'odd-stream', $3, 1, 'Raw', 1, '{"n": 1.50, "e": 1e3, "m": -0.0}', '{}', '2026-01-15 10:00:00.123456+00')`, [randomUUID(), env.id, randomUUID()]);
+      await t.dataSource.query(
+        `insert into events (event_id, environment_id, stream_type, stream_id, stream_version, event_type, schema_version, data, metadata, occurred_at)
+        values ($1, $2, 'odd-stream', $3, 1, 'Raw', 1, '{"n": 1.50, "e": 1e3, "m": -0.0}', '{}', '2026-01-15 10:00:00.123456+00')`,
+        [randomUUID(), env.id, randomUUID()],
+      );
       expect((await env.ok('GET', '/audit/verify', undefined, 200)).body).toMatchObject({ status: 'ok', eventsChecked: 2 });
     });
 
@@ -266,14 +307,22 @@ describe('The event log and its hash chain', () => {
         `select c.sequence::int, e.global_position::int from event_chain c join events e using (event_id) where c.environment_id = $1 order by c.sequence`,
         [env.id],
       );
-      expect(rows.map((row: { global_position: number }) => row.global_position)).toEqual([...rows.map((row: { global_position: number }) => row.global_position)].sort((a, b) => b - a));
+      expect(rows.map((row: { global_position: number }) => row.global_position)).toEqual(
+        [...rows.map((row: { global_position: number }) => row.global_position)].sort((a, b) => b - a),
+      );
       expect((await env.ok('GET', '/audit/verify', undefined, 200)).body).toMatchObject({ status: 'ok', eventsChecked: 2 });
     });
 
     it('GET /audit/head: Ed25519 over the documented message, verified with node:crypto and GET /audit/public-key', async () => {
       const env = await populated();
       const head = (await env.ok('GET', '/audit/head', undefined, 200)).body;
-      expect(head).toEqual({ environmentId: env.id, position: 5, hash: expect.stringMatching(/^[0-9a-f]{64}$/), at: expect.any(String), signature: expect.any(String) });
+      expect(head).toEqual({
+        environmentId: env.id,
+        position: 5,
+        hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+        at: expect.any(String),
+        signature: expect.any(String),
+      });
       // The head is the last event's link.
       expect((await env.ok('GET', '/events', undefined, 200)).body.items[4].hash).toBe(head.hash);
       const pem = await env.ok('GET', '/audit/public-key', undefined, 200);
@@ -304,7 +353,11 @@ describe('The event log and its hash chain', () => {
         { actor: 'test', requestId: null, correlationId: randomUUID(), causationId: null },
       );
     const newestLink = async () =>
-      (await t.dataSource.query(`select c.sequence::int as position, c.hash from event_chain c where c.environment_id = $1 order by c.sequence desc limit 1`, [env.id]))[0];
+      (
+        await t.dataSource.query(`select c.sequence::int as position, c.hash from event_chain c where c.environment_id = $1 order by c.sequence desc limit 1`, [
+          env.id,
+        ])
+      )[0];
     for (const [count, total] of [
       [150, 150],
       [900, 1050],
@@ -313,7 +366,11 @@ describe('The event log and its hash chain', () => {
       const head = (await env.ok('GET', '/audit/head', undefined, 200)).body;
       expect(await newestLink()).toEqual({ position: total, hash: head.hash });
       expect(head).toMatchObject({ environmentId: env.id, position: total });
-      expect((await env.ok('GET', '/audit/verify', undefined, 200)).body).toMatchObject({ status: 'ok', eventsChecked: total, head: { position: total, hash: head.hash } });
+      expect((await env.ok('GET', '/audit/verify', undefined, 200)).body).toMatchObject({
+        status: 'ok',
+        eventsChecked: total,
+        head: { position: total, hash: head.hash },
+      });
     }
     // The log's keyset pages cross positions 100 and 1 000 in order, every event once.
     const positions: number[] = [];

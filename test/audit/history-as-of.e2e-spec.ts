@@ -37,15 +37,20 @@ describe('History and as-of reads', () => {
   async function createThenChange(path: string, create: () => Promise<string>, change: (id: string) => Promise<void>, readable = true) {
     clock.set(CREATED);
     const id = await create();
-    const first = readable ? (await ok('GET', `/${path}/${encodeURIComponent(id)}`, undefined, 200)) : null;
+    const first = readable ? await ok('GET', `/${path}/${encodeURIComponent(id)}`, undefined, 200) : null;
     clock.set(CHANGED);
     await change(id);
-    const second = readable ? (await ok('GET', `/${path}/${encodeURIComponent(id)}`, undefined, 200)) : null;
+    const second = readable ? await ok('GET', `/${path}/${encodeURIComponent(id)}`, undefined, 200) : null;
     return { id, first, second };
   }
 
   const bookedInvoice = async (amount: number) => {
-    const created = await ok('POST', '/invoices', { customer: { id: randomUUID(), handle: 'C-1', name: 'Acme' }, currency: 'EUR', items: [{ title: 'Plan', quantity: 1, unitAmount: amount }] }, 201);
+    const created = await ok(
+      'POST',
+      '/invoices',
+      { customer: { id: randomUUID(), handle: 'C-1', name: 'Acme' }, currency: 'EUR', items: [{ title: 'Plan', quantity: 1, unitAmount: amount }] },
+      201,
+    );
     await ok('PUT', `/invoices/${created.body.id}/book`, {}, 200);
     return created.body.id as string;
   };
@@ -58,7 +63,15 @@ describe('History and as-of reads', () => {
       run: () =>
         createThenChange(
           'invoices',
-          async () => (await ok('POST', '/invoices', { customer: { id: randomUUID(), handle: 'C-1', name: 'Acme' }, currency: 'EUR', items: [{ title: 'Plan', quantity: 2, unitAmount: 700 }] }, 201)).body.id,
+          async () =>
+            (
+              await ok(
+                'POST',
+                '/invoices',
+                { customer: { id: randomUUID(), handle: 'C-1', name: 'Acme' }, currency: 'EUR', items: [{ title: 'Plan', quantity: 2, unitAmount: 700 }] },
+                201,
+              )
+            ).body.id,
           async (id) => void (await ok('PUT', `/invoices/${id}/book`, {}, 200)),
         ),
     },
@@ -81,7 +94,14 @@ describe('History and as-of reads', () => {
         createThenChange(
           'prices',
           async () =>
-            (await ok('POST', '/prices', { name: 'Pro', priceModel: 'fee', purchase: 'recurring', termCount: 1, termUnit: 'month', pricing: { eur: { unitAmount: 1500 } } }, 201)).body.id,
+            (
+              await ok(
+                'POST',
+                '/prices',
+                { name: 'Pro', priceModel: 'fee', purchase: 'recurring', termCount: 1, termUnit: 'month', pricing: { eur: { unitAmount: 1500 } } },
+                201,
+              )
+            ).body.id,
           async (id) => void (await ok('PUT', `/prices/${id}`, { name: 'Pro plus' }, 200)),
         ),
     },
@@ -103,7 +123,14 @@ describe('History and as-of reads', () => {
       run: async () => {
         clock.set(CREATED);
         const productId = (await ok('POST', '/products', { name: 'Plans' }, 201)).body.id;
-        const price = (await ok('POST', '/prices', { productId, name: 'Pro', priceModel: 'fee', purchase: 'recurring', termCount: 1, termUnit: 'month', pricing: { eur: { unitAmount: 1500 } } }, 201)).body.id;
+        const price = (
+          await ok(
+            'POST',
+            '/prices',
+            { productId, name: 'Pro', priceModel: 'fee', purchase: 'recurring', termCount: 1, termUnit: 'month', pricing: { eur: { unitAmount: 1500 } } },
+            201,
+          )
+        ).body.id;
         return createThenChange(
           'subscriptions',
           async () =>
@@ -111,7 +138,12 @@ describe('History and as-of reads', () => {
               await ok(
                 'POST',
                 '/subscriptions',
-                { customer: { id: randomUUID(), handle: 'C-1', name: 'Acme' }, currency: 'EUR', term: { start: '2026-03-01', end: null }, items: [{ priceId: price }] },
+                {
+                  customer: { id: randomUUID(), handle: 'C-1', name: 'Acme' },
+                  currency: 'EUR',
+                  term: { start: '2026-03-01', end: null },
+                  items: [{ priceId: price }],
+                },
                 201,
               )
             ).body.id,
@@ -141,7 +173,15 @@ describe('History and as-of reads', () => {
       run: () =>
         createThenChange(
           'billable-metrics',
-          async () => (await ok('POST', '/billable-metrics', { code: `api_calls_${randomUUID().slice(0, 8)}`, name: 'API calls', aggregation: 'sum', field: 'calls' }, 201)).body.code,
+          async () =>
+            (
+              await ok(
+                'POST',
+                '/billable-metrics',
+                { code: `api_calls_${randomUUID().slice(0, 8)}`, name: 'API calls', aggregation: 'sum', field: 'calls' },
+                201,
+              )
+            ).body.code,
           async () => undefined,
         ),
     },
@@ -171,7 +211,13 @@ describe('History and as-of reads', () => {
     expect(history.body.items.map((item: { type: string }) => item.type)).toEqual(types);
     expect(history.body.nextPageToken).toBeNull();
     for (const [index, item] of (history.body.items as any[]).entries()) {
-      expect(item).toMatchObject({ resource: { type: resourceType }, version: index + 1, actor: 'test-user', requestId: expect.any(String), correlationId: expect.any(String) });
+      expect(item).toMatchObject({
+        resource: { type: resourceType },
+        version: index + 1,
+        actor: 'test-user',
+        requestId: expect.any(String),
+        correlationId: expect.any(String),
+      });
       expect(item.position).toBeGreaterThan(index === 0 ? 0 : history.body.items[index - 1].position);
     }
     expect(history.body.items[0].occurredAt).toBe(CREATED);
@@ -234,7 +280,14 @@ describe('History and as-of reads', () => {
 
   it('the OpenAPI document: asOf on every single-resource GET, a history route per resource, the audit routes', async () => {
     const document = (await ok('GET', '/openapi.json', undefined, 200)).body;
-    const singles = ['/invoices/{invoiceId}', '/tax-codes/{code}', '/prices/{priceId}', '/products/{productId}', '/payments/{paymentId}', '/subscriptions/{subscriptionId}'];
+    const singles = [
+      '/invoices/{invoiceId}',
+      '/tax-codes/{code}',
+      '/prices/{priceId}',
+      '/products/{productId}',
+      '/payments/{paymentId}',
+      '/subscriptions/{subscriptionId}',
+    ];
     for (const path of singles) {
       expect(document.paths[path]?.get?.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'asOf', in: 'query', required: false })]));
     }

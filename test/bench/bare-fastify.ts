@@ -15,7 +15,12 @@ export const BARE_PAYLOAD = {
   date: '2026-01-15',
   dueDate: '2026-02-14',
   memo: 'Benchmark payload of roughly one kilobyte',
-  customer: { id: '7d2c9a10-5b3e-4f61-8a2d-1c0e9f8b7a65', handle: 'C-1', name: 'Bench Oy', billingAddress: { street1: 'Mannerheimintie 1', postalCode: '00100', city: 'Helsinki', country: 'FI' } },
+  customer: {
+    id: '7d2c9a10-5b3e-4f61-8a2d-1c0e9f8b7a65',
+    handle: 'C-1',
+    name: 'Bench Oy',
+    billingAddress: { street1: 'Mannerheimintie 1', postalCode: '00100', city: 'Helsinki', country: 'FI' },
+  },
   lines: [
     { id: 'a1b2c3d4-0001-4000-8000-000000000001', title: 'A', quantity: 2, unitAmount: 1999, discount: null, taxCode: null, amount: 3998, taxAmount: 0 },
     { id: 'a1b2c3d4-0002-4000-8000-000000000002', title: 'B', quantity: 1, unitAmount: 500, discount: null, taxCode: null, amount: 500, taxAmount: 0 },

@@ -56,7 +56,8 @@ function run(spec: LoadSpec, seconds: number, tally: Tally | null): Promise<{ re
   let next = 0;
   const setupRequest = (request: autocannon.Request): autocannon.Request => {
     const path = spec.paths[next++ % spec.paths.length];
-    const body = spec.uniqueBodyToken && spec.body !== undefined ? { body: spec.body.split(spec.uniqueBodyToken).join(`${process.pid}-${++uniqueValues}`) } : {};
+    const body =
+      spec.uniqueBodyToken && spec.body !== undefined ? { body: spec.body.split(spec.uniqueBodyToken).join(`${process.pid}-${++uniqueValues}`) } : {};
     if (!spec.uniqueHeader) return { ...request, path, ...body };
     return { ...request, path, ...body, headers: { ...request.headers, [spec.uniqueHeader]: `${process.pid}-${++uniqueValues}` } };
   };

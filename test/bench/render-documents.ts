@@ -73,7 +73,9 @@ async function main(): Promise<void> {
       }
       times.sort((a, b) => a - b);
       const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))].toFixed(1);
-      rows.push(`| ${lines} | ${locale} | ${at(0.5)} ms | ${at(0.95)} ms | ${(1000 / (times.reduce((a, b) => a + b, 0) / times.length)).toFixed(0)}/s | ${bytes} B |`);
+      rows.push(
+        `| ${lines} | ${locale} | ${at(0.5)} ms | ${at(0.95)} ms | ${(1000 / (times.reduce((a, b) => a + b, 0) / times.length)).toFixed(0)}/s | ${bytes} B |`,
+      );
     }
   }
   console.log(`| lines | locale | median | p95 | invoices/s (one core) | PDF size |\n|---|---|---|---|---|---|\n${rows.join('\n')}`);

@@ -64,7 +64,8 @@ function positive(name: string, fallback: number, zeroAllowed = false): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0 || (!zeroAllowed && value === 0)) throw new Error(`${name} must be a ${zeroAllowed ? 'non-negative' : 'positive'} number`);
+  if (!Number.isFinite(value) || value < 0 || (!zeroAllowed && value === 0))
+    throw new Error(`${name} must be a ${zeroAllowed ? 'non-negative' : 'positive'} number`);
   return value;
 }
 
@@ -162,16 +163,23 @@ function scratchFile(name: string): string {
   return join(scratch, `${Date.now()}-${Math.random().toString(36).slice(2)}-${name}`);
 }
 
-async function runLoad(name: string, spec: Omit<LoadSpec, 'out' | 'connections' | 'seconds' | 'warmupSeconds'> & { warmupSeconds?: number }): Promise<LoadResult> {
+async function runLoad(
+  name: string,
+  spec: Omit<LoadSpec, 'out' | 'connections' | 'seconds' | 'warmupSeconds'> & { warmupSeconds?: number },
+): Promise<LoadResult> {
   const full: LoadSpec = { connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, ...spec, out: scratchFile('result.json') };
   const specFile = scratchFile('spec.json');
   writeFileSync(specFile, JSON.stringify(full));
-  log(`${name}: ${full.warmupSeconds} s warm-up + ${SECONDS} s, ${CONNECTIONS} connections${spec.overallRate ? `, ${spec.overallRate} requests/s${spec.pacing === 'paced' ? ' evenly paced' : ''}` : ''}`);
+  log(
+    `${name}: ${full.warmupSeconds} s warm-up + ${SECONDS} s, ${CONNECTIONS} connections${spec.overallRate ? `, ${spec.overallRate} requests/s${spec.pacing === 'paced' ? ' evenly paced' : ''}` : ''}`,
+  );
   const child = startChild(`load (${name})`, process.execPath, [join(__dirname, 'load.js'), specFile]);
   const code = await waitExit(child, (SECONDS + WARMUP_SECONDS + 60) * 1000);
   if (code !== 0 || !existsSync(full.out)) throw new Error(`load generator exited with ${code}:\n${child.tail.join('\n')}`);
   const result = JSON.parse(readFileSync(full.out, 'utf8')) as LoadResult;
-  log(`${name}: ${result.perSecond}/s, p50 ${result.p50} ms, p99 ${result.p99} ms, statuses ${JSON.stringify(result.statuses)}, errors ${result.errors}, timeouts ${result.timeouts}`);
+  log(
+    `${name}: ${result.perSecond}/s, p50 ${result.p50} ms, p99 ${result.p99} ms, statuses ${JSON.stringify(result.statuses)}, errors ${result.errors}, timeouts ${result.timeouts}`,
+  );
   return result;
 }
 
@@ -188,8 +196,26 @@ function eventBody(): string {
     dueDate: null,
     memo: null,
     lines: [
-      { id: 'a1b2c3d4-0001-4000-8000-000000000001', title: 'A', quantity: 2, unitAmount: 1999, discount: null, tax: { taxCode: null, taxRate: 0 }, amount: 3998, taxAmount: 0 },
-      { id: 'a1b2c3d4-0002-4000-8000-000000000002', title: 'B', quantity: 1, unitAmount: 500, discount: null, tax: { taxCode: null, taxRate: 0 }, amount: 500, taxAmount: 0 },
+      {
+        id: 'a1b2c3d4-0001-4000-8000-000000000001',
+        title: 'A',
+        quantity: 2,
+        unitAmount: 1999,
+        discount: null,
+        tax: { taxCode: null, taxRate: 0 },
+        amount: 3998,
+        taxAmount: 0,
+      },
+      {
+        id: 'a1b2c3d4-0002-4000-8000-000000000002',
+        title: 'B',
+        quantity: 1,
+        unitAmount: 500,
+        discount: null,
+        tax: { taxCode: null, taxRate: 0 },
+        amount: 500,
+        taxAmount: 0,
+      },
     ],
     createdAt: '2026-01-15T10:00:00.000Z',
   };
@@ -258,7 +284,14 @@ async function runPgbench(pgbench: string, databaseUrl: string, statements: read
   const logs = scratchFile('pgbench-logs');
   mkdirSync(logs);
   log(`raw Postgres: pgbench ${SECONDS} s, ${CONNECTIONS} clients`);
-  const bench = startChild('pgbench', pgbench, [...base, '-T', String(Math.max(1, Math.round(SECONDS))), '-l', `--log-prefix=${join(logs, 'tx')}`, databaseUrl]);
+  const bench = startChild('pgbench', pgbench, [
+    ...base,
+    '-T',
+    String(Math.max(1, Math.round(SECONDS))),
+    '-l',
+    `--log-prefix=${join(logs, 'tx')}`,
+    databaseUrl,
+  ]);
   const code = await waitExit(bench, (SECONDS + 60) * 1000);
   if (code !== 0) throw new Error(`pgbench exited with ${code}:\n${bench.tail.join('\n')}`);
   const output = bench.tail.join('\n');
@@ -296,7 +329,14 @@ async function runPgbench(pgbench: string, databaseUrl: string, statements: read
 
 async function runRawPg(databaseUrl: string, statements: readonly string[]): Promise<LoadResult> {
   rawTool = `pg child process (pgbench not on PATH), ${CONNECTIONS} connections`;
-  const spec: RawPgSpec = { url: databaseUrl, statements, connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP_SECONDS, out: scratchFile('raw.json') };
+  const spec: RawPgSpec = {
+    url: databaseUrl,
+    statements,
+    connections: CONNECTIONS,
+    seconds: SECONDS,
+    warmupSeconds: WARMUP_SECONDS,
+    out: scratchFile('raw.json'),
+  };
   const specFile = scratchFile('raw-spec.json');
   writeFileSync(specFile, JSON.stringify(spec));
   log(`raw Postgres: pgbench not used; pg child process ${WARMUP_SECONDS} s warm-up + ${SECONDS} s, ${CONNECTIONS} connections`);
@@ -414,7 +454,9 @@ async function serviceScenarios(databaseUrl: string, service: Service, receiverB
   const plain = randomUUID();
   const withWebhook = randomUUID();
   const template = randomUUID();
-  const caller: Caller = { token: sign({ environments: [plain, withWebhook, template] }, JWT_SECRET, { algorithm: 'HS256', subject: 'bench', expiresIn: 3600 }) };
+  const caller: Caller = {
+    token: sign({ environments: [plain, withWebhook, template] }, JWT_SECRET, { algorithm: 'HS256', subject: 'bench', expiresIn: 3600 }),
+  };
   const jsonHeaders = (environment: string) => headers(caller, environment, true);
   const getHeaders = (environment: string) => headers(caller, environment, false);
 
@@ -436,16 +478,30 @@ async function serviceScenarios(databaseUrl: string, service: Service, receiverB
       uniqueHeader: 'idempotency-key',
     }),
   );
-  rows.push({ key: 'keyed', scenario: 'POST /invoices (2 lines), each with a new Idempotency-Key', result: keyed, ...(keyed ? {} : { failure: failures[failures.length - 1] }) });
+  rows.push({
+    key: 'keyed',
+    scenario: 'POST /invoices (2 lines), each with a new Idempotency-Key',
+    result: keyed,
+    ...(keyed ? {} : { failure: failures[failures.length - 1] }),
+  });
 
   // b. POST /invoices in an environment with one webhook subscription
   const webhook = await attempt('POST /invoices with a webhook subscription', async () => {
     if (!receiverBase) throw new Error('the webhook receiver did not start');
     await call(service, caller, withWebhook, 'PUT', '/webhooks/subscribe', { url: `${receiverBase}/hook` }, 200);
-    const result = await runLoad('POST /invoices + webhook', { url: service.base, method: 'POST', paths: ['/invoices'], headers: jsonHeaders(withWebhook), body: createBody(), expectStatus: 201 });
+    const result = await runLoad('POST /invoices + webhook', {
+      url: service.base,
+      method: 'POST',
+      paths: ['/invoices'],
+      headers: jsonHeaders(withWebhook),
+      body: createBody(),
+      expectStatus: 201,
+    });
     const receivedDuringLoad = await deliveriesReceived(receiverBase);
     const expected = await withClient(databaseUrl, async (client) =>
-      Number((await client.query(`select count(*)::int as n from events where environment_id = $1 and event_type = 'InvoiceCreated'`, [withWebhook])).rows[0].n),
+      Number(
+        (await client.query(`select count(*)::int as n from events where environment_id = $1 and event_type = 'InvoiceCreated'`, [withWebhook])).rows[0].n,
+      ),
     );
     // Let the dispatcher finish (at most 20 s), so its work does not spill into the next scenario.
     const started = Date.now();
@@ -464,16 +520,29 @@ async function serviceScenarios(databaseUrl: string, service: Service, receiverB
     scenario: 'POST /invoices, environment with 1 webhook subscription',
     result: webhook,
     ...(webhook ? {} : { failure: failures[failures.length - 1] }),
-    ...(deliveries ? { extra: `receiver got ${deliveries.received} of ${deliveries.expected} deliveries (${deliveries.receivedDuringLoad} by the end of the load, the rest within ${deliveries.drainSeconds} s)` } : {}),
+    ...(deliveries
+      ? {
+          extra: `receiver got ${deliveries.received} of ${deliveries.expected} deliveries (${deliveries.receivedDuringLoad} by the end of the load, the rest within ${deliveries.drainSeconds} s)`,
+        }
+      : {}),
   });
 
   // Draft ids to rotate over: created ahead (by scenario a, or here when it failed).
   const ids = await attempt('draft ids for PUT and GET', async () => {
     let found = await withClient(databaseUrl, async (client) =>
-      (await client.query<{ id: string }>(`select id from invoices where environment_id = $1 and status = 'draft' order by created_at limit $2`, [plain, ROTATION_IDS])).rows.map((r) => r.id),
+      (
+        await client.query<{ id: string }>(`select id from invoices where environment_id = $1 and status = 'draft' order by created_at limit $2`, [
+          plain,
+          ROTATION_IDS,
+        ])
+      ).rows.map((r) => r.id),
     );
     if (found.length < ROTATION_IDS) {
-      const created = await inParallel(ROTATION_IDS - found.length, 8, async () => (await call<{ id: string }>(service, caller, plain, 'POST', '/invoices', JSON.parse(createBody()), 201)).id);
+      const created = await inParallel(
+        ROTATION_IDS - found.length,
+        8,
+        async () => (await call<{ id: string }>(service, caller, plain, 'POST', '/invoices', JSON.parse(createBody()), 201)).id,
+      );
       found = [...found, ...created];
     }
     return found;
@@ -482,18 +551,41 @@ async function serviceScenarios(databaseUrl: string, service: Service, receiverB
   // c. PUT /invoices/{id}
   const put = ids
     ? await attempt('PUT /invoices/{id}', () =>
-        runLoad('PUT /invoices/{id}', { url: service.base, method: 'PUT', paths: ids.map((id) => `/invoices/${id}`), headers: jsonHeaders(plain), body: updateBody(), expectStatus: 200 }),
+        runLoad('PUT /invoices/{id}', {
+          url: service.base,
+          method: 'PUT',
+          paths: ids.map((id) => `/invoices/${id}`),
+          headers: jsonHeaders(plain),
+          body: updateBody(),
+          expectStatus: 200,
+        }),
       )
     : null;
-  rows.push({ key: 'put', scenario: `PUT /invoices/{id} (update a draft, ${ids?.length ?? 0} ids rotated)`, result: put, ...(put ? {} : { failure: failures[failures.length - 1] }) });
+  rows.push({
+    key: 'put',
+    scenario: `PUT /invoices/{id} (update a draft, ${ids?.length ?? 0} ids rotated)`,
+    result: put,
+    ...(put ? {} : { failure: failures[failures.length - 1] }),
+  });
 
   // d. GET /invoices/{id}
   const getById = ids
     ? await attempt('GET /invoices/{id}', () =>
-        runLoad('GET /invoices/{id}', { url: service.base, method: 'GET', paths: ids.map((id) => `/invoices/${id}`), headers: getHeaders(plain), expectStatus: 200 }),
+        runLoad('GET /invoices/{id}', {
+          url: service.base,
+          method: 'GET',
+          paths: ids.map((id) => `/invoices/${id}`),
+          headers: getHeaders(plain),
+          expectStatus: 200,
+        }),
       )
     : null;
-  rows.push({ key: 'get', scenario: `GET /invoices/{id} (${ids?.length ?? 0} ids rotated)`, result: getById, ...(getById ? {} : { failure: failures[failures.length - 1] }) });
+  rows.push({
+    key: 'get',
+    scenario: `GET /invoices/{id} (${ids?.length ?? 0} ids rotated)`,
+    result: getById,
+    ...(getById ? {} : { failure: failures[failures.length - 1] }),
+  });
 
   // e. GET /invoices?limit=20
   const list = await attempt('GET /invoices?limit=20', () =>
@@ -505,7 +597,15 @@ async function serviceScenarios(databaseUrl: string, service: Service, receiverB
   const rate = post ? Math.max(1, Math.round(post.perSecond / 2)) : 0;
   const half = post
     ? await attempt('POST /invoices at half the max rate', () =>
-        runLoad('POST /invoices at 50 %', { url: service.base, method: 'POST', paths: ['/invoices'], headers: jsonHeaders(plain), body: createBody(), expectStatus: 201, overallRate: rate }),
+        runLoad('POST /invoices at 50 %', {
+          url: service.base,
+          method: 'POST',
+          paths: ['/invoices'],
+          headers: jsonHeaders(plain),
+          body: createBody(),
+          expectStatus: 201,
+          overallRate: rate,
+        }),
       )
     : null;
   rows.push({
@@ -542,7 +642,11 @@ async function serviceScenarios(databaseUrl: string, service: Service, receiverB
   // Events for the rebuild: invoices made through the API, each updated once.
   await attempt('rebuild template invoices', async () => {
     log(`rebuild: creating ${TEMPLATE_INVOICES} invoices (each updated once) through the API`);
-    const created = await inParallel(TEMPLATE_INVOICES, 8, async () => (await call<{ id: string }>(service, caller, template, 'POST', '/invoices', JSON.parse(createBody()), 201)).id);
+    const created = await inParallel(
+      TEMPLATE_INVOICES,
+      8,
+      async () => (await call<{ id: string }>(service, caller, template, 'POST', '/invoices', JSON.parse(createBody()), 201)).id,
+    );
     await inParallel(created.length, 8, async (i) => call(service, caller, template, 'PUT', `/invoices/${created[i]}`, JSON.parse(updateBody()), 200));
     templateEnvironment = template;
     templateIds = created;
@@ -579,10 +683,10 @@ async function replicateEvents(databaseUrl: string): Promise<number> {
   return withClient(databaseUrl, async (client) => {
     const count = async (sql: string, params: unknown[] = []) => Number((await client.query(sql, params)).rows[0].n);
     const existing = await count(`select count(*)::bigint as n from events`);
-    const perCopy = await count(`select count(*)::bigint as n from events where environment_id = $1 and stream_type = 'invoice' and stream_id = any($2::uuid[])`, [
-      templateEnvironment,
-      templateIds,
-    ]);
+    const perCopy = await count(
+      `select count(*)::bigint as n from events where environment_id = $1 and stream_type = 'invoice' and stream_id = any($2::uuid[])`,
+      [templateEnvironment, templateIds],
+    );
     if (perCopy === 0) throw new Error('no template events to replicate');
     const copies = Math.max(0, Math.ceil((REBUILD_EVENTS - existing) / perCopy));
     log(`rebuild: ${existing} events in the log; replicating ${templateIds.length} invoices (${perCopy} events) ${copies} times`);
@@ -620,8 +724,15 @@ async function replicateEvents(databaseUrl: string): Promise<number> {
 
 async function runRebuild(databaseUrl: string, events: number): Promise<Rebuild> {
   const projections: Array<{ name: string; ms: number }> = [];
-  const checkpointsBefore = await withClient(databaseUrl, async (client) =>
-    new Map((await client.query<{ name: string; position: string }>(`select name, global_position::text as position from projection_checkpoints`)).rows.map((r) => [r.name, r.position])),
+  const checkpointsBefore = await withClient(
+    databaseUrl,
+    async (client) =>
+      new Map(
+        (await client.query<{ name: string; position: string }>(`select name, global_position::text as position from projection_checkpoints`)).rows.map((r) => [
+          r.name,
+          r.position,
+        ]),
+      ),
   );
   log(`rebuild: node dist/apps/api/src/rebuild.js over ${events} events (time limit ${REBUILD_TIMEOUT_SECONDS} s)`);
   const started = process.hrtime.bigint();
@@ -651,7 +762,9 @@ async function runRebuild(databaseUrl: string, events: number): Promise<Rebuild>
     return {
       invoices: await one(`select count(*)::bigint as n from invoices`),
       streams: await one(`select count(*)::bigint as n from streams where stream_type = 'invoice'`),
-      checkpoints: (await client.query<{ name: string; position: string }>(`select name, global_position::text as position from projection_checkpoints order by name`)).rows,
+      checkpoints: (
+        await client.query<{ name: string; position: string }>(`select name, global_position::text as position from projection_checkpoints order by name`)
+      ).rows,
       last: await one(`select coalesce(max(global_position), 0)::bigint as n from events`),
       // Projections follow only their own streams: the invoicing read model must stand at the last invoice or tax-code event.
       lastInvoicing: await one(`select coalesce(max(global_position), 0)::bigint as n from events where stream_type in ('invoice', 'tax-code')`),
@@ -731,15 +844,21 @@ function report(serverVersion: string, databaseNote: string): string {
   lines.push(`- date: ${new Date().toISOString()}`);
   lines.push(`- commit: ${commit()}`);
   lines.push(`- machine: ${machine(serverVersion)}`);
-  lines.push(`- load average (1 min) at the start ${loadStart.toFixed(2)}, at the end ${loadavg()[0].toFixed(2)} (other work on the machine skews the figures)`);
+  lines.push(
+    `- load average (1 min) at the start ${loadStart.toFixed(2)}, at the end ${loadavg()[0].toFixed(2)} (other work on the machine skews the figures)`,
+  );
   lines.push(`- database: ${databaseNote}`);
-  lines.push(`- load: ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up then ${SECONDS} s per scenario; HTTP load from autocannon in a child process; raw Postgres from ${rawTool || 'n/a'}`);
+  lines.push(
+    `- load: ${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up then ${SECONDS} s per scenario; HTTP load from autocannon in a child process; raw Postgres from ${rawTool || 'n/a'}`,
+  );
   lines.push('');
   const problems = rows.filter((r) => r.result && (r.result.non2xx > 0 || r.result.unexpected > 0 || r.result.errors > 0 || r.result.timeouts > 0));
   if (failures.length > 0 || problems.length > 0) {
     lines.push('> **WARNING: this run had errors; the figures below are not clean.**');
     for (const r of problems) {
-      lines.push(`> - ${r.scenario}: ${r.result!.non2xx} non-2xx, ${r.result!.unexpected} unexpected status, ${r.result!.errors} errors, ${r.result!.timeouts} timeouts (statuses ${JSON.stringify(r.result!.statuses)})`);
+      lines.push(
+        `> - ${r.scenario}: ${r.result!.non2xx} non-2xx, ${r.result!.unexpected} unexpected status, ${r.result!.errors} errors, ${r.result!.timeouts} timeouts (statuses ${JSON.stringify(r.result!.statuses)})`,
+      );
     }
     for (const failure of failures) lines.push(`> - ${failure.split('\n')[0]}`);
     lines.push('');
@@ -751,11 +870,15 @@ function report(serverVersion: string, databaseNote: string): string {
       lines.push(`| ${r.scenario} | FAILED | | | | ${(r.failure ?? '').split('\n')[0].replace(/\|/g, '/')} |`);
       continue;
     }
-    lines.push(`| ${r.scenario} | ${fmt(r.result.perSecond)} | ${fmt(r.result.p50, 2)} | ${fmt(r.result.p99, 2)} | ${r.result.non2xx} | ${r.result.errors + r.result.timeouts} |`);
+    lines.push(
+      `| ${r.scenario} | ${fmt(r.result.perSecond)} | ${fmt(r.result.p50, 2)} | ${fmt(r.result.p99, 2)} | ${r.result.non2xx} | ${r.result.errors + r.result.timeouts} |`,
+    );
   }
   const usage = byKey('usage');
   if (usage) {
-    lines.push(`| usage ingestion: events accepted per second in batches of ${USAGE_BATCH} (the row above × ${USAGE_BATCH}) | ${fmt(usage.perSecond * USAGE_BATCH, 0)} events/s | | | | |`);
+    lines.push(
+      `| usage ingestion: events accepted per second in batches of ${USAGE_BATCH} (the row above × ${USAGE_BATCH}) | ${fmt(usage.perSecond * USAGE_BATCH, 0)} events/s | | | | |`,
+    );
   }
   if (billing) {
     lines.push(
@@ -775,8 +898,20 @@ function report(serverVersion: string, databaseNote: string): string {
     { name: 'GET /invoices/{id} ÷ bare Fastify', value: ratio(get, bare), target: '≥ 0.25', met: (v) => v >= 0.25, digits: 2 },
     { name: 'POST with Idempotency-Key ÷ POST without', value: ratio(keyed, post), target: '≥ 0.90', met: (v) => v >= 0.9, digits: 2 },
     { name: 'POST with a webhook subscription ÷ POST without', value: ratio(webhook, post), target: '≥ 0.90', met: (v) => v >= 0.9, digits: 2 },
-    { name: 'POST /invoices p99 at 50 % of the max rate, autocannon overallRate (ms)', value: half ? half.p99 : null, target: '≤ 25 ms', met: (v) => v <= 25, digits: 2 },
-    { name: 'POST /invoices p99 at 50 % of the max rate, evenly paced (ms)', value: pacedRun ? pacedRun.p99 : null, target: '≤ 25 ms', met: (v) => v <= 25, digits: 2 },
+    {
+      name: 'POST /invoices p99 at 50 % of the max rate, autocannon overallRate (ms)',
+      value: half ? half.p99 : null,
+      target: '≤ 25 ms',
+      met: (v) => v <= 25,
+      digits: 2,
+    },
+    {
+      name: 'POST /invoices p99 at 50 % of the max rate, evenly paced (ms)',
+      value: pacedRun ? pacedRun.p99 : null,
+      target: '≤ 25 ms',
+      met: (v) => v <= 25,
+      digits: 2,
+    },
     {
       name: 'rebuild events/s',
       value: rebuildRate,
@@ -798,7 +933,9 @@ function report(serverVersion: string, databaseNote: string): string {
   if (raw) {
     notes.push(
       `raw Postgres: ${rawTool}; per transaction BEGIN, one ${eventBytes}-byte jsonb event row into a copy of the events table (same keys and indexes), one outbox row, COMMIT (4 round trips, simple protocol); ` +
-        (raw.tool.startsWith('pgbench') ? `tps is pgbench's (without connection time), latencies from its per-transaction log (-l).` : `transactions per second and latencies measured by the child process.`),
+        (raw.tool.startsWith('pgbench')
+          ? `tps is pgbench's (without connection time), latencies from its per-transaction log (-l).`
+          : `transactions per second and latencies measured by the child process.`),
     );
   }
   const bareRow = rows.find((r) => r.key === 'bare');
@@ -818,7 +955,9 @@ function report(serverVersion: string, databaseNote: string): string {
         `; afterwards ${rebuild.invoicesRebuilt} invoice rows for ${rebuild.invoiceStreams} invoice streams${rebuild.note ? `; ${rebuild.note}` : ''}.`,
     );
   }
-  notes.push('Latencies are client-side (autocannon per-response times, fractional ms) over every answer. Load generator, server and Postgres share the same cores.');
+  notes.push(
+    'Latencies are client-side (autocannon per-response times, fractional ms) over every answer. Load generator, server and Postgres share the same cores.',
+  );
   for (const note of notes) lines.push(`- ${note}`);
   return lines.join('\n');
 }
@@ -833,7 +972,7 @@ function writeReport(section: string): void {
     '',
     '1. raw Postgres doing the same durable write as an invoice command: one ~600 B jsonb event row (into a copy of the events table with the same keys and indexes) and one outbox row per transaction (pgbench `-n -c 16 -j 2 -T 10`, latencies from its `-l` log; a pg child process when pgbench is not on PATH);',
     '2. a bare Fastify route answering ~1 KB of JSON (the ceiling for HTTP + JSON in Node here);',
-    '3. the service as its own process (`node dist/apps/api/src/main.js`, api and worker roles, `LOG_LEVEL=warn`): `POST /invoices` with 2 lines, the same in an environment with one webhook subscription to a local receiver (a child process answering 200), `PUT /invoices/{id}` over 300 drafts, `GET /invoices/{id}` over the same ids, `GET /invoices?limit=20`, and `POST /invoices` again at half the measured maximum rate, once with autocannon\'s `overallRate` and once evenly paced;',
+    "3. the service as its own process (`node dist/apps/api/src/main.js`, api and worker roles, `LOG_LEVEL=warn`): `POST /invoices` with 2 lines, the same in an environment with one webhook subscription to a local receiver (a child process answering 200), `PUT /invoices/{id}` over 300 drafts, `GET /invoices/{id}` over the same ids, `GET /invoices?limit=20`, and `POST /invoices` again at half the measured maximum rate, once with autocannon's `overallRate` and once evenly paced;",
     '4. the billing engine: 10 000 monthly subscriptions made through the API (a second service process, with `TEST_CLOCKS=true`; the first runs with test clocks off, as in production), then one `POST /test-clock/advance` to their start, timed to its answer (it answers once every due invoice is created and booked), checked against the event store;',
     '5. `node dist/apps/api/src/rebuild.js` (every projection) over at least 200 000 events: 300 invoices made through the API and updated once, their events replicated with SQL under fresh stream ids; the read model is checked afterwards. A rebuild that does not finish within the time limit is killed and reported as an upper bound with its progress.',
     '',
@@ -879,7 +1018,9 @@ async function main(): Promise<void> {
       if (process.env.BENCH_KEEP_DATABASE === '1') {
         log(`BENCH_KEEP_DATABASE=1: keeping ${databaseUrl}`);
       } else if (adminUrl && databaseUrl) {
-        await withClient(adminUrl, (client) => client.query(`drop database if exists "${database}" with (force)`)).catch((error) => log(`could not drop ${database}: ${error}`));
+        await withClient(adminUrl, (client) => client.query(`drop database if exists "${database}" with (force)`)).catch((error) =>
+          log(`could not drop ${database}: ${error}`),
+        );
       }
       if (stopEmbedded) await stopEmbedded().catch(() => undefined);
       rmSync(scratch, { recursive: true, force: true });
@@ -888,7 +1029,12 @@ async function main(): Promise<void> {
   /** Every scenario but BENCH_ONLY's shortcut, in order. */
   async function allScenarios(): Promise<void> {
     const raw = await attempt('raw Postgres baseline', () => rawPostgres(databaseUrl));
-    rows.push({ key: 'raw', scenario: 'raw Postgres: BEGIN; event row (jsonb); outbox row; COMMIT', result: raw, ...(raw ? {} : { failure: failures[failures.length - 1] }) });
+    rows.push({
+      key: 'raw',
+      scenario: 'raw Postgres: BEGIN; event row (jsonb); outbox row; COMMIT',
+      result: raw,
+      ...(raw ? {} : { failure: failures[failures.length - 1] }),
+    });
     const bare = await attempt('bare Fastify', () => bareFastify());
     rows.push({ key: 'bare', scenario: 'bare Fastify: GET, ~1 KB JSON', result: bare, ...(bare ? {} : { failure: failures[failures.length - 1] }) });
 
@@ -927,7 +1073,10 @@ async function main(): Promise<void> {
     const url = new URL(adminUrl);
     url.pathname = `/${database}`;
     databaseUrl = url.toString();
-    serverVersion = await withClient(databaseUrl, async (client) => (await client.query<{ server_version: string }>('show server_version')).rows[0].server_version);
+    serverVersion = await withClient(
+      databaseUrl,
+      async (client) => (await client.query<{ server_version: string }>('show server_version')).rows[0].server_version,
+    );
 
     if (ONLY === 'usage') {
       log('BENCH_ONLY=usage: the usage ingestion scenario only');
@@ -971,7 +1120,16 @@ async function billingScenario(databaseUrl: string, service: Service): Promise<{
     environment,
     'POST',
     '/prices',
-    { name: 'Monthly', priceModel: 'fee', pricing: { eur: { unitAmount: 1000 } }, purchase: 'recurring', termCount: 1, termUnit: 'month', billingTiming: 'advance', productId: product.id },
+    {
+      name: 'Monthly',
+      priceModel: 'fee',
+      pricing: { eur: { unitAmount: 1000 } },
+      purchase: 'recurring',
+      termCount: 1,
+      termUnit: 'month',
+      billingTiming: 'advance',
+      productId: product.id,
+    },
     201,
   );
   const start = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
@@ -981,7 +1139,12 @@ async function billingScenario(databaseUrl: string, service: Service): Promise<{
     Array.from({ length: 16 }, async () => {
       while (next < BILLING_SUBSCRIPTIONS) {
         const index = next++;
-        const body = { customer: { id: randomUUID(), handle: `C-${index}`, name: `Customer ${index}` }, currency: 'EUR', term: { start, end: null }, items: [{ priceId: price.id }] };
+        const body = {
+          customer: { id: randomUUID(), handle: `C-${index}`, name: `Customer ${index}` },
+          currency: 'EUR',
+          term: { start, end: null },
+          items: [{ priceId: price.id }],
+        };
         await call(service, caller, environment, 'POST', '/subscriptions', body, 201);
       }
     }),
@@ -1015,13 +1178,44 @@ async function usageScenario(databaseUrl: string, service: Service): Promise<voi
       environment,
       'POST',
       '/prices',
-      { name: 'Storage', priceModel: 'graduated', pricing: { eur: { tiers: [{ upTo: 1000, unitAmount: 10 }, { upTo: null, unitAmount: 5 }] } }, purchase: 'recurring', termCount: 1, termUnit: 'month', billingTiming: 'event_based', metricCode: 'storage', productId: product.id },
+      {
+        name: 'Storage',
+        priceModel: 'graduated',
+        pricing: {
+          eur: {
+            tiers: [
+              { upTo: 1000, unitAmount: 10 },
+              { upTo: null, unitAmount: 5 },
+            ],
+          },
+        },
+        purchase: 'recurring',
+        termCount: 1,
+        termUnit: 'month',
+        billingTiming: 'event_based',
+        metricCode: 'storage',
+        productId: product.id,
+      },
       201,
     );
     const start = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
-    const subscription = await call<{ id: string }>(service, caller, environment, 'POST', '/subscriptions', { customer: { id: randomUUID(), handle: 'U-1', name: 'Usage Oy' }, currency: 'EUR', term: { start, end: null }, items: [{ priceId: price.id }] }, 201);
+    const subscription = await call<{ id: string }>(
+      service,
+      caller,
+      environment,
+      'POST',
+      '/subscriptions',
+      { customer: { id: randomUUID(), handle: 'U-1', name: 'Usage Oy' }, currency: 'EUR', term: { start, end: null }, items: [{ priceId: price.id }] },
+      201,
+    );
     const timestamp = new Date(Date.now() - 3_600_000).toISOString();
-    const events = Array.from({ length: USAGE_BATCH }, (_, i) => ({ id: `bench-@@UNIQUE@@-${i}`, subscriptionId: subscription.id, metricCode: 'storage', timestamp, properties: { gb: (i % 97) + 0.5, region: 'eu-north-1' } }));
+    const events = Array.from({ length: USAGE_BATCH }, (_, i) => ({
+      id: `bench-@@UNIQUE@@-${i}`,
+      subscriptionId: subscription.id,
+      metricCode: 'storage',
+      timestamp,
+      properties: { gb: (i % 97) + 0.5, region: 'eu-north-1' },
+    }));
     const load = await runLoad('POST /usage-events', {
       url: service.base,
       method: 'POST',
@@ -1035,11 +1229,17 @@ async function usageScenario(databaseUrl: string, service: Service): Promise<voi
     const recorded = await withClient(databaseUrl, async (client) =>
       Number((await client.query(`select count(*)::int as n from usage_events where environment_id = $1`, [environment])).rows[0].n),
     );
-    if (recorded < load.count * USAGE_BATCH) throw new Error(`usage ingestion: ${recorded} events recorded for ${load.count} answered batches of ${USAGE_BATCH}`);
+    if (recorded < load.count * USAGE_BATCH)
+      throw new Error(`usage ingestion: ${recorded} events recorded for ${load.count} answered batches of ${USAGE_BATCH}`);
     log(`usage ingestion: ${recorded} events recorded`);
     return load;
   });
-  rows.push({ key: 'usage', scenario: `POST /usage-events, batches of ${USAGE_BATCH} new events`, result, ...(result ? {} : { failure: failures[failures.length - 1] }) });
+  rows.push({
+    key: 'usage',
+    scenario: `POST /usage-events, batches of ${USAGE_BATCH} new events`,
+    result,
+    ...(result ? {} : { failure: failures[failures.length - 1] }),
+  });
   if (result) log(`usage ingestion: ${Math.round(result.perSecond * USAGE_BATCH)} events/s`);
 }
 

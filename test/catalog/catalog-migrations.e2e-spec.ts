@@ -11,8 +11,26 @@ describe('catalog read-model migrations', () => {
   afterAll(() => t.close());
 
   it('OmitNullPriceMembers drops null description, termCount and termUnit from stored Price views, and only those', async () => {
-    const oneTime = { id: randomUUID(), name: 'Setup', description: null, purchase: 'one_time', termCount: null, termUnit: null, productId: null, archivedAt: null };
-    const recurring = { id: randomUUID(), name: 'Pro', description: 'notes', purchase: 'recurring', termCount: 1, termUnit: 'month', productId: null, archivedAt: null };
+    const oneTime = {
+      id: randomUUID(),
+      name: 'Setup',
+      description: null,
+      purchase: 'one_time',
+      termCount: null,
+      termUnit: null,
+      productId: null,
+      archivedAt: null,
+    };
+    const recurring = {
+      id: randomUUID(),
+      name: 'Pro',
+      description: 'notes',
+      purchase: 'recurring',
+      termCount: 1,
+      termUnit: 'month',
+      productId: null,
+      archivedAt: null,
+    };
     for (const [position, view] of [oneTime, recurring].entries()) {
       await t.dataSource.query(
         `insert into prices (environment_id, id, product_id, archived, position, version, state, view) values ($1, $2, null, false, $3, 1, '{}', $4)`,
@@ -24,7 +42,10 @@ describe('catalog read-model migrations', () => {
       down(runner: unknown): Promise<void>;
     };
     const runner = t.dataSource.createQueryRunner();
-    const views = async () => (await t.dataSource.query(`select view from prices where environment_id = $1 order by position`, [t.environmentId])).map((row: { view: unknown }) => row.view);
+    const views = async () =>
+      (await t.dataSource.query(`select view from prices where environment_id = $1 order by position`, [t.environmentId])).map(
+        (row: { view: unknown }) => row.view,
+      );
     try {
       await new Migration().up(runner);
       const { description: _d, termCount: _c, termUnit: _u, ...omitted } = oneTime;

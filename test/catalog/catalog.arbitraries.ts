@@ -40,35 +40,37 @@ export const quantityArb = (maxUnits = 120) =>
 const currencies = ['eur', 'usd', 'dkk', 'jpy', 'gbp'];
 
 export const pricingArb = (model: PriceModel) =>
-  fc.uniqueArray(fc.constantFrom(...currencies), { minLength: 1, maxLength: 3 }).chain((keys) =>
-    fc.tuple(...keys.map(() => entryArb(model))).map((entries) => Object.fromEntries(keys.map((k, i) => [k, entries[i]]))),
-  );
+  fc
+    .uniqueArray(fc.constantFrom(...currencies), { minLength: 1, maxLength: 3 })
+    .chain((keys) => fc.tuple(...keys.map(() => entryArb(model))).map((entries) => Object.fromEntries(keys.map((k, i) => [k, entries[i]]))));
 
 const nameArb = fc.string({ unit: 'binary', minLength: 1, maxLength: 40 });
 
 /** A valid POST /prices body (random optional members present or absent). */
 export const createPriceBodyArb = modelArb.chain((priceModel) =>
-  fc.record(
-    {
-      name: nameArb,
-      description: fc.option(fc.string({ maxLength: 60 }), { nil: null }),
-      priceModel: fc.constant(priceModel),
-      pricing: pricingArb(priceModel),
-      billingTiming: fc.constantFrom('advance', 'arrears', 'event_based'),
-      productId: fc.uuid(),
-      term: fc.option(fc.record({ termCount: fc.integer({ min: 1, max: 10000 }), termUnit: fc.constantFrom('day', 'week', 'month', 'year') }), {
-        nil: null,
-      }),
-    },
-    { requiredKeys: ['name', 'priceModel', 'pricing', 'term'] },
-  ).map(({ term, ...rest }) => {
-    // An event_based price is recurring and names its billable metric.
-    if (rest.billingTiming === 'event_based') {
-      const recurring = term ?? { termCount: 1, termUnit: 'month' };
-      return { ...rest, purchase: 'recurring', ...recurring, metricCode: 'api_calls' };
-    }
-    return term ? { ...rest, purchase: 'recurring', ...term } : { ...rest, purchase: 'one_time' };
-  }),
+  fc
+    .record(
+      {
+        name: nameArb,
+        description: fc.option(fc.string({ maxLength: 60 }), { nil: null }),
+        priceModel: fc.constant(priceModel),
+        pricing: pricingArb(priceModel),
+        billingTiming: fc.constantFrom('advance', 'arrears', 'event_based'),
+        productId: fc.uuid(),
+        term: fc.option(fc.record({ termCount: fc.integer({ min: 1, max: 10000 }), termUnit: fc.constantFrom('day', 'week', 'month', 'year') }), {
+          nil: null,
+        }),
+      },
+      { requiredKeys: ['name', 'priceModel', 'pricing', 'term'] },
+    )
+    .map(({ term, ...rest }) => {
+      // An event_based price is recurring and names its billable metric.
+      if (rest.billingTiming === 'event_based') {
+        const recurring = term ?? { termCount: 1, termUnit: 'month' };
+        return { ...rest, purchase: 'recurring', ...recurring, metricCode: 'api_calls' };
+      }
+      return term ? { ...rest, purchase: 'recurring', ...term } : { ...rest, purchase: 'one_time' };
+    }),
 );
 
 /** A valid PUT /prices/{id} body for a price of this model and purchase. */

@@ -52,10 +52,9 @@ describe('Prices over HTTP', () => {
 
     it('records a PriceCreated event in the event store, scoped to the environment', async () => {
       const price = await createPrice(t, monthlyFee({ description: 'internal' }));
-      const rows = await t.dataSource.query(
-        `select event_type, stream_type, environment_id, data from events where stream_id = $1 order by stream_version`,
-        [price.id],
-      );
+      const rows = await t.dataSource.query(`select event_type, stream_type, environment_id, data from events where stream_id = $1 order by stream_version`, [
+        price.id,
+      ]);
       expect(rows).toEqual([
         {
           event_type: 'PriceCreated',
@@ -183,9 +182,7 @@ describe('Prices over HTTP', () => {
         expectPointers(await t.request('POST', '/prices', { body: monthlyFee({ pricing: { eur: {} } }) }), ['/pricing/eur/unitAmount']);
         expectPointers(await t.request('POST', '/prices', { body: monthlyFee({ pricing: { eur: { unitAmount: -1 } } }) }), ['/pricing/eur/unitAmount']);
         expectPointers(await t.request('POST', '/prices', { body: monthlyFee({ pricing: { eur: { unitAmount: 1.5 } } }) }), ['/pricing/eur/unitAmount']);
-        expectPointers(await t.request('POST', '/prices', { body: monthlyFee({ pricing: { eur: { unitAmount: 1, tiers: [] } } }) }), [
-          '/pricing/eur/tiers',
-        ]);
+        expectPointers(await t.request('POST', '/prices', { body: monthlyFee({ pricing: { eur: { unitAmount: 1, tiers: [] } } }) }), ['/pricing/eur/tiers']);
         expectPointers(await t.request('POST', '/prices', { body: monthlyFee({ pricing: { eur: 1500 } }) }), ['/pricing/eur']);
       });
 
@@ -206,12 +203,24 @@ describe('Prices over HTTP', () => {
         const response = await t.request('POST', '/prices', { body: body('graduated', descending) });
         expectPointers(response, ['/pricing/eur/tiers/1/upTo']);
         expect(response.body.errors[0].detail).toBe("must be greater than the previous tier's upTo (5)");
-        expectPointers(await t.request('POST', '/prices', { body: body('volume', [{ upTo: 5, unitAmount: 500 }, { upTo: 10, unitAmount: 400 }]) }), [
-          '/pricing/eur/tiers/1/upTo',
-        ]);
-        expectPointers(await t.request('POST', '/prices', { body: body('volume', [{ upTo: null, unitAmount: 1 }, { upTo: null, unitAmount: 1 }]) }), [
-          '/pricing/eur/tiers/0/upTo',
-        ]);
+        expectPointers(
+          await t.request('POST', '/prices', {
+            body: body('volume', [
+              { upTo: 5, unitAmount: 500 },
+              { upTo: 10, unitAmount: 400 },
+            ]),
+          }),
+          ['/pricing/eur/tiers/1/upTo'],
+        );
+        expectPointers(
+          await t.request('POST', '/prices', {
+            body: body('volume', [
+              { upTo: null, unitAmount: 1 },
+              { upTo: null, unitAmount: 1 },
+            ]),
+          }),
+          ['/pricing/eur/tiers/0/upTo'],
+        );
         expectPointers(await t.request('POST', '/prices', { body: body('graduated', []) }), ['/pricing/eur/tiers']);
         expectPointers(await t.request('POST', '/prices', { body: body('graduated', [{ upTo: null, unitAmount: -5, flatAmount: 'x', colour: 1 }]) }), [
           '/pricing/eur/tiers/0/unitAmount',
@@ -222,8 +231,28 @@ describe('Prices over HTTP', () => {
       });
 
       it('a valid tiered price defaults flatAmount to 0', async () => {
-        const price = await createPrice(t, monthlyFee({ priceModel: 'volume', pricing: { eur: { tiers: [{ upTo: 5, unitAmount: 500 }, { upTo: null, unitAmount: 300, flatAmount: 100 }] } } }));
-        expect(price.pricing).toEqual({ eur: { tiers: [{ upTo: 5, unitAmount: 500, flatAmount: 0 }, { upTo: null, unitAmount: 300, flatAmount: 100 }] } });
+        const price = await createPrice(
+          t,
+          monthlyFee({
+            priceModel: 'volume',
+            pricing: {
+              eur: {
+                tiers: [
+                  { upTo: 5, unitAmount: 500 },
+                  { upTo: null, unitAmount: 300, flatAmount: 100 },
+                ],
+              },
+            },
+          }),
+        );
+        expect(price.pricing).toEqual({
+          eur: {
+            tiers: [
+              { upTo: 5, unitAmount: 500, flatAmount: 0 },
+              { upTo: null, unitAmount: 300, flatAmount: 100 },
+            ],
+          },
+        });
       });
     });
 
@@ -235,7 +264,7 @@ describe('Prices over HTTP', () => {
         expect(price.productId).toBe(product.body.id);
       });
 
-      it('422 at /productId for an unknown product, another environment\'s product, or a non-uuid', async () => {
+      it("422 at /productId for an unknown product, another environment's product, or a non-uuid", async () => {
         const unknown = await t.request('POST', '/prices', { body: monthlyFee({ productId: randomUUID() }) });
         expectPointers(unknown, ['/productId']);
         expect(unknown.body.errors[0].detail).toMatch(/^no product .* exists in this environment$/);
@@ -335,7 +364,7 @@ describe('Prices over HTTP', () => {
       expectProblem(await t.request('PUT', `/prices/${price.id}`, { body: { name: 'again' } }), 409, 'price-archived');
     });
 
-    it('404 for an unknown id and for another environment\'s price', async () => {
+    it("404 for an unknown id and for another environment's price", async () => {
       expectProblem(await t.request('PUT', `/prices/${randomUUID()}`, { body: { name: 'x' } }), 404, 'not-found');
       const price = await createPrice(t, monthlyFee());
       expectProblem(await t.request('PUT', `/prices/${price.id}`, { body: { name: 'x' }, ...other() }), 404, 'not-found');
@@ -368,7 +397,7 @@ describe('Prices over HTTP', () => {
       expect((await t.request('PUT', `/prices/${price.id}/archive`, { headers: { 'if-match': '"2"' } })).status).toBe(200);
     });
 
-    it('404 for an unknown id and for another environment\'s price', async () => {
+    it("404 for an unknown id and for another environment's price", async () => {
       expectProblem(await t.request('PUT', `/prices/${randomUUID()}/archive`), 404, 'not-found');
       const price = await createPrice(t, monthlyFee());
       expectProblem(await t.request('PUT', `/prices/${price.id}/archive`, other()), 404, 'not-found');
@@ -422,7 +451,7 @@ describe('Prices over HTTP', () => {
       expectPointers(await quote(price.id, {}), ['/currency', '/quantity']);
     });
 
-    it('404 for an unknown id and for another environment\'s price', async () => {
+    it("404 for an unknown id and for another environment's price", async () => {
       expectProblem(await quote(randomUUID(), { currency: 'eur', quantity: 1 }), 404, 'not-found');
       const price = await createPrice(t, monthlyFee());
       expectProblem(await quote(price.id, { currency: 'eur', quantity: 1 }, other()), 404, 'not-found');
@@ -521,7 +550,7 @@ describe('Prices over HTTP', () => {
       expectPointers(await t.request('GET', `/prices?${query}`), [pointer]);
     });
 
-    it('lists only the caller\'s environment', async () => {
+    it("lists only the caller's environment", async () => {
       const environment = randomUUID();
       const token = t.token([environment]);
       await createPrice(t, monthlyFee({ name: 'mine' }), { environment, token });
@@ -599,7 +628,17 @@ describe('Prices over HTTP', () => {
         if (type === 'integer' && format !== undefined) expect(['int32', 'int64']).toContain(format);
         for (const [key, value] of Object.entries(schema)) walk(value, `${path}/${key}`);
       };
-      for (const name of ['CreatePriceBody', 'UpdatePriceBody', 'PriceDto', 'PricePageDto', 'QuotePriceBody', 'QuoteDto', 'CreateProductBody', 'ProductDto', 'ProductPageDto']) {
+      for (const name of [
+        'CreatePriceBody',
+        'UpdatePriceBody',
+        'PriceDto',
+        'PricePageDto',
+        'QuotePriceBody',
+        'QuoteDto',
+        'CreateProductBody',
+        'ProductDto',
+        'ProductPageDto',
+      ]) {
         expect(schemas).toHaveProperty(name);
         walk(schemas[name], name);
       }
@@ -633,7 +672,9 @@ describe('Prices over HTTP', () => {
     it('the OpenAPI document marks none of them nullable nor required, and says when each is omitted', async () => {
       const { body } = await t.request('GET', '/openapi.json', { token: null, environment: null });
       const price = body.components.schemas.PriceDto;
-      const nullable = Object.entries(price.properties as Record<string, { nullable?: boolean }>).filter(([, schema]) => schema.nullable).map(([key]) => key);
+      const nullable = Object.entries(price.properties as Record<string, { nullable?: boolean }>)
+        .filter(([, schema]) => schema.nullable)
+        .map(([key]) => key);
       expect(nullable.sort()).toEqual([...OWN_NULLABLE].sort());
       for (const member of ['description', 'termCount', 'termUnit']) {
         expect(price.required ?? []).not.toContain(member);
@@ -641,5 +682,4 @@ describe('Prices over HTTP', () => {
       }
     });
   });
-
 });

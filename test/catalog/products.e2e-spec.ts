@@ -58,7 +58,7 @@ describe('Products over HTTP, and the catalog read model', () => {
   });
 
   describe('GET /products/{productId}', () => {
-    it('404 for an unknown id and for another environment\'s product', async () => {
+    it("404 for an unknown id and for another environment's product", async () => {
       expectProblem(await t.request('GET', `/products/${randomUUID()}`), 404, 'not-found');
       const product = await createProduct({ name: 'hidden' });
       const response = await t.request('GET', `/products/${product.id}`, { environment: otherEnvironment, token: otherToken });
@@ -141,10 +141,13 @@ describe('Products over HTTP, and the catalog read model', () => {
       for (const position of [9, 100, 10]) {
         const id = randomUUID();
         const view = { id, name: `at ${position}`, description: null, createdAt: T0 };
-        await t.dataSource.query(
-          `insert into products (environment_id, id, position, version, state, view) values ($1, $2, $3, 1, $4, $5)`,
-          [environment, id, position, JSON.stringify({ status: 'active', ...view }), JSON.stringify(view)],
-        );
+        await t.dataSource.query(`insert into products (environment_id, id, position, version, state, view) values ($1, $2, $3, 1, $4, $5)`, [
+          environment,
+          id,
+          position,
+          JSON.stringify({ status: 'active', ...view }),
+          JSON.stringify(view),
+        ]);
       }
       const names: string[] = [];
       let query = '?limit=1';

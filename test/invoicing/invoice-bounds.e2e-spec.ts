@@ -26,7 +26,12 @@ describe('Invoice size bounds over HTTP', () => {
   });
 
   it('501 lines are a 422 at /items on create and update', async () => {
-    expectProblem(await t.request('POST', '/invoices', { body: { customer: customer(), currency: 'EUR', items: lines(501) } }), 422, 'validation-failed', '/items');
+    expectProblem(
+      await t.request('POST', '/invoices', { body: { customer: customer(), currency: 'EUR', items: lines(501) } }),
+      422,
+      'validation-failed',
+      '/items',
+    );
     const draft = await t.request('POST', '/invoices', { body: { customer: customer(), currency: 'EUR' } });
     const refused = await t.request('PUT', `/invoices/${draft.body.id}`, { body: { date: draft.body.date, currency: null, items: lines(501) } });
     expectProblem(refused, 422, 'validation-failed', '/items');

@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { CommandPath } from '@billing/event-store';
-import { invoiceEvolver, invoiceStream, ResolvedTax, resolveTax, taxCodeEvolver, taxCodesOf, taxCodeStream, toInvoiceView, withCurrentTax } from '@billing/invoicing';
+import {
+  invoiceEvolver,
+  invoiceStream,
+  ResolvedTax,
+  resolveTax,
+  taxCodeEvolver,
+  taxCodesOf,
+  taxCodeStream,
+  toInvoiceView,
+  withCurrentTax,
+} from '@billing/invoicing';
 import { TestApp } from '@billing/testing';
 
 export const customer = () => ({

@@ -58,7 +58,14 @@ describe('invoicing read-model migrations', () => {
     try {
       await new Migration().down(runner);
       // Rows as the service wrote them before the state was stored.
-      const view = { code: 'VAT255', rate: 0.255, taxable: true, description: null, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-02T00:00:00.000Z' };
+      const view = {
+        code: 'VAT255',
+        rate: 0.255,
+        taxable: true,
+        description: null,
+        createdAt: '2026-01-01T00:00:00.000Z',
+        updatedAt: '2026-01-02T00:00:00.000Z',
+      };
       await t.dataSource.query(
         `insert into tax_codes (environment_id, code, stream_id, rate, taxable, version, view) values ($1, 'VAT255', $2, 0.255, true, 2, $3)`,
         [environmentId, randomUUID(), JSON.stringify(view)],

@@ -29,13 +29,22 @@ describe('Tax codes over HTTP', () => {
       expect(response.status).toBe(201);
       expect(response.headers.get('etag')).toBe('"1"');
       expect(response.headers.get('location')).toBe('/tax-codes/VAT25');
-      expect(response.body).toEqual({ code: 'VAT25', rate: 0.25, taxable: true, description: 'Standard', createdAt: '2026-01-15T10:00:00.000Z', updatedAt: null });
+      expect(response.body).toEqual({
+        code: 'VAT25',
+        rate: 0.25,
+        taxable: true,
+        description: 'Standard',
+        createdAt: '2026-01-15T10:00:00.000Z',
+        updatedAt: null,
+      });
       await expectReadModelMatchesStream('VAT25');
     });
 
     it('409 tax-code-exists for the same code, also under concurrency', async () => {
       expectProblem(await t.request('POST', '/tax-codes', { body: { code: 'VAT25', rate: 0.1, taxable: true } }), 409, 'tax-code-exists');
-      const responses = await Promise.all(Array.from({ length: 4 }, () => t.request('POST', '/tax-codes', { body: { code: 'RACE', rate: 0.1, taxable: true } })));
+      const responses = await Promise.all(
+        Array.from({ length: 4 }, () => t.request('POST', '/tax-codes', { body: { code: 'RACE', rate: 0.1, taxable: true } })),
+      );
       expect(responses.map((r) => r.status).sort()).toEqual([201, 409, 409, 409]);
       for (const r of responses.filter((r) => r.status === 409)) expectProblem(r, 409, 'tax-code-exists');
     });
@@ -82,7 +91,14 @@ describe('Tax codes over HTTP', () => {
       const response = await t.request('PUT', path, { headers: { 'if-match': '"1"' }, body: { rate: 0.14 } });
       expect(response.status).toBe(200);
       expect(response.headers.get('etag')).toBe('"2"');
-      expect(response.body).toEqual({ code: 'RED 10/%', rate: 0.14, taxable: true, description: null, createdAt: '2026-01-15T10:00:00.000Z', updatedAt: '2026-01-15T10:00:01.000Z' });
+      expect(response.body).toEqual({
+        code: 'RED 10/%',
+        rate: 0.14,
+        taxable: true,
+        description: null,
+        createdAt: '2026-01-15T10:00:00.000Z',
+        updatedAt: '2026-01-15T10:00:01.000Z',
+      });
       const same = await t.request('PUT', path, { body: { rate: 0.14, taxable: true } });
       expect(same.status).toBe(200);
       expect(same.headers.get('etag')).toBe('"2"');
@@ -123,7 +139,8 @@ describe('Tax codes over HTTP', () => {
 
     it('lists by code with keyset paging, scoped to the environment', async () => {
       const other = otherEnvironment(t);
-      for (const code of ['D', 'B', 'A', 'C', 'E']) expect((await other.request('POST', '/tax-codes', { body: { code, rate: 0.1, taxable: true } })).status).toBe(201);
+      for (const code of ['D', 'B', 'A', 'C', 'E'])
+        expect((await other.request('POST', '/tax-codes', { body: { code, rate: 0.1, taxable: true } })).status).toBe(201);
       const all = await other.request('GET', '/tax-codes');
       expect(all.status).toBe(200);
       expect(all.body.items.map((c: any) => c.code)).toEqual(['A', 'B', 'C', 'D', 'E']);

@@ -1,7 +1,16 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { EventStore, ProjectionRunner, toNewEvents, WrittenStream } from '@billing/event-store';
-import { CollectionEngine, collectionEvolver, collectionStream, decideStartAttempt, decideStartCollection, PaymentCreated, PaymentFlow, paymentStream } from '@billing/payments';
+import {
+  CollectionEngine,
+  collectionEvolver,
+  collectionStream,
+  decideStartAttempt,
+  decideStartCollection,
+  PaymentCreated,
+  PaymentFlow,
+  paymentStream,
+} from '@billing/payments';
 import { FakeClock, startTestApp, TestApp } from '@billing/testing';
 import { eventually } from '../webhooks/webhook-test-kit';
 
@@ -45,16 +54,28 @@ describe('The collection engine', () => {
         collectionEvolver.initialState(),
         meta,
       );
-      const claimed = stage === 'due' ? [] : decideStartAttempt({ paymentId }, started.reduce(collectionEvolver.evolve, collectionEvolver.initialState()), meta);
+      const claimed =
+        stage === 'due' ? [] : decideStartAttempt({ paymentId }, started.reduce(collectionEvolver.evolve, collectionEvolver.initialState()), meta);
       const created: PaymentCreated = {
         type: 'PaymentCreated',
         schemaVersion: 1,
-        data: { paymentId, invoiceId, customerId: randomUUID(), amount: 2_500, currency: 'EUR', provider: 'sandbox', attempt: 1, createdAt: meta.now.toISOString() },
+        data: {
+          paymentId,
+          invoiceId,
+          customerId: randomUUID(),
+          amount: 2_500,
+          currency: 'EUR',
+          provider: 'sandbox',
+          attempt: 1,
+          createdAt: meta.now.toISOString(),
+        },
       };
       const appended = await store.append(
         [
           { stream: collectionStream(environmentId, invoiceId), expectedVersion: 'no_stream', events: toNewEvents([...started, ...claimed], meta) },
-          ...(stage === 'paying' ? [{ stream: paymentStream(environmentId, paymentId), expectedVersion: 'no_stream' as const, events: toNewEvents([created], meta) }] : []),
+          ...(stage === 'paying'
+            ? [{ stream: paymentStream(environmentId, paymentId), expectedVersion: 'no_stream' as const, events: toNewEvents([created], meta) }]
+            : []),
         ],
         metadata,
       );
@@ -76,27 +97,55 @@ describe('The collection engine', () => {
     await call('POST', '/paymentproviders/enable', { name: 'sandbox', credentials: { secretKey: 'sk_sandbox_stuck1234' } }, 200);
     const product = (await call('POST', '/products', { name: 'Plan' }, 201)).body.id;
     const price = (
-      await call('POST', '/prices', { name: 'Monthly', priceModel: 'fee', pricing: { eur: { unitAmount: 2500 } }, purchase: 'recurring', termCount: 1, termUnit: 'month', billingTiming: 'advance', productId: product }, 201)
+      await call(
+        'POST',
+        '/prices',
+        {
+          name: 'Monthly',
+          priceModel: 'fee',
+          pricing: { eur: { unitAmount: 2500 } },
+          purchase: 'recurring',
+          termCount: 1,
+          termUnit: 'month',
+          billingTiming: 'advance',
+          productId: product,
+        },
+        201,
+      )
     ).body.id;
     await call(
       'POST',
       '/subscriptions',
-      { customer: { id: randomUUID(), handle: 'C-1', name: 'Acme' }, currency: 'EUR', term: { start: '2026-02-01', end: null }, items: [{ priceId: price }], paymentMethod: { provider: 'sandbox', token: 'tok_success' } },
+      {
+        customer: { id: randomUUID(), handle: 'C-1', name: 'Acme' },
+        currency: 'EUR',
+        term: { start: '2026-02-01', end: null },
+        items: [{ priceId: price }],
+        paymentMethod: { provider: 'sandbox', token: 'tok_success' },
+      },
       201,
     );
     await seededCollections(id, STUCK, '2026-01-10T00:00:00.000Z', 'paying');
 
     await call('POST', '/test-clock/advance', { to: '2026-02-01T00:00:00.000Z' }, 200);
     const invoiceId = (await call('GET', '/invoices', undefined, 200)).body.items[0].id as string;
-    const payments = await eventually(async () => {
-      const items = (await call('GET', `/payments?filter=${encodeURIComponent(`invoiceId eq ${invoiceId}`)}`, undefined, 200)).body.items as any[];
-      return items.length === 1 && items[0].status === 'succeeded' ? items : null;
-    }, 15_000, 'the due collection charged');
+    const payments = await eventually(
+      async () => {
+        const items = (await call('GET', `/payments?filter=${encodeURIComponent(`invoiceId eq ${invoiceId}`)}`, undefined, 200)).body.items as any[];
+        return items.length === 1 && items[0].status === 'succeeded' ? items : null;
+      },
+      15_000,
+      'the due collection charged',
+    );
     expect(payments[0]).toMatchObject({ amount: 2500, provider: 'sandbox' });
-    await eventually(async () => {
-      const [row] = await t.dataSource.query(`select status from payment_collections where environment_id = $1 and invoice_id = $2`, [id, invoiceId]);
-      return row?.status === 'succeeded';
-    }, 15_000, 'the due collection recorded as succeeded');
+    await eventually(
+      async () => {
+        const [row] = await t.dataSource.query(`select status from payment_collections where environment_id = $1 and invoice_id = $2`, [id, invoiceId]);
+        return row?.status === 'succeeded';
+      },
+      15_000,
+      'the due collection recorded as succeeded',
+    );
     const [stuck] = await t.dataSource.query(`select count(*)::int as n from payment_collections where environment_id = $1 and status = 'attempting'`, [id]);
     expect(stuck.n).toBe(STUCK);
   });
@@ -124,11 +173,15 @@ describe('The collection engine', () => {
     try {
       await Promise.all(Array.from({ length: RACERS }, () => engine.catchUp(environmentId, new Date(at))));
       expect(paying).toHaveBeenCalledTimes(RACERS);
-      const collections = (calls: jest.SpyInstance) => calls.mock.calls.filter((_call, index) => (calls.mock.contexts[index] as { context?: string }).context === 'Collections');
+      const collections = (calls: jest.SpyInstance) =>
+        calls.mock.calls.filter((_call, index) => (calls.mock.contexts[index] as { context?: string }).context === 'Collections');
       expect(collections(errors)).toEqual([]);
       // At least one racer lost (how many depends on when each loaded under load); each loss is a debug line.
       expect(collections(debugs).filter(([entry]) => (entry as { invoiceId?: string }).invoiceId === invoiceId).length).toBeGreaterThanOrEqual(1);
-      const [row] = await t.dataSource.query(`select status from payment_collections where environment_id = $1 and invoice_id = $2`, [environmentId, invoiceId]);
+      const [row] = await t.dataSource.query(`select status from payment_collections where environment_id = $1 and invoice_id = $2`, [
+        environmentId,
+        invoiceId,
+      ]);
       // Its invoice does not exist: the try failed without charging, recorded once.
       expect(row.status).toBe('failed');
     } finally {
@@ -142,10 +195,16 @@ describe('The collection engine', () => {
     const environmentId = randomUUID();
     // Started ahead of the base clock: no worker run sees them before the advance.
     await seededCollections(environmentId, 130, '2026-03-01T00:00:00.000Z', 'due');
-    const advanced = await t.request('POST', '/test-clock/advance', { environment: environmentId, token: t.token([environmentId]), body: { to: '2026-03-01T00:00:00Z' } });
+    const advanced = await t.request('POST', '/test-clock/advance', {
+      environment: environmentId,
+      token: t.token([environmentId]),
+      body: { to: '2026-03-01T00:00:00Z' },
+    });
     expect(advanced.status).toBe(200);
     // Their invoices do not exist: each try failed without charging, and that ends the collection.
-    const rows = await t.dataSource.query(`select status, count(*)::int as n from payment_collections where environment_id = $1 group by status`, [environmentId]);
+    const rows = await t.dataSource.query(`select status, count(*)::int as n from payment_collections where environment_id = $1 group by status`, [
+      environmentId,
+    ]);
     expect(rows).toEqual([{ status: 'failed', n: 130 }]);
   });
 });

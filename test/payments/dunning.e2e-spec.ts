@@ -32,13 +32,33 @@ describe('Dunning: collecting subscription invoices on the test clock', () => {
     if (settings) await call('PUT', '/paymentsettings', settings, 200);
     const product = (await call('POST', '/products', { name: 'Plan' }, 201)).body.id;
     const price = (
-      await call('POST', '/prices', { name: 'Monthly', priceModel: 'fee', pricing: { eur: { unitAmount: 2500 } }, purchase: 'recurring', termCount: 1, termUnit: 'month', billingTiming: 'advance', productId: product }, 201)
+      await call(
+        'POST',
+        '/prices',
+        {
+          name: 'Monthly',
+          priceModel: 'fee',
+          pricing: { eur: { unitAmount: 2500 } },
+          purchase: 'recurring',
+          termCount: 1,
+          termUnit: 'month',
+          billingTiming: 'advance',
+          productId: product,
+        },
+        201,
+      )
     ).body.id;
     const subscription = (
       await call(
         'POST',
         '/subscriptions',
-        { customer: { id: randomUUID(), handle: 'C-1', name: 'Acme' }, currency: 'EUR', term: { start: '2026-02-01', end: null }, items: [{ priceId: price }], paymentMethod: { provider: 'sandbox', token } },
+        {
+          customer: { id: randomUUID(), handle: 'C-1', name: 'Acme' },
+          currency: 'EUR',
+          term: { start: '2026-02-01', end: null },
+          items: [{ priceId: price }],
+          paymentMethod: { provider: 'sandbox', token },
+        },
         201,
       )
     ).body;
@@ -46,7 +66,8 @@ describe('Dunning: collecting subscription invoices on the test clock', () => {
     expect(JSON.stringify(subscription)).not.toContain(token);
     await call('POST', '/test-clock/advance', { to: '2026-02-01T00:00:00.000Z' }, 200);
     const invoiceId = (await call('GET', '/invoices', undefined, 200)).body.items[0].id as string;
-    const payments = async () => (await call('GET', `/payments?filter=${encodeURIComponent(`invoiceId eq ${invoiceId}`)}&orderBy=CreatedAt`, undefined, 200)).body.items as any[];
+    const payments = async () =>
+      (await call('GET', `/payments?filter=${encodeURIComponent(`invoiceId eq ${invoiceId}`)}&orderBy=CreatedAt`, undefined, 200)).body.items as any[];
     const collection = async () => {
       const [row] = await t.dataSource.query(`select state from payment_collections where environment_id = $1 and invoice_id = $2`, [id, invoiceId]);
       return row?.state;
@@ -59,7 +80,11 @@ describe('Dunning: collecting subscription invoices on the test clock', () => {
     expect((await env.call('GET', `/invoices/${env.invoiceId}`, undefined, 200)).body).toMatchObject({ date: '2026-02-01', dueDate: '2026-02-01' });
     const [payment] = await until(env.payments, (items) => items.length === 1 && items[0].status === 'succeeded', 'the collection payment');
     expect(payment).toMatchObject({ amount: 2500, provider: 'sandbox' });
-    await until(async () => (await env.call('GET', `/invoices/${env.invoiceId}`)).body, (invoice) => invoice.settlementStatus === 'settled', 'the invoice settled');
+    await until(
+      async () => (await env.call('GET', `/invoices/${env.invoiceId}`)).body,
+      (invoice) => invoice.settlementStatus === 'settled',
+      'the invoice settled',
+    );
     expect((await until(env.collection, (c) => c?.status === 'succeeded', 'the collection succeeded')).attempts).toBe(1);
   });
 
@@ -68,7 +93,12 @@ describe('Dunning: collecting subscription invoices on the test clock', () => {
     await until(env.payments, (items) => items.length === 1 && items[0].status === 'failed', 'the first try');
     const first = await until(env.collection, (c) => c?.status === 'due' && c.attempts === 1, 'the retry scheduled');
     expect(first.nextAttemptAt).toBe('2026-02-02T00:00:00.000Z');
-    for (const [day, tries] of [['2026-02-02', 2], ['2026-02-04', 3], ['2026-02-06', 4], ['2026-02-08', 5]] as const) {
+    for (const [day, tries] of [
+      ['2026-02-02', 2],
+      ['2026-02-04', 3],
+      ['2026-02-06', 4],
+      ['2026-02-08', 5],
+    ] as const) {
       // Not before the retry is due.
       await env.call('POST', '/test-clock/advance', { to: `${day}T00:00:00.000Z` }, 200);
       await until(env.payments, (items) => items.length === tries && items.every((p) => p.status === 'failed'), `try ${tries}`);

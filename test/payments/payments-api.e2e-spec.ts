@@ -39,11 +39,17 @@ describe('Payments API: environments, bodies, Idempotency-Key, notifications', (
       ok,
       enableSandbox: (secret = SECRET) => ok('POST', '/paymentproviders/enable', { name: 'sandbox', credentials: { secretKey: secret } }, 200),
       async bookedInvoice(amount = 10_000): Promise<string> {
-        const created = await ok('POST', '/invoices', { customer: { id: randomUUID(), handle: 'C-1', name: 'Acme' }, currency: 'EUR', items: [{ title: 'Plan', quantity: 1, unitAmount: amount }] }, 201);
+        const created = await ok(
+          'POST',
+          '/invoices',
+          { customer: { id: randomUUID(), handle: 'C-1', name: 'Acme' }, currency: 'EUR', items: [{ title: 'Plan', quantity: 1, unitAmount: amount }] },
+          201,
+        );
         await ok('PUT', `/invoices/${created.body.id}/book`, {}, 200);
         return created.body.id;
       },
-      pay: (invoiceId: string, token: string, headers?: Record<string, string>) => call('POST', '/payments', { invoiceId, paymentMethod: { provider: 'sandbox', token } }, headers),
+      pay: (invoiceId: string, token: string, headers?: Record<string, string>) =>
+        call('POST', '/payments', { invoiceId, paymentMethod: { provider: 'sandbox', token } }, headers),
       async count(eventType: string): Promise<number> {
         const [row] = await t.dataSource.query(`select count(*)::int as n from events where environment_id = $1 and event_type = $2`, [id, eventType]);
         return row.n;
@@ -94,7 +100,8 @@ describe('Payments API: environments, bodies, Idempotency-Key, notifications', (
       const payment = (await a.pay(invoiceId, 'tok_success')).body;
       const other = randomUUID();
       // Booked invoices' documents are recorded by a reactor, in its own time: not a write of these requests.
-      const events = async () => (await t.dataSource.query(`select count(*)::int as n from events where environment_id = $1 and stream_type <> 'invoice-document'`, [a.id]))[0].n;
+      const events = async () =>
+        (await t.dataSource.query(`select count(*)::int as n from events where environment_id = $1 and stream_type <> 'invoice-document'`, [a.id]))[0].n;
       const before = await events();
       const routes: Array<[string, string, unknown]> = [
         ['GET', '/payments', undefined],
@@ -109,7 +116,12 @@ describe('Payments API: environments, bodies, Idempotency-Key, notifications', (
       expect(afterInvoice).toBeGreaterThan(before);
       for (const [method, path, body] of routes) {
         const forbidden = await t.request(method, path, { environment: a.id, token: t.token([other]), body });
-        expect({ method, path, status: forbidden.status, type: forbidden.body?.type }).toEqual({ method, path, status: 403, type: '/problems/forbidden-environment' });
+        expect({ method, path, status: forbidden.status, type: forbidden.body?.type }).toEqual({
+          method,
+          path,
+          status: 403,
+          type: '/problems/forbidden-environment',
+        });
       }
       expect(await events()).toBe(afterInvoice);
       expect((await a.call('GET', `/payments/${payment.id}`)).body.refundedAmount).toBe(0);
@@ -137,7 +149,11 @@ describe('Payments API: environments, bodies, Idempotency-Key, notifications', (
       ['invoiceId missing', () => ({ paymentMethod: { provider: 'sandbox', token: 'tok_success' } }), '/invoiceId'],
       ['amount a string', () => ({ invoiceId, amount: '100', paymentMethod: { provider: 'sandbox', token: 'tok_success' } }), '/amount'],
       ['an extra property', () => ({ invoiceId, paymentMethod: { provider: 'sandbox', token: 'tok_success' }, currency: 'EUR' }), '/currency'],
-      ['an extra property of paymentMethod', () => ({ invoiceId, paymentMethod: { provider: 'sandbox', token: 'tok_success', cvc: '123' } }), '/paymentMethod/cvc'],
+      [
+        'an extra property of paymentMethod',
+        () => ({ invoiceId, paymentMethod: { provider: 'sandbox', token: 'tok_success', cvc: '123' } }),
+        '/paymentMethod/cvc',
+      ],
     ])('POST /payments with %s', async (_label, body, pointer) => {
       const refused = await env.call('POST', '/payments', body());
       expect(refused.status).toBe(422);
@@ -148,7 +164,12 @@ describe('Payments API: environments, bodies, Idempotency-Key, notifications', (
     it('POST /payments with an array or a non-JSON body is refused without a 5xx', async () => {
       const array = await env.call('POST', '/payments', [{ invoiceId }]);
       expect(array.status).toBe(422);
-      const broken = await t.request('POST', '/payments', { environment: env.id, token: t.token([env.id]), rawBody: '{"invoiceId":', headers: { 'content-type': 'application/json' } });
+      const broken = await t.request('POST', '/payments', {
+        environment: env.id,
+        token: t.token([env.id]),
+        rawBody: '{"invoiceId":',
+        headers: { 'content-type': 'application/json' },
+      });
       expect(broken.status).toBeGreaterThanOrEqual(400);
       expect(broken.status).toBeLessThan(500);
     });
@@ -212,8 +233,14 @@ describe('Payments API: environments, bodies, Idempotency-Key, notifications', (
       expectProblem(await env.pay(await env.bookedInvoice(100), 'tok_success', { 'idempotency-key': key }), 422, 'idempotency-key-reused');
       expect(await env.count('PaymentCreated')).toBe(1);
       // The invoice was settled once.
-      await eventually(async () => (await env.call('GET', `/invoices/${invoiceId}`)).body, (invoice) => invoice.totalDue === 0, { what: 'the invoice to be settled' });
-      expect((await env.call('GET', `/invoices/${invoiceId}`)).body.settlements).toEqual([expect.objectContaining({ reference: first.body.id, amount: 3_000 })]);
+      await eventually(
+        async () => (await env.call('GET', `/invoices/${invoiceId}`)).body,
+        (invoice) => invoice.totalDue === 0,
+        { what: 'the invoice to be settled' },
+      );
+      expect((await env.call('GET', `/invoices/${invoiceId}`)).body.settlements).toEqual([
+        expect.objectContaining({ reference: first.body.id, amount: 3_000 }),
+      ]);
     });
 
     it('a declined payment is kept with its key: the replay is the same failure, not a second try', async () => {
@@ -252,7 +279,11 @@ describe('Payments API: environments, bodies, Idempotency-Key, notifications', (
       expect(payment.body).toMatchObject({ invoiceId, status: 'succeeded' });
       expect([await env.count('PaymentCreated'), await env.charges()]).toEqual([1, 1]);
       const before = await env.count('InvoiceCreated');
-      await concurrently('/invoices', { customer: { id: randomUUID(), handle: 'C-2', name: 'Acme' }, currency: 'EUR', items: [{ title: 'Plan', quantity: 1, unitAmount: 700 }] });
+      await concurrently('/invoices', {
+        customer: { id: randomUUID(), handle: 'C-2', name: 'Acme' },
+        currency: 'EUR',
+        items: [{ title: 'Plan', quantity: 1, unitAmount: 700 }],
+      });
       expect(await env.count('InvoiceCreated')).toBe(before + 1);
     });
 
@@ -288,13 +319,27 @@ describe('Payments API: environments, bodies, Idempotency-Key, notifications', (
       const failed = (await env.pay(invoiceId, 'tok_insufficient_funds')).body;
       const paid = (await env.pay(invoiceId, 'tok_success')).body;
       // The refund unsettles the invoice: wait until the payment has settled it.
-      await eventually(async () => (await env.call('GET', `/invoices/${invoiceId}`)).body, (invoice) => invoice.totalDue === 0, { what: 'the payment to settle the invoice' });
+      await eventually(
+        async () => (await env.call('GET', `/invoices/${invoiceId}`)).body,
+        (invoice) => invoice.totalDue === 0,
+        { what: 'the payment to settle the invoice' },
+      );
       const refunded = (await env.ok('PUT', `/payments/${paid.id}/refund`, { amount: 500 }, 200)).body;
       const disabled = (await env.ok('PUT', '/paymentproviders/manual/disable', {}, 200)).body;
 
-      const bodies = (until: (all: any[]) => boolean) => eventually(async () => receiver.requests.map((r) => JSON.parse(r.rawBody)), until, { what: 'the notifications' });
-      const expectedTypes = ['payment_provider.enabled', 'payment.created', 'payment.failed', 'payment.succeeded', 'payment.refunded', 'payment_provider.disabled'];
-      const all = await bodies((received) => expectedTypes.every((type) => received.some((b) => b.type === type)) && received.filter((b) => b.type === 'payment.created').length >= 2);
+      const bodies = (until: (all: any[]) => boolean) =>
+        eventually(async () => receiver.requests.map((r) => JSON.parse(r.rawBody)), until, { what: 'the notifications' });
+      const expectedTypes = [
+        'payment_provider.enabled',
+        'payment.created',
+        'payment.failed',
+        'payment.succeeded',
+        'payment.refunded',
+        'payment_provider.disabled',
+      ];
+      const all = await bodies(
+        (received) => expectedTypes.every((type) => received.some((b) => b.type === type)) && received.filter((b) => b.type === 'payment.created').length >= 2,
+      );
       const ofType = (type: string) => all.filter((b) => b.type === type);
       expect(new Set(all.map((b) => b.type).filter((type: string) => type.startsWith('payment')))).toEqual(new Set(expectedTypes));
       // The refund unsettles the invoice: invoicing announces the settlements too.
@@ -305,7 +350,11 @@ describe('Payments API: environments, bodies, Idempotency-Key, notifications', (
       expect(enabledBodies.map((b) => b.data)).toEqual(expect.arrayContaining([enabled, rotation]));
       expect(enabledBodies.map((b) => b.data.credentialsHint).sort()).toEqual([null, rotated.slice(-4), SECRET.slice(-4)].sort());
       expect(ofType('payment_provider.disabled').map((b) => b.data)).toEqual([disabled]);
-      expect(ofType('payment.created').map((b) => b.data.id).sort()).toEqual([failed.id, paid.id].sort());
+      expect(
+        ofType('payment.created')
+          .map((b) => b.data.id)
+          .sort(),
+      ).toEqual([failed.id, paid.id].sort());
       for (const created of ofType('payment.created')) expect(created.data.status).toBe('pending');
       expect(ofType('payment.failed').map((b) => b.data)).toEqual([failed]);
       expect(ofType('payment.succeeded').map((b) => b.data)).toEqual([expect.objectContaining({ id: paid.id, status: 'succeeded', refundedAmount: 0 })]);

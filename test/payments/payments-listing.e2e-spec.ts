@@ -80,7 +80,11 @@ describe('GET /payments: filter, orderBy and paging over 250 payments', () => {
       const invoice = await env.ok(
         'POST',
         '/invoices',
-        { customer: { id: CUSTOMERS[i % CUSTOMERS.length], handle: `C-${i % CUSTOMERS.length}`, name: 'Acme' }, currency, items: [{ title: 'Plan', quantity: 1, unitAmount: 10_000_000 }] },
+        {
+          customer: { id: CUSTOMERS[i % CUSTOMERS.length], handle: `C-${i % CUSTOMERS.length}`, name: 'Acme' },
+          currency,
+          items: [{ title: 'Plan', quantity: 1, unitAmount: 10_000_000 }],
+        },
         201,
       );
       await env.ok('PUT', `/invoices/${invoice.body.id}/book`, {}, 200);
@@ -229,9 +233,34 @@ describe('GET /payments: filter, orderBy and paging over 250 payments', () => {
 
     it('a filter with an orderBy answers the oracle’s sequence, page after page', async () => {
       const failedByAmountDesc = created.filter((p) => p.status === 'failed').sort(byOrder('Amount', true));
-      expect(ids((await all([['filter', 'status eq failed'], ['orderBy', '-Amount']], 7)).items)).toEqual(ids(failedByAmountDesc));
+      expect(
+        ids(
+          (
+            await all(
+              [
+                ['filter', 'status eq failed'],
+                ['orderBy', '-Amount'],
+              ],
+              7,
+            )
+          ).items,
+        ),
+      ).toEqual(ids(failedByAmountDesc));
       const eurByCreated = created.filter((p) => p.currency === 'EUR' && p.amount > 500).sort(byOrder('CreatedAt', false));
-      expect(ids((await all([['filter', 'currency eq EUR'], ['filter', 'amount gt 500'], ['orderBy', 'CreatedAt']], 9)).items)).toEqual(ids(eurByCreated));
+      expect(
+        ids(
+          (
+            await all(
+              [
+                ['filter', 'currency eq EUR'],
+                ['filter', 'amount gt 500'],
+                ['orderBy', 'CreatedAt'],
+              ],
+              9,
+            )
+          ).items,
+        ),
+      ).toEqual(ids(eurByCreated));
     });
   });
 
@@ -324,7 +353,12 @@ describe('GET /payments: filter, orderBy and paging over 250 payments', () => {
   describe('bad input: a 422 whose pointer names the parameter and whose detail says what is wrong', () => {
     const q = (...pairs: Array<[string, string]>) => new URLSearchParams(pairs).toString();
     it.each([
-      ['unknown field', q(['filter', 'colour eq red']), '/query/filter/0', /unknown field "colour".*status, invoiceId, customerId, provider, currency, amount, createdAt/],
+      [
+        'unknown field',
+        q(['filter', 'colour eq red']),
+        '/query/filter/0',
+        /unknown field "colour".*status, invoiceId, customerId, provider, currency, amount, createdAt/,
+      ],
       ['field names are case-sensitive', q(['filter', 'Status eq failed']), '/query/filter/0', /unknown field "Status"/],
       ['unknown operator', q(['filter', 'amount like 5']), '/query/filter/0', /unknown operator "like".*eq, ne, gt, ge, lt, le/],
       ['an operator spelled as a symbol', q(['filter', 'amount >= 5']), '/query/filter/0', /unknown operator ">="/],
@@ -354,7 +388,12 @@ describe('GET /payments: filter, orderBy and paging over 250 payments', () => {
       ['a leading space', q(['filter', ' status eq failed']), '/query/filter/0', /expected `field op value`/],
       ['a trailing space in the value', q(['filter', 'status eq failed ']), '/query/filter/0', /bad value for status/],
       ['the second filter bad', q(['filter', 'status eq failed'], ['filter', 'amount eq x']), '/query/filter/1', /bad value for amount/],
-      ['the third filter bad', q(['filter', 'status eq failed'], ['filter', 'amount eq 5'], ['filter', 'nope eq 1']), '/query/filter/2', /unknown field "nope"/],
+      [
+        'the third filter bad',
+        q(['filter', 'status eq failed'], ['filter', 'amount eq 5'], ['filter', 'nope eq 1']),
+        '/query/filter/2',
+        /unknown field "nope"/,
+      ],
       ['more than 20 filters', q(...Array.from({ length: 21 }, () => ['filter', 'amount gt 0'] as [string, string])), '/query/filter', /at most 20 filters/],
       ['an unknown orderBy', q(['orderBy', 'Name']), '/query/orderBy', /must be one of Id, CreatedAt, Amount, optionally prefixed with -.*"Name"/],
       ['orderBy with a + prefix', q(['orderBy', '+Amount']), '/query/orderBy', /must be one of Id, CreatedAt, Amount/],
@@ -377,7 +416,10 @@ describe('GET /payments: filter, orderBy and paging over 250 payments', () => {
     });
 
     it('several problems of one request are reported together, each at its own pointer', async () => {
-      const refused = await env.call('GET', `/payments?${q(['filter', 'status eq paid'], ['filter', 'amount ge 1'], ['filter', 'nope eq 1'], ['orderBy', 'Name'], ['limit', '0'])}`);
+      const refused = await env.call(
+        'GET',
+        `/payments?${q(['filter', 'status eq paid'], ['filter', 'amount ge 1'], ['filter', 'nope eq 1'], ['orderBy', 'Name'], ['limit', '0'])}`,
+      );
       expectProblem(refused, 422, 'validation-failed');
       expect(refused.body.errors.map((e: { pointer: string }) => e.pointer)).toEqual(['/query/filter/0', '/query/filter/2', '/query/orderBy', '/query/limit']);
       for (const error of refused.body.errors) expect(error.detail).toEqual(expect.any(String));

@@ -30,7 +30,11 @@ describe('Payments', () => {
       },
       /** A booked invoice of `amount` (one line, no tax). */
       async bookedInvoice(amount = 10_000): Promise<string> {
-        const created = await call('POST', '/invoices', { customer: { id: randomUUID(), handle: 'C-1', name: 'Acme' }, currency: 'EUR', items: [{ title: 'Plan', quantity: 1, unitAmount: amount }] });
+        const created = await call('POST', '/invoices', {
+          customer: { id: randomUUID(), handle: 'C-1', name: 'Acme' },
+          currency: 'EUR',
+          items: [{ title: 'Plan', quantity: 1, unitAmount: amount }],
+        });
         expect(created.status).toBe(201);
         expect((await call('PUT', `/invoices/${created.body.id}/book`, {})).status).toBe(200);
         return created.body.id;
@@ -49,7 +53,14 @@ describe('Payments', () => {
     it('enables sandbox with a hint of its secret, never the secret; rotation replaces it; disable', async () => {
       const env = environment();
       const enabled = await env.enableSandbox();
-      expect(enabled.body).toEqual({ id: expect.any(String), name: 'sandbox', status: 'enabled', credentialsHint: SECRET.slice(-4), createdAt: expect.any(String), updatedAt: expect.any(String) });
+      expect(enabled.body).toEqual({
+        id: expect.any(String),
+        name: 'sandbox',
+        status: 'enabled',
+        credentialsHint: SECRET.slice(-4),
+        createdAt: expect.any(String),
+        updatedAt: expect.any(String),
+      });
       expect(enabled.text).not.toContain(SECRET);
       const rotated = await env.call('POST', '/paymentproviders/enable', { name: 'sandbox', credentials: { secretKey: 'sk_sandbox_rotated-key-9999' } });
       expect(rotated.body).toMatchObject({ id: enabled.body.id, credentialsHint: '9999', status: 'enabled' });
@@ -76,11 +87,17 @@ describe('Payments', () => {
     it('keeps the secret out of every event row, read model row and response', async () => {
       const env = environment();
       await env.enableSandbox();
-      const [events] = await t.dataSource.query(`select count(*)::int as n from events where environment_id = $1 and (data::text like $2 or metadata::text like $2)`, [env.id, `%${SECRET}%`]);
+      const [events] = await t.dataSource.query(
+        `select count(*)::int as n from events where environment_id = $1 and (data::text like $2 or metadata::text like $2)`,
+        [env.id, `%${SECRET}%`],
+      );
       expect(events.n).toBe(0);
       const [providers] = await t.dataSource.query(`select count(*)::int as n from payment_providers where state::text like $1`, [`%${SECRET}%`]);
       expect(providers.n).toBe(0);
-      const [hint] = await t.dataSource.query(`select data->>'credentialsHint' as hint, data->'credentials' ? 'ciphertext' as encrypted from events where environment_id = $1 and event_type = 'PaymentProviderEnabled'`, [env.id]);
+      const [hint] = await t.dataSource.query(
+        `select data->>'credentialsHint' as hint, data->'credentials' ? 'ciphertext' as encrypted from events where environment_id = $1 and event_type = 'PaymentProviderEnabled'`,
+        [env.id],
+      );
       expect(hint).toEqual({ hint: SECRET.slice(-4), encrypted: true });
     });
   });
@@ -92,7 +109,16 @@ describe('Payments', () => {
       const invoiceId = await env.bookedInvoice(10_000);
       const paid = await env.pay(invoiceId, 'tok_success');
       expect(paid.status).toBe(201);
-      expect(paid.body).toMatchObject({ invoiceId, amount: 10_000, currency: 'EUR', status: 'succeeded', provider: 'sandbox', failureCode: null, refundedAmount: 0, refunds: [] });
+      expect(paid.body).toMatchObject({
+        invoiceId,
+        amount: 10_000,
+        currency: 'EUR',
+        status: 'succeeded',
+        provider: 'sandbox',
+        failureCode: null,
+        refundedAmount: 0,
+        refunds: [],
+      });
       expect(paid.body.providerReference).toMatch(/^sbx_/);
       expect(paid.headers.get('location')).toBe(`/payments/${paid.body.id}`);
       const invoice = await env.invoiceSettles(invoiceId, 0);
@@ -126,7 +152,11 @@ describe('Payments', () => {
       expect(pending.status).toBe(201);
       expect(pending.body.status).toBe('pending');
       expectProblem(await env.pay(invoiceId, 'tok_success'), 409, 'payment-pending');
-      const payment = await eventually(async () => (await env.call('GET', `/payments/${pending.body.id}`)).body, (read) => read.status !== 'pending', { what: 'the payment to resolve' });
+      const payment = await eventually(
+        async () => (await env.call('GET', `/payments/${pending.body.id}`)).body,
+        (read) => read.status !== 'pending',
+        { what: 'the payment to resolve' },
+      );
       expect(payment).toMatchObject({ status: 'succeeded', providerReference: expect.stringMatching(/^sbx_/) });
       const invoice = await env.invoiceSettles(invoiceId, 0);
       expect(invoice.settlements).toHaveLength(1);
@@ -136,7 +166,11 @@ describe('Payments', () => {
       const env = environment();
       await env.enableSandbox();
       expectProblem(await env.pay(randomUUID(), 'tok_success'), 422, 'invoice-not-found');
-      const draft = await env.call('POST', '/invoices', { customer: { id: randomUUID(), handle: null, name: null }, currency: 'EUR', items: [{ title: 'A', quantity: 1, unitAmount: 100 }] });
+      const draft = await env.call('POST', '/invoices', {
+        customer: { id: randomUUID(), handle: null, name: null },
+        currency: 'EUR',
+        items: [{ title: 'A', quantity: 1, unitAmount: 100 }],
+      });
       expectProblem(await env.pay(draft.body.id, 'tok_success'), 422, 'invoice-not-booked');
       const invoiceId = await env.bookedInvoice(1_000);
       expectProblem(await env.pay(invoiceId, 'tok_success', 1_001), 422, 'amount-exceeds-total-due');
@@ -163,7 +197,9 @@ describe('Payments', () => {
       const after = (await env.call('GET', `/payments/${payment.id}`)).body;
       expect(after.refundedAmount).toBe(90);
       expect(after.refunds).toHaveLength(3);
-      expect(after.refunds).toEqual(Array.from({ length: 3 }, () => expect.objectContaining({ amount: 30, status: 'succeeded', providerReference: expect.stringMatching(/^sbx_re_/) })));
+      expect(after.refunds).toEqual(
+        Array.from({ length: 3 }, () => expect.objectContaining({ amount: 30, status: 'succeeded', providerReference: expect.stringMatching(/^sbx_re_/) })),
+      );
       // Every refund went to the gateway, once: its own records agree.
       const [gateway] = await t.dataSource.query(
         `select count(*)::int as n, sum(amount)::int as total from sandbox_gateway_refunds where environment_id = $1 and charge_reference = $2 and outcome->>'kind' = 'succeeded'`,
@@ -178,7 +214,11 @@ describe('Payments', () => {
       await env.enableSandbox();
       const invoiceId = await env.bookedInvoice(1_000);
       const pending = (await env.pay(invoiceId, 'tok_timeout')).body;
-      const payment = await eventually(async () => (await env.call('GET', `/payments/${pending.id}`)).body, (read) => read.status !== 'pending', { what: 'the payment to resolve' });
+      const payment = await eventually(
+        async () => (await env.call('GET', `/payments/${pending.id}`)).body,
+        (read) => read.status !== 'pending',
+        { what: 'the payment to resolve' },
+      );
       expect(payment.status).toBe('succeeded');
       await env.invoiceSettles(invoiceId, 0);
       const refunding = await env.call('PUT', `/payments/${payment.id}/refund`, { amount: 600 });
@@ -188,10 +228,19 @@ describe('Payments', () => {
       const beyond = await env.call('PUT', `/payments/${payment.id}/refund`, { amount: 401 });
       expectProblem(beyond, 422, 'refund-exceeds-payment');
       expect(beyond.body.errors[0].detail).toContain('pending');
-      const refunded = await eventually(async () => (await env.call('GET', `/payments/${payment.id}`)).body, (read) => read.refunds[0].status !== 'pending', { what: 'the refund to resolve' });
-      expect(refunded).toMatchObject({ refundedAmount: 600, refunds: [{ id: refunding.body.refunds[0].id, status: 'succeeded', providerReference: expect.stringMatching(/^sbx_re_/) }] });
+      const refunded = await eventually(
+        async () => (await env.call('GET', `/payments/${payment.id}`)).body,
+        (read) => read.refunds[0].status !== 'pending',
+        { what: 'the refund to resolve' },
+      );
+      expect(refunded).toMatchObject({
+        refundedAmount: 600,
+        refunds: [{ id: refunding.body.refunds[0].id, status: 'succeeded', providerReference: expect.stringMatching(/^sbx_re_/) }],
+      });
       const invoice = await env.invoiceSettles(invoiceId, 600);
-      expect(invoice.settlements.filter((settlement: { amount: number }) => settlement.amount < 0)).toEqual([expect.objectContaining({ amount: -600, reference: refunding.body.refunds[0].id })]);
+      expect(invoice.settlements.filter((settlement: { amount: number }) => settlement.amount < 0)).toEqual([
+        expect.objectContaining({ amount: -600, reference: refunding.body.refunds[0].id }),
+      ]);
       const [gateway] = await t.dataSource.query(`select count(*)::int as n from sandbox_gateway_refunds where environment_id = $1`, [env.id]);
       expect(gateway.n).toBe(1);
     });
@@ -206,8 +255,13 @@ describe('Payments', () => {
       await t.dataSource.query(`delete from sandbox_gateway_charges where environment_id = $1 and reference = $2`, [env.id, payment.id]);
       const refused = await env.call('PUT', `/payments/${payment.id}/refund`, { amount: 800 });
       expect(refused.status).toBe(200);
-      expect(refused.body).toMatchObject({ refundedAmount: 0, refunds: [{ amount: 800, status: 'failed', failureCode: 'charge_not_found', failureMessage: expect.any(String) }] });
-      const [event] = await t.dataSource.query(`select count(*)::int as n from events where environment_id = $1 and event_type = 'PaymentRefundFailed'`, [env.id]);
+      expect(refused.body).toMatchObject({
+        refundedAmount: 0,
+        refunds: [{ amount: 800, status: 'failed', failureCode: 'charge_not_found', failureMessage: expect.any(String) }],
+      });
+      const [event] = await t.dataSource.query(`select count(*)::int as n from events where environment_id = $1 and event_type = 'PaymentRefundFailed'`, [
+        env.id,
+      ]);
       expect(event.n).toBe(1);
       expect((await env.call('GET', `/invoices/${invoiceId}`)).body.totalDue).toBe(0);
       // Nothing was refunded, so all of it may be asked for again (and is refused again by this gateway).
@@ -219,7 +273,13 @@ describe('Payments', () => {
       await env.enableSandbox();
       const invoiceId = await env.bookedInvoice(1_000);
       const payment = (await env.pay(invoiceId, 'tok_success')).body;
-      const keyed = () => t.request('PUT', `/payments/${payment.id}/refund`, { environment: env.id, token: t.token([env.id]), body: { amount: 250 }, headers: { 'idempotency-key': `refund-${payment.id}` } });
+      const keyed = () =>
+        t.request('PUT', `/payments/${payment.id}/refund`, {
+          environment: env.id,
+          token: t.token([env.id]),
+          body: { amount: 250 },
+          headers: { 'idempotency-key': `refund-${payment.id}` },
+        });
       const answers = await Promise.all(Array.from({ length: 5 }, keyed));
       const again = await keyed();
       for (const answer of [...answers, again]) expect(answer.status).toBe(200);
@@ -255,7 +315,10 @@ describe('Payments', () => {
       await env.enableSandbox();
       const amounts = [100, 300, 200, 500, 400];
       for (const amount of amounts) await env.pay(await env.bookedInvoice(amount), amount === 300 ? 'tok_decline' : 'tok_success');
-      const succeeded = await env.call('GET', `/payments?filter=${encodeURIComponent('status eq succeeded')}&filter=${encodeURIComponent('amount ge 200')}&orderBy=-Amount`);
+      const succeeded = await env.call(
+        'GET',
+        `/payments?filter=${encodeURIComponent('status eq succeeded')}&filter=${encodeURIComponent('amount ge 200')}&orderBy=-Amount`,
+      );
       expect(succeeded.status).toBe(200);
       expect(succeeded.body.items.map((p: any) => p.amount)).toEqual([500, 400, 200]);
       const pages: number[] = [];

@@ -28,7 +28,11 @@ describe('Pending payments: looked up in real time, under test clocks too, each 
     const call = (method: string, path: string, body?: unknown) => t.request(method, path, { ...as, body });
     expect((await call('POST', '/test-clock/advance', { to: at })).status).toBe(200);
     expect((await call('POST', '/paymentproviders/enable', { name: 'sandbox', credentials: { secretKey: SECRET } })).status).toBe(200);
-    const invoice = await call('POST', '/invoices', { customer: { id: randomUUID(), handle: null, name: null }, currency: 'EUR', items: [{ title: 'Plan', quantity: 1, unitAmount: 2_000 }] });
+    const invoice = await call('POST', '/invoices', {
+      customer: { id: randomUUID(), handle: null, name: null },
+      currency: 'EUR',
+      items: [{ title: 'Plan', quantity: 1, unitAmount: 2_000 }],
+    });
     expect((await call('PUT', `/invoices/${invoice.body.id}/book`, {})).status).toBe(200);
     const paid = await call('POST', '/payments', { invoiceId: invoice.body.id, paymentMethod: { provider: 'sandbox', token } });
     expect(paid.status).toBe(201);
@@ -36,10 +40,14 @@ describe('Pending payments: looked up in real time, under test clocks too, each 
   }
 
   const until = (call: (method: string, path: string) => Promise<{ body: any }>, path: string, done: (body: any) => boolean, label: string) =>
-    eventually(async () => {
-      const { body } = await call('GET', path);
-      return done(body) ? body : null;
-    }, 15_000, label);
+    eventually(
+      async () => {
+        const { body } = await call('GET', path);
+        return done(body) ? body : null;
+      },
+      15_000,
+      label,
+    );
 
   it('issue 20 #2: resolves a pending payment of an environment a year ahead once the wait has passed in real time, dated in the environment', async () => {
     const { call, invoiceId, payment } = await paidInEnvironmentAt('2031-06-01T00:00:00Z', 'tok_timeout');
@@ -78,12 +86,25 @@ describe('Pending payments: looked up in real time, under test clocks too, each 
       const created: PaymentCreated = {
         type: 'PaymentCreated',
         schemaVersion: 1,
-        data: { paymentId, invoiceId: randomUUID(), customerId: randomUUID(), amount: 100, currency: 'EUR', provider: 'sandbox', attempt: 1, createdAt: meta.now.toISOString() },
+        data: {
+          paymentId,
+          invoiceId: randomUUID(),
+          customerId: randomUUID(),
+          amount: 100,
+          currency: 'EUR',
+          provider: 'sandbox',
+          attempt: 1,
+          createdAt: meta.now.toISOString(),
+        },
       };
-      const appended = await t.app.get(EventStore).append(
-        [{ stream: paymentStream(environmentId, paymentId), expectedVersion: 'no_stream', events: toNewEvents([created], meta) }],
-        { actor: 'test', requestId: null, correlationId: randomUUID(), causationId: null },
-      );
+      const appended = await t.app
+        .get(EventStore)
+        .append([{ stream: paymentStream(environmentId, paymentId), expectedVersion: 'no_stream', events: toNewEvents([created], meta) }], {
+          actor: 'test',
+          requestId: null,
+          correlationId: randomUUID(),
+          causationId: null,
+        });
       written.push(...appended.written);
     }
     await t.app.get(ProjectionRunner).awaitProjections(written);

@@ -19,7 +19,12 @@ describe('ROLES=api with no worker alive', () => {
     for (let i = 0; i < 10; i++) {
       const id = randomUUID();
       const created = await t.request('PUT', `/test-notes/${id}`, { body: { title: `n${i}` } });
-      expect([created.status, created.body.title, created.headers.get('etag'), created.headers.get('location')]).toEqual([201, `n${i}`, '"1"', `/test-notes/${id}`]);
+      expect([created.status, created.body.title, created.headers.get('etag'), created.headers.get('location')]).toEqual([
+        201,
+        `n${i}`,
+        '"1"',
+        `/test-notes/${id}`,
+      ]);
       const renamed = await t.request('POST', `/test-notes/${id}/rename`, { body: { title: `m${i}` }, headers: { 'if-match': '"1"' } });
       expect([renamed.status, renamed.headers.get('etag')]).toEqual([200, '"2"']);
       expect((await t.request('GET', `/test-notes/${id}`)).body).toMatchObject({ title: `m${i}`, version: 2 });

@@ -20,7 +20,11 @@ describe('context map lint rules', () => {
   it.each([
     ['libs/invoicing/src/http/example.ts', "import { paymentStream } from '@billing/payments';", 'lets invoicing use shared-kernel, event-store, platform'],
     ['libs/catalog/src/read-model/example.ts', "import { subscriptionStream } from '@billing/subscriptions';", 'lets catalog use'],
-    ['libs/payments/src/example.ts', "import { templatesContext } from '@billing/templates';", 'lets payments use shared-kernel, event-store, platform, invoicing, subscriptions'],
+    [
+      'libs/payments/src/example.ts',
+      "import { templatesContext } from '@billing/templates';",
+      'lets payments use shared-kernel, event-store, platform, invoicing, subscriptions',
+    ],
     ['libs/webhooks/src/delivery/example.ts', "import { invoiceStream } from '@billing/invoicing';", 'lets webhooks use'],
     ['libs/platform/src/http/example.ts', "import { catalogContext } from '@billing/catalog';", 'lets platform use shared-kernel, event-store'],
     ['libs/event-store/src/example.ts', "import { loadConfig } from '@billing/platform';", 'lets event-store use shared-kernel'],
@@ -38,12 +42,17 @@ describe('context map lint rules', () => {
   });
 
   it('refuses an import of apps/ from libs/', () => {
-    expect(problems('libs/platform/src/example.ts', "import { createApp } from '../../../apps/api/src/create-app';").join('\n')).toContain('Nothing in libs/ imports apps/');
+    expect(problems('libs/platform/src/example.ts', "import { createApp } from '../../../apps/api/src/create-app';").join('\n')).toContain(
+      'Nothing in libs/ imports apps/',
+    );
   });
 
   it.each([
     ['libs/subscriptions/src/billing/example.ts', "import { chargeLines } from '@billing/catalog';\nimport { invoiceStream } from '@billing/invoicing';"],
-    ['libs/payments/src/example.ts', "import { invoiceEvolver } from '@billing/invoicing';\nimport { CommandPath } from '@billing/event-store';\nimport { APP_CONFIG } from '@billing/platform';"],
+    [
+      'libs/payments/src/example.ts',
+      "import { invoiceEvolver } from '@billing/invoicing';\nimport { CommandPath } from '@billing/event-store';\nimport { APP_CONFIG } from '@billing/platform';",
+    ],
     ['libs/templates/src/example.ts', "import type { InvoiceView } from '@billing/invoicing';"],
     ['libs/catalog/src/example.ts', "import { roundHalfAwayFromZero } from '@billing/shared-kernel';\nimport { priceEvolver } from './domain';"],
     ['apps/api/src/example.ts', "import { subscriptionsContext } from '@billing/subscriptions';\nimport { webhooksContext } from '@billing/webhooks';"],

@@ -116,7 +116,11 @@ describe('The HTTP edge', () => {
 
   describe('text that cannot be stored', () => {
     it.each([
-      ['U+0000 in a value', '{"customer":{"id":"00000000-0000-4000-8000-000000000000","handle":"a\\u0000b","name":null},"currency":"EUR","items":[]}', '/customer/handle'],
+      [
+        'U+0000 in a value',
+        '{"customer":{"id":"00000000-0000-4000-8000-000000000000","handle":"a\\u0000b","name":null},"currency":"EUR","items":[]}',
+        '/customer/handle',
+      ],
       ['an unpaired high surrogate', '{"memo":"\\ud800","currency":"EUR"}', '/memo'],
       ['an unpaired low surrogate', '{"memo":"x\\udc00","currency":"EUR"}', '/memo'],
       ['a reversed pair', '{"memo":"\\udc00\\ud800","currency":"EUR"}', '/memo'],

@@ -65,7 +65,23 @@ const HOSTILE_VALUES: readonly unknown[] = [
   nest(60),
 ];
 
-const HOSTILE_PATH_SEGMENTS = ['%00', 'a%00b', '%ED%A0%80', '%FF', '%', '%2e%2e%2f', '..', 'x'.repeat(120), 'x'.repeat(600), '%E2%80%AE', '0', '-1', 'null', '%20', randomUUID().toUpperCase()];
+const HOSTILE_PATH_SEGMENTS = [
+  '%00',
+  'a%00b',
+  '%ED%A0%80',
+  '%FF',
+  '%',
+  '%2e%2e%2f',
+  '..',
+  'x'.repeat(120),
+  'x'.repeat(600),
+  '%E2%80%AE',
+  '0',
+  '-1',
+  'null',
+  '%20',
+  randomUUID().toUpperCase(),
+];
 
 const ODD_QUERIES = [
   'unknown=1',
@@ -93,7 +109,15 @@ const ODD_QUERIES = [
   '%',
 ];
 
-const CONTENT_TYPES = ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/json; charset=latin1', 'application/json-patch+json', ''];
+const CONTENT_TYPES = [
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/xml',
+  'application/json; charset=latin1',
+  'application/json-patch+json',
+  '',
+];
 
 const MALFORMED_JSON = ['{', '{"a":1', '[1,2', '{"a":1}}', '\ufeff{}', 'nul', '{"a":01}', '{"a":1e99999}', '{"a":"\\x00"}', '"\\ud800"', '1'.repeat(5000)];
 
@@ -223,7 +247,9 @@ function attemptsFor(document: any, operation: Operation, ids: Record<string, st
     }
     for (const hostile of HOSTILE_VALUES) {
       add(`body = ${describe(hostile)}`, { body: send(hostile) });
-      add(`extra member = ${describe(hostile)}`, { body: send({ ...(valid as object), [pick(['extra', '__proto__', 'constructor', '\u0000', ''])]: hostile }) });
+      add(`extra member = ${describe(hostile)}`, {
+        body: send({ ...(valid as object), [pick(['extra', '__proto__', 'constructor', '\u0000', ''])]: hostile }),
+      });
     }
     for (const text of MALFORMED_JSON) add(`malformed ${text.slice(0, 12)}`, { body: text });
     for (const type of CONTENT_TYPES) add(`content-type ${type}`, { body: send(valid), headers: { ...headers, 'content-type': type } });

@@ -49,7 +49,15 @@ describe('Idempotency-Key', () => {
 
   it('replays an action PUT the same way (archive a price twice: one archive, the second answer replayed)', async () => {
     const price = await t.request('POST', '/prices', {
-      body: { name: 'Monthly', priceModel: 'fee', pricing: { eur: { unitAmount: 1000 } }, purchase: 'recurring', termCount: 1, termUnit: 'month', billingTiming: 'advance' },
+      body: {
+        name: 'Monthly',
+        priceModel: 'fee',
+        pricing: { eur: { unitAmount: 1000 } },
+        purchase: 'recurring',
+        termCount: 1,
+        termUnit: 'month',
+        billingTiming: 'advance',
+      },
     });
     expect(price.status).toBe(201);
     const key = randomUUID();

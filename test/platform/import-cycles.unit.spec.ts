@@ -18,7 +18,11 @@ describe('import cycles', () => {
 
   /** The file an import names: relative, or a package's public entry. */
   const resolve = (from: string, specifier: string): string | undefined => {
-    const base = specifier.startsWith('.') ? join(dirname(from), specifier) : specifier.startsWith('@billing/') ? `libs/${specifier.slice('@billing/'.length)}/src` : null;
+    const base = specifier.startsWith('.')
+      ? join(dirname(from), specifier)
+      : specifier.startsWith('@billing/')
+        ? `libs/${specifier.slice('@billing/'.length)}/src`
+        : null;
     return base === null ? undefined : [`${base}.ts`, `${base}/index.ts`].find((candidate) => known.has(candidate));
   };
 

@@ -27,7 +27,9 @@ describe('GET /openapi.json', () => {
     }
     const report = JSON.parse(output.slice(output.indexOf('{')));
     const errors = report.problems.filter((p: { severity: string }) => p.severity === 'error');
-    expect(errors.map((p: { ruleId: string; message: string; location: { pointer: string }[] }) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)).toEqual([]);
+    expect(
+      errors.map((p: { ruleId: string; message: string; location: { pointer: string }[] }) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`),
+    ).toEqual([]);
   });
 
   it('types every integer field as integer (money is int64, never a float)', () => {
@@ -64,9 +66,19 @@ describe('GET /openapi.json', () => {
       return response.body;
     };
     const product = await ok('POST', '/products', { name: 'Setup' }, 201);
-    const price = await ok('POST', '/prices', { name: 'Setup fee', priceModel: 'fee', pricing: { eur: { unitAmount: 900 } }, purchase: 'one_time', productId: product.id }, 201);
+    const price = await ok(
+      'POST',
+      '/prices',
+      { name: 'Setup fee', priceModel: 'fee', pricing: { eur: { unitAmount: 900 } }, purchase: 'one_time', productId: product.id },
+      201,
+    );
     const customer = { id: '8d0c4ed4-7f53-4c1e-8f59-2d5c3f0e6b11', handle: 'C-1', name: 'Acme', billingAddress: null };
-    const subscription = await ok('POST', '/subscriptions', { customer, currency: 'EUR', term: { start: '2099-01-01', end: null }, items: [{ priceId: price.id }] }, 201);
+    const subscription = await ok(
+      'POST',
+      '/subscriptions',
+      { customer, currency: 'EUR', term: { start: '2099-01-01', end: null }, items: [{ priceId: price.id }] },
+      201,
+    );
     expect(subscription).toMatchObject({ billingFailure: null, paymentMethod: null });
     expect(subscription.items[0]).toMatchObject({ period: null });
     await ok('GET', `/subscriptions/${subscription.id}`, undefined, 200);

@@ -10,7 +10,10 @@ describe('Test clocks off', () => {
   beforeAll(async () => {
     t = await startTestApp({ clock: base, env: { TEST_CLOCKS: 'false' } });
     // A clock left in the table (say, by an earlier run with test clocks on) is not read.
-    await t.dataSource.query(`insert into environment_clocks (environment_id, now, updated_at) values ($1, $2, $2)`, [t.environmentId, new Date('2029-01-01T00:00:00.000Z')]);
+    await t.dataSource.query(`insert into environment_clocks (environment_id, now, updated_at) values ($1, $2, $2)`, [
+      t.environmentId,
+      new Date('2029-01-01T00:00:00.000Z'),
+    ]);
   });
   afterAll(() => t.close());
 

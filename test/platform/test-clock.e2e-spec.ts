@@ -136,7 +136,11 @@ describe('Test clocks', () => {
     expect(await a.now()).toBe('2027-01-01T00:00:00.000Z');
     expect(await b.now()).toBe(base.now().toISOString());
     expectProblem(await b.request('GET', '/test-clock', { environment: a.environmentId }), 403, 'forbidden-environment');
-    expectProblem(await b.request('POST', '/test-clock/advance', { environment: a.environmentId, body: { to: '2028-01-01T00:00:00Z' } }), 403, 'forbidden-environment');
+    expectProblem(
+      await b.request('POST', '/test-clock/advance', { environment: a.environmentId, body: { to: '2028-01-01T00:00:00Z' } }),
+      403,
+      'forbidden-environment',
+    );
     expect(await a.now()).toBe('2027-01-01T00:00:00.000Z');
     expectProblem(await t.request('GET', '/test-clock', { token: null }), 401, 'unauthorized');
   });
@@ -146,7 +150,10 @@ describe('Test clocks', () => {
     expect((await env.advance('2030-06-30T23:30:00Z')).status).toBe(200);
     const product = await env.request('POST', '/products', { body: { name: 'Timely' } });
     expect(product.status).toBe(201);
-    const [event] = await t.dataSource.query(`select occurred_at from events where environment_id = $1 and stream_id = $2`, [env.environmentId, product.body.id]);
+    const [event] = await t.dataSource.query(`select occurred_at from events where environment_id = $1 and stream_id = $2`, [
+      env.environmentId,
+      product.body.id,
+    ]);
     expect(event.occurred_at).toEqual(new Date('2030-06-30T23:30:00.000Z'));
     expect(product.body.createdAt).toBe('2030-06-30T23:30:00.000Z');
     const invoice = await env.request('POST', '/invoices', { body: { customer: { id: randomUUID(), handle: null, name: null }, currency: 'EUR' } });
@@ -165,7 +172,10 @@ describe('Test clocks', () => {
     const first = await env.request('POST', '/products', { body: { name: 'Keyed' }, headers: { 'idempotency-key': key } });
     expect(first.status).toBe(201);
     expect(first.body.createdAt).toBe('2030-01-01T00:00:00.000Z');
-    const [row] = await t.dataSource.query(`select created_at, expires_at from idempotency_keys where environment_id = $1 and key = $2`, [env.environmentId, key]);
+    const [row] = await t.dataSource.query(`select created_at, expires_at from idempotency_keys where environment_id = $1 and key = $2`, [
+      env.environmentId,
+      key,
+    ]);
     expect(row.created_at).toEqual(base.now());
     expect(row.expires_at).toEqual(new Date(base.now().getTime() + t.config.idempotencyRetentionHours * 3_600_000));
     // Two days later in the environment, a moment later in real time: the client's retry is still a replay.

@@ -29,7 +29,11 @@ describe('npm run audit:verify and npm run replay', () => {
     build?.remove();
   });
 
-  async function script(name: string, args: string[] = [], env: Record<string, string | undefined> = { DATABASE_URL: t.database.url }): Promise<{ code: number; stdout: string; stderr: string }> {
+  async function script(
+    name: string,
+    args: string[] = [],
+    env: Record<string, string | undefined> = { DATABASE_URL: t.database.url },
+  ): Promise<{ code: number; stdout: string; stderr: string }> {
     try {
       const { stdout, stderr } = await run(process.execPath, [join(build.folder, 'apps', 'api', 'src', `${name}.js`), ...args], {
         env: { ...process.env, DATABASE_URL: undefined, JWT_SECRET: 'cli-test', LOG_LEVEL: 'error', NODE_ENV: 'test', ...env },
@@ -52,11 +56,32 @@ describe('npm run audit:verify and npm run replay', () => {
     };
     await ok('POST', '/tax-codes', { code: 'VAT24', rate: 0.24, taxable: true }, 201);
     const productId = (await ok('POST', '/products', { name: 'Plans' }, 201)).body.id;
-    const priceId = (await ok('POST', '/prices', { productId, name: 'Pro', priceModel: 'fee', purchase: 'recurring', termCount: 1, termUnit: 'month', pricing: { eur: { unitAmount: 1500 } } }, 201)).body.id;
+    const priceId = (
+      await ok(
+        'POST',
+        '/prices',
+        { productId, name: 'Pro', priceModel: 'fee', purchase: 'recurring', termCount: 1, termUnit: 'month', pricing: { eur: { unitAmount: 1500 } } },
+        201,
+      )
+    ).body.id;
     await ok('PUT', `/prices/${priceId}`, { name: 'Pro plus' }, 200);
-    await ok('POST', '/subscriptions', { customer: { id: randomUUID(), handle: 'C-1', name: 'Acme' }, currency: 'EUR', term: { start: '2026-03-01', end: null }, items: [{ priceId }] }, 201);
+    await ok(
+      'POST',
+      '/subscriptions',
+      { customer: { id: randomUUID(), handle: 'C-1', name: 'Acme' }, currency: 'EUR', term: { start: '2026-03-01', end: null }, items: [{ priceId }] },
+      201,
+    );
     await ok('POST', '/paymentproviders/enable', { name: 'sandbox', credentials: { secretKey: `sk_sandbox_${randomUUID().replace(/-/g, '')}` } }, 200);
-    const invoice = await ok('POST', '/invoices', { customer: { id: randomUUID(), handle: 'C-1', name: 'Acme' }, currency: 'EUR', items: [{ title: 'Plan', quantity: 1, unitAmount: 5000, taxCode: 'VAT24' }] }, 201);
+    const invoice = await ok(
+      'POST',
+      '/invoices',
+      {
+        customer: { id: randomUUID(), handle: 'C-1', name: 'Acme' },
+        currency: 'EUR',
+        items: [{ title: 'Plan', quantity: 1, unitAmount: 5000, taxCode: 'VAT24' }],
+      },
+      201,
+    );
     await ok('PUT', `/invoices/${invoice.body.id}/book`, {}, 200);
     await ok('POST', '/payments', { invoiceId: invoice.body.id, paymentMethod: { provider: 'sandbox', token: 'tok_success' } }, 201);
     await ok('PUT', '/webhooks/subscribe', { url: 'https://hooks.example.com/audit' }, 200);
@@ -121,7 +146,7 @@ describe('npm run audit:verify and npm run replay', () => {
     expect((await script('audit-verify', ['--environment', 'nope'])).code).toBe(2);
   });
 
-  it("issue 20 #7 and #21: beside the service running on DATA_DIR, both use its Postgres; results alone on stdout, logs on stderr; a failure is one line", async () => {
+  it('issue 20 #7 and #21: beside the service running on DATA_DIR, both use its Postgres; results alone on stdout, logs on stderr; a failure is one line', async () => {
     const dataDir = reachableTempDir('billing-audit-cli-');
     const port = await freePort();
     const service = startService(build.main, { DATA_DIR: dataDir, PORT: String(port) });
@@ -151,7 +176,11 @@ describe('npm run audit:verify and npm run replay', () => {
       const unreachable = await script('audit-verify', [], { DATABASE_URL: 'postgres://x@127.0.0.1:1/x' });
       expect(unreachable.code).toBe(1);
       expect(unreachable.stdout).toBe('');
-      expect(unreachable.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^audit:verify: cannot connect to the Postgres of DATABASE_URL .*; nothing accepts connections at 127.0.0.1:1: start Postgres there/)]);
+      expect(unreachable.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(
+          /^audit:verify: cannot connect to the Postgres of DATABASE_URL .*; nothing accepts connections at 127.0.0.1:1: start Postgres there/,
+        ),
+      ]);
     } finally {
       service.child.kill('SIGTERM');
       await service.exited;

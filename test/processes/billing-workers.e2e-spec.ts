@@ -66,12 +66,31 @@ describe('the billing engine across processes', () => {
       await call(
         'POST',
         '/prices',
-        { name: 'Monthly', priceModel: 'fee', pricing: { eur: { unitAmount: 1000 } }, purchase: 'recurring', termCount: 1, termUnit: 'month', billingTiming: 'advance', productId: product },
+        {
+          name: 'Monthly',
+          priceModel: 'fee',
+          pricing: { eur: { unitAmount: 1000 } },
+          purchase: 'recurring',
+          termCount: 1,
+          termUnit: 'month',
+          billingTiming: 'advance',
+          productId: product,
+        },
         201,
       )
     ).id;
     for (let i = 0; i < SUBSCRIPTIONS; i++) {
-      await call('POST', '/subscriptions', { customer: { id: randomUUID(), handle: `C-${i}`, name: `Customer ${i}` }, currency: 'EUR', term: { start: '2027-01-01', end: null }, items: [{ priceId: price }] }, 201);
+      await call(
+        'POST',
+        '/subscriptions',
+        {
+          customer: { id: randomUUID(), handle: `C-${i}`, name: `Customer ${i}` },
+          currency: 'EUR',
+          term: { start: '2027-01-01', end: null },
+          items: [{ priceId: price }],
+        },
+        201,
+      );
     }
   }
 
@@ -92,7 +111,9 @@ describe('the billing engine across processes', () => {
     expect(booked.rows.map((row) => row.handle)).toEqual(Array.from({ length: expected }, (_, i) => `INV-${String(i + 1).padStart(6, '0')}`));
     const created = await db.query(`select count(*)::int as n from events where environment_id = $1 and event_type = 'InvoiceCreated'`, [environment]);
     expect(created.rows[0].n).toBe(expected);
-    const failed = await db.query(`select count(*)::int as n from events where environment_id = $1 and event_type = 'SubscriptionBillingFailed'`, [environment]);
+    const failed = await db.query(`select count(*)::int as n from events where environment_id = $1 and event_type = 'SubscriptionBillingFailed'`, [
+      environment,
+    ]);
     expect(failed.rows[0].n).toBe(0);
   }
 
@@ -124,7 +145,8 @@ describe('the billing engine across processes', () => {
     await seed(call);
     const advancing = call('POST', '/test-clock/advance', { to: '2028-01-01T00:00:00Z' }).catch(() => 'lost');
     // Kill it once some, but not all, of the invoices are booked.
-    const booked = async () => (await db.query(`select count(*)::int as n from events where environment_id = $1 and event_type = 'InvoiceBooked'`, [environment])).rows[0].n as number;
+    const booked = async () =>
+      (await db.query(`select count(*)::int as n from events where environment_id = $1 and event_type = 'InvoiceBooked'`, [environment])).rows[0].n as number;
     await eventually(booked, (n) => n >= 20, { timeoutMs: 60_000, what: 'some invoices booked' });
     first.service.child.kill('SIGKILL');
     await first.service.exited;
@@ -151,17 +173,48 @@ describe('the billing engine across processes', () => {
       await call(
         'POST',
         '/prices',
-        { name: 'Calls', priceModel: 'fee', pricing: { eur: { unitAmount: 10 } }, purchase: 'recurring', termCount: 1, termUnit: 'month', billingTiming: 'event_based', metricCode: 'calls', productId: product },
+        {
+          name: 'Calls',
+          priceModel: 'fee',
+          pricing: { eur: { unitAmount: 10 } },
+          purchase: 'recurring',
+          termCount: 1,
+          termUnit: 'month',
+          billingTiming: 'event_based',
+          metricCode: 'calls',
+          productId: product,
+        },
         201,
       )
     ).id;
     const ids: string[] = [];
     for (let i = 0; i < USAGE_SUBSCRIPTIONS; i++) {
-      ids.push((await call('POST', '/subscriptions', { customer: { id: randomUUID(), handle: `U-${i}`, name: `Usage ${i}` }, currency: 'EUR', term: { start: '2027-01-01', end: null }, items: [{ priceId: price }] }, 201)).id);
+      ids.push(
+        (
+          await call(
+            'POST',
+            '/subscriptions',
+            {
+              customer: { id: randomUUID(), handle: `U-${i}`, name: `Usage ${i}` },
+              currency: 'EUR',
+              term: { start: '2027-01-01', end: null },
+              items: [{ priceId: price }],
+            },
+            201,
+          )
+        ).id,
+      );
     }
     await call('POST', '/test-clock/advance', { to: '2027-01-20T00:00:00Z' }, 200);
     // Subscription i used i + 1 calls in January.
-    const events = ids.flatMap((subscriptionId, i) => Array.from({ length: i + 1 }, (_, n) => ({ id: `${subscriptionId}-${n}`, subscriptionId, metricCode: 'calls', timestamp: `2027-01-${String(2 + n).padStart(2, '0')}T10:00:00Z` })));
+    const events = ids.flatMap((subscriptionId, i) =>
+      Array.from({ length: i + 1 }, (_, n) => ({
+        id: `${subscriptionId}-${n}`,
+        subscriptionId,
+        metricCode: 'calls',
+        timestamp: `2027-01-${String(2 + n).padStart(2, '0')}T10:00:00Z`,
+      })),
+    );
     expect((await call('POST', '/usage-events', { events }, 200)).accepted).toBe(events.length);
 
     const workers = [await worker(), await worker()];
@@ -179,15 +232,22 @@ describe('the billing engine across processes', () => {
     );
     expect(bookings.rows).toHaveLength(USAGE_SUBSCRIPTIONS * 4);
     expect(bookings.rows.every((row) => row.n === 1)).toBe(true);
-    const booked = await db.query(`select data->>'handle' as handle from events where environment_id = $1 and event_type = 'InvoiceBooked' order by (data->>'handle')`, [environment]);
+    const booked = await db.query(
+      `select data->>'handle' as handle from events where environment_id = $1 and event_type = 'InvoiceBooked' order by (data->>'handle')`,
+      [environment],
+    );
     expect(booked.rows.map((row) => row.handle)).toEqual(Array.from({ length: USAGE_SUBSCRIPTIONS * 4 }, (_, i) => `INV-${String(i + 1).padStart(6, '0')}`));
     const januaries = await db.query(
       `select data->'usage'->0->>'quantity' as quantity, data->>'subscriptionId' as subscription from events
         where environment_id = $1 and event_type = 'SubscriptionInvoiceBooked' and data->>'billAt' = '2027-02-01T00:00:00.000Z'`,
       [environment],
     );
-    expect(Object.fromEntries(januaries.rows.map((row) => [row.subscription, row.quantity]))).toEqual(Object.fromEntries(ids.map((id, i) => [id, String(i + 1)])));
-    const failed = await db.query(`select count(*)::int as n from events where environment_id = $1 and event_type = 'SubscriptionBillingFailed'`, [environment]);
+    expect(Object.fromEntries(januaries.rows.map((row) => [row.subscription, row.quantity]))).toEqual(
+      Object.fromEntries(ids.map((id, i) => [id, String(i + 1)])),
+    );
+    const failed = await db.query(`select count(*)::int as n from events where environment_id = $1 and event_type = 'SubscriptionBillingFailed'`, [
+      environment,
+    ]);
     expect(failed.rows[0].n).toBe(0);
     for (const service of [first.service, ...workers]) service.child.kill('SIGTERM');
     await Promise.all([first.service, ...workers].map((service) => service.exited));

@@ -60,7 +60,9 @@ describe('fifteen service processes started at the same moment on a fresh databa
     const results = await Promise.allSettled(services.map((service) => service.waitForReady(150_000)));
     const seconds = (Date.now() - started) / 1000;
     const afterRelease = (Date.now() - (proxy.releasedAt() ?? started)) / 1000;
-    const failed = results.flatMap((result, index) => (result.status === 'rejected' ? [`process ${index}: ${String(result.reason?.message ?? result.reason)}`] : []));
+    const failed = results.flatMap((result, index) =>
+      result.status === 'rejected' ? [`process ${index}: ${String(result.reason?.message ?? result.reason)}`] : [],
+    );
     expect(failed).toEqual([]);
     process.stdout.write(
       `15 service processes started at once on a fresh database: all ready ${seconds.toFixed(1)} s after the start, ${afterRelease.toFixed(1)} s after they reached the database together\n`,

@@ -47,7 +47,10 @@ describe('data folder', () => {
     it('takes over a claim whose process is gone (kill -9), or that names this very pid (a restarted container)', async () => {
       const dead = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
       await new Promise((done) => dead.once('exit', done));
-      for (const [name, pid] of [['dead', dead.pid], ['self', process.pid]] as const) {
+      for (const [name, pid] of [
+        ['dead', dead.pid],
+        ['self', process.pid],
+      ] as const) {
         const dataDir = join(work, name);
         writeFileSync(`${dataDir}.owner.json`, JSON.stringify({ pid, startTicks: null, since: 'earlier' }));
         const claim = claimDataFolder(dataDir);

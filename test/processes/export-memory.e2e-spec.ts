@@ -79,7 +79,9 @@ describe('GET /events/export in bounded memory', () => {
     let tail = '';
     try {
       const token = sign({ environments: [environment] }, SECRET, { algorithm: 'HS256', subject: 'auditor', expiresIn: 3600 });
-      const response = await fetch(`http://127.0.0.1:${service.port}/events/export`, { headers: { authorization: `Bearer ${token}`, 'x-environment': environment } });
+      const response = await fetch(`http://127.0.0.1:${service.port}/events/export`, {
+        headers: { authorization: `Bearer ${token}`, 'x-environment': environment },
+      });
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toContain('application/x-ndjson');
       const decoder = new TextDecoder();
@@ -101,7 +103,9 @@ describe('GET /events/export in bounded memory', () => {
     expect(outOfOrder).toBe(0);
     expect(bytes).toBeGreaterThan(EVENTS * DESCRIPTION_BYTES);
     const growth = peak - baseline;
-    process.stdout.write(`export: ${lines} events, ${(bytes / 1e6).toFixed(1)} MB streamed; service RSS ${(baseline / 1e6).toFixed(0)} MB before, peak growth ${(growth / 1e6).toFixed(1)} MB\n`);
+    process.stdout.write(
+      `export: ${lines} events, ${(bytes / 1e6).toFixed(1)} MB streamed; service RSS ${(baseline / 1e6).toFixed(0)} MB before, peak growth ${(growth / 1e6).toFixed(1)} MB\n`,
+    );
     expect(growth).toBeLessThan(bytes / 2);
     // Still serving.
     expect((await fetch(`http://127.0.0.1:${service.port}/health/live`)).status).toBe(200);

@@ -60,7 +60,12 @@ describe('Idempotency-Key across a kill -9 between the commit and the answer', (
       for (const { name } of projections) await blocker.query(`select pg_advisory_xact_lock(hashtext($1))`, [`projection:${name}`]);
 
       const writes = Array.from({ length: 10 }, (_, index) => ({ key: randomUUID(), name: `Crash ${index}` }));
-      const answers = writes.map(({ key, name }) => post(first.baseUrl, key, name).then((response) => response.status, () => 'lost'));
+      const answers = writes.map(({ key, name }) =>
+        post(first.baseUrl, key, name).then(
+          (response) => response.status,
+          () => 'lost',
+        ),
+      );
       // Wait until all ten keys are committed (each with its events), while no answer has gone out.
       for (let waited = 0; ; waited += 50) {
         const [row] = await sql<{ n: number }>(`select count(*)::int as n from idempotency_keys where environment_id = $1`, [environment]);

@@ -59,10 +59,20 @@ describe('payments across a kill -9 of the process', () => {
 
   function client(baseUrl: string, environment: string) {
     const token = sign({ environments: [environment] }, DEVELOPMENT_JWT_SECRET, { algorithm: 'HS256', subject: 'payments-crash', expiresIn: 3600 });
-    return async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Headers }> => {
+    return async (
+      method: string,
+      path: string,
+      body?: unknown,
+      headers: Record<string, string> = {},
+    ): Promise<{ status: number; body: any; headers: Headers }> => {
       const response = await fetch(`${baseUrl}${path}`, {
         method,
-        headers: { authorization: `Bearer ${token}`, 'x-environment': environment, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        headers: {
+          authorization: `Bearer ${token}`,
+          'x-environment': environment,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...headers,
+        },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const text = await response.text();
@@ -73,7 +83,11 @@ describe('payments across a kill -9 of the process', () => {
   async function bookedInvoices(call: ReturnType<typeof client>, count: number, amount: number): Promise<string[]> {
     const ids: string[] = [];
     for (let i = 0; i < count; i++) {
-      const created = await call('POST', '/invoices', { customer: { id: randomUUID(), handle: `C-${i}`, name: 'Acme' }, currency: 'EUR', items: [{ title: 'Plan', quantity: 1, unitAmount: amount }] });
+      const created = await call('POST', '/invoices', {
+        customer: { id: randomUUID(), handle: `C-${i}`, name: 'Acme' },
+        currency: 'EUR',
+        items: [{ title: 'Plan', quantity: 1, unitAmount: amount }],
+      });
       expect(created.status).toBe(201);
       expect((await call('PUT', `/invoices/${created.body.id}/book`, {})).status).toBe(200);
       ids.push(created.body.id);
@@ -135,7 +149,9 @@ describe('payments across a kill -9 of the process', () => {
     await Promise.all(requests);
     const statuses = statusesInOrder;
     const atKill = { succeeded: await countEvents(environment, 'PaymentSucceeded'), created: await countEvents(environment, 'PaymentCreated'), answered };
-    process.stdout.write(`at the kill: ${JSON.stringify(atKill)}, answers ${JSON.stringify(statuses.reduce<Record<string, number>>((n, s) => ({ ...n, [s]: (n[s] ?? 0) + 1 }), {}))}\n`);
+    process.stdout.write(
+      `at the kill: ${JSON.stringify(atKill)}, answers ${JSON.stringify(statuses.reduce<Record<string, number>>((n, s) => ({ ...n, [s]: (n[s] ?? 0) + 1 }), {}))}\n`,
+    );
     expect(atKill.succeeded).toBeGreaterThanOrEqual(5);
     expect(statuses.filter((status) => status === 'lost').length).toBeGreaterThan(0);
     expect(answered).toBeLessThan(PAYMENTS);
@@ -161,18 +177,27 @@ describe('payments across a kill -9 of the process', () => {
     // Exactly once: one settlement per succeeded payment, by its id, on its invoice, of its amount; nothing else.
     expect(settlements.map((s) => s.reference).sort()).toEqual(succeeded.map((p) => p.id).sort());
     const byReference = new Map(settlements.map((s) => [s.reference, s]));
-    for (const payment of succeeded) expect(byReference.get(payment.id)).toEqual({ stream_id: payment.invoice_id, reference: payment.id, amount: payment.amount });
+    for (const payment of succeeded)
+      expect(byReference.get(payment.id)).toEqual({ stream_id: payment.invoice_id, reference: payment.id, amount: payment.amount });
     // No invoice settled twice.
     const perInvoice = new Map<string, number>();
     for (const s of settlements) perInvoice.set(s.stream_id, (perInvoice.get(s.stream_id) ?? 0) + 1);
     expect([...perInvoice.values()].filter((n) => n > 1)).toEqual([]);
 
     // Every payment is succeeded or failed, in the events and in the read model; one payment per invoice at most.
-    const payments = await sql<{ id: string; invoice_id: string; status: string }>(`select id::text, invoice_id::text, status from payments where environment_id = $1`, [environment]);
+    const payments = await sql<{ id: string; invoice_id: string; status: string }>(
+      `select id::text, invoice_id::text, status from payments where environment_id = $1`,
+      [environment],
+    );
     expect(payments).toHaveLength(await countEvents(environment, 'PaymentCreated'));
     expect(payments.filter((p) => p.status !== 'succeeded' && p.status !== 'failed')).toEqual([]);
     expect(new Set(payments.map((p) => p.invoice_id)).size).toBe(payments.length);
-    expect(payments.filter((p) => p.status === 'succeeded').map((p) => p.id).sort()).toEqual(succeeded.map((p) => p.id).sort());
+    expect(
+      payments
+        .filter((p) => p.status === 'succeeded')
+        .map((p) => p.id)
+        .sort(),
+    ).toEqual(succeeded.map((p) => p.id).sort());
 
     // The gateway: one charge per payment reference, never one for another reference of the same invoice,
     // and every charge it made is a payment recorded as succeeded (no money taken for a failed payment).
@@ -184,7 +209,12 @@ describe('payments across a kill -9 of the process', () => {
     const statusOf = new Map(payments.map((p) => [p.id, p.status]));
     expect(charges.filter((c) => !statusOf.has(c.reference))).toEqual([]);
     expect(charges.filter((c) => c.kind === 'succeeded' && statusOf.get(c.reference) !== 'succeeded')).toEqual([]);
-    expect(charges.filter((c) => c.kind === 'succeeded').map((c) => c.reference).sort()).toEqual(succeeded.map((p) => p.id).sort());
+    expect(
+      charges
+        .filter((c) => c.kind === 'succeeded')
+        .map((c) => c.reference)
+        .sort(),
+    ).toEqual(succeeded.map((p) => p.id).sort());
 
     // Over HTTP too: nothing pending, and every invoice is either settled by its one payment or still wholly due.
     const call2 = client(second.baseUrl, environment);
@@ -214,7 +244,10 @@ describe('payments across a kill -9 of the process', () => {
       // idempotency_keys lets the payment be charged and recorded while its key and answer never are.
       await blocker.query('begin');
       await blocker.query('lock table idempotency_keys in exclusive mode');
-      const answer = call('POST', '/payments', body, { 'idempotency-key': key }).then((r) => r.status, () => 'lost' as const);
+      const answer = call('POST', '/payments', body, { 'idempotency-key': key }).then(
+        (r) => r.status,
+        () => 'lost' as const,
+      );
       await until('the payment succeeded', async () => (await countEvents(environment, 'PaymentSucceeded')) === 1, 10_000);
       await sleep(300);
       const [keys] = await sql<{ n: number }>(`select count(*)::int as n from idempotency_keys where environment_id = $1`, [environment]);
@@ -227,7 +260,9 @@ describe('payments across a kill -9 of the process', () => {
       await blocker.query('rollback').catch(() => undefined);
       await blocker.end().catch(() => undefined);
     }
-    const [paymentId] = (await sql<{ id: string }>(`select stream_id::text as id from events where environment_id = $1 and event_type = 'PaymentSucceeded'`, [environment])).map((r) => r.id);
+    const [paymentId] = (
+      await sql<{ id: string }>(`select stream_id::text as id from events where environment_id = $1 and event_type = 'PaymentSucceeded'`, [environment])
+    ).map((r) => r.id);
 
     // The client retries with the same key, as Idempotency-Key is meant for.
     const second = await start();
@@ -258,7 +293,12 @@ describe('payments across a kill -9 of the process', () => {
     const answers = await Promise.all(
       invoices.map((invoiceId) =>
         Promise.race([
-          call('POST', '/payments', { invoiceId, paymentMethod: { provider: 'sandbox', token: 'tok_success' } }, keyed ? { 'idempotency-key': randomUUID() } : {}).then(
+          call(
+            'POST',
+            '/payments',
+            { invoiceId, paymentMethod: { provider: 'sandbox', token: 'tok_success' } },
+            keyed ? { 'idempotency-key': randomUUID() } : {},
+          ).then(
             (r) => r.status,
             () => 'lost',
           ),

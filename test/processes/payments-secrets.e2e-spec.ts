@@ -98,11 +98,16 @@ describe('payment provider credentials never leave the vault', () => {
 
     // Payments of every outcome; the timeout is resolved by the worker; a refund.
     const invoice = async (amount: number) => {
-      const created = await call('POST', '/invoices', { customer: { id: randomUUID(), handle: 'C-1', name: 'Acme' }, currency: 'EUR', items: [{ title: 'Plan', quantity: 1, unitAmount: amount }] });
+      const created = await call('POST', '/invoices', {
+        customer: { id: randomUUID(), handle: 'C-1', name: 'Acme' },
+        currency: 'EUR',
+        items: [{ title: 'Plan', quantity: 1, unitAmount: amount }],
+      });
       expect((await call('PUT', `/invoices/${created.body.id}/book`, {})).status).toBe(200);
       return created.body.id as string;
     };
-    const pay = (invoiceId: string, paymentToken: string, keyed = false) => call('POST', '/payments', { invoiceId, paymentMethod: { provider: 'sandbox', token: paymentToken } }, keyed);
+    const pay = (invoiceId: string, paymentToken: string, keyed = false) =>
+      call('POST', '/payments', { invoiceId, paymentMethod: { provider: 'sandbox', token: paymentToken } }, keyed);
     const outcomes: Record<string, string> = {};
     for (const paymentToken of ['tok_decline', 'tok_insufficient_funds', 'tok_gateway_error', 'tok_unknown']) {
       outcomes[paymentToken] = (await pay(await invoice(1_000), paymentToken, true)).body.status;
@@ -127,18 +132,34 @@ describe('payment provider credentials never leave the vault', () => {
     const received = async () => receiver.requests.map((r) => JSON.parse(r.rawBody) as { type: string; data: { id?: string } });
     for (let tries = 0; tries < 300; tries++) {
       const all = await received();
-      if (all.some((b) => b.type === 'payment.refunded') && all.some((b) => b.type === 'payment.succeeded' && b.data.id === pending.body.id) && all.some((b) => b.type === 'payment_provider.disabled')) break;
+      if (
+        all.some((b) => b.type === 'payment.refunded') &&
+        all.some((b) => b.type === 'payment.succeeded' && b.data.id === pending.body.id) &&
+        all.some((b) => b.type === 'payment_provider.disabled')
+      )
+        break;
       await sleep(100);
     }
     const types = new Set((await received()).map((b) => b.type));
-    for (const type of ['payment_provider.enabled', 'payment_provider.disabled', 'payment.created', 'payment.succeeded', 'payment.failed', 'payment.refunded']) expect(types).toContain(type);
+    for (const type of ['payment_provider.enabled', 'payment_provider.disabled', 'payment.created', 'payment.succeeded', 'payment.failed', 'payment.refunded'])
+      expect(types).toContain(type);
     await sleep(500);
 
     // Every table of the database, every row as text.
     const tables = (
       await db.query(`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' order by 1`)
     ).rows.map((r: { table_name: string }) => r.table_name);
-    for (const table of ['events', 'payments', 'payment_providers', 'payment_invoice_facts', 'sandbox_gateway_charges', 'webhook_notifications', 'webhook_deliveries', 'webhook_delivery_attempts', 'idempotency_keys']) {
+    for (const table of [
+      'events',
+      'payments',
+      'payment_providers',
+      'payment_invoice_facts',
+      'sandbox_gateway_charges',
+      'webhook_notifications',
+      'webhook_deliveries',
+      'webhook_delivery_attempts',
+      'idempotency_keys',
+    ]) {
       expect(tables).toContain(table);
     }
     const found: string[] = [];
@@ -159,7 +180,13 @@ describe('payment provider credentials never leave the vault', () => {
     const output = service.output();
     expect(service.logLines().length).toBeGreaterThan(0);
     for (const needle of NEEDLES) {
-      if (output.includes(needle)) found.push(`process output: ${output.split('\n').find((line) => line.includes(needle))?.slice(0, 300)}`);
+      if (output.includes(needle))
+        found.push(
+          `process output: ${output
+            .split('\n')
+            .find((line) => line.includes(needle))
+            ?.slice(0, 300)}`,
+        );
       for (const response of responses) if (response.includes(needle)) found.push(`response: ${response.slice(0, 300)}`);
       for (const request of receiver.requests) {
         if (request.rawBody.includes(needle) || JSON.stringify(request.headers).includes(needle)) found.push(`webhook: ${request.rawBody.slice(0, 300)}`);

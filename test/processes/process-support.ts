@@ -19,11 +19,10 @@ export const REPO = resolve(__dirname, '..', '..');
  */
 export function buildService(): { main: string; folder: string; remove(): void } {
   const folder = join(REPO, 'dist', `.test-processes-${process.pid}-${randomBytes(3).toString('hex')}`);
-  execFileSync(
-    join(REPO, 'node_modules', '.bin', 'swc'),
-    ['apps', 'libs', '-d', folder, '--config-file', '.swcrc', '--ignore', '**/*.spec.ts', '--quiet'],
-    { cwd: REPO, stdio: 'pipe' },
-  );
+  execFileSync(join(REPO, 'node_modules', '.bin', 'swc'), ['apps', 'libs', '-d', folder, '--config-file', '.swcrc', '--ignore', '**/*.spec.ts', '--quiet'], {
+    cwd: REPO,
+    stdio: 'pipe',
+  });
   return { main: join(folder, 'apps', 'api', 'src', 'main.js'), folder, remove: () => rmSync(folder, { recursive: true, force: true }) };
 }
 
@@ -197,11 +196,7 @@ export function sleep(ms: number): Promise<void> {
  * and waits for it, so fifteen processes pass the barrier together and run
  * into their migrations at the same moment, however staggered they booted.
  */
-export async function barrierProxy(
-  target: string,
-  parties: number,
-  timeoutMs = 150_000,
-): Promise<{ url: string; releasedAt(): number | null; close(): void }> {
+export async function barrierProxy(target: string, parties: number, timeoutMs = 150_000): Promise<{ url: string; releasedAt(): number | null; close(): void }> {
   const upstream = new URL(target);
   const waiting: Array<() => void> = [];
   let open = false;

@@ -32,7 +32,17 @@ describe('Subscriptions: the billing engine on a test clock', () => {
         return (await call('POST', '/products', { name }, 201)).body.id;
       },
       async price(productId: string, fields: Record<string, unknown>): Promise<string> {
-        const body = { name: 'Monthly', priceModel: 'fee', pricing: { eur: { unitAmount: 3000 } }, purchase: 'recurring', termCount: 1, termUnit: 'month', billingTiming: 'advance', productId, ...fields };
+        const body = {
+          name: 'Monthly',
+          priceModel: 'fee',
+          pricing: { eur: { unitAmount: 3000 } },
+          purchase: 'recurring',
+          termCount: 1,
+          termUnit: 'month',
+          billingTiming: 'advance',
+          productId,
+          ...fields,
+        };
         return (await call('POST', '/prices', body, 201)).body.id;
       },
       async subscribe(fields: Record<string, unknown>) {
@@ -64,16 +74,45 @@ describe('Subscriptions: the billing engine on a test clock', () => {
 
     await env.advance('2027-03-31T00:00:00.000Z');
     const invoices = await env.invoices();
-    const starts = ['2026-01-31', '2026-02-28', '2026-03-31', '2026-04-30', '2026-05-31', '2026-06-30', '2026-07-31', '2026-08-31', '2026-09-30', '2026-10-31', '2026-11-30', '2026-12-31', '2027-01-31', '2027-02-28', '2027-03-31'];
+    const starts = [
+      '2026-01-31',
+      '2026-02-28',
+      '2026-03-31',
+      '2026-04-30',
+      '2026-05-31',
+      '2026-06-30',
+      '2026-07-31',
+      '2026-08-31',
+      '2026-09-30',
+      '2026-10-31',
+      '2026-11-30',
+      '2026-12-31',
+      '2027-01-31',
+      '2027-02-28',
+      '2027-03-31',
+    ];
     expect(invoices).toHaveLength(15);
     invoices.forEach((invoice, index) => {
-      expect(invoice).toMatchObject({ handle: `INV-${String(index + 1).padStart(6, '0')}`, status: 'booked', date: starts[index], currency: 'EUR', customer: { name: 'Acme Oy' } });
+      expect(invoice).toMatchObject({
+        handle: `INV-${String(index + 1).padStart(6, '0')}`,
+        status: 'booked',
+        date: starts[index],
+        currency: 'EUR',
+        customer: { name: 'Acme Oy' },
+      });
       const periodEnd = (start: string) => {
         const next = starts[starts.indexOf(start) + 1];
         return next ? new Date(Date.parse(`${next}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10) : '2027-04-29';
       };
       const seat = invoice.items.find((line: any) => line.title === 'Seat');
-      expect(seat).toMatchObject({ description: 'Pro plan', periodStart: starts[index], periodEnd: periodEnd(starts[index]), quantity: 2, unitAmount: 3000, amount: 6000 });
+      expect(seat).toMatchObject({
+        description: 'Pro plan',
+        periodStart: starts[index],
+        periodEnd: periodEnd(starts[index]),
+        quantity: 2,
+        unitAmount: 3000,
+        amount: 6000,
+      });
       const support = invoice.items.find((line: any) => line.title === 'Support');
       if (index === 0) expect(support).toBeUndefined();
       else expect(support).toMatchObject({ periodStart: starts[index - 1], periodEnd: periodEnd(starts[index - 1]), quantity: 1, amount: 1000 });
@@ -182,7 +221,12 @@ describe('Subscriptions: the billing engine on a test clock', () => {
     const invoices = await env.invoices();
     expect(invoices.map((i) => i.date)).toEqual(['2026-03-01', '2026-04-01', '2026-04-11']);
     // April: 10 of 30 days: 3100 × 10 / 30 = 1033.33… → 1033.
-    expect(invoices[1].items.find((l: any) => l.title === 'Seat')).toMatchObject({ periodStart: '2026-04-01', periodEnd: '2026-04-10', quantity: 1, amount: 1033 });
+    expect(invoices[1].items.find((l: any) => l.title === 'Seat')).toMatchObject({
+      periodStart: '2026-04-01',
+      periodEnd: '2026-04-10',
+      quantity: 1,
+      amount: 1033,
+    });
     expect(invoices[2].items).toEqual([expect.objectContaining({ title: 'Support', periodStart: '2026-04-01', periodEnd: '2026-04-10', amount: 1033 })]);
     expect((await env.call('GET', `/subscriptions/${subscription.id}`)).body).toMatchObject({ status: 'ended', endedAt: '2026-04-11T00:00:00.000Z' });
   });

@@ -30,7 +30,12 @@ describe('Subscriptions API', () => {
   });
   beforeEach(() => clock.set(START));
 
-  const customer = (id: string = randomUUID()) => ({ id, handle: 'C-1', name: 'Acme Oy', billingAddress: { street1: 'Mannerheimintie 1', city: 'Helsinki', country: 'FI' } });
+  const customer = (id: string = randomUUID()) => ({
+    id,
+    handle: 'C-1',
+    name: 'Acme Oy',
+    billingAddress: { street1: 'Mannerheimintie 1', city: 'Helsinki', country: 'FI' },
+  });
 
   /** A fresh environment per test: its own handles, catalog, tax codes and clock. */
   function environment() {
@@ -60,7 +65,15 @@ describe('Subscriptions API', () => {
       },
       /** A monthly advance EUR price (of `productId`, or of no product when null), with `fields` on top. */
       async price(productId: string | null, fields: Record<string, unknown> = {}): Promise<string> {
-        const price = { name: 'Seat', priceModel: 'fee', pricing: { eur: { unitAmount: 3000 } }, purchase: 'recurring', termCount: 1, termUnit: 'month', billingTiming: 'advance' };
+        const price = {
+          name: 'Seat',
+          priceModel: 'fee',
+          pricing: { eur: { unitAmount: 3000 } },
+          purchase: 'recurring',
+          termCount: 1,
+          termUnit: 'month',
+          billingTiming: 'advance',
+        };
         return (await ok('POST', '/prices', { ...price, ...(productId === null ? {} : { productId }), ...fields }, 201)).body.id;
       },
       async taxCode(code: string): Promise<void> {
@@ -252,7 +265,17 @@ describe('Subscriptions API', () => {
         ['an archived price', (b) => ({ ...b, items: [{ priceId: prices.archived }] }), '/items/0/priceId'],
         ['a price without product', (b) => ({ ...b, items: [{ priceId: prices.noProduct }] }), '/items/0/priceId'],
         ['a price without pricing in the currency', (b) => ({ ...b, items: [{ priceId: prices.monthly }, { priceId: prices.usdOnly }] }), '/items/1/priceId'],
-        ['an unknown taxCode', (b) => ({ ...b, items: [{ priceId: prices.monthly, taxCode: 'VAT' }, { priceId: prices.monthly, taxCode: 'NOPE' }] }), '/items/1/taxCode'],
+        [
+          'an unknown taxCode',
+          (b) => ({
+            ...b,
+            items: [
+              { priceId: prices.monthly, taxCode: 'VAT' },
+              { priceId: prices.monthly, taxCode: 'NOPE' },
+            ],
+          }),
+          '/items/1/taxCode',
+        ],
         ['a handle of 101 characters', (b) => ({ ...b, handle: 'h'.repeat(101) }), '/handle'],
         ['an empty handle', (b) => ({ ...b, handle: '' }), '/handle'],
         ['a handle that is not a string', (b) => ({ ...b, handle: 7 }), '/handle'],
@@ -356,7 +379,11 @@ describe('Subscriptions API', () => {
         `pageToken=${Buffer.from(JSON.stringify({ createdAt: '2026-01-20', id: randomUUID() })).toString('base64url')}`,
         '/query/pageToken',
       ],
-      ['a forged pageToken with an id that is no uuid', `pageToken=${Buffer.from(JSON.stringify({ createdAt: START, id: "x' or 1=1" })).toString('base64url')}`, '/query/pageToken'],
+      [
+        'a forged pageToken with an id that is no uuid',
+        `pageToken=${Buffer.from(JSON.stringify({ createdAt: START, id: "x' or 1=1" })).toString('base64url')}`,
+        '/query/pageToken',
+      ],
     ])('%s → 422 at its pointer', async (_label, query, pointer) => {
       expectProblem(await environment().call('GET', `/subscriptions?${query}`), 422, 'validation-failed', pointer);
     });
@@ -376,7 +403,13 @@ describe('Subscriptions API', () => {
       const cancelled = await env.call('PUT', `/subscriptions/${subscription.id}/cancel`, {});
       expect(cancelled.status).toBe(202);
       expect(cancelled.headers.get('etag')).toBe(`"${version + 1}"`);
-      expect(cancelled.body).toMatchObject({ id: subscription.id, status: 'cancelled', cancelAt: '2026-03-30', endedAt: null, updatedAt: '2026-03-05T10:00:00.000Z' });
+      expect(cancelled.body).toMatchObject({
+        id: subscription.id,
+        status: 'cancelled',
+        cancelAt: '2026-03-30',
+        endedAt: null,
+        updatedAt: '2026-03-05T10:00:00.000Z',
+      });
       expect(cancelled.body.items[0]).toMatchObject({ period: { start: '2026-02-28', end: '2026-03-30' }, billAt: null });
       expect((await env.call('GET', `/subscriptions/${subscription.id}`)).body).toEqual(cancelled.body);
 
@@ -389,7 +422,11 @@ describe('Subscriptions API', () => {
       expect((await env.call('PUT', `/subscriptions/${subscription.id}/cancel`)).status).toBe(202);
 
       await env.advance('2026-03-31T00:00:00.000Z');
-      expect((await env.call('GET', `/subscriptions/${subscription.id}`)).body).toMatchObject({ status: 'ended', endedAt: '2026-03-31T00:00:00.000Z', cancelAt: '2026-03-30' });
+      expect((await env.call('GET', `/subscriptions/${subscription.id}`)).body).toMatchObject({
+        status: 'ended',
+        endedAt: '2026-03-31T00:00:00.000Z',
+        cancelAt: '2026-03-30',
+      });
       expectProblem(await env.call('PUT', `/subscriptions/${subscription.id}/cancel`, {}), 409, 'subscription-ended');
     });
 
@@ -506,7 +543,11 @@ describe('Subscriptions API', () => {
   describe('notifications', () => {
     /** The first notification of `type` the receiver got, once it got one. */
     const notificationOf = (receiver: Receiver, type: string) =>
-      eventually(async (): Promise<any> => receiver.requests.map((r) => JSON.parse(r.rawBody)).find((b) => b.type === type), (found) => found !== undefined, { what: `the ${type} notification` });
+      eventually(
+        async (): Promise<any> => receiver.requests.map((r) => JSON.parse(r.rawBody)).find((b) => b.type === type),
+        (found) => found !== undefined,
+        { what: `the ${type} notification` },
+      );
 
     it('the webhook catalogue has the five subscription notifications', () => {
       const names = t.app
@@ -514,7 +555,13 @@ describe('Subscriptions API', () => {
         .all()
         .map((n) => n.name)
         .filter((name) => name.startsWith('subscription.'));
-      expect(names.sort()).toEqual(['subscription.cancelled', 'subscription.created', 'subscription.ended', 'subscription.reactivated', 'subscription.renewed']);
+      expect(names.sort()).toEqual([
+        'subscription.cancelled',
+        'subscription.created',
+        'subscription.ended',
+        'subscription.reactivated',
+        'subscription.renewed',
+      ]);
     });
 
     it('a subscribed receiver gets subscription.created, .cancelled and .reactivated, each with the subscription as of its event', async () => {
@@ -540,7 +587,12 @@ describe('Subscriptions API', () => {
       await env.ok('PUT', '/webhooks/subscribe', { url: receiver.url() }, 200);
       await env.ok('POST', '/paymentproviders/enable', { name: 'sandbox', credentials: { secretKey: 'sk_sandbox_hint12345' } }, 200);
       const token = 'tok_success';
-      const created = await env.ok('POST', '/subscriptions', env.body(await env.price(await env.product()), { paymentMethod: { provider: 'sandbox', token } }), 201);
+      const created = await env.ok(
+        'POST',
+        '/subscriptions',
+        env.body(await env.price(await env.product()), { paymentMethod: { provider: 'sandbox', token } }),
+        201,
+      );
       const shown = { provider: 'sandbox', tokenHint: 'ss' };
       expect(created.body.paymentMethod).toEqual(shown);
       const read = await env.ok('GET', `/subscriptions/${created.body.id}`, undefined, 200);
@@ -551,11 +603,17 @@ describe('Subscriptions API', () => {
       expect(events.body.items.find((event: { type: string }) => event.type === 'SubscriptionCreated').data.paymentMethod).toEqual(shown);
       const history = await env.ok('GET', `/subscriptions/${created.body.id}/history`, undefined, 200);
       expect(history.body.items.find((event: { type: string }) => event.type === 'SubscriptionCreated').data.paymentMethod).toEqual(shown);
-      const asOf = await env.ok('GET', `/subscriptions/${created.body.id}?asOf=${encodeURIComponent(new Date(Date.parse(START) + 60_000).toISOString())}`, undefined, 200);
+      const asOf = await env.ok(
+        'GET',
+        `/subscriptions/${created.body.id}?asOf=${encodeURIComponent(new Date(Date.parse(START) + 60_000).toISOString())}`,
+        undefined,
+        200,
+      );
       expect(asOf.body.paymentMethod).toEqual(shown);
       const notification = await notificationOf(receiver, 'subscription.created');
       expect(notification.data.paymentMethod).toEqual(shown);
-      for (const text of [created.text, read.text, listed.text, events.text, history.text, asOf.text, ...receiver.requests.map((r) => r.rawBody)]) expect(text).not.toContain(token);
+      for (const text of [created.text, read.text, listed.text, events.text, history.text, asOf.text, ...receiver.requests.map((r) => r.rawBody)])
+        expect(text).not.toContain(token);
     });
   });
 });
@@ -583,9 +641,24 @@ describe('Subscriptions API: terms and periods past the calendar', () => {
     const t = await startTestApp({ clock: new FakeClock(new Date(START)), env: { READ_MODEL_TIMEOUT_MS: '1500' } });
     try {
       const product = (await send(t, 'POST', '/products', { name: 'Pro plan' })).body.id;
-      const price = { name: 'Seat', priceModel: 'fee', pricing: { eur: { unitAmount: 3000 } }, purchase: 'recurring', termCount: 1, termUnit: 'month', billingTiming: 'advance', productId: product };
+      const price = {
+        name: 'Seat',
+        priceModel: 'fee',
+        pricing: { eur: { unitAmount: 3000 } },
+        purchase: 'recurring',
+        termCount: 1,
+        termUnit: 'month',
+        billingTiming: 'advance',
+        productId: product,
+      };
       const priceId = (await send(t, 'POST', '/prices', { ...price, ...priceFields })).body.id;
-      const body = { customer: { id: randomUUID(), handle: null, name: 'Acme Oy' }, currency: 'EUR', term: { start: '2026-02-01', end: null }, items: [{ priceId }], ...fields };
+      const body = {
+        customer: { id: randomUUID(), handle: null, name: 'Acme Oy' },
+        currency: 'EUR',
+        term: { start: '2026-02-01', end: null },
+        items: [{ priceId }],
+        ...fields,
+      };
       // With an Idempotency-Key (the answer is rendered inside the write's transaction) and without one (after its commit).
       const withKey = await send(t, 'POST', '/subscriptions', body, randomUUID());
       const withoutKey = await send(t, 'POST', '/subscriptions', body);

@@ -33,7 +33,18 @@ describe('Usage-based billing', () => {
       },
       async usagePrice(metricCode: string, fields: Record<string, unknown> = {}): Promise<string> {
         const productId = (await call('POST', '/products', { name: 'Usage plan' }, 201)).body.id;
-        const body = { name: 'Usage', priceModel: 'fee', pricing: { eur: { unitAmount: 100 } }, purchase: 'recurring', termCount: 1, termUnit: 'month', billingTiming: 'event_based', metricCode, productId, ...fields };
+        const body = {
+          name: 'Usage',
+          priceModel: 'fee',
+          pricing: { eur: { unitAmount: 100 } },
+          purchase: 'recurring',
+          termCount: 1,
+          termUnit: 'month',
+          billingTiming: 'event_based',
+          metricCode,
+          productId,
+          ...fields,
+        };
         return (await call('POST', '/prices', body, 201)).body.id;
       },
       async subscribe(priceId: string, fields: Record<string, unknown> = {}) {
@@ -68,7 +79,14 @@ describe('Usage-based billing', () => {
       const created = await env.call('POST', '/billable-metrics', { code: 'api_calls', name: 'API calls', aggregation: 'count' });
       expect(created.status).toBe(201);
       expect(created.headers.get('location')).toBe('/billable-metrics/api_calls');
-      expect(created.body).toEqual({ id: expect.any(String), code: 'api_calls', name: 'API calls', aggregation: 'count', field: null, createdAt: expect.any(String) });
+      expect(created.body).toEqual({
+        id: expect.any(String),
+        code: 'api_calls',
+        name: 'API calls',
+        aggregation: 'count',
+        field: null,
+        createdAt: expect.any(String),
+      });
       await env.metric('storage', 'max', 'gb');
       await env.metric('seats', 'unique_count', 'user');
       const page = await env.call('GET', '/billable-metrics?limit=2', undefined, 200);
@@ -79,8 +97,18 @@ describe('Usage-based billing', () => {
 
       expectProblem(await env.call('POST', '/billable-metrics', { code: 'api_calls', name: 'again', aggregation: 'count' }), 409, 'billable-metric-exists');
       expectProblem(await env.call('POST', '/billable-metrics', { code: 'x', name: 'Sum', aggregation: 'sum' }), 422, 'validation-failed', '/field');
-      expectProblem(await env.call('POST', '/billable-metrics', { code: 'y', name: 'Count', aggregation: 'count', field: 'n' }), 422, 'validation-failed', '/field');
-      expectProblem(await env.call('POST', '/billable-metrics', { code: 'has space', name: 'N', aggregation: 'average' }), 422, 'validation-failed', '/aggregation');
+      expectProblem(
+        await env.call('POST', '/billable-metrics', { code: 'y', name: 'Count', aggregation: 'count', field: 'n' }),
+        422,
+        'validation-failed',
+        '/field',
+      );
+      expectProblem(
+        await env.call('POST', '/billable-metrics', { code: 'has space', name: 'N', aggregation: 'average' }),
+        422,
+        'validation-failed',
+        '/aggregation',
+      );
       expectProblem(await env.call('POST', '/billable-metrics', { code: 'z', name: '', aggregation: 'count', extra: 1 }), 422, 'validation-failed', '/extra');
       expectProblem(await env.call('GET', '/billable-metrics/unknown'), 404, 'not-found');
       expectProblem(await env.call('GET', '/billable-metrics?limit=0'), 422, 'validation-failed', '/query/limit');
@@ -90,7 +118,11 @@ describe('Usage-based billing', () => {
       expect((await other.call('GET', '/billable-metrics', undefined, 200)).body.items).toEqual([]);
       const forbidden = await t.request('GET', '/billable-metrics', { environment: env.id, token: t.token([other.id]) });
       expectProblem(forbidden, 403, 'forbidden-environment');
-      expectProblem(await t.request('POST', '/usage-events', { environment: env.id, token: t.token([other.id]), body: { events: [] } }), 403, 'forbidden-environment');
+      expectProblem(
+        await t.request('POST', '/usage-events', { environment: env.id, token: t.token([other.id]), body: { events: [] } }),
+        403,
+        'forbidden-environment',
+      );
     });
 
     it('event_based prices name a metric of the environment', async () => {
@@ -98,7 +130,19 @@ describe('Usage-based billing', () => {
       const base = { name: 'Usage', priceModel: 'fee', pricing: { eur: { unitAmount: 1 } }, purchase: 'recurring', termCount: 1, termUnit: 'month' };
       expectProblem(await env.call('POST', '/prices', { ...base, billingTiming: 'event_based' }), 422, 'validation-failed', '/metricCode');
       expectProblem(await env.call('POST', '/prices', { ...base, billingTiming: 'arrears', metricCode: 'calls' }), 422, 'validation-failed', '/metricCode');
-      expectProblem(await env.call('POST', '/prices', { ...base, purchase: 'one_time', termCount: undefined, termUnit: undefined, billingTiming: 'event_based', metricCode: 'calls' }), 422, 'validation-failed', '/billingTiming');
+      expectProblem(
+        await env.call('POST', '/prices', {
+          ...base,
+          purchase: 'one_time',
+          termCount: undefined,
+          termUnit: undefined,
+          billingTiming: 'event_based',
+          metricCode: 'calls',
+        }),
+        422,
+        'validation-failed',
+        '/billingTiming',
+      );
       expectProblem(await env.call('POST', '/prices', { ...base, billingTiming: 'event_based', metricCode: 'calls' }), 422, 'validation-failed', '/metricCode');
       await env.metric('calls', 'count');
       const priceId = await env.usagePrice('calls');
@@ -190,7 +234,12 @@ describe('Usage-based billing', () => {
       expectProblem(await env.call('POST', '/usage-events', { events: [] }), 422, 'validation-failed', '/events');
       expectProblem(await env.call('POST', '/usage-events', [good]), 422, 'validation-failed');
       expectProblem(await env.call('POST', '/usage-events', { events: Array.from({ length: 1001 }, () => good) }), 422, 'validation-failed', '/events');
-      expectProblem(await env.call('POST', '/usage-events', { events: [good, { ...good, id: randomUUID(), timestamp: '2026-03-10' }] }), 422, 'validation-failed', '/events/1/timestamp');
+      expectProblem(
+        await env.call('POST', '/usage-events', { events: [good, { ...good, id: randomUUID(), timestamp: '2026-03-10' }] }),
+        422,
+        'validation-failed',
+        '/events/1/timestamp',
+      );
       expectProblem(await env.call('POST', '/usage-events', { events: [{ ...good, customerId: 'x' }] }), 422, 'validation-failed', '/events/0/subscriptionId');
       expectProblem(await env.call('POST', '/usage-events', { events: [{ ...good, id: '' }] }), 422, 'validation-failed', '/events/0/id');
       expectProblem(await env.call('POST', '/usage-events', { events: [{ ...good, properties: [] }] }), 422, 'validation-failed', '/events/0/properties');
@@ -199,7 +248,7 @@ describe('Usage-based billing', () => {
       expect(usage.body.items).toEqual([expect.objectContaining({ metricCode: 'calls', quantity: 0, amount: 0 })]);
     });
 
-    it('issue 20 #18: refuses sum/max values outside 0 to 10^9 with at most 4 decimals, or not written canonically, with a 422 at the event\'s index; records nothing', async () => {
+    it("issue 20 #18: refuses sum/max values outside 0 to 10^9 with at most 4 decimals, or not written canonically, with a 422 at the event's index; records nothing", async () => {
       const env = environment();
       const { subscription } = await setUp(env);
       const gb = (value: unknown) => event(subscription.id, 'gb', '2026-03-10T11:00:00Z', { gb: value });
@@ -207,7 +256,9 @@ describe('Usage-based billing', () => {
       const response = await env.call('POST', '/usage-events', { events: [gb(2.5), ...refused.map(gb), gb('1000000000')] });
       expectProblem(response, 422, 'validation-failed');
       expect(response.body.errors.map((error: { pointer: string }) => error.pointer)).toEqual(refused.map((_, index) => `/events/${index + 1}/properties/gb`));
-      expect(response.body.errors[0].detail).toBe('must be a number from 0 to 1000000000 with at most 4 decimals (a JSON number or a plain decimal string such as "12.5")');
+      expect(response.body.errors[0].detail).toBe(
+        'must be a number from 0 to 1000000000 with at most 4 decimals (a JSON number or a plain decimal string such as "12.5")',
+      );
       const usage = await env.call('GET', `/subscriptions/${subscription.id}/usage?metricCode=gb`, undefined, 200);
       expect(usage.body.items).toEqual([expect.objectContaining({ metricCode: 'gb', quantity: 0, amount: 0 })]);
       // The edges of the range are accepted, as numbers and as decimal strings.
@@ -245,17 +296,33 @@ describe('Usage-based billing', () => {
       const env = environment();
       const { subscription } = await setUp(env);
       await env.send([event(subscription.id, 'calls', '2026-03-02T00:00:00Z'), event(subscription.id, 'calls', '2026-03-09T00:00:00Z')]);
-      const ranged = await env.call('GET', `/subscriptions/${subscription.id}/usage?metricCode=calls&from=2026-03-05T00:00:00Z&to=2026-03-10T00:00:00Z`, undefined, 200);
-      expect(ranged.body.items).toEqual([expect.objectContaining({ quantity: 1, amount: 100, from: '2026-03-05T00:00:00.000Z', to: '2026-03-10T00:00:00.000Z' })]);
+      const ranged = await env.call(
+        'GET',
+        `/subscriptions/${subscription.id}/usage?metricCode=calls&from=2026-03-05T00:00:00Z&to=2026-03-10T00:00:00Z`,
+        undefined,
+        200,
+      );
+      expect(ranged.body.items).toEqual([
+        expect.objectContaining({ quantity: 1, amount: 100, from: '2026-03-05T00:00:00.000Z', to: '2026-03-10T00:00:00.000Z' }),
+      ]);
       expectProblem(await env.call('GET', `/subscriptions/${subscription.id}/usage?metricCode=other`), 422, 'validation-failed', '/query/metricCode');
       expectProblem(await env.call('GET', `/subscriptions/${subscription.id}/usage?from=yesterday`), 422, 'validation-failed', '/query/from');
-      expectProblem(await env.call('GET', `/subscriptions/${subscription.id}/usage?from=2026-03-10T00:00:00Z&to=2026-03-05T00:00:00Z`), 422, 'validation-failed', '/query/to');
+      expectProblem(
+        await env.call('GET', `/subscriptions/${subscription.id}/usage?from=2026-03-10T00:00:00Z&to=2026-03-05T00:00:00Z`),
+        422,
+        'validation-failed',
+        '/query/to',
+      );
       expectProblem(await env.call('GET', `/subscriptions/${subscription.id}/usage?limit=1`), 422, 'validation-failed', '/query/limit');
       expectProblem(await env.call('GET', `/subscriptions/${randomUUID()}/usage`), 404, 'not-found');
       expectProblem(await env.call('GET', `/subscriptions/not-a-uuid/usage`), 404, 'not-found');
       const other = environment();
       expectProblem(await other.call('GET', `/subscriptions/${subscription.id}/usage`), 404, 'not-found');
-      expectProblem(await t.request('GET', `/subscriptions/${subscription.id}/usage`, { environment: env.id, token: t.token([other.id]) }), 403, 'forbidden-environment');
+      expectProblem(
+        await t.request('GET', `/subscriptions/${subscription.id}/usage`, { environment: env.id, token: t.token([other.id]) }),
+        403,
+        'forbidden-environment',
+      );
     });
 
     it('issue 20 #18: a usage event is cancelled by id while its period is open (also on a draft in its grace period), never once booked; 404 for an unknown id or another environment', async () => {
@@ -271,14 +338,27 @@ describe('Usage-based billing', () => {
 
       const cancelled = await cancel(second.id);
       expect(cancelled.status).toBe(200);
-      expect(cancelled.body).toEqual({ id: second.id, subscriptionId: subscription.id, metricCode: 'calls', timestamp: '2026-03-10T11:00:00.000Z', properties: {}, cancelledAt: '2026-03-10T12:00:00.000Z' });
+      expect(cancelled.body).toEqual({
+        id: second.id,
+        subscriptionId: subscription.id,
+        metricCode: 'calls',
+        timestamp: '2026-03-10T11:00:00.000Z',
+        properties: {},
+        cancelledAt: '2026-03-10T12:00:00.000Z',
+      });
       // Again: the same cancellation; the event counts no more, and sending it again is still a duplicate (it is not counted again).
       expect((await cancel(second.id)).body).toEqual(cancelled.body);
       expect((await env.send([second])).results[0]).toMatchObject({ status: 'duplicate' });
       expect((await env.call('GET', `/subscriptions/${subscription.id}/usage`, undefined, 200)).body.items[0]).toMatchObject({ quantity: 2, amount: 200 });
       const log = await env.call('GET', `/events?limit=100`, undefined, 200);
       expect(log.body.items.filter((e: any) => e.type === 'UsageEventCancelled').map((e: any) => e.data)).toEqual([
-        { subscriptionId: subscription.id, eventId: second.id, metricCode: 'calls', timestamp: '2026-03-10T11:00:00.000Z', cancelledAt: '2026-03-10T12:00:00.000Z' },
+        {
+          subscriptionId: subscription.id,
+          eventId: second.id,
+          metricCode: 'calls',
+          timestamp: '2026-03-10T11:00:00.000Z',
+          cancelledAt: '2026-03-10T12:00:00.000Z',
+        },
       ]);
 
       expectProblem(await cancel('no-such-event'), 404, 'not-found');
@@ -313,7 +393,17 @@ describe('Usage-based billing', () => {
       await env.advance('2026-01-30T12:00:00.000Z');
       await env.metric('storage', 'sum', 'gb');
       // Graduated: the first 100 GB at 10 cents, the rest at 4 cents.
-      const priceId = await env.usagePrice('storage', { priceModel: 'graduated', pricing: { eur: { tiers: [{ upTo: 100, unitAmount: 10 }, { upTo: null, unitAmount: 4 }] } } });
+      const priceId = await env.usagePrice('storage', {
+        priceModel: 'graduated',
+        pricing: {
+          eur: {
+            tiers: [
+              { upTo: 100, unitAmount: 10 },
+              { upTo: null, unitAmount: 4 },
+            ],
+          },
+        },
+      });
       const subscription = await env.subscribe(priceId, { term: { start: '2026-01-31' } });
       const DAY = 86_400_000;
       const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
@@ -343,11 +433,21 @@ describe('Usage-based billing', () => {
         expect(line.periodStart).toBe(expectedStart);
         // The oracle: the period's GB in hundredths, priced tier by tier (a line per tier reached), rounded once.
         let hundredths = 0;
-        for (let at = Date.parse(`${line.periodStart}T00:00:00Z`); at <= Date.parse(`${line.periodEnd}T00:00:00Z`); at += DAY) hundredths += Math.round(sent.get(day(at))! * 100);
+        for (let at = Date.parse(`${line.periodStart}T00:00:00Z`); at <= Date.parse(`${line.periodEnd}T00:00:00Z`); at += DAY)
+          hundredths += Math.round(sent.get(day(at))! * 100);
         const cents = (Math.min(hundredths, 10_000) * 10 + Math.max(hundredths - 10_000, 0) * 4) / 100;
-        const tiers: [number, number, string][] = [[Math.min(hundredths, 10_000), 10, 'tier 1 (0–100)'], ...(hundredths > 10_000 ? [[hundredths - 10_000, 4, 'tier 2 (over 100)'] as [number, number, string]] : [])];
+        const tiers: [number, number, string][] = [
+          [Math.min(hundredths, 10_000), 10, 'tier 1 (0–100)'],
+          ...(hundredths > 10_000 ? [[hundredths - 10_000, 4, 'tier 2 (over 100)'] as [number, number, string]] : []),
+        ];
         expect(invoice.items.map((l: any) => [l.sku, l.quantity, l.unitAmount, l.amount, l.description])).toEqual(
-          tiers.map(([inTier, unitAmount, label]) => ['storage', inTier / 100, unitAmount, Math.round((inTier * unitAmount) / 100), `Metric storage: ${hundredths / 100}, ${label}`]),
+          tiers.map(([inTier, unitAmount, label]) => [
+            'storage',
+            inTier / 100,
+            unitAmount,
+            Math.round((inTier * unitAmount) / 100),
+            `Metric storage: ${hundredths / 100}, ${label}`,
+          ]),
         );
         expect(invoice.totalExclVat).toBe(Math.round(cents));
         expectedStart = day(Date.parse(`${line.periodEnd}T00:00:00Z`) + DAY);
@@ -366,10 +466,18 @@ describe('Usage-based billing', () => {
         { upTo: null, unitAmount: 1 },
       ];
       const graduated = await env.usagePrice('storage', { name: 'Storage', priceModel: 'graduated', pricing: { eur: { tiers } } });
-      const perPackage = await env.usagePrice('transfer', { name: 'Transfer', priceModel: 'package', pricing: { eur: { packageSize: 1000, packageAmount: 900 } } });
+      const perPackage = await env.usagePrice('transfer', {
+        name: 'Transfer',
+        priceModel: 'package',
+        pricing: { eur: { packageSize: 1000, packageAmount: 900 } },
+      });
       const subscription = await env.subscribe(graduated, { term: { start: '2026-03-01' }, items: [{ priceId: graduated }, { priceId: perPackage }] });
       await env.advance('2026-03-10T12:00:00.000Z');
-      await env.send([event(subscription.id, 'storage', '2026-03-10T11:00:00Z', { gb: 4000 }), event(subscription.id, 'storage', '2026-03-10T11:00:00Z', { gb: '130' }), event(subscription.id, 'transfer', '2026-03-10T11:00:00Z', { gb: 2500.5 })]);
+      await env.send([
+        event(subscription.id, 'storage', '2026-03-10T11:00:00Z', { gb: 4000 }),
+        event(subscription.id, 'storage', '2026-03-10T11:00:00Z', { gb: '130' }),
+        event(subscription.id, 'transfer', '2026-03-10T11:00:00Z', { gb: 2500.5 }),
+      ]);
       const expected = [
         ['Storage', 'Metric storage: 4130, tier 1 (0–1000)', 1000, 5, 0, 5000],
         ['Storage', 'Metric storage: 4130, tier 2 (1000–4000)', 3000, 2, 0, 6000],
@@ -382,7 +490,11 @@ describe('Usage-based billing', () => {
         [4130, 11830],
         [2500.5, 2700],
       ]);
-      const shown = usage.flatMap((item: any) => item.segments.flatMap((segment: any) => segment.lines.map((line: any) => [line.kind, line.tier, line.quantity, line.unitAmount, line.discount, line.amount])));
+      const shown = usage.flatMap((item: any) =>
+        item.segments.flatMap((segment: any) =>
+          segment.lines.map((line: any) => [line.kind, line.tier, line.quantity, line.unitAmount, line.discount, line.amount]),
+        ),
+      );
       expect(shown).toEqual([
         ['units', 1, 1000, 5, 0, 5000],
         ['units', 2, 3000, 2, 0, 6000],
@@ -392,12 +504,14 @@ describe('Usage-based billing', () => {
       ]);
       await env.advance('2026-04-01T00:00:00.000Z');
       const [invoice] = await env.invoices();
-      expect(invoice.items.map((line: any) => [line.title, line.description, line.quantity, line.unitAmount, line.discount.amount, line.amount])).toEqual(expected);
+      expect(invoice.items.map((line: any) => [line.title, line.description, line.quantity, line.unitAmount, line.discount.amount, line.amount])).toEqual(
+        expected,
+      );
       for (const line of invoice.items) expect(line.amount).toBe(line.unitAmount * line.quantity);
       expect(invoice.totalExclVat).toBe(11830 + 2700);
     });
 
-    it('issue 20 #18: an item whose usage cannot be billed never stops the other items\' later periods; it is shown, retried alone, and billed once its event is cancelled', async () => {
+    it("issue 20 #18: an item whose usage cannot be billed never stops the other items' later periods; it is shown, retried alone, and billed once its event is cancelled", async () => {
       const env = environment();
       await env.advance('2026-03-01T00:00:00.000Z');
       await env.metric('storage', 'sum', 'gb');
@@ -408,11 +522,16 @@ describe('Usage-based billing', () => {
       const subscription = await env.subscribe(storage, { term: { start: '2026-03-01' }, items: [{ priceId: storage }, { priceId: calls }] });
       await env.advance('2026-03-10T12:00:00.000Z');
       const huge = event(subscription.id, 'storage', '2026-03-10T11:00:00Z', { gb: 1_000_000_000 });
-      expect((await env.send([huge, event(subscription.id, 'calls', '2026-03-10T11:00:00Z'), event(subscription.id, 'calls', '2026-03-10T11:00:00Z')])).accepted).toBe(3);
+      expect(
+        (await env.send([huge, event(subscription.id, 'calls', '2026-03-10T11:00:00Z'), event(subscription.id, 'calls', '2026-03-10T11:00:00Z')])).accepted,
+      ).toBe(3);
 
       await env.advance('2026-05-01T00:00:00.000Z');
       // March and April of the calls item are billed; storage waits for its retry.
-      expect((await env.invoices()).map((invoice) => invoice.items.map((line: any) => [line.title, line.periodStart, line.amount]))).toEqual([[['Calls', '2026-03-01', 200]], [['Calls', '2026-04-01', 0]]]);
+      expect((await env.invoices()).map((invoice) => invoice.items.map((line: any) => [line.title, line.periodStart, line.amount]))).toEqual([
+        [['Calls', '2026-03-01', 200]],
+        [['Calls', '2026-04-01', 0]],
+      ]);
       const storageItem = subscription.items[0].id;
       const failing = (await env.call('GET', `/subscriptions/${subscription.id}`, undefined, 200)).body;
       expect(failing.billingFailure).toMatchObject({ itemId: storageItem, billAt: '2026-04-01T00:00:00.000Z' });
@@ -435,7 +554,9 @@ describe('Usage-based billing', () => {
       const env = environment();
       await env.advance('2026-03-01T00:00:00.000Z');
       await env.metric('storage', 'sum', 'gb');
-      const subscription = await env.subscribe(await env.usagePrice('storage', { name: 'Storage', pricing: { eur: { unitAmount: 10_000_000 } } }), { term: { start: '2026-03-01' } });
+      const subscription = await env.subscribe(await env.usagePrice('storage', { name: 'Storage', pricing: { eur: { unitAmount: 10_000_000 } } }), {
+        term: { start: '2026-03-01' },
+      });
       await env.advance('2026-03-10T12:00:00.000Z');
       await env.send([event(subscription.id, 'storage', '2026-03-10T11:00:00Z', { gb: 1 })]);
       await env.advance('2026-04-05T00:00:00.000Z');
@@ -444,7 +565,10 @@ describe('Usage-based billing', () => {
       expect((await env.send([late])).accepted).toBe(1);
       expectProblem(await env.call('POST', `/usage-events/${late.id}/cancel`, {}), 409, 'usage-event-billed');
       await env.advance('2026-05-01T00:00:00.000Z');
-      expect((await env.invoices()).map((invoice) => invoice.items.map((line: any) => [line.title, line.periodStart, line.amount]))).toEqual([[['Storage', '2026-03-01', 10_000_000]], [['Storage', '2026-04-01', 0]]]);
+      expect((await env.invoices()).map((invoice) => invoice.items.map((line: any) => [line.title, line.periodStart, line.amount]))).toEqual([
+        [['Storage', '2026-03-01', 10_000_000]],
+        [['Storage', '2026-04-01', 0]],
+      ]);
       expect((await env.call('GET', `/subscriptions/${subscription.id}`, undefined, 200)).body.billingFailure).toBeNull();
     });
 
@@ -461,7 +585,14 @@ describe('Usage-based billing', () => {
       await env.advance('2026-03-20T12:00:00.000Z');
       await env.send([1, 2].map(() => event(subscription.id, 'calls', '2026-03-20T11:00:00Z')));
       const preview = (await env.call('GET', `/subscriptions/${subscription.id}/usage`, undefined, 200)).body.items[0];
-      expect(preview).toMatchObject({ quantity: 5, amount: 700, segments: [{ quantity: 3, amount: 300 }, { quantity: 2, amount: 400, priceFrom: '2026-03-15T00:00:00.000Z' }] });
+      expect(preview).toMatchObject({
+        quantity: 5,
+        amount: 700,
+        segments: [
+          { quantity: 3, amount: 300 },
+          { quantity: 2, amount: 400, priceFrom: '2026-03-15T00:00:00.000Z' },
+        ],
+      });
       await env.advance('2026-04-01T00:00:00.000Z');
       const [invoice] = await env.invoices();
       // A fee price bills each version's own events at its own unit price.
@@ -481,7 +612,11 @@ describe('Usage-based billing', () => {
       const termed = await env.subscribe(priceId, { term: { start: '2026-03-01', end: '2026-03-20' } });
       const cancelled = await env.subscribe(priceId, { term: { start: '2026-03-01' } });
       await env.advance('2026-03-10T12:00:00.000Z');
-      await env.send([event(termed.id, 'calls', '2026-03-10T10:00:00Z'), event(termed.id, 'calls', '2026-03-10T11:00:00Z'), event(cancelled.id, 'calls', '2026-03-10T11:00:00Z')]);
+      await env.send([
+        event(termed.id, 'calls', '2026-03-10T10:00:00Z'),
+        event(termed.id, 'calls', '2026-03-10T11:00:00Z'),
+        event(cancelled.id, 'calls', '2026-03-10T11:00:00Z'),
+      ]);
       expect((await env.call('PUT', `/subscriptions/${cancelled.id}/cancel`, {}, 202)).body.cancelAt).toBe('2026-03-31');
       await env.advance('2026-03-25T00:00:00.000Z');
       expect((await env.send([event(termed.id, 'calls', '2026-03-21T10:00:00Z')])).results[0]).toMatchObject({ status: 'rejected', reason: 'outside-service' });
@@ -492,7 +627,10 @@ describe('Usage-based billing', () => {
       expect(byPeriodEnd['2026-03-20'].items[0]).toMatchObject({ periodStart: '2026-03-01', quantity: 2, unitAmount: 100, amount: 200 });
       expect(byPeriodEnd['2026-03-31'].items[0]).toMatchObject({ periodStart: '2026-03-01', quantity: 2, amount: 200 });
       expect((await env.call('GET', `/subscriptions/${cancelled.id}`, undefined, 200)).body.status).toBe('ended');
-      expect((await env.send([event(cancelled.id, 'calls', '2026-03-30T10:00:00Z')])).results[0]).toMatchObject({ status: 'rejected', reason: 'subscription-ended' });
+      expect((await env.send([event(cancelled.id, 'calls', '2026-03-30T10:00:00Z')])).results[0]).toMatchObject({
+        status: 'rejected',
+        reason: 'subscription-ended',
+      });
     });
 
     it('keeps the invoice a draft for the grace period (late events counted), then bills later late events as a correction on the next invoice', async () => {
@@ -566,10 +704,13 @@ describe('Usage-based billing', () => {
       await env.advance('2026-04-01T12:00:00.000Z');
       const [draft] = await env.invoices();
       expect(draft.status).toBe('draft');
-      const paymentsOf = async () => (await env.call('GET', `/payments?filter=${encodeURIComponent(`invoiceId eq ${draft.id}`)}`, undefined, 200)).body.items as any[];
+      const paymentsOf = async () =>
+        (await env.call('GET', `/payments?filter=${encodeURIComponent(`invoiceId eq ${draft.id}`)}`, undefined, 200)).body.items as any[];
       await env.advance('2026-04-02T00:00:00.000Z');
       // The collection records the payment pending, then its gateway call settles it: wait for the settled state.
-      const payments = await eventually(paymentsOf, (found) => found.some((payment) => payment.status !== 'pending'), { what: 'the collection payment to settle' });
+      const payments = await eventually(paymentsOf, (found) => found.some((payment) => payment.status !== 'pending'), {
+        what: 'the collection payment to settle',
+      });
       expect(payments).toEqual([expect.objectContaining({ amount: 200, status: 'succeeded' })]);
       expect((await env.invoices())[0]).toMatchObject({ status: 'booked', totalExclVat: 200 });
     });

@@ -11,8 +11,12 @@ describe('eventually', () => {
   });
 
   it('fails at its deadline naming what it waited for and the last value read', async () => {
-    await expect(eventually(async () => ({ status: 'pending' }), (payment) => payment.status === 'succeeded', { timeoutMs: 0, what: 'the payment to settle' })).rejects.toThrow(
-      'timed out after 0 ms waiting for the payment to settle; last read: {"status":"pending"}',
-    );
+    await expect(
+      eventually(
+        async () => ({ status: 'pending' }),
+        (payment) => payment.status === 'succeeded',
+        { timeoutMs: 0, what: 'the payment to settle' },
+      ),
+    ).rejects.toThrow('timed out after 0 ms waiting for the payment to settle; last read: {"status":"pending"}');
   });
 });

@@ -157,7 +157,9 @@ export class OpenApiContract {
       this.validators.set(key, validate);
     }
     if (validate(value)) return [];
-    return (validate.errors ?? []).map((error) => `${where}: ${error.instancePath || '/'} ${error.message} (${error.schemaPath} ${JSON.stringify(error.params)})`);
+    return (validate.errors ?? []).map(
+      (error) => `${where}: ${error.instancePath || '/'} ${error.message} (${error.schemaPath} ${JSON.stringify(error.params)})`,
+    );
   }
 
   private resolve<T extends object>(node: (T & { $ref?: string }) | undefined): T | undefined {
@@ -187,7 +189,8 @@ function toJsonSchema(node: unknown): unknown {
   for (const [key, value] of Object.entries(node)) {
     if (key === 'nullable') continue;
     if (key === '$ref' && typeof value === 'string') result.$ref = value.replace('#/components/schemas/', `${ROOT}#/$defs/`);
-    else if (key === 'properties' || key === '$defs') result[key] = Object.fromEntries(Object.entries(value as object).map(([name, child]) => [name, toJsonSchema(child)]));
+    else if (key === 'properties' || key === '$defs')
+      result[key] = Object.fromEntries(Object.entries(value as object).map(([name, child]) => [name, toJsonSchema(child)]));
     else if (key === 'example' || key === 'enum' || key === 'default') result[key] = value;
     else result[key] = toJsonSchema(value);
   }

@@ -8,7 +8,11 @@ const DOCUMENT = {
       post: {
         requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/ThingInput' } } } },
         responses: {
-          '201': { description: 'created', headers: { Location: { required: true, schema: { type: 'string' } } }, content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } },
+          '201': {
+            description: 'created',
+            headers: { Location: { required: true, schema: { type: 'string' } } },
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } },
+          },
           '422': { description: 'invalid', content: { 'application/problem+json': { schema: { type: 'object' } } } },
         },
       },
@@ -69,14 +73,24 @@ describe('OpenApiContract: every e2e answer against the served document', () => 
 
   it('issue 20 #8: refuses an undeclared status, an undeclared content type, a body against its schema (an undocumented member too) and a body where none is declared', () => {
     expect(contract.violationsOf(exchange({ status: 409 }))).toEqual([expect.stringContaining('status 409 is not declared')]);
-    expect(contract.violationsOf(exchange({ headers: new Headers({ 'content-type': 'text/plain' }) }))).toEqual([expect.stringContaining('content type text/plain is not declared')]);
-    expect(contract.violationsOf(exchange({ json: { ...thing, kind: 'c' } }))).toEqual([expect.stringContaining('/kind must be equal to one of the allowed values')]);
-    expect(contract.violationsOf(exchange({ json: { ...thing, count: 1.5 } }))).not.toEqual([]);
-    expect(contract.violationsOf(exchange({ json: { ...thing, token: 'tok_success' } }))).toEqual([expect.stringContaining('must NOT have additional properties')]);
-    expect(contract.violationsOf(exchange({ method: 'PUT', path: `/things/${ID}/archive`, status: 204, text: 'x' }))).toEqual([expect.stringContaining('declares no body')]);
-    expect(contract.violationsOf(exchange({ method: 'PUT', path: `/things/${ID}/archive`, status: 204, text: '', requestText: '{}', requestContentType: 'application/json' }))).toEqual([
-      expect.stringContaining('a request body the operation does not declare'),
+    expect(contract.violationsOf(exchange({ headers: new Headers({ 'content-type': 'text/plain' }) }))).toEqual([
+      expect.stringContaining('content type text/plain is not declared'),
     ]);
+    expect(contract.violationsOf(exchange({ json: { ...thing, kind: 'c' } }))).toEqual([
+      expect.stringContaining('/kind must be equal to one of the allowed values'),
+    ]);
+    expect(contract.violationsOf(exchange({ json: { ...thing, count: 1.5 } }))).not.toEqual([]);
+    expect(contract.violationsOf(exchange({ json: { ...thing, token: 'tok_success' } }))).toEqual([
+      expect.stringContaining('must NOT have additional properties'),
+    ]);
+    expect(contract.violationsOf(exchange({ method: 'PUT', path: `/things/${ID}/archive`, status: 204, text: 'x' }))).toEqual([
+      expect.stringContaining('declares no body'),
+    ]);
+    expect(
+      contract.violationsOf(
+        exchange({ method: 'PUT', path: `/things/${ID}/archive`, status: 204, text: '', requestText: '{}', requestContentType: 'application/json' }),
+      ),
+    ).toEqual([expect.stringContaining('a request body the operation does not declare')]);
   });
 
   it('issue 20 #10: a 201 without its required Location breaks the contract', () => {
@@ -84,7 +98,9 @@ describe('OpenApiContract: every e2e answer against the served document', () => 
     expect(contract.violationsOf(exchange(created))).toEqual([expect.stringContaining('required header Location is missing')]);
     const withLocation = new Headers({ 'content-type': 'application/json', location: `/things/${ID}` });
     expect(contract.violationsOf(exchange({ ...created, headers: withLocation }))).toEqual([]);
-    expect(contract.violationsOf(exchange({ ...created, headers: withLocation, requestText: '{"name":1}' }))).toEqual([expect.stringContaining('request body: /name must be string')]);
+    expect(contract.violationsOf(exchange({ ...created, headers: withLocation, requestText: '{"name":1}' }))).toEqual([
+      expect.stringContaining('request body: /name must be string'),
+    ]);
   });
 
   it('lets the framework answer 404 on routes the document does not have, and nothing else', () => {

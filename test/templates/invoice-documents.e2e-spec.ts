@@ -83,7 +83,10 @@ describe('Invoice documents: GET /invoices/{id}/pdf and /html', () => {
       },
       async rendered(invoiceId: string): Promise<any[]> {
         return (
-          await t.dataSource.query(`select data from events where environment_id = $1 and stream_type = 'invoice-document' and stream_id = $2 order by stream_version`, [id, invoiceId])
+          await t.dataSource.query(
+            `select data from events where environment_id = $1 and stream_type = 'invoice-document' and stream_id = $2 order by stream_version`,
+            [id, invoiceId],
+          )
         ).map((row: { data: unknown }) => row.data);
       },
     };
@@ -93,7 +96,11 @@ describe('Invoice documents: GET /invoices/{id}/pdf and /html', () => {
     const env = environment();
     const invoiceId = await env.draft();
     const booked = await env.book(invoiceId);
-    const [record] = await until(() => env.rendered(invoiceId), (events) => events.length === 1, 'the document recorded at booking');
+    const [record] = await until(
+      () => env.rendered(invoiceId),
+      (events) => events.length === 1,
+      'the document recorded at booking',
+    );
     // Recorded by the reactor, caused by the InvoiceBooked event (nothing downloaded it yet).
     const [cause] = await t.dataSource.query(
       `select d.metadata->>'actor' as actor from events d join events b on b.event_id::text = d.metadata->>'causationId'
@@ -107,7 +114,16 @@ describe('Invoice documents: GET /invoices/{id}/pdf and /html', () => {
     expect(sha256(pdf.bytes)).toBe(record.sha256);
     expect(pdf.headers.get('etag')).toBe(`"${record.sha256}"`);
     expect(pdf.headers.get('content-disposition')).toBe(`inline; filename="${booked.handle}.pdf"`);
-    expect(record).toMatchObject({ invoiceId, invoiceType: 'invoice', handle: booked.handle, templateType: 'invoice_pdf', templateGroupId: null, fallback: null, byteLength: pdf.bytes.length, locale: 'en' });
+    expect(record).toMatchObject({
+      invoiceId,
+      invoiceType: 'invoice',
+      handle: booked.handle,
+      templateType: 'invoice_pdf',
+      templateGroupId: null,
+      fallback: null,
+      byteLength: pdf.bytes.length,
+      locale: 'en',
+    });
     const text = plain(await pdfText(pdf.bytes));
     for (const expected of [
       `Invoice ${booked.handle}`,
@@ -148,13 +164,29 @@ describe('Invoice documents: GET /invoices/{id}/pdf and /html', () => {
     const first = await env.download(`/invoices/${invoiceId}/pdf`);
     expect(first.status).toBe(200);
     const text = plain(await pdfText(first.bytes));
-    for (const expected of [`Lasku ${booked.handle}`, 'Eräpäivä', 'Jääkiekko Łódź Søren Oy', 'Mannerheimintie 12 B', 'Pro plan (annual)', 'Extra seats', '2,5', '1 234,56 €', '3 703,68 €', '3 753,66 €', 'Yhteensä']) {
+    for (const expected of [
+      `Lasku ${booked.handle}`,
+      'Eräpäivä',
+      'Jääkiekko Łódź Søren Oy',
+      'Mannerheimintie 12 B',
+      'Pro plan (annual)',
+      'Extra seats',
+      '2,5',
+      '1 234,56 €',
+      '3 703,68 €',
+      '3 753,66 €',
+      'Yhteensä',
+    ]) {
       expect(text).toContain(expected);
     }
     // fi separates with no-break spaces, which pdftotext -layout may drop before a '%'.
     expect(text).toMatch(/Pro plan \(annual\)\s+3\s+1 234,56 €\s+0\s?%\s+3 703,68 €/);
     expect(text).toMatch(/Yhteensä\s+3 753,66 €/);
-    const [record] = await until(() => env.rendered(invoiceId), (events) => events.length === 1, 'the record');
+    const [record] = await until(
+      () => env.rendered(invoiceId),
+      (events) => events.length === 1,
+      'the record',
+    );
     expect(record).toMatchObject({ templateGroupId: group.id, templateGroupVersion: 1, locale: 'fi', sha256: sha256(first.bytes) });
 
     // The templates change, the default changes: the booked document does not.
@@ -176,13 +208,24 @@ describe('Invoice documents: GET /invoices/{id}/pdf and /html', () => {
     const env = environment();
     const invoiceId = await env.draft();
     await env.book(invoiceId);
-    const downloads = await Promise.all([env.download(`/invoices/${invoiceId}/pdf`), env.download(`/invoices/${invoiceId}/pdf`), env.download(`/invoices/${invoiceId}/html`)]);
+    const downloads = await Promise.all([
+      env.download(`/invoices/${invoiceId}/pdf`),
+      env.download(`/invoices/${invoiceId}/pdf`),
+      env.download(`/invoices/${invoiceId}/html`),
+    ]);
     expect(downloads.map((download) => download.status)).toEqual([200, 200, 200]);
     expect(downloads[0].bytes.equals(downloads[1].bytes)).toBe(true);
-    const [record] = await until(() => env.rendered(invoiceId), (events) => events.length === 1, 'the record');
+    const [record] = await until(
+      () => env.rendered(invoiceId),
+      (events) => events.length === 1,
+      'the record',
+    );
     expect(sha256(downloads[0].bytes)).toBe(record.sha256);
     expect(sha256(downloads[2].bytes)).toBe(record.htmlSha256);
-    const [rows] = await t.dataSource.query(`select count(*)::int as n from invoice_documents where environment_id = $1 and invoice_id = $2`, [env.id, invoiceId]);
+    const [rows] = await t.dataSource.query(`select count(*)::int as n from invoice_documents where environment_id = $1 and invoice_id = $2`, [
+      env.id,
+      invoiceId,
+    ]);
     expect(rows.n).toBe(1);
   });
 
@@ -207,7 +250,11 @@ describe('Invoice documents: GET /invoices/{id}/pdf and /html', () => {
     const text = plain(await pdfText((await env.download(`/invoices/${credit.id}/pdf`)).bytes));
     expect(text).toContain(`Credit note ${bookedCredit.handle}`);
     expect(text).toContain('-€3,753.66');
-    const [record] = await until(() => env.rendered(credit.id), (events) => events.length === 1, 'the record');
+    const [record] = await until(
+      () => env.rendered(credit.id),
+      (events) => events.length === 1,
+      'the record',
+    );
     expect(record).toMatchObject({ invoiceType: 'credit_note', templateType: 'credit_note_pdf' });
   });
 
@@ -223,8 +270,17 @@ describe('Invoice documents: GET /invoices/{id}/pdf and /html', () => {
     expect(live.body.detail).toMatch(/line 1, column 5: a filter could not format its value: money/);
     // …booking never stalls on it.
     const booked = await env.book(invoiceId);
-    const [record] = await until(() => env.rendered(invoiceId), (events) => events.length === 1, 'the record');
-    expect(record).toMatchObject({ templateGroupId: null, templateGroupVersion: null, locale: 'de', fallback: { templateGroupId: group.id, reason: expect.stringContaining('money') } });
+    const [record] = await until(
+      () => env.rendered(invoiceId),
+      (events) => events.length === 1,
+      'the record',
+    );
+    expect(record).toMatchObject({
+      templateGroupId: null,
+      templateGroupVersion: null,
+      locale: 'de',
+      fallback: { templateGroupId: group.id, reason: expect.stringContaining('money') },
+    });
     expect(await pdfText((await env.download(`/invoices/${invoiceId}/pdf`)).bytes)).toContain(`Rechnung ${booked.handle}`);
   });
 
@@ -238,8 +294,12 @@ describe('Invoice documents: GET /invoices/{id}/pdf and /html', () => {
     await env.setContent(group, 'invoice_email_html', '<p>{{ invoice.handle }}</p>');
     const invoiceId = await env.draft();
     await env.book(invoiceId);
-    const wanted = (all: any[]) => ['template_group.created', 'invoice.document_rendered'].every((type) => all.some((b) => b.type === type)) && all.filter((b) => b.type === 'template_group.updated').length === 2;
-    const all = await eventually(async (): Promise<any[]> => receiver.requests.map((request) => JSON.parse(request.rawBody)), wanted, { what: 'the template and document notifications' });
+    const wanted = (all: any[]) =>
+      ['template_group.created', 'invoice.document_rendered'].every((type) => all.some((b) => b.type === type)) &&
+      all.filter((b) => b.type === 'template_group.updated').length === 2;
+    const all = await eventually(async (): Promise<any[]> => receiver.requests.map((request) => JSON.parse(request.rawBody)), wanted, {
+      what: 'the template and document notifications',
+    });
     const ofType = (type: string) => all.filter((b) => b.type === type).map((b) => b.data);
     // Notifications carry the group as GET returns it, less isDefault (an environment's choice, not the group's).
     const { isDefault: _isDefault, ...created } = group;
@@ -265,7 +325,9 @@ describe('Invoice documents: GET /invoices/{id}/pdf and /html', () => {
       const template = group.templates.find((candidate: { type: string }) => candidate.type === 'invoice_pdf');
       const response = await env.call('PUT', `/templates/${group.id}/templates/${template.id}`, { content });
       expectProblem(response, 422, 'template-limit-exceeded', '/content');
-      expect(response.body.errors[0].detail).toMatch(/^on a sample invoice: The (template|render) was stopped|^on a sample invoice: The template rendered \d+ characters/);
+      expect(response.body.errors[0].detail).toMatch(
+        /^on a sample invoice: The (template|render) was stopped|^on a sample invoice: The template rendered \d+ characters/,
+      );
       expect((await env.ok('GET', `/templates/${group.id}`, undefined, 200)).body.templates).toEqual(group.templates);
       const invoiceId = await env.draft();
       expect((await env.download(`/invoices/${invoiceId}/pdf?templateGroupId=${group.id}`)).status).toBe(200);
@@ -274,7 +336,11 @@ describe('Invoice documents: GET /invoices/{id}/pdf and /html', () => {
     it('prototype and constructor access renders nothing', async () => {
       const env = environment();
       const group = await env.group('Proto');
-      await env.setContent(group, 'invoice_pdf', '<p>[{{ constructor }}][{{ invoice.constructor }}][{{ invoice.__proto__ }}][{{ lines.constructor.name }}][{{ customer["__proto__"] }}]</p>');
+      await env.setContent(
+        group,
+        'invoice_pdf',
+        '<p>[{{ constructor }}][{{ invoice.constructor }}][{{ invoice.__proto__ }}][{{ lines.constructor.name }}][{{ customer["__proto__"] }}]</p>',
+      );
       const invoiceId = await env.draft();
       const html = await env.download(`/invoices/${invoiceId}/html?templateGroupId=${group.id}`);
       expect(html.status).toBe(200);

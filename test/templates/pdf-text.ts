@@ -29,7 +29,10 @@ export async function pdfText(pdf: Buffer): Promise<string> {
     }
   }
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const parse = require('pdf-parse/lib/pdf-parse.js') as (data: Buffer, options: { pagerender: (page: PdfPage) => Promise<string> }) => Promise<{ text: string }>;
+  const parse = require('pdf-parse/lib/pdf-parse.js') as (
+    data: Buffer,
+    options: { pagerender: (page: PdfPage) => Promise<string> },
+  ) => Promise<{ text: string }>;
   return (await parse(pdf, { pagerender: layoutText })).text;
 }
 

@@ -44,14 +44,20 @@ describe('Render limits at booking', () => {
         const draft = await ok(
           'POST',
           '/invoices',
-          { customer: { id: randomUUID(), handle: null, name: 'Customer' }, currency: 'EUR', date: '2026-03-05', items: [{ title: 'Plan', quantity: 1, unitAmount: 1000 }] },
+          {
+            customer: { id: randomUUID(), handle: null, name: 'Customer' },
+            currency: 'EUR',
+            date: '2026-03-05',
+            items: [{ title: 'Plan', quantity: 1, unitAmount: 1000 }],
+          },
           201,
         );
         await ok('PUT', `/invoices/${draft.id}/book`, {}, 200);
         return draft.id;
       },
       async recorded(invoiceId: string): Promise<any> {
-        const read = () => t.dataSource.query(`select data from events where environment_id = $1 and stream_type = 'invoice-document' and stream_id = $2`, [id, invoiceId]);
+        const read = () =>
+          t.dataSource.query(`select data from events where environment_id = $1 and stream_type = 'invoice-document' and stream_id = $2`, [id, invoiceId]);
         const [row] = await until(read, (rows: { data: unknown }[]) => rows.length === 1, `the document of ${invoiceId}`);
         return row.data;
       },
@@ -74,7 +80,13 @@ describe('Render limits at booking', () => {
               eventId: randomUUID(),
               type: 'TemplateContentUpdated',
               schemaVersion: 1,
-              data: { templateGroupId: group.id, templateId: template.id, type: 'invoice_pdf', content: '{% for i in (1..1000) %}{% for j in (1..1000) %}{% assign m = j | money %}{% endfor %}{% endfor %}', updatedAt: new Date().toISOString() },
+              data: {
+                templateGroupId: group.id,
+                templateId: template.id,
+                type: 'invoice_pdf',
+                content: '{% for i in (1..1000) %}{% for j in (1..1000) %}{% assign m = j | money %}{% endfor %}{% endfor %}',
+                updatedAt: new Date().toISOString(),
+              },
               occurredAt: new Date(),
             },
           ],
@@ -84,7 +96,11 @@ describe('Render limits at booking', () => {
     );
     const other = environment();
     const pool = t.app.get(RenderPool);
-    const stopped = { templateGroupId: null, templateGroupVersion: null, fallback: { templateGroupId: group.id, reason: expect.stringMatching(/did not finish within \d+ ms/) } };
+    const stopped = {
+      templateGroupId: null,
+      templateGroupVersion: null,
+      fallback: { templateGroupId: group.id, reason: expect.stringMatching(/did not finish within \d+ ms/) },
+    };
     const first = await hostile.bookedInvoice();
     const elsewhere = await other.bookedInvoice();
     expect(await hostile.recorded(first)).toMatchObject(stopped);
@@ -95,8 +111,14 @@ describe('Render limits at booking', () => {
     const second = await hostile.bookedInvoice();
     expect(await hostile.recorded(second)).toMatchObject(stopped);
     expect(pool.threadsStarted).toBe(threads);
-    const download = await fetch(`${t.baseUrl}/invoices/${elsewhere}/pdf`, { headers: { authorization: `Bearer ${t.token([other.id])}`, 'x-environment': other.id } });
+    const download = await fetch(`${t.baseUrl}/invoices/${elsewhere}/pdf`, {
+      headers: { authorization: `Bearer ${t.token([other.id])}`, 'x-environment': other.id },
+    });
     expect(download.status).toBe(200);
-    expect(Buffer.from(await download.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(
+      Buffer.from(await download.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
   });
 });

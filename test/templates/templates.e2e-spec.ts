@@ -108,7 +108,10 @@ describe('Templates API', () => {
       for (const name of ['one', 'two', 'three', 'four', 'five']) {
         names.unshift(name);
         await env.ok('POST', '/templates', { name }, 201);
-        const [{ position }] = await t.dataSource.query(`select position::int as position from template_groups where environment_id = $1 order by position desc limit 1`, [env.id]);
+        const [{ position }] = await t.dataSource.query(
+          `select position::int as position from template_groups where environment_id = $1 order by position desc limit 1`,
+          [env.id],
+        );
         positions.push(position);
         if (name === 'two') await fillLogPast(Math.max(100, 10 ** String(position).length));
         if (name === 'three') await fillLogPast(Math.max(1000, 10 ** String(position).length));
@@ -144,8 +147,14 @@ describe('Templates API', () => {
       const env = environment();
       const group = (await env.ok('POST', '/templates', { name: 'G' }, 201)).body;
       const email = group.templates.find((template: { type: string }) => template.type === 'invoice_email_html');
-      const response = await env.ok('PUT', `/templates/${group.id}/templates/${email.id}`, { content: '<p>Hei {{ customer.name }}</p>' }, 200, { 'if-match': '"1"' });
-      expect(response.body.templates.find((template: { id: string }) => template.id === email.id)).toEqual({ id: email.id, type: 'invoice_email_html', content: '<p>Hei {{ customer.name }}</p>' });
+      const response = await env.ok('PUT', `/templates/${group.id}/templates/${email.id}`, { content: '<p>Hei {{ customer.name }}</p>' }, 200, {
+        'if-match': '"1"',
+      });
+      expect(response.body.templates.find((template: { id: string }) => template.id === email.id)).toEqual({
+        id: email.id,
+        type: 'invoice_email_html',
+        content: '<p>Hei {{ customer.name }}</p>',
+      });
       expect(response.headers.get('etag')).toBe('"2"');
       expect((await env.ok('GET', `/templates/${group.id}`, undefined, 200)).body.templates).toEqual(response.body.templates);
       expectProblem(await env.call('PUT', `/templates/${group.id}/templates/${email.id}`, { content: 'x' }, { 'if-match': '"1"' }), 409, 'version-conflict');
@@ -206,7 +215,9 @@ describe('Templates API', () => {
       expect((await env.ok('PUT', `/templates/${b.id}/default`, {}, 200)).body).toMatchObject({ id: b.id, isDefault: true });
       expect((await env.ok('GET', `/templates/${a.id}`, undefined, 200)).body.isDefault).toBe(false);
       expect((await env.ok('PUT', `/templates/${b.id}/default`, undefined, 200)).body.isDefault).toBe(true);
-      const [row] = await t.dataSource.query(`select count(*)::int as n from events where environment_id = $1 and event_type = 'DefaultTemplateGroupSet'`, [env.id]);
+      const [row] = await t.dataSource.query(`select count(*)::int as n from events where environment_id = $1 and event_type = 'DefaultTemplateGroupSet'`, [
+        env.id,
+      ]);
       expect(row.n).toBe(2);
       expectProblem(await env.call('PUT', `/templates/${a.id}/default`, { x: 1 }), 422, 'validation-failed');
       expectProblem(await env.call('PUT', `/templates/${randomUUID()}/default`, undefined), 404, 'not-found');
@@ -240,8 +251,17 @@ describe('Templates API', () => {
   describe('the PDF in the environment without any group', () => {
     it('renders a draft with the built-in templates', async () => {
       const env = environment();
-      const invoice = (await env.ok('POST', '/invoices', { customer: { id: randomUUID(), handle: 'C-9', name: 'Åsa Øberg' }, currency: 'EUR', items: [{ title: 'Plan', quantity: 2, unitAmount: 1250 }] }, 201)).body;
-      const response = await fetch(`${t.baseUrl}/invoices/${invoice.id}/pdf`, { headers: { authorization: `Bearer ${t.token([env.id])}`, 'x-environment': env.id } });
+      const invoice = (
+        await env.ok(
+          'POST',
+          '/invoices',
+          { customer: { id: randomUUID(), handle: 'C-9', name: 'Åsa Øberg' }, currency: 'EUR', items: [{ title: 'Plan', quantity: 2, unitAmount: 1250 }] },
+          201,
+        )
+      ).body;
+      const response = await fetch(`${t.baseUrl}/invoices/${invoice.id}/pdf`, {
+        headers: { authorization: `Bearer ${t.token([env.id])}`, 'x-environment': env.id },
+      });
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('application/pdf');
       const text = await pdfText(Buffer.from(await response.arrayBuffer()));

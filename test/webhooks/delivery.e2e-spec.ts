@@ -74,10 +74,9 @@ describe('Webhook delivery', () => {
   }
 
   async function attemptsOf(deliveryId: string) {
-    return t.dataSource.query(
-      `select outcome, status_code, error from webhook_delivery_attempts where delivery_id = $1 order by attempted_at, id`,
-      [deliveryId],
-    );
+    return t.dataSource.query(`select outcome, status_code, error from webhook_delivery_attempts where delivery_id = $1 order by attempted_at, id`, [
+      deliveryId,
+    ]);
   }
 
   it('delivers a signed notification; both signatures verify', async () => {
@@ -239,7 +238,9 @@ describe('Webhook delivery', () => {
     expect(nominalRetrySchedule().length + 1).toBe(21);
     expect(attempts).toBeGreaterThanOrEqual(19);
     expect(attempts).toBeLessThanOrEqual(24);
-    console.log(`never-2xx receiver: ${attempts} attempts before discard; last attempt ${((clock.now().getTime() - occurredAt.getTime()) / HOUR).toFixed(2)} h after the event`);
+    console.log(
+      `never-2xx receiver: ${attempts} attempts before discard; last attempt ${((clock.now().getTime() - occurredAt.getTime()) / HOUR).toFixed(2)} h after the event`,
+    );
     expect(receiver.requests).toHaveLength(attempts);
     expect(clock.now().getTime() - occurredAt.getTime()).toBeGreaterThan(60 * HOUR);
     expect(await attemptsOf(row.id)).toHaveLength(attempts);
@@ -285,7 +286,11 @@ describe('Webhook delivery', () => {
     const { environmentId, receiver } = await setup();
     const retryAt = new Date(Math.ceil((clock.now().getTime() + 2 * HOUR) / 1000) * 1000);
     receiver.answer = (_, index) =>
-      index === 0 ? { status: 429, headers: { 'retry-after': '600' } } : index === 1 ? { status: 503, headers: { 'retry-after': retryAt.toUTCString() } } : { status: 200 };
+      index === 0
+        ? { status: 429, headers: { 'retry-after': '600' } }
+        : index === 1
+          ? { status: 503, headers: { 'retry-after': retryAt.toUTCString() } }
+          : { status: 200 };
     const event = await appendEvent(t, { environmentId, occurredAt: clock.now() });
     await queued(t, event.eventId);
     const start = clock.now().getTime();
@@ -304,8 +309,7 @@ describe('Webhook delivery', () => {
 
   it('a redirect is a failure and is not followed; a timeout is a failure', async () => {
     const { environmentId, receiver } = await setup();
-    receiver.answer = (_, index) =>
-      index === 0 ? { status: 302, headers: { location: receiver.url('/elsewhere') } } : { status: 200, delayMs: 1500 };
+    receiver.answer = (_, index) => (index === 0 ? { status: 302, headers: { location: receiver.url('/elsewhere') } } : { status: 200, delayMs: 1500 });
     const event = await appendEvent(t, { environmentId, occurredAt: clock.now() });
     const [row] = await queued(t, event.eventId);
     expect(await dispatcher.runOnce()).toEqual(['pending']);
@@ -444,9 +448,7 @@ describe('Webhook delivery', () => {
       expect(await strict.runOnce()).toEqual(['refused']);
 
       // No WebhookDisabled: the subscription is listed active and still receives events.
-      const [last] = await t.dataSource.query(`select event_type from events where stream_id = $1 order by stream_version desc limit 1`, [
-        subscription.id,
-      ]);
+      const [last] = await t.dataSource.query(`select event_type from events where stream_id = $1 order by stream_version desc limit 1`, [subscription.id]);
       expect(last.event_type).toBe('WebhookSubscribed');
       const listed = await t.request('GET', '/webhooks', as);
       expect(listed.body.items).toEqual([expect.objectContaining({ id: subscription.id, status: 'active', disabledReason: null })]);
@@ -473,7 +475,6 @@ describe('Webhook delivery', () => {
   });
 
   describe('at-least-once with several dispatchers', () => {
-
     it('a dispatcher that dies after claiming loses nothing: once the lease expires another delivers', async () => {
       const { environmentId, receiver } = await setup();
       const event = await appendEvent(t, { environmentId, occurredAt: clock.now() });
@@ -502,7 +503,14 @@ describe('Webhook delivery', () => {
       await queued(t, events[29].eventId);
       await queued(t, events[0].eventId);
       const second = anotherDispatcher();
-      const rounds = await Promise.all([dispatcher.runOnce(5), second.runOnce(5), dispatcher.runOnce(5), second.runOnce(5), dispatcher.runOnce(10), second.runOnce(10)]);
+      const rounds = await Promise.all([
+        dispatcher.runOnce(5),
+        second.runOnce(5),
+        dispatcher.runOnce(5),
+        second.runOnce(5),
+        dispatcher.runOnce(10),
+        second.runOnce(10),
+      ]);
       const outcomes = rounds.flat();
       expect(outcomes).toHaveLength(30);
       // No notification is claimed by both dispatchers at once. On a loaded machine an attempt may time out and be

@@ -32,10 +32,14 @@ describe('Rebuilding read models and webhook fan-out', () => {
     expect((await t.request('DELETE', `/webhooks/${subscription.id}`)).status).toBe(204);
     expect((await subscribe()).status).toBe(200);
     const second = await appendEvent(t, { occurredAt: new Date() });
-    const before = await eventually(async () => {
-      const rows = await snapshot();
-      return rows.length === 2 && rows.some((r: { status: string }) => r.status === 'cancelled') ? rows : null;
-    }, 5000, 'the second delivery');
+    const before = await eventually(
+      async () => {
+        const rows = await snapshot();
+        return rows.length === 2 && rows.some((r: { status: string }) => r.status === 'cancelled') ? rows : null;
+      },
+      5000,
+      'the second delivery',
+    );
     expect(before.map((r: { event_id: string; status: string }) => [r.event_id, r.status]).sort()).toEqual(
       [
         [first.eventId, 'cancelled'],

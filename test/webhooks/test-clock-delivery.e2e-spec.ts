@@ -15,7 +15,9 @@ describe('Webhook delivery in an environment whose test clock was advanced', () 
 
   beforeAll(async () => {
     certificate = createSelfSignedCertificate();
-    t = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_ALLOW_INSECURE_HTTP: 'false', WEBHOOK_CA_FILE: certificate.certFile, WEBHOOK_TIMEOUT_MS: '2000' } });
+    t = await startTestApp({
+      env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_ALLOW_INSECURE_HTTP: 'false', WEBHOOK_CA_FILE: certificate.certFile, WEBHOOK_TIMEOUT_MS: '2000' },
+    });
     receiver = await new Receiver(certificate).start();
   });
   afterAll(async () => {
@@ -36,15 +38,24 @@ describe('Webhook delivery in an environment whose test clock was advanced', () 
     expect(created.status).toBe(201);
     const [request] = await receiver.waitForRequests(1, 10_000);
     const body = JSON.parse(request.rawBody);
-    expect(body).toMatchObject({ type: 'product.created', environmentId, occurredAt: '2031-01-01T00:00:00.000Z', data: expect.objectContaining({ id: created.body.id }) });
+    expect(body).toMatchObject({
+      type: 'product.created',
+      environmentId,
+      occurredAt: '2031-01-01T00:00:00.000Z',
+      data: expect.objectContaining({ id: created.body.id }),
+    });
     // Signed and retried in real time: the timestamp is now, not the environment's 2031.
     expect(body.timestamp * 1000).toBeGreaterThanOrEqual(Math.floor(startedAt / 1000) * 1000);
     expect(body.timestamp * 1000).toBeLessThan(Date.parse('2030-01-01T00:00:00Z'));
 
-    const listed = await eventually(async () => {
-      const page = await t.request('GET', `/webhooks/${subscribed.body.id}/deliveries`, as);
-      return page.body.items?.[0]?.status === 'delivered' ? page.body.items[0] : null;
-    }, 10_000, 'the delivery recorded as delivered');
+    const listed = await eventually(
+      async () => {
+        const page = await t.request('GET', `/webhooks/${subscribed.body.id}/deliveries`, as);
+        return page.body.items?.[0]?.status === 'delivered' ? page.body.items[0] : null;
+      },
+      10_000,
+      'the delivery recorded as delivered',
+    );
     expect(listed.attempts).toHaveLength(1);
     expect(Date.parse(listed.createdAt)).toBeLessThan(Date.parse('2030-01-01T00:00:00Z'));
 

@@ -30,11 +30,29 @@ export function createSelfSignedCertificate(): TestCertificate {
   const dir = mkdtempSync(join(tmpdir(), 'webhook-cert-'));
   const keyFile = join(dir, 'key.pem');
   const certFile = join(dir, 'cert.pem');
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-    '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=localhost',
-    '-addext', 'subjectAltName=DNS:localhost,DNS:rebind.test,IP:127.0.0.1,IP:0:0:0:0:0:0:0:1',
-  ], { stdio: 'pipe' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,DNS:rebind.test,IP:127.0.0.1,IP:0:0:0:0:0:0:0:1',
+    ],
+    { stdio: 'pipe' },
+  );
   return {
     dir,
     key: readFileSync(keyFile, 'utf8'),
@@ -218,7 +236,13 @@ export async function appendEvent(
         stream: { environmentId: options.environmentId ?? t.environmentId, streamType: options.streamType ?? TEST_PRICE_STREAM, streamId },
         expectedVersion: options.version ?? 'no_stream',
         events: [
-          { eventId, type: options.type ?? 'PriceCreated', schemaVersion: 1, data: options.data ?? { name: 'Gold', amount: 1250 }, occurredAt: options.occurredAt },
+          {
+            eventId,
+            type: options.type ?? 'PriceCreated',
+            schemaVersion: 1,
+            data: options.data ?? { name: 'Gold', amount: 1250 },
+            occurredAt: options.occurredAt,
+          },
         ],
       },
     ],
@@ -252,8 +276,12 @@ export async function deliveriesFor(t: TestApp, notificationId: string): Promise
 
 /** Waits until the fan-out projection has queued `count` deliveries for the notification. */
 export function queued(t: TestApp, notificationId: string, count = 1): Promise<DeliveryRow[]> {
-  return eventually(async () => {
-    const rows = await deliveriesFor(t, notificationId);
-    return rows.length >= count ? rows : null;
-  }, 5000, `${count} deliveries of ${notificationId}`);
+  return eventually(
+    async () => {
+      const rows = await deliveriesFor(t, notificationId);
+      return rows.length >= count ? rows : null;
+    },
+    5000,
+    `${count} deliveries of ${notificationId}`,
+  );
 }

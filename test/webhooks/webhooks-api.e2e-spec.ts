@@ -60,7 +60,9 @@ describe('Webhooks API', () => {
       const { body } = await subscribe('https://example.com/hooks/encrypted');
       const secret = body.signatureKey.slice(6);
       const [events] = await t.dataSource.query(`select count(*)::int as n from events where data::text like '%' || $1 || '%'`, [secret]);
-      const [rows] = await t.dataSource.query(`select count(*)::int as n from webhook_subscriptions where encrypted_signature_key like '%' || $1 || '%'`, [secret]);
+      const [rows] = await t.dataSource.query(`select count(*)::int as n from webhook_subscriptions where encrypted_signature_key like '%' || $1 || '%'`, [
+        secret,
+      ]);
       expect(events.n).toBe(0);
       expect(rows.n).toBe(0);
       const [event] = await t.dataSource.query(`select data from events where stream_id = $1`, [body.id]);

@@ -29,11 +29,15 @@ runCli('audit:verify', async (app) => {
       process.stdout.write(`ok ${id} position ${result.head.position} hash ${result.head.hash}\n`);
     } else {
       broken += 1;
-      process.stdout.write(`MISMATCH ${id} event ${result.event.id} position ${result.event.position ?? '-'} (global position ${result.event.globalPosition ?? '-'}) differs ${result.differs}: ${result.detail}\n`);
+      process.stdout.write(
+        `MISMATCH ${id} event ${result.event.id} position ${result.event.position ?? '-'} (global position ${result.event.globalPosition ?? '-'}) differs ${result.differs}: ${result.detail}\n`,
+      );
     }
   }
   const seconds = Math.max((Date.now() - started) / 1000, 0.001);
-  process.stderr.write(`verified ${events} events in ${environments.length} environment(s) in ${seconds.toFixed(1)} s: ${Math.round(events / seconds)} events/s\n`);
+  process.stderr.write(
+    `verified ${events} events in ${environments.length} environment(s) in ${seconds.toFixed(1)} s: ${Math.round(events / seconds)} events/s\n`,
+  );
   return broken > 0 ? 1 : 0;
 });
 

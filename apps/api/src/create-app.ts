@@ -1,7 +1,18 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { SwaggerModule } from '@nestjs/swagger';
-import { AppConfig, Authenticator, BoundedContext, buildOpenApiDocument, Clock, createValidationPipe, edgeServerOptions, installEdgeHooks, JsonLogger, Metrics } from '@billing/platform';
+import {
+  AppConfig,
+  Authenticator,
+  BoundedContext,
+  buildOpenApiDocument,
+  Clock,
+  createValidationPipe,
+  edgeServerOptions,
+  installEdgeHooks,
+  JsonLogger,
+  Metrics,
+} from '@billing/platform';
 import { AppModule } from './app.module';
 import { API_DESCRIPTION } from './api-description';
 

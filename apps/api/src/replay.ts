@@ -34,8 +34,11 @@ runCli('replay', async (app, config) => {
         continue;
       }
       different += 1;
-      process.stdout.write(`${report.projection} ${table.table}: DIFFERENT (${table.liveOnly} live rows not replayed, ${table.replayOnly} replayed rows not live)\n`);
-      for (const example of table.examples) process.stdout.write(`  ${example.side === 'live' ? 'live only:  ' : 'replay only:'} ${JSON.stringify(example.row)}\n`);
+      process.stdout.write(
+        `${report.projection} ${table.table}: DIFFERENT (${table.liveOnly} live rows not replayed, ${table.replayOnly} replayed rows not live)\n`,
+      );
+      for (const example of table.examples)
+        process.stdout.write(`  ${example.side === 'live' ? 'live only:  ' : 'replay only:'} ${JSON.stringify(example.row)}\n`);
     }
   }
   const events = reports.reduce((sum, report) => sum + report.events, 0);

@@ -49,7 +49,10 @@ describe('the Price view', () => {
   });
 
   it('of a one_time price with a description: no term, the description', () => {
-    const oneTime: PriceEvent = { ...created, data: { ...created.data, purchase: 'one_time', termCount: null, termUnit: null, description: 'setup' } } as PriceEvent;
+    const oneTime: PriceEvent = {
+      ...created,
+      data: { ...created.data, purchase: 'one_time', termCount: null, termUnit: null, description: 'setup' },
+    } as PriceEvent;
     const view = priceView(oneTime);
     expect(view).toMatchObject({ purchase: 'one_time', description: 'setup' });
     expect(view).not.toHaveProperty('termCount');

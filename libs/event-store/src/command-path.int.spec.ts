@@ -65,7 +65,16 @@ describe('CommandPath (Postgres)', () => {
     const attempt = path.run(context(), 'reject', async (session) => {
       await session.load(a, notes);
       // Another writer between this command's load and its append.
-      await store.append([{ stream: a, expectedVersion: 1, events: [{ eventId: randomUUID(), type: 'Noted', schemaVersion: 1, data: { note: 'other' }, occurredAt: new Date() }] }], context().metadata);
+      await store.append(
+        [
+          {
+            stream: a,
+            expectedVersion: 1,
+            events: [{ eventId: randomUUID(), type: 'Noted', schemaVersion: 1, data: { note: 'other' }, occurredAt: new Date() }],
+          },
+        ],
+        context().metadata,
+      );
       session.append(b, [noted('b1')]);
       session.append(a, [noted('mine')]);
     });
@@ -86,7 +95,8 @@ describe('CommandPath (Postgres)', () => {
         );
         if (failure === 'rule') throw new Error('a rule refused it');
         // Another writer moves the stream (outside this transaction) after the load.
-        if (failure === 'conflict') await store.append([{ stream: a, expectedVersion: version, events: [{ ...other, eventId: randomUUID() }] }], context().metadata);
+        if (failure === 'conflict')
+          await store.append([{ stream: a, expectedVersion: version, events: [{ ...other, eventId: randomUUID() }] }], context().metadata);
         session.append(a, [noted(`#${last}`)]);
         return last;
       });
@@ -105,7 +115,17 @@ describe('CommandPath (Postgres)', () => {
       path.run(context(), conflicts, async (session) => {
         const { state } = await session.load(a, notes);
         // The first pass loses a race; the others see its winner and decide on it.
-        if (passes++ === 0) await store.append([{ stream: a, expectedVersion: state.length, events: [{ eventId: randomUUID(), type: 'Noted', schemaVersion: 1, data: { note: 'winner' }, occurredAt: new Date() }] }], context().metadata);
+        if (passes++ === 0)
+          await store.append(
+            [
+              {
+                stream: a,
+                expectedVersion: state.length,
+                events: [{ eventId: randomUUID(), type: 'Noted', schemaVersion: 1, data: { note: 'winner' }, occurredAt: new Date() }],
+              },
+            ],
+            context().metadata,
+          );
         return session.append(a, [noted(`after ${state[state.length - 1]}`)]);
       });
     expect(await racing({ retries: 1 })).toBe(3);
@@ -120,7 +140,9 @@ describe('CommandPath (Postgres)', () => {
     const a = stream();
     await path.handle(a, notes, () => [noted('a1')], context(), { newStream: true });
     await path.handle(a, notes, () => [noted('a2')], context());
-    await expect(path.handle(a, notes, () => [noted('late')], context(), { expectedVersion: 1, conflicts: { retries: 3 } })).rejects.toMatchObject({ code: 'version-conflict' });
+    await expect(path.handle(a, notes, () => [noted('late')], context(), { expectedVersion: 1, conflicts: { retries: 3 } })).rejects.toMatchObject({
+      code: 'version-conflict',
+    });
     expect(await read(a)).toEqual(['a1', 'a2']);
   });
 
@@ -136,7 +158,9 @@ describe('CommandPath (Postgres)', () => {
     ).rejects.toThrow('could not be recorded');
     expect(outside).toEqual(['pending']);
     expect(await read(a)).toEqual(['pending']);
-    await path.run(context(), 'reject', async (session) => session.append(a, (await session.load(a, notes)).state.includes('pending') ? [noted('outcome')] : []));
+    await path.run(context(), 'reject', async (session) =>
+      session.append(a, (await session.load(a, notes)).state.includes('pending') ? [noted('outcome')] : []),
+    );
     expect(await read(a)).toEqual(['pending', 'outcome']);
   });
 });

@@ -97,7 +97,9 @@ export class CommandPath {
     options: CommandOptions = {},
   ): Promise<Decided<State, Event>> {
     return this.execute(context, options.conflicts ?? 'reject', false, async (session) => {
-      const { state, version } = options.newStream ? { state: evolver.initialState(), version: 0 } : await session.load(stream, evolver, options.expectedVersion);
+      const { state, version } = options.newStream
+        ? { state: evolver.initialState(), version: 0 }
+        : await session.load(stream, evolver, options.expectedVersion);
       const events = decide(state);
       return { state: foldEvents(evolver, events, state), version: events.length === 0 ? version : session.append(stream, events), events };
     });

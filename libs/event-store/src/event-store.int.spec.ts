@@ -64,9 +64,7 @@ describe('EventStore (Postgres)', () => {
     const ref = stream();
     await store.append([{ stream: ref, expectedVersion: 'no_stream', events: [event()] }], metadata);
     await store.append([{ stream: ref, expectedVersion: 1, events: [event()] }], metadata);
-    await expect(store.append([{ stream: ref, expectedVersion: 1, events: [event()] }], metadata)).rejects.toBeInstanceOf(
-      StreamVersionConflictError,
-    );
+    await expect(store.append([{ stream: ref, expectedVersion: 1, events: [event()] }], metadata)).rejects.toBeInstanceOf(StreamVersionConflictError);
     expect((await store.readStream(ref)).map((e) => e.streamVersion)).toEqual([1, 2]);
   });
 
@@ -136,7 +134,7 @@ describe('EventStore (Postgres)', () => {
     await slow.end();
     // The snapshot horizon is cluster-wide: other databases' transactions (parallel test files) may hold it
     // back for a moment, so read until both arrived, within a deadline.
-    for (const deadline = Date.now() + 10_000; !seen.includes(early.eventId) && Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 10_000; !seen.includes(early.eventId) && Date.now() < deadline;) {
       await drain();
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
@@ -152,10 +150,13 @@ describe('EventStore (Postgres)', () => {
     // One transaction: ordering within it is by position alone.
     const events = Array.from({ length: 12 }, (_, i) => event('Counted', { i }));
     const appended = events.map((e) => e.eventId);
-    await store.append([{ stream: { environmentId: randomUUID(), streamType: 'digits', streamId: randomUUID() }, expectedVersion: 'no_stream', events }], metadata);
+    await store.append(
+      [{ stream: { environmentId: randomUUID(), streamType: 'digits', streamId: randomUUID() }, expectedVersion: 'no_stream', events }],
+      metadata,
+    );
     const seen: string[] = [];
     let checkpoint = ZERO_POSITION;
-    for (let deadline = Date.now() + 10_000; seen.length < 12 && Date.now() < deadline; ) {
+    for (let deadline = Date.now() + 10_000; seen.length < 12 && Date.now() < deadline;) {
       const batch = await store.readAll(checkpoint, 3, undefined, ['digits']);
       for (const e of batch) seen.push(e.eventId);
       if (batch.length > 0) checkpoint = { transactionId: batch[batch.length - 1].transactionId, globalPosition: batch[batch.length - 1].globalPosition };

@@ -94,7 +94,10 @@ export class EventStore {
   }
 
   /** Several streams, each up to a version, in one query: by stream, then version. */
-  async readStreamsUpTo(streams: readonly (StreamRef & { readonly upToVersion: number })[], manager: EntityManager = this.dataSource.manager): Promise<RecordedEvent[]> {
+  async readStreamsUpTo(
+    streams: readonly (StreamRef & { readonly upToVersion: number })[],
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<RecordedEvent[]> {
     if (streams.length === 0) return [];
     const rows = await queryRows<EventRow>(
       manager,

@@ -46,26 +46,28 @@ describe('ProjectionRunner (Postgres)', () => {
     for (let i = 0; i < count; i++) {
       const eventId = randomUUID();
       ids.push(eventId);
-      lastWritten = [...(await store.append(
-        [
-          {
-            stream: { environmentId: randomUUID(), streamType, streamId: randomUUID() },
-            expectedVersion: 'no_stream',
-            events: [{ eventId, type: 'ThingCreated', schemaVersion: 1, data: { i }, occurredAt: new Date() }],
-          },
-        ],
-        metadata,
-      )).written];
+      lastWritten = [
+        ...(
+          await store.append(
+            [
+              {
+                stream: { environmentId: randomUUID(), streamType, streamId: randomUUID() },
+                expectedVersion: 'no_stream',
+                events: [{ eventId, type: 'ThingCreated', schemaVersion: 1, data: { i }, occurredAt: new Date() }],
+              },
+            ],
+            metadata,
+          )
+        ).written,
+      ];
     }
     return ids;
   }
 
   async function applied(name: string): Promise<Map<string, number>> {
-    const rows = await queryRows<{ event_id: string; times: number }>(
-      dataSource.manager,
-      `select event_id, times from test_applied where projection = $1`,
-      [name],
-    );
+    const rows = await queryRows<{ event_id: string; times: number }>(dataSource.manager, `select event_id, times from test_applied where projection = $1`, [
+      name,
+    ]);
     return new Map(rows.map((r) => [r.event_id, r.times]));
   }
 
@@ -233,7 +235,11 @@ describe('ProjectionRunner (Postgres)', () => {
     const ids = await appendEvents(3);
     const name = `rebuild-${randomUUID()}`;
     const reacted: string[] = [];
-    const reactor: Reactor = { name: `reactor-${randomUUID()}`, streamTypes: 'all', react: async (events) => void reacted.push(...events.map((e) => e.eventId)) };
+    const reactor: Reactor = {
+      name: `reactor-${randomUUID()}`,
+      streamTypes: 'all',
+      react: async (events) => void reacted.push(...events.map((e) => e.eventId)),
+    };
     const runner = runnerWith([countingProjection(name), reactor]);
     await drain(runner, name);
     await drain(runner, reactor.name);
@@ -259,5 +265,3 @@ describe('ProjectionRunner (Postgres)', () => {
 function newEvent() {
   return { eventId: randomUUID(), type: 'Happened', schemaVersion: 1, data: {}, occurredAt: new Date() };
 }
-
-

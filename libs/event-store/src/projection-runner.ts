@@ -87,7 +87,13 @@ export class ProjectionRunner {
   }
 
   registerProjection(projection: Projection): void {
-    this.add({ name: projection.name, kind: 'projection', streamTypes: projection.streamTypes, handle: (events, tx) => projection.applyBatch(events, tx), projection });
+    this.add({
+      name: projection.name,
+      kind: 'projection',
+      streamTypes: projection.streamTypes,
+      handle: (events, tx) => projection.applyBatch(events, tx),
+      projection,
+    });
   }
 
   registerReactor(reactor: Reactor): void {
@@ -185,7 +191,12 @@ export class ProjectionRunner {
       timer = setTimeout(() => {
         const late = targets.filter(({ entry, position }) => !reached(entry, position)).map(({ entry }) => entry);
         for (const entry of late) entry.waiters = entry.waiters.filter((w) => !waiters.includes(w));
-        reject(new ReadModelTimeoutError(late.map((e) => e.name), this.readModelTimeoutMs));
+        reject(
+          new ReadModelTimeoutError(
+            late.map((e) => e.name),
+            this.readModelTimeoutMs,
+          ),
+        );
       }, this.readModelTimeoutMs);
     });
     try {

@@ -24,11 +24,7 @@ function statementName(sql: string): string {
  * made) it falls back to TypeORM, which answers UPDATE and DELETE with
  * `[rows, rowCount]` but everything else with `rows`.
  */
-export async function queryRows<Row = Record<string, unknown>>(
-  manager: EntityManager,
-  sql: string,
-  parameters: readonly unknown[] = [],
-): Promise<Row[]> {
+export async function queryRows<Row = Record<string, unknown>>(manager: EntityManager, sql: string, parameters: readonly unknown[] = []): Promise<Row[]> {
   if (!manager.queryRunner) manager = currentUnitOfWork()?.manager ?? manager;
   // A transaction's connection, or the pool: either way a named prepared statement.
   const connection = manager.queryRunner

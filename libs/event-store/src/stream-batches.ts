@@ -18,7 +18,12 @@ export interface StreamBatch<State> {
  * stored state of the streams that began before the batch, read in one
  * statement.
  */
-export async function streamBatches<State>(events: readonly RecordedEvent[], streamType: string, table: string, tx: EntityManager): Promise<StreamBatch<State>[]> {
+export async function streamBatches<State>(
+  events: readonly RecordedEvent[],
+  streamType: string,
+  table: string,
+  tx: EntityManager,
+): Promise<StreamBatch<State>[]> {
   const streams = new Map<string, { environmentId: string; id: string; events: RecordedEvent[] }>();
   for (const event of events) {
     if (event.streamType !== streamType) continue;
@@ -67,7 +72,8 @@ export async function foldStreamBatches<State extends { readonly status: string 
   for (const stream of await streamBatches<State>(events, streamType, table, tx)) {
     const state = foldEvents(evolver, stream.events, stream.stored ?? evolver.initialState());
     const last = stream.events[stream.events.length - 1];
-    if (state.status !== 'none') folded.push({ environmentId: stream.environmentId, id: stream.id, version: last.streamVersion, state, recordedAt: last.recordedAt });
+    if (state.status !== 'none')
+      folded.push({ environmentId: stream.environmentId, id: stream.id, version: last.streamVersion, state, recordedAt: last.recordedAt });
   }
   return folded;
 }

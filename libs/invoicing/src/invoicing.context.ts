@@ -30,7 +30,6 @@ const TAX_CODE_EVENTS: Record<TaxCodeEvent['type'], number> = {
   TaxCodeUpdated: TAX_CODE_EVENT_SCHEMA_VERSION,
 };
 
-
 const invoiceStream: StreamDefinition<InvoiceState, InvoiceEvent> = {
   type: INVOICE_STREAM,
   idScheme: 'the invoice id: a random uuid the service chooses (create, duplicate)',
@@ -64,7 +63,12 @@ const isSettled = (data: unknown) => typeof data === 'object' && data !== null &
  *   changes.
  */
 const notifications: NotificationDefinition[] = [
-  { name: 'invoice.created', streamType: INVOICE_STREAM, eventType: 'InvoiceCreated', description: 'An invoice is created: a new draft, a copy or a credit note.' },
+  {
+    name: 'invoice.created',
+    streamType: INVOICE_STREAM,
+    eventType: 'InvoiceCreated',
+    description: 'An invoice is created: a new draft, a copy or a credit note.',
+  },
   { name: 'invoice.updated', streamType: INVOICE_STREAM, eventType: 'InvoiceUpdated', description: 'A draft invoice is updated.' },
   { name: 'invoice.booked', streamType: INVOICE_STREAM, eventType: 'InvoiceBooked', description: 'An invoice or credit note is booked and has its number.' },
   {

@@ -3,14 +3,22 @@ import { ProblemType } from '@billing/platform';
 /** Every problem code the invoicing context raises (served at /problems/<code>). */
 export const INVOICING_PROBLEMS: Record<string, ProblemType> = {
   'invoice-exists': { status: 409, title: 'Conflict', description: 'An invoice with this id already exists.' },
-  'invoice-not-draft': { status: 409, title: 'Invoice is not a draft', description: 'Only draft invoices can be updated; a booked invoice is final (credit it instead).' },
+  'invoice-not-draft': {
+    status: 409,
+    title: 'Invoice is not a draft',
+    description: 'Only draft invoices can be updated; a booked invoice is final (credit it instead).',
+  },
   'invoice-already-booked': { status: 409, title: 'Invoice already booked', description: 'The invoice is already booked and has its number.' },
   'invoice-not-booked': {
     status: 409,
     title: 'Invoice not booked',
     description: 'Settlements can only be added to booked invoices, and only booked invoices can be credited (duplicate with reverse true).',
   },
-  'invoice-has-no-lines': { status: 409, title: 'Invoice has no lines', description: 'An invoice without lines cannot be booked: it would consume a number for a document that bills nothing.' },
+  'invoice-has-no-lines': {
+    status: 409,
+    title: 'Invoice has no lines',
+    description: 'An invoice without lines cannot be booked: it would consume a number for a document that bills nothing.',
+  },
   'credit-exceeds-invoice': {
     status: 409,
     title: 'Credit exceeds the invoice',
@@ -22,13 +30,25 @@ export const INVOICING_PROBLEMS: Record<string, ProblemType> = {
     title: 'Credit note does not credit',
     description: "A credit note must reduce the invoice it credits: its total must have the opposite sign of the invoice's total.",
   },
-  'credit-note-cannot-be-reversed': { status: 409, title: 'Credit note cannot be reversed', description: 'Only invoices can be credited; a credit note can be duplicated but not reversed.' },
+  'credit-note-cannot-be-reversed': {
+    status: 409,
+    title: 'Credit note cannot be reversed',
+    description: 'Only invoices can be credited; a credit note can be duplicated but not reversed.',
+  },
   'unsupported-currency': { status: 422, title: 'Unsupported currency', description: 'The currency must be a supported three-letter ISO 4217 code.' },
   'discount-exceeds-line-amount': {
     status: 422,
     title: 'Discount exceeds line amount',
     description: 'A fixed line discount must not exceed the line amount (unitAmount × quantity).',
   },
-  'unknown-tax-code': { status: 422, title: 'Unknown tax code', description: "A line names a tax code that is not in the environment's register (see /tax-codes)." },
-  'tax-code-exists': { status: 409, title: 'Tax code exists', description: 'A tax code with this code already exists in the environment; update it with PUT /tax-codes/{code}.' },
+  'unknown-tax-code': {
+    status: 422,
+    title: 'Unknown tax code',
+    description: "A line names a tax code that is not in the environment's register (see /tax-codes).",
+  },
+  'tax-code-exists': {
+    status: 409,
+    title: 'Tax code exists',
+    description: 'A tax code with this code already exists in the environment; update it with PUT /tax-codes/{code}.',
+  },
 };

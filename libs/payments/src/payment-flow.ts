@@ -79,7 +79,10 @@ export class PaymentFlow {
       // and a pending one is charged again under the same reference, which the gateway answers without charging twice.
       const loaded = await this.commands.load(paymentStream(environmentId, paymentId), paymentEvolver);
       if (loaded.state.status !== 'none' && loaded.state.status !== 'pending') return { id: paymentId, version: loaded.version, state: loaded.state };
-      const recorded = loaded.state.status === 'pending' ? { id: paymentId, version: loaded.version, state: loaded.state } : await this.recordOnce(environmentId, paymentId, request, context);
+      const recorded =
+        loaded.state.status === 'pending'
+          ? { id: paymentId, version: loaded.version, state: loaded.state }
+          : await this.recordOnce(environmentId, paymentId, request, context);
       if (recorded.state.status !== 'pending') return recorded;
       const outcome = await this.charge(environmentId, recorded.state, request.token, 'charge');
       return (await this.settle(environmentId, paymentId, outcome, context)) ?? recorded;
@@ -95,15 +98,23 @@ export class PaymentFlow {
   refund(environmentId: string, paymentId: string, request: { refundId: string; amount: unknown }, context: CommandContext): Promise<Written<Payment>> {
     return outsideUnitOfWork(async () => {
       const { refundId, amount } = request;
-      const reserved = await this.commands.handle(paymentStream(environmentId, paymentId), paymentEvolver, (current) => decideRefund({ refundId, amount, paymentId }, current, context.meta), context, {
-        conflicts: { retries: 1 },
-      });
+      const reserved = await this.commands.handle(
+        paymentStream(environmentId, paymentId),
+        paymentEvolver,
+        (current) => decideRefund({ refundId, amount, paymentId }, current, context.meta),
+        context,
+        {
+          conflicts: { retries: 1 },
+        },
+      );
       const payment = reserved.state as Payment;
       // A retried request finds its refund reserved already, and maybe decided: a pending one is asked again under the same reference.
       const refund = payment.refunds.find((candidate) => candidate.id === refundId)!;
       if (refund.status !== 'pending') return { id: paymentId, version: reserved.version, state: payment };
       const outcome = await this.askRefund(environmentId, payment, refund, 'refund');
-      return (await this.recordRefundOutcome(environmentId, paymentId, refundId, outcome, context)) ?? { id: paymentId, version: reserved.version, state: payment };
+      return (
+        (await this.recordRefundOutcome(environmentId, paymentId, refundId, outcome, context)) ?? { id: paymentId, version: reserved.version, state: payment }
+      );
     });
   }
 
@@ -130,7 +141,10 @@ export class PaymentFlow {
     const invoice = await this.readModel.invoiceFacts(environmentId, request.invoiceId);
     return this.commands.run(context, 'reject', async (session) => {
       // Read on the transaction's own connection: a second one while holding this one could starve the pool.
-      const provider = typeof request.provider === 'string' ? (await session.load(providerStream(environmentId, request.provider as KnownProvider), paymentProviderEvolver)).state : null;
+      const provider =
+        typeof request.provider === 'string'
+          ? (await session.load(providerStream(environmentId, request.provider as KnownProvider), paymentProviderEvolver)).state
+          : null;
       const lock = invoice ? await session.load(invoicePaymentsStream(environmentId, invoice.invoiceId), invoicePaymentsEvolver) : null;
       const events = decideCreatePayment(
         {
@@ -154,7 +168,12 @@ export class PaymentFlow {
   }
 
   /** The gateway's answer; the provider's credentials are decrypted for this call only. */
-  private async charge(environmentId: string, payment: Payment, token: string, call: 'charge' | 'lookup'): Promise<GatewayOutcome | { kind: 'not_found'; message: string }> {
+  private async charge(
+    environmentId: string,
+    payment: Payment,
+    token: string,
+    call: 'charge' | 'lookup',
+  ): Promise<GatewayOutcome | { kind: 'not_found'; message: string }> {
     const gateway = this.gateways.get(payment.provider);
     const request: ChargeRequest = {
       reference: payment.id,
@@ -173,7 +192,12 @@ export class PaymentFlow {
   }
 
   /** The gateway's answer to a refund or its lookup; like a charge, a call that threw may or may not have refunded. */
-  private async askRefund(environmentId: string, payment: Payment, refund: Refund, call: 'refund' | 'lookup'): Promise<GatewayRefundOutcome | RefundLookupOutcome> {
+  private async askRefund(
+    environmentId: string,
+    payment: Payment,
+    refund: Refund,
+    call: 'refund' | 'lookup',
+  ): Promise<GatewayRefundOutcome | RefundLookupOutcome> {
     const gateway = this.gateways.get(payment.provider);
     const request: RefundRequest = {
       reference: refund.id,
@@ -202,7 +226,9 @@ export class PaymentFlow {
     // A lookup that finds no refund: none was made; the refund failed and its amount is refundable again.
     const known: RefundOutcome = outcome.kind === 'not_found' ? { kind: 'unreachable', message: outcome.message } : outcome;
     const decide = (current: PaymentState) => decideRecordRefundOutcome(refundId, known, current, context.meta);
-    const { state, version } = await this.commands.handle(paymentStream(environmentId, paymentId), paymentEvolver, decide, context, { conflicts: OUTCOME_CONFLICTS });
+    const { state, version } = await this.commands.handle(paymentStream(environmentId, paymentId), paymentEvolver, decide, context, {
+      conflicts: OUTCOME_CONFLICTS,
+    });
     return { id: paymentId, version, state: state as Payment };
   }
 

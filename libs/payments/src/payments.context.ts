@@ -45,7 +45,6 @@ const COLLECTION_EVENTS: Record<CollectionEvent['type'], number> = {
 };
 const SETTINGS_EVENTS: Record<PaymentSettingsUpdated['type'], number> = { PaymentSettingsUpdated: 1 };
 
-
 const paymentStream: StreamDefinition<PaymentState, PaymentEvent> = {
   type: PAYMENT_STREAM_TYPE,
   idScheme: "the payment id: a random uuid the service chooses; also the gateway's idempotency reference",
@@ -91,24 +90,54 @@ function redact(data: unknown, member: string): unknown {
 }
 
 const notifications: NotificationDefinition[] = [
-  { name: 'payment.created', streamType: PAYMENT_STREAM_TYPE, eventType: 'PaymentCreated', description: 'A payment is recorded (pending), before its gateway call.' },
-  { name: 'payment.succeeded', streamType: PAYMENT_STREAM_TYPE, eventType: 'PaymentSucceeded', description: 'A payment succeeded; its invoice is settled by it.' },
-  { name: 'payment.failed', streamType: PAYMENT_STREAM_TYPE, eventType: 'PaymentFailed', description: 'A payment failed (declined, or the gateway was not reached).' },
-  { name: 'payment.refunded', streamType: PAYMENT_STREAM_TYPE, eventType: 'PaymentRefunded', description: 'A payment is refunded, wholly or in part: the provider made the refund.' },
+  {
+    name: 'payment.created',
+    streamType: PAYMENT_STREAM_TYPE,
+    eventType: 'PaymentCreated',
+    description: 'A payment is recorded (pending), before its gateway call.',
+  },
+  {
+    name: 'payment.succeeded',
+    streamType: PAYMENT_STREAM_TYPE,
+    eventType: 'PaymentSucceeded',
+    description: 'A payment succeeded; its invoice is settled by it.',
+  },
+  {
+    name: 'payment.failed',
+    streamType: PAYMENT_STREAM_TYPE,
+    eventType: 'PaymentFailed',
+    description: 'A payment failed (declined, or the gateway was not reached).',
+  },
+  {
+    name: 'payment.refunded',
+    streamType: PAYMENT_STREAM_TYPE,
+    eventType: 'PaymentRefunded',
+    description: 'A payment is refunded, wholly or in part: the provider made the refund.',
+  },
   {
     name: 'payment.refund_failed',
     streamType: PAYMENT_STREAM_TYPE,
     eventType: 'PaymentRefundFailed',
     description: 'The provider refused a refund or could not be reached: nothing was refunded (the refund entry carries failureCode and failureMessage).',
   },
-  { name: 'payment_provider.enabled', streamType: PAYMENT_PROVIDER_STREAM_TYPE, eventType: 'PaymentProviderEnabled', description: 'A payment provider is enabled or its credentials rotated (never carried).' },
+  {
+    name: 'payment_provider.enabled',
+    streamType: PAYMENT_PROVIDER_STREAM_TYPE,
+    eventType: 'PaymentProviderEnabled',
+    description: 'A payment provider is enabled or its credentials rotated (never carried).',
+  },
   {
     name: 'invoice.payment_failed',
     streamType: INVOICE_COLLECTION_STREAM_TYPE,
     eventType: 'CollectionFailed',
     description: "A subscription invoice's automatic collection gave up (a hard decline, or every retry failed): the invoice stays unsettled.",
   },
-  { name: 'payment_provider.disabled', streamType: PAYMENT_PROVIDER_STREAM_TYPE, eventType: 'PaymentProviderDisabled', description: 'A payment provider is disabled.' },
+  {
+    name: 'payment_provider.disabled',
+    streamType: PAYMENT_PROVIDER_STREAM_TYPE,
+    eventType: 'PaymentProviderDisabled',
+    description: 'A payment provider is disabled.',
+  },
 ];
 
 export const paymentsContext: BoundedContext = {

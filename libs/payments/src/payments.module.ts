@@ -27,7 +27,11 @@ import { PendingPaymentsResolver } from './resolve-payments/pending-payments.res
     PaymentsReadModel,
     CredentialVault,
     // One adapter per provider behind the PaymentGateway port: a real gateway is one more entry here.
-    { provide: PaymentGateways, inject: [DataSource], useFactory: (dataSource: DataSource) => new PaymentGateways([new SandboxGateway(dataSource.manager), new ManualGateway()]) },
+    {
+      provide: PaymentGateways,
+      inject: [DataSource],
+      useFactory: (dataSource: DataSource) => new PaymentGateways([new SandboxGateway(dataSource.manager), new ManualGateway()]),
+    },
     PaymentFlow,
     CreatePaymentHandler,
     RefundPaymentHandler,

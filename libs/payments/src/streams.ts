@@ -1,6 +1,12 @@
 import { StreamRef } from '@billing/event-store';
 import { uuidV5 } from '@billing/shared-kernel';
-import { INVOICE_COLLECTION_STREAM_TYPE, INVOICE_PAYMENTS_STREAM_TYPE, PAYMENT_PROVIDER_STREAM_TYPE, PAYMENT_SETTINGS_STREAM_TYPE, PAYMENT_STREAM_TYPE } from './domain';
+import {
+  INVOICE_COLLECTION_STREAM_TYPE,
+  INVOICE_PAYMENTS_STREAM_TYPE,
+  PAYMENT_PROVIDER_STREAM_TYPE,
+  PAYMENT_SETTINGS_STREAM_TYPE,
+  PAYMENT_STREAM_TYPE,
+} from './domain';
 
 /** Fixed namespaces of the name-based ids (random v4 uuids chosen once; never change them). */
 const PROVIDER_NAMESPACE = '5e2b8d14-6f3a-4c97-a1d0-93b7e4c2f861';

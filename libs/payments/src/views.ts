@@ -21,9 +21,40 @@ export interface PaymentView {
 }
 
 export function toPaymentView(payment: Payment): PaymentView {
-  const { id, invoiceId, customerId, amount, currency, status, failureCode, failureMessage, provider, providerReference, refundedAmount, refunds, attempt, createdAt, updatedAt } =
-    payment;
-  return { id, invoiceId, customerId, amount, currency, status, failureCode, failureMessage, provider, providerReference, refundedAmount, refunds, attempt, createdAt, updatedAt };
+  const {
+    id,
+    invoiceId,
+    customerId,
+    amount,
+    currency,
+    status,
+    failureCode,
+    failureMessage,
+    provider,
+    providerReference,
+    refundedAmount,
+    refunds,
+    attempt,
+    createdAt,
+    updatedAt,
+  } = payment;
+  return {
+    id,
+    invoiceId,
+    customerId,
+    amount,
+    currency,
+    status,
+    failureCode,
+    failureMessage,
+    provider,
+    providerReference,
+    refundedAmount,
+    refunds,
+    attempt,
+    createdAt,
+    updatedAt,
+  };
 }
 
 export function paymentViewOf(state: PaymentState): PaymentView | null {

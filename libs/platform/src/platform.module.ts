@@ -96,7 +96,22 @@ export class PlatformModule {
         // Without test clocks there is none, and reads take Nest's path without interceptors.
         ...(config.testClocks ? [{ provide: APP_INTERCEPTOR, useClass: EnvironmentClockInterceptor }] : []),
       ],
-      exports: [APP_CONFIG, Clock, ScopedClock, EnvironmentClock, ClockDrivenWorkRegistry, Authenticator, IdempotencyStore, ...databaseProviders, NotificationCatalogue, Metrics, CqrsModule, EventLog, ChainVerifier, HeadSigner],
+      exports: [
+        APP_CONFIG,
+        Clock,
+        ScopedClock,
+        EnvironmentClock,
+        ClockDrivenWorkRegistry,
+        Authenticator,
+        IdempotencyStore,
+        ...databaseProviders,
+        NotificationCatalogue,
+        Metrics,
+        CqrsModule,
+        EventLog,
+        ChainVerifier,
+        HeadSigner,
+      ],
     };
   }
 }

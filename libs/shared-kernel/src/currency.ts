@@ -165,7 +165,7 @@ export const SUPPORTED_CURRENCIES: Readonly<Record<string, number>> = Object.fre
 });
 
 export function isSupportedCurrency(code: unknown): code is string {
-  return typeof code === "string" && Object.prototype.hasOwnProperty.call(SUPPORTED_CURRENCIES, code);
+  return typeof code === 'string' && Object.prototype.hasOwnProperty.call(SUPPORTED_CURRENCIES, code);
 }
 
 /** The ISO 4217 minor-unit exponent of a supported currency (2 for eur, 0 for jpy, 3 for bhd). */

@@ -20,9 +20,7 @@ describe('parseScaledDecimal', () => {
     try {
       parseScaledDecimal(1.23456, 4, '/items/0/quantity');
     } catch (error) {
-      expect((error as ValidationError).errors).toEqual([
-        { pointer: '/items/0/quantity', detail: 'must have at most 4 decimal places' },
-      ]);
+      expect((error as ValidationError).errors).toEqual([{ pointer: '/items/0/quantity', detail: 'must have at most 4 decimal places' }]);
     }
   });
 

@@ -33,7 +33,13 @@ export interface SubscriptionView {
    * with `itemId` an item's charge that waits alone while the others bill (the
    * earliest such); null when none is pending.
    */
-  readonly billingFailure: { readonly billAt: string; readonly reason: string; readonly attempts: number; readonly retryAt: string; readonly itemId: string | null } | null;
+  readonly billingFailure: {
+    readonly billAt: string;
+    readonly reason: string;
+    readonly attempts: number;
+    readonly retryAt: string;
+    readonly itemId: string | null;
+  } | null;
   readonly createdAt: string;
   readonly updatedAt: string;
 }

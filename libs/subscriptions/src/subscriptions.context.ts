@@ -12,7 +12,13 @@ import {
 } from './domain';
 import { subscriptionsMigrations } from './migrations';
 import { subscriptionsProjection } from './read-model/subscriptions.projection';
-import { BILLABLE_METRIC_STREAM, billableMetricStream as billableMetricStreamOf, SUBSCRIPTION_HANDLE_STREAM, SUBSCRIPTION_STREAM, USAGE_SETTINGS_STREAM } from './streams';
+import {
+  BILLABLE_METRIC_STREAM,
+  billableMetricStream as billableMetricStreamOf,
+  SUBSCRIPTION_HANDLE_STREAM,
+  SUBSCRIPTION_STREAM,
+  USAGE_SETTINGS_STREAM,
+} from './streams';
 import { publicPaymentMethod, subscriptionViewOf } from './subscription-view';
 import { SUBSCRIPTIONS_PROBLEMS } from './subscriptions.problems';
 import { SubscriptionsModule } from './subscriptions.module';
@@ -30,7 +36,6 @@ const SUBSCRIPTION_EVENTS: Record<SubscriptionEvent['type'], number> = {
   UsageEventCancelled: 1,
 };
 const HANDLE_EVENTS: Record<SubscriptionHandleClaimed['type'], number> = { SubscriptionHandleClaimed: 1 };
-
 
 const subscriptionStream: StreamDefinition<SubscriptionState, SubscriptionEvent> = {
   type: SUBSCRIPTION_STREAM,
@@ -59,7 +64,7 @@ const billableMetricStream: StreamDefinition<BillableMetricState, BillableMetric
 
 const usageSettingsStream: StreamDefinition = {
   type: USAGE_SETTINGS_STREAM,
-  idScheme: "the environment id: one settings stream per environment",
+  idScheme: 'the environment id: one settings stream per environment',
   events: eventTypesOf(SETTINGS_EVENTS),
   resource: { type: 'usage_settings' },
 };
@@ -77,10 +82,25 @@ const handleStream: StreamDefinition = {
  */
 const notifications: NotificationDefinition[] = [
   { name: 'subscription.created', streamType: SUBSCRIPTION_STREAM, eventType: 'SubscriptionCreated', description: 'A subscription is created.' },
-  { name: 'subscription.cancelled', streamType: SUBSCRIPTION_STREAM, eventType: 'SubscriptionCancelled', description: 'A subscription is cancelled: it ends at cancelAt.' },
+  {
+    name: 'subscription.cancelled',
+    streamType: SUBSCRIPTION_STREAM,
+    eventType: 'SubscriptionCancelled',
+    description: 'A subscription is cancelled: it ends at cancelAt.',
+  },
   { name: 'subscription.reactivated', streamType: SUBSCRIPTION_STREAM, eventType: 'SubscriptionReactivated', description: 'A cancellation is undone.' },
-  { name: 'subscription.renewed', streamType: SUBSCRIPTION_STREAM, eventType: 'SubscriptionRenewed', description: 'A termed subscription with autoRenewal starts its next term.' },
-  { name: 'subscription.ended', streamType: SUBSCRIPTION_STREAM, eventType: 'SubscriptionEnded', description: 'A subscription ended after its final period was billed.' },
+  {
+    name: 'subscription.renewed',
+    streamType: SUBSCRIPTION_STREAM,
+    eventType: 'SubscriptionRenewed',
+    description: 'A termed subscription with autoRenewal starts its next term.',
+  },
+  {
+    name: 'subscription.ended',
+    streamType: SUBSCRIPTION_STREAM,
+    eventType: 'SubscriptionEnded',
+    description: 'A subscription ended after its final period was billed.',
+  },
 ];
 
 export const subscriptionsContext: BoundedContext = {

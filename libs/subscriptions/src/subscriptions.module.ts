@@ -17,7 +17,11 @@ import { CancelUsageEventHandler } from './cancel-usage-event/cancel-usage-event
 @Module({
   controllers: [SubscriptionsController, UsageController],
   providers: [
-    SubscriptionsReadModel, CreateSubscriptionHandler, CancelSubscriptionHandler, ReactivateSubscriptionHandler, BillingEngine,
+    SubscriptionsReadModel,
+    CreateSubscriptionHandler,
+    CancelSubscriptionHandler,
+    ReactivateSubscriptionHandler,
+    BillingEngine,
     UsageStore,
     CreateBillableMetricHandler,
     SetUsageSettingsHandler,

@@ -3,11 +3,27 @@ import { ProblemType } from '@billing/platform';
 /** The subscriptions context's problem types (served at /problems/<code>). */
 export const SUBSCRIPTIONS_PROBLEMS: Record<string, ProblemType> = {
   'subscription-exists': { status: 409, title: 'Conflict', description: 'A subscription with this id already exists.' },
-  'subscription-handle-taken': { status: 409, title: 'Conflict', description: 'Another subscription of the environment has this handle; handles are unique per environment.' },
-  'subscription-ended': { status: 409, title: 'Conflict', description: 'The subscription has ended (its last day of service has passed): it can no longer be cancelled or reactivated.' },
+  'subscription-handle-taken': {
+    status: 409,
+    title: 'Conflict',
+    description: 'Another subscription of the environment has this handle; handles are unique per environment.',
+  },
+  'subscription-ended': {
+    status: 409,
+    title: 'Conflict',
+    description: 'The subscription has ended (its last day of service has passed): it can no longer be cancelled or reactivated.',
+  },
   'subscription-not-cancelled': { status: 409, title: 'Conflict', description: 'Only a cancelled subscription can be reactivated.' },
-  'subscription-period-billed': { status: 409, title: 'Conflict', description: 'The charges due at this instant have been billed already (the billing engine never bills them twice).' },
-  'billable-metric-exists': { status: 409, title: 'Conflict', description: 'A billable metric with this code exists already in the environment (codes are unique, metrics never change).' },
+  'subscription-period-billed': {
+    status: 409,
+    title: 'Conflict',
+    description: 'The charges due at this instant have been billed already (the billing engine never bills them twice).',
+  },
+  'billable-metric-exists': {
+    status: 409,
+    title: 'Conflict',
+    description: 'A billable metric with this code exists already in the environment (codes are unique, metrics never change).',
+  },
   'usage-event-billed': {
     status: 409,
     title: 'Conflict',

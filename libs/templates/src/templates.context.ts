@@ -57,9 +57,24 @@ const documentStream: StreamDefinition<InvoiceDocumentState, InvoiceDocumentEven
 };
 
 const notifications: NotificationDefinition[] = [
-  { name: 'template_group.created', streamType: TEMPLATE_GROUP_STREAM_TYPE, eventType: 'TemplateGroupCreated', description: 'A template group is created with the built-in templates.' },
-  { name: 'template_group.updated', streamType: TEMPLATE_GROUP_STREAM_TYPE, eventType: 'TemplateGroupUpdated', description: 'A template group is renamed or its locale changed.' },
-  { name: 'template_group.updated', streamType: TEMPLATE_GROUP_STREAM_TYPE, eventType: 'TemplateContentUpdated', description: "One of a group's templates is changed." },
+  {
+    name: 'template_group.created',
+    streamType: TEMPLATE_GROUP_STREAM_TYPE,
+    eventType: 'TemplateGroupCreated',
+    description: 'A template group is created with the built-in templates.',
+  },
+  {
+    name: 'template_group.updated',
+    streamType: TEMPLATE_GROUP_STREAM_TYPE,
+    eventType: 'TemplateGroupUpdated',
+    description: 'A template group is renamed or its locale changed.',
+  },
+  {
+    name: 'template_group.updated',
+    streamType: TEMPLATE_GROUP_STREAM_TYPE,
+    eventType: 'TemplateContentUpdated',
+    description: "One of a group's templates is changed.",
+  },
   {
     name: 'invoice.document_rendered',
     streamType: INVOICE_DOCUMENT_STREAM_TYPE,

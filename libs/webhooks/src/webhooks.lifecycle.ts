@@ -1,12 +1,4 @@
-import {
-  BeforeApplicationShutdown,
-  Inject,
-  Injectable,
-  Logger,
-  OnApplicationBootstrap,
-  OnApplicationShutdown,
-  OnModuleInit,
-} from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { DataSource, EntitySubscriberInterface, TransactionCommitEvent } from 'typeorm';
 import { APP_CONFIG, AppConfig } from '@billing/platform';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from './config/webhooks-config';

@@ -37,7 +37,10 @@ export function resolveAuditSigningKey(config: AppConfig, log: Log): AppConfig {
   try {
     privateKey = parseAuditSigningKey(entry, file);
   } catch (error) {
-    throw new StartupError(`the development audit signing key file is malformed: ${(error as Error).message}`, `set AUDIT_SIGNING_KEY, or delete ${file} to make a new key`);
+    throw new StartupError(
+      `the development audit signing key file is malformed: ${(error as Error).message}`,
+      `set AUDIT_SIGNING_KEY, or delete ${file} to make a new key`,
+    );
   }
   log('warn', {
     msg: created

@@ -1,6 +1,18 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { PostgresBinaries } from './postgres-binaries';
@@ -165,7 +177,8 @@ export class DataFolderInUseError extends StartupError {
   ) {
     super(
       `the data folder ${dataDir} is in use by another running service process (pid ${owner.pid}, since ${owner.since})`,
-      `stop that process first (kill ${owner.pid}), or give this one its own DATA_DIR` + (databaseUrl ? `, or share that process's database: DATABASE_URL=${databaseUrl}` : ''),
+      `stop that process first (kill ${owner.pid}), or give this one its own DATA_DIR` +
+        (databaseUrl ? `, or share that process's database: DATABASE_URL=${databaseUrl}` : ''),
     );
   }
 }
@@ -245,7 +258,10 @@ export async function stopLeftoverPostmaster(dataDir: string, binaries: Postgres
     child.once('exit', (code) => done(code === 0));
   });
   if (stopped && !isPostgresAlive(postmaster.pid)) return;
-  for (const [signal, waitMs] of [['SIGINT', 10_000], ['SIGQUIT', 10_000]] as const) {
+  for (const [signal, waitMs] of [
+    ['SIGINT', 10_000],
+    ['SIGQUIT', 10_000],
+  ] as const) {
     try {
       process.kill(postmaster.pid, signal);
     } catch {

@@ -212,7 +212,10 @@ async function waitUntilReady(input: {
     }
     if (gone) {
       const log = input.tail.join('\n');
-      throw new StartupError(`the embedded Postgres stopped while starting: ${lastErrors(input.tail) || 'no message'}`, postgresHint(log, input.port, input.dataDir));
+      throw new StartupError(
+        `the embedded Postgres stopped while starting: ${lastErrors(input.tail) || 'no message'}`,
+        postgresHint(log, input.port, input.dataDir),
+      );
     }
     const client = new Client({ connectionString: input.adminUrl, connectionTimeoutMillis: 2_000 });
     client.on('error', () => undefined);
@@ -246,7 +249,8 @@ function postgresHint(log: string, port: number, dataDir: string): string {
   }
   if (/wrong ownership|permissions should be/i.test(log)) return `${dataDir} must belong to the account Postgres runs as, mode 700`;
   if (/Permission denied/i.test(log)) return `the account Postgres runs as cannot read or write ${dataDir}`;
-  if (/database files are incompatible/i.test(log)) return `${dataDir} was made by another Postgres major version: remove it (the data is lost) or use that version via DATABASE_URL`;
+  if (/database files are incompatible/i.test(log))
+    return `${dataDir} was made by another Postgres major version: remove it (the data is lost) or use that version via DATABASE_URL`;
   return `LOG_LEVEL=debug shows the whole Postgres log; if ${dataDir} holds nothing you need, removing it starts from scratch`;
 }
 

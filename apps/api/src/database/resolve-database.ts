@@ -88,7 +88,10 @@ export async function checkConnection(url: string): Promise<void> {
     const parsed = new URL(url);
     where = `${parsed.hostname || 'localhost'}:${parsed.port || 5432}`;
   } catch {
-    throw new StartupError(`DATABASE_URL is not a valid URL`, 'use postgres://user:password@host:5432/database, or unset DATABASE_URL to use the embedded Postgres');
+    throw new StartupError(
+      `DATABASE_URL is not a valid URL`,
+      'use postgres://user:password@host:5432/database, or unset DATABASE_URL to use the embedded Postgres',
+    );
   }
   const client = new Client({ connectionString: url, connectionTimeoutMillis: 10_000, application_name: 'billing-connection-check' });
   client.on('error', () => undefined);

@@ -29,7 +29,9 @@ export function postgresAccount(): PostgresAccount | null {
     /* exists already (a concurrent start created it) or groupadd is missing: useradd tells */
   }
   try {
-    execFileSync('useradd', ['--system', '--gid', POSTGRES_ACCOUNT_NAME, '--no-create-home', '--shell', '/usr/sbin/nologin', POSTGRES_ACCOUNT_NAME], { stdio: 'pipe' });
+    execFileSync('useradd', ['--system', '--gid', POSTGRES_ACCOUNT_NAME, '--no-create-home', '--shell', '/usr/sbin/nologin', POSTGRES_ACCOUNT_NAME], {
+      stdio: 'pipe',
+    });
   } catch (error) {
     const again = lookup(POSTGRES_ACCOUNT_NAME);
     if (again) return again;

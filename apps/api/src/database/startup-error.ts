@@ -48,7 +48,8 @@ export function describeStartupFailure(error: unknown, settings: { port?: number
   if (failure?.code === 'EACCES' && failure.syscall === 'listen') {
     return { cause, hint: `this user may not listen on port ${port} (ports below 1024 need privileges): set PORT to 1024 or above` };
   }
-  if (failure?.code === 'EADDRNOTAVAIL') return { cause, hint: `HOST (${settings.host}) is not an address of this machine: leave HOST unset (0.0.0.0) or correct it` };
+  if (failure?.code === 'EADDRNOTAVAIL')
+    return { cause, hint: `HOST (${settings.host}) is not an address of this machine: leave HOST unset (0.0.0.0) or correct it` };
   if (/^JWT\b/.test(cause)) {
     return {
       cause,

@@ -44,7 +44,12 @@ export function chargeLines(components: readonly PriceComponent[], billed: bigin
  * whole quantity, a flat amount shared) the components at Q, less the share the
  * other versions bill.
  */
-export function versionShareLines(componentsAt: (quantity: bigint) => readonly PriceComponent[], quantity: bigint, share: bigint, billed: bigint): ChargeLine[] {
+export function versionShareLines(
+  componentsAt: (quantity: bigint) => readonly PriceComponent[],
+  quantity: bigint,
+  share: bigint,
+  billed: bigint,
+): ChargeLine[] {
   const own = componentsAt(share);
   if (own.reduce((sum, component) => sum + component.amount, 0n) === billed) return chargeLines(own, billed);
   return chargeLines(componentsAt(quantity), billed);

@@ -10,7 +10,12 @@ const gross = (unitAmount: bigint, quantity: bigint) => (unitAmount * quantity *
 
 /** A price at a quantity, and a share of it billed: round(P × part ÷ whole), as pro-rating and price versions bill. */
 const scenario = modelArb.chain((model) =>
-  fc.tuple(fc.constant(model), entryArb(model), quantityArb(), fc.integer({ min: 1, max: 31 }).chain((whole) => fc.tuple(fc.integer({ min: 0, max: whole }), fc.constant(whole)))),
+  fc.tuple(
+    fc.constant(model),
+    entryArb(model),
+    quantityArb(),
+    fc.integer({ min: 1, max: 31 }).chain((whole) => fc.tuple(fc.integer({ min: 0, max: whole }), fc.constant(whole))),
+  ),
 );
 
 describe('chargeLines', () => {
@@ -35,7 +40,9 @@ describe('chargeLines', () => {
   });
 
   it('issue 20 #12: per price version, the lines add up to round(P_v(Q) × q_v ÷ Q), each unitAmount × its real quantity − discount; a fee price of whole units shows each version its own quantity', () => {
-    const versions = modelArb.chain((model) => fc.tuple(fc.constant(model), entryArb(model), entryArb(model), quantityArb(), fc.double({ min: 0, max: 1, noNaN: true })));
+    const versions = modelArb.chain((model) =>
+      fc.tuple(fc.constant(model), entryArb(model), entryArb(model), quantityArb(), fc.double({ min: 0, max: 1, noNaN: true })),
+    );
     fc.assert(
       fc.property(versions, ([model, first, second, quantity, split]) => {
         const total = quantity.scaled;
@@ -50,7 +57,8 @@ describe('chargeLines', () => {
           const lines = versionShareLines(componentsAt, total, share, billed);
           expect(lines.reduce((sum, line) => sum + line.amount, 0n)).toBe(billed);
           for (const line of lines) expect(line.amount).toBe(gross(line.component.unitAmount, line.component.quantity) - line.discount);
-          if (model === 'fee' && total % ONE === 0n) expect(lines).toEqual([{ component: expect.objectContaining({ quantity: share }), discount: 0n, amount: billed }]);
+          if (model === 'fee' && total % ONE === 0n)
+            expect(lines).toEqual([{ component: expect.objectContaining({ quantity: share }), discount: 0n, amount: billed }]);
         }
       }),
       { numRuns: 500 },
@@ -73,8 +81,21 @@ describe('chargeLines', () => {
   });
 
   it('labels tiers with their range, flat amounts and packages', () => {
-    const [first, second, flat] = priceComponents('graduated', { tiers: [{ upTo: 100, unitAmount: 5, flatAmount: 0 }, { upTo: null, unitAmount: 2, flatAmount: 300 }] }, 1_500_000n);
-    expect([componentLabel(first), componentLabel(flat), componentLabel(second)]).toEqual(['tier 1 (0–100)', 'tier 2 (over 100) flat amount', 'tier 2 (over 100)']);
+    const [first, second, flat] = priceComponents(
+      'graduated',
+      {
+        tiers: [
+          { upTo: 100, unitAmount: 5, flatAmount: 0 },
+          { upTo: null, unitAmount: 2, flatAmount: 300 },
+        ],
+      },
+      1_500_000n,
+    );
+    expect([componentLabel(first), componentLabel(flat), componentLabel(second)]).toEqual([
+      'tier 1 (0–100)',
+      'tier 2 (over 100) flat amount',
+      'tier 2 (over 100)',
+    ]);
     expect(componentLabel(priceComponents('package', { packageSize: 10, packageAmount: 1 }, ONE)[0])).toBe('started packages');
     expect(componentLabel(priceComponents('fee', { unitAmount: 1 }, ONE)[0])).toBe('');
   });

@@ -66,18 +66,7 @@ export interface PriceShape {
 
 const MAX_SAFE = Number(MAX_AMOUNT);
 const READ_ONLY = ['id', 'archived', 'archivedAt', 'createdAt', 'updatedAt'];
-const CREATE_FIELDS = [
-  'name',
-  'description',
-  'priceModel',
-  'purchase',
-  'termCount',
-  'termUnit',
-  'billingTiming',
-  'pricing',
-  'productId',
-  'metricCode',
-];
+const CREATE_FIELDS = ['name', 'description', 'priceModel', 'purchase', 'termCount', 'termUnit', 'billingTiming', 'pricing', 'productId', 'metricCode'];
 const UPDATE_FIELDS = ['name', 'termCount', 'description', 'pricing'];
 
 class Errors {
@@ -189,12 +178,7 @@ function validatePricing(value: unknown, model: PriceModel | undefined, pointer:
     const at = childPointer(pointer, key);
     const lower = key.toLowerCase();
     if (!isSupportedCurrency(key)) {
-      errors.add(
-        at,
-        isSupportedCurrency(lower)
-          ? `currency codes must be lowercase: use '${lower}'`
-          : `'${key}' is not a supported ISO 4217 currency code`,
-      );
+      errors.add(at, isSupportedCurrency(lower) ? `currency codes must be lowercase: use '${lower}'` : `'${key}' is not a supported ISO 4217 currency code`);
     } else if (model !== undefined) {
       const entry = validateEntry(value[key], model, at, errors);
       if (entry) pricing[key] = entry;
@@ -218,8 +202,7 @@ function validateEntry(value: unknown, model: PriceModel, pointer: string, error
       const packageSize =
         requiredMember(value, 'packageSize', pointer, errors) &&
         integer(value.packageSize, `${pointer}/packageSize`, 1, MAX_SAFE, 'must be a whole number of units of at least 1', errors);
-      const packageAmount =
-        requiredMember(value, 'packageAmount', pointer, errors) && amount(value.packageAmount, `${pointer}/packageAmount`, errors);
+      const packageAmount = requiredMember(value, 'packageAmount', pointer, errors) && amount(value.packageAmount, `${pointer}/packageAmount`, errors);
       return ok({ packageSize: packageSize as number, packageAmount: packageAmount as number });
     }
     case 'volume':

@@ -24,7 +24,10 @@ const tiers = [
   { upTo: 10, unitAmount: 500, flatAmount: 0 },
   { upTo: null, unitAmount: 400 },
 ];
-const create = (patch: Record<string, unknown>, base: Record<string, unknown> = feeOneTime) => () => validateCreatePrice({ ...base, ...patch });
+const create =
+  (patch: Record<string, unknown>, base: Record<string, unknown> = feeOneTime) =>
+  () =>
+    validateCreatePrice({ ...base, ...patch });
 const emoji = '😀'; // one code point, two UTF-16 units
 
 describe('validateCreatePrice', () => {
@@ -130,7 +133,10 @@ describe('validateCreatePrice', () => {
     });
 
     it('when billingTiming is event_based with a metricCode on a recurring price, then accepted with the metric', () => {
-      expect(validateCreatePrice({ ...monthly, billingTiming: 'event_based', metricCode: 'api_calls' })).toMatchObject({ billingTiming: 'event_based', metricCode: 'api_calls' });
+      expect(validateCreatePrice({ ...monthly, billingTiming: 'event_based', metricCode: 'api_calls' })).toMatchObject({
+        billingTiming: 'event_based',
+        metricCode: 'api_calls',
+      });
     });
 
     it('when billingTiming is event_based without metricCode, or with a malformed one, then rejected at /metricCode', () => {
@@ -247,7 +253,9 @@ describe('validateCreatePrice', () => {
     });
 
     it('when an entry is not an object, then rejected at the entry', () => {
-      expect(errorsOf(create({ pricing: { eur: 1500 } }))).toEqual([{ pointer: '/pricing/eur', detail: 'must be an object (the fee pricing of one currency)' }]);
+      expect(errorsOf(create({ pricing: { eur: 1500 } }))).toEqual([
+        { pointer: '/pricing/eur', detail: 'must be an object (the fee pricing of one currency)' },
+      ]);
     });
   });
 
@@ -321,7 +329,12 @@ describe('validateCreatePrice', () => {
       ['upTo 0', { tiers: [{ ...tiers[0], upTo: 0 }, tiers[1]] }, '/pricing/eur/tiers/0/upTo', 'must be a whole number of units of at least 1'],
       ['upTo fractional', { tiers: [{ ...tiers[0], upTo: 1.5 }, tiers[1]] }, '/pricing/eur/tiers/0/upTo', 'must be a whole number of units of at least 1'],
       ['unitAmount missing', { tiers: [{ upTo: null }] }, '/pricing/eur/tiers/0/unitAmount', 'is required'],
-      ['flatAmount negative', { tiers: [{ upTo: null, unitAmount: 1, flatAmount: -1 }] }, '/pricing/eur/tiers/0/flatAmount', 'must be a whole amount in minor units from 0 to 9007199254740991'],
+      [
+        'flatAmount negative',
+        { tiers: [{ upTo: null, unitAmount: 1, flatAmount: -1 }] },
+        '/pricing/eur/tiers/0/flatAmount',
+        'must be a whole amount in minor units from 0 to 9007199254740991',
+      ],
       ['unknown tier member', { tiers: [{ upTo: null, unitAmount: 1, from: 0 }] }, '/pricing/eur/tiers/0/from', 'unknown property: not accepted here'],
       ['unknown entry member', { tiers, mode: 'x' }, '/pricing/eur/mode', 'unknown property: not accepted here'],
     ])('when %s, then rejected at the bad member', (_, entry, pointer, detail) => {
@@ -332,7 +345,13 @@ describe('validateCreatePrice', () => {
       ['equal', [10, 10]],
       ['descending', [10, 5]],
     ])('when upTo values are %s, then the later one is rejected', (_, [a, b]) => {
-      const entry = { tiers: [{ upTo: a, unitAmount: 1 }, { upTo: b, unitAmount: 1 }, { upTo: null, unitAmount: 1 }] };
+      const entry = {
+        tiers: [
+          { upTo: a, unitAmount: 1 },
+          { upTo: b, unitAmount: 1 },
+          { upTo: null, unitAmount: 1 },
+        ],
+      };
       expect(errorsOf(tiered(entry))).toEqual([{ pointer: '/pricing/eur/tiers/1/upTo', detail: "must be greater than the previous tier's upTo (10)" }]);
     });
 
@@ -381,7 +400,10 @@ describe('validateCreatePrice', () => {
 describe('validateUpdatePrice', () => {
   const recurringFee: PriceShape = { priceModel: 'fee', purchase: 'recurring' };
   const oneTimeVolume: PriceShape = { priceModel: 'volume', purchase: 'one_time' };
-  const update = (body: unknown, current = recurringFee) => () => validateUpdatePrice(body, current);
+  const update =
+    (body: unknown, current = recurringFee) =>
+    () =>
+      validateUpdatePrice(body, current);
 
   it('when the body is empty, then it is valid and changes nothing', () => {
     expect(validateUpdatePrice({}, recurringFee)).toEqual({});

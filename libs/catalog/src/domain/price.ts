@@ -114,7 +114,8 @@ export function decideCreatePrice(command: CreatePrice, state: PriceState, meta:
   const { productId } = command.input;
   if (productId !== null && !command.productExists) throw ValidationError.at('/productId', `no product ${productId} exists in this environment`);
   const { metricCode } = command.input;
-  if (metricCode !== undefined && !command.metricExists) throw ValidationError.at('/metricCode', `no billable metric '${metricCode}' exists in this environment`);
+  if (metricCode !== undefined && !command.metricExists)
+    throw ValidationError.at('/metricCode', `no billable metric '${metricCode}' exists in this environment`);
   return [{ type: 'PriceCreated', schemaVersion: 1, data: { priceId: command.priceId, ...command.input, createdAt: meta.now.toISOString() } }];
 }
 

@@ -36,7 +36,14 @@ const body = {
   purchase: 'recurring',
   termCount: 1,
   termUnit: 'month',
-  pricing: { eur: { tiers: [{ upTo: 10, unitAmount: 500 }, { upTo: null, unitAmount: 400, flatAmount: 100 }] } },
+  pricing: {
+    eur: {
+      tiers: [
+        { upTo: 10, unitAmount: 500 },
+        { upTo: null, unitAmount: 400, flatAmount: 100 },
+      ],
+    },
+  },
 };
 const input = validateCreatePrice(body);
 
@@ -96,7 +103,11 @@ describe('decideCreatePrice', () => {
     spec
       .given([])
       .when(create({ productId }, false))
-      .thenThrows({ kind: 'validation', code: 'validation-failed', errors: [{ pointer: '/productId', detail: `no product ${productId} exists in this environment` }] });
+      .thenThrows({
+        kind: 'validation',
+        code: 'validation-failed',
+        errors: [{ pointer: '/productId', detail: `no product ${productId} exists in this environment` }],
+      });
   });
 
   const eventBased = { billingTiming: 'event_based' as const, metricCode: 'api_calls' };
@@ -105,7 +116,11 @@ describe('decideCreatePrice', () => {
     spec
       .given([])
       .when(create(eventBased, false, false))
-      .thenThrows({ kind: 'validation', code: 'validation-failed', errors: [{ pointer: '/metricCode', detail: "no billable metric 'api_calls' exists in this environment" }] });
+      .thenThrows({
+        kind: 'validation',
+        code: 'validation-failed',
+        errors: [{ pointer: '/metricCode', detail: "no billable metric 'api_calls' exists in this environment" }],
+      });
   });
 
   it('given no price, when an event_based price names a billable metric of the environment, then PriceCreated names the metric', () => {
@@ -124,15 +139,24 @@ describe('decideCreatePrice', () => {
 });
 
 describe('decideUpdatePrice', () => {
-  const update = (changes: unknown, at = T1) => (state: ReturnType<typeof stateAfter>) => decideUpdatePrice({ priceId, body: changes }, state, meta(at));
+  const update =
+    (changes: unknown, at = T1) =>
+    (state: ReturnType<typeof stateAfter>) =>
+      decideUpdatePrice({ priceId, body: changes }, state, meta(at));
 
   it('given no price, when updated, then 404', () => {
-    spec.given([]).when(update({ name: 'x' })).thenThrows({ kind: 'not_found', code: 'not-found' });
+    spec
+      .given([])
+      .when(update({ name: 'x' }))
+      .thenThrows({ kind: 'not_found', code: 'not-found' });
   });
 
-  it.each([[{ name: 'x' }], [{ name: '' }], ['not an object']])('given an archived price, when updated with %p, then 409 price-archived (before the body is validated)', (changes) => {
-    spec.given([created, archived]).when(update(changes)).thenThrows({ kind: 'conflict', code: 'price-archived' });
-  });
+  it.each([[{ name: 'x' }], [{ name: '' }], ['not an object']])(
+    'given an archived price, when updated with %p, then 409 price-archived (before the body is validated)',
+    (changes) => {
+      spec.given([created, archived]).when(update(changes)).thenThrows({ kind: 'conflict', code: 'price-archived' });
+    },
+  );
 
   it('given an active price, when an invalid update is sent, then 422 with every field error', () => {
     spec
@@ -199,7 +223,10 @@ describe('decideArchivePrice', () => {
   });
 
   it('given an updated price, when archived, then PriceArchived', () => {
-    spec.given([created, updated({ name: 'New' })]).when(archive).then([archived]);
+    spec
+      .given([created, updated({ name: 'New' })])
+      .when(archive)
+      .then([archived]);
   });
 
   it('given an archived price, when archived again, then 409 price-archived', () => {
@@ -250,7 +277,11 @@ describe('price properties', () => {
   it('create then update folds to the created view with the update applied; repeating the update emits nothing', () => {
     fc.assert(
       fc.property(scenario, ([createBody, updateBody]) => {
-        const createdEvents = decideCreatePrice({ priceId, input: validateCreatePrice(createBody), productExists: true, metricExists: true }, initialPriceState(), meta(T0));
+        const createdEvents = decideCreatePrice(
+          { priceId, input: validateCreatePrice(createBody), productExists: true, metricExists: true },
+          initialPriceState(),
+          meta(T0),
+        );
         const before = view(createdEvents)!;
         const updatedEvents = decideUpdatePrice({ priceId, body: updateBody }, stateAfter(...createdEvents), meta(T1));
         const after = stateAfter(...createdEvents, ...updatedEvents);
@@ -267,7 +298,11 @@ describe('price properties', () => {
   it('the view is a pure function of the events: it never reads the clock', () => {
     fc.assert(
       fc.property(createPriceBodyArb, (createBody) => {
-        const events = decideCreatePrice({ priceId, input: validateCreatePrice(createBody), productExists: true, metricExists: true }, initialPriceState(), meta(T0));
+        const events = decideCreatePrice(
+          { priceId, input: validateCreatePrice(createBody), productExists: true, metricExists: true },
+          initialPriceState(),
+          meta(T0),
+        );
         expect(view(events)).toEqual(view(events));
         expect(view(events)?.createdAt).toBe(T0);
       }),

@@ -107,7 +107,15 @@ function units(tier: NumberedTier | null, quantity: bigint, unitAmount: number):
 
 function flat(tier: NumberedTier): PriceComponent[] {
   if (tier.flatAmount === 0) return [];
-  return [{ kind: 'flat', tier: { number: tier.number, from: tier.from, upTo: tier.upTo }, quantity: ONE, unitAmount: BigInt(tier.flatAmount), amount: BigInt(tier.flatAmount) }];
+  return [
+    {
+      kind: 'flat',
+      tier: { number: tier.number, from: tier.from, upTo: tier.upTo },
+      quantity: ONE,
+      unitAmount: BigInt(tier.flatAmount),
+      amount: BigInt(tier.flatAmount),
+    },
+  ];
 }
 
 /** A tier's units, left out at quantity 0 when its flat amount is there to show. */

@@ -297,7 +297,13 @@ describe('priceComponents: what a quantity is made of, as invoice lines show it'
       { upTo: 4000, unitAmount: 2, flatAmount: 700 },
       { upTo: null, unitAmount: 1, flatAmount: 0 },
     ];
-    const shown = priceComponents('graduated', { tiers }, 41_300_000n).map((c) => [c.kind, c.tier?.number, Number(c.quantity) / 10_000, Number(c.unitAmount), Number(c.amount)]);
+    const shown = priceComponents('graduated', { tiers }, 41_300_000n).map((c) => [
+      c.kind,
+      c.tier?.number,
+      Number(c.quantity) / 10_000,
+      Number(c.unitAmount),
+      Number(c.amount),
+    ]);
     expect(shown).toEqual([
       ['units', 1, 1000, 5, 5000],
       ['units', 2, 3000, 2, 6000],
@@ -325,7 +331,9 @@ describe('priceComponents: what a quantity is made of, as invoice lines show it'
     expect(priceComponents('graduated', { tiers: [{ upTo: null, unitAmount: 3, flatAmount: 900 }] }, 0n)).toEqual([
       { kind: 'flat', tier: { number: 1, from: 0, upTo: null }, quantity: ONE, unitAmount: 900n, amount: 900n },
     ]);
-    expect(priceComponents('volume', { tiers: stripeTiers }, 0n)).toEqual([{ kind: 'units', tier: { number: 1, from: 0, upTo: 5 }, quantity: 0n, unitAmount: 500n, amount: 0n }]);
+    expect(priceComponents('volume', { tiers: stripeTiers }, 0n)).toEqual([
+      { kind: 'units', tier: { number: 1, from: 0, upTo: 5 }, quantity: 0n, unitAmount: 500n, amount: 0n },
+    ]);
     expect(priceComponents('fee', { unitAmount: 7 }, 0n)).toEqual([{ kind: 'units', tier: null, quantity: 0n, unitAmount: 7n, amount: 0n }]);
   });
 });

@@ -22,8 +22,14 @@ function errorsOf(fn: () => unknown) {
 describe('validateCreateProduct', () => {
   it.each([
     [{ name: 'a' }, { name: 'a', description: null }],
-    [{ name: 'a'.repeat(250), description: null }, { name: 'a'.repeat(250), description: null }],
-    [{ name: '😀'.repeat(250), description: 'd'.repeat(4000) }, { name: '😀'.repeat(250), description: 'd'.repeat(4000) }],
+    [
+      { name: 'a'.repeat(250), description: null },
+      { name: 'a'.repeat(250), description: null },
+    ],
+    [
+      { name: '😀'.repeat(250), description: 'd'.repeat(4000) },
+      { name: '😀'.repeat(250), description: 'd'.repeat(4000) },
+    ],
   ])('when valid %#, then accepted', (body, expected) => {
     expect(validateCreateProduct(body)).toEqual(expected);
   });
@@ -53,7 +59,8 @@ describe('validateCreateProduct', () => {
 });
 
 describe('decideCreateProduct', () => {
-  const create = (state: ReturnType<typeof productEvolver.initialState>) => decideCreateProduct({ productId, input: { name: 'Widget', description: 'blue' } }, state, meta);
+  const create = (state: ReturnType<typeof productEvolver.initialState>) =>
+    decideCreateProduct({ productId, input: { name: 'Widget', description: 'blue' } }, state, meta);
 
   it('given no product, when created, then ProductCreated with the id and the time', () => {
     spec.given([]).when(create).then([created]);

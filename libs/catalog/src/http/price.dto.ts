@@ -55,7 +55,15 @@ export const PRICING_PROPERTY = {
     'Keyed by supported lowercase ISO 4217 currency code (at least one); each entry has the shape of the price model. ' +
     'Unknown or uppercase codes are a 422 at /pricing/<code>.',
   additionalProperties: { oneOf: [FEE_ENTRY, PACKAGE_ENTRY, TIERED_ENTRY] },
-  example: { eur: { tiers: [{ upTo: 5, unitAmount: 500 }, { upTo: 10, unitAmount: 400 }, { upTo: null, unitAmount: 300 }] } },
+  example: {
+    eur: {
+      tiers: [
+        { upTo: 5, unitAmount: 500 },
+        { upTo: 10, unitAmount: 400 },
+        { upTo: null, unitAmount: 300 },
+      ],
+    },
+  },
 };
 
 /** The Price as the API returns it. */

@@ -1,7 +1,20 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ApiNoInput, ApiPageQuery, assertNoInput, Caller, CallerContext, Clock, commandContext, IfMatch, Page, problemResponse, ResourceIdPipe, Versioned } from '@billing/platform';
+import {
+  ApiNoInput,
+  ApiPageQuery,
+  assertNoInput,
+  Caller,
+  CallerContext,
+  Clock,
+  commandContext,
+  IfMatch,
+  Page,
+  problemResponse,
+  ResourceIdPipe,
+  Versioned,
+} from '@billing/platform';
 import { NotFoundError } from '@billing/shared-kernel';
 import { Quote, quotePrice, validateCreatePrice } from '../domain';
 import { ArchivePriceCommand } from '../archive-price/archive-price.command';

@@ -111,11 +111,9 @@ describe('catalog.read-model projection (Postgres)', () => {
         `select id, product_id, archived, position::text, version, state, view from prices where environment_id = $1 order by id`,
         [environmentId],
       ),
-      products: await queryRows(
-        dataSource.manager,
-        `select id, position::text, version, state, view from products where environment_id = $1 order by id`,
-        [environmentId],
-      ),
+      products: await queryRows(dataSource.manager, `select id, position::text, version, state, view from products where environment_id = $1 order by id`, [
+        environmentId,
+      ]),
     };
   }
 
@@ -224,7 +222,14 @@ describe('catalog.read-model projection (Postgres)', () => {
     expect(statements).toEqual(['insert']);
     const [row] = (await rows(environmentId)).prices;
     expect(row).toMatchObject({ version: 5, archived: true, position: created[0].globalPosition });
-    expect(row.view).toMatchObject({ name: 'fourth', termCount: 3, description: 'd', pricing: { eur: { unitAmount: 1700 } }, archivedAt: at(4), updatedAt: at(4) });
+    expect(row.view).toMatchObject({
+      name: 'fourth',
+      termCount: 3,
+      description: 'd',
+      pricing: { eur: { unitAmount: 1700 } },
+      archivedAt: at(4),
+      updatedAt: at(4),
+    });
   });
 
   it('a batch continuing many streams reads their stored state in one select and writes them in one upsert per table', async () => {
@@ -235,7 +240,9 @@ describe('catalog.read-model projection (Postgres)', () => {
     for (const id of ids) first.push(...(await append(priceStream(environmentId, id), [priceCreated(id)])));
     const second: RecordedEvent[] = [];
     for (const [i, id] of ids.entries()) {
-      second.push(...(await append(priceStream(environmentId, id), [priceUpdated(id, { name: `renamed ${i}` }, at(1)), priceUpdated(id, { termCount: i + 1 }, at(2))])));
+      second.push(
+        ...(await append(priceStream(environmentId, id), [priceUpdated(id, { name: `renamed ${i}` }, at(1)), priceUpdated(id, { termCount: i + 1 }, at(2))])),
+      );
     }
     for (const id of products) second.push(...(await append(productStream(environmentId, id), [productCreated(id, 'p')])));
 
@@ -246,13 +253,18 @@ describe('catalog.read-model projection (Postgres)', () => {
     expect(prices).toHaveLength(20);
     expect(productRows).toHaveLength(5);
     for (const [i, id] of ids.entries()) {
-      expect(prices.find((row) => row.id === id)).toMatchObject({ version: 3, view: { name: `renamed ${i}`, termCount: i + 1, updatedAt: at(2), createdAt: T0 } });
+      expect(prices.find((row) => row.id === id)).toMatchObject({
+        version: 3,
+        view: { name: `renamed ${i}`, termCount: i + 1, updatedAt: at(2), createdAt: T0 },
+      });
     }
   });
 
   it('ignores events of other stream types in its batch', async () => {
     const environmentId = randomUUID();
-    const events = await append({ environmentId, streamType: 'something-else', streamId: randomUUID() }, [{ type: 'PriceCreated', schemaVersion: 1, data: {} }]);
+    const events = await append({ environmentId, streamType: 'something-else', streamId: randomUUID() }, [
+      { type: 'PriceCreated', schemaVersion: 1, data: {} },
+    ]);
     expect(await applyBatches([events])).toEqual([[]]);
     expect(await rows(environmentId)).toEqual({ prices: [], products: [] });
   });
@@ -268,7 +280,10 @@ describe('catalog.read-model projection (Postgres)', () => {
     for (let round = 1; round <= 3; round++) {
       for (const [i, id] of prices.entries()) {
         if (i % 3 === 0 && round === 3) await append(priceStream(environmentId, id), [priceArchived(id, at(round))]);
-        else await append(priceStream(environmentId, id), [priceUpdated(id, { name: `round ${round} of ${i}`, description: round % 2 ? 'odd' : null }, at(round))]);
+        else
+          await append(priceStream(environmentId, id), [
+            priceUpdated(id, { name: `round ${round} of ${i}`, description: round % 2 ? 'odd' : null }, at(round)),
+          ]);
       }
     }
     const events = await inLogOrder(streams);

@@ -68,7 +68,11 @@ export const catalogProjection: Projection = {
   },
 };
 
-async function applyTo<State, Event extends DomainEvent, View>(model: ReadModelTable<State, Event, View>, events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
+async function applyTo<State, Event extends DomainEvent, View>(
+  model: ReadModelTable<State, Event, View>,
+  events: readonly RecordedEvent[],
+  tx: EntityManager,
+): Promise<void> {
   const rows = await viewRows(model, events, tx);
   if (rows.length > 0) await model.upsert(rows, tx);
 }

@@ -6,7 +6,12 @@ export class AddSettlementDto {
   @IsString()
   date!: string;
 
-  @ApiProperty({ type: Number, format: 'int64', description: 'In the lowest currency unit; not 0. Negative for a refund (positive on a credit note).', example: 1000 })
+  @ApiProperty({
+    type: Number,
+    format: 'int64',
+    description: 'In the lowest currency unit; not 0. Negative for a refund (positive on a credit note).',
+    example: 1000,
+  })
   @IsInt()
   amount!: number;
 

@@ -65,7 +65,13 @@ export class CreateInvoiceDto {
   @MaxLength(4000)
   memo?: string | null;
 
-  @ApiProperty({ type: () => [InvoiceLineInputDto], required: false, nullable: true, maxItems: MAX_INVOICE_LINES, description: `At most ${MAX_INVOICE_LINES} lines.` })
+  @ApiProperty({
+    type: () => [InvoiceLineInputDto],
+    required: false,
+    nullable: true,
+    maxItems: MAX_INVOICE_LINES,
+    description: `At most ${MAX_INVOICE_LINES} lines.`,
+  })
   @LineItems()
   items?: InvoiceLineInputDto[] | null;
 }

@@ -3,11 +3,23 @@ import { IsBoolean, IsNumber, IsOptional, IsString, MaxLength } from 'class-vali
 import { TAX_CODE_MAX_LENGTH } from '../domain';
 
 export class CreateTaxCodeDto {
-  @ApiProperty({ description: 'The code lines name in `taxCode`; case-sensitive, unique per environment.', minLength: 1, maxLength: TAX_CODE_MAX_LENGTH, example: 'VAT25' })
+  @ApiProperty({
+    description: 'The code lines name in `taxCode`; case-sensitive, unique per environment.',
+    minLength: 1,
+    maxLength: TAX_CODE_MAX_LENGTH,
+    example: 'VAT25',
+  })
   @IsString()
   code!: string;
 
-  @ApiProperty({ description: 'A fraction between 0 and 1, at most 4 decimals (0.255 means 25.5%).', type: Number, format: 'double', minimum: 0, maximum: 1, example: 0.255 })
+  @ApiProperty({
+    description: 'A fraction between 0 and 1, at most 4 decimals (0.255 means 25.5%).',
+    type: Number,
+    format: 'double',
+    minimum: 0,
+    maximum: 1,
+    example: 0.255,
+  })
   @IsNumber()
   rate!: number;
 

@@ -26,7 +26,12 @@ function invoiceOf(state: InvoiceState): Invoice {
 }
 const spec = deciderSpec(invoiceEvolver);
 
-const customer = { id: 'cust-1', handle: null, name: null, billingAddress: { street1: null, street2: null, postalCode: null, city: null, county: null, country: null, state: null } };
+const customer = {
+  id: 'cust-1',
+  handle: null,
+  name: null,
+  billingAddress: { street1: null, street2: null, postalCode: null, city: null, county: null, country: null, state: null },
+};
 const VAT25 = { taxCode: 'VAT25', taxable: true, taxRate: 0.25 };
 const taxes: TaxRegister = new Map([['VAT25', VAT25]]);
 /** 800 + 200 tax: a total of 1000 */
@@ -46,7 +51,11 @@ const invoiceEvents: InvoiceEvent[] = (() => {
 function bookedCreditNote(id: string, handle: string, source: InvoiceEvent[] = invoiceEvents, lines?: RequestedLine[]) {
   const reversal = decideDuplicateInvoice({ invoiceId: 'inv-1', newInvoiceId: id, reverse: true, taxes }, given(...source), metaAt(undefined, id));
   let events = reversal.newStreamEvents;
-  if (lines) events = [...events, ...decideUpdateInvoice({ invoiceId: id, date: '2025-03-01', currency: null, items: lines, taxes }, given(...events), metaAt(undefined, id))];
+  if (lines)
+    events = [
+      ...events,
+      ...decideUpdateInvoice({ invoiceId: id, date: '2025-03-01', currency: null, items: lines, taxes }, given(...events), metaAt(undefined, id)),
+    ];
   const booked = decideBookInvoice({ invoiceId: id, handle, taxes }, given(...events), metaAt());
   return { creditNote: [...events, ...booked], onInvoice: reversal.sourceEvents };
 }
@@ -59,8 +68,10 @@ function apply(invoice: InvoiceEvent[], creditNote: InvoiceEvent[]) {
 }
 
 /** Given the credit note's history, when it is applied to the invoice of `invoice` (the decider's second stream). */
-const applyingTo = (invoice: InvoiceEvent[], command = { creditNoteId: 'cn-1', invoiceId: 'inv-1' }) => (creditNote: InvoiceState) =>
-  decideApplyCreditNote(command, given(...invoice), creditNote, metaAt());
+const applyingTo =
+  (invoice: InvoiceEvent[], command = { creditNoteId: 'cn-1', invoiceId: 'inv-1' }) =>
+  (creditNote: InvoiceState) =>
+    decideApplyCreditNote(command, given(...invoice), creditNote, metaAt());
 
 const partial = (quantity: number): RequestedLine[] => [{ quantity, unitAmount: -800, taxCode: 'VAT25' }];
 
@@ -153,21 +164,33 @@ describe('decideApplyCreditNote', () => {
 
   it('given a "credit note" whose lines add to the invoice, when applied, then 409 credit-note-wrong-sign', () => {
     const { creditNote, onInvoice } = bookedCreditNote('cn-1', 'CN-000001', invoiceEvents, [{ quantity: 1, unitAmount: 100 }]);
-    spec.given(creditNote).when(applyingTo([...invoiceEvents, ...onInvoice])).thenThrows({ kind: 'conflict', code: 'credit-note-wrong-sign' });
+    spec
+      .given(creditNote)
+      .when(applyingTo([...invoiceEvents, ...onInvoice]))
+      .thenThrows({ kind: 'conflict', code: 'credit-note-wrong-sign' });
   });
 
   it('given a credit note with a total of 0, when applied, then nothing is recorded on either stream', () => {
     const { creditNote, onInvoice } = bookedCreditNote('cn-1', 'CN-000001', invoiceEvents, [{ quantity: 0, unitAmount: -800 }]);
-    spec.given(creditNote).when(applyingTo([...invoiceEvents, ...onInvoice])).then({ invoiceEvents: [], creditNoteEvents: [] });
+    spec
+      .given(creditNote)
+      .when(applyingTo([...invoiceEvents, ...onInvoice]))
+      .then({ invoiceEvents: [], creditNoteEvents: [] });
   });
 
   it('given no credit note, when applied, then 404', () => {
-    spec.given([]).when(applyingTo(invoiceEvents)).thenThrows({ kind: 'not_found', code: 'not-found', message: expect.stringContaining('cn-1') });
+    spec
+      .given([])
+      .when(applyingTo(invoiceEvents))
+      .thenThrows({ kind: 'not_found', code: 'not-found', message: expect.stringContaining('cn-1') });
   });
 
   it('given a booked credit note but no invoice, when applied, then 404', () => {
     const { creditNote } = bookedCreditNote('cn-1', 'CN-000001');
-    spec.given(creditNote).when(applyingTo([])).thenThrows({ kind: 'not_found', code: 'not-found', message: expect.stringContaining('inv-1') });
+    spec
+      .given(creditNote)
+      .when(applyingTo([]))
+      .thenThrows({ kind: 'not_found', code: 'not-found', message: expect.stringContaining('inv-1') });
   });
 
   it('given a draft credit note, or one crediting another invoice, when applied, then 409 invoice-not-booked', () => {
@@ -176,12 +199,18 @@ describe('decideApplyCreditNote', () => {
     spec.given(draft).when(applyingTo(invoiceEvents)).thenThrows({ kind: 'conflict', code: 'invoice-not-booked' });
     const otherInvoice = decideCreateInvoice({ invoiceId: 'inv-9', customer, currency: 'EUR', items, taxes }, given(), metaAt());
     const otherBooked = [...otherInvoice, ...decideBookInvoice({ invoiceId: 'inv-9', handle: 'INV-000009', taxes }, given(...otherInvoice), metaAt())];
-    spec.given(creditNote).when(applyingTo(otherBooked, { creditNoteId: 'cn-1', invoiceId: 'inv-9' })).thenThrows({ kind: 'conflict', code: 'invoice-not-booked' });
+    spec
+      .given(creditNote)
+      .when(applyingTo(otherBooked, { creditNoteId: 'cn-1', invoiceId: 'inv-9' }))
+      .thenThrows({ kind: 'conflict', code: 'invoice-not-booked' });
   });
 
   it('given a booked credit note of an invoice that is (in the state given) still a draft, when applied, then 409 invoice-not-booked', () => {
     const { creditNote } = bookedCreditNote('cn-1', 'CN-000001');
-    spec.given(creditNote).when(applyingTo(invoiceEvents.slice(0, 1))).thenThrows({ kind: 'conflict', code: 'invoice-not-booked', message: expect.stringContaining('inv-1 is not booked') });
+    spec
+      .given(creditNote)
+      .when(applyingTo(invoiceEvents.slice(0, 1)))
+      .thenThrows({ kind: 'conflict', code: 'invoice-not-booked', message: expect.stringContaining('inv-1 is not booked') });
   });
 
   it('given a plain settlement on the invoice, then it does not count as credited', () => {

@@ -1,4 +1,14 @@
-import { CommandMetadata, ConflictError, NotFoundError, ValidationError, addDays, assertAmountInRange, daysBetween, isSupportedCurrency, validDate } from '@billing/shared-kernel';
+import {
+  CommandMetadata,
+  ConflictError,
+  NotFoundError,
+  ValidationError,
+  addDays,
+  assertAmountInRange,
+  daysBetween,
+  isSupportedCurrency,
+  validDate,
+} from '@billing/shared-kernel';
 import { today } from './calendar';
 import { Address, InvoiceCreated, InvoiceCustomer, InvoiceDuplicated, InvoiceEvent } from './invoice-events';
 import { negateLine, parseAmount, settlementStatus, totalDue } from './invoice-maths';

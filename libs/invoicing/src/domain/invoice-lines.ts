@@ -48,7 +48,10 @@ export function buildLines(items: readonly ResolvedLine[], current: readonly Inv
       throw ValidationError.at(`${pointer}/periodEnd`, 'must not be before periodStart');
     }
     const { tax } = item;
-    const scaled = parseLine({ quantity: item.quantity, unitAmount: item.unitAmount, discount: item.discount, taxable: tax.taxable, taxRate: tax.taxRate }, pointer);
+    const scaled = parseLine(
+      { quantity: item.quantity, unitAmount: item.unitAmount, discount: item.discount, taxable: tax.taxable, taxRate: tax.taxRate },
+      pointer,
+    );
     const base = {
       id,
       sku: item.sku ?? null,

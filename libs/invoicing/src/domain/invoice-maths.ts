@@ -1,10 +1,4 @@
-import {
-  QUANTITY_SCALE,
-  ValidationError,
-  assertAmountInRange,
-  divideRoundingHalfAwayFromZero,
-  parseScaledDecimal,
-} from '@billing/shared-kernel';
+import { QUANTITY_SCALE, ValidationError, assertAmountInRange, divideRoundingHalfAwayFromZero, parseScaledDecimal } from '@billing/shared-kernel';
 
 /**
  * Invoice arithmetic on integers only. Decimals arrive as JSON numbers and are
@@ -25,9 +19,7 @@ const PERCENT_HUNDRED = 100n * 10n ** BigInt(PERCENTAGE_SCALE);
 export type SettlementStatus = 'settled' | 'over_settled' | 'under_settled' | 'not_settled';
 
 /** A line discount as given: exactly one of percentage or fixed amount. */
-export type ScaledDiscount =
-  | { readonly kind: 'percentage'; readonly percentage: bigint }
-  | { readonly kind: 'amount'; readonly amount: bigint };
+export type ScaledDiscount = { readonly kind: 'percentage'; readonly percentage: bigint } | { readonly kind: 'amount'; readonly amount: bigint };
 
 /** A line's inputs, exactly, as scaled integers. */
 export interface ScaledLine {
@@ -121,10 +113,7 @@ export function parseLine(input: LineInput, pointer: string): ScaledLine {
  * positive line, and negative on a credit-note line) and does not exceed it.
  */
 export function computeLine(line: ScaledLine, pointer: string): LineFigures {
-  const gross = assertAmountInRange(
-    divideRoundingHalfAwayFromZero(line.unitAmount * line.quantity, QUANTITY_ONE),
-    pointer,
-  );
+  const gross = assertAmountInRange(divideRoundingHalfAwayFromZero(line.unitAmount * line.quantity, QUANTITY_ONE), pointer);
   let discount = 0n;
   if (line.discount?.kind === 'percentage') {
     // |percentage| ≤ 100%, so |discount| ≤ |gross|: no further check needed.

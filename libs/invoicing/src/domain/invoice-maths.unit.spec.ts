@@ -1,15 +1,6 @@
 import fc from 'fast-check';
 import { DomainError, MAX_AMOUNT, ValidationError } from '@billing/shared-kernel';
-import {
-  LineFigures,
-  LineInput,
-  computeLine,
-  computeTotals,
-  negateLine,
-  parseLine,
-  settlementStatus,
-  totalDue,
-} from './invoice-maths';
+import { LineFigures, LineInput, computeLine, computeTotals, negateLine, parseLine, settlementStatus, totalDue } from './invoice-maths';
 
 const line = (overrides: Partial<LineInput> = {}): LineInput => ({
   quantity: 1,
@@ -185,8 +176,7 @@ function oracleLine(l: OracleLine): LineFigures | Overflow {
   const gross = oracleGross(l);
   if (outOfRange(gross)) return 'overflow';
   const fixed = fixedAmount(l);
-  const discount =
-    fixed !== null ? fixed : l.percentage !== null ? oracleRound(times(int(gross), times(rational(l.percentage), rational('0.01')))) : 0n;
+  const discount = fixed !== null ? fixed : l.percentage !== null ? oracleRound(times(int(gross), times(rational(l.percentage), rational('0.01')))) : 0n;
   const amount = gross - discount;
   const taxAmount = l.taxable ? oracleRound(times(int(amount), rational(l.taxRate))) : 0n;
   return { gross, discount, amount, taxAmount };

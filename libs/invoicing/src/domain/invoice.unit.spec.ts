@@ -69,12 +69,27 @@ const lines: InvoiceLine[] = [
     amount: 1147,
     taxAmount: 292,
   },
-  { id: 'id-3', ...noText, description: 'Setup', quantity: 1, unitAmount: 300, discount: { percentage: null, amount: 100 }, tax: NO_TAX, discountAmount: 100, amount: 200, taxAmount: 0 },
+  {
+    id: 'id-3',
+    ...noText,
+    description: 'Setup',
+    quantity: 1,
+    unitAmount: 300,
+    discount: { percentage: null, amount: 100 },
+    tax: NO_TAX,
+    discountAmount: 100,
+    amount: 200,
+    taxAmount: 0,
+  },
 ];
 
 const createCommand: CreateInvoice = { invoiceId: 'inv-1', customer, currency: 'eur', date: '2025-02-01', dueDate: '2025-02-15', memo: 'Feb', items, taxes };
 const created = decideCreateInvoice(createCommand, given(), metaAt('2025-02-01T09:00:00.000Z'))[0] as InvoiceCreated;
-const booked = decideBookInvoice({ invoiceId: 'inv-1', handle: 'INV-000001', date: '2025-02-02', taxes }, given(created), metaAt('2025-02-02T09:00:00.000Z'))[0] as InvoiceBooked;
+const booked = decideBookInvoice(
+  { invoiceId: 'inv-1', handle: 'INV-000001', date: '2025-02-02', taxes },
+  given(created),
+  metaAt('2025-02-02T09:00:00.000Z'),
+)[0] as InvoiceBooked;
 const createdEmpty = decideCreateInvoice({ ...createCommand, items: [] }, given(), metaAt())[0];
 const book = (overrides: { date?: string | null; handle?: string } = {}) => ({ invoiceId: 'inv-1', handle: 'INV-000001', taxes, ...overrides });
 const update = (overrides: object = {}) => ({ invoiceId: 'inv-1', date: '2025-02-01', currency: 'EUR', taxes, ...overrides });
@@ -110,7 +125,13 @@ describe('decideCreateInvoice', () => {
   it('given no invoice, when created with only customer and currency, then date today (UTC) and dueDate, memo, items and address fields empty', () => {
     spec
       .given([])
-      .when((state) => decideCreateInvoice({ invoiceId: 'inv-1', customer: { id: 'c', handle: null, name: null }, currency: 'USD', taxes: NO_REGISTER }, state, metaAt('2025-03-01T23:59:59.000Z')))
+      .when((state) =>
+        decideCreateInvoice(
+          { invoiceId: 'inv-1', customer: { id: 'c', handle: null, name: null }, currency: 'USD', taxes: NO_REGISTER },
+          state,
+          metaAt('2025-03-01T23:59:59.000Z'),
+        ),
+      )
       .then([
         {
           type: 'InvoiceCreated',
@@ -140,12 +161,24 @@ describe('decideCreateInvoice', () => {
   it('given no invoice, when created with exactly MAX_INVOICE_LINES (500) lines, then created', () => {
     spec
       .given([])
-      .when((state) => (decideCreateInvoice({ ...createCommand, items: Array.from({ length: MAX_INVOICE_LINES }, () => ({ quantity: 1, unitAmount: 1 })) }, state, metaAt())[0] as InvoiceCreated).data.lines.length)
+      .when(
+        (state) =>
+          (
+            decideCreateInvoice(
+              { ...createCommand, items: Array.from({ length: MAX_INVOICE_LINES }, () => ({ quantity: 1, unitAmount: 1 })) },
+              state,
+              metaAt(),
+            )[0] as InvoiceCreated
+          ).data.lines.length,
+      )
       .then(500);
   });
 
   it('given an invoice, when created again, then 409 invoice-exists', () => {
-    spec.given([created]).when((state) => decideCreateInvoice(createCommand, state, metaAt())).thenThrows({ kind: 'conflict', code: 'invoice-exists' });
+    spec
+      .given([created])
+      .when((state) => decideCreateInvoice(createCommand, state, metaAt()))
+      .thenThrows({ kind: 'conflict', code: 'invoice-exists' });
   });
 
   it('given no invoice, when lines name codes the register lacks, then 422 unknown-tax-code at each of them', () => {
@@ -164,7 +197,10 @@ describe('decideCreateInvoice', () => {
     spec
       .given([])
       .when((state) => decideCreateInvoice({ ...createCommand, customer: { id: 'c' } as InvoiceCustomer }, state, metaAt()))
-      .thenThrows({ kind: 'validation', errors: [expect.objectContaining({ pointer: '/customer/handle' }), expect.objectContaining({ pointer: '/customer/name' })] });
+      .thenThrows({
+        kind: 'validation',
+        errors: [expect.objectContaining({ pointer: '/customer/handle' }), expect.objectContaining({ pointer: '/customer/name' })],
+      });
   });
 
   it.each<[string, Partial<CreateInvoice>, string, string?]>([
@@ -173,8 +209,16 @@ describe('decideCreateInvoice', () => {
     ['a malformed due date', { dueDate: '15.02.2025' }, '/dueDate'],
     ['a dueDate before the date', { dueDate: '2025-01-31' }, '/dueDate'],
     ['a customer without id', { customer: { ...customer, id: '' } }, '/customer/id'],
-    ['a customer without handle (required, nullable)', { customer: { id: 'c', name: null, billingAddress: customer.billingAddress } as unknown as InvoiceCustomer }, '/customer/handle'],
-    ['a customer without name (required, nullable)', { customer: { id: 'c', handle: null, billingAddress: customer.billingAddress } as unknown as InvoiceCustomer }, '/customer/name'],
+    [
+      'a customer without handle (required, nullable)',
+      { customer: { id: 'c', name: null, billingAddress: customer.billingAddress } as unknown as InvoiceCustomer },
+      '/customer/handle',
+    ],
+    [
+      'a customer without name (required, nullable)',
+      { customer: { id: 'c', handle: null, billingAddress: customer.billingAddress } as unknown as InvoiceCustomer },
+      '/customer/name',
+    ],
     ['a line id (nothing to refer to yet)', { items: [{ ...items[0], id: 'x' }] }, '/items/0/id'],
     ['a line quantity with 5 decimals', { items: [items[0], { ...items[1], quantity: 1.00001 }] }, '/items/1/quantity', 'too-many-decimals'],
     ['a period ending before it starts', { items: [{ ...items[0], periodStart: '2025-02-10', periodEnd: '2025-02-09' }] }, '/items/0/periodEnd'],
@@ -182,9 +226,22 @@ describe('decideCreateInvoice', () => {
     ['an invalid period end', { items: [{ ...items[0], periodEnd: '2025-02-31' }] }, '/items/0/periodEnd'],
     ['a discount with both kinds', { items: [{ ...items[0], discount: { percentage: 1, amount: 1 } }] }, '/items/0/discount'],
     ['501 lines (at most MAX_INVOICE_LINES)', { items: Array.from({ length: MAX_INVOICE_LINES + 1 }, () => ({ quantity: 1, unitAmount: 1 })) }, '/items'],
-    ['totals beyond the limit', { items: [{ quantity: 1, unitAmount: Number.MAX_SAFE_INTEGER }, { quantity: 1, unitAmount: 1 }] }, '/items', 'amount-out-of-range'],
+    [
+      'totals beyond the limit',
+      {
+        items: [
+          { quantity: 1, unitAmount: Number.MAX_SAFE_INTEGER },
+          { quantity: 1, unitAmount: 1 },
+        ],
+      },
+      '/items',
+      'amount-out-of-range',
+    ],
   ])('given no invoice, when created with %s, then 422', (_, overrides, pointer, code = 'validation-failed') => {
-    spec.given([]).when((state) => decideCreateInvoice({ ...createCommand, ...overrides }, state, metaAt())).thenThrows(invalidAt(pointer, code));
+    spec
+      .given([])
+      .when((state) => decideCreateInvoice({ ...createCommand, ...overrides }, state, metaAt()))
+      .thenThrows(invalidAt(pointer, code));
   });
 });
 
@@ -194,7 +251,21 @@ describe('decideUpdateInvoice', () => {
   it('given a draft, when items are put, then lines are replaced: known ids kept, new lines get new ids', () => {
     spec
       .given([created])
-      .when((state) => decideUpdateInvoice(update({ date: '2025-02-03', currency: 'dkk', dueDate: '2025-02-20', items: [{ ...items[1], id: 'id-2' }, { quantity: 3, unitAmount: 10 }] }), state, metaAt()))
+      .when((state) =>
+        decideUpdateInvoice(
+          update({
+            date: '2025-02-03',
+            currency: 'dkk',
+            dueDate: '2025-02-20',
+            items: [
+              { ...items[1], id: 'id-2' },
+              { quantity: 3, unitAmount: 10 },
+            ],
+          }),
+          state,
+          metaAt(),
+        ),
+      )
       .then([
         {
           type: 'InvoiceUpdated',
@@ -215,22 +286,40 @@ describe('decideUpdateInvoice', () => {
     spec
       .given([created])
       .when((state) => decideUpdateInvoice(update({ currency: null }), state, metaAt()))
-      .then([{ type: 'InvoiceUpdated', schemaVersion: 1, data: { invoiceId: 'inv-1', date: '2025-02-01', currency: 'EUR', dueDate: '2025-02-15', lines, updatedAt: NOW } }]);
+      .then([
+        {
+          type: 'InvoiceUpdated',
+          schemaVersion: 1,
+          data: { invoiceId: 'inv-1', date: '2025-02-01', currency: 'EUR', dueDate: '2025-02-15', lines, updatedAt: NOW },
+        },
+      ]);
   });
 
   it('given a draft, when dueDate and items are null, then they are cleared', () => {
     spec
       .given([created])
       .when((state) => decideUpdateInvoice(update({ dueDate: null, items: null }), state, metaAt()))
-      .then([{ type: 'InvoiceUpdated', schemaVersion: 1, data: { invoiceId: 'inv-1', date: '2025-02-01', currency: 'EUR', dueDate: null, lines: [], updatedAt: NOW } }]);
+      .then([
+        {
+          type: 'InvoiceUpdated',
+          schemaVersion: 1,
+          data: { invoiceId: 'inv-1', date: '2025-02-01', currency: 'EUR', dueDate: null, lines: [], updatedAt: NOW },
+        },
+      ]);
   });
 
   it('given no invoice, when updated, then 404', () => {
-    spec.given([]).when((state) => decideUpdateInvoice(update(), state, metaAt())).thenThrows({ kind: 'not_found', code: 'not-found' });
+    spec
+      .given([])
+      .when((state) => decideUpdateInvoice(update(), state, metaAt()))
+      .thenThrows({ kind: 'not_found', code: 'not-found' });
   });
 
   it('given a booked invoice, when updated (even naming an unknown code), then 409 invoice-not-draft', () => {
-    spec.given([created, booked]).when((state) => decideUpdateInvoice(update(), state, metaAt())).thenThrows({ kind: 'conflict', code: 'invoice-not-draft' });
+    spec
+      .given([created, booked])
+      .when((state) => decideUpdateInvoice(update(), state, metaAt()))
+      .thenThrows({ kind: 'conflict', code: 'invoice-not-draft' });
     spec
       .given([created, booked])
       .when((state) => decideUpdateInvoice(update({ items: [{ quantity: 1, unitAmount: 1, taxCode: 'NOPE' }] }), state, metaAt()))
@@ -241,14 +330,26 @@ describe('decideUpdateInvoice', () => {
     ['a line naming an unknown code', { items: [items[0], { quantity: 1, unitAmount: 1, taxCode: 'NOPE' }] }, '/items/1/taxCode', 'unknown-tax-code'],
     ['501 lines', { items: Array.from({ length: MAX_INVOICE_LINES + 1 }, () => ({ quantity: 1, unitAmount: 1 })) }, '/items'],
     ['a line id not on the invoice', { items: [items[0], { ...items[0], id: 'other' }] }, '/items/1/id'],
-    ['the same line id twice', { items: [{ ...items[0], id: 'id-1' }, { ...items[0], id: 'id-1' }] }, '/items/1/id'],
+    [
+      'the same line id twice',
+      {
+        items: [
+          { ...items[0], id: 'id-1' },
+          { ...items[0], id: 'id-1' },
+        ],
+      },
+      '/items/1/id',
+    ],
     ['a dueDate before the date', { dueDate: '2025-01-01' }, '/dueDate'],
     ['a date after the kept dueDate', { date: '2025-02-16' }, '/dueDate'],
     ['an unknown currency', { currency: 'eu' }, '/currency', 'unsupported-currency'],
     ['a malformed date', { date: '2025-2-1' }, '/date'],
     ['a negative discount amount', { items: [{ ...items[0], discount: { amount: -5 } }] }, '/items/0/discount/amount'],
   ])('given a draft, when put with %s, then 422', (_, overrides, pointer, code = 'validation-failed') => {
-    spec.given([created]).when((state) => decideUpdateInvoice(update(overrides), state, metaAt())).thenThrows(invalidAt(pointer, code));
+    spec
+      .given([created])
+      .when((state) => decideUpdateInvoice(update(overrides), state, metaAt()))
+      .thenThrows(invalidAt(pointer, code));
   });
 });
 
@@ -281,8 +382,14 @@ describe('decideBookInvoice', () => {
   });
 
   it('given a draft, when booked with a date up to its due date, then that date is the invoice date', () => {
-    spec.given([created]).when((state) => decideBookInvoice(book({ date: '2025-02-02' }), state, metaAt())[0].data).then(expect.objectContaining({ date: '2025-02-02' }));
-    spec.given([created]).when((state) => decideBookInvoice(book({ date: '2025-02-15' }), state, metaAt())[0].data).then(expect.objectContaining({ date: '2025-02-15' }));
+    spec
+      .given([created])
+      .when((state) => decideBookInvoice(book({ date: '2025-02-02' }), state, metaAt())[0].data)
+      .then(expect.objectContaining({ date: '2025-02-02' }));
+    spec
+      .given([created])
+      .when((state) => decideBookInvoice(book({ date: '2025-02-15' }), state, metaAt())[0].data)
+      .then(expect.objectContaining({ date: '2025-02-15' }));
   });
 
   it('given a draft dated in the past and already due, when booked without a date, then it keeps its date and due date', () => {
@@ -294,19 +401,31 @@ describe('decideBookInvoice', () => {
 
   it('given a draft without a due date, when booked with any valid date, then that date', () => {
     const undated = decideCreateInvoice({ ...createCommand, dueDate: null }, given(), metaAt());
-    spec.given(undated).when((state) => decideBookInvoice(book({ date: '2030-01-01' }), state, metaAt())[0].data).then(expect.objectContaining({ date: '2030-01-01', dueDate: null }));
+    spec
+      .given(undated)
+      .when((state) => decideBookInvoice(book({ date: '2030-01-01' }), state, metaAt())[0].data)
+      .then(expect.objectContaining({ date: '2030-01-01', dueDate: null }));
   });
 
   it('given no invoice, when booked, then 404', () => {
-    spec.given([]).when((state) => decideBookInvoice(book(), state, metaAt())).thenThrows({ kind: 'not_found', code: 'not-found' });
+    spec
+      .given([])
+      .when((state) => decideBookInvoice(book(), state, metaAt()))
+      .thenThrows({ kind: 'not_found', code: 'not-found' });
   });
 
   it('given a booked invoice, when booked again, then 409 invoice-already-booked', () => {
-    spec.given([created, booked]).when((state) => decideBookInvoice(book({ handle: 'INV-000002' }), state, metaAt())).thenThrows({ kind: 'conflict', code: 'invoice-already-booked' });
+    spec
+      .given([created, booked])
+      .when((state) => decideBookInvoice(book({ handle: 'INV-000002' }), state, metaAt()))
+      .thenThrows({ kind: 'conflict', code: 'invoice-already-booked' });
   });
 
   it('given a draft without lines, when booked, then 409 invoice-has-no-lines', () => {
-    spec.given([createdEmpty]).when((state) => decideBookInvoice(book(), state, metaAt())).thenThrows({ kind: 'conflict', code: 'invoice-has-no-lines' });
+    spec
+      .given([createdEmpty])
+      .when((state) => decideBookInvoice(book(), state, metaAt()))
+      .thenThrows({ kind: 'conflict', code: 'invoice-has-no-lines' });
   });
 
   it('given a draft due 2025-02-15, when booked with a later date, then 422 at /date (the field sent), naming the stored due date', () => {
@@ -317,11 +436,17 @@ describe('decideBookInvoice', () => {
   });
 
   it('given a draft, when booked with an invalid date, then 422 at /date', () => {
-    spec.given([created]).when((state) => decideBookInvoice(book({ date: '2025-02-30' }), state, metaAt())).thenThrows(invalidAt('/date'));
+    spec
+      .given([created])
+      .when((state) => decideBookInvoice(book({ date: '2025-02-30' }), state, metaAt()))
+      .thenThrows(invalidAt('/date'));
   });
 
   it('given a draft, when booked without an allocated handle, then a programming error (never an event without a number)', () => {
-    spec.given([created]).when((state) => decideBookInvoice(book({ handle: '' }), state, metaAt())).thenThrows({ message: 'BookInvoice needs an allocated handle' });
+    spec
+      .given([created])
+      .when((state) => decideBookInvoice(book({ handle: '' }), state, metaAt()))
+      .thenThrows({ message: 'BookInvoice needs an allocated handle' });
   });
 });
 
@@ -348,16 +473,28 @@ describe('decideAddSettlement', () => {
     ['over-settled', [4139], 1, 'over_settled'],
     ['settled again by a refund', [4139, 1], -1, 'settled'],
   ])('given a booked invoice, when a settlement leaves it %s, then the event says so', (_, before, amount, status) => {
-    const history = before.reduce<InvoiceEvent[]>((events, paid) => [...events, ...decideAddSettlement(settle(paid), given(...events), metaAt())], [created, booked]);
-    spec.given(history).when((state) => decideAddSettlement(settle(amount), state, metaAt())[0].data).then(expect.objectContaining({ settlementStatus: status }));
+    const history = before.reduce<InvoiceEvent[]>(
+      (events, paid) => [...events, ...decideAddSettlement(settle(paid), given(...events), metaAt())],
+      [created, booked],
+    );
+    spec
+      .given(history)
+      .when((state) => decideAddSettlement(settle(amount), state, metaAt())[0].data)
+      .then(expect.objectContaining({ settlementStatus: status }));
   });
 
   it('given no invoice, when a settlement is added, then 404', () => {
-    spec.given([]).when((state) => decideAddSettlement(settle(1), state, metaAt())).thenThrows({ kind: 'not_found', code: 'not-found' });
+    spec
+      .given([])
+      .when((state) => decideAddSettlement(settle(1), state, metaAt()))
+      .thenThrows({ kind: 'not_found', code: 'not-found' });
   });
 
   it('given a draft, when a settlement is added, then 409 invoice-not-booked', () => {
-    spec.given([created]).when((state) => decideAddSettlement(settle(1), state, metaAt())).thenThrows({ kind: 'conflict', code: 'invoice-not-booked' });
+    spec
+      .given([created])
+      .when((state) => decideAddSettlement(settle(1), state, metaAt()))
+      .thenThrows({ kind: 'conflict', code: 'invoice-not-booked' });
   });
 
   it.each<[string, number, string?]>([
@@ -367,15 +504,24 @@ describe('decideAddSettlement', () => {
     ['a settled sum beyond the limit', -Number.MAX_SAFE_INTEGER, 'amount-out-of-range'],
   ])('given a booked invoice with a refund of 1, when the amount is %s, then 422 at /amount', (_, amount, code = 'validation-failed') => {
     const refunded = [created, booked, ...decideAddSettlement(settle(-1), given(created, booked), metaAt())];
-    spec.given(refunded).when((state) => decideAddSettlement(settle(amount), state, metaAt())).thenThrows(invalidAt('/amount', code));
+    spec
+      .given(refunded)
+      .when((state) => decideAddSettlement(settle(amount), state, metaAt()))
+      .thenThrows(invalidAt('/amount', code));
   });
 
   it('given a booked invoice, when a refund makes what is due exceed the limit, then 422 amount-out-of-range at /amount', () => {
-    spec.given([created, booked]).when((state) => decideAddSettlement(settle(-Number.MAX_SAFE_INTEGER), state, metaAt())).thenThrows(invalidAt('/amount', 'amount-out-of-range'));
+    spec
+      .given([created, booked])
+      .when((state) => decideAddSettlement(settle(-Number.MAX_SAFE_INTEGER), state, metaAt()))
+      .thenThrows(invalidAt('/amount', 'amount-out-of-range'));
   });
 
   it('given a booked invoice, when the date is invalid, then 422 at /date', () => {
-    spec.given([created, booked]).when((state) => decideAddSettlement(settle(5, 'soon'), state, metaAt())).thenThrows(invalidAt('/date'));
+    spec
+      .given([created, booked])
+      .when((state) => decideAddSettlement(settle(5, 'soon'), state, metaAt()))
+      .thenThrows(invalidAt('/date'));
   });
 });
 
@@ -383,14 +529,26 @@ describe('decideAddSettlement', () => {
 
 describe('decideDuplicateInvoice', () => {
   const meta = () => metaAt('2025-04-10T12:00:00.000Z');
-  const duplicate = (overrides: { invoiceId?: string; newInvoiceId?: string; reverse?: boolean } = {}) => ({ invoiceId: 'inv-1', newInvoiceId: 'inv-2', reverse: false, taxes, ...overrides });
+  const duplicate = (overrides: { invoiceId?: string; newInvoiceId?: string; reverse?: boolean } = {}) => ({
+    invoiceId: 'inv-1',
+    newInvoiceId: 'inv-2',
+    reverse: false,
+    taxes,
+    ...overrides,
+  });
 
   it('given an invoice, when duplicated, then a new draft of the same type with new line ids, and InvoiceDuplicated on the source', () => {
     spec
       .given([created])
       .when((state) => decideDuplicateInvoice(duplicate(), state, meta()))
       .then({
-        sourceEvents: [{ type: 'InvoiceDuplicated', schemaVersion: 1, data: { invoiceId: 'inv-1', newInvoiceId: 'inv-2', reverse: false, duplicatedAt: '2025-04-10T12:00:00.000Z' } }],
+        sourceEvents: [
+          {
+            type: 'InvoiceDuplicated',
+            schemaVersion: 1,
+            data: { invoiceId: 'inv-1', newInvoiceId: 'inv-2', reverse: false, duplicatedAt: '2025-04-10T12:00:00.000Z' },
+          },
+        ],
         newStreamEvents: [
           {
             type: 'InvoiceCreated',
@@ -418,7 +576,13 @@ describe('decideDuplicateInvoice', () => {
       .given([created, booked])
       .when((state) => decideDuplicateInvoice(duplicate({ newInvoiceId: 'cn-1', reverse: true }), state, meta()))
       .then({
-        sourceEvents: [{ type: 'InvoiceDuplicated', schemaVersion: 1, data: { invoiceId: 'inv-1', newInvoiceId: 'cn-1', reverse: true, duplicatedAt: '2025-04-10T12:00:00.000Z' } }],
+        sourceEvents: [
+          {
+            type: 'InvoiceDuplicated',
+            schemaVersion: 1,
+            data: { invoiceId: 'inv-1', newInvoiceId: 'cn-1', reverse: true, duplicatedAt: '2025-04-10T12:00:00.000Z' },
+          },
+        ],
         newStreamEvents: [
           {
             type: 'InvoiceCreated',
@@ -449,15 +613,24 @@ describe('decideDuplicateInvoice', () => {
 
   it('given an invoice without a due date, when duplicated, then the copy has none either', () => {
     const noDue = decideCreateInvoice({ ...createCommand, dueDate: null }, given(), metaAt());
-    spec.given(noDue).when((state) => decideDuplicateInvoice(duplicate(), state, meta()).newStreamEvents[0].data).then(expect.objectContaining({ dueDate: null }));
+    spec
+      .given(noDue)
+      .when((state) => decideDuplicateInvoice(duplicate(), state, meta()).newStreamEvents[0].data)
+      .then(expect.objectContaining({ dueDate: null }));
   });
 
   it('given no invoice, when duplicated, then 404', () => {
-    spec.given([]).when((state) => decideDuplicateInvoice(duplicate(), state, meta())).thenThrows({ kind: 'not_found', code: 'not-found' });
+    spec
+      .given([])
+      .when((state) => decideDuplicateInvoice(duplicate(), state, meta()))
+      .thenThrows({ kind: 'not_found', code: 'not-found' });
   });
 
   it('given a draft, when reversed, then 409 invoice-not-booked', () => {
-    spec.given([created]).when((state) => decideDuplicateInvoice(duplicate({ reverse: true }), state, meta())).thenThrows({ kind: 'conflict', code: 'invoice-not-booked' });
+    spec
+      .given([created])
+      .when((state) => decideDuplicateInvoice(duplicate({ reverse: true }), state, meta()))
+      .thenThrows({ kind: 'conflict', code: 'invoice-not-booked' });
   });
 
   it('given a credit note, when reversed, then 409 credit-note-cannot-be-reversed', () => {
@@ -484,7 +657,11 @@ describe('evolve and toInvoiceView', () => {
 
   it('folds the stream and renders exactly the InvoiceDetail shape', () => {
     const settlement = decideAddSettlement({ invoiceId: 'inv-1', date: '2025-02-10', amount: 139, note: 'partial' }, given(created, booked), metaAt());
-    const duplicated = decideDuplicateInvoice({ invoiceId: 'inv-1', newInvoiceId: 'inv-2', reverse: false, taxes }, given(created, booked), metaAt()).sourceEvents;
+    const duplicated = decideDuplicateInvoice(
+      { invoiceId: 'inv-1', newInvoiceId: 'inv-2', reverse: false, taxes },
+      given(created, booked),
+      metaAt(),
+    ).sourceEvents;
     const state = invoiceOf(given(created, booked, ...settlement, ...duplicated));
     expect(toInvoiceView(state)).toEqual({
       id: 'inv-1',
@@ -526,7 +703,10 @@ describe('evolve and toInvoiceView', () => {
 
   it('settlements move settlementStatus and totalDue', () => {
     const settleAll = (events: InvoiceEvent[], ...amounts: number[]) =>
-      amounts.reduce((history, amount) => [...history, ...decideAddSettlement({ invoiceId: 'inv-1', date: '2025-02-10', amount }, given(...history), metaAt())], events);
+      amounts.reduce(
+        (history, amount) => [...history, ...decideAddSettlement({ invoiceId: 'inv-1', date: '2025-02-10', amount }, given(...history), metaAt())],
+        events,
+      );
     const viewAfter = (...amounts: number[]) => toInvoiceView(invoiceOf(given(...settleAll([created, booked], ...amounts))));
     expect(viewAfter()).toMatchObject({ settlementStatus: 'not_settled', totalDue: 4139 });
     expect(viewAfter(1000)).toMatchObject({ settlementStatus: 'under_settled', totalDue: 3139 });
@@ -596,22 +776,31 @@ const withRegister = ({ rates, lines: requested }: InvoiceInput): CreateInvoice 
 describe('invoice properties', () => {
   it('a credit note negates every figure of the booked invoice exactly', () => {
     fc.assert(
-      fc.property(invoiceInputArb.filter((input) => input.lines.length > 0), (input) => {
-        const command = withRegister(input);
-        const c = decideCreateInvoice(command, given(), metaAt());
-        const b = decideBookInvoice({ invoiceId: 'inv-1', handle: 'INV-000001', date: '2025-02-01', taxes: command.taxes }, given(...c), metaAt());
-        const original = toInvoiceView(invoiceOf(given(...c, ...b)));
-        const cn = decideDuplicateInvoice({ invoiceId: 'inv-1', newInvoiceId: 'cn-1', reverse: true, taxes: command.taxes }, given(...c, ...b), metaAt()).newStreamEvents;
-        const credit = toInvoiceView(invoiceOf(given(...cn)));
-        const neg = (n: number) => (n === 0 ? 0 : -n);
-        expect(credit.type).toBe('credit_note');
-        for (const key of ['totalExclVat', 'totalVat', 'totalInclVat', 'totalDue'] as const) expect(credit[key]).toBe(neg(original[key]));
-        credit.items.forEach((item, i) => {
-          const o = original.items[i];
-          expect([item.unitAmount, item.amount, item.taxAmount, item.discount.amount]).toEqual([o.unitAmount, o.amount, o.taxAmount, o.discount.amount].map(neg));
-          expect([item.quantity, item.tax, item.discount.percentage]).toEqual([o.quantity, o.tax, o.discount.percentage]);
-        });
-      }),
+      fc.property(
+        invoiceInputArb.filter((input) => input.lines.length > 0),
+        (input) => {
+          const command = withRegister(input);
+          const c = decideCreateInvoice(command, given(), metaAt());
+          const b = decideBookInvoice({ invoiceId: 'inv-1', handle: 'INV-000001', date: '2025-02-01', taxes: command.taxes }, given(...c), metaAt());
+          const original = toInvoiceView(invoiceOf(given(...c, ...b)));
+          const cn = decideDuplicateInvoice(
+            { invoiceId: 'inv-1', newInvoiceId: 'cn-1', reverse: true, taxes: command.taxes },
+            given(...c, ...b),
+            metaAt(),
+          ).newStreamEvents;
+          const credit = toInvoiceView(invoiceOf(given(...cn)));
+          const neg = (n: number) => (n === 0 ? 0 : -n);
+          expect(credit.type).toBe('credit_note');
+          for (const key of ['totalExclVat', 'totalVat', 'totalInclVat', 'totalDue'] as const) expect(credit[key]).toBe(neg(original[key]));
+          credit.items.forEach((item, i) => {
+            const o = original.items[i];
+            expect([item.unitAmount, item.amount, item.taxAmount, item.discount.amount]).toEqual(
+              [o.unitAmount, o.amount, o.taxAmount, o.discount.amount].map(neg),
+            );
+            expect([item.quantity, item.tax, item.discount.percentage]).toEqual([o.quantity, o.tax, o.discount.percentage]);
+          });
+        },
+      ),
     );
   });
 
@@ -620,7 +809,11 @@ describe('invoice properties', () => {
       fc.property(invoiceInputArb, (input) => {
         const command = withRegister(input);
         const c = decideCreateInvoice(command, given(), metaAt());
-        const copy = decideDuplicateInvoice({ invoiceId: 'inv-1', newInvoiceId: 'inv-2', reverse: false, taxes: command.taxes }, given(...c), metaAt()).newStreamEvents;
+        const copy = decideDuplicateInvoice(
+          { invoiceId: 'inv-1', newInvoiceId: 'inv-2', reverse: false, taxes: command.taxes },
+          given(...c),
+          metaAt(),
+        ).newStreamEvents;
         const strip = (s: InvoiceState) => {
           const { id, date, dueDate, createdAt, duplicatedFromInvoiceId, ...rest } = invoiceOf(s);
           return rest;

@@ -39,16 +39,31 @@ describe('decideCreateTaxCode', () => {
     spec
       .given([])
       .when((state) => decideCreateTaxCode({ code: 'ZERO', rate: 0, taxable: false }, state, meta))
-      .then([{ type: 'TaxCodeCreated', schemaVersion: 2, data: { code: 'ZERO', rateBasisPoints: 0, taxable: false, description: null, createdAt: '2025-03-01T10:00:00.000Z' } }]);
+      .then([
+        {
+          type: 'TaxCodeCreated',
+          schemaVersion: 2,
+          data: { code: 'ZERO', rateBasisPoints: 0, taxable: false, description: null, createdAt: '2025-03-01T10:00:00.000Z' },
+        },
+      ]);
   });
 
   it('given no code, when created with 50 characters and the bounds 0 and 1, then created', () => {
-    spec.given([]).when((state) => decideCreateTaxCode({ ...command, code: 'é'.repeat(50), rate: 1 }, state, meta)[0].data).then(expect.objectContaining({ rateBasisPoints: 10_000 }));
-    spec.given([]).when((state) => decideCreateTaxCode({ ...command, rate: 0.0001 }, state, meta)[0].data).then(expect.objectContaining({ rateBasisPoints: 1 }));
+    spec
+      .given([])
+      .when((state) => decideCreateTaxCode({ ...command, code: 'é'.repeat(50), rate: 1 }, state, meta)[0].data)
+      .then(expect.objectContaining({ rateBasisPoints: 10_000 }));
+    spec
+      .given([])
+      .when((state) => decideCreateTaxCode({ ...command, rate: 0.0001 }, state, meta)[0].data)
+      .then(expect.objectContaining({ rateBasisPoints: 1 }));
   });
 
   it('given the code exists, when created again, then 409 tax-code-exists', () => {
-    spec.given([created]).when((state) => decideCreateTaxCode(command, state, meta)).thenThrows({ kind: 'conflict', code: 'tax-code-exists' });
+    spec
+      .given([created])
+      .when((state) => decideCreateTaxCode(command, state, meta))
+      .thenThrows({ kind: 'conflict', code: 'tax-code-exists' });
   });
 
   it.each<[string, Partial<CreateTaxCode>, string, string?]>([
@@ -69,12 +84,21 @@ describe('decideCreateTaxCode', () => {
 
 describe('decideUpdateTaxCode', () => {
   it('given a code, when its rate changes, then TaxCodeUpdated v2 with the full snapshot', () => {
-    spec.given([created]).when((state) => decideUpdateTaxCode({ code: 'VAT25', rate: 0.255 }, state, meta)).then([updated({ rateBasisPoints: 2550 })]);
+    spec
+      .given([created])
+      .when((state) => decideUpdateTaxCode({ code: 'VAT25', rate: 0.255 }, state, meta))
+      .then([updated({ rateBasisPoints: 2550 })]);
   });
 
   it('given a code, when nothing changes, then no event', () => {
-    spec.given([created]).when((state) => decideUpdateTaxCode({ code: 'VAT25', rate: 0.25, taxable: true, description: 'Standard VAT' }, state, meta)).then([]);
-    spec.given([created]).when((state) => decideUpdateTaxCode({ code: 'VAT25' }, state, meta)).then([]);
+    spec
+      .given([created])
+      .when((state) => decideUpdateTaxCode({ code: 'VAT25', rate: 0.25, taxable: true, description: 'Standard VAT' }, state, meta))
+      .then([]);
+    spec
+      .given([created])
+      .when((state) => decideUpdateTaxCode({ code: 'VAT25' }, state, meta))
+      .then([]);
   });
 
   it('given a code, when taxable changes and the description is null, then both change and the rate is kept', () => {
@@ -85,7 +109,10 @@ describe('decideUpdateTaxCode', () => {
   });
 
   it('given no code, when updated, then 404', () => {
-    spec.given([]).when((state) => decideUpdateTaxCode({ code: 'VAT25', rate: 0.1 }, state, meta)).thenThrows({ kind: 'not_found', code: 'not-found' });
+    spec
+      .given([])
+      .when((state) => decideUpdateTaxCode({ code: 'VAT25', rate: 0.1 }, state, meta))
+      .thenThrows({ kind: 'not_found', code: 'not-found' });
   });
 
   it.each<[string, object, string, string?]>([
@@ -128,7 +155,11 @@ describe('evolve and resolveTax', () => {
 });
 
 describe('upcastTaxCodeEvent', () => {
-  const v1Created = { type: 'TaxCodeCreated', schemaVersion: 1, data: { code: 'VAT255', rate: 0.255, taxable: true, description: null, createdAt: '2025-01-01T00:00:00.000Z' } };
+  const v1Created = {
+    type: 'TaxCodeCreated',
+    schemaVersion: 1,
+    data: { code: 'VAT255', rate: 0.255, taxable: true, description: null, createdAt: '2025-01-01T00:00:00.000Z' },
+  };
 
   it('turns a v1 TaxCodeCreated (rate as a fraction) into v2 (rate in basis points), keeping every other member', () => {
     expect(upcastTaxCodeEvent(v1Created)).toEqual({
@@ -139,7 +170,11 @@ describe('upcastTaxCodeEvent', () => {
   });
 
   it('turns a v1 TaxCodeUpdated into v2', () => {
-    const v1 = { type: 'TaxCodeUpdated', schemaVersion: 1, data: { code: 'VAT255', rate: 0.24, taxable: false, description: 'Reduced', updatedAt: '2025-02-01T00:00:00.000Z' } };
+    const v1 = {
+      type: 'TaxCodeUpdated',
+      schemaVersion: 1,
+      data: { code: 'VAT255', rate: 0.24, taxable: false, description: 'Reduced', updatedAt: '2025-02-01T00:00:00.000Z' },
+    };
     expect(upcastTaxCodeEvent(v1)).toEqual({
       type: 'TaxCodeUpdated',
       schemaVersion: 2,

@@ -31,7 +31,12 @@ function invoiceOf(state: InvoiceState): Invoice {
 const spec = deciderSpec(invoiceEvolver);
 const register = (...taxes: ResolvedTax[]): TaxRegister => new Map(taxes.map((tax) => [tax.taxCode!, tax]));
 
-const customer = { id: 'cust-1', handle: null, name: null, billingAddress: { street1: null, street2: null, postalCode: null, city: null, county: null, country: null, state: null } };
+const customer = {
+  id: 'cust-1',
+  handle: null,
+  name: null,
+  billingAddress: { street1: null, street2: null, postalCode: null, city: null, county: null, country: null, state: null },
+};
 const VAT25 = { taxCode: 'VAT', taxable: true, taxRate: 0.25 };
 const VAT20 = { taxCode: 'VAT', taxable: true, taxRate: 0.2 };
 const VAT_EXEMPT_NOW = { taxCode: 'VAT', taxable: false, taxRate: 0.2 };
@@ -71,7 +76,9 @@ describe('withCurrentTax', () => {
   });
 
   it('given a booked invoice or a credit note, then unchanged whatever the register', () => {
-    const booked = invoiceOf(given(...draftEvents, ...decideBookInvoice({ invoiceId: 'inv-1', handle: 'INV-000001', taxes: then }, given(...draftEvents), metaAt())));
+    const booked = invoiceOf(
+      given(...draftEvents, ...decideBookInvoice({ invoiceId: 'inv-1', handle: 'INV-000001', taxes: then }, given(...draftEvents), metaAt())),
+    );
     expect(withCurrentTax(booked, register(VAT20))).toBe(booked);
     const reversal = decideDuplicateInvoice({ invoiceId: 'inv-1', newInvoiceId: 'cn-1', reverse: true, taxes: then }, booked, metaAt());
     const creditNote = invoiceOf(given(...reversal.newStreamEvents));
@@ -125,7 +132,11 @@ describe('UpdateInvoice and DuplicateInvoice write today’s rates', () => {
     spec
       .given(draftEvents)
       .when((state) => {
-        const [event] = decideUpdateInvoice({ invoiceId: 'inv-1', date: '2025-02-02', currency: null, taxes: register(VAT20) }, state, metaAt()) as InvoiceUpdated[];
+        const [event] = decideUpdateInvoice(
+          { invoiceId: 'inv-1', date: '2025-02-02', currency: null, taxes: register(VAT20) },
+          state,
+          metaAt(),
+        ) as InvoiceUpdated[];
         return event.data.lines.map((line) => [line.id, line.tax.taxRate, line.taxAmount]);
       })
       .then([
@@ -139,7 +150,11 @@ describe('UpdateInvoice and DuplicateInvoice write today’s rates', () => {
     spec
       .given(draftEvents)
       .when((state) => {
-        const [event] = decideUpdateInvoice({ invoiceId: 'inv-1', date: '2025-02-02', currency: null, items: [{ quantity: 1, unitAmount: 1000, taxCode: 'VAT' }], taxes: register(VAT20) }, state, metaAt()) as InvoiceUpdated[];
+        const [event] = decideUpdateInvoice(
+          { invoiceId: 'inv-1', date: '2025-02-02', currency: null, items: [{ quantity: 1, unitAmount: 1000, taxCode: 'VAT' }], taxes: register(VAT20) },
+          state,
+          metaAt(),
+        ) as InvoiceUpdated[];
         return event.data.lines.map((line) => [line.tax, line.taxAmount]);
       })
       .then([[VAT20, 200]]);
@@ -150,14 +165,28 @@ describe('UpdateInvoice and DuplicateInvoice write today’s rates', () => {
   it('given an invoice booked at 25 %, when duplicated while the code is at 20 %, then the copy is at 20 %', () => {
     spec
       .given(bookedAt25)
-      .when((state) => invoiceOf(given(...decideDuplicateInvoice({ invoiceId: 'inv-1', newInvoiceId: 'inv-2', reverse: false, taxes: register(VAT20, REDUCED10) }, state, metaAt()).newStreamEvents)))
+      .when((state) =>
+        invoiceOf(
+          given(
+            ...decideDuplicateInvoice({ invoiceId: 'inv-1', newInvoiceId: 'inv-2', reverse: false, taxes: register(VAT20, REDUCED10) }, state, metaAt())
+              .newStreamEvents,
+          ),
+        ),
+      )
       .then(expect.objectContaining({ type: 'invoice', totalVat: 233, totalInclVat: 2066 }));
   });
 
   it('given an invoice booked at 25 %, when reversed while the code is at 20 %, then the credit note credits at 25 %, exactly the booked figures', () => {
     spec
       .given(bookedAt25)
-      .when((state) => invoiceOf(given(...decideDuplicateInvoice({ invoiceId: 'inv-1', newInvoiceId: 'cn-1', reverse: true, taxes: register(VAT20, REDUCED10) }, state, metaAt()).newStreamEvents)))
+      .when((state) =>
+        invoiceOf(
+          given(
+            ...decideDuplicateInvoice({ invoiceId: 'inv-1', newInvoiceId: 'cn-1', reverse: true, taxes: register(VAT20, REDUCED10) }, state, metaAt())
+              .newStreamEvents,
+          ),
+        ),
+      )
       .then(expect.objectContaining({ type: 'credit_note', totalVat: -283, totalInclVat: -2116 }));
   });
 });

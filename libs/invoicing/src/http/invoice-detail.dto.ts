@@ -45,7 +45,8 @@ export class InvoiceLineDto {
   @ApiProperty({ type: String, format: 'date', nullable: true, readOnly: true }) periodEnd!: string | null;
   @ApiProperty({ type: Number, format: 'double', description: 'Count of units billed; precision 4.' }) quantity!: number;
   @ApiProperty({ type: Number, format: 'int64' }) unitAmount!: number;
-  @ApiProperty({ type: Number, format: 'int64', readOnly: true, description: 'unitAmount × quantity − discount, rounded half away from zero.' }) amount!: number;
+  @ApiProperty({ type: Number, format: 'int64', readOnly: true, description: 'unitAmount × quantity − discount, rounded half away from zero.' })
+  amount!: number;
   @ApiProperty({ type: Number, format: 'int64', readOnly: true, description: 'amount × taxRate; 0 when the line is not taxable.' }) taxAmount!: number;
   @ApiProperty({ type: () => InvoiceLineTaxDto }) tax!: InvoiceLineTaxDto;
   @ApiProperty({ type: () => InvoiceLineDiscountDto }) discount!: InvoiceLineDiscountDto;
@@ -60,7 +61,13 @@ export class InvoiceSettlementDto {
 
 export class InvoiceDetailDto {
   @ApiProperty({ format: 'uuid', readOnly: true }) id!: string;
-  @ApiProperty({ type: String, nullable: true, readOnly: true, description: 'Unique, gapless number per environment and type, assigned on booking (INV-000001, CN-000001).' }) handle!: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    readOnly: true,
+    description: 'Unique, gapless number per environment and type, assigned on booking (INV-000001, CN-000001).',
+  })
+  handle!: string | null;
   @ApiProperty({ type: String, nullable: true, readOnly: true }) memo!: string | null;
   @ApiProperty({ enum: ['draft', 'booked'] }) status!: string;
   @ApiProperty({ enum: ['invoice', 'credit_note'] }) type!: string;
@@ -71,7 +78,14 @@ export class InvoiceDetailDto {
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) updatedAt!: string | null;
   @ApiProperty({ type: () => InvoiceCustomerDto }) customer!: InvoiceCustomerDto;
-  @ApiProperty({ type: () => [InvoiceLineDto], nullable: true, readOnly: true, maxItems: MAX_INVOICE_LINES, description: `The lines, at most ${MAX_INVOICE_LINES}.` }) items!: InvoiceLineDto[];
+  @ApiProperty({
+    type: () => [InvoiceLineDto],
+    nullable: true,
+    readOnly: true,
+    maxItems: MAX_INVOICE_LINES,
+    description: `The lines, at most ${MAX_INVOICE_LINES}.`,
+  })
+  items!: InvoiceLineDto[];
   @ApiProperty({ type: () => [InvoiceSettlementDto], nullable: true, readOnly: true }) settlements!: InvoiceSettlementDto[];
   @ApiProperty({ type: Number, format: 'int64', readOnly: true }) totalExclVat!: number;
   @ApiProperty({ type: Number, format: 'int64', readOnly: true }) totalVat!: number;

@@ -8,12 +8,25 @@ export const INT32_MIN = -2147483648;
 export const INT32_MAX = 2147483647;
 
 export class LineDiscountInputDto {
-  @ApiProperty({ type: Number, format: 'double', nullable: true, required: false, description: 'Percent with at most two decimals (23.50 means 23.50%), 0 to 100.', example: 23.5 })
+  @ApiProperty({
+    type: Number,
+    format: 'double',
+    nullable: true,
+    required: false,
+    description: 'Percent with at most two decimals (23.50 means 23.50%), 0 to 100.',
+    example: 23.5,
+  })
   @IsOptional()
   @IsNumber()
   percentage?: number | null;
 
-  @ApiProperty({ type: Number, format: 'int64', nullable: true, required: false, description: 'Fixed discount in the lowest currency unit; at most the line amount.' })
+  @ApiProperty({
+    type: Number,
+    format: 'int64',
+    nullable: true,
+    required: false,
+    description: 'Fixed discount in the lowest currency unit; at most the line amount.',
+  })
   @IsOptional()
   @IsInt()
   amount?: number | null;
@@ -31,7 +44,13 @@ export class InvoiceLineInputDto {
   @Max(INT32_MAX)
   unitAmount!: number;
 
-  @ApiProperty({ type: String, format: 'uuid', nullable: true, required: false, description: 'The id of an existing line of this invoice to keep it; omit for a new line.' })
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    required: false,
+    description: 'The id of an existing line of this invoice to keep it; omit for a new line.',
+  })
   @IsOptional()
   @IsUUID()
   id?: string | null;
@@ -64,7 +83,12 @@ export class InvoiceLineInputDto {
   @IsString()
   periodEnd?: string | null;
 
-  @ApiProperty({ type: String, nullable: true, required: false, description: 'A tax code of this environment (see /tax-codes); none means the line is not taxed.' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    required: false,
+    description: 'A tax code of this environment (see /tax-codes); none means the line is not taxed.',
+  })
   @IsOptional()
   @IsString()
   taxCode?: string | null;

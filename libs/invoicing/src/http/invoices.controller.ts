@@ -3,7 +3,21 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { NotFoundError, ValidationError } from '@billing/shared-kernel';
 import { CommandContext, Written } from '@billing/event-store';
-import { ApiPageQuery, Caller, CallerContext, Clock, commandContext, IfMatch, isUuid, oneOf, parseLimit, problemResponse, readQuery, ResourceIdPipe, Versioned } from '@billing/platform';
+import {
+  ApiPageQuery,
+  Caller,
+  CallerContext,
+  Clock,
+  commandContext,
+  IfMatch,
+  isUuid,
+  oneOf,
+  parseLimit,
+  problemResponse,
+  readQuery,
+  ResourceIdPipe,
+  Versioned,
+} from '@billing/platform';
 import { InvoiceState, InvoiceStatus, InvoiceType, SettlementStatus, taxCodesOf } from '../domain';
 import { AddSettlementCommand } from '../add-settlement/add-settlement.command';
 import { AddSettlementDto } from '../add-settlement/add-settlement.dto';
@@ -46,9 +60,15 @@ export class InvoicesController {
 
   @Post()
   @HttpCode(201)
-  @ApiOperation({ summary: 'Create a draft invoice', description: 'Lines name tax codes of the environment; the figures are computed. Read-only fields are refused (422).' })
+  @ApiOperation({
+    summary: 'Create a draft invoice',
+    description: 'Lines name tax codes of the environment; the figures are computed. Read-only fields are refused (422).',
+  })
   @ApiResponse({ status: 201, description: 'The new draft invoice.', type: InvoiceDetailDto, headers: CREATED_HEADERS })
-  @ApiResponse({ status: 422, ...problemResponse('Invalid body: unknown property, unknown tax code or currency, too many decimals, discount, more than 500 lines (pointer /items)') })
+  @ApiResponse({
+    status: 422,
+    ...problemResponse('Invalid body: unknown property, unknown tax code or currency, too many decimals, discount, more than 500 lines (pointer /items)'),
+  })
   async create(@Caller() caller: CallerContext, @Body() body: CreateInvoiceDto): Promise<Versioned<InvoiceView>> {
     const written = await this.commands.execute<CreateInvoiceCommand, Written<InvoiceState>>(
       new CreateInvoiceCommand(caller.environmentId, createInvoiceInput(body), this.context(caller)),
@@ -99,8 +119,14 @@ export class InvoicesController {
   @ApiHeader(IF_MATCH)
   @ApiResponse({ status: 200, description: 'The updated invoice.', type: InvoiceDetailDto, headers: ETAG_HEADER })
   @ApiResponse({ status: 404, ...problemResponse('No such invoice in this environment') })
-  @ApiResponse({ status: 409, ...problemResponse('The invoice is booked (invoice-not-draft), or If-Match is stale / a concurrent write won (version-conflict)') })
-  @ApiResponse({ status: 422, ...problemResponse('Invalid body: unknown property, unknown tax code or currency, too many decimals, discount, more than 500 lines (pointer /items)') })
+  @ApiResponse({
+    status: 409,
+    ...problemResponse('The invoice is booked (invoice-not-draft), or If-Match is stale / a concurrent write won (version-conflict)'),
+  })
+  @ApiResponse({
+    status: 422,
+    ...problemResponse('Invalid body: unknown property, unknown tax code or currency, too many decimals, discount, more than 500 lines (pointer /items)'),
+  })
   async update(
     @Caller() caller: CallerContext,
     @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string,
@@ -117,7 +143,8 @@ export class InvoicesController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Duplicate or credit an invoice',
-    description: 'Creates a new draft from the invoice and answers with the NEW invoice. reverse true (booked invoices only) makes a credit note negating every figure; booking it settles the invoice.',
+    description:
+      'Creates a new draft from the invoice and answers with the NEW invoice. reverse true (booked invoices only) makes a credit note negating every figure; booking it settles the invoice.',
   })
   @ApiParam(INVOICE_ID)
   @ApiHeader(IF_MATCH)
@@ -126,7 +153,9 @@ export class InvoicesController {
   @ApiResponse({ status: 404, ...problemResponse('No such invoice in this environment') })
   @ApiResponse({
     status: 409,
-    ...problemResponse('reverse of a draft (invoice-not-booked), of a credit note (credit-note-cannot-be-reversed) or of a fully credited invoice (credit-exceeds-invoice); stale If-Match'),
+    ...problemResponse(
+      'reverse of a draft (invoice-not-booked), of a credit note (credit-note-cannot-be-reversed) or of a fully credited invoice (credit-exceeds-invoice); stale If-Match',
+    ),
   })
   async duplicate(
     @Caller() caller: CallerContext,

@@ -36,7 +36,9 @@ export class TaxCodesController {
   @ApiResponse({ status: 422, ...problemResponse('Invalid code, rate (0 to 1, 4 decimals) or taxable') })
   async create(@Caller() caller: CallerContext, @Body() body: CreateTaxCodeDto): Promise<Versioned<TaxCodeView>> {
     const input = { code: body.code, rate: body.rate, taxable: body.taxable, description: body.description };
-    const written = await this.commands.execute<CreateTaxCodeCommand, Written<TaxCodeState>>(new CreateTaxCodeCommand(caller.environmentId, input, this.context(caller)));
+    const written = await this.commands.execute<CreateTaxCodeCommand, Written<TaxCodeState>>(
+      new CreateTaxCodeCommand(caller.environmentId, input, this.context(caller)),
+    );
     return answer(written, `/tax-codes/${encodeURIComponent(written.id)}`);
   }
 
@@ -79,7 +81,9 @@ export class TaxCodesController {
   ): Promise<Versioned<TaxCodeView>> {
     const input = { code, rate: body.rate, taxable: body.taxable, description: body.description };
     return answer(
-      await this.commands.execute<UpdateTaxCodeCommand, Written<TaxCodeState>>(new UpdateTaxCodeCommand(caller.environmentId, input, this.context(caller), expectedVersion)),
+      await this.commands.execute<UpdateTaxCodeCommand, Written<TaxCodeState>>(
+        new UpdateTaxCodeCommand(caller.environmentId, input, this.context(caller), expectedVersion),
+      ),
     );
   }
 

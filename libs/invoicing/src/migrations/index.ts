@@ -2,4 +2,8 @@ import { CreateInvoicingReadModels1763700100000 } from './1763700100000-create-i
 import { OmitNullDiscountPercentage1763700110000 } from './1763700110000-omit-null-discount-percentage';
 import { StoreInvoicingState1763700120000 } from './1763700120000-store-invoicing-state';
 
-export const invoicingMigrations: Function[] = [CreateInvoicingReadModels1763700100000, OmitNullDiscountPercentage1763700110000, StoreInvoicingState1763700120000];
+export const invoicingMigrations: Function[] = [
+  CreateInvoicingReadModels1763700100000,
+  OmitNullDiscountPercentage1763700110000,
+  StoreInvoicingState1763700120000,
+];

@@ -1,5 +1,18 @@
 import { DomainError } from '@billing/shared-kernel';
-import { Invoice, InvoiceCustomer, InvoiceLine, InvoiceSettlement, InvoiceState, InvoiceStatus, InvoiceType, SettlementStatus, settlementStatus, TaxRegister, totalDue, withCurrentTax } from '../domain';
+import {
+  Invoice,
+  InvoiceCustomer,
+  InvoiceLine,
+  InvoiceSettlement,
+  InvoiceState,
+  InvoiceStatus,
+  InvoiceType,
+  SettlementStatus,
+  settlementStatus,
+  TaxRegister,
+  totalDue,
+  withCurrentTax,
+} from '../domain';
 
 /**
  * The invoice as the API returns it: the read side's rendering of the
@@ -8,8 +21,10 @@ import { Invoice, InvoiceCustomer, InvoiceLine, InvoiceSettlement, InvoiceState,
  */
 
 /** A line as stored, less what only the state needs, plus the rendered tax and discount. */
-export interface InvoiceLineView
-  extends Pick<InvoiceLine, 'id' | 'sku' | 'title' | 'description' | 'periodStart' | 'periodEnd' | 'quantity' | 'unitAmount' | 'amount' | 'taxAmount'> {
+export interface InvoiceLineView extends Pick<
+  InvoiceLine,
+  'id' | 'sku' | 'title' | 'description' | 'periodStart' | 'periodEnd' | 'quantity' | 'unitAmount' | 'amount' | 'taxAmount'
+> {
   readonly tax: { readonly taxable: boolean; readonly taxCode: string | null; readonly taxRate: number };
   /**
    * amount: the discount in cents (0 for none); percentage: as given, present

@@ -98,16 +98,25 @@ class History {
   // ---- commands, through the real deciders
 
   async createTaxCode(environmentId: string, code: string, rate: number, taxable = true) {
-    await this.append({ stream: taxCodeStream(environmentId, code), events: decideCreateTaxCode({ code, rate, taxable }, this.taxCode(environmentId, code), meta()) });
+    await this.append({
+      stream: taxCodeStream(environmentId, code),
+      events: decideCreateTaxCode({ code, rate, taxable }, this.taxCode(environmentId, code), meta()),
+    });
   }
 
   async updateTaxCode(environmentId: string, code: string, change: { rate?: number; taxable?: boolean; description?: string | null }) {
-    await this.append({ stream: taxCodeStream(environmentId, code), events: decideUpdateTaxCode({ code, ...change }, this.taxCode(environmentId, code), meta()) });
+    await this.append({
+      stream: taxCodeStream(environmentId, code),
+      events: decideUpdateTaxCode({ code, ...change }, this.taxCode(environmentId, code), meta()),
+    });
   }
 
   async createInvoice(environmentId: string, items: RequestedLine[]): Promise<string> {
     const invoiceId = randomUUID();
-    const taxes = this.register(environmentId, items.flatMap((item) => (item.taxCode ? [item.taxCode] : [])));
+    const taxes = this.register(
+      environmentId,
+      items.flatMap((item) => (item.taxCode ? [item.taxCode] : [])),
+    );
     await this.append({
       stream: invoiceStream(environmentId, invoiceId),
       events: decideCreateInvoice({ invoiceId, customer, currency: 'EUR', date: '2026-01-15', items, taxes }, this.invoice(environmentId, invoiceId), meta()),
@@ -116,7 +125,10 @@ class History {
   }
 
   async updateInvoice(environmentId: string, invoiceId: string, items: RequestedLine[]) {
-    const taxes = this.register(environmentId, items.flatMap((item) => (item.taxCode ? [item.taxCode] : [])));
+    const taxes = this.register(
+      environmentId,
+      items.flatMap((item) => (item.taxCode ? [item.taxCode] : [])),
+    );
     await this.append({
       stream: invoiceStream(environmentId, invoiceId),
       events: decideUpdateInvoice({ invoiceId, date: '2026-01-15', currency: null, items, taxes }, this.invoice(environmentId, invoiceId), meta()),
@@ -149,7 +161,10 @@ class History {
     const state = this.invoice(environmentId, invoiceId);
     const taxes = state.status === 'none' ? new Map() : this.register(environmentId, taxCodesOf(state));
     const { sourceEvents, newStreamEvents } = decideDuplicateInvoice({ invoiceId, newInvoiceId, reverse, taxes }, state, meta());
-    await this.append({ stream: invoiceStream(environmentId, invoiceId), events: sourceEvents }, { stream: invoiceStream(environmentId, newInvoiceId), events: newStreamEvents });
+    await this.append(
+      { stream: invoiceStream(environmentId, invoiceId), events: sourceEvents },
+      { stream: invoiceStream(environmentId, newInvoiceId), events: newStreamEvents },
+    );
     return newInvoiceId;
   }
 }
@@ -194,15 +209,18 @@ describe('invoicing.read-model projection (Postgres)', () => {
   }
 
   async function invoiceRow(environmentId: string, id: string) {
-    const [row] = await dataSource.query(`select status, type, settlement_status, customer_id, handle, version, view, state from invoices where environment_id = $1 and id = $2`, [
-      environmentId,
-      id,
-    ]);
+    const [row] = await dataSource.query(
+      `select status, type, settlement_status, customer_id, handle, version, view, state from invoices where environment_id = $1 and id = $2`,
+      [environmentId, id],
+    );
     return row;
   }
 
   async function taxCodeRow(environmentId: string, code: string) {
-    const [row] = await dataSource.query(`select stream_id, rate::text, taxable, version, view, state from tax_codes where environment_id = $1 and code = $2`, [environmentId, code]);
+    const [row] = await dataSource.query(`select stream_id, rate::text, taxable, version, view, state from tax_codes where environment_id = $1 and code = $2`, [
+      environmentId,
+      code,
+    ]);
     return row;
   }
 
@@ -248,7 +266,10 @@ describe('invoicing.read-model projection (Postgres)', () => {
     const env = randomUUID();
     await history.createTaxCode(env, 'VAT', 0.25);
     const id = await history.createInvoice(env, [{ quantity: 1, unitAmount: 1000, taxCode: 'VAT' }]);
-    await history.updateInvoice(env, id, [{ quantity: 2, unitAmount: 1000, taxCode: 'VAT' }, { quantity: 1, unitAmount: 500 }]);
+    await history.updateInvoice(env, id, [
+      { quantity: 2, unitAmount: 1000, taxCode: 'VAT' },
+      { quantity: 1, unitAmount: 500 },
+    ]);
     await history.updateTaxCode(env, 'VAT', { rate: 0.2 });
     await history.book(env, id, 'INV-000001');
     await history.settle(env, id, 1000);
@@ -259,7 +280,13 @@ describe('invoicing.read-model projection (Postgres)', () => {
     expect(applied.events).toBe(9);
 
     expect(await invoiceRow(env, id)).toEqual(expectedInvoiceRow(env, id));
-    expect(await invoiceRow(env, id)).toMatchObject({ version: 6, status: 'booked', handle: 'INV-000001', settlement_status: 'settled', view: { totalVat: 400, totalInclVat: 2900 } });
+    expect(await invoiceRow(env, id)).toMatchObject({
+      version: 6,
+      status: 'booked',
+      handle: 'INV-000001',
+      settlement_status: 'settled',
+      view: { totalVat: 400, totalInclVat: 2900 },
+    });
     const taxCode = history.taxCode(env, 'VAT');
     if (taxCode.status !== 'active') throw new Error('expected a tax code');
     expect(await taxCodeRow(env, 'VAT')).toEqual({
@@ -277,7 +304,10 @@ describe('invoicing.read-model projection (Postgres)', () => {
     const env = randomUUID();
     await history.createTaxCode(env, 'STD', 0.25);
     await history.createTaxCode(env, 'RED', 0.1);
-    const naming = await history.createInvoice(env, [{ quantity: 1, unitAmount: 1000, taxCode: 'STD' }, { quantity: 1, unitAmount: 100, taxCode: 'RED' }]);
+    const naming = await history.createInvoice(env, [
+      { quantity: 1, unitAmount: 1000, taxCode: 'STD' },
+      { quantity: 1, unitAmount: 100, taxCode: 'RED' },
+    ]);
     const other = await history.createInvoice(env, [{ quantity: 1, unitAmount: 1000, taxCode: 'RED' }]);
     const booked = await history.createInvoice(env, [{ quantity: 1, unitAmount: 1000, taxCode: 'STD' }]);
     await history.book(env, booked, 'INV-000001');
@@ -292,7 +322,10 @@ describe('invoicing.read-model projection (Postgres)', () => {
     const applied = await countedBatch(10_000);
 
     expect(applied.events).toBe(1);
-    expect(await invoiceRow(env, naming)).toMatchObject({ version: 1, view: { totalVat: 210, totalInclVat: 1310, items: [{ taxAmount: 200, tax: { taxRate: 0.2 } }, { taxAmount: 10 }] } });
+    expect(await invoiceRow(env, naming)).toMatchObject({
+      version: 1,
+      view: { totalVat: 210, totalInclVat: 1310, items: [{ taxAmount: 200, tax: { taxRate: 0.2 } }, { taxAmount: 10 }] },
+    });
     expect(await invoiceRow(env, naming)).toEqual(expectedInvoiceRow(env, naming));
     const unchanged = (rows: { id: string }[]) => rows.filter((row) => [other, booked, creditNote, sameCodeElsewhere].includes(row.id));
     expect(unchanged((await snapshot()).invoices)).toEqual(unchanged(before.invoices));
@@ -326,7 +359,8 @@ describe('invoicing.read-model projection (Postgres)', () => {
         await history.settle(env, booked[i], 10);
       }
       const batch = await countedBatch(10_000);
-      for (const id of [repriced[0], updated[0], booked[0], repriced[n - 1], updated[n - 1], booked[n - 1]]) expect(await invoiceRow(env, id)).toEqual(expectedInvoiceRow(env, id));
+      for (const id of [repriced[0], updated[0], booked[0], repriced[n - 1], updated[n - 1], booked[n - 1]])
+        expect(await invoiceRow(env, id)).toEqual(expectedInvoiceRow(env, id));
       return batch;
     }
 
@@ -344,10 +378,16 @@ describe('invoicing.read-model projection (Postgres)', () => {
     for (const env of [randomUUID(), randomUUID()]) {
       await history.createTaxCode(env, 'STD', 0.24);
       await history.createTaxCode(env, 'RED', 0.14, true);
-      const a = await history.createInvoice(env, [{ quantity: 2.5, unitAmount: 1999, taxCode: 'STD', discount: { percentage: 10 } }, { quantity: 1, unitAmount: 300, taxCode: 'RED' }]);
+      const a = await history.createInvoice(env, [
+        { quantity: 2.5, unitAmount: 1999, taxCode: 'STD', discount: { percentage: 10 } },
+        { quantity: 1, unitAmount: 300, taxCode: 'RED' },
+      ]);
       const b = await history.createInvoice(env, [{ quantity: 1, unitAmount: 5000, taxCode: 'STD' }]);
       await history.updateTaxCode(env, 'STD', { rate: 0.255 });
-      await history.updateInvoice(env, b, [{ quantity: 3, unitAmount: 5000, taxCode: 'STD' }, { quantity: 1, unitAmount: 10, discount: { amount: 5 } }]);
+      await history.updateInvoice(env, b, [
+        { quantity: 3, unitAmount: 5000, taxCode: 'STD' },
+        { quantity: 1, unitAmount: 10, discount: { amount: 5 } },
+      ]);
       await history.book(env, a, 'INV-000001');
       const copy = await history.duplicate(env, a, false);
       const credit = await history.duplicate(env, a, true);
@@ -362,7 +402,9 @@ describe('invoicing.read-model projection (Postgres)', () => {
     await catchUp(1);
     const incremental = await snapshot();
     for (const stream of history.invoiceStreams()) {
-      const row = incremental.invoices.find((r: { environment_id: string; id: string }) => r.environment_id === stream.environmentId && r.id === stream.streamId);
+      const row = incremental.invoices.find(
+        (r: { environment_id: string; id: string }) => r.environment_id === stream.environmentId && r.id === stream.streamId,
+      );
       expect({ id: stream.streamId, view: row?.view }).toEqual({ id: stream.streamId, view: expectedInvoiceRow(stream.environmentId, stream.streamId).view });
     }
 

@@ -84,7 +84,12 @@ type Rows<State> = Map<string, Row<State>>;
 const keyOf = (environmentId: string, id: string) => `${environmentId}/${id}`;
 
 /** Folds events onto their rows, in log order; an event the row already reflects is skipped. */
-function fold<State, Event>(rows: Rows<State>, key: (event: RecordedEvent) => string, events: readonly RecordedEvent[], evolve: (state: State, event: Event) => State) {
+function fold<State, Event>(
+  rows: Rows<State>,
+  key: (event: RecordedEvent) => string,
+  events: readonly RecordedEvent[],
+  evolve: (state: State, event: Event) => State,
+) {
   for (const event of events) {
     const row = rows.get(key(event));
     if (!row || event.streamVersion <= row.version) continue;

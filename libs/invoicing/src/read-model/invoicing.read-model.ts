@@ -62,14 +62,20 @@ export class InvoicingReadModel implements TaxRegisterReader {
         order by created_at desc, id desc limit $${params.length}`,
       params,
     );
-    return keysetPage(rows, { limit, codec: INVOICE_PAGE_TOKEN, key: (row) => ({ createdAt: row.created_at.toISOString(), id: row.id }), item: (row) => row.view });
+    return keysetPage(rows, {
+      limit,
+      codec: INVOICE_PAGE_TOKEN,
+      key: (row) => ({ createdAt: row.created_at.toISOString(), id: row.id }),
+      item: (row) => row.view,
+    });
   }
 
   async taxCode(environmentId: string, code: string): Promise<Versioned<TaxCodeView> | null> {
-    const [row] = await queryRows<ViewRow<TaxCodeView>>(this.dataSource.manager, `select view, version from tax_codes where environment_id = $1 and code = $2`, [
-      environmentId,
-      code,
-    ]);
+    const [row] = await queryRows<ViewRow<TaxCodeView>>(
+      this.dataSource.manager,
+      `select view, version from tax_codes where environment_id = $1 and code = $2`,
+      [environmentId, code],
+    );
     return row ? new Versioned(row.view, row.version) : null;
   }
 

@@ -51,7 +51,7 @@ export class CollectionEngine implements ClockDrivenWork, OnModuleInit, OnApplic
   /** An advance: every try of the environment due at `now`, each looked at once, before the advance answers. */
   catchUp(environmentId: string, now: Date): Promise<void> {
     return outsideUnitOfWork(async () => {
-      for (let after: CollectionDue | null = null; ; ) {
+      for (let after: CollectionDue | null = null; ;) {
         const page = await this.collectPage(environmentId, now, after);
         if (page.length < BATCH) return;
         after = page[page.length - 1];
@@ -95,7 +95,12 @@ export class CollectionEngine implements ClockDrivenWork, OnModuleInit, OnApplic
     let { state } = await this.commands.load(stream, collectionEvolver);
     if (state.status === 'due') {
       try {
-        ({ state } = await this.commands.handle(stream, collectionEvolver, (current) => decideStartAttempt({ paymentId: randomUUID() }, current, context.meta), context));
+        ({ state } = await this.commands.handle(
+          stream,
+          collectionEvolver,
+          (current) => decideStartAttempt({ paymentId: randomUUID() }, current, context.meta),
+          context,
+        ));
       } catch (error) {
         if (error instanceof StreamVersionConflictError || (error instanceof ConflictError && error.code === 'collection-not-due')) return;
         throw error;

@@ -7,7 +7,10 @@ export class PaymentMethodDto {
   @IsString()
   provider!: string;
 
-  @ApiProperty({ example: 'tok_success', description: "the provider's payment method token (sandbox: tok_success, tok_decline, tok_insufficient_funds, tok_gateway_error, tok_timeout)" })
+  @ApiProperty({
+    example: 'tok_success',
+    description: "the provider's payment method token (sandbox: tok_success, tok_decline, tok_insufficient_funds, tok_gateway_error, tok_timeout)",
+  })
   @IsString()
   @Length(1, 500)
   token!: string;

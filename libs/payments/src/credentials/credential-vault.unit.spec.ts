@@ -60,7 +60,9 @@ describe('CredentialVault', () => {
 
   it('names a key it does not hold', () => {
     const encrypted = vault(`k1:${oldKey}`).encrypt(environmentId, 'stripe', credentials);
-    expect(() => vault(`k2:${newKey}`).decrypt(environmentId, 'stripe', encrypted)).toThrow('encrypted with key "k1", which PAYMENTS_ENCRYPTION_KEY does not hold');
+    expect(() => vault(`k2:${newKey}`).decrypt(environmentId, 'stripe', encrypted)).toThrow(
+      'encrypted with key "k1", which PAYMENTS_ENCRYPTION_KEY does not hold',
+    );
   });
 
   it('rotates: a new first key encrypts, the old one still decrypts, reencrypt moves a blob to the new key', () => {

@@ -24,16 +24,33 @@ export interface CollectionStartedData {
 }
 export type CollectionStarted = DomainEvent<'CollectionStarted', CollectionStartedData>;
 /** A try is claimed: its payment, under this id, is about to be made. */
-export type CollectionAttemptStarted = DomainEvent<'CollectionAttemptStarted', { readonly invoiceId: string; readonly attempt: number; readonly paymentId: string; readonly startedAt: string }>;
+export type CollectionAttemptStarted = DomainEvent<
+  'CollectionAttemptStarted',
+  { readonly invoiceId: string; readonly attempt: number; readonly paymentId: string; readonly startedAt: string }
+>;
 export type CollectionAttemptFailed = DomainEvent<
   'CollectionAttemptFailed',
-  { readonly invoiceId: string; readonly attempt: number; readonly paymentId: string; readonly failureCode: string | null; readonly nextAttemptAt: string | null; readonly failedAt: string }
+  {
+    readonly invoiceId: string;
+    readonly attempt: number;
+    readonly paymentId: string;
+    readonly failureCode: string | null;
+    readonly nextAttemptAt: string | null;
+    readonly failedAt: string;
+  }
 >;
 export type CollectionSucceeded = DomainEvent<'CollectionSucceeded', { readonly invoiceId: string; readonly paymentId: string; readonly succeededAt: string }>;
 /** Given up: a hard decline, or the schedule is exhausted. Announced as invoice.payment_failed. */
 export type CollectionFailed = DomainEvent<
   'CollectionFailed',
-  { readonly invoiceId: string; readonly subscriptionId: string; readonly attempts: number; readonly reason: 'hard-decline' | 'schedule-exhausted'; readonly lastFailureCode: string | null; readonly failedAt: string }
+  {
+    readonly invoiceId: string;
+    readonly subscriptionId: string;
+    readonly attempts: number;
+    readonly reason: 'hard-decline' | 'schedule-exhausted';
+    readonly lastFailureCode: string | null;
+    readonly failedAt: string;
+  }
 >;
 export type CollectionEvent = CollectionStarted | CollectionAttemptStarted | CollectionAttemptFailed | CollectionSucceeded | CollectionFailed;
 
@@ -61,12 +78,29 @@ export const collectionEvolver: Evolver<CollectionState, CollectionEvent> = {
   evolve: (state, event) => {
     if (event.type === 'CollectionStarted') {
       const { startedAt, ...data } = event.data;
-      return { status: 'due', ...data, attempts: 0, paymentId: null, nextAttemptAt: startedAt, firstFailureAt: null, lastFailureCode: null, startedAt, updatedAt: startedAt };
+      return {
+        status: 'due',
+        ...data,
+        attempts: 0,
+        paymentId: null,
+        nextAttemptAt: startedAt,
+        firstFailureAt: null,
+        lastFailureCode: null,
+        startedAt,
+        updatedAt: startedAt,
+      };
     }
     if (state.status === 'none') return state;
     switch (event.type) {
       case 'CollectionAttemptStarted':
-        return { ...state, status: 'attempting', attempts: event.data.attempt, paymentId: event.data.paymentId, nextAttemptAt: null, updatedAt: event.data.startedAt };
+        return {
+          ...state,
+          status: 'attempting',
+          attempts: event.data.attempt,
+          paymentId: event.data.paymentId,
+          nextAttemptAt: null,
+          updatedAt: event.data.startedAt,
+        };
       case 'CollectionAttemptFailed':
         return {
           ...state,
@@ -97,7 +131,13 @@ export function decideStartAttempt(command: { paymentId: string }, state: Collec
   if (state.status !== 'due' || state.nextAttemptAt === null || Date.parse(state.nextAttemptAt) > meta.now.getTime()) {
     throw new ConflictError('collection-not-due', 'no collection try is due for this invoice');
   }
-  return [{ type: 'CollectionAttemptStarted', schemaVersion: 1, data: { invoiceId: state.invoiceId, attempt: state.attempts + 1, paymentId: command.paymentId, startedAt: meta.now.toISOString() } }];
+  return [
+    {
+      type: 'CollectionAttemptStarted',
+      schemaVersion: 1,
+      data: { invoiceId: state.invoiceId, attempt: state.attempts + 1, paymentId: command.paymentId, startedAt: meta.now.toISOString() },
+    },
+  ];
 }
 
 /** What the claimed try's payment came to (a still pending payment records nothing: asked again later). */
@@ -105,10 +145,15 @@ export type AttemptOutcome =
   | { readonly status: 'succeeded'; readonly paymentId: string }
   | { readonly status: 'failed'; readonly paymentId: string; readonly failureCode: string | null; readonly retryable: boolean };
 
-export function decideRecordAttempt(outcome: AttemptOutcome, state: CollectionState, meta: CommandMetadata): Array<CollectionAttemptFailed | CollectionSucceeded | CollectionFailed> {
+export function decideRecordAttempt(
+  outcome: AttemptOutcome,
+  state: CollectionState,
+  meta: CommandMetadata,
+): Array<CollectionAttemptFailed | CollectionSucceeded | CollectionFailed> {
   if (state.status !== 'attempting' || state.paymentId !== outcome.paymentId) return [];
   const at = meta.now.toISOString();
-  if (outcome.status === 'succeeded') return [{ type: 'CollectionSucceeded', schemaVersion: 1, data: { invoiceId: state.invoiceId, paymentId: outcome.paymentId, succeededAt: at } }];
+  if (outcome.status === 'succeeded')
+    return [{ type: 'CollectionSucceeded', schemaVersion: 1, data: { invoiceId: state.invoiceId, paymentId: outcome.paymentId, succeededAt: at } }];
   const firstFailureAt = state.firstFailureAt === null ? meta.now : new Date(state.firstFailureAt);
   const next = afterFailedCollection(state.retryDays, { attempt: state.attempts, retryable: outcome.retryable }, firstFailureAt);
   const failed: CollectionAttemptFailed = {
@@ -129,7 +174,14 @@ export function decideRecordAttempt(outcome: AttemptOutcome, state: CollectionSt
     {
       type: 'CollectionFailed',
       schemaVersion: 1,
-      data: { invoiceId: state.invoiceId, subscriptionId: state.subscriptionId, attempts: state.attempts, reason: next.reason, lastFailureCode: outcome.failureCode, failedAt: at },
+      data: {
+        invoiceId: state.invoiceId,
+        subscriptionId: state.subscriptionId,
+        attempts: state.attempts,
+        reason: next.reason,
+        lastFailureCode: outcome.failureCode,
+        failedAt: at,
+      },
     },
   ];
 }

@@ -65,7 +65,10 @@ describe('afterFailedCollection', () => {
   });
 
   it('gives up after the last scheduled try (the fifth by default)', () => {
-    expect(afterFailedCollection(DEFAULT_RETRY_DAYS, { attempt: 5, retryable: true }, firstFailureAt)).toEqual({ kind: 'give-up', reason: 'schedule-exhausted' });
+    expect(afterFailedCollection(DEFAULT_RETRY_DAYS, { attempt: 5, retryable: true }, firstFailureAt)).toEqual({
+      kind: 'give-up',
+      reason: 'schedule-exhausted',
+    });
   });
 });
 
@@ -80,7 +83,9 @@ describe('validateRetrySchedule', () => {
   });
 
   it.each([null, '1,3,5,7', { 0: 1 }])('refuses %p at /retryDays', (value) => {
-    expect(refusal(() => validateRetrySchedule(value)).errors).toEqual([{ pointer: '/retryDays', detail: 'must be an array of 1 to 10 days, e.g. [1, 3, 5, 7]' }]);
+    expect(refusal(() => validateRetrySchedule(value)).errors).toEqual([
+      { pointer: '/retryDays', detail: 'must be an array of 1 to 10 days, e.g. [1, 3, 5, 7]' },
+    ]);
   });
 
   it.each([[[]], [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]]])('refuses %p for its length', (days) => {

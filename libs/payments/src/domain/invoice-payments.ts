@@ -25,12 +25,20 @@ export const invoicePaymentsEvolver: Evolver<InvoicePayments, InvoicePaymentsEve
 };
 
 /** Opens the invoice for a payment decided on (decideCreatePayment has refused one while another is pending). */
-export function decideOpenInvoicePayment(command: { invoiceId: string; paymentId: string }, _state: InvoicePayments, meta: CommandMetadata): InvoicePaymentOpened[] {
+export function decideOpenInvoicePayment(
+  command: { invoiceId: string; paymentId: string },
+  _state: InvoicePayments,
+  meta: CommandMetadata,
+): InvoicePaymentOpened[] {
   return [{ type: 'InvoicePaymentOpened', schemaVersion: 1, data: { ...command, openedAt: meta.now.toISOString() } }];
 }
 
 /** Closes it once the payment has its outcome; closing a payment that is not the pending one writes nothing. */
-export function decideCloseInvoicePayment(command: { invoiceId: string; paymentId: string }, state: InvoicePayments, meta: CommandMetadata): InvoicePaymentClosed[] {
+export function decideCloseInvoicePayment(
+  command: { invoiceId: string; paymentId: string },
+  state: InvoicePayments,
+  meta: CommandMetadata,
+): InvoicePaymentClosed[] {
   if (state.pendingPaymentId !== command.paymentId) return [];
   return [{ type: 'InvoicePaymentClosed', schemaVersion: 1, data: { ...command, closedAt: meta.now.toISOString() } }];
 }

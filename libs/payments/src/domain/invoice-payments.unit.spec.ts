@@ -7,13 +7,17 @@ const opened = decideOpenInvoicePayment({ invoiceId: 'inv-1', paymentId: 'pay-1'
 
 describe('the invoice-payments stream', () => {
   it('given nothing, when a payment opens, then it is the pending one', () => {
-    expect(foldEvents<ReturnType<typeof invoicePaymentsEvolver.initialState>, InvoicePaymentsEvent>(invoicePaymentsEvolver, opened)).toEqual({ pendingPaymentId: 'pay-1' });
+    expect(foldEvents<ReturnType<typeof invoicePaymentsEvolver.initialState>, InvoicePaymentsEvent>(invoicePaymentsEvolver, opened)).toEqual({
+      pendingPaymentId: 'pay-1',
+    });
   });
 
   it('given a pending payment, when it closes, then nothing is pending', () => {
     const state = foldEvents(invoicePaymentsEvolver, opened as InvoicePaymentsEvent[]);
     const closed = decideCloseInvoicePayment({ invoiceId: 'inv-1', paymentId: 'pay-1' }, state, meta);
-    expect(closed).toEqual([{ type: 'InvoicePaymentClosed', schemaVersion: 1, data: { invoiceId: 'inv-1', paymentId: 'pay-1', closedAt: '2026-03-01T10:00:00.000Z' } }]);
+    expect(closed).toEqual([
+      { type: 'InvoicePaymentClosed', schemaVersion: 1, data: { invoiceId: 'inv-1', paymentId: 'pay-1', closedAt: '2026-03-01T10:00:00.000Z' } },
+    ]);
     expect(foldEvents(invoicePaymentsEvolver, [...opened, ...closed] as InvoicePaymentsEvent[])).toEqual({ pendingPaymentId: null });
   });
 

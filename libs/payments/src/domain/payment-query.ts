@@ -161,7 +161,10 @@ function parseOrderBy(value: string | undefined): PaymentQuery['orderBy'] {
   const name = descending ? value.slice(1) : value;
   const match = Object.keys(ORDER_BY).find((key) => key.toLowerCase() === name.toLowerCase());
   if (match === undefined) {
-    throw ValidationError.at('/query/orderBy', `must be one of ${Object.keys(ORDER_BY).join(', ')}, optionally prefixed with - for descending; got ${quote(value)}`);
+    throw ValidationError.at(
+      '/query/orderBy',
+      `must be one of ${Object.keys(ORDER_BY).join(', ')}, optionally prefixed with - for descending; got ${quote(value)}`,
+    );
   }
   return { field: ORDER_BY[match], descending };
 }

@@ -69,12 +69,18 @@ describe('parsePaymentQuery', () => {
   });
 
   describe('limit', () => {
-    it.each([['1', 1], ['100', 100], ['007', 7]])('%s', (limit, expected) => {
+    it.each([
+      ['1', 1],
+      ['100', 100],
+      ['007', 7],
+    ])('%s', (limit, expected) => {
       expect(parsePaymentQuery({ limit }).limit).toBe(expected);
     });
 
     it.each(['0', '101', '1.5', '1e1', ' 5', '0x10', '-1', 'ten', '1000000'])('refuses %p', (limit) => {
-      expect(refusal(() => parsePaymentQuery({ limit })).errors).toEqual([{ pointer: '/query/limit', detail: expect.stringMatching(/^must be an integer from 1 to 100/) }]);
+      expect(refusal(() => parsePaymentQuery({ limit })).errors).toEqual([
+        { pointer: '/query/limit', detail: expect.stringMatching(/^must be an integer from 1 to 100/) },
+      ]);
     });
   });
 
@@ -103,7 +109,9 @@ describe('filters', () => {
   });
 
   it('lists the fields for an unknown field', () => {
-    expect(filterError('Status eq pending')[0].detail).toBe('unknown field "Status": expected one of status, invoiceId, customerId, provider, currency, amount, createdAt');
+    expect(filterError('Status eq pending')[0].detail).toBe(
+      'unknown field "Status": expected one of status, invoiceId, customerId, provider, currency, amount, createdAt',
+    );
   });
 
   it('lists the operators for an unknown operator', () => {
@@ -138,7 +146,9 @@ describe('filters', () => {
     '2025-03-01t10:00:00z',
     '1740823200000',
   ])('refuses createdAt %p, saying what is expected', (value) => {
-    expect(filterError(`createdAt ge ${value}`)[0].detail).toMatch(/^bad value for createdAt: expected a date \(2025-03-01\) or an RFC 3339 date-time .*send \+ as %2B/);
+    expect(filterError(`createdAt ge ${value}`)[0].detail).toMatch(
+      /^bad value for createdAt: expected a date \(2025-03-01\) or an RFC 3339 date-time .*send \+ as %2B/,
+    );
   });
 
   it('cuts a long value short and escapes control characters in the detail', () => {
@@ -164,7 +174,8 @@ const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 /** Oracle formatting: the instant shifted by the offset, printed from its UTC fields (independent of the parser's regex and arithmetic). */
 function formatInstant(date: Date, offsetMinutes: number): string {
   const local = new Date(date.getTime() + offsetMinutes * 60_000);
-  const zone = offsetMinutes === 0 ? 'Z' : `${offsetMinutes < 0 ? '-' : '+'}${pad(Math.floor(Math.abs(offsetMinutes) / 60))}:${pad(Math.abs(offsetMinutes) % 60)}`;
+  const zone =
+    offsetMinutes === 0 ? 'Z' : `${offsetMinutes < 0 ? '-' : '+'}${pad(Math.floor(Math.abs(offsetMinutes) / 60))}:${pad(Math.abs(offsetMinutes) % 60)}`;
   return `${local.toISOString().slice(0, 23)}${zone}`;
 }
 
@@ -177,8 +188,12 @@ const anyOp = fc.constantFrom(...FILTER_OPS);
 /** [text as a client would send it, the filter it must parse to] */
 const pair = (text: string, filter: PaymentFilter): [string, PaymentFilter] => [text, filter];
 const validFilter: fc.Arbitrary<[string, PaymentFilter]> = fc.oneof(
-  fc.tuple(eqOp, fc.constantFrom('pending', 'succeeded', 'failed' as const)).map(([op, value]) => pair(`status ${op} ${value}`, { field: 'status', op, value })),
-  fc.tuple(fc.constantFrom('invoiceId', 'customerId' as const), eqOp, uuid).map(([field, op, value]) => pair(`${field} ${op} ${value}`, { field, op, value: value.toLowerCase() })),
+  fc
+    .tuple(eqOp, fc.constantFrom('pending', 'succeeded', 'failed' as const))
+    .map(([op, value]) => pair(`status ${op} ${value}`, { field: 'status', op, value })),
+  fc
+    .tuple(fc.constantFrom('invoiceId', 'customerId' as const), eqOp, uuid)
+    .map(([field, op, value]) => pair(`${field} ${op} ${value}`, { field, op, value: value.toLowerCase() })),
   fc.tuple(eqOp, fc.constantFrom('sandbox', 'manual' as const)).map(([op, value]) => pair(`provider ${op} ${value}`, { field: 'provider', op, value })),
   fc
     .tuple(eqOp, fc.constantFrom(...Object.keys(SUPPORTED_CURRENCIES)), fc.boolean())
@@ -200,7 +215,15 @@ describe('properties', () => {
   });
 
   it('the ops a field accepts are exactly the ones it lists', () => {
-    const valid: Record<string, string> = { status: 'pending', invoiceId: UUID, customerId: UUID, provider: 'sandbox', currency: 'EUR', amount: '1', createdAt: '2025-03-01' };
+    const valid: Record<string, string> = {
+      status: 'pending',
+      invoiceId: UUID,
+      customerId: UUID,
+      provider: 'sandbox',
+      currency: 'EUR',
+      amount: '1',
+      createdAt: '2025-03-01',
+    };
     for (const field of FILTER_FIELDS) {
       for (const op of FILTER_OPS) {
         const parse = () => parsePaymentFilter(`${field} ${op} ${valid[field]}`, '/p');
@@ -211,7 +234,11 @@ describe('properties', () => {
   });
 
   const vocabulary = fc.constantFrom(...FILTER_FIELDS, ...FILTER_OPS, ' ', '  ', '-', '2025-03-01', 'T10:00:00Z', UUID, 'EUR', '1e3', '\u0000', '🙂', '%2B');
-  const messy = fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.array(vocabulary, { maxLength: 6 }).map((parts) => parts.join('')));
+  const messy = fc.oneof(
+    fc.string(),
+    fc.string({ unit: 'grapheme' }),
+    fc.array(vocabulary, { maxLength: 6 }).map((parts) => parts.join('')),
+  );
   const value = fc.oneof(messy, fc.array(messy, { maxLength: 4 }), fc.constant(undefined), fc.integer(), fc.constant(null));
 
   it('random queries are parsed or refused with a ValidationError, never anything else', () => {

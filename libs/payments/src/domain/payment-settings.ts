@@ -26,7 +26,11 @@ export const paymentSettingsEvolver: Evolver<PaymentSettings, PaymentSettingsUpd
 };
 
 /** Replaces the settings (422s at /retryDays/<i>, /paymentTermsDays; absent terms are 0); the same settings again write nothing. */
-export function decideUpdatePaymentSettings(command: { retryDays: unknown; paymentTermsDays: unknown }, state: PaymentSettings, meta: CommandMetadata): PaymentSettingsUpdated[] {
+export function decideUpdatePaymentSettings(
+  command: { retryDays: unknown; paymentTermsDays: unknown },
+  state: PaymentSettings,
+  meta: CommandMetadata,
+): PaymentSettingsUpdated[] {
   const retryDays = validateRetrySchedule(command.retryDays);
   const paymentTermsDays = command.paymentTermsDays === undefined ? 0 : command.paymentTermsDays;
   if (typeof paymentTermsDays !== 'number' || !Number.isInteger(paymentTermsDays) || paymentTermsDays < 0 || paymentTermsDays > PAYMENT_TERMS_MAX_DAYS) {

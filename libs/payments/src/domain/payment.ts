@@ -174,20 +174,45 @@ export function evolvePayment(state: PaymentState, event: PaymentEvent): Payment
     }
     case 'PaymentRefundRequested': {
       const { refundId, amount, requestedAt } = event.data;
-      const refund: Refund = { id: refundId, amount, status: 'pending', providerReference: null, failureCode: null, failureMessage: null, createdAt: requestedAt, updatedAt: requestedAt };
+      const refund: Refund = {
+        id: refundId,
+        amount,
+        status: 'pending',
+        providerReference: null,
+        failureCode: null,
+        failureMessage: null,
+        createdAt: requestedAt,
+        updatedAt: requestedAt,
+      };
       return { ...state, refunds: [...state.refunds, refund], updatedAt: requestedAt };
     }
     case 'PaymentRefunded': {
       const { refundId, amount, refundedAt, providerReference = null } = event.data;
       const requested = state.refunds.some((refund) => refund.id === refundId);
       const refunds = requested
-        ? state.refunds.map((refund) => (refund.id === refundId ? { ...refund, status: 'succeeded' as const, providerReference, updatedAt: refundedAt } : refund))
-        : [...state.refunds, { id: refundId, amount, status: 'succeeded' as const, providerReference, failureCode: null, failureMessage: null, createdAt: refundedAt, updatedAt: refundedAt }];
+        ? state.refunds.map((refund) =>
+            refund.id === refundId ? { ...refund, status: 'succeeded' as const, providerReference, updatedAt: refundedAt } : refund,
+          )
+        : [
+            ...state.refunds,
+            {
+              id: refundId,
+              amount,
+              status: 'succeeded' as const,
+              providerReference,
+              failureCode: null,
+              failureMessage: null,
+              createdAt: refundedAt,
+              updatedAt: refundedAt,
+            },
+          ];
       return { ...state, refundedAmount: state.refundedAmount + amount, refunds, updatedAt: refundedAt };
     }
     case 'PaymentRefundFailed': {
       const { refundId, failureCode, failureMessage, failedAt } = event.data;
-      const refunds = state.refunds.map((refund) => (refund.id === refundId ? { ...refund, status: 'failed' as const, failureCode, failureMessage, updatedAt: failedAt } : refund));
+      const refunds = state.refunds.map((refund) =>
+        refund.id === refundId ? { ...refund, status: 'failed' as const, failureCode, failureMessage, updatedAt: failedAt } : refund,
+      );
       return { ...state, refunds, updatedAt: failedAt };
     }
     default:
@@ -332,7 +357,13 @@ export function decideRecordOutcome(outcome: PaymentOutcome, state: PaymentState
       return [];
     case 'succeeded':
       if (outcome.providerReference.length === 0) throw new Error('a succeeded payment needs the provider reference');
-      return [{ type: 'PaymentSucceeded', schemaVersion: 1, data: { paymentId: state.id, invoiceId: state.invoiceId, amount: state.amount, providerReference: outcome.providerReference, succeededAt: at } }];
+      return [
+        {
+          type: 'PaymentSucceeded',
+          schemaVersion: 1,
+          data: { paymentId: state.id, invoiceId: state.invoiceId, amount: state.amount, providerReference: outcome.providerReference, succeededAt: at },
+        },
+      ];
     case 'declined':
       return [failed(state.id, outcome.code, outcome.message, outcome.soft, at)];
     case 'unreachable':
@@ -376,7 +407,11 @@ export function decideRefund(command: RefundPayment, state: PaymentState, meta: 
     const pending = pendingRefunds(state).length;
     const detail =
       (refundable === 0n ? 'must not exceed the refundable amount of 0' : `must not exceed the refundable amount of ${refundable}`) +
-      (pending > 0 ? ` (${pending} refund${pending === 1 ? '' : 's'} still pending at the provider count against it)` : refundable === 0n ? ': the payment is fully refunded' : '');
+      (pending > 0
+        ? ` (${pending} refund${pending === 1 ? '' : 's'} still pending at the provider count against it)`
+        : refundable === 0n
+          ? ': the payment is fully refunded'
+          : '');
     throw ValidationError.at('/amount', detail, 'refund-exceeds-payment');
   }
   return [
@@ -400,7 +435,12 @@ export type RefundOutcome =
  * most once and its invoice unsettled at most once by whoever reacts to
  * PaymentRefunded.
  */
-export function decideRecordRefundOutcome(refundId: string, outcome: RefundOutcome, state: PaymentState, meta: CommandMetadata): Array<PaymentRefunded | PaymentRefundFailed> {
+export function decideRecordRefundOutcome(
+  refundId: string,
+  outcome: RefundOutcome,
+  state: PaymentState,
+  meta: CommandMetadata,
+): Array<PaymentRefunded | PaymentRefundFailed> {
   // Outcomes come from gateway calls for reserved refunds only: anything else is a wiring bug.
   const refund = state.status === 'none' ? undefined : state.refunds.find((candidate) => candidate.id === refundId);
   if (state.status === 'none' || !refund) throw new Error(`an outcome can only be recorded for a requested refund (${refundId})`);
@@ -415,7 +455,14 @@ export function decideRecordRefundOutcome(refundId: string, outcome: RefundOutco
         {
           type: 'PaymentRefunded',
           schemaVersion: 1,
-          data: { paymentId: state.id, invoiceId: state.invoiceId, refundId, amount: refund.amount, refundedAt: at, providerReference: outcome.providerReference },
+          data: {
+            paymentId: state.id,
+            invoiceId: state.invoiceId,
+            refundId,
+            amount: refund.amount,
+            refundedAt: at,
+            providerReference: outcome.providerReference,
+          },
         },
       ];
     case 'declined':

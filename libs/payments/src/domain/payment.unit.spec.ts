@@ -43,7 +43,11 @@ const created: PaymentCreated = {
   schemaVersion: 1,
   data: { paymentId: 'pay-1', invoiceId: 'inv-1', customerId: 'cust-1', amount: 12_500, currency: 'EUR', provider: 'sandbox', attempt: 1, createdAt: NOW },
 };
-const succeeded: PaymentSucceeded = { type: 'PaymentSucceeded', schemaVersion: 1, data: { paymentId: 'pay-1', invoiceId: 'inv-1', amount: 12_500, providerReference: 'ch_1', succeededAt: LATER } };
+const succeeded: PaymentSucceeded = {
+  type: 'PaymentSucceeded',
+  schemaVersion: 1,
+  data: { paymentId: 'pay-1', invoiceId: 'inv-1', amount: 12_500, providerReference: 'ch_1', succeededAt: LATER },
+};
 const hardDecline: PaymentFailed = {
   type: 'PaymentFailed',
   schemaVersion: 1,
@@ -101,7 +105,16 @@ describe('evolvePayment', () => {
       refundedAmount: 1200,
       refunds: [
         { id: 'r-1', amount: 500, status: 'succeeded', providerReference: null, failureCode: null, failureMessage: null, createdAt: LATER, updatedAt: LATER },
-        { id: 'r-2', amount: 700, status: 'succeeded', providerReference: null, failureCode: null, failureMessage: null, createdAt: '2025-03-02T00:00:00.000Z', updatedAt: '2025-03-02T00:00:00.000Z' },
+        {
+          id: 'r-2',
+          amount: 700,
+          status: 'succeeded',
+          providerReference: null,
+          failureCode: null,
+          failureMessage: null,
+          createdAt: '2025-03-02T00:00:00.000Z',
+          updatedAt: '2025-03-02T00:00:00.000Z',
+        },
       ],
       updatedAt: '2025-03-02T00:00:00.000Z',
     });
@@ -110,7 +123,13 @@ describe('evolvePayment', () => {
 
   it('a requested refund is pending and reserved; made, it counts as refunded; failed, it is released', () => {
     const pending = foldEvents(paymentEvolver, [created, succeeded, requested('r-1', 500), requested('r-2', 700)]);
-    expect(pending).toMatchObject({ refundedAmount: 0, refunds: [{ id: 'r-1', status: 'pending' }, { id: 'r-2', status: 'pending' }] });
+    expect(pending).toMatchObject({
+      refundedAmount: 0,
+      refunds: [
+        { id: 'r-1', status: 'pending' },
+        { id: 'r-2', status: 'pending' },
+      ],
+    });
     expect(refundableAmount(pending)).toBe(11_300);
     expect(pendingRefunds(pending).map((refund) => refund.id)).toEqual(['r-1', 'r-2']);
     const decided = foldEvents(paymentEvolver, [created, succeeded, requested('r-1', 500), requested('r-2', 700), refundMade('r-1', 500), refundFailed('r-2')]);
@@ -150,7 +169,10 @@ describe('evolvePayment', () => {
 
 describe('decideCreatePayment', () => {
   it('records a pending payment of the total due by default', () => {
-    spec.given([]).when((state) => decideCreatePayment(create, state, meta)).then([created]);
+    spec
+      .given([])
+      .when((state) => decideCreatePayment(create, state, meta))
+      .then([created]);
   });
 
   it('takes a partial amount, the attempt number, and an invoice currency in either case', () => {
@@ -161,7 +183,10 @@ describe('decideCreatePayment', () => {
   });
 
   it('takes exactly the total due', () => {
-    spec.given([]).when((state) => decideCreatePayment({ ...create, requestedAmount: 12_500 }, state, meta)).then([created]);
+    spec
+      .given([])
+      .when((state) => decideCreatePayment({ ...create, requestedAmount: 12_500 }, state, meta))
+      .then([created]);
   });
 
   it.each<[string, unknown, string]>([
@@ -170,11 +195,17 @@ describe('decideCreatePayment', () => {
     ['fractional', 1.5, 'must be an integer number of minor units (1 or more)'],
     ['a string', '100', 'must be an integer number of minor units (1 or more)'],
   ])('refuses a %s amount at /amount', (_, requestedAmount, detail) => {
-    spec.given([]).when((state) => decideCreatePayment({ ...create, requestedAmount }, state, meta)).thenThrows({ errors: [{ pointer: '/amount', detail }] });
+    spec
+      .given([])
+      .when((state) => decideCreatePayment({ ...create, requestedAmount }, state, meta))
+      .thenThrows({ errors: [{ pointer: '/amount', detail }] });
   });
 
   it('refuses an amount beyond the safe range with its own code', () => {
-    spec.given([]).when((state) => decideCreatePayment({ ...create, requestedAmount: 2 ** 60 }, state, meta)).thenThrows(invalidAt('/amount', 'amount-out-of-range'));
+    spec
+      .given([])
+      .when((state) => decideCreatePayment({ ...create, requestedAmount: 2 ** 60 }, state, meta))
+      .thenThrows(invalidAt('/amount', 'amount-out-of-range'));
   });
 
   it('refuses more than the total due, naming it', () => {
@@ -188,7 +219,10 @@ describe('decideCreatePayment', () => {
     spec
       .given([])
       .when((state) => decideCreatePayment({ ...create, provider: 'stripe' }, state, meta))
-      .thenThrows({ code: 'unknown-payment-provider', errors: [{ pointer: '/paymentMethod/provider', detail: 'must be a known payment provider: sandbox, manual' }] });
+      .thenThrows({
+        code: 'unknown-payment-provider',
+        errors: [{ pointer: '/paymentMethod/provider', detail: 'must be a known payment provider: sandbox, manual' }],
+      });
   });
 
   it.each<[string, Partial<CreatePayment>, string, string]>([
@@ -199,7 +233,10 @@ describe('decideCreatePayment', () => {
     ['an over-settled invoice', { invoice: { ...invoice, totalDue: -1 } }, '/invoiceId', 'invoice-not-payable'],
     ['a provider not enabled', { providerEnabled: false }, '/paymentMethod/provider', 'payment-provider-not-enabled'],
   ])('refuses %s with a 422', (_, change, pointer, code) => {
-    spec.given([]).when((state) => decideCreatePayment({ ...create, ...change }, state, meta)).thenThrows(invalidAt(pointer, code));
+    spec
+      .given([])
+      .when((state) => decideCreatePayment({ ...create, ...change }, state, meta))
+      .thenThrows(invalidAt(pointer, code));
   });
 
   it('names the missing invoice', () => {
@@ -224,17 +261,26 @@ describe('decideCreatePayment', () => {
   });
 
   it('conflicts with an existing payment stream', () => {
-    spec.given([created]).when((state) => decideCreatePayment(create, state, meta)).thenThrows({ kind: 'conflict', code: 'payment-exists' });
+    spec
+      .given([created])
+      .when((state) => decideCreatePayment(create, state, meta))
+      .thenThrows({ kind: 'conflict', code: 'payment-exists' });
   });
 
   it.each([0, 1.5])('refuses attempt %p as a wiring bug', (attempt) => {
-    spec.given([]).when((state) => decideCreatePayment({ ...create, attempt }, state, meta)).thenThrows({ name: 'RangeError' });
+    spec
+      .given([])
+      .when((state) => decideCreatePayment({ ...create, attempt }, state, meta))
+      .thenThrows({ name: 'RangeError' });
   });
 });
 
 describe('decideRecordOutcome', () => {
   it('records success with the provider reference', () => {
-    spec.given([created]).when((state) => decideRecordOutcome({ kind: 'succeeded', providerReference: 'ch_1' }, state, later)).then([succeeded]);
+    spec
+      .given([created])
+      .when((state) => decideRecordOutcome({ kind: 'succeeded', providerReference: 'ch_1' }, state, later))
+      .then([succeeded]);
   });
 
   it('a hard decline is final', () => {
@@ -259,24 +305,36 @@ describe('decideRecordOutcome', () => {
   });
 
   it('an unknown outcome records nothing: the payment stays pending', () => {
-    spec.given([created]).when((state) => decideRecordOutcome({ kind: 'unknown' }, state, later)).then([]);
+    spec
+      .given([created])
+      .when((state) => decideRecordOutcome({ kind: 'unknown' }, state, later))
+      .then([]);
   });
 
   it.each<[string, PaymentEvent[]]>([
     ['succeeded', [created, succeeded]],
     ['failed', [created, hardDecline]],
   ])('is idempotent on a %s payment: a second report records nothing', (_, history) => {
-    spec.given(history).when((state) => decideRecordOutcome({ kind: 'succeeded', providerReference: 'ch_2' }, state, later)).then([]);
+    spec
+      .given(history)
+      .when((state) => decideRecordOutcome({ kind: 'succeeded', providerReference: 'ch_2' }, state, later))
+      .then([]);
   });
 
   it('refuses to record an outcome without a payment', () => {
-    spec.given([]).when((state) => decideRecordOutcome({ kind: 'succeeded', providerReference: 'ch_1' }, state, later)).thenThrows({ name: 'Error' });
+    spec
+      .given([])
+      .when((state) => decideRecordOutcome({ kind: 'succeeded', providerReference: 'ch_1' }, state, later))
+      .thenThrows({ name: 'Error' });
   });
 });
 
 describe('decideRefund', () => {
   it('reserves part of a succeeded payment', () => {
-    spec.given([created, succeeded]).when((state) => decideRefund({ refundId: 'r-1', amount: 500 }, state, later)).then([requested('r-1', 500)]);
+    spec
+      .given([created, succeeded])
+      .when((state) => decideRefund({ refundId: 'r-1', amount: 500 }, state, later))
+      .then([requested('r-1', 500)]);
   });
 
   it('reserves exactly what is left', () => {
@@ -304,7 +362,10 @@ describe('decideRefund', () => {
   });
 
   it('decides nothing for a refund id already reserved (a retried request)', () => {
-    spec.given([created, succeeded, requested('r-1', 500)]).when((state) => decideRefund({ refundId: 'r-1', amount: 500 }, state, later)).then([]);
+    spec
+      .given([created, succeeded, requested('r-1', 500)])
+      .when((state) => decideRefund({ refundId: 'r-1', amount: 500 }, state, later))
+      .then([]);
   });
 
   it('refuses more than is left, with the refundable amount in the detail', () => {
@@ -318,22 +379,34 @@ describe('decideRefund', () => {
     spec
       .given([created, succeeded, refunded('r-1', 12_500)])
       .when((state) => decideRefund({ refundId: 'r-2', amount: 1 }, state, later))
-      .thenThrows({ code: 'refund-exceeds-payment', errors: [{ pointer: '/amount', detail: 'must not exceed the refundable amount of 0: the payment is fully refunded' }] });
+      .thenThrows({
+        code: 'refund-exceeds-payment',
+        errors: [{ pointer: '/amount', detail: 'must not exceed the refundable amount of 0: the payment is fully refunded' }],
+      });
   });
 
   it.each([0, -1, 2.5, '5', null])('refuses amount %p at /amount', (amount) => {
-    spec.given([created, succeeded]).when((state) => decideRefund({ refundId: 'r-1', amount }, state, later)).thenThrows(invalidAt('/amount'));
+    spec
+      .given([created, succeeded])
+      .when((state) => decideRefund({ refundId: 'r-1', amount }, state, later))
+      .thenThrows(invalidAt('/amount'));
   });
 
   it.each<[string, PaymentEvent[]]>([
     ['pending', [created]],
     ['failed', [created, hardDecline]],
   ])('conflicts on a %s payment', (_, history) => {
-    spec.given(history).when((state) => decideRefund({ refundId: 'r-1', amount: 1 }, state, later)).thenThrows({ kind: 'conflict', code: 'payment-not-refundable' });
+    spec
+      .given(history)
+      .when((state) => decideRefund({ refundId: 'r-1', amount: 1 }, state, later))
+      .thenThrows({ kind: 'conflict', code: 'payment-not-refundable' });
   });
 
   it('is not found without a payment', () => {
-    spec.given([]).when((state) => decideRefund({ refundId: 'r-1', amount: 1, paymentId: 'pay-9' }, state, later)).thenThrows({ kind: 'not_found', message: 'payment pay-9 was not found' });
+    spec
+      .given([])
+      .when((state) => decideRefund({ refundId: 'r-1', amount: 1, paymentId: 'pay-9' }, state, later))
+      .thenThrows({ kind: 'not_found', message: 'payment pay-9 was not found' });
   });
 
   // Oracle: a running total. Each request is accepted exactly when it fits what is left, whatever the order.
@@ -350,7 +423,9 @@ describe('decideRefund', () => {
             const events = decideRefund({ refundId: `r-${i}`, amount: request }, state, later);
             expect(fits).toBe(true);
             history.push(...events);
-            history.push(...decideRecordRefundOutcome(`r-${i}`, { kind: 'succeeded', providerReference: `re-${i}` }, foldEvents(paymentEvolver, history), later));
+            history.push(
+              ...decideRecordRefundOutcome(`r-${i}`, { kind: 'succeeded', providerReference: `re-${i}` }, foldEvents(paymentEvolver, history), later),
+            );
             left -= request;
           } catch (error) {
             expect(error).toBeInstanceOf(ValidationError);
@@ -369,7 +444,10 @@ describe('decideRecordRefundOutcome', () => {
   const given = [created, succeeded, requested('r-1', 500)];
 
   it('a refund the gateway made is recorded with its provider reference and the invoice', () => {
-    spec.given(given).when((state) => decideRecordRefundOutcome('r-1', { kind: 'succeeded', providerReference: 're_r-1' }, state, later)).then([refundMade('r-1', 500)]);
+    spec
+      .given(given)
+      .when((state) => decideRecordRefundOutcome('r-1', { kind: 'succeeded', providerReference: 're_r-1' }, state, later))
+      .then([refundMade('r-1', 500)]);
   });
 
   it('a refused refund fails with the gateway code', () => {
@@ -387,7 +465,10 @@ describe('decideRecordRefundOutcome', () => {
   });
 
   it('an unknown outcome records nothing: the refund stays pending', () => {
-    spec.given(given).when((state) => decideRecordRefundOutcome('r-1', { kind: 'unknown' }, state, later)).then([]);
+    spec
+      .given(given)
+      .when((state) => decideRecordRefundOutcome('r-1', { kind: 'unknown' }, state, later))
+      .then([]);
   });
 
   it.each<[string, PaymentEvent]>([
@@ -401,7 +482,13 @@ describe('decideRecordRefundOutcome', () => {
   });
 
   it('refuses an outcome for a refund never requested (a wiring bug)', () => {
-    spec.given([created, succeeded]).when((state) => decideRecordRefundOutcome('r-9', { kind: 'unknown' }, state, later)).thenThrows({ name: 'Error' });
-    spec.given([]).when((state) => decideRecordRefundOutcome('r-9', { kind: 'unknown' }, state, later)).thenThrows({ name: 'Error' });
+    spec
+      .given([created, succeeded])
+      .when((state) => decideRecordRefundOutcome('r-9', { kind: 'unknown' }, state, later))
+      .thenThrows({ name: 'Error' });
+    spec
+      .given([])
+      .when((state) => decideRecordRefundOutcome('r-9', { kind: 'unknown' }, state, later))
+      .thenThrows({ name: 'Error' });
   });
 });

@@ -1,4 +1,14 @@
-import { childPointer, CommandMetadata, DomainEvent, Evolver, FieldError, NotFoundError, secretHint, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
+import {
+  childPointer,
+  CommandMetadata,
+  DomainEvent,
+  Evolver,
+  FieldError,
+  NotFoundError,
+  secretHint,
+  UNKNOWN_PROPERTY,
+  ValidationError,
+} from '@billing/shared-kernel';
 
 /**
  * The PaymentProvider aggregate: one stream per (environment, provider name).

@@ -45,7 +45,10 @@ describe('validateProviderCredentials', () => {
 
   it.each([undefined, 'stripe', 'Sandbox', 42])('refuses name %p at /name, listing the known providers', (name) => {
     const error = thrown(() => validateProviderCredentials(name, { secretKey: 'sk_sandbox_abcd' }));
-    expect(error).toMatchObject({ code: 'unknown-payment-provider', errors: [{ pointer: '/name', detail: 'must be a known payment provider: sandbox, manual' }] });
+    expect(error).toMatchObject({
+      code: 'unknown-payment-provider',
+      errors: [{ pointer: '/name', detail: 'must be a known payment provider: sandbox, manual' }],
+    });
   });
 
   it.each<[string, unknown]>([
@@ -57,7 +60,9 @@ describe('validateProviderCredentials', () => {
     ['a space', { secretKey: 'sk_sandbox_ab cd' }],
     ['too long a key', { secretKey: `sk_sandbox_${'a'.repeat(250)}` }],
   ])('refuses %s at /credentials/secretKey', (_, credentials) => {
-    expect(thrown(() => validateProviderCredentials('sandbox', credentials)).errors).toEqual([{ pointer: '/credentials/secretKey', detail: expect.any(String) }]);
+    expect(thrown(() => validateProviderCredentials('sandbox', credentials)).errors).toEqual([
+      { pointer: '/credentials/secretKey', detail: expect.any(String) },
+    ]);
   });
 
   it('never echoes the refused secret', () => {
@@ -66,7 +71,9 @@ describe('validateProviderCredentials', () => {
   });
 
   it.each([null, 'sk_sandbox_abcd', ['sk_sandbox_abcd']])('refuses sandbox credentials %p at /credentials', (credentials) => {
-    expect(thrown(() => validateProviderCredentials('sandbox', credentials)).errors).toEqual([{ pointer: '/credentials', detail: expect.stringContaining('secretKey') }]);
+    expect(thrown(() => validateProviderCredentials('sandbox', credentials)).errors).toEqual([
+      { pointer: '/credentials', detail: expect.stringContaining('secretKey') },
+    ]);
   });
 
   it('reports every unknown member at its own pointer, with the key problem', () => {
@@ -80,7 +87,9 @@ describe('validateProviderCredentials', () => {
 
   it('does not take secretKey from the prototype', () => {
     const credentials = Object.create({ secretKey: 'sk_sandbox_abcd' }) as object;
-    expect(thrown(() => validateProviderCredentials('sandbox', credentials)).errors).toEqual([{ pointer: '/credentials/secretKey', detail: expect.stringMatching(/^is required/) }]);
+    expect(thrown(() => validateProviderCredentials('sandbox', credentials)).errors).toEqual([
+      { pointer: '/credentials/secretKey', detail: expect.stringMatching(/^is required/) },
+    ]);
   });
 
   it.each([{}, { secretKey: 'sk_sandbox_abcd' }, 'x'])('refuses manual credentials %p at /credentials', (credentials) => {
@@ -131,13 +140,18 @@ describe('evolvePaymentProvider', () => {
 
 describe('decideEnableProvider', () => {
   it('enables a new provider with a fresh id', () => {
-    spec.given([]).when((state) => decideEnableProvider(enableSandbox, state, metadataAt(NOW))).then([enabled]);
+    spec
+      .given([])
+      .when((state) => decideEnableProvider(enableSandbox, state, metadataAt(NOW)))
+      .then([enabled]);
   });
 
   it('rotates: enabling again always records the new credentials under the same id', () => {
     spec
       .given([enabled])
-      .when((state) => decideEnableProvider({ name: 'sandbox', credentialsHint: 'wxyz', credentials: rotated.data.credentials }, state, metadataAt(LATER, 'new')))
+      .when((state) =>
+        decideEnableProvider({ name: 'sandbox', credentialsHint: 'wxyz', credentials: rotated.data.credentials }, state, metadataAt(LATER, 'new')),
+      )
       .then([rotated]);
   });
 
@@ -152,14 +166,23 @@ describe('decideEnableProvider', () => {
     spec
       .given([])
       .when((state) => decideEnableProvider({ name: 'manual', credentialsHint: null, credentials: null }, state, metadataAt(NOW)))
-      .then([{ type: 'PaymentProviderEnabled', schemaVersion: 1, data: { providerId: 'id-1', name: 'manual', credentialsHint: null, credentials: null, enabledAt: NOW } }]);
+      .then([
+        {
+          type: 'PaymentProviderEnabled',
+          schemaVersion: 1,
+          data: { providerId: 'id-1', name: 'manual', credentialsHint: null, credentials: null, enabledAt: NOW },
+        },
+      ]);
   });
 
   it.each<[string, EnablePaymentProvider]>([
     ['sandbox without credentials', { name: 'sandbox', credentialsHint: null, credentials: null }],
     ['manual with credentials', { name: 'manual', credentialsHint: 'abcd', credentials: encrypted }],
   ])('refuses %s as a wiring bug', (_, command) => {
-    spec.given([]).when((state) => decideEnableProvider(command, state, metadataAt(NOW))).thenThrows({ name: 'Error' });
+    spec
+      .given([])
+      .when((state) => decideEnableProvider(command, state, metadataAt(NOW)))
+      .thenThrows({ name: 'Error' });
   });
 
   it("refuses another provider's stream as a wiring bug", () => {
@@ -172,11 +195,17 @@ describe('decideEnableProvider', () => {
 
 describe('decideDisableProvider', () => {
   it('disables an enabled provider', () => {
-    spec.given([enabled]).when((state) => decideDisableProvider({ name: 'sandbox' }, state, metadataAt(LATER))).then([disabled]);
+    spec
+      .given([enabled])
+      .when((state) => decideDisableProvider({ name: 'sandbox' }, state, metadataAt(LATER)))
+      .then([disabled]);
   });
 
   it('is a no-op on a disabled provider', () => {
-    spec.given([enabled, disabled]).when((state) => decideDisableProvider({ name: 'sandbox' }, state, metadataAt(LATER))).then([]);
+    spec
+      .given([enabled, disabled])
+      .when((state) => decideDisableProvider({ name: 'sandbox' }, state, metadataAt(LATER)))
+      .then([]);
   });
 
   it('is not found for a provider never enabled', () => {

@@ -1,7 +1,10 @@
 import { PaymentGateway } from './payment-gateway';
 
 export class UnknownPaymentGatewayError extends Error {
-  constructor(readonly provider: string, known: readonly string[]) {
+  constructor(
+    readonly provider: string,
+    known: readonly string[],
+  ) {
     super(`no payment gateway "${provider}" (known: ${known.join(', ') || 'none'})`);
     this.name = 'UnknownPaymentGatewayError';
   }

@@ -38,9 +38,7 @@ export type GatewayOutcome =
  * again later). Never `unreachable`: a lookup that did not reach the gateway
  * does not show that nothing was charged, so adapters answer `unknown`.
  */
-export type LookupOutcome =
-  | Extract<GatewayOutcome, { kind: 'succeeded' | 'declined' | 'unknown' }>
-  | { readonly kind: 'not_found'; readonly message: string };
+export type LookupOutcome = Extract<GatewayOutcome, { kind: 'succeeded' | 'declined' | 'unknown' }> | { readonly kind: 'not_found'; readonly message: string };
 
 export interface ChargeRequest {
   /** Our payment id: the gateway's idempotency key, unique per environment. */
@@ -76,7 +74,8 @@ export type GatewayRefundOutcome =
   | { readonly kind: 'unknown'; readonly message: string };
 
 /** What a refund lookup answered: the recorded outcome, `not_found` (no refund was made), or `unknown` (ask again later). */
-export type RefundLookupOutcome = Extract<GatewayRefundOutcome, { kind: 'succeeded' | 'declined' | 'unknown' }> | { readonly kind: 'not_found'; readonly message: string };
+export type RefundLookupOutcome =
+  Extract<GatewayRefundOutcome, { kind: 'succeeded' | 'declined' | 'unknown' }> | { readonly kind: 'not_found'; readonly message: string };
 
 export interface PaymentGateway {
   /** The provider name the environment's configuration uses (`sandbox`, `manual`, …). */

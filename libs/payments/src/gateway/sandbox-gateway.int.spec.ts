@@ -23,7 +23,10 @@ describe('SandboxGateway (real Postgres)', () => {
   }
 
   async function rows(reference: string, environment = environmentId): Promise<number> {
-    const found: unknown[] = await dataSource.query('select 1 from sandbox_gateway_charges where environment_id = $1 and reference = $2', [environment, reference]);
+    const found: unknown[] = await dataSource.query('select 1 from sandbox_gateway_charges where environment_id = $1 and reference = $2', [
+      environment,
+      reference,
+    ]);
     return found.length;
   }
 

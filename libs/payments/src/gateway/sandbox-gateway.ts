@@ -113,7 +113,10 @@ export class SandboxGateway implements PaymentGateway {
         if (earlier) return { outcome: replayRefund(request, earlier), timesOut: false };
         const charge = await this.find({ environmentId: request.environmentId, reference: request.chargeReference });
         if (!charge || charge.outcome.kind !== 'succeeded') {
-          return { outcome: { kind: 'declined' as const, code: 'charge_not_found', message: `sandbox: no succeeded charge ${request.chargeReference} to refund` }, timesOut: false };
+          return {
+            outcome: { kind: 'declined' as const, code: 'charge_not_found', message: `sandbox: no succeeded charge ${request.chargeReference} to refund` },
+            timesOut: false,
+          };
         }
         const [{ refunded }] = await tx.query(
           `select coalesce(sum(amount), 0)::bigint as refunded from sandbox_gateway_refunds where environment_id = $1 and charge_reference = $2 and outcome->>'kind' = 'succeeded'`,
@@ -132,7 +135,10 @@ export class SandboxGateway implements PaymentGateway {
       });
       if (decided.timesOut) {
         await sleep(this.timeoutMs);
-        return { kind: 'unknown', message: `sandbox: no answer within ${this.timeoutMs} ms (a tok_timeout charge's refund); the refund may have been made: look it up` };
+        return {
+          kind: 'unknown',
+          message: `sandbox: no answer within ${this.timeoutMs} ms (a tok_timeout charge's refund); the refund may have been made: look it up`,
+        };
       }
       return decided.outcome;
     });

@@ -27,7 +27,8 @@ export class PaymentProvidersController {
   @HttpCode(200)
   @ApiOperation({
     summary: 'Enable a payment provider (or rotate its credentials)',
-    description: 'sandbox: credentials {"secretKey": "sk_sandbox_…"}; manual (bank transfers recorded by hand): credentials null. Enabling again replaces the credentials.',
+    description:
+      'sandbox: credentials {"secretKey": "sk_sandbox_…"}; manual (bank transfers recorded by hand): credentials null. Enabling again replaces the credentials.',
   })
   @ApiBody({ type: EnableProviderDto })
   @ApiResponse({ status: 200, description: 'The provider, enabled', type: PaymentProviderDto, headers: ETAG })
@@ -35,7 +36,11 @@ export class PaymentProvidersController {
   async enable(@Caller() caller: CallerContext, @Body() body: unknown): Promise<Versioned<PaymentProviderView>> {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ValidationError.at('', 'must be an object {name, credentials}');
     const unknown = Object.keys(body).filter((key) => key !== 'name' && key !== 'credentials');
-    if (unknown.length > 0) throw new ValidationError('The request is invalid.', unknown.map((key) => ({ pointer: childPointer('', key), detail: UNKNOWN_PROPERTY })));
+    if (unknown.length > 0)
+      throw new ValidationError(
+        'The request is invalid.',
+        unknown.map((key) => ({ pointer: childPointer('', key), detail: UNKNOWN_PROPERTY })),
+      );
     const { name, credentials } = body as { name?: unknown; credentials?: unknown };
     return answer(await this.commands.execute(new EnableProviderCommand(caller.environmentId, name, credentials, commandContext(caller, this.clock))));
   }
@@ -50,7 +55,10 @@ export class PaymentProvidersController {
   @ApiNoInput()
   @Put(':name/disable')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Disable a payment provider', description: 'Body {} (or none). New payments through it are refused; disabling again answers the same.' })
+  @ApiOperation({
+    summary: 'Disable a payment provider',
+    description: 'Body {} (or none). New payments through it are refused; disabling again answers the same.',
+  })
   @ApiParam({ name: 'name', enum: ['sandbox', 'manual'] })
   @ApiResponse({ status: 200, description: 'The provider, disabled', type: PaymentProviderDto, headers: ETAG })
   @ApiResponse({ status: 404, ...problemResponse('The provider was never enabled in this environment (or no such provider)') })

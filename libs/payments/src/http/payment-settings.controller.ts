@@ -9,7 +9,12 @@ import { paymentSettingsStream } from '../streams';
 import { UpdatePaymentSettingsCommand } from '../update-settings/update-payment-settings.command';
 
 class PaymentSettingsDto {
-  @ApiProperty({ type: 'integer', isArray: true, example: [1, 3, 5, 7], description: 'days after the first failed collection try at which it is tried again (1–10 increasing whole days, ≤ 60)' })
+  @ApiProperty({
+    type: 'integer',
+    isArray: true,
+    example: [1, 3, 5, 7],
+    description: 'days after the first failed collection try at which it is tried again (1–10 increasing whole days, ≤ 60)',
+  })
   retryDays!: number[];
 
   @ApiProperty({
@@ -18,7 +23,8 @@ class PaymentSettingsDto {
     maximum: 365,
     required: false,
     example: 14,
-    description: 'days from the date of an invoice the billing engine makes to its due date; 0 (the default, also when absent from a PUT): due on the invoice date',
+    description:
+      'days from the date of an invoice the billing engine makes to its due date; 0 (the default, also when absent from a PUT): due on the invoice date',
   })
   paymentTermsDays!: number;
 }
@@ -50,12 +56,18 @@ export class PaymentSettingsController {
   @ApiResponse({ status: 200, description: 'The settings', type: PaymentSettingsDto })
   @ApiResponse({
     status: 422,
-    ...problemResponse('retryDays not 1–10 strictly increasing whole days from 1 to 60 (pointer /retryDays/<i>), paymentTermsDays not 0–365 whole days, or another property'),
+    ...problemResponse(
+      'retryDays not 1–10 strictly increasing whole days from 1 to 60 (pointer /retryDays/<i>), paymentTermsDays not 0–365 whole days, or another property',
+    ),
   })
   async update(@Caller() caller: CallerContext, @Body() body: unknown): Promise<PaymentSettingsView> {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ValidationError.at('', 'must be an object {retryDays, paymentTermsDays?}');
     const unknown = Object.keys(body).filter((key) => key !== 'retryDays' && key !== 'paymentTermsDays');
-    if (unknown.length > 0) throw new ValidationError('The request is invalid.', unknown.map((key) => ({ pointer: childPointer('', key), detail: UNKNOWN_PROPERTY })));
+    if (unknown.length > 0)
+      throw new ValidationError(
+        'The request is invalid.',
+        unknown.map((key) => ({ pointer: childPointer('', key), detail: UNKNOWN_PROPERTY })),
+      );
     const { state } = await this.commands.execute(
       new UpdatePaymentSettingsCommand(
         caller.environmentId,

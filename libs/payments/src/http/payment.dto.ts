@@ -29,7 +29,11 @@ export class PaymentDto {
   @ApiProperty({ type: String, nullable: true, description: "the provider's id of the charge" }) providerReference!: string | null;
   @ApiProperty({ type: 'integer', description: 'the succeeded refunds together' }) refundedAmount!: number;
   @ApiProperty({ type: [RefundDto] }) refunds!: RefundDto[];
-  @ApiProperty({ type: 'integer', minimum: 1, description: "1 for a payment made by POST /payments; for a subscription invoice's collection, the try it made (README: dunning)" })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    description: "1 for a payment made by POST /payments; for a subscription invoice's collection, the try it made (README: dunning)",
+  })
   attempt!: number;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
@@ -45,7 +49,8 @@ export class PaymentProviderDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ enum: ['sandbox', 'manual'] }) name!: string;
   @ApiProperty({ enum: ['enabled', 'disabled'] }) status!: string;
-  @ApiProperty({ type: String, nullable: true, example: 'a1b2', description: 'the last 4 characters of the secret; null for manual' }) credentialsHint!: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'a1b2', description: 'the last 4 characters of the secret; null for manual' }) credentialsHint!:
+    string | null;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
 }
@@ -56,6 +61,11 @@ export class PaymentProviderListDto {
 
 export class EnableProviderDto {
   @ApiProperty({ enum: ['sandbox', 'manual'] }) name!: string;
-  @ApiProperty({ type: Object, nullable: true, example: { secretKey: 'sk_sandbox_4eC39HqLyjWDarjtT1zdp7dc' }, description: 'sandbox: {secretKey: "sk_sandbox_…"}; manual: null' })
+  @ApiProperty({
+    type: Object,
+    nullable: true,
+    example: { secretKey: 'sk_sandbox_4eC39HqLyjWDarjtT1zdp7dc' },
+    description: 'sandbox: {secretKey: "sk_sandbox_…"}; manual: null',
+  })
   credentials!: object | null;
 }

@@ -1,7 +1,19 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ApiPageQuery, Caller, CallerContext, Clock, commandContext, idFromIdempotencyKey, OwnCommits, Page, problemResponse, ResourceIdPipe, Versioned } from '@billing/platform';
+import {
+  ApiPageQuery,
+  Caller,
+  CallerContext,
+  Clock,
+  commandContext,
+  idFromIdempotencyKey,
+  OwnCommits,
+  Page,
+  problemResponse,
+  ResourceIdPipe,
+  Versioned,
+} from '@billing/platform';
 import { NotFoundError, ValidationError } from '@billing/shared-kernel';
 import { CreatePaymentCommand } from '../create-payment/create-payment.command';
 import { CreatePaymentDto } from '../create-payment/create-payment.dto';
@@ -56,7 +68,9 @@ export class PaymentsController {
       token: body.paymentMethod.token,
       paymentId: idFromIdempotencyKey(PAYMENT_ID_NAMESPACE),
     };
-    const { state: payment, version } = await this.commands.execute(new CreatePaymentCommand(caller.environmentId, request, commandContext(caller, this.clock)));
+    const { state: payment, version } = await this.commands.execute(
+      new CreatePaymentCommand(caller.environmentId, request, commandContext(caller, this.clock)),
+    );
     return new Versioned(toPaymentView(payment), version, `/payments/${payment.id}`);
   }
 
@@ -71,7 +85,10 @@ export class PaymentsController {
   @ApiQuery({ name: 'orderBy', required: false, enum: ['Id', '-Id', 'CreatedAt', '-CreatedAt', 'Amount', '-Amount'] })
   @ApiPageQuery()
   @ApiResponse({ status: 200, description: 'A page of payments', type: PaymentPageDto })
-  @ApiResponse({ status: 422, ...problemResponse('A malformed filter, unknown field or operator, bad value, orderBy or limit (pointer /query/<name>[/<index>])') })
+  @ApiResponse({
+    status: 422,
+    ...problemResponse('A malformed filter, unknown field or operator, bad value, orderBy or limit (pointer /query/<name>[/<index>])'),
+  })
   list(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<Page<PaymentView>> {
     for (const [name, value] of Object.entries(query)) {
       if (!LIST_QUERY.includes(name)) throw ValidationError.at(`/query/${name}`, `unknown query parameter (accepted: ${LIST_QUERY.join(', ')})`);
@@ -107,7 +124,11 @@ export class PaymentsController {
   @ApiResponse({ status: 404, ...problemResponse('No such payment in this environment') })
   @ApiResponse({ status: 409, ...problemResponse('Only a succeeded payment can be refunded (payment-not-refundable)') })
   @ApiResponse({ status: 422, ...problemResponse('amount not an integer from 1 to the refundable amount (named in the detail)') })
-  async refund(@Caller() caller: CallerContext, @Param('paymentId', ID_PIPE) paymentId: string, @Body() body: RefundPaymentDto): Promise<Versioned<PaymentView>> {
+  async refund(
+    @Caller() caller: CallerContext,
+    @Param('paymentId', ID_PIPE) paymentId: string,
+    @Body() body: RefundPaymentDto,
+  ): Promise<Versioned<PaymentView>> {
     const { state: payment, version } = await this.commands.execute(
       // With an Idempotency-Key the refund id comes from it: a retry after a lost answer finds the same refund, never refunds twice.
       new RefundPaymentCommand(caller.environmentId, paymentId, body.amount, commandContext(caller, this.clock), idFromIdempotencyKey(REFUND_ID_NAMESPACE)),

@@ -3,4 +3,9 @@ import { CreatePaymentsReadModels1763800300000 } from './1763800300000-create-pa
 import { AddPaymentsRefundPendingSince1764000300000 } from './1764000300000-add-payments-refund-pending-since';
 import { AddPaymentsRecordedAt1764100300000 } from './1764100300000-add-payments-recorded-at';
 
-export const paymentsMigrations: Function[] = [CreatePaymentsReadModels1763800300000, ...paymentsGatewayMigrations, AddPaymentsRefundPendingSince1764000300000, AddPaymentsRecordedAt1764100300000];
+export const paymentsMigrations: Function[] = [
+  CreatePaymentsReadModels1763800300000,
+  ...paymentsGatewayMigrations,
+  AddPaymentsRefundPendingSince1764000300000,
+  AddPaymentsRecordedAt1764100300000,
+];

@@ -2,7 +2,18 @@ import { EntityManager } from 'typeorm';
 import { FoldedStream, foldStreamBatches, Projection, RecordedEvent } from '@billing/event-store';
 import { INVOICE_STREAM, invoiceEvolver, InvoiceState } from '@billing/invoicing';
 import { DomainEvent, Evolver } from '@billing/shared-kernel';
-import { Collection, collectionEvolver, INVOICE_COLLECTION_STREAM_TYPE, Payment, PAYMENT_PROVIDER_STREAM_TYPE, PAYMENT_STREAM_TYPE, paymentEvolver, PaymentProvider, paymentProviderEvolver, pendingRefunds } from '../domain';
+import {
+  Collection,
+  collectionEvolver,
+  INVOICE_COLLECTION_STREAM_TYPE,
+  Payment,
+  PAYMENT_PROVIDER_STREAM_TYPE,
+  PAYMENT_STREAM_TYPE,
+  paymentEvolver,
+  PaymentProvider,
+  paymentProviderEvolver,
+  pendingRefunds,
+} from '../domain';
 
 export const PAYMENTS_PROJECTION = 'payments.read-model';
 
@@ -54,36 +65,60 @@ export const paymentsProjection: Projection = {
         ],
       ),
     );
-    await fold<PaymentProvider>(events, tx, PAYMENT_PROVIDER_STREAM_TYPE, 'payment_providers', paymentProviderEvolver as unknown as Evolver<PaymentProvider, DomainEvent>, (rows) =>
-      tx.query(
-        `insert into payment_providers (environment_id, id, name, version, state) select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::integer[], $5::jsonb[])
+    await fold<PaymentProvider>(
+      events,
+      tx,
+      PAYMENT_PROVIDER_STREAM_TYPE,
+      'payment_providers',
+      paymentProviderEvolver as unknown as Evolver<PaymentProvider, DomainEvent>,
+      (rows) =>
+        tx.query(
+          `insert into payment_providers (environment_id, id, name, version, state) select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::integer[], $5::jsonb[])
          on conflict (environment_id, id) do update set version = excluded.version, state = excluded.state`,
-        // Stored without the (encrypted) credentials: nothing reads them from here.
-        [rows.map((r) => r.environmentId), rows.map((r) => r.id), rows.map((r) => r.state.name), rows.map((r) => r.version), rows.map((r) => JSON.stringify({ ...r.state, credentials: null }))],
-      ),
+          // Stored without the (encrypted) credentials: nothing reads them from here.
+          [
+            rows.map((r) => r.environmentId),
+            rows.map((r) => r.id),
+            rows.map((r) => r.state.name),
+            rows.map((r) => r.version),
+            rows.map((r) => JSON.stringify({ ...r.state, credentials: null })),
+          ],
+        ),
     );
-    await fold<Collection>(events, tx, INVOICE_COLLECTION_STREAM_TYPE, 'payment_collections', collectionEvolver as unknown as Evolver<Collection, DomainEvent>, (rows) =>
-      tx.query(
-        `insert into payment_collections (environment_id, id, invoice_id, status, next_attempt_at, state)
+    await fold<Collection>(
+      events,
+      tx,
+      INVOICE_COLLECTION_STREAM_TYPE,
+      'payment_collections',
+      collectionEvolver as unknown as Evolver<Collection, DomainEvent>,
+      (rows) =>
+        tx.query(
+          `insert into payment_collections (environment_id, id, invoice_id, status, next_attempt_at, state)
          select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::timestamptz[], $6::jsonb[])
          on conflict (environment_id, id) do update set status = excluded.status, next_attempt_at = excluded.next_attempt_at, state = excluded.state`,
-        [
-          rows.map((r) => r.environmentId),
-          rows.map((r) => r.id),
-          rows.map((r) => r.state.invoiceId),
-          rows.map((r) => r.state.status),
-          // A try under way is looked at again at once (its payment may have its outcome by now).
-          rows.map((r) => (r.state.status === 'attempting' ? r.state.updatedAt : r.state.nextAttemptAt)),
-          rows.map((r) => JSON.stringify(r.state)),
-        ],
-      ),
+          [
+            rows.map((r) => r.environmentId),
+            rows.map((r) => r.id),
+            rows.map((r) => r.state.invoiceId),
+            rows.map((r) => r.state.status),
+            // A try under way is looked at again at once (its payment may have its outcome by now).
+            rows.map((r) => (r.state.status === 'attempting' ? r.state.updatedAt : r.state.nextAttemptAt)),
+            rows.map((r) => JSON.stringify(r.state)),
+          ],
+        ),
     );
-    await fold<InvoiceState & { status: string }>(events, tx, INVOICE_STREAM, 'payment_invoice_facts', invoiceEvolver as unknown as Evolver<InvoiceState & { status: string }, DomainEvent>, (rows) =>
-      tx.query(
-        `insert into payment_invoice_facts (environment_id, id, state) select * from unnest($1::uuid[], $2::uuid[], $3::jsonb[])
+    await fold<InvoiceState & { status: string }>(
+      events,
+      tx,
+      INVOICE_STREAM,
+      'payment_invoice_facts',
+      invoiceEvolver as unknown as Evolver<InvoiceState & { status: string }, DomainEvent>,
+      (rows) =>
+        tx.query(
+          `insert into payment_invoice_facts (environment_id, id, state) select * from unnest($1::uuid[], $2::uuid[], $3::jsonb[])
          on conflict (environment_id, id) do update set state = excluded.state`,
-        [rows.map((r) => r.environmentId), rows.map((r) => r.id), rows.map((r) => JSON.stringify(r.state))],
-      ),
+          [rows.map((r) => r.environmentId), rows.map((r) => r.id), rows.map((r) => JSON.stringify(r.state))],
+        ),
     );
   },
   async reset(tx: EntityManager): Promise<void> {

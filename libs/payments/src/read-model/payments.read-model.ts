@@ -43,10 +43,11 @@ export class PaymentsReadModel {
   constructor(private readonly dataSource: DataSource) {}
 
   async payment(environmentId: string, id: string): Promise<{ payment: Payment; version: number } | null> {
-    const [row] = await queryRows<{ state: Payment; version: number }>(this.dataSource.manager, `select state, version from payments where environment_id = $1 and id = $2`, [
-      environmentId,
-      id,
-    ]);
+    const [row] = await queryRows<{ state: Payment; version: number }>(
+      this.dataSource.manager,
+      `select state, version from payments where environment_id = $1 and id = $2`,
+      [environmentId, id],
+    );
     return row ? { payment: row.state, version: row.version } : null;
   }
 
@@ -81,24 +82,33 @@ export class PaymentsReadModel {
       `select id, amount::text as amount_text, created_at, state from payments where ${where.join(' and ')} order by ${orderBy} limit $${params.length}`,
       params,
     );
-    const value = (row: (typeof rows)[number]) => (query.orderBy.field === 'amount' ? row.amount_text : query.orderBy.field === 'createdAt' ? row.created_at.toISOString() : row.id);
-    return keysetPage(rows, { limit: query.limit, codec: PAGE_TOKEN, key: (row) => ({ order, value: value(row), id: row.id }), item: (row) => toPaymentView(row.state) });
+    const value = (row: (typeof rows)[number]) =>
+      query.orderBy.field === 'amount' ? row.amount_text : query.orderBy.field === 'createdAt' ? row.created_at.toISOString() : row.id;
+    return keysetPage(rows, {
+      limit: query.limit,
+      codec: PAGE_TOKEN,
+      key: (row) => ({ order, value: value(row), id: row.id }),
+      item: (row) => toPaymentView(row.state),
+    });
   }
 
   async providers(environmentId: string): Promise<PaymentProviderView[]> {
-    const rows = await queryRows<{ state: PaymentProvider }>(this.dataSource.manager, `select state from payment_providers where environment_id = $1 order by name`, [
-      environmentId,
-    ]);
+    const rows = await queryRows<{ state: PaymentProvider }>(
+      this.dataSource.manager,
+      `select state from payment_providers where environment_id = $1 order by name`,
+      [environmentId],
+    );
     return rows.map((row) => toProviderView(row.state));
   }
 
   /** What invoicing's events say about the invoice: what a payment is checked against. */
   async invoiceFacts(environmentId: string, invoiceId: string): Promise<InvoiceFacts | null> {
     if (!isUuid(invoiceId)) return null;
-    const [row] = await queryRows<{ state: InvoiceState }>(this.dataSource.manager, `select state from payment_invoice_facts where environment_id = $1 and id = $2`, [
-      environmentId,
-      invoiceId,
-    ]);
+    const [row] = await queryRows<{ state: InvoiceState }>(
+      this.dataSource.manager,
+      `select state from payment_invoice_facts where environment_id = $1 and id = $2`,
+      [environmentId, invoiceId],
+    );
     if (!row || row.state.status === 'none') return null;
     const view = toInvoiceView(row.state);
     return { invoiceId: view.id, status: view.status, type: view.type, currency: view.currency, customerId: view.customer.id, totalDue: view.totalDue };
@@ -169,7 +179,13 @@ export class PaymentsReadModel {
         after?.id ?? null,
       ],
     );
-    return rows.map((row) => ({ environmentId: row.environment_id, id: row.id, recordedAt: row.recorded_at, realDue: row.real_due, environmentCutoff: row.environment_cutoff }));
+    return rows.map((row) => ({
+      environmentId: row.environment_id,
+      id: row.id,
+      recordedAt: row.recorded_at,
+      realDue: row.real_due,
+      environmentCutoff: row.environment_cutoff,
+    }));
   }
 }
 
@@ -194,7 +210,11 @@ export interface AwaitingLookup {
 function decodeKey(token: string, order: string): PageKey {
   const key = PAGE_TOKEN.decode(token);
   if (key.order !== order) throw invalidPageToken(`was issued for orderBy ${key.order}: send the same orderBy to go on paging`);
-  const valid = order.endsWith('amount') ? /^-?\d{1,16}$/.test(key.value) : order.endsWith('createdAt') ? tokenField.instant(key.value) : tokenField.uuid(key.value);
+  const valid = order.endsWith('amount')
+    ? /^-?\d{1,16}$/.test(key.value)
+    : order.endsWith('createdAt')
+      ? tokenField.instant(key.value)
+      : tokenField.uuid(key.value);
   if (!valid) throw invalidPageToken();
   return key;
 }

@@ -60,7 +60,7 @@ export class PendingPaymentsResolver implements ClockDrivenWork, OnModuleInit, O
   /** An advance: the environment's payments and refunds whose wait is over by real time or by its new time, every one of them. */
   catchUp(environmentId: string): Promise<void> {
     return outsideUnitOfWork(async () => {
-      for (let after: AwaitingLookup | null = null; ; ) {
+      for (let after: AwaitingLookup | null = null; ;) {
         const page = await this.lookUp({ after, limit: BATCH, environmentId });
         if (page.length < BATCH) return;
         after = page[page.length - 1];
@@ -83,7 +83,10 @@ export class PendingPaymentsResolver implements ClockDrivenWork, OnModuleInit, O
 
   /** Looks up a page of payments (then their refunds) whose wait is over, and answers the page. */
   private async lookUp(page: { after: AwaitingLookup | null; limit: number; environmentId?: string }): Promise<AwaitingLookup[]> {
-    const awaiting = await this.readModel.awaitingLookup({ realNow: this.clock.base.now(), ms: this.config.paymentsResolveAfterMs, testClocks: this.config.testClocks }, page);
+    const awaiting = await this.readModel.awaitingLookup(
+      { realNow: this.clock.base.now(), ms: this.config.paymentsResolveAfterMs, testClocks: this.config.testClocks },
+      page,
+    );
     for (const { environmentId, id, realDue, environmentCutoff } of awaiting) {
       const due = (createdAt: string) => realDue || Date.parse(createdAt) < environmentCutoff.getTime();
       await this.resolving(environmentId, id, async (payment, context) => {
@@ -110,7 +113,12 @@ export class PendingPaymentsResolver implements ClockDrivenWork, OnModuleInit, O
       };
       await work(state, context);
     } catch (error) {
-      this.logger.error({ msg: 'resolving a pending payment or refund failed; retried in the next run', environmentId, paymentId: id, error: (error as Error).message });
+      this.logger.error({
+        msg: 'resolving a pending payment or refund failed; retried in the next run',
+        environmentId,
+        paymentId: id,
+        error: (error as Error).message,
+      });
     }
   }
 }

@@ -56,7 +56,12 @@ export class PaymentSettlementsReactor implements Reactor {
     } catch (error) {
       // A rule of the invoice refuses it (never expected: payments checks the invoice first): recorded in the log, not retried forever.
       if (!(error instanceof DomainError)) throw error;
-      this.logger.error({ msg: 'a payment could not be settled on its invoice', paymentEvent: event.eventId, invoiceId: settlement.invoiceId, error: error.message });
+      this.logger.error({
+        msg: 'a payment could not be settled on its invoice',
+        paymentEvent: event.eventId,
+        invoiceId: settlement.invoiceId,
+        error: error.message,
+      });
     }
   }
 }
@@ -68,7 +73,13 @@ function settlementOf(event: RecordedEvent): (AddSettlement & { reference: strin
   }
   if (event.type === 'PaymentRefunded') {
     const data = event.data as PaymentRefundedData;
-    return { invoiceId: data.invoiceId, date: data.refundedAt.slice(0, 10), amount: -data.amount, reference: data.refundId, note: `refund of payment ${data.paymentId}` };
+    return {
+      invoiceId: data.invoiceId,
+      date: data.refundedAt.slice(0, 10),
+      amount: -data.amount,
+      reference: data.refundId,
+      note: `refund of payment ${data.paymentId}`,
+    };
   }
   return null;
 }

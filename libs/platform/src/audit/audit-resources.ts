@@ -71,6 +71,7 @@ function historyResource(stream: StreamDefinition, resource: ResourceDeclaration
     streamType: stream.type,
     view: stream.view,
     alongside: resource.alongside,
-    streamIdOf: (environmentId, routeId) => (resource.streamIdOf ? resource.streamIdOf(environmentId, routeId) : isUuid(routeId) ? routeId.toLowerCase() : null),
+    streamIdOf: (environmentId, routeId) =>
+      resource.streamIdOf ? resource.streamIdOf(environmentId, routeId) : isUuid(routeId) ? routeId.toLowerCase() : null,
   };
 }

@@ -10,17 +10,30 @@ import { HeadSigner, SignedHead } from './head-signer';
 
 const FILTER_QUERIES = [
   { name: 'type', required: false, description: 'Only events of this type (e.g. InvoiceBooked).', schema: { type: 'string' } },
-  { name: 'resourceType', required: false, description: 'Only events of this public resource type (e.g. invoice, tax_code, webhook_subscription).', schema: { type: 'string' } },
+  {
+    name: 'resourceType',
+    required: false,
+    description: 'Only events of this public resource type (e.g. invoice, tax_code, webhook_subscription).',
+    schema: { type: 'string' },
+  },
   {
     name: 'resourceId',
     required: false,
     description: "Only events of this resource: its stream id (a uuid), or with resourceType the id its routes take (a tax code's code).",
     schema: { type: 'string' },
   },
-  { name: 'from', required: false, description: 'occurredAt at or after this instant (RFC 3339 with a zone, or a date: midnight UTC).', schema: { type: 'string', format: 'date-time' } },
+  {
+    name: 'from',
+    required: false,
+    description: 'occurredAt at or after this instant (RFC 3339 with a zone, or a date: midnight UTC).',
+    schema: { type: 'string', format: 'date-time' },
+  },
   { name: 'to', required: false, description: 'occurredAt strictly before this instant.', schema: { type: 'string', format: 'date-time' } },
 ];
-const INVALID_QUERY = { status: 422, ...problemResponse('Invalid, repeated or unknown query parameter, or a pageToken of other filters (pointer /query/<name>)') };
+const INVALID_QUERY = {
+  status: 422,
+  ...problemResponse('Invalid, repeated or unknown query parameter, or a pageToken of other filters (pointer /query/<name>)'),
+};
 
 export const LOG_ITEM_SCHEMA = {
   type: 'object',
@@ -28,7 +41,7 @@ export const LOG_ITEM_SCHEMA = {
   properties: {
     id: { type: 'string', format: 'uuid' },
     position: { type: 'integer', format: 'int64', description: "The event's place in its environment's hash chain: 1, 2, 3… in commit order." },
-    hash: { type: 'string', description: "Its link in the environment's hash chain (sha256, lower-case hex; README, \"Audit\")." },
+    hash: { type: 'string', description: 'Its link in the environment\'s hash chain (sha256, lower-case hex; README, "Audit").' },
     type: { type: 'string', example: 'InvoiceBooked' },
     resource: { type: 'object', properties: { type: { type: 'string', example: 'invoice' }, id: { type: 'string', description: 'The stream id.' } } },
     version: { type: 'integer', description: "The resource's version after this event (its ETag)." },
@@ -37,7 +50,11 @@ export const LOG_ITEM_SCHEMA = {
     requestId: { type: 'string', nullable: true },
     correlationId: { type: 'string' },
     causationId: { type: 'string', nullable: true },
-    data: { type: 'object', additionalProperties: true, description: "The event's data in its current schema; secrets (encrypted keys, payment method tokens of collections) are replaced by \"[redacted]\"." },
+    data: {
+      type: 'object',
+      additionalProperties: true,
+      description: 'The event\'s data in its current schema; secrets (encrypted keys, payment method tokens of collections) are replaced by "[redacted]".',
+    },
   },
 };
 export const LOG_PAGE_SCHEMA = {
@@ -113,7 +130,10 @@ export class AuditController {
         environmentId: { type: 'string', format: 'uuid' },
         eventsChecked: { type: 'integer' },
         head: { type: 'object', properties: { environmentId: { type: 'string', format: 'uuid' }, position: { type: 'integer' }, hash: { type: 'string' } } },
-        event: { type: 'object', properties: { id: { type: 'string' }, position: { type: 'integer', nullable: true }, globalPosition: { type: 'string', nullable: true } } },
+        event: {
+          type: 'object',
+          properties: { id: { type: 'string' }, position: { type: 'integer', nullable: true }, globalPosition: { type: 'string', nullable: true } },
+        },
         differs: { type: 'string', enum: ['content', 'link', 'missing-event', 'unchained'] },
         detail: { type: 'string' },
       },

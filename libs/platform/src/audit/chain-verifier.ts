@@ -96,7 +96,11 @@ export class ChainVerifier {
   }
 
   async verify(environmentId: string, progress?: VerifyProgress): Promise<VerifyResult> {
-    const [{ total }] = await queryRows<{ total: number }>(this.dataSource.manager, `select count(*)::int as total from event_chain where environment_id = $1`, [environmentId]);
+    const [{ total }] = await queryRows<{ total: number }>(
+      this.dataSource.manager,
+      `select count(*)::int as total from event_chain where environment_id = $1`,
+      [environmentId],
+    );
     let expectedSequence = 1;
     let previousHash = GENESIS_HASH;
     let checked = 0;
@@ -105,9 +109,17 @@ export class ChainVerifier {
       for (const row of rows) {
         const position = Number(row.sequence);
         const event = { id: row.chained_event_id, position, globalPosition: row.global_position };
-        const broken = (differs: Difference, detail: string): VerifyResult => ({ status: 'mismatch', environmentId, eventsChecked: checked, event, differs, detail });
+        const broken = (differs: Difference, detail: string): VerifyResult => ({
+          status: 'mismatch',
+          environmentId,
+          eventsChecked: checked,
+          event,
+          differs,
+          detail,
+        });
         if (position !== expectedSequence) return broken('link', `position ${position} follows position ${expectedSequence - 1}: the chain has a gap`);
-        if (row.previous_hash !== previousHash) return broken('link', `its previous hash ${row.previous_hash} is not the hash of position ${position - 1} (${previousHash})`);
+        if (row.previous_hash !== previousHash)
+          return broken('link', `its previous hash ${row.previous_hash} is not the hash of position ${position - 1} (${previousHash})`);
         if (row.event_id === null) return broken('missing-event', 'the chain holds this event but the log does not');
         const recomputed = chainHash(
           row.previous_hash,

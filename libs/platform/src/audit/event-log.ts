@@ -172,7 +172,9 @@ export class EventLog {
     if (view === null || view === undefined) throw new NotFoundError(resource.type, routeId);
     if (!resource.alongside) return new Versioned(view, version);
     const { streamType, streamIdOf, evolver, apply } = resource.alongside;
-    const related = (await this.eventStore.readStream({ environmentId, streamType, streamId: streamIdOf(environmentId) })).filter((event) => event.occurredAt.getTime() <= asOf.getTime());
+    const related = (await this.eventStore.readStream({ environmentId, streamType, streamId: streamIdOf(environmentId) })).filter(
+      (event) => event.occurredAt.getTime() <= asOf.getTime(),
+    );
     return new Versioned(apply(view, foldStream(related, evolver).state), version);
   }
 
@@ -184,8 +186,17 @@ export class EventLog {
     }
     let streamId: string | undefined;
     if (q.resourceId !== undefined) {
-      const mapped = q.resourceType !== undefined ? this.resources.streamIdOf(q.resourceType, environmentId, q.resourceId) : isUuid(q.resourceId) ? q.resourceId.toLowerCase() : null;
-      if (mapped === null) throw ValidationError.at('/query/resourceId', q.resourceType === undefined ? 'must be a uuid (a stream id) without resourceType' : `is not an id of a ${q.resourceType}`);
+      const mapped =
+        q.resourceType !== undefined
+          ? this.resources.streamIdOf(q.resourceType, environmentId, q.resourceId)
+          : isUuid(q.resourceId)
+            ? q.resourceId.toLowerCase()
+            : null;
+      if (mapped === null)
+        throw ValidationError.at(
+          '/query/resourceId',
+          q.resourceType === undefined ? 'must be a uuid (a stream id) without resourceType' : `is not an id of a ${q.resourceType}`,
+        );
       streamId = mapped;
     }
     if (q.type !== undefined && (q.type.length === 0 || q.type.length > 200)) throw ValidationError.at('/query/type', 'must be an event type name');
@@ -254,6 +265,12 @@ export function instant(name: string, value: string | undefined): Date | undefin
 
 /** What a page token is bound to: a digest of the filters. */
 function filterKey(filter: LogFilter): string {
-  const canonical = JSON.stringify([filter.type ?? null, filter.streamTypes ?? null, filter.streamId ?? null, filter.from?.toISOString() ?? null, filter.to?.toISOString() ?? null]);
+  const canonical = JSON.stringify([
+    filter.type ?? null,
+    filter.streamTypes ?? null,
+    filter.streamId ?? null,
+    filter.from?.toISOString() ?? null,
+    filter.to?.toISOString() ?? null,
+  ]);
   return createHash('sha256').update(canonical).digest('base64url').slice(0, 16);
 }

@@ -17,7 +17,10 @@ import { LOG_PAGE_SCHEMA } from './audit.controller';
  * declaring `resource.path` (and a view) on its stream.
  */
 export function historyController(resource: HistoryResource): Type {
-  const tag = resource.path.split('-').map((word) => word[0].toUpperCase() + word.slice(1)).join(' ');
+  const tag = resource.path
+    .split('-')
+    .map((word) => word[0].toUpperCase() + word.slice(1))
+    .join(' ');
   @ApiTags(tag)
   @Controller(resource.path)
   class ResourceHistoryController {
@@ -26,7 +29,8 @@ export function historyController(resource: HistoryResource): Type {
     @Get(':id/history')
     @ApiOperation({
       summary: `The events of a ${resource.type.replace(/_/g, ' ')}, with actor and request id`,
-      description: 'In commit order, as GET /events shows them. Keyset paged like GET /events (at most `limit` events and LOG_PAGE_MAX_BYTES of JSON per page).',
+      description:
+        'In commit order, as GET /events shows them. Keyset paged like GET /events (at most `limit` events and LOG_PAGE_MAX_BYTES of JSON per page).',
     })
     @ApiParam({ name: 'id', description: `The id GET /${resource.path}/{id} takes.` })
     @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_LOG_LIMIT, default: DEFAULT_LOG_LIMIT } })

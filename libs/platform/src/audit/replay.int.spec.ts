@@ -85,7 +85,7 @@ describe('replay against live read models kept by several runners', () => {
       await writing;
       const [{ head }] = await dataSource.query(`select count(*)::int as head from events where stream_type = 'account'`);
       expect(head).toBe(240);
-      for (let caught = false; !caught; ) {
+      for (let caught = false; !caught;) {
         await runners[0].runBatch(totals.name);
         caught = (await runners[0].lag())[0].eventsBehind === 0;
       }

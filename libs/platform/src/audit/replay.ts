@@ -65,9 +65,11 @@ export async function replayReadModels(options: {
     const liveRunner = new ProjectionRunner(dataSource, liveEventStore, { batchSize: 5000 });
     const reports: ReplayReport[] = [];
     for (const projection of projections) {
-      const [{ total }] = await queryRows<{ total: number }>(dataSource.manager, `select count(*)::int as total from events where stream_type = any($1::text[])`, [
-        projection.streamTypes,
-      ]);
+      const [{ total }] = await queryRows<{ total: number }>(
+        dataSource.manager,
+        `select count(*)::int as total from events where stream_type = any($1::text[])`,
+        [projection.streamTypes],
+      );
       let done = 0;
       const replica: Projection = {
         ...projection,
@@ -185,7 +187,13 @@ async function compare(manager: EntityManager, liveSchema: string, table: ReadMo
   const replay = `select ${list} from ${REPLAY_SCHEMA}.${name}`;
   const side = async (first: string, second: string) => {
     const [{ count }] = await queryRows<{ count: number }>(manager, `select count(*)::int as count from (${first} except all ${second}) as differing`);
-    const rows = count === 0 ? [] : await queryRows<{ row: unknown }>(manager, `select to_jsonb(differing) as row from (${first} except all ${second}) as differing limit ${DIFFERENCES_SHOWN}`);
+    const rows =
+      count === 0
+        ? []
+        : await queryRows<{ row: unknown }>(
+            manager,
+            `select to_jsonb(differing) as row from (${first} except all ${second}) as differing limit ${DIFFERENCES_SHOWN}`,
+          );
     return { count, rows: rows.map((row) => row.row) };
   };
   const liveOnly = await side(live, replay);

@@ -6,8 +6,7 @@ import { HttpProblem } from '../problems/problem';
 import { IS_PUBLIC } from './public.decorator';
 import { JwtStrategy, TokenClaims } from './jwt.strategy';
 
-const UNAUTHORIZED = () =>
-  new HttpProblem(401, 'unauthorized', 'A valid bearer token is required.', undefined, { 'www-authenticate': 'Bearer' });
+const UNAUTHORIZED = () => new HttpProblem(401, 'unauthorized', 'A valid bearer token is required.', undefined, { 'www-authenticate': 'Bearer' });
 
 /** A client's correlation id is recorded with every event: a short run of visible ASCII, else the request id. */
 const CORRELATION_ID = /^[\x21-\x7e]{1,200}$/;

@@ -33,12 +33,7 @@ const PRINTABLE_SUBJECT = /^[^\p{C}\s](?:[^\p{C}]*[^\p{C}\s])?$/u;
  * back is accepted, and never one of the service's own actors.
  */
 export function isAcceptableSubject(sub: unknown): sub is string {
-  return (
-    typeof sub === 'string' &&
-    [...sub].length <= MAX_SUBJECT_LENGTH &&
-    PRINTABLE_SUBJECT.test(sub) &&
-    !sub.toLowerCase().startsWith(SYSTEM_ACTOR_PREFIX)
-  );
+  return typeof sub === 'string' && [...sub].length <= MAX_SUBJECT_LENGTH && PRINTABLE_SUBJECT.test(sub) && !sub.toLowerCase().startsWith(SYSTEM_ACTOR_PREFIX);
 }
 
 /**

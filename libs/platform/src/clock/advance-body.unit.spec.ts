@@ -60,7 +60,9 @@ describe('checkAdvance', () => {
   });
 
   it('refuses going backwards, by even a millisecond, at /to', () => {
-    expect(fieldErrors(() => checkAdvance(current, new Date(current.getTime() - 1)))).toEqual([{ pointer: '/to', detail: expect.stringContaining('only moves forward') }]);
+    expect(fieldErrors(() => checkAdvance(current, new Date(current.getTime() - 1)))).toEqual([
+      { pointer: '/to', detail: expect.stringContaining('only moves forward') },
+    ]);
   });
 
   it('refuses more than five calendar years ahead at /to', () => {

@@ -61,6 +61,9 @@ export function checkAdvance(current: Date, to: Date): void {
   const limit = new Date(current);
   limit.setUTCFullYear(limit.getUTCFullYear() + MAX_ADVANCE_YEARS);
   if (to.getTime() > limit.getTime()) {
-    throw ValidationError.at('/to', `must be at most ${MAX_ADVANCE_YEARS} years after the environment's current time ${current.toISOString()} (at most ${limit.toISOString()}); advance in several steps`);
+    throw ValidationError.at(
+      '/to',
+      `must be at most ${MAX_ADVANCE_YEARS} years after the environment's current time ${current.toISOString()} (at most ${limit.toISOString()}); advance in several steps`,
+    );
   }
 }

@@ -59,7 +59,9 @@ export class TestClockController {
   @ApiResponse({ status: 200, description: "The environment's new now, after the due work was processed", type: TestClockDto })
   @ApiResponse({
     status: 422,
-    ...problemResponse(`Invalid body (pointer /to, or /<name> for an unknown property), \`to\` before the current time or more than ${MAX_ADVANCE_YEARS} years after it`),
+    ...problemResponse(
+      `Invalid body (pointer /to, or /<name> for an unknown property), \`to\` before the current time or more than ${MAX_ADVANCE_YEARS} years after it`,
+    ),
   })
   async advance(@Caller() caller: CallerContext, @Body() body: unknown): Promise<TestClockDto> {
     const to = parseAdvanceBody(body);

@@ -151,7 +151,5 @@ function defectProblem(defect: InputDefect, prefix: string): HttpProblem {
     ? new HttpProblem(400, 'malformed-request', `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels.`, [
         { pointer, detail: `nested deeper than ${MAX_JSON_DEPTH} levels` },
       ])
-    : new HttpProblem(422, 'invalid-text', 'Text must be valid Unicode without U+0000.', [
-        { pointer, detail: 'contains U+0000 or an unpaired surrogate' },
-      ]);
+    : new HttpProblem(422, 'invalid-text', 'Text must be valid Unicode without U+0000.', [{ pointer, detail: 'contains U+0000 or an unpaired surrogate' }]);
 }

@@ -14,9 +14,7 @@ export function isValidText(text: string): boolean {
   return !INVALID_TEXT.test(text);
 }
 
-export type InputDefect =
-  | { readonly kind: 'too-deep'; readonly pointer: string }
-  | { readonly kind: 'invalid-text'; readonly pointer: string };
+export type InputDefect = { readonly kind: 'too-deep'; readonly pointer: string } | { readonly kind: 'invalid-text'; readonly pointer: string };
 
 /**
  * Walks a parsed JSON value without recursion (a hostile body may nest
@@ -33,9 +31,7 @@ export function findInputDefect(value: unknown, maxDepth = MAX_JSON_DEPTH): Inpu
     }
     if (typeof current !== 'object' || current === null) continue;
     if (depth >= maxDepth) return { kind: 'too-deep', pointer };
-    const entries: [string, unknown][] = Array.isArray(current)
-      ? current.map((item, index) => [String(index), item])
-      : Object.entries(current);
+    const entries: [string, unknown][] = Array.isArray(current) ? current.map((item, index) => [String(index), item]) : Object.entries(current);
     for (const [key, item] of entries) {
       const at = childPointer(pointer, key);
       if (!isValidText(key)) return { kind: 'invalid-text', pointer: at };

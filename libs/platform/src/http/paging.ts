@@ -21,7 +21,8 @@ export const tokenField = {
   /** Text Postgres can store, of 1 to `maxLength` characters. */
   text: (maxLength: number): TokenField<string> =>
     ((value) => typeof value === 'string' && isValidText(value) && value.length > 0 && [...value].length <= maxLength) as TokenField<string>,
-  oneOf: <Value extends string>(values: readonly Value[]): TokenField<Value> => ((value) => typeof value === 'string' && (values as readonly string[]).includes(value)) as TokenField<Value>,
+  oneOf: <Value extends string>(values: readonly Value[]): TokenField<Value> =>
+    ((value) => typeof value === 'string' && (values as readonly string[]).includes(value)) as TokenField<Value>,
 };
 
 type KeyOf<Spec extends Record<string, TokenField<string | number>>> = { [Name in keyof Spec]: Spec[Name] extends TokenField<infer Value> ? Value : never };
@@ -51,7 +52,10 @@ export function pageTokenCodec<Spec extends Record<string, TokenField<string | n
       }
       if (typeof decoded !== 'object' || decoded === null || Array.isArray(decoded)) throw invalidPageToken();
       const members = decoded as Record<string, unknown>;
-      if (Object.keys(members).length !== names.length || !names.every((name) => Object.prototype.hasOwnProperty.call(members, name) && spec[name](members[name]))) {
+      if (
+        Object.keys(members).length !== names.length ||
+        !names.every((name) => Object.prototype.hasOwnProperty.call(members, name) && spec[name](members[name]))
+      ) {
         throw invalidPageToken();
       }
       return members as KeyOf<Spec>;

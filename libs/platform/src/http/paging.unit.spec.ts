@@ -41,7 +41,12 @@ describe('page tokens', () => {
 
 describe('keysetPage', () => {
   const rows = Array.from({ length: 6 }, (_, index) => ({ position: String(index + 1), code: 'c', size: 40 }));
-  const options = { codec, key: (row: (typeof rows)[number]) => ({ position: row.position, code: row.code }), item: (row: (typeof rows)[number]) => row.position, size: () => 40 };
+  const options = {
+    codec,
+    key: (row: (typeof rows)[number]) => ({ position: row.position, code: row.code }),
+    item: (row: (typeof rows)[number]) => row.position,
+    size: () => 40,
+  };
 
   it('given limit + 1 rows, when paged, then limit items and a token after the last', () => {
     const page = keysetPage(rows.slice(0, 4), { ...options, limit: 3 });

@@ -6,10 +6,7 @@ export function toFieldErrors(errors: readonly ClassValidatorError[], prefix = '
     const pointer = childPointer(prefix, error.property);
     const own = Object.values(error.constraints ?? {}).map((message) => ({
       pointer,
-      detail: message.replace(/^property (\S+) should not exist$/, UNKNOWN_PROPERTY).replace(
-        new RegExp(`^${escapeRegExp(error.property)} `),
-        '',
-      ),
+      detail: message.replace(/^property (\S+) should not exist$/, UNKNOWN_PROPERTY).replace(new RegExp(`^${escapeRegExp(error.property)} `), ''),
     }));
     return [...own, ...toFieldErrors(error.children ?? [], pointer)];
   });

@@ -64,7 +64,13 @@ export class IdempotencyInterceptor implements NestInterceptor {
     return this.store.keep(scope, request, response);
   }
 
-  private async once(context: ExecutionContext, next: CallHandler, request: AuthenticatedRequest, caller: CallerContext, key: string): Promise<Observable<unknown>> {
+  private async once(
+    context: ExecutionContext,
+    next: CallHandler,
+    request: AuthenticatedRequest,
+    caller: CallerContext,
+    key: string,
+  ): Promise<Observable<unknown>> {
     const status = this.reflector.get<number | undefined>(HTTP_CODE_METADATA, context.getHandler()) ?? (request.method === 'POST' ? 201 : 200);
     const scope = { environmentId: caller.environmentId, subject: caller.actor, key };
     const fingerprinted = { method: request.method, path: request.url, fingerprint: requestFingerprint(request.method, request.url, request.body) };

@@ -52,7 +52,12 @@ export class IdempotencyStore {
     this.clock = scopedClock.base;
   }
 
-  async once(scope: IdempotencyScope, request: IdempotentRequest, execute: () => Promise<StoredResponse>, keptFailure: KeptFailure): Promise<IdempotentOutcome> {
+  async once(
+    scope: IdempotencyScope,
+    request: IdempotentRequest,
+    execute: () => Promise<StoredResponse>,
+    keptFailure: KeptFailure,
+  ): Promise<IdempotentOutcome> {
     return this.commands.atomically(async (unit) => {
       const now = this.clock.now();
       // One round trip: the key's lock and its stored response, and the savepoint the command runs after. A
@@ -212,5 +217,7 @@ function inFlight(): HttpProblem {
 
 function reused(): HttpProblem {
   const detail = 'was already used with a different request (method, path or body)';
-  return new HttpProblem(422, 'idempotency-key-reused', `This Idempotency-Key ${detail}; use a new key for a new request.`, [{ pointer: IDEMPOTENCY_KEY_POINTER, detail }]);
+  return new HttpProblem(422, 'idempotency-key-reused', `This Idempotency-Key ${detail}; use a new key for a new request.`, [
+    { pointer: IDEMPOTENCY_KEY_POINTER, detail },
+  ]);
 }

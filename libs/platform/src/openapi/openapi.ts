@@ -98,7 +98,8 @@ export function buildOpenApiDocument(app: INestApplication, description: string)
           content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ProblemDetails' } } },
         };
       }
-      if (method === 'post' || method === 'put' || method === 'patch') operation.responses['413'] ??= problemResponse('The request body exceeds BODY_LIMIT_BYTES (payload-too-large)');
+      if (method === 'post' || method === 'put' || method === 'patch')
+        operation.responses['413'] ??= problemResponse('The request body exceeds BODY_LIMIT_BYTES (payload-too-large)');
       if (method === 'post' || method === 'put') documentIdempotency(operation);
       documentLocation(operation);
     }

@@ -66,7 +66,8 @@ registerProblemTypes({
   'idempotency-key-reused': {
     status: 422,
     title: 'Idempotency-Key reused',
-    description: 'The Idempotency-Key was already used by this caller in this environment for a different request (method, path or body). Use a new key for a new request.',
+    description:
+      'The Idempotency-Key was already used by this caller in this environment for a different request (method, path or body). Use a new key for a new request.',
   },
   'stream-exists': { status: 409, title: 'Conflict', description: 'A resource with this id already exists.' },
   'invalid-text': {
@@ -81,7 +82,11 @@ registerProblemTypes({
     description: 'The request headers (HEADERS_TIMEOUT_MS) or the whole request (REQUEST_TIMEOUT_MS) did not arrive in time; the connection is closed.',
   },
   'headers-too-large': { status: 431, title: 'Request Header Fields Too Large', description: 'The request headers exceed 16 KiB.' },
-  'payload-too-large': { status: 413, title: 'Payload Too Large', description: 'The request body exceeds the size limit (BODY_LIMIT_BYTES, 1 MiB by default).' },
+  'payload-too-large': {
+    status: 413,
+    title: 'Payload Too Large',
+    description: 'The request body exceeds the size limit (BODY_LIMIT_BYTES, 1 MiB by default).',
+  },
   'unsupported-media-type': {
     status: 415,
     title: 'Unsupported Media Type',
@@ -90,7 +95,8 @@ registerProblemTypes({
   'validation-failed': {
     status: 422,
     title: 'Unprocessable Content',
-    description: 'One or more fields are invalid. `errors` lists each with a JSON Pointer (`/items/0/quantity`; query parameters as `/query/<name>`, headers as `/headers/<name>`).',
+    description:
+      'One or more fields are invalid. `errors` lists each with a JSON Pointer (`/items/0/quantity`; query parameters as `/query/<name>`, headers as `/headers/<name>`).',
   },
   'too-many-decimals': { status: 422, title: 'Unprocessable Content', description: 'A decimal field has more decimal places than its precision allows.' },
   'amount-out-of-range': {

@@ -3,7 +3,16 @@ import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { chargeLines, componentLabel, PriceComponent, priceComponents } from '@billing/catalog';
-import { CommandContext, CommandPath, outsideUnitOfWork, ProjectionRunner, queryRows, ReadModelTimeoutError, StreamVersionConflictError, WrittenStream } from '@billing/event-store';
+import {
+  CommandContext,
+  CommandPath,
+  outsideUnitOfWork,
+  ProjectionRunner,
+  queryRows,
+  ReadModelTimeoutError,
+  StreamVersionConflictError,
+  WrittenStream,
+} from '@billing/event-store';
 import { BookInvoiceCommand, CreateInvoiceCommand, Invoice, invoiceEvolver, invoiceStream, RequestedLine, UpdateInvoiceCommand } from '@billing/invoicing';
 import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, ScopedClock, WorkerLoop } from '@billing/platform';
 import { addDays, DomainError } from '@billing/shared-kernel';
@@ -137,7 +146,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
 
   /** Waits for the read models to show the steps, however long a large catch-up keeps them busy. */
   private async readModelsShow(written: readonly WrittenStream[]): Promise<void> {
-    for (const deadline = Date.now() + STALL_LIMIT_MS; ; ) {
+    for (const deadline = Date.now() + STALL_LIMIT_MS; ;) {
       try {
         return await this.runner.awaitProjections(written);
       } catch (error) {
@@ -168,7 +177,12 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
       // Nothing to do for a row listed as due: the read model has yet to show another process's step.
       if ((await this.step(environmentId, subscriptionId, now, written)) !== 'done') return steps;
     }
-    this.logger.log({ msg: 'billing turn bound reached; the subscription yields to the others and goes on in this catch-up', environmentId, subscriptionId, bound: MAX_STEPS_PER_TURN });
+    this.logger.log({
+      msg: 'billing turn bound reached; the subscription yields to the others and goes on in this catch-up',
+      environmentId,
+      subscriptionId,
+      bound: MAX_STEPS_PER_TURN,
+    });
     return MAX_STEPS_PER_TURN;
   }
 
@@ -221,9 +235,19 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
   }
 
   /** Loads what the charges need, composes their invoice (composeInvoice), creates and books it, and decides the subscription's events. */
-  private async bill(environmentId: string, subscription: Subscription, due: DueBilling & { retryOf?: string }, context: CommandContext, manager: EntityManager): Promise<SubscriptionEvent[]> {
+  private async bill(
+    environmentId: string,
+    subscription: Subscription,
+    due: DueBilling & { retryOf?: string },
+    context: CommandContext,
+    manager: EntityManager,
+  ): Promise<SubscriptionEvent[]> {
     const items = new Map(subscription.items.map((item) => [item.id, item]));
-    const prices = await this.chargedPrices(environmentId, subscription, due.charges.map((charge) => items.get(charge.itemId)!.priceId));
+    const prices = await this.chargedPrices(
+      environmentId,
+      subscription,
+      due.charges.map((charge) => items.get(charge.itemId)!.priceId),
+    );
     const usage = new Map<string, PeriodUsage | DomainError>();
     for (const { itemId, kind, period } of due.charges) {
       if (kind !== 'event_based') continue;
@@ -235,7 +259,14 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     if (composed.kind === 'failed') {
       const { itemId, error } = composed;
       // This item's charge cannot be priced or rated: it alone waits for its retry; the next step bills the others.
-      this.logger.warn({ msg: 'billing an item failed; it is retried later, the other items are billed', environmentId, subscriptionId: subscription.id, itemId, billAt: due.billAt.toISOString(), reason: error.message });
+      this.logger.warn({
+        msg: 'billing an item failed; it is retried later, the other items are billed',
+        environmentId,
+        subscriptionId: subscription.id,
+        itemId,
+        billAt: due.billAt.toISOString(),
+        reason: error.message,
+      });
       return decideRecordBillingFailure({ subscriptionId: subscription.id, billAt: due.billAt, reason: error.message, itemId }, subscription, context.meta);
     }
     const grace = composed.usage.length === 0 ? 0 : (await this.usage.settings(environmentId, manager)).usageGracePeriodHours;
@@ -272,7 +303,11 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
   }
 
   /** The prices the items name, with their components in the subscription's currency (null: no pricing in it any more). */
-  private async chargedPrices(environmentId: string, subscription: Subscription, priceIds: readonly string[]): Promise<Map<string, ChargedPrice<PriceComponent>>> {
+  private async chargedPrices(
+    environmentId: string,
+    subscription: Subscription,
+    priceIds: readonly string[],
+  ): Promise<Map<string, ChargedPrice<PriceComponent>>> {
     const found = await this.readModel.prices(environmentId, [...new Set(priceIds)]);
     return new Map(
       [...found].map(([id, { price }]) => {
@@ -282,14 +317,28 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     );
   }
 
-  private async rateUsage(environmentId: string, subscription: Subscription, item: SubscriptionItem, period: { start: string; end: string }, manager: EntityManager): Promise<PeriodUsage> {
+  private async rateUsage(
+    environmentId: string,
+    subscription: Subscription,
+    item: SubscriptionItem,
+    period: { start: string; end: string },
+    manager: EntityManager,
+  ): Promise<PeriodUsage> {
     const { from, to } = this.usage.periodInstants(subscription, period);
     return this.usage.rate(environmentId, subscription, item, from, to, manager);
   }
 
   /** The usage of a pending draft's charges, rated with every event counted by now, and their invoice lines. */
-  private async rerate(environmentId: string, subscription: Subscription, booking: PendingBooking, manager: EntityManager): Promise<{ usage: UsageCharge[]; lines: RequestedLine[] }> {
-    const prices = await this.readModel.prices(environmentId, subscription.items.map((item) => item.priceId));
+  private async rerate(
+    environmentId: string,
+    subscription: Subscription,
+    booking: PendingBooking,
+    manager: EntityManager,
+  ): Promise<{ usage: UsageCharge[]; lines: RequestedLine[] }> {
+    const prices = await this.readModel.prices(
+      environmentId,
+      subscription.items.map((item) => item.priceId),
+    );
     const usage: UsageCharge[] = [];
     const lines: RequestedLine[] = [];
     for (const charge of booking.usage) {
@@ -319,7 +368,14 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
           if (!(error instanceof DomainError)) throw error;
           // A booked period that cannot be re-rated (late usage beyond the largest amount, its metric or pricing gone) never stops
           // this billing: its correction waits, re-tried with every billing while the period can still receive events.
-          this.logger.warn({ msg: 'a usage correction could not be rated; the billing goes on without it', environmentId, subscriptionId: subscription.id, itemId, period: record.period, reason: error.message });
+          this.logger.warn({
+            msg: 'a usage correction could not be rated; the billing goes on without it',
+            environmentId,
+            subscriptionId: subscription.id,
+            itemId,
+            period: record.period,
+            reason: error.message,
+          });
         }
       }
     }
@@ -332,7 +388,13 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
    * booked, and SubscriptionInvoiceBooked recorded — in the step's one
    * transaction, like a billing.
    */
-  private async bookAfterGrace(environmentId: string, subscription: Subscription, booking: PendingBooking, context: CommandContext, manager: EntityManager): Promise<SubscriptionEvent[]> {
+  private async bookAfterGrace(
+    environmentId: string,
+    subscription: Subscription,
+    booking: PendingBooking,
+    context: CommandContext,
+    manager: EntityManager,
+  ): Promise<SubscriptionEvent[]> {
     const loaded = await this.commands.load(invoiceStream(environmentId, booking.invoiceId), invoiceEvolver, manager);
     if (loaded.state.status === 'none') throw new Error(`the draft ${booking.invoiceId} of subscription ${subscription.id} does not exist`);
     const invoice = loaded.state as Invoice;
@@ -347,7 +409,13 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
       if (!(error instanceof DomainError)) throw error;
       // The usage cannot be rated now (its metric or pricing is gone): the draft is booked as billed, so the grace period still ends;
       // late events then count as corrections, which the next billing rates (or records as its failure).
-      this.logger.warn({ msg: 'usage could not be re-rated at the end of the grace period; booked as billed', environmentId, subscriptionId: subscription.id, invoiceId: booking.invoiceId, reason: error.message });
+      this.logger.warn({
+        msg: 'usage could not be re-rated at the end of the grace period; booked as billed',
+        environmentId,
+        subscriptionId: subscription.id,
+        invoiceId: booking.invoiceId,
+        reason: error.message,
+      });
       rerated = null;
     }
     if (rerated === null) {
@@ -355,22 +423,22 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
       return decideBookUsageInvoice({ subscriptionId: subscription.id, invoiceId: booking.invoiceId, usage: booking.usage }, subscription, context.meta);
     }
     const { usage, lines: usageLines } = rerated;
-    const kept = invoice.lines.map(
-      (line): RequestedLine => ({
-        id: line.id,
-        quantity: line.quantity,
-        unitAmount: line.unitAmount,
-        title: line.title,
-        description: line.description,
-        sku: line.sku,
-        periodStart: line.periodStart,
-        periodEnd: line.periodEnd,
-        discount: line.discount as RequestedLine['discount'],
-        taxCode: line.tax.taxCode,
-      }),
-    );
+    const kept = invoice.lines.map((line): RequestedLine => ({
+      id: line.id,
+      quantity: line.quantity,
+      unitAmount: line.unitAmount,
+      title: line.title,
+      description: line.description,
+      sku: line.sku,
+      periodStart: line.periodStart,
+      periodEnd: line.periodEnd,
+      discount: line.discount as RequestedLine['discount'],
+      taxCode: line.tax.taxCode,
+    }));
     const lines = withUsageLines(kept, booking.usageLines, usageLines);
-    await this.bus.execute(new UpdateInvoiceCommand(environmentId, booking.invoiceId, { date: invoice.date, currency: invoice.currency, items: lines }, context));
+    await this.bus.execute(
+      new UpdateInvoiceCommand(environmentId, booking.invoiceId, { date: invoice.date, currency: invoice.currency, items: lines }, context),
+    );
     await this.bus.execute(new BookInvoiceCommand(environmentId, booking.invoiceId, invoice.date, context));
     return decideBookUsageInvoice({ subscriptionId: subscription.id, invoiceId: booking.invoiceId, usage }, subscription, context.meta);
   }
@@ -385,7 +453,14 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     written: WrittenStream[],
   ): Promise<void> {
     const reason = error instanceof DomainError ? error.message : 'an unexpected error (see the service log)';
-    this.logger.warn({ msg: 'billing failed; retried later', environmentId, subscriptionId, billAt: due.billAt.toISOString(), reason, error: (error as Error).message });
+    this.logger.warn({
+      msg: 'billing failed; retried later',
+      environmentId,
+      subscriptionId,
+      billAt: due.billAt.toISOString(),
+      reason,
+      error: (error as Error).message,
+    });
     await this.commands.atomically(
       () =>
         this.commands.handle(

@@ -39,7 +39,14 @@ export class CancelUsageEventHandler implements ICommandHandler<CancelUsageEvent
       if (!recorded) return view(cancelledAt);
       const stream = subscriptionStream(environmentId, event.subscriptionId);
       const { state } = await session.load(stream, subscriptionEvolver);
-      session.append(stream, decideCancelUsageEvent({ subscriptionId: event.subscriptionId, eventId, metricCode: event.metricCode, occurredAt: event.occurredAt }, state, context.meta));
+      session.append(
+        stream,
+        decideCancelUsageEvent(
+          { subscriptionId: event.subscriptionId, eventId, metricCode: event.metricCode, occurredAt: event.occurredAt },
+          state,
+          context.meta,
+        ),
+      );
       return view(cancelledAt);
     });
   }

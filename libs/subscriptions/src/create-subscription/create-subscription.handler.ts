@@ -28,19 +28,37 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
       environmentId,
       input.items.map((item) => item.priceId),
     );
-    await this.assertTaxCodesKnown(environmentId, input.items.map((item) => item.taxCode));
+    await this.assertTaxCodesKnown(
+      environmentId,
+      input.items.map((item) => item.taxCode),
+    );
     const metricCodes = [...prices.values()].flatMap(({ price }) => (price.metricCode ? [price.metricCode] : []));
     const metrics = await this.usage.metrics(environmentId, metricCodes);
     const items = input.items.map((item) => {
       const found = prices.get(item.priceId);
       const facts = found ? priceFactsOf(found) : null;
-      return { priceId: item.priceId, price: facts && { ...facts, metricExists: facts.metricCode ? metrics.has(facts.metricCode) : false }, quantity: item.quantity, taxCode: item.taxCode };
+      return {
+        priceId: item.priceId,
+        price: facts && { ...facts, metricExists: facts.metricCode ? metrics.has(facts.metricCode) : false },
+        quantity: item.quantity,
+        taxCode: item.taxCode,
+      };
     });
     // A claim committed by a concurrent request between this one's load and append is a conflict: decided again, it is seen.
     return this.commands.run(context, { retries: 2 }, async (session) => {
       const handle = input.handle ?? (await this.nextFreeHandle(session, environmentId));
       const events = decideCreateSubscription(
-        { subscriptionId, handle, customer: input.customer, currency: input.currency, term: input.term, autoRenewal: input.autoRenewal, timeZone: input.timeZone, items, paymentMethod: input.paymentMethod },
+        {
+          subscriptionId,
+          handle,
+          customer: input.customer,
+          currency: input.currency,
+          term: input.term,
+          autoRenewal: input.autoRenewal,
+          timeZone: input.timeZone,
+          items,
+          paymentMethod: input.paymentMethod,
+        },
         subscriptionEvolver.initialState(),
         meta,
       );

@@ -61,9 +61,11 @@ export function validateMetricBody(body: unknown): Omit<BillableMetricCreatedDat
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ValidationError.at('', 'the request body must be a JSON object');
   const b = body as Record<string, unknown>;
   const errors: FieldError[] = [];
-  for (const key of Object.keys(b)) if (!['code', 'name', 'aggregation', 'field'].includes(key)) errors.push({ pointer: `/${key}`, detail: 'is not a known property' });
+  for (const key of Object.keys(b))
+    if (!['code', 'name', 'aggregation', 'field'].includes(key)) errors.push({ pointer: `/${key}`, detail: 'is not a known property' });
   if (typeof b.code !== 'string' || !METRIC_CODE.test(b.code)) errors.push({ pointer: '/code', detail: 'is required: 1 to 100 letters, digits, _ - . or :' });
-  if (typeof b.name !== 'string' || b.name.length < 1 || [...b.name].length > METRIC_NAME_MAX) errors.push({ pointer: '/name', detail: `is required: 1 to ${METRIC_NAME_MAX} characters` });
+  if (typeof b.name !== 'string' || b.name.length < 1 || [...b.name].length > METRIC_NAME_MAX)
+    errors.push({ pointer: '/name', detail: `is required: 1 to ${METRIC_NAME_MAX} characters` });
   const aggregation = typeof b.aggregation === 'string' && (AGGREGATIONS as readonly string[]).includes(b.aggregation) ? (b.aggregation as Aggregation) : null;
   if (aggregation === null) errors.push({ pointer: '/aggregation', detail: `is required: one of ${AGGREGATIONS.join(', ')}` });
   let field: string | null = null;

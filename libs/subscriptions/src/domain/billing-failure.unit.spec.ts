@@ -32,7 +32,9 @@ const billedJan31: SubscriptionBilled = {
     subscriptionId: SUBSCRIPTION_ID,
     invoiceId: 'inv-1',
     billAt: JAN31,
-    lines: [{ itemId: 'a', kind: 'advance', period: { start: '2026-01-31', end: '2026-02-27' }, daysUsed: 28, daysInFullPeriod: 28, fullAmount: 3100, amount: 3100 }],
+    lines: [
+      { itemId: 'a', kind: 'advance', period: { start: '2026-01-31', end: '2026-02-27' }, daysUsed: 28, daysInFullPeriod: 28, fullAmount: 3100, amount: 3100 },
+    ],
     billedAt: at(JAN31, 5 * MINUTE),
   },
 };
@@ -43,8 +45,10 @@ const cancelled = (cancelAt: string): SubscriptionCancelled => ({
 });
 const ended = (endedAt: string): SubscriptionEnded => ({ type: 'SubscriptionEnded', schemaVersion: 1, data: { subscriptionId: SUBSCRIPTION_ID, endedAt } });
 
-const recordFailure = (billAt: string, now: string, reason = 'no pricing in EUR') => (state: SubscriptionState) =>
-  decideRecordBillingFailure({ subscriptionId: SUBSCRIPTION_ID, billAt: new Date(billAt), reason }, state, metadataAt(now));
+const recordFailure =
+  (billAt: string, now: string, reason = 'no pricing in EUR') =>
+  (state: SubscriptionState) =>
+    decideRecordBillingFailure({ subscriptionId: SUBSCRIPTION_ID, billAt: new Date(billAt), reason }, state, metadataAt(now));
 
 /** `count` failures at billAt, each recorded when the previous one's retry came, as the engine would. */
 function failures(billAt: string, count: number): SubscriptionBillingFailed[] {
@@ -105,7 +109,10 @@ describe('decideRecordBillingFailure', () => {
   it('records nothing for a billAt that is not the next due one (later, earlier, or already billed)', () => {
     spec.given([created()]).when(recordFailure(FEB28, FEB28)).then([]);
     spec.given([created()]).when(recordFailure('2026-01-30T00:00:00.000Z', JAN31)).then([]);
-    spec.given([created(), billedJan31]).when(recordFailure(JAN31, at(JAN31, 5 * MINUTE))).then([]);
+    spec
+      .given([created(), billedJan31])
+      .when(recordFailure(JAN31, at(JAN31, 5 * MINUTE)))
+      .then([]);
   });
 
   it('records nothing for a subscription with nothing left to bill (ended); a missing one is not-found', () => {
@@ -194,7 +201,13 @@ describe("an item's failure", () => {
   it('issue 20 #18: is recorded for that item only; the other items are due at the same and every later billAt while it waits for its retry', () => {
     spec
       .given([two])
-      .when((state) => decideRecordBillingFailure({ subscriptionId: SUBSCRIPTION_ID, billAt: new Date(JAN31), reason: 'amount exceeds the supported range', itemId: 'a' }, state, metadataAt(JAN31)))
+      .when((state) =>
+        decideRecordBillingFailure(
+          { subscriptionId: SUBSCRIPTION_ID, billAt: new Date(JAN31), reason: 'amount exceeds the supported range', itemId: 'a' },
+          state,
+          metadataAt(JAN31),
+        ),
+      )
       .then([failure]);
     // 'b' alone is due at Jan 31, then at Feb 28 although 'a' still waits for Jan 31.
     expect(nextDue(ofTwo(failure))).toMatchObject({ billAt: new Date(JAN31), charges: [{ itemId: 'b' }] });
@@ -203,7 +216,11 @@ describe("an item's failure", () => {
     expect(afterB.itemFailures).toEqual({ a: { billAt: JAN31, reason: 'amount exceeds the supported range', attempts: 1, retryAt: at(JAN31, MINUTE) } });
     // Its retry: at retryAt, the item's own charge at its billAt, alone; the engine's next work is then.
     expect(retryDue(afterB, new Date(at(JAN31, MINUTE - 1)))).toBeNull();
-    expect(retryDue(afterB, new Date(at(JAN31, MINUTE)))).toMatchObject({ billAt: new Date(JAN31), retryOf: 'a', charges: [{ itemId: 'a', period: { start: '2026-01-31', end: '2026-02-27' } }] });
+    expect(retryDue(afterB, new Date(at(JAN31, MINUTE)))).toMatchObject({
+      billAt: new Date(JAN31),
+      retryOf: 'a',
+      charges: [{ itemId: 'a', period: { start: '2026-01-31', end: '2026-02-27' } }],
+    });
     expect(nextWorkAt(afterB)).toEqual(new Date(at(JAN31, MINUTE)));
   });
 
@@ -211,24 +228,38 @@ describe("an item's failure", () => {
     const afterFeb = [failure, billedB(JAN31, '2026-01-31', '2026-02-27', 'inv-b1'), billedB(FEB28, '2026-02-28', '2026-03-30', 'inv-b2')];
     spec
       .given([two, ...afterFeb])
-      .when((state) => decideRecordBillingFailure({ subscriptionId: SUBSCRIPTION_ID, billAt: new Date(JAN31), reason: 'amount exceeds the supported range', itemId: 'a' }, state, metadataAt(FEB28)))
+      .when((state) =>
+        decideRecordBillingFailure(
+          { subscriptionId: SUBSCRIPTION_ID, billAt: new Date(JAN31), reason: 'amount exceeds the supported range', itemId: 'a' },
+          state,
+          metadataAt(FEB28),
+        ),
+      )
       .then([failedA(JAN31, 2, FEB28, at(FEB28, 2 * MINUTE))]);
     const retried = decideBillDue(
       { subscriptionId: SUBSCRIPTION_ID, billAt: new Date(JAN31), invoiceId: 'inv-a1', amounts: { a: 3100n }, retryOf: 'a' },
       ofTwo(...afterFeb),
       metadataAt(FEB28),
     );
-    expect(retried).toMatchObject([{ type: 'SubscriptionBilled', data: { billAt: JAN31, lines: [{ itemId: 'a', period: { start: '2026-01-31', end: '2026-02-27' } }] } }]);
+    expect(retried).toMatchObject([
+      { type: 'SubscriptionBilled', data: { billAt: JAN31, lines: [{ itemId: 'a', period: { start: '2026-01-31', end: '2026-02-27' } }] } },
+    ]);
     const after = ofTwo(...afterFeb, ...retried);
     expect(after).toMatchObject({ lastBilledAt: FEB28, itemFailures: {}, billingFailure: null });
     // 'a' catches up with its next period (Feb 28, billed already for 'b'); a retry of a charge billed already is refused.
     expect(nextDue(after)).toMatchObject({ billAt: new Date(FEB28), charges: [{ itemId: 'a' }] });
     spec
       .given([two, ...afterFeb, ...retried])
-      .when((state) => decideBillDue({ subscriptionId: SUBSCRIPTION_ID, billAt: new Date(JAN31), invoiceId: 'inv-a1', amounts: { a: 3100n }, retryOf: 'a' }, state, metadataAt(FEB28)))
+      .when((state) =>
+        decideBillDue(
+          { subscriptionId: SUBSCRIPTION_ID, billAt: new Date(JAN31), invoiceId: 'inv-a1', amounts: { a: 3100n }, retryOf: 'a' },
+          state,
+          metadataAt(FEB28),
+        ),
+      )
       .thenThrows({ kind: 'conflict', code: 'subscription-period-billed' });
-    expect(decideBillDue({ subscriptionId: SUBSCRIPTION_ID, billAt: new Date(FEB28), invoiceId: 'inv-a2', amounts: { a: 3100n } }, after, metadataAt(FEB28))).toMatchObject([
-      { type: 'SubscriptionBilled', data: { billAt: FEB28, lines: [{ itemId: 'a', period: { start: '2026-02-28', end: '2026-03-30' } }] } },
-    ]);
+    expect(
+      decideBillDue({ subscriptionId: SUBSCRIPTION_ID, billAt: new Date(FEB28), invoiceId: 'inv-a2', amounts: { a: 3100n } }, after, metadataAt(FEB28)),
+    ).toMatchObject([{ type: 'SubscriptionBilled', data: { billAt: FEB28, lines: [{ itemId: 'a', period: { start: '2026-02-28', end: '2026-03-30' } }] } }]);
   });
 });

@@ -2,7 +2,14 @@ import fc from 'fast-check';
 import { CommandMetadata, DomainError, foldEvents } from '@billing/shared-kernel';
 import { decideAdvanceSubscription, decideBillDue, nextDue } from './billing';
 import { ItemSchedule, SubscriptionBilled, SubscriptionEvent, SubscriptionItem } from './subscription-events';
-import { Subscription, SubscriptionState, decideCancelSubscription, decideReactivateSubscription, evolveSubscription, subscriptionEvolver } from './subscription';
+import {
+  Subscription,
+  SubscriptionState,
+  decideCancelSubscription,
+  decideReactivateSubscription,
+  evolveSubscription,
+  subscriptionEvolver,
+} from './subscription';
 import { SUBSCRIPTION_ID, created, item } from './subscription.arbitraries';
 import { startOfDayIn } from './time-zone';
 
@@ -93,7 +100,11 @@ const scheduleArb: fc.Arbitrary<ItemSchedule> = fc.oneof(
   {
     weight: 4,
     arbitrary: fc
-      .tuple(fc.constantFrom('day' as const, 'week' as const, 'month' as const, 'year' as const), fc.integer({ min: 1, max: 3 }), fc.constantFrom('advance' as const, 'arrears' as const))
+      .tuple(
+        fc.constantFrom('day' as const, 'week' as const, 'month' as const, 'year' as const),
+        fc.integer({ min: 1, max: 3 }),
+        fc.constantFrom('advance' as const, 'arrears' as const),
+      )
       .map(([termUnit, count, billingTiming]): ItemSchedule => ({
         purchase: 'recurring',
         termUnit,
@@ -150,7 +161,9 @@ describe('billing (property)', () => {
         for (const event of billed) expect(event.data.billedAt >= event.data.billAt).toBe(true);
 
         for (const { id, schedule } of subscription.items) {
-          const actual = billed.flatMap((event) => event.data.lines.filter((line) => line.itemId === id).map((line) => ({ ...line, billAt: event.data.billAt })));
+          const actual = billed.flatMap((event) =>
+            event.data.lines.filter((line) => line.itemId === id).map((line) => ({ ...line, billAt: event.data.billAt })),
+          );
           if (schedule.purchase === 'one_time') {
             const at = startOfDayIn(subscription.anchor, timeZone);
             expect(actual.map((line) => line.billAt)).toEqual(at.getTime() <= now ? [at.toISOString()] : []);

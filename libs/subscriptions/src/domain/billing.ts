@@ -106,10 +106,12 @@ function isHeld(subscription: Subscription, charge: ItemCharge): boolean {
 
 /** The items whose charge waits for a retry. */
 function heldItems(subscription: Subscription): string[] {
-  return subscription.items.filter((item) => {
-    const charge = nextCharge(subscription, item);
-    return charge !== null && isHeld(subscription, charge);
-  }).map((item) => item.id);
+  return subscription.items
+    .filter((item) => {
+      const charge = nextCharge(subscription, item);
+      return charge !== null && isHeld(subscription, charge);
+    })
+    .map((item) => item.id);
 }
 
 /**
@@ -123,7 +125,10 @@ export function retryDue(state: SubscriptionState, now: Date): (DueBilling & { r
   for (const itemId of heldItems(state)) {
     const failure = state.itemFailures![itemId];
     if (Date.parse(failure.retryAt) > now.getTime()) continue;
-    const charge = nextCharge(state, state.items.find((item) => item.id === itemId)!)!;
+    const charge = nextCharge(
+      state,
+      state.items.find((item) => item.id === itemId)!,
+    )!;
     if (found === null || charge.billAt < found.billAt) found = { billAt: charge.billAt, renewal: null, charges: [charge], ends: false, retryOf: itemId };
   }
   return found;
@@ -247,7 +252,10 @@ export interface BookUsageInvoice {
 }
 
 /** The pending draft whose grace period has ended first, at now; null when none is due. */
-export function dueBooking(state: SubscriptionState, now: Date): { invoiceId: string; billAt: string; bookAt: string; usage: readonly UsageCharge[]; usageLines: UsageLineRange } | null {
+export function dueBooking(
+  state: SubscriptionState,
+  now: Date,
+): { invoiceId: string; billAt: string; bookAt: string; usage: readonly UsageCharge[]; usageLines: UsageLineRange } | null {
   if (state.status === 'none') return null;
   const due = (state.pendingBookings ?? []).filter((booking) => Date.parse(booking.bookAt) <= now.getTime());
   return due.sort((a, b) => Date.parse(a.bookAt) - Date.parse(b.bookAt))[0] ?? null;
@@ -353,7 +361,8 @@ export interface CancelUsageEvent {
 export function decideCancelUsageEvent(command: CancelUsageEvent, state: SubscriptionState, meta: CommandMetadata): UsageEventCancelled[] {
   const subscription = existingSubscription(state, command.subscriptionId);
   const item = subscription.items.find(
-    (candidate) => candidate.schedule.purchase === 'recurring' && candidate.schedule.billingTiming === 'event_based' && candidate.schedule.metricCode === command.metricCode,
+    (candidate) =>
+      candidate.schedule.purchase === 'recurring' && candidate.schedule.billingTiming === 'event_based' && candidate.schedule.metricCode === command.metricCode,
   );
   const date = localDateOf(command.occurredAt, subscription.timeZone);
   const billedThrough = item === undefined ? undefined : subscription.billedThrough[item.id];
@@ -361,7 +370,10 @@ export function decideCancelUsageEvent(command: CancelUsageEvent, state: Subscri
     booking.usage.some((charge) => charge.itemId === item?.id && charge.period.start <= date && date <= charge.period.end),
   );
   if (item === undefined || (billedThrough !== undefined && date <= billedThrough && !onDraft)) {
-    throw new ConflictError('usage-event-billed', `usage event '${command.eventId}' counts in a period billed on a booked invoice (${date}): it can no longer be cancelled`);
+    throw new ConflictError(
+      'usage-event-billed',
+      `usage event '${command.eventId}' counts in a period billed on a booked invoice (${date}): it can no longer be cancelled`,
+    );
   }
   return [
     {
@@ -444,7 +456,9 @@ export function nextWorkAt(state: SubscriptionState): Date | null {
   if (state.status !== 'ended') for (const itemId of heldItems(state)) candidates.push(Date.parse(state.itemFailures![itemId].retryAt));
   if (due !== null) {
     const failure = state.billingFailure;
-    candidates.push(failure !== null && failure.billAt === due.billAt.toISOString() ? Math.max(due.billAt.getTime(), Date.parse(failure.retryAt)) : due.billAt.getTime());
+    candidates.push(
+      failure !== null && failure.billAt === due.billAt.toISOString() ? Math.max(due.billAt.getTime(), Date.parse(failure.retryAt)) : due.billAt.getTime(),
+    );
   }
   return candidates.length === 0 ? null : new Date(Math.min(...candidates));
 }

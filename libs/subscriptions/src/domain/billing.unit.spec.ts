@@ -10,7 +10,14 @@ const stateOf = (...events: SubscriptionEvent[]): SubscriptionState => foldEvent
 const subscriptionOf = (...events: SubscriptionEvent[]) => stateOf(...events) as Subscription;
 const instant = (iso: string) => new Date(iso);
 
-const charge = (itemId: string, kind: ItemCharge['kind'], billAt: string, period: [string, string] | null, daysUsed: number, daysInFullPeriod: number): ItemCharge => ({
+const charge = (
+  itemId: string,
+  kind: ItemCharge['kind'],
+  billAt: string,
+  period: [string, string] | null,
+  daysUsed: number,
+  daysInFullPeriod: number,
+): ItemCharge => ({
   itemId,
   kind,
   billAt: instant(billAt),
@@ -43,8 +50,10 @@ const cancelled = (cancelAt: string): SubscriptionCancelled => ({
   schemaVersion: 1,
   data: { subscriptionId: SUBSCRIPTION_ID, cancelAt, cancelledAt: '2026-02-01T00:00:00.000Z' },
 });
-const billDue = (billAt: string, amounts: Record<string, bigint>, now = billAt) => (state: SubscriptionState) =>
-  decideBillDue({ subscriptionId: SUBSCRIPTION_ID, billAt: instant(billAt), invoiceId: 'inv-1', amounts } satisfies BillDue, state, metadataAt(now));
+const billDue =
+  (billAt: string, amounts: Record<string, bigint>, now = billAt) =>
+  (state: SubscriptionState) =>
+    decideBillDue({ subscriptionId: SUBSCRIPTION_ID, billAt: instant(billAt), invoiceId: 'inv-1', amounts } satisfies BillDue, state, metadataAt(now));
 const advance = (now: string) => (state: SubscriptionState) => decideAdvanceSubscription({ subscriptionId: SUBSCRIPTION_ID }, state, metadataAt(now));
 
 const JAN31 = '2026-01-31T00:00:00.000Z';
@@ -98,7 +107,9 @@ describe('nextDue', () => {
   });
 
   it('a renewal comes first at the term end, so the new term’s advance joins the old term’s arrears', () => {
-    const history = [created({ term: { start: '2026-01-01', end: '2026-01-31' }, autoRenewal: true, items: [item('a', MONTHLY_ADVANCE), item('r', MONTHLY_ARREARS)] })];
+    const history = [
+      created({ term: { start: '2026-01-01', end: '2026-01-31' }, autoRenewal: true, items: [item('a', MONTHLY_ADVANCE), item('r', MONTHLY_ARREARS)] }),
+    ];
     const jan1 = '2026-01-01T00:00:00.000Z';
     const feb1 = '2026-02-01T00:00:00.000Z';
     const a1 = charge('a', 'advance', jan1, ['2026-01-01', '2026-01-31'], 31, 31);
@@ -135,14 +146,23 @@ describe('nextDue', () => {
 
 describe('decideBillDue', () => {
   it('bills the charges due at billAt, one SubscriptionBilled for the invoice', () => {
-    spec.given([created()]).when(billDue(JAN31, { a: 3100n }, '2026-01-31T06:00:00.000Z')).then([billed(JAN31, [line(firstMonth, 3100)], '2026-01-31T06:00:00.000Z')]);
+    spec
+      .given([created()])
+      .when(billDue(JAN31, { a: 3100n }, '2026-01-31T06:00:00.000Z'))
+      .then([billed(JAN31, [line(firstMonth, 3100)], '2026-01-31T06:00:00.000Z')]);
   });
 
   it('pro-rates a shortened period by days, rounding once (3 100 × 16 ÷ 31 = 1 600; 1 000 × 16 ÷ 31 = 516.13 → 516)', () => {
     const history = [created({ term: { start: '2026-01-31', end: '2026-03-15' } }), billed(JAN31, [line(firstMonth, 3100)])];
     const shortened = charge('a', 'advance', FEB28, ['2026-02-28', '2026-03-15'], 16, 31);
-    spec.given(history).when(billDue(FEB28, { a: 3100n })).then([billed(FEB28, [line(shortened, 3100, 1600)])]);
-    spec.given(history).when(billDue(FEB28, { a: 1000n })).then([billed(FEB28, [line(shortened, 1000, 516)])]);
+    spec
+      .given(history)
+      .when(billDue(FEB28, { a: 3100n }))
+      .then([billed(FEB28, [line(shortened, 3100, 1600)])]);
+    spec
+      .given(history)
+      .when(billDue(FEB28, { a: 1000n }))
+      .then([billed(FEB28, [line(shortened, 1000, 516)])]);
   });
 
   it('records a renewal due at the same instant before the charges', () => {
@@ -151,7 +171,10 @@ describe('decideBillDue', () => {
     const a1 = charge('a', 'advance', jan1, ['2026-01-01', '2026-01-31'], 31, 31);
     const history = [created({ term: { start: '2026-01-01', end: '2026-01-31' }, autoRenewal: true }), billed(jan1, [line(a1, 3100)])];
     const a2 = charge('a', 'advance', feb1, ['2026-02-01', '2026-02-28'], 28, 28);
-    spec.given(history).when(billDue(feb1, { a: 3100n })).then([renewed('2026-02-01', '2026-02-28', feb1), billed(feb1, [line(a2, 3100)])]);
+    spec
+      .given(history)
+      .when(billDue(feb1, { a: 3100n }))
+      .then([renewed('2026-02-01', '2026-02-28', feb1), billed(feb1, [line(a2, 3100)])]);
   });
 
   it('records the end after the final arrears', () => {
@@ -159,30 +182,60 @@ describe('decideBillDue', () => {
     const history = [created({ items: [item('r', MONTHLY_ARREARS)] }), billed(FEB28, [line(r1, 3100)]), cancelled('2026-03-10')];
     const mar11 = '2026-03-11T00:00:00.000Z';
     const last = charge('r', 'arrears', mar11, ['2026-02-28', '2026-03-10'], 11, 31);
-    spec.given(history).when(billDue(mar11, { r: 3100n })).then([billed(mar11, [line(last, 3100, 1100)]), ended(mar11)]);
+    spec
+      .given(history)
+      .when(billDue(mar11, { r: 3100n }))
+      .then([billed(mar11, [line(last, 3100, 1100)]), ended(mar11)]);
   });
 
   it('billing a billAt twice is refused: 409 subscription-period-billed', () => {
-    spec.given([created(), billed(JAN31, [line(firstMonth, 3100)])]).when(billDue(JAN31, { a: 3100n })).thenThrows({ kind: 'conflict', code: 'subscription-period-billed' });
+    spec
+      .given([created(), billed(JAN31, [line(firstMonth, 3100)])])
+      .when(billDue(JAN31, { a: 3100n }))
+      .thenThrows({ kind: 'conflict', code: 'subscription-period-billed' });
   });
 
   it('a billAt that is not the next one with charges, or not yet reached, is 409 subscription-billing-not-due', () => {
     const notDue = { kind: 'conflict', code: 'subscription-billing-not-due' };
-    spec.given([created()]).when(billDue(JAN31, { a: 3100n }, '2026-01-30T23:59:59.000Z')).thenThrows(notDue);
-    spec.given([created()]).when(billDue(FEB28, { a: 3100n })).thenThrows(notDue);
-    const oneTimeBilled = [created({ term: { start: '2026-01-31', end: '2026-02-10' }, items: [item('s', ONE_TIME)] }), billed(JAN31, [line(charge('s', 'one_time', JAN31, null, 1, 1), 500)])];
+    spec
+      .given([created()])
+      .when(billDue(JAN31, { a: 3100n }, '2026-01-30T23:59:59.000Z'))
+      .thenThrows(notDue);
+    spec
+      .given([created()])
+      .when(billDue(FEB28, { a: 3100n }))
+      .thenThrows(notDue);
+    const oneTimeBilled = [
+      created({ term: { start: '2026-01-31', end: '2026-02-10' }, items: [item('s', ONE_TIME)] }),
+      billed(JAN31, [line(charge('s', 'one_time', JAN31, null, 1, 1), 500)]),
+    ];
     spec.given(oneTimeBilled).when(billDue('2026-02-11T00:00:00.000Z', {})).thenThrows(notDue);
   });
 
   it('an ended subscription is 409 subscription-ended; a missing one 404', () => {
-    spec.given([created(), cancelled('2026-01-31'), ended('2026-02-01T00:00:00.000Z')]).when(billDue('2026-03-01T00:00:00.000Z', { a: 1n })).thenThrows({ code: 'subscription-ended' });
-    spec.given([]).when(billDue(JAN31, { a: 1n })).thenThrows({ kind: 'not_found' });
+    spec
+      .given([created(), cancelled('2026-01-31'), ended('2026-02-01T00:00:00.000Z')])
+      .when(billDue('2026-03-01T00:00:00.000Z', { a: 1n }))
+      .thenThrows({ code: 'subscription-ended' });
+    spec
+      .given([])
+      .when(billDue(JAN31, { a: 1n }))
+      .thenThrows({ kind: 'not_found' });
   });
 
   it('needs exactly one amount per charged item, within the amount range: 422 at /amounts/{itemId}', () => {
-    spec.given([created()]).when(billDue(JAN31, {})).thenThrows({ kind: 'validation', errors: [expect.objectContaining({ pointer: '/amounts/a' })] });
-    spec.given([created()]).when(billDue(JAN31, { a: 1n, b: 1n })).thenThrows({ kind: 'validation', errors: [expect.objectContaining({ pointer: '/amounts/b' })] });
-    spec.given([created()]).when(billDue(JAN31, { a: 2n ** 53n })).thenThrows({ kind: 'validation', code: 'amount-out-of-range' });
+    spec
+      .given([created()])
+      .when(billDue(JAN31, {}))
+      .thenThrows({ kind: 'validation', errors: [expect.objectContaining({ pointer: '/amounts/a' })] });
+    spec
+      .given([created()])
+      .when(billDue(JAN31, { a: 1n, b: 1n }))
+      .thenThrows({ kind: 'validation', errors: [expect.objectContaining({ pointer: '/amounts/b' })] });
+    spec
+      .given([created()])
+      .when(billDue(JAN31, { a: 2n ** 53n }))
+      .thenThrows({ kind: 'validation', code: 'amount-out-of-range' });
   });
 });
 
@@ -190,14 +243,23 @@ describe('decideBillDue', () => {
 
 describe('decideAdvanceSubscription', () => {
   it('an advance-only subscription without autoRenewal ends at the start of the day after term.end (Helsinki)', () => {
-    const history = [created({ term: { start: '2026-01-31', end: '2026-02-27' }, timeZone: 'Europe/Helsinki' }), billed('2026-01-30T22:00:00.000Z', [line({ ...firstMonth, billAt: instant('2026-01-30T22:00:00.000Z') }, 3100)])];
+    const history = [
+      created({ term: { start: '2026-01-31', end: '2026-02-27' }, timeZone: 'Europe/Helsinki' }),
+      billed('2026-01-30T22:00:00.000Z', [line({ ...firstMonth, billAt: instant('2026-01-30T22:00:00.000Z') }, 3100)]),
+    ];
     spec.given(history).when(advance('2026-02-27T21:59:59.000Z')).then([]);
-    spec.given(history).when(advance('2026-02-27T22:00:00.000Z')).then([ended('2026-02-27T22:00:00.000Z')]);
+    spec
+      .given(history)
+      .when(advance('2026-02-27T22:00:00.000Z'))
+      .then([ended('2026-02-27T22:00:00.000Z')]);
   });
 
   it('a cancelled advance-only subscription, billed through cancelAt, ends the day after', () => {
     const history = [created(), billed(JAN31, [line(firstMonth, 3100)]), cancelled('2026-02-27')];
-    spec.given(history).when(advance('2026-03-05T00:00:00.000Z')).then([ended(FEB28)]);
+    spec
+      .given(history)
+      .when(advance('2026-03-05T00:00:00.000Z'))
+      .then([ended(FEB28)]);
   });
 
   it('renews every term that ends without a charge, up to now', () => {
@@ -212,7 +274,10 @@ describe('decideAdvanceSubscription', () => {
 
   it('leaves charges to decideBillDue and does nothing when nothing is due', () => {
     spec.given([created()]).when(advance('2026-06-01T00:00:00.000Z')).then([]);
-    spec.given([created(), cancelled('2026-01-31'), ended('2026-02-01T00:00:00.000Z')]).when(advance('2026-06-01T00:00:00.000Z')).then([]);
+    spec
+      .given([created(), cancelled('2026-01-31'), ended('2026-02-01T00:00:00.000Z')])
+      .when(advance('2026-06-01T00:00:00.000Z'))
+      .then([]);
     spec.given([]).when(advance(JAN31)).thenThrows({ kind: 'not_found' });
   });
 });
@@ -230,7 +295,10 @@ describe('timelineAt', () => {
 
   it('the period holding now and the next billAt; one-time items have no period and no billAt once billed', () => {
     const oneTime = charge('s', 'one_time', JAN31, null, 1, 1);
-    const subscription = subscriptionOf(created({ items: [item('a', MONTHLY_ADVANCE), item('s', ONE_TIME)] }), billed(JAN31, [line(firstMonth, 3100), line(oneTime, 500)]));
+    const subscription = subscriptionOf(
+      created({ items: [item('a', MONTHLY_ADVANCE), item('s', ONE_TIME)] }),
+      billed(JAN31, [line(firstMonth, 3100), line(oneTime, 500)]),
+    );
     expect(timelineAt(subscription, instant('2026-02-10T00:00:00.000Z')).items).toEqual([
       { itemId: 'a', period: { start: '2026-01-31', end: '2026-02-27' }, billAt: instant(FEB28) },
       { itemId: 's', period: null, billAt: null },

@@ -9,7 +9,13 @@ import { created } from './subscription.arbitraries';
 /** Fixtures of the invoice composition tests: the catalog's real pricing maths, as the billing engine passes it. */
 
 export const PRICING: CatalogPricing<PriceComponent> = { chargeLines, componentLabel };
-export const USAGE: ItemSchedule = { purchase: 'recurring', termCount: 1, termUnit: 'month', billingTiming: 'event_based', metricCode: 'calls' } as ItemSchedule;
+export const USAGE: ItemSchedule = {
+  purchase: 'recurring',
+  termCount: 1,
+  termUnit: 'month',
+  billingTiming: 'event_based',
+  metricCode: 'calls',
+} as ItemSchedule;
 export const JAN = { start: '2026-01-01', end: '2026-01-31' };
 
 export function priceOf(name: string, model: PriceModel, entry: PricingEntry | null): ChargedPrice<PriceComponent> {
@@ -23,4 +29,3 @@ export function subscriptionWith(items: readonly SubscriptionItem[], timeZone = 
 export function chargeOf(itemId: string, kind: ItemCharge['kind'], billAt: string, period = JAN, daysUsed = 31, daysInFullPeriod = 31): ItemCharge {
   return { itemId, kind, billAt: new Date(billAt), period, daysUsed, daysInFullPeriod };
 }
-

@@ -40,7 +40,14 @@ const quantity = fc.bigInt({ min: 1n, max: 100_000_000n });
 const decimal = (scaled: bigint) => (Number(scaled) / 10_000).toString();
 const days = fc.integer({ min: 1, max: 366 }).chain((full) => fc.tuple(fc.integer({ min: 1, max: full }), fc.constant(full)));
 const tiers = fc
-  .array(fc.record({ width: fc.integer({ min: 1, max: 1_000 }), unitAmount: fc.integer({ min: 0, max: 100_000 }), flatAmount: fc.integer({ min: 0, max: 100_000 }) }), { minLength: 1, maxLength: 4 })
+  .array(
+    fc.record({
+      width: fc.integer({ min: 1, max: 1_000 }),
+      unitAmount: fc.integer({ min: 0, max: 100_000 }),
+      flatAmount: fc.integer({ min: 0, max: 100_000 }),
+    }),
+    { minLength: 1, maxLength: 4 },
+  )
   .map((steps) => {
     let upTo = 0;
     return steps.map(({ width, unitAmount, flatAmount }, index) => {
@@ -51,14 +58,22 @@ const tiers = fc
 
 describe('composeInvoice (properties)', () => {
   const subscriptionOf = (scaled: bigint) =>
-    foldEvents(subscriptionEvolver, [created({ term: { start: '2026-01-01', end: null }, items: [{ ...item('a', MONTHLY_ADVANCE), quantity: decimal(scaled) }] })]) as Subscription;
+    foldEvents(subscriptionEvolver, [
+      created({ term: { start: '2026-01-01', end: null }, items: [{ ...item('a', MONTHLY_ADVANCE), quantity: decimal(scaled) }] }),
+    ]) as Subscription;
 
   it('a fee price: full = round(unitAmount × quantity), billed = round(full × days used ÷ days in the period), the lines add up to it', () => {
     fc.assert(
       fc.property(quantity, fc.integer({ min: 0, max: 1_000_000 }), days, (scaled, unitAmount, [used, full]) => {
         const result = composed(
           composeInvoice(
-            { subscription: subscriptionOf(scaled), due: { billAt: new Date('2026-01-01T00:00:00Z'), charges: [chargeOf('a', 'advance', '2026-01-01T00:00:00Z', undefined, used, full)] }, prices: new Map([['price-a', priceOf('Fee', 'fee', { unitAmount })]]), usage: new Map(), rerated: [] },
+            {
+              subscription: subscriptionOf(scaled),
+              due: { billAt: new Date('2026-01-01T00:00:00Z'), charges: [chargeOf('a', 'advance', '2026-01-01T00:00:00Z', undefined, used, full)] },
+              prices: new Map([['price-a', priceOf('Fee', 'fee', { unitAmount })]]),
+              usage: new Map(),
+              rerated: [],
+            },
             PRICING,
           ),
         );
@@ -75,7 +90,13 @@ describe('composeInvoice (properties)', () => {
       fc.property(quantity, tiers, fc.constantFrom('volume' as const, 'graduated' as const), days, (scaled, steps, model, [used, full]) => {
         const result = composed(
           composeInvoice(
-            { subscription: subscriptionOf(scaled), due: { billAt: new Date('2026-01-01T00:00:00Z'), charges: [chargeOf('a', 'advance', '2026-01-01T00:00:00Z', undefined, used, full)] }, prices: new Map([['price-a', priceOf('Tiers', model, { tiers: steps })]]), usage: new Map(), rerated: [] },
+            {
+              subscription: subscriptionOf(scaled),
+              due: { billAt: new Date('2026-01-01T00:00:00Z'), charges: [chargeOf('a', 'advance', '2026-01-01T00:00:00Z', undefined, used, full)] },
+              prices: new Map([['price-a', priceOf('Tiers', model, { tiers: steps })]]),
+              usage: new Map(),
+              rerated: [],
+            },
             PRICING,
           ),
         );
@@ -105,10 +126,19 @@ describe('composeInvoice (properties)', () => {
           if (anchorAt.getUTCDate() > 28) return;
           const anchor = anchorAt.toISOString().slice(0, 10);
           const cancelAt = new Date(anchorAt.getTime() + cancelAfter * DAY_MS).toISOString().slice(0, 10);
-          const cancelled: SubscriptionCancelled = { type: 'SubscriptionCancelled', schemaVersion: 1, data: { subscriptionId: 'sub-1', cancelAt, cancelledAt: `${anchor}T00:00:00.000Z` } };
+          const cancelled: SubscriptionCancelled = {
+            type: 'SubscriptionCancelled',
+            schemaVersion: 1,
+            data: { subscriptionId: 'sub-1', cancelAt, cancelledAt: `${anchor}T00:00:00.000Z` },
+          };
           const subscription = foldEvents(subscriptionEvolver, [created({ term: { start: anchor, end: null }, timeZone }), cancelled]) as Subscription;
           const due = nextDue(subscription)!;
-          const result = composed(composeInvoice({ subscription, due, prices: new Map([['price-a', priceOf('Fee', 'fee', { unitAmount })]]), usage: new Map(), rerated: [] }, PRICING));
+          const result = composed(
+            composeInvoice(
+              { subscription, due, prices: new Map([['price-a', priceOf('Fee', 'fee', { unitAmount })]]), usage: new Map(), rerated: [] },
+              PRICING,
+            ),
+          );
 
           const nextMonth = Date.UTC(anchorAt.getUTCFullYear(), anchorAt.getUTCMonth() + 1, anchorAt.getUTCDate());
           const daysInMonth = (nextMonth - anchorAt.getTime()) / DAY_MS;

@@ -124,7 +124,10 @@ export type InvoiceComposition =
   /** The first charge (in due order) that cannot be priced or rated: it alone waits for its retry. */
   | { readonly kind: 'failed'; readonly itemId: string; readonly error: DomainError };
 
-export function composeInvoice<Component extends PricedComponent>(input: InvoiceCompositionInput<Component>, pricing: CatalogPricing<Component>): InvoiceComposition {
+export function composeInvoice<Component extends PricedComponent>(
+  input: InvoiceCompositionInput<Component>,
+  pricing: CatalogPricing<Component>,
+): InvoiceComposition {
   const { subscription, due, prices } = input;
   const amounts: Record<string, bigint> = {};
   const usage: UsageCharge[] = [];

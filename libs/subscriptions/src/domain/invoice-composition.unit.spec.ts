@@ -29,10 +29,17 @@ function ratedAt(quantity: bigint, unitAmount: number): RatedPeriod<PriceCompone
   };
 }
 
-function given(subscription: Subscription, prices: Record<string, ChargedPrice<PriceComponent>>, extra: Partial<Pick<InvoiceCompositionInput<PriceComponent>, 'usage' | 'rerated'>> = {}) {
+function given(
+  subscription: Subscription,
+  prices: Record<string, ChargedPrice<PriceComponent>>,
+  extra: Partial<Pick<InvoiceCompositionInput<PriceComponent>, 'usage' | 'rerated'>> = {},
+) {
   return {
     when: (billAt: string, ...charges: ItemCharge[]) => {
-      const composed = composeInvoice({ subscription, due: { billAt: new Date(billAt), charges }, prices: new Map(Object.entries(prices)), usage: new Map(), rerated: [], ...extra }, PRICING);
+      const composed = composeInvoice(
+        { subscription, due: { billAt: new Date(billAt), charges }, prices: new Map(Object.entries(prices)), usage: new Map(), rerated: [], ...extra },
+        PRICING,
+      );
       return {
         then: (expected: Partial<Extract<InvoiceComposition, { kind: 'composed' }>> & { lines?: Partial<ComposedLine>[] }) => {
           if (composed.kind !== 'composed') throw new Error(`expected a composition, got the failure of ${composed.itemId}: ${composed.error.message}`);
@@ -62,7 +69,18 @@ describe('composeInvoice', () => {
         corrections: [],
         usageLines: { first: 1, count: 0 },
         invoice: expect.objectContaining({ currency: 'EUR', date: '2026-01-01', memo: 'Subscription sub-0001', customer: { id: 'cust-1' } }),
-        lines: [{ title: 'Pro monthly', description: 'Pro', periodStart: '2026-01-01', periodEnd: '2026-01-31', quantity: 3, unitAmount: 1000, discount: null, taxCode: 'standard' }],
+        lines: [
+          {
+            title: 'Pro monthly',
+            description: 'Pro',
+            periodStart: '2026-01-01',
+            periodEnd: '2026-01-31',
+            quantity: 3,
+            unitAmount: 1000,
+            discount: null,
+            taxCode: 'standard',
+          },
+        ],
       });
   });
 
@@ -74,7 +92,12 @@ describe('composeInvoice', () => {
   });
 
   it('a tiered price: one line per tier reached, named after its tier', () => {
-    const tiers = { tiers: [{ upTo: 2, unitAmount: 500, flatAmount: 0 }, { upTo: null, unitAmount: 300, flatAmount: 100 }] };
+    const tiers = {
+      tiers: [
+        { upTo: 2, unitAmount: 500, flatAmount: 0 },
+        { upTo: null, unitAmount: 300, flatAmount: 100 },
+      ],
+    };
     given(subscriptionWith([pro]), { 'price-a': priceOf('Pro tiers', 'graduated', tiers) })
       .when('2026-01-01T00:00:00.000Z', chargeOf('a', 'advance', '2026-01-01T00:00:00.000Z'))
       .then({
@@ -101,7 +124,11 @@ describe('composeInvoice', () => {
       { 'price-b': priceOf('Support', 'fee', { unitAmount: 700 }), 'price-u': priceOf('Calls', 'fee', { unitAmount: 2 }) },
       { usage: new Map([['u', ratedAt(1234_0000n, 2)]]) },
     )
-      .when('2026-02-01T00:00:00.000Z', chargeOf('u', 'event_based', '2026-02-01T00:00:00.000Z', JAN, 20, 31), chargeOf('b', 'arrears', '2026-02-01T00:00:00.000Z'))
+      .when(
+        '2026-02-01T00:00:00.000Z',
+        chargeOf('u', 'event_based', '2026-02-01T00:00:00.000Z', JAN, 20, 31),
+        chargeOf('b', 'arrears', '2026-02-01T00:00:00.000Z'),
+      )
       .then({
         amounts: { u: 2468n, b: 700n },
         usage: [{ itemId: 'u', period: JAN, quantity: '1234', amount: 2468 }],
@@ -118,7 +145,12 @@ describe('composeInvoice', () => {
     const record: UsageCharge = { itemId: 'u', period: JAN, quantity: '10', amount: 20 };
     const rerated: ReratedPeriod[] = [
       { item: calls, metricName: 'API calls', record, now: { ...record, quantity: '12.5', amount: 25 } },
-      { item: calls, metricName: 'API calls', record: { ...record, period: { start: '2025-12-01', end: '2025-12-31' } }, now: { ...record, period: { start: '2025-12-01', end: '2025-12-31' } } },
+      {
+        item: calls,
+        metricName: 'API calls',
+        record: { ...record, period: { start: '2025-12-01', end: '2025-12-31' } },
+        now: { ...record, period: { start: '2025-12-01', end: '2025-12-31' } },
+      },
     ];
     given(subscriptionWith([pro, calls]), { 'price-a': priceOf('Pro monthly', 'fee', { unitAmount: 1000 }) }, { rerated })
       .when('2026-02-01T00:00:00.000Z', chargeOf('a', 'advance', '2026-02-01T00:00:00.000Z', { start: '2026-02-01', end: '2026-02-28' }, 28, 28))
@@ -127,7 +159,14 @@ describe('composeInvoice', () => {
         usageLines: { first: 1, count: 0 },
         lines: [
           { title: 'Pro monthly' },
-          { title: 'Correction: Calls', description: 'API calls: late usage of 2026-01-01 – 2026-01-31: 2.5 (now 12.5)', quantity: 1, unitAmount: 5, sku: null, taxCode: 'standard' },
+          {
+            title: 'Correction: Calls',
+            description: 'API calls: late usage of 2026-01-01 – 2026-01-31: 2.5 (now 12.5)',
+            quantity: 1,
+            unitAmount: 5,
+            sku: null,
+            taxCode: 'standard',
+          },
         ],
       });
   });
@@ -140,9 +179,13 @@ describe('composeInvoice', () => {
 
   it('usage that could not be rated: the first such charge in due order fails', () => {
     const calls = item('u', USAGE);
-    given(subscriptionWith([pro, calls]), { 'price-a': priceOf('Pro', 'fee', { unitAmount: 1 }), 'price-u': priceOf('Calls', 'fee', { unitAmount: 2 }) }, {
-      usage: new Map([['u', ValidationError.at('/items/u', "the billable metric 'calls' does not exist")]]),
-    })
+    given(
+      subscriptionWith([pro, calls]),
+      { 'price-a': priceOf('Pro', 'fee', { unitAmount: 1 }), 'price-u': priceOf('Calls', 'fee', { unitAmount: 2 }) },
+      {
+        usage: new Map([['u', ValidationError.at('/items/u', "the billable metric 'calls' does not exist")]]),
+      },
+    )
       .when('2026-02-01T00:00:00.000Z', chargeOf('a', 'advance', '2026-02-01T00:00:00.000Z'), chargeOf('u', 'event_based', '2026-02-01T00:00:00.000Z'))
       .thenFails('u', /does not exist/);
   });
@@ -150,6 +193,10 @@ describe('composeInvoice', () => {
 
 describe('withUsageLines', () => {
   it('replaces exactly the usage lines, keeping those before and after', () => {
-    expect(withUsageLines(['fixed', 'old usage 1', 'old usage 2', 'correction'], { first: 1, count: 2 }, ['new usage'])).toEqual(['fixed', 'new usage', 'correction']);
+    expect(withUsageLines(['fixed', 'old usage 1', 'old usage 2', 'correction'], { first: 1, count: 2 }, ['new usage'])).toEqual([
+      'fixed',
+      'new usage',
+      'correction',
+    ]);
   });
 });

@@ -3,8 +3,7 @@ import { daysBetween } from '@billing/shared-kernel';
 import { addMonths, validDate } from './calendar';
 import { Recurrence, TermUnit, nthPeriod, periodAt, periodIndexAt, proRate, termEnd, termLengthOf } from './periods';
 
-const periods = (anchor: string, recurrence: Recurrence, count: number) =>
-  Array.from({ length: count }, (_, k) => nthPeriod(anchor, recurrence, k));
+const periods = (anchor: string, recurrence: Recurrence, count: number) => Array.from({ length: count }, (_, k) => nthPeriod(anchor, recurrence, k));
 const monthly: Recurrence = { termCount: 1, termUnit: 'month' };
 
 describe('periods', () => {
@@ -77,15 +76,20 @@ describe('proRate', () => {
 
   it('matches an exact rational oracle: within half a unit, ties away from zero', () => {
     fc.assert(
-      fc.property(fc.bigInt({ min: -(2n ** 53n), max: 2n ** 53n }), fc.integer({ min: 1, max: 366 }), fc.integer({ min: 0, max: 366 }), (amount, full, used) => {
-        const daysUsed = Math.min(used, full);
-        const result = proRate(amount, daysUsed, full);
-        // |result − amount × used / full| ≤ ½, i.e. |2 × (result × full − amount × used)| ≤ full
-        const twiceError = 2n * (result * BigInt(full) - amount * BigInt(daysUsed));
-        expect(twiceError <= BigInt(full) && twiceError >= -BigInt(full)).toBe(true);
-        // An exact half rounds away from zero: the result moves further from zero than the exact value.
-        if (twiceError === BigInt(full) || twiceError === -BigInt(full)) expect(twiceError > 0n).toBe(amount > 0n);
-      }),
+      fc.property(
+        fc.bigInt({ min: -(2n ** 53n), max: 2n ** 53n }),
+        fc.integer({ min: 1, max: 366 }),
+        fc.integer({ min: 0, max: 366 }),
+        (amount, full, used) => {
+          const daysUsed = Math.min(used, full);
+          const result = proRate(amount, daysUsed, full);
+          // |result − amount × used / full| ≤ ½, i.e. |2 × (result × full − amount × used)| ≤ full
+          const twiceError = 2n * (result * BigInt(full) - amount * BigInt(daysUsed));
+          expect(twiceError <= BigInt(full) && twiceError >= -BigInt(full)).toBe(true);
+          // An exact half rounds away from zero: the result moves further from zero than the exact value.
+          if (twiceError === BigInt(full) || twiceError === -BigInt(full)) expect(twiceError > 0n).toBe(amount > 0n);
+        },
+      ),
     );
   });
 });
@@ -93,7 +97,9 @@ describe('proRate', () => {
 // ---------------------------------------------------------------- property: an independent day-by-day oracle
 
 const UNITS: TermUnit[] = ['day', 'week', 'month', 'year'];
-const dateArb = fc.date({ min: new Date('1999-01-01T00:00:00Z'), max: new Date('2040-12-31T00:00:00Z'), noInvalidDate: true }).map((date) => date.toISOString().slice(0, 10));
+const dateArb = fc
+  .date({ min: new Date('1999-01-01T00:00:00Z'), max: new Date('2040-12-31T00:00:00Z'), noInvalidDate: true })
+  .map((date) => date.toISOString().slice(0, 10));
 
 /** Period starts found by walking day by day with Date objects and asking, of each day, whether a period begins on it. */
 function naivePeriods(anchor: string, { termCount, termUnit }: Recurrence, days: number): { start: string; end: string }[] {
@@ -150,7 +156,9 @@ describe('periods (property, against a day-by-day walk)', () => {
 describe('calendar', () => {
   it('validates real dates only', () => {
     expect(validDate('2024-02-29', '/d')).toBe('2024-02-29');
-    expect(() => validDate('2025-02-29', '/term/start')).toThrow(expect.objectContaining({ errors: [{ pointer: '/term/start', detail: 'must be a date (YYYY-MM-DD)' }] }));
+    expect(() => validDate('2025-02-29', '/term/start')).toThrow(
+      expect.objectContaining({ errors: [{ pointer: '/term/start', detail: 'must be a date (YYYY-MM-DD)' }] }),
+    );
     expect(() => validDate('2025-1-01', '/d')).toThrow();
   });
 

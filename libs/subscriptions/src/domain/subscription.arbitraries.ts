@@ -39,7 +39,12 @@ export interface CreatedOptions {
 }
 
 /** A SubscriptionCreated as decideCreateSubscription writes it. */
-export function created({ term = { start: '2026-01-31', end: null }, autoRenewal = false, timeZone = 'UTC', items = [item('a', MONTHLY_ADVANCE)] }: CreatedOptions = {}): SubscriptionCreated {
+export function created({
+  term = { start: '2026-01-31', end: null },
+  autoRenewal = false,
+  timeZone = 'UTC',
+  items = [item('a', MONTHLY_ADVANCE)],
+}: CreatedOptions = {}): SubscriptionCreated {
   return {
     type: 'SubscriptionCreated',
     schemaVersion: 1,

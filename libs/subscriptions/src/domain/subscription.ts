@@ -353,7 +353,8 @@ export const MAX_SUBSCRIPTION_QUANTITY = 1_000_000_000;
 function validQuantity(value: number | string, pointer: string): string {
   const scaled = parseScaledDecimal(value, QUANTITY_SCALE, pointer);
   if (scaled <= 0n) throw ValidationError.at(pointer, 'must be greater than 0');
-  if (scaled > BigInt(MAX_SUBSCRIPTION_QUANTITY) * 10n ** BigInt(QUANTITY_SCALE)) throw ValidationError.at(pointer, `must be at most ${MAX_SUBSCRIPTION_QUANTITY}`);
+  if (scaled > BigInt(MAX_SUBSCRIPTION_QUANTITY) * 10n ** BigInt(QUANTITY_SCALE))
+    throw ValidationError.at(pointer, `must be at most ${MAX_SUBSCRIPTION_QUANTITY}`);
   return formatScaledDecimal(scaled, QUANTITY_SCALE);
 }
 
@@ -365,7 +366,10 @@ function firstPeriodInCalendar(start: string, schedule: ItemSchedule, pointer: s
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
   }
-  throw ValidationError.at(pointer, `the price's billing period (${schedule.termCount} ${schedule.termUnit}) runs past the calendar's last date ${LAST_CALENDAR_DATE}`);
+  throw ValidationError.at(
+    pointer,
+    `the price's billing period (${schedule.termCount} ${schedule.termUnit}) runs past the calendar's last date ${LAST_CALENDAR_DATE}`,
+  );
 }
 
 function subscribablePrice(
@@ -377,7 +381,10 @@ function subscribablePrice(
   if (price === null) throw ValidationError.at(pointer, `no price ${item.priceId} exists in this environment`);
   if (price.archived) throw ValidationError.at(pointer, `price ${price.id} is archived: only active prices can be subscribed to`);
   if (price.billingTiming === 'event_based' && (!price.metricCode || price.metricExists !== true)) {
-    throw ValidationError.at(pointer, `price ${price.id} bills the billable metric '${price.metricCode ?? ''}', which does not exist in this environment (POST /billable-metrics)`);
+    throw ValidationError.at(
+      pointer,
+      `price ${price.id} bills the billable metric '${price.metricCode ?? ''}', which does not exist in this environment (POST /billable-metrics)`,
+    );
   }
   if (price.product === null) throw ValidationError.at(pointer, `price ${price.id} belongs to no product: only a product's prices can be subscribed to`);
   if (currency !== null && !price.currencies.includes(currency)) {
@@ -420,11 +427,7 @@ export interface ReactivateSubscription {
   readonly subscriptionId: string;
 }
 
-export function decideReactivateSubscription(
-  command: ReactivateSubscription,
-  state: SubscriptionState,
-  meta: CommandMetadata,
-): SubscriptionReactivated[] {
+export function decideReactivateSubscription(command: ReactivateSubscription, state: SubscriptionState, meta: CommandMetadata): SubscriptionReactivated[] {
   const subscription = existingSubscription(state, command.subscriptionId);
   if (isOverAt(subscription, meta.now)) throw endedError(subscription);
   if (subscription.status !== 'cancelled') {

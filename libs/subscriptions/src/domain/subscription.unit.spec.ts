@@ -34,7 +34,11 @@ const billedThrough = (itemId: string, start: string, end: string, billAt: strin
     billedAt: billAt,
   },
 });
-const ended: SubscriptionEnded = { type: 'SubscriptionEnded', schemaVersion: 1, data: { subscriptionId: SUBSCRIPTION_ID, endedAt: '2026-03-31T00:00:00.000Z' } };
+const ended: SubscriptionEnded = {
+  type: 'SubscriptionEnded',
+  schemaVersion: 1,
+  data: { subscriptionId: SUBSCRIPTION_ID, endedAt: '2026-03-31T00:00:00.000Z' },
+};
 
 // ---------------------------------------------------------------- create
 
@@ -77,7 +81,15 @@ describe('decideCreateSubscription', () => {
             autoRenewal: true,
             paymentMethod: null,
             items: [
-              { id: 'id-1', priceId: 'price-monthly', priceName: 'Pro monthly', product: PRODUCT, quantity: '1.5', taxCode: 'VAT25', schedule: MONTHLY_ADVANCE },
+              {
+                id: 'id-1',
+                priceId: 'price-monthly',
+                priceName: 'Pro monthly',
+                product: PRODUCT,
+                quantity: '1.5',
+                taxCode: 'VAT25',
+                schedule: MONTHLY_ADVANCE,
+              },
               { id: 'id-2', priceId: 'price-setup', priceName: 'Setup', product: PRODUCT, quantity: '2', taxCode: null, schedule: ONE_TIME },
             ],
             createdAt: NOW,
@@ -87,17 +99,28 @@ describe('decideCreateSubscription', () => {
   });
 
   it('a usage-based price whose metric exists: the item bills the metric in arrears of each period', () => {
-    const [event] = decideCreateSubscription(withItem({}, { billingTiming: 'event_based', metricCode: 'calls', metricExists: true }), { status: 'none' }, metadataAt(NOW));
+    const [event] = decideCreateSubscription(
+      withItem({}, { billingTiming: 'event_based', metricCode: 'calls', metricExists: true }),
+      { status: 'none' },
+      metadataAt(NOW),
+    );
     expect(event.data.items[0].schedule).toEqual({ purchase: 'recurring', termCount: 1, termUnit: 'month', billingTiming: 'event_based', metricCode: 'calls' });
   });
 
   it('an evergreen term has no length; time zone defaults to UTC, autoRenewal to false', () => {
-    const [event] = decideCreateSubscription(command({ term: { start: '2026-01-31' }, timeZone: undefined, autoRenewal: undefined }), { status: 'none' }, metadataAt(NOW));
+    const [event] = decideCreateSubscription(
+      command({ term: { start: '2026-01-31' }, timeZone: undefined, autoRenewal: undefined }),
+      { status: 'none' },
+      metadataAt(NOW),
+    );
     expect(event.data).toMatchObject({ term: { start: '2026-01-31', end: null }, termLength: null, timeZone: 'UTC', autoRenewal: false });
   });
 
   it('refuses a second create on the stream', () => {
-    spec.given([created()]).when((state) => decideCreateSubscription(command(), state, metadataAt(NOW))).thenThrows({ kind: 'conflict', code: 'subscription-exists' });
+    spec
+      .given([created()])
+      .when((state) => decideCreateSubscription(command(), state, metadataAt(NOW)))
+      .thenThrows({ kind: 'conflict', code: 'subscription-exists' });
   });
 
   it.each<[string, CreateSubscription, ReturnType<typeof invalidAt>]>([
@@ -119,10 +142,17 @@ describe('decideCreateSubscription', () => {
       invalidAt('/items/0/priceId', "price price-x bills the billable metric 'calls', which does not exist in this environment (POST /billable-metrics)"),
     ],
     ['a price of no product', withItem({}, { product: null }), invalidAt('/items/0/priceId')],
-    ['a price without pricing in the currency', withItem({}, { currencies: ['usd'] }), invalidAt('/items/0/priceId', "price price-x has no pricing in 'eur' (it has: usd)")],
+    [
+      'a price without pricing in the currency',
+      withItem({}, { currencies: ['usd'] }),
+      invalidAt('/items/0/priceId', "price price-x has no pricing in 'eur' (it has: usd)"),
+    ],
     ['a recurring price without a term', withItem({}, { termUnit: null }), invalidAt('/items/0/priceId')],
   ])('refuses %s with a 422 at its pointer', (_, bad, error) => {
-    spec.given([]).when((state) => decideCreateSubscription(bad, state, metadataAt(NOW))).thenThrows(error);
+    spec
+      .given([])
+      .when((state) => decideCreateSubscription(bad, state, metadataAt(NOW)))
+      .thenThrows(error);
   });
 
   it('reports every problem at once', () => {
@@ -130,7 +160,13 @@ describe('decideCreateSubscription', () => {
     spec
       .given([])
       .when((state) => decideCreateSubscription(bad, state, metadataAt(NOW)))
-      .thenThrows({ errors: [expect.objectContaining({ pointer: '/currency' }), expect.objectContaining({ pointer: '/items/0/quantity' }), expect.objectContaining({ pointer: '/items/0/priceId' })] });
+      .thenThrows({
+        errors: [
+          expect.objectContaining({ pointer: '/currency' }),
+          expect.objectContaining({ pointer: '/items/0/quantity' }),
+          expect.objectContaining({ pointer: '/items/0/priceId' }),
+        ],
+      });
   });
 });
 
@@ -150,13 +186,19 @@ describe('decideCancelSubscription', () => {
   });
 
   it('takes today in the subscription zone (already Mar 31 in Helsinki)', () => {
-    spec.given([created({ timeZone: 'Europe/Helsinki' })]).when(cancel('2026-03-30T21:30:00.000Z')).then(cancelledOn('2026-04-29', '2026-03-30T21:30:00.000Z'));
+    spec
+      .given([created({ timeZone: 'Europe/Helsinki' })])
+      .when(cancel('2026-03-30T21:30:00.000Z'))
+      .then(cancelledOn('2026-04-29', '2026-03-30T21:30:00.000Z'));
   });
 
   it('with several items, the latest current-period end, so no advance payment is cut short', () => {
     const items = [item('a', MONTHLY_ADVANCE), item('w', WEEKLY_ADVANCE)];
     // weekly periods from Jan 31: … Mar 28 – Apr 3 holds Mar 30 (monthly ends Mar 30)
-    spec.given([created({ items })]).when(cancel('2026-03-30T12:00:00.000Z')).then(cancelledOn('2026-04-03', '2026-03-30T12:00:00.000Z'));
+    spec
+      .given([created({ items })])
+      .when(cancel('2026-03-30T12:00:00.000Z'))
+      .then(cancelledOn('2026-04-03', '2026-03-30T12:00:00.000Z'));
   });
 
   it('never before a day already billed (the engine billed ahead of this command’s clock)', () => {
@@ -168,7 +210,10 @@ describe('decideCancelSubscription', () => {
   });
 
   it('is capped at the end of the term', () => {
-    spec.given([created({ term: { start: '2026-01-31', end: '2026-03-15' } })]).when(cancel('2026-03-05T12:00:00.000Z')).then(cancelledOn('2026-03-15', '2026-03-05T12:00:00.000Z'));
+    spec
+      .given([created({ term: { start: '2026-01-31', end: '2026-03-15' } })])
+      .when(cancel('2026-03-05T12:00:00.000Z'))
+      .then(cancelledOn('2026-03-15', '2026-03-05T12:00:00.000Z'));
   });
 
   it('before the start: the first period', () => {
@@ -177,8 +222,14 @@ describe('decideCancelSubscription', () => {
 
   it('only one-time items: service ends today, or on the first day if not started', () => {
     const items = [item('s', ONE_TIME)];
-    spec.given([created({ items })]).when(cancel('2026-02-10T12:00:00.000Z')).then(cancelledOn('2026-02-10', '2026-02-10T12:00:00.000Z'));
-    spec.given([created({ items })]).when(cancel('2026-01-10T12:00:00.000Z')).then(cancelledOn('2026-01-31', '2026-01-10T12:00:00.000Z'));
+    spec
+      .given([created({ items })])
+      .when(cancel('2026-02-10T12:00:00.000Z'))
+      .then(cancelledOn('2026-02-10', '2026-02-10T12:00:00.000Z'));
+    spec
+      .given([created({ items })])
+      .when(cancel('2026-01-10T12:00:00.000Z'))
+      .then(cancelledOn('2026-01-31', '2026-01-10T12:00:00.000Z'));
   });
 
   it('counts a renewal the engine has not recorded yet: the term in force today is the renewed one', () => {
@@ -188,12 +239,21 @@ describe('decideCancelSubscription', () => {
   });
 
   it('cancelling a cancelled subscription changes nothing', () => {
-    spec.given([created(), cancelled('2026-03-30')]).when(cancel('2026-03-10T12:00:00.000Z')).then([]);
+    spec
+      .given([created(), cancelled('2026-03-30')])
+      .when(cancel('2026-03-10T12:00:00.000Z'))
+      .then([]);
   });
 
   it('an ended subscription is a 409 subscription-ended, also before the engine recorded the end', () => {
-    spec.given([created(), cancelled('2026-03-30'), ended]).when(cancel('2026-04-05T12:00:00.000Z')).thenThrows({ kind: 'conflict', code: 'subscription-ended' });
-    spec.given([created({ term: { start: '2026-01-31', end: '2026-03-30' } })]).when(cancel('2026-03-31T00:00:00.000Z')).thenThrows({ code: 'subscription-ended' });
+    spec
+      .given([created(), cancelled('2026-03-30'), ended])
+      .when(cancel('2026-04-05T12:00:00.000Z'))
+      .thenThrows({ kind: 'conflict', code: 'subscription-ended' });
+    spec
+      .given([created({ term: { start: '2026-01-31', end: '2026-03-30' } })])
+      .when(cancel('2026-03-31T00:00:00.000Z'))
+      .thenThrows({ code: 'subscription-ended' });
   });
 });
 
@@ -202,23 +262,39 @@ describe('decideCancelSubscription', () => {
 describe('decideReactivateSubscription', () => {
   const reactivate = (now: string) => (state: Parameters<typeof decideReactivateSubscription>[1]) =>
     decideReactivateSubscription({ subscriptionId: SUBSCRIPTION_ID }, state, metadataAt(now));
-  const reactivated = (at: string): SubscriptionReactivated => ({ type: 'SubscriptionReactivated', schemaVersion: 1, data: { subscriptionId: SUBSCRIPTION_ID, reactivatedAt: at } });
+  const reactivated = (at: string): SubscriptionReactivated => ({
+    type: 'SubscriptionReactivated',
+    schemaVersion: 1,
+    data: { subscriptionId: SUBSCRIPTION_ID, reactivatedAt: at },
+  });
 
   it('a missing subscription is a 404', () => {
     spec.given([]).when(reactivate(NOW)).thenThrows({ kind: 'not_found' });
   });
 
   it('undoes a cancellation up to the last day of service', () => {
-    spec.given([created(), cancelled('2026-03-30')]).when(reactivate('2026-03-30T23:59:59.000Z')).then([reactivated('2026-03-30T23:59:59.000Z')]);
+    spec
+      .given([created(), cancelled('2026-03-30')])
+      .when(reactivate('2026-03-30T23:59:59.000Z'))
+      .then([reactivated('2026-03-30T23:59:59.000Z')]);
   });
 
   it('an active subscription is a 409 subscription-not-cancelled', () => {
     spec.given([created()]).when(reactivate(NOW)).thenThrows({ kind: 'conflict', code: 'subscription-not-cancelled' });
-    spec.given([created(), cancelled('2026-03-30'), reactivated('2026-03-10T00:00:00.000Z')]).when(reactivate(NOW)).thenThrows({ code: 'subscription-not-cancelled' });
+    spec
+      .given([created(), cancelled('2026-03-30'), reactivated('2026-03-10T00:00:00.000Z')])
+      .when(reactivate(NOW))
+      .thenThrows({ code: 'subscription-not-cancelled' });
   });
 
   it('from the day after cancelAt it has ended: 409 subscription-ended, recorded or not', () => {
-    spec.given([created(), cancelled('2026-03-30')]).when(reactivate('2026-03-31T00:00:00.000Z')).thenThrows({ kind: 'conflict', code: 'subscription-ended' });
-    spec.given([created(), cancelled('2026-03-30'), ended]).when(reactivate('2026-04-01T00:00:00.000Z')).thenThrows({ code: 'subscription-ended' });
+    spec
+      .given([created(), cancelled('2026-03-30')])
+      .when(reactivate('2026-03-31T00:00:00.000Z'))
+      .thenThrows({ kind: 'conflict', code: 'subscription-ended' });
+    spec
+      .given([created(), cancelled('2026-03-30'), ended])
+      .when(reactivate('2026-04-01T00:00:00.000Z'))
+      .thenThrows({ code: 'subscription-ended' });
   });
 });

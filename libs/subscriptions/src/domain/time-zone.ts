@@ -98,4 +98,3 @@ export function startOfDayIn(date: string, timeZone: string): Date {
   }
   return new Date(onOrAfter);
 }
-

@@ -54,12 +54,25 @@ describe('validTimeZone', () => {
   });
 
   it.each(['Mars/Olympus_Mons', '+02:00', '', 42, null])('rejects %p at its pointer', (value) => {
-    expect(() => validTimeZone(value, '/timeZone')).toThrow(expect.objectContaining({ kind: 'validation', errors: [expect.objectContaining({ pointer: '/timeZone' })] }));
+    expect(() => validTimeZone(value, '/timeZone')).toThrow(
+      expect.objectContaining({ kind: 'validation', errors: [expect.objectContaining({ pointer: '/timeZone' })] }),
+    );
   });
 });
 
 describe('startOfDayIn (property, against a minute-by-minute scan)', () => {
-  const ZONES = ['UTC', 'Europe/Helsinki', 'America/New_York', 'Pacific/Kiritimati', 'America/Havana', 'America/Santiago', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'Pacific/Chatham', 'Asia/Tehran'];
+  const ZONES = [
+    'UTC',
+    'Europe/Helsinki',
+    'America/New_York',
+    'Pacific/Kiritimati',
+    'America/Havana',
+    'America/Santiago',
+    'Australia/Lord_Howe',
+    'Asia/Kathmandu',
+    'Pacific/Chatham',
+    'Asia/Tehran',
+  ];
   const MINUTE = 60_000;
 
   /** The first minute whose wall-clock date (en-CA formats YYYY-MM-DD) is `date`, found by scanning from 15 hours before UTC midnight. */

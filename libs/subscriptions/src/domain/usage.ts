@@ -38,7 +38,9 @@ const CANONICAL_DECIMAL = /^(0|[1-9]\d*)(\.\d{1,4})?$/;
 
 /** A `sum` / `max` value as ingestion accepts it (scaled by 10^4), or why not: the detail of a 422 at the value's pointer. */
 export function usageValue(value: unknown): { readonly scaled: bigint } | { readonly problem: string } {
-  const problem = { problem: `must be a number from 0 to ${MAX_USAGE_VALUE} with at most ${USAGE_SCALE} decimals (a JSON number or a plain decimal string such as "12.5")` };
+  const problem = {
+    problem: `must be a number from 0 to ${MAX_USAGE_VALUE} with at most ${USAGE_SCALE} decimals (a JSON number or a plain decimal string such as "12.5")`,
+  };
   let text: string;
   if (typeof value === 'number') {
     if (!Number.isFinite(value) || value < 0 || value > MAX_USAGE_VALUE) return problem;
@@ -130,7 +132,11 @@ export function rateUsage<Version>(
 }
 
 /** The aggregated quantity and its attribution to the buckets `bucketOf` names (records in time order, ties by id). */
-function attribute(aggregation: Aggregation, records: readonly UsageRecord[], bucketOf: (record: UsageRecord) => number): { total: bigint; shares: Map<number, bigint> } {
+function attribute(
+  aggregation: Aggregation,
+  records: readonly UsageRecord[],
+  bucketOf: (record: UsageRecord) => number,
+): { total: bigint; shares: Map<number, bigint> } {
   const ordered = [...records].sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const shares = new Map<number, bigint>();
   const add = (bucket: number, quantity: bigint) => shares.set(bucket, (shares.get(bucket) ?? 0n) + quantity);

@@ -138,20 +138,35 @@ describe('decideCreateBillableMetric', () => {
     spec
       .given([])
       .when((state) => decideCreateBillableMetric({ metricId: 'm-1', body: { code: 'calls', name: 'Calls', aggregation: 'count' } }, state, metadataAt(NOW)))
-      .then([{ type: 'BillableMetricCreated', schemaVersion: 1, data: { metricId: 'm-1', code: 'calls', name: 'Calls', aggregation: 'count', field: null, createdAt: NOW } }]);
+      .then([
+        {
+          type: 'BillableMetricCreated',
+          schemaVersion: 1,
+          data: { metricId: 'm-1', code: 'calls', name: 'Calls', aggregation: 'count', field: null, createdAt: NOW },
+        },
+      ]);
   });
 
   it('refuses a code that exists (409) and invalid bodies (422 at each pointer)', () => {
-    const event = decideCreateBillableMetric({ metricId: 'm-1', body: { code: 'gb', name: 'GB', aggregation: 'sum', field: 'gb' } }, { status: 'none' }, metadataAt(NOW));
+    const event = decideCreateBillableMetric(
+      { metricId: 'm-1', body: { code: 'gb', name: 'GB', aggregation: 'sum', field: 'gb' } },
+      { status: 'none' },
+      metadataAt(NOW),
+    );
     spec
       .given(event)
-      .when((state) => decideCreateBillableMetric({ metricId: 'm-1', body: { code: 'gb', name: 'GB', aggregation: 'max', field: 'gb' } }, state, metadataAt(NOW)))
+      .when((state) =>
+        decideCreateBillableMetric({ metricId: 'm-1', body: { code: 'gb', name: 'GB', aggregation: 'max', field: 'gb' } }, state, metadataAt(NOW)),
+      )
       .thenThrows({ kind: 'conflict', code: 'billable-metric-exists' });
     spec
       .given([])
       .when((state) => decideCreateBillableMetric({ metricId: 'm-1', body: { code: '', name: 'x', aggregation: 'max' } }, state, metadataAt(NOW)))
       .thenThrows({ kind: 'validation', errors: [expect.objectContaining({ pointer: '/code' }), expect.objectContaining({ pointer: '/field' })] });
-    spec.given([]).when((state) => decideCreateBillableMetric({ metricId: 'm', body: [] }, state, metadataAt(NOW))).thenThrows({ kind: 'validation' });
+    spec
+      .given([])
+      .when((state) => decideCreateBillableMetric({ metricId: 'm', body: [] }, state, metadataAt(NOW)))
+      .thenThrows({ kind: 'validation' });
   });
 });
 
@@ -161,13 +176,25 @@ describe('decideSetUsageSettings', () => {
   const changed = (hours: number) => ({ type: 'UsageSettingsChanged' as const, schemaVersion: 1, data: { usageGracePeriodHours: hours, changedAt: NOW } });
 
   it('sets the grace period; the same value again records nothing; even 0 is recorded the first time', () => {
-    spec.given([]).when((state) => decideSetUsageSettings({ usageGracePeriodHours: 0 }, state, metadataAt(NOW))).then([changed(0)]);
-    spec.given([changed(24)]).when((state) => decideSetUsageSettings({ usageGracePeriodHours: 24 }, state, metadataAt(NOW))).then([]);
-    spec.given([changed(24)]).when((state) => decideSetUsageSettings({ usageGracePeriodHours: 48 }, state, metadataAt(NOW))).then([changed(48)]);
+    spec
+      .given([])
+      .when((state) => decideSetUsageSettings({ usageGracePeriodHours: 0 }, state, metadataAt(NOW)))
+      .then([changed(0)]);
+    spec
+      .given([changed(24)])
+      .when((state) => decideSetUsageSettings({ usageGracePeriodHours: 24 }, state, metadataAt(NOW)))
+      .then([]);
+    spec
+      .given([changed(24)])
+      .when((state) => decideSetUsageSettings({ usageGracePeriodHours: 48 }, state, metadataAt(NOW)))
+      .then([changed(48)]);
   });
 
   it.each([[-1], [721], [1.5], ['2'], [null]])('refuses %p', (hours) => {
-    spec.given([]).when((state) => decideSetUsageSettings({ usageGracePeriodHours: hours }, state, metadataAt(NOW))).thenThrows({ kind: 'validation' });
+    spec
+      .given([])
+      .when((state) => decideSetUsageSettings({ usageGracePeriodHours: hours }, state, metadataAt(NOW)))
+      .thenThrows({ kind: 'validation' });
   });
 });
 
@@ -182,7 +209,15 @@ describe('billing event_based items', () => {
   /** The final billing: SubscriptionBilled and, as the term ends there, SubscriptionEnded. */
   const billed = (bookAt: string | null): SubscriptionEvent[] =>
     decideBillDue(
-      { subscriptionId: SUBSCRIPTION_ID, billAt: BILL_AT, invoiceId: 'inv-1', amounts: { u: 700n }, usage: [charge], bookAt: bookAt === null ? null : new Date(bookAt), usageLines: { first: 0, count: 1 } },
+      {
+        subscriptionId: SUBSCRIPTION_ID,
+        billAt: BILL_AT,
+        invoiceId: 'inv-1',
+        amounts: { u: 700n },
+        usage: [charge],
+        bookAt: bookAt === null ? null : new Date(bookAt),
+        usageLines: { first: 0, count: 1 },
+      },
       [start].reduce(subscriptionEvolver.evolve, subscriptionEvolver.initialState()),
       metadataAt('2026-03-21T00:00:00.000Z'),
     );
@@ -199,7 +234,9 @@ describe('billing event_based items', () => {
     expect(stateOf([start, ...billed(null)])).toMatchObject({ usageBilled: { u: [charge] } });
     expect(stateOf([start, ...billed(null)]).pendingBookings).toBeUndefined();
     const pending = stateOf([start, ...billed('2026-03-23T00:00:00.000Z')]);
-    expect(pending.pendingBookings).toEqual([{ invoiceId: 'inv-1', billAt: BILL_AT.toISOString(), bookAt: '2026-03-23T00:00:00.000Z', usage: [charge], usageLines: { first: 0, count: 1 } }]);
+    expect(pending.pendingBookings).toEqual([
+      { invoiceId: 'inv-1', billAt: BILL_AT.toISOString(), bookAt: '2026-03-23T00:00:00.000Z', usage: [charge], usageLines: { first: 0, count: 1 } },
+    ]);
     expect(pending.usageBilled).toEqual({});
     // The subscription ended with its final billing, but its draft is still to be booked.
     expect(nextWorkAt(pending)).toEqual(new Date('2026-03-23T00:00:00.000Z'));
@@ -212,32 +249,59 @@ describe('billing event_based items', () => {
     const late = { ...charge, quantity: '8', amount: 800 };
     spec
       .given(history)
-      .when((state) => decideBookUsageInvoice({ subscriptionId: SUBSCRIPTION_ID, invoiceId: 'inv-1', usage: [late] }, state, metadataAt('2026-03-22T00:00:00.000Z')))
+      .when((state) =>
+        decideBookUsageInvoice({ subscriptionId: SUBSCRIPTION_ID, invoiceId: 'inv-1', usage: [late] }, state, metadataAt('2026-03-22T00:00:00.000Z')),
+      )
       .thenThrows({ kind: 'conflict', code: 'subscription-billing-not-due' });
-    const booked = decideBookUsageInvoice({ subscriptionId: SUBSCRIPTION_ID, invoiceId: 'inv-1', usage: [late] }, stateOf(history), metadataAt('2026-03-23T00:00:00.000Z'));
+    const booked = decideBookUsageInvoice(
+      { subscriptionId: SUBSCRIPTION_ID, invoiceId: 'inv-1', usage: [late] },
+      stateOf(history),
+      metadataAt('2026-03-23T00:00:00.000Z'),
+    );
     expect(booked).toEqual([
-      { type: 'SubscriptionInvoiceBooked', schemaVersion: 1, data: { subscriptionId: SUBSCRIPTION_ID, invoiceId: 'inv-1', billAt: BILL_AT.toISOString(), usage: [late], bookedAt: '2026-03-23T00:00:00.000Z' } },
+      {
+        type: 'SubscriptionInvoiceBooked',
+        schemaVersion: 1,
+        data: { subscriptionId: SUBSCRIPTION_ID, invoiceId: 'inv-1', billAt: BILL_AT.toISOString(), usage: [late], bookedAt: '2026-03-23T00:00:00.000Z' },
+      },
     ]);
     const after = stateOf([...history, ...booked]);
     expect(after).toMatchObject({ pendingBookings: [], usageBilled: { u: [late] } });
     expect(nextWorkAt(after)).toBeNull();
     spec
       .given([...history, ...booked])
-      .when((state) => decideBookUsageInvoice({ subscriptionId: SUBSCRIPTION_ID, invoiceId: 'inv-1', usage: [late] }, state, metadataAt('2026-03-24T00:00:00.000Z')))
+      .when((state) =>
+        decideBookUsageInvoice({ subscriptionId: SUBSCRIPTION_ID, invoiceId: 'inv-1', usage: [late] }, state, metadataAt('2026-03-24T00:00:00.000Z')),
+      )
       .thenThrows({ kind: 'conflict', code: 'subscription-billing-not-due' });
   });
 
   it('issue 20 #18: a usage event is cancelled while its period is open (not billed, or on a draft in its grace period), never once booked', () => {
-    const cancel = (occurredAt: string, at = '2026-03-22T00:00:00.000Z') => (state: SubscriptionState) =>
-      decideCancelUsageEvent({ subscriptionId: SUBSCRIPTION_ID, eventId: 'e-1', metricCode: 'calls', occurredAt: new Date(occurredAt) }, state, metadataAt(at));
+    const cancel =
+      (occurredAt: string, at = '2026-03-22T00:00:00.000Z') =>
+      (state: SubscriptionState) =>
+        decideCancelUsageEvent(
+          { subscriptionId: SUBSCRIPTION_ID, eventId: 'e-1', metricCode: 'calls', occurredAt: new Date(occurredAt) },
+          state,
+          metadataAt(at),
+        );
     const cancelled = (timestamp: string, at = '2026-03-22T00:00:00.000Z'): UsageEventCancelled => ({
       type: 'UsageEventCancelled',
       schemaVersion: 1,
       data: { subscriptionId: SUBSCRIPTION_ID, eventId: 'e-1', metricCode: 'calls', timestamp, cancelledAt: at },
     });
-    spec.given([start]).when(cancel('2026-03-10T11:00:00.000Z')).then([cancelled('2026-03-10T11:00:00.000Z')]);
-    spec.given([start, ...billed('2026-03-23T00:00:00.000Z')]).when(cancel('2026-03-20T23:59:59.999Z')).then([cancelled('2026-03-20T23:59:59.999Z')]);
-    spec.given([start, ...billed(null)]).when(cancel('2026-03-20T23:59:59.999Z')).thenThrows({ kind: 'conflict', code: 'usage-event-billed' });
+    spec
+      .given([start])
+      .when(cancel('2026-03-10T11:00:00.000Z'))
+      .then([cancelled('2026-03-10T11:00:00.000Z')]);
+    spec
+      .given([start, ...billed('2026-03-23T00:00:00.000Z')])
+      .when(cancel('2026-03-20T23:59:59.999Z'))
+      .then([cancelled('2026-03-20T23:59:59.999Z')]);
+    spec
+      .given([start, ...billed(null)])
+      .when(cancel('2026-03-20T23:59:59.999Z'))
+      .thenThrows({ kind: 'conflict', code: 'usage-event-billed' });
     spec.given([]).when(cancel('2026-03-10T11:00:00.000Z')).thenThrows({ kind: 'not_found' });
     // The fact changes nothing the subscription bills from.
     expect(stateOf([start, cancelled('2026-03-10T11:00:00.000Z')])).toEqual(stateOf([start]));
@@ -246,7 +310,13 @@ describe('billing event_based items', () => {
   it('a correction replaces the booked record of its period; periods older than the 35-day window are dropped', () => {
     const evergreen = created({ term: { start: '2026-03-01', end: null }, items: [item('u', USAGE)] });
     const march = decideBillDue(
-      { subscriptionId: SUBSCRIPTION_ID, billAt: new Date('2026-04-01T00:00:00.000Z'), invoiceId: 'inv-1', amounts: { u: 700n }, usage: [{ ...charge, period: { start: '2026-03-01', end: '2026-03-31' } }] },
+      {
+        subscriptionId: SUBSCRIPTION_ID,
+        billAt: new Date('2026-04-01T00:00:00.000Z'),
+        invoiceId: 'inv-1',
+        amounts: { u: 700n },
+        usage: [{ ...charge, period: { start: '2026-03-01', end: '2026-03-31' } }],
+      },
       stateOf([evergreen]),
       metadataAt('2026-04-01T00:00:00.000Z'),
     );
@@ -270,7 +340,13 @@ describe('billing event_based items', () => {
       ],
     });
     const may = decideBillDue(
-      { subscriptionId: SUBSCRIPTION_ID, billAt: new Date('2026-06-01T00:00:00.000Z'), invoiceId: 'inv-3', amounts: { u: 0n }, usage: [{ itemId: 'u', period: { start: '2026-05-01', end: '2026-05-31' }, quantity: '0', amount: 0 }] },
+      {
+        subscriptionId: SUBSCRIPTION_ID,
+        billAt: new Date('2026-06-01T00:00:00.000Z'),
+        invoiceId: 'inv-3',
+        amounts: { u: 0n },
+        usage: [{ itemId: 'u', period: { start: '2026-05-01', end: '2026-05-31' }, quantity: '0', amount: 0 }],
+      },
       stateOf([evergreen, ...march, ...april]),
       metadataAt('2026-06-01T00:00:00.000Z'),
     );
@@ -281,7 +357,30 @@ describe('billing event_based items', () => {
 
 describe('usageValue', () => {
   it('issue 20 #18: refuses values outside 0 to 10^9 with at most 4 decimals and numbers not written canonically', () => {
-    for (const value of [1e308, 2 ** 53 + 1, '9'.repeat(10_000), ' 1', '1 ', '01', '+1', '-0', '1e3', '1.', '.5', -1, 1e-7, 0.30000000000000004, '1.23456', 1_000_000_000.0001, '1000000000.0001', NaN, Infinity, true, null, [1]]) {
+    for (const value of [
+      1e308,
+      2 ** 53 + 1,
+      '9'.repeat(10_000),
+      ' 1',
+      '1 ',
+      '01',
+      '+1',
+      '-0',
+      '1e3',
+      '1.',
+      '.5',
+      -1,
+      1e-7,
+      0.30000000000000004,
+      '1.23456',
+      1_000_000_000.0001,
+      '1000000000.0001',
+      NaN,
+      Infinity,
+      true,
+      null,
+      [1],
+    ]) {
       expect(usageValue(value)).toHaveProperty('problem');
     }
   });

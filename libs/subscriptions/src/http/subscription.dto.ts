@@ -17,9 +17,18 @@ class NamedRefDto {
 
 class SubscriptionItemDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'the next instant the item is billed (midnight in the time zone, in UTC); null: never again' })
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'the next instant the item is billed (midnight in the time zone, in UTC); null: never again',
+  })
   billAt!: string | null;
-  @ApiProperty({ type: DatePeriodDto, nullable: true, description: 'the period holding now (the first if not started; shortened at the final day); null for a one-time price' })
+  @ApiProperty({
+    type: DatePeriodDto,
+    nullable: true,
+    description: 'the period holding now (the first if not started; shortened at the final day); null for a one-time price',
+  })
   period!: DatePeriodDto | null;
   @ApiProperty({ type: Number, format: 'double', description: 'up to 4 decimals' }) quantity!: number;
   @ApiProperty({ type: NamedRefDto }) product!: NamedRefDto;
@@ -38,7 +47,12 @@ class BillingFailureDto {
   @ApiProperty() reason!: string;
   @ApiProperty({ type: 'integer' }) attempts!: number;
   @ApiProperty({ format: 'date-time' }) retryAt!: string;
-  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: "the item whose charge failed and waits alone for its retry (the other items go on billing); null: the billing at billAt as a whole" })
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: 'the item whose charge failed and waits alone for its retry (the other items go on billing); null: the billing at billAt as a whole',
+  })
   itemId!: string | null;
 }
 

@@ -2,7 +2,24 @@ import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestj
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Written } from '@billing/event-store';
-import { ApiNoInput, ApiPageQuery, assertNoInput, Caller, CallerContext, Clock, commandContext, IfMatch, isUuid, oneOf, Page, parseLimit, problemResponse, readQuery, ResourceIdPipe, Versioned } from '@billing/platform';
+import {
+  ApiNoInput,
+  ApiPageQuery,
+  assertNoInput,
+  Caller,
+  CallerContext,
+  Clock,
+  commandContext,
+  IfMatch,
+  isUuid,
+  oneOf,
+  Page,
+  parseLimit,
+  problemResponse,
+  readQuery,
+  ResourceIdPipe,
+  Versioned,
+} from '@billing/platform';
 import { NotFoundError, ValidationError } from '@billing/shared-kernel';
 import { CancelSubscriptionCommand } from '../cancel-subscription/cancel-subscription.command';
 import { CreateSubscriptionCommand } from '../create-subscription/create-subscription.command';
@@ -37,7 +54,9 @@ export class SubscriptionsController {
   @ApiResponse({ status: 409, ...problemResponse('The handle is taken (subscription-handle-taken)') })
   @ApiResponse({
     status: 422,
-    ...problemResponse('Invalid body; a price that is unknown, archived, usage-based (event_based), without a product or without pricing in the currency; an unknown tax code'),
+    ...problemResponse(
+      'Invalid body; a price that is unknown, archived, usage-based (event_based), without a product or without pricing in the currency; an unknown tax code',
+    ),
   })
   async create(@Caller() caller: CallerContext, @Body() body: CreateSubscriptionDto): Promise<Versioned<SubscriptionView>> {
     const written = await this.commands.execute(
@@ -49,7 +68,12 @@ export class SubscriptionsController {
   @Get()
   @ApiOperation({ summary: 'List subscriptions', description: 'Newest first (createdAt, then id, descending), keyset paged with an opaque pageToken.' })
   @ApiPageQuery()
-  @ApiQuery({ name: 'status', required: false, enum: STATUSES, description: 'the recorded status (an end not yet recorded by the billing engine counts from its recording)' })
+  @ApiQuery({
+    name: 'status',
+    required: false,
+    enum: STATUSES,
+    description: 'the recorded status (an end not yet recorded by the billing engine counts from its recording)',
+  })
   @ApiQuery({ name: 'customerId', required: false, schema: { type: 'string', format: 'uuid' } })
   @ApiResponse({ status: 200, description: 'A page of subscriptions', type: SubscriptionPageDto })
   @ApiResponse({ status: 422, ...problemResponse('Invalid, repeated or unknown query parameter (pointer /query/<name>)') })

@@ -2,7 +2,20 @@ import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestj
 import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
 import { CommandPath } from '@billing/event-store';
-import { ApiPageQuery, assertNoInput, Caller, CallerContext, Clock, commandContext, Page, parseLimit, problemResponse, readQuery, ResourceIdPipe, Versioned } from '@billing/platform';
+import {
+  ApiPageQuery,
+  assertNoInput,
+  Caller,
+  CallerContext,
+  Clock,
+  commandContext,
+  Page,
+  parseLimit,
+  problemResponse,
+  readQuery,
+  ResourceIdPipe,
+  Versioned,
+} from '@billing/platform';
 import { formatScaledDecimal, NotFoundError, parseDateTime, ValidationError } from '@billing/shared-kernel';
 import { CancelledUsageEvent, CancelUsageEventCommand } from '../cancel-usage-event/cancel-usage-event.command';
 import { CreateBillableMetricCommand } from '../create-billable-metric/create-billable-metric.command';
@@ -56,13 +69,18 @@ export class UsageController {
 
   @Post('billable-metrics')
   @HttpCode(201)
-  @ApiOperation({ summary: 'Create a billable metric', description: 'What usage events measure; an event_based price names it as its metricCode. A metric never changes once created.' })
+  @ApiOperation({
+    summary: 'Create a billable metric',
+    description: 'What usage events measure; an event_based price names it as its metricCode. A metric never changes once created.',
+  })
   @ApiBody({ type: CreateBillableMetricBody })
   @ApiResponse({ status: 201, description: 'Created', type: BillableMetricDto, headers: ETAG })
   @ApiResponse({ status: 409, ...problemResponse('The code exists already (billable-metric-exists)') })
   @ApiResponse({ status: 422, ...problemResponse('Invalid body (every field error with its JSON pointer)') })
   async createMetric(@Caller() caller: CallerContext, @Body() body: unknown): Promise<Versioned<BillableMetricView>> {
-    const { resource, version, location } = await this.bus.execute(new CreateBillableMetricCommand(caller.environmentId, body, commandContext(caller, this.clock)));
+    const { resource, version, location } = await this.bus.execute(
+      new CreateBillableMetricCommand(caller.environmentId, body, commandContext(caller, this.clock)),
+    );
     return new Versioned(metricView(resource), version, location);
   }
 
@@ -100,7 +118,8 @@ export class UsageController {
   @HttpCode(200)
   @ApiOperation({
     summary: "Set the environment's usage settings",
-    description: 'usageGracePeriodHours (0–720): an invoice with usage stays a draft this long after its billAt, counting late events, and is booked then. Applies to invoices made from then on.',
+    description:
+      'usageGracePeriodHours (0–720): an invoice with usage stays a draft this long after its billAt, counting late events, and is booked then. Applies to invoices made from then on.',
   })
   @ApiBody({ type: UsageSettingsBody })
   @ApiResponse({ status: 200, description: 'The settings', type: UsageSettingsDto, headers: ETAG })
@@ -171,8 +190,12 @@ export class UsageController {
     if (!found) throw new NotFoundError('subscription', subscriptionId);
     const { subscription } = found;
     const usageItems = subscription.items.filter((item) => item.schedule.purchase === 'recurring' && item.schedule.billingTiming === 'event_based');
-    const items = q.metricCode === undefined ? usageItems : usageItems.filter((item) => item.schedule.purchase === 'recurring' && item.schedule.metricCode === q.metricCode);
-    if (q.metricCode !== undefined && items.length === 0) throw ValidationError.at('/query/metricCode', `the subscription has no item billing the metric '${q.metricCode}'`);
+    const items =
+      q.metricCode === undefined
+        ? usageItems
+        : usageItems.filter((item) => item.schedule.purchase === 'recurring' && item.schedule.metricCode === q.metricCode);
+    if (q.metricCode !== undefined && items.length === 0)
+      throw ValidationError.at('/query/metricCode', `the subscription has no item billing the metric '${q.metricCode}'`);
     const now = this.clock.now();
     const timeline = timelineAt(subscription, now);
     const result = [];

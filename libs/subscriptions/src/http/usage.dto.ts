@@ -9,7 +9,10 @@ export class CreateBillableMetricBody {
   @ApiProperty({ minLength: 1, maxLength: 250, example: 'API calls' })
   name!: string;
 
-  @ApiProperty({ enum: AGGREGATIONS, description: "count: events; sum / max: the field's values (numbers ≥ 0, ≤ 4 decimals); unique_count: distinct values of the field" })
+  @ApiProperty({
+    enum: AGGREGATIONS,
+    description: "count: events; sum / max: the field's values (numbers ≥ 0, ≤ 4 decimals); unique_count: distinct values of the field",
+  })
   aggregation!: string;
 
   @ApiPropertyOptional({ maxLength: 100, description: 'the property of the events aggregated: required except for count (not allowed there)' })
@@ -39,7 +42,13 @@ export class BillableMetricPageDto {
 }
 
 export class UsageSettingsDto {
-  @ApiProperty({ type: 'integer', minimum: 0, maximum: MAX_GRACE_PERIOD_HOURS, default: 0, description: 'hours after a period ends during which its invoice stays a draft for late usage events' })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_GRACE_PERIOD_HOURS,
+    default: 0,
+    description: 'hours after a period ends during which its invoice stays a draft for late usage events',
+  })
   usageGracePeriodHours!: number;
   @ApiProperty({ type: String, format: 'date-time', nullable: true })
   updatedAt!: string | null;
@@ -80,7 +89,18 @@ export class UsageEventResultDto {
   @ApiPropertyOptional({ format: 'uuid' })
   subscriptionId?: string;
   @ApiPropertyOptional({
-    enum: ['unknown-metric', 'unknown-subscription', 'ambiguous-customer', 'metric-not-on-subscription', 'timestamp-too-old', 'timestamp-in-future', 'outside-service', 'subscription-ended', 'invalid-property', 'event-id-reused'],
+    enum: [
+      'unknown-metric',
+      'unknown-subscription',
+      'ambiguous-customer',
+      'metric-not-on-subscription',
+      'timestamp-too-old',
+      'timestamp-in-future',
+      'outside-service',
+      'subscription-ended',
+      'invalid-property',
+      'event-id-reused',
+    ],
   })
   reason?: string;
   @ApiPropertyOptional()
@@ -99,7 +119,10 @@ export class UsageBatchResultDto {
 }
 
 export class UsageLineDto {
-  @ApiProperty({ enum: ['units', 'flat', 'packages'], description: "units: of the quantity (a fee price's, or a tier's); flat: a tier's flat amount (quantity 1); packages: started packages" })
+  @ApiProperty({
+    enum: ['units', 'flat', 'packages'],
+    description: "units: of the quantity (a fee price's, or a tier's); flat: a tier's flat amount (quantity 1); packages: started packages",
+  })
   kind!: string;
   @ApiProperty({ type: 'integer', nullable: true, description: 'the tier (1-based) of a volume or graduated price; null otherwise' })
   tier!: number | null;
@@ -161,6 +184,6 @@ export class CancelledUsageEventDto {
   timestamp!: string;
   @ApiProperty({ type: 'object', additionalProperties: true })
   properties!: Record<string, unknown>;
-  @ApiProperty({ format: 'date-time', description: 'when it was cancelled (the environment\'s time)' })
+  @ApiProperty({ format: 'date-time', description: "when it was cancelled (the environment's time)" })
   cancelledAt!: string;
 }

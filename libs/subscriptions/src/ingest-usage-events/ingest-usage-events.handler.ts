@@ -66,7 +66,9 @@ export class IngestUsageEventsHandler implements ICommandHandler<IngestUsageEven
     // Within the batch, an id's first occurrence is the one recorded; later ones compare with it like with an earlier batch.
     const first = new Map<string, UsageRow>();
     for (const outcome of outcomes) if (!(outcome instanceof Rejection) && !first.has(outcome.id)) first.set(outcome.id, outcome);
-    const { inserted, existing } = await this.commands.run(context, 'reject', (session) => this.store.ingest(environmentId, [...first.values()], now, session.tx));
+    const { inserted, existing } = await this.commands.run(context, 'reject', (session) =>
+      this.store.ingest(environmentId, [...first.values()], now, session.tx),
+    );
 
     const claimed = new Set<string>();
     const results = outcomes.map((outcome, index): UsageEventResult => {
@@ -123,12 +125,16 @@ function check(
   boundsOf: (subscription: Subscription) => ServiceBounds,
 ): UsageRow {
   const at = event.occurredAt.getTime();
-  if (at > now.getTime() + USAGE_MAX_AHEAD_MS) throw new Rejection('timestamp-in-future', `timestamp is more than 5 minutes after the environment's now (${now.toISOString()})`);
-  if (at < now.getTime() - USAGE_MAX_AGE_MS) throw new Rejection('timestamp-too-old', `timestamp is more than 35 days before the environment's now (${now.toISOString()})`);
+  if (at > now.getTime() + USAGE_MAX_AHEAD_MS)
+    throw new Rejection('timestamp-in-future', `timestamp is more than 5 minutes after the environment's now (${now.toISOString()})`);
+  if (at < now.getTime() - USAGE_MAX_AGE_MS)
+    throw new Rejection('timestamp-too-old', `timestamp is more than 35 days before the environment's now (${now.toISOString()})`);
   const metric = metrics.get(event.metricCode);
   if (!metric) throw new Rejection('unknown-metric', `no billable metric '${event.metricCode}' exists in this environment`);
   const bills = (subscription: Subscription) =>
-    subscription.items.some((item) => item.schedule.purchase === 'recurring' && item.schedule.billingTiming === 'event_based' && item.schedule.metricCode === metric.code);
+    subscription.items.some(
+      (item) => item.schedule.purchase === 'recurring' && item.schedule.billingTiming === 'event_based' && item.schedule.metricCode === metric.code,
+    );
   let subscription: Subscription;
   if (event.subscriptionId !== null) {
     const found = subscriptions.get(event.subscriptionId);
@@ -137,22 +143,33 @@ function check(
     subscription = found;
   } else {
     const candidates = (byCustomer.get(event.customerId!) ?? []).filter(bills);
-    if (candidates.length === 0) throw new Rejection('unknown-subscription', `customer ${event.customerId} has no subscription (not ended) billing the metric '${metric.code}'`);
+    if (candidates.length === 0)
+      throw new Rejection('unknown-subscription', `customer ${event.customerId} has no subscription (not ended) billing the metric '${metric.code}'`);
     if (candidates.length > 1) {
-      throw new Rejection('ambiguous-customer', `customer ${event.customerId} has ${candidates.length} subscriptions billing '${metric.code}': send subscriptionId`);
+      throw new Rejection(
+        'ambiguous-customer',
+        `customer ${event.customerId} has ${candidates.length} subscriptions billing '${metric.code}': send subscriptionId`,
+      );
     }
     subscription = candidates[0];
   }
   const { start, end } = boundsOf(subscription);
   if (at < start || (end !== null && at >= end)) {
-    throw new Rejection('outside-service', `timestamp is outside the subscription's service (${new Date(start).toISOString()} to ${end === null ? 'open' : new Date(end).toISOString()})`);
+    throw new Rejection(
+      'outside-service',
+      `timestamp is outside the subscription's service (${new Date(start).toISOString()} to ${end === null ? 'open' : new Date(end).toISOString()})`,
+    );
   }
   if (subscription.status === 'ended' && (subscription.pendingBookings ?? []).length === 0) {
-    throw new Rejection('subscription-ended', `subscription ${subscription.id} has ended and its final invoice is booked: no invoice is left to bill the event on`);
+    throw new Rejection(
+      'subscription-ended',
+      `subscription ${subscription.id} has ended and its final invoice is booked: no invoice is left to bill the event on`,
+    );
   }
   if (metric.field !== null) {
     const value = event.properties[metric.field];
-    if (value === undefined || value === null) throw new Rejection('invalid-property', `properties.${metric.field} is required by the metric '${metric.code}' (${metric.aggregation})`);
+    if (value === undefined || value === null)
+      throw new Rejection('invalid-property', `properties.${metric.field} is required by the metric '${metric.code}' (${metric.aggregation})`);
     // A sum / max value itself was checked with the batch's shape (checkValues).
   }
   return { id: event.id, subscriptionId: subscription.id, metricCode: metric.code, occurredAt: event.occurredAt, properties: event.properties };

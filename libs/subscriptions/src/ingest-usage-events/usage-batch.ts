@@ -17,7 +17,8 @@ export interface UsageEventInput {
 
 /** The batch's shape: `{events: [1–1000 events]}`; every problem at its pointer, for the whole batch. */
 export function parseUsageBatch(body: unknown): UsageEventInput[] {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ValidationError.at('', 'the request body must be a JSON object {"events": [...]}');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw ValidationError.at('', 'the request body must be a JSON object {"events": [...]}');
   const errors: FieldError[] = [];
   for (const key of Object.keys(body)) if (key !== 'events') errors.push({ pointer: `/${key}`, detail: 'is not a known property' });
   const list = (body as { events?: unknown }).events;
@@ -40,15 +41,18 @@ export function parseUsageBatch(body: unknown): UsageEventInput[] {
     const hasSubscription = e.subscriptionId !== undefined && e.subscriptionId !== null;
     const hasCustomer = e.customerId !== undefined && e.customerId !== null;
     if (hasSubscription === hasCustomer) errors.push({ pointer: `${at}/subscriptionId`, detail: 'exactly one of subscriptionId and customerId is required' });
-    if (hasSubscription && (typeof e.subscriptionId !== 'string' || !isUuid(e.subscriptionId))) errors.push({ pointer: `${at}/subscriptionId`, detail: 'must be a uuid' });
+    if (hasSubscription && (typeof e.subscriptionId !== 'string' || !isUuid(e.subscriptionId)))
+      errors.push({ pointer: `${at}/subscriptionId`, detail: 'must be a uuid' });
     if (hasCustomer && (typeof e.customerId !== 'string' || e.customerId.length < 1 || e.customerId.length > 255)) {
       errors.push({ pointer: `${at}/customerId`, detail: "must be the customer's id (1 to 255 characters)" });
     }
-    if (typeof e.metricCode !== 'string' || e.metricCode.length < 1 || e.metricCode.length > 100) errors.push({ pointer: `${at}/metricCode`, detail: 'is required: a billable metric code' });
+    if (typeof e.metricCode !== 'string' || e.metricCode.length < 1 || e.metricCode.length > 100)
+      errors.push({ pointer: `${at}/metricCode`, detail: 'is required: a billable metric code' });
     const occurredAt = typeof e.timestamp === 'string' ? parseDateTime(e.timestamp) : null;
     if (occurredAt === null) errors.push({ pointer: `${at}/timestamp`, detail: 'is required: an RFC 3339 date-time with Z or an offset' });
     const properties = e.properties ?? {};
-    if (typeof properties !== 'object' || properties === null || Array.isArray(properties)) errors.push({ pointer: `${at}/properties`, detail: 'must be an object' });
+    if (typeof properties !== 'object' || properties === null || Array.isArray(properties))
+      errors.push({ pointer: `${at}/properties`, detail: 'must be an object' });
     if (errors.length > before) return null;
     return {
       index,

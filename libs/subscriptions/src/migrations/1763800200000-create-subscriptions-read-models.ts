@@ -46,6 +46,8 @@ export class CreateSubscriptionsReadModels1763800200000 implements MigrationInte
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`drop table subscription_handle_sequences, subscription_tax_codes, subscription_catalog_products, subscription_catalog_prices, subscriptions`);
+    await queryRunner.query(
+      `drop table subscription_handle_sequences, subscription_tax_codes, subscription_catalog_products, subscription_catalog_prices, subscriptions`,
+    );
   }
 }

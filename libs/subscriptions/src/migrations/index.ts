@@ -2,4 +2,8 @@ import { CreateSubscriptionsReadModels1763800200000 } from './1763800200000-crea
 import { CreateUsageTables1763900200000 } from './1763900200000-create-usage-tables';
 import { CreateUsageEventCancellations1764000200000 } from './1764000200000-create-usage-event-cancellations';
 
-export const subscriptionsMigrations: Function[] = [CreateSubscriptionsReadModels1763800200000, CreateUsageTables1763900200000, CreateUsageEventCancellations1764000200000];
+export const subscriptionsMigrations: Function[] = [
+  CreateSubscriptionsReadModels1763800200000,
+  CreateUsageTables1763900200000,
+  CreateUsageEventCancellations1764000200000,
+];

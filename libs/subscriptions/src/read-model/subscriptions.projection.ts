@@ -44,11 +44,7 @@ const SUBSCRIPTIONS: FoldedTable<SubscriptionState> = {
 
 type FactsTable = 'subscription_catalog_prices' | 'subscription_catalog_products' | 'subscription_tax_codes' | 'billable_metrics' | 'usage_settings';
 
-const factsTable = <State extends { status: string }>(
-  table: FactsTable,
-  streamType: string,
-  evolver: Evolver<State, DomainEvent>,
-): FoldedTable<State> => ({
+const factsTable = <State extends { status: string }>(table: FactsTable, streamType: string, evolver: Evolver<State, DomainEvent>): FoldedTable<State> => ({
   table,
   streamType,
   evolver,
@@ -77,7 +73,10 @@ const TABLES = [
  */
 async function recordPriceVersions(events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
   const versions = events.filter(
-    (event) => event.streamType === PRICE_STREAM_TYPE && (event.type === 'PriceCreated' || event.type === 'PriceUpdated') && (event.data as { pricing?: unknown }).pricing !== undefined,
+    (event) =>
+      event.streamType === PRICE_STREAM_TYPE &&
+      (event.type === 'PriceCreated' || event.type === 'PriceUpdated') &&
+      (event.data as { pricing?: unknown }).pricing !== undefined,
   );
   if (versions.length === 0) return;
   await tx.query(

@@ -58,7 +58,12 @@ export class SubscriptionsReadModel {
       `select id, created_at, state from subscriptions where ${where.join(' and ')} order by created_at desc, id desc limit $${params.length}`,
       params,
     );
-    return keysetPage(rows, { limit, codec: PAGE_TOKEN, key: (row) => ({ createdAt: row.created_at.toISOString(), id: row.id }), item: (row) => toSubscriptionView(row.state, now) });
+    return keysetPage(rows, {
+      limit,
+      codec: PAGE_TOKEN,
+      key: (row) => ({ createdAt: row.created_at.toISOString(), id: row.id }),
+      item: (row) => toSubscriptionView(row.state, now),
+    });
   }
 
   /** The catalog's prices (with their products) of this environment among `ids`. */
@@ -124,4 +129,3 @@ export function priceFactsOf({ price, product }: CatalogPrice): PriceFacts {
     metricCode: price.metricCode ?? null,
   };
 }
-

@@ -57,21 +57,44 @@ describe('usage tables (Postgres)', () => {
       },
     };
     await append(price, [created], '2026-03-01T00:00:00.000Z');
-    await append(price, [{ type: 'PriceUpdated', schemaVersion: 1, data: { priceId, name: 'Renamed', updatedAt: '2026-03-10T00:00:00.000Z' } }], '2026-03-10T00:00:00.000Z');
-    await append(price, [{ type: 'PriceUpdated', schemaVersion: 1, data: { priceId, pricing: { eur: { unitAmount: 200 } }, updatedAt: '2026-03-15T00:00:00.000Z' } }], '2026-03-15T00:00:00.000Z');
+    await append(
+      price,
+      [{ type: 'PriceUpdated', schemaVersion: 1, data: { priceId, name: 'Renamed', updatedAt: '2026-03-10T00:00:00.000Z' } }],
+      '2026-03-10T00:00:00.000Z',
+    );
+    await append(
+      price,
+      [{ type: 'PriceUpdated', schemaVersion: 1, data: { priceId, pricing: { eur: { unitAmount: 200 } }, updatedAt: '2026-03-15T00:00:00.000Z' } }],
+      '2026-03-15T00:00:00.000Z',
+    );
     const metric: BillableMetricCreated = {
       type: 'BillableMetricCreated',
       schemaVersion: 1,
-      data: { metricId: billableMetricId(environmentId, 'calls'), code: 'calls', name: 'Calls', aggregation: 'count', field: null, createdAt: '2026-03-01T00:00:00.000Z' },
+      data: {
+        metricId: billableMetricId(environmentId, 'calls'),
+        code: 'calls',
+        name: 'Calls',
+        aggregation: 'count',
+        field: null,
+        createdAt: '2026-03-01T00:00:00.000Z',
+      },
     };
     await append(billableMetricStream(environmentId, 'calls'), [metric], '2026-03-01T00:00:00.000Z');
-    const settings: UsageSettingsChanged = { type: 'UsageSettingsChanged', schemaVersion: 1, data: { usageGracePeriodHours: 12, changedAt: '2026-03-02T00:00:00.000Z' } };
+    const settings: UsageSettingsChanged = {
+      type: 'UsageSettingsChanged',
+      schemaVersion: 1,
+      data: { usageGracePeriodHours: 12, changedAt: '2026-03-02T00:00:00.000Z' },
+    };
     await append(usageSettingsStream(environmentId), [settings], '2026-03-02T00:00:00.000Z');
     const streams = [price, billableMetricStream(environmentId, 'calls'), usageSettingsStream(environmentId)];
     await project(streams);
 
     const snapshot = async () => ({
-      versions: await queryRows(dataSource.manager, `select version, effective_at, pricing from subscription_price_versions where environment_id = $1 order by version`, [environmentId]),
+      versions: await queryRows(
+        dataSource.manager,
+        `select version, effective_at, pricing from subscription_price_versions where environment_id = $1 order by version`,
+        [environmentId],
+      ),
       metrics: await queryRows(dataSource.manager, `select state from billable_metrics where environment_id = $1`, [environmentId]),
       settings: await queryRows(dataSource.manager, `select state from usage_settings where environment_id = $1`, [environmentId]),
     });
@@ -80,7 +103,19 @@ describe('usage tables (Postgres)', () => {
       { version: 1, effective_at: new Date('2026-03-01T00:00:00.000Z'), pricing: { eur: { unitAmount: 100 } } },
       { version: 3, effective_at: new Date('2026-03-15T00:00:00.000Z'), pricing: { eur: { unitAmount: 200 } } },
     ]);
-    expect(first.metrics).toEqual([{ state: { status: 'active', id: metric.data.metricId, code: 'calls', name: 'Calls', aggregation: 'count', field: null, createdAt: '2026-03-01T00:00:00.000Z' } }]);
+    expect(first.metrics).toEqual([
+      {
+        state: {
+          status: 'active',
+          id: metric.data.metricId,
+          code: 'calls',
+          name: 'Calls',
+          aggregation: 'count',
+          field: null,
+          createdAt: '2026-03-01T00:00:00.000Z',
+        },
+      },
+    ]);
     expect(first.settings).toEqual([{ state: { status: 'set', usageGracePeriodHours: 12, updatedAt: '2026-03-02T00:00:00.000Z' } }]);
 
     // A rebuild: reset, then the same events again.
@@ -98,7 +133,11 @@ describe('usage tables (Postgres)', () => {
     );
     await expect(dataSource.query(`update usage_events set metric_code = 'other' where environment_id = $1`, [environmentId])).rejects.toThrow(/append-only/);
     await expect(dataSource.query(`delete from usage_events where environment_id = $1`, [environmentId])).rejects.toThrow(/append-only/);
-    const [row] = await queryRows<{ n: number }>(dataSource.manager, `select count(*)::int as n from usage_events where environment_id = $1 and metric_code = 'calls'`, [environmentId]);
+    const [row] = await queryRows<{ n: number }>(
+      dataSource.manager,
+      `select count(*)::int as n from usage_events where environment_id = $1 and metric_code = 'calls'`,
+      [environmentId],
+    );
     expect(row.n).toBe(1);
   });
 });

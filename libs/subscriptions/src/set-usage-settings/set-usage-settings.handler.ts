@@ -11,7 +11,12 @@ export class SetUsageSettingsHandler implements ICommandHandler<SetUsageSettings
   constructor(private readonly commands: CommandPath) {}
 
   async execute({ environmentId, body, context }: SetUsageSettingsCommand): Promise<Versioned<UsageSettings>> {
-    const { state, version } = await this.commands.handle(usageSettingsStream(environmentId), usageSettingsEvolver, (current) => decideSetUsageSettings(body, current, context.meta), context);
+    const { state, version } = await this.commands.handle(
+      usageSettingsStream(environmentId),
+      usageSettingsEvolver,
+      (current) => decideSetUsageSettings(body, current, context.meta),
+      context,
+    );
     return new Versioned(state.status === 'none' ? DEFAULT_USAGE_SETTINGS : state, version);
   }
 }

@@ -64,10 +64,11 @@ export class UsageStore {
   }
 
   async metrics(environmentId: string, codes: readonly string[]): Promise<Map<string, BillableMetric>> {
-    const rows = await queryRows<{ state: BillableMetric }>(this.dataSource.manager, `select state from billable_metrics where environment_id = $1 and id = any($2::uuid[])`, [
-      environmentId,
-      codes.map((code) => billableMetricId(environmentId, code)),
-    ]);
+    const rows = await queryRows<{ state: BillableMetric }>(
+      this.dataSource.manager,
+      `select state from billable_metrics where environment_id = $1 and id = any($2::uuid[])`,
+      [environmentId, codes.map((code) => billableMetricId(environmentId, code))],
+    );
     return new Map(rows.map((row) => [row.state.code, row.state]));
   }
 
@@ -122,7 +123,12 @@ export class UsageStore {
    * concurrently: the insert waits for it) are skipped, and their stored rows
    * are returned for the caller to compare.
    */
-  async ingest(environmentId: string, rows: readonly UsageRow[], receivedAt: Date, manager: EntityManager): Promise<{ inserted: Set<string>; existing: Map<string, UsageRow> }> {
+  async ingest(
+    environmentId: string,
+    rows: readonly UsageRow[],
+    receivedAt: Date,
+    manager: EntityManager,
+  ): Promise<{ inserted: Set<string>; existing: Map<string, UsageRow> }> {
     if (rows.length === 0) return { inserted: new Set(), existing: new Map() };
     const inserted = await queryRows<{ id: string }>(
       manager,
@@ -150,7 +156,13 @@ export class UsageStore {
         [environmentId, others],
       );
       for (const row of stored) {
-        existing.set(row.id, { id: row.id, subscriptionId: row.subscription_id, metricCode: row.metric_code, occurredAt: row.occurred_at, properties: row.properties });
+        existing.set(row.id, {
+          id: row.id,
+          subscriptionId: row.subscription_id,
+          metricCode: row.metric_code,
+          occurredAt: row.occurred_at,
+          properties: row.properties,
+        });
       }
     }
     return { inserted: ids, existing };
@@ -163,7 +175,9 @@ export class UsageStore {
       `select id, subscription_id, metric_code, occurred_at, properties from usage_events where environment_id = $1 and id = $2`,
       [environmentId, id],
     );
-    return row ? { id: row.id, subscriptionId: row.subscription_id, metricCode: row.metric_code, occurredAt: row.occurred_at, properties: row.properties } : null;
+    return row
+      ? { id: row.id, subscriptionId: row.subscription_id, metricCode: row.metric_code, occurredAt: row.occurred_at, properties: row.properties }
+      : null;
   }
 
   /**
@@ -179,7 +193,11 @@ export class UsageStore {
       [environmentId, id, cancelledAt.toISOString()],
     );
     if (inserted) return { recorded: true, cancelledAt: inserted.cancelled_at };
-    const [existing] = await queryRows<{ cancelled_at: Date }>(manager, `select cancelled_at from usage_event_cancellations where environment_id = $1 and id = $2`, [environmentId, id]);
+    const [existing] = await queryRows<{ cancelled_at: Date }>(
+      manager,
+      `select cancelled_at from usage_event_cancellations where environment_id = $1 and id = $2`,
+      [environmentId, id],
+    );
     return { recorded: false, cancelledAt: existing.cancelled_at };
   }
 
@@ -194,7 +212,14 @@ export class UsageStore {
    * the subscription's currency. Throws a ValidationError (a billing failure
    * the engine records and retries) when the metric or the pricing is missing.
    */
-  async rate(environmentId: string, subscription: Subscription, item: SubscriptionItem, from: Date, to: Date, manager: EntityManager = this.dataSource.manager): Promise<PeriodUsage> {
+  async rate(
+    environmentId: string,
+    subscription: Subscription,
+    item: SubscriptionItem,
+    from: Date,
+    to: Date,
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<PeriodUsage> {
     const schedule = item.schedule;
     const code = schedule.purchase === 'recurring' ? schedule.metricCode : undefined;
     if (code === undefined) throw new RangeError(`item ${item.id} is not usage-based`);
@@ -221,14 +246,23 @@ export class UsageStore {
     }
     const records = await this.records(environmentId, subscription.id, metric, from, to, manager);
     const model = price.state.priceModel;
-    const rated = rateUsage(metric.aggregation, records, versions, to.getTime(), (version, quantity) => amountForScaledQuantity(model, version.entry, quantity));
+    const rated = rateUsage(metric.aggregation, records, versions, to.getTime(), (version, quantity) =>
+      amountForScaledQuantity(model, version.entry, quantity),
+    );
     const lines = rated.segments.map((segment) =>
       versionShareLines((quantity) => priceComponents(model, segment.version.entry, quantity), rated.quantity, segment.quantity, segment.amount),
     );
     return { metric, from, to, rated, lines };
   }
 
-  private async records(environmentId: string, subscriptionId: string, metric: BillableMetric, from: Date, to: Date, manager: EntityManager): Promise<UsageRecord[]> {
+  private async records(
+    environmentId: string,
+    subscriptionId: string,
+    metric: BillableMetric,
+    from: Date,
+    to: Date,
+    manager: EntityManager,
+  ): Promise<UsageRecord[]> {
     const params: unknown[] = [environmentId, subscriptionId, metric.code, from, to];
     if (metric.field !== null) params.push(metric.field);
     const rows = await queryRows<{ id: string; at: string; value: unknown }>(

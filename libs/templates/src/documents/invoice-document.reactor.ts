@@ -36,7 +36,12 @@ export class InvoiceDocumentReactor implements Reactor {
       } catch (error) {
         // Shutting down, or the environment's renders queue full: undo the batch (its checkpoint stays), to be redone.
         if (error instanceof RenderPoolClosedError || error instanceof RenderQueueFullError) throw error;
-        this.logger.error({ msg: 'an invoice document could not be rendered at booking; the first download records it', environmentId: event.environmentId, invoiceId, error: String(error) });
+        this.logger.error({
+          msg: 'an invoice document could not be rendered at booking; the first download records it',
+          environmentId: event.environmentId,
+          invoiceId,
+          error: String(error),
+        });
       }
     }
     // Then record them, each its own pass through the command path in the batch's unit of work (a savepoint each).

@@ -1,8 +1,29 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
-import { CommandContext, CommandPath, comparePositions, EventStore, foldStream, LogPosition, queryRows, RecordedEvent, StreamVersionConflictError } from '@billing/event-store';
-import { InvoiceBookedData, invoiceEvolver, invoiceStream, InvoiceView, ResolvedTax, resolveTax, taxCodeEvolver, taxCodeStream, toInvoiceView, withCurrentTax } from '@billing/invoicing';
+import {
+  CommandContext,
+  CommandPath,
+  comparePositions,
+  EventStore,
+  foldStream,
+  LogPosition,
+  queryRows,
+  RecordedEvent,
+  StreamVersionConflictError,
+} from '@billing/event-store';
+import {
+  InvoiceBookedData,
+  invoiceEvolver,
+  invoiceStream,
+  InvoiceView,
+  ResolvedTax,
+  resolveTax,
+  taxCodeEvolver,
+  taxCodeStream,
+  toInvoiceView,
+  withCurrentTax,
+} from '@billing/invoicing';
 import { ConflictError, DomainError, DomainEvent, NotFoundError } from '@billing/shared-kernel';
 import {
   decideRecordInvoiceDocument,
@@ -87,7 +108,16 @@ export class InvoiceDocuments {
       const view = await this.draftView(environmentId, events, invoiceId);
       const group = templateGroupId !== undefined ? await this.group(environmentId, templateGroupId) : await this.defaultGroup(environmentId);
       const rendered = await this.renderer.render(view, environmentId, group, { fallBackToBuiltIn: false, documentDate: new Date(view.createdAt) });
-      return { pdf: rendered.pdf, html: rendered.html, sha256: rendered.sha256, htmlSha256: rendered.htmlSha256, recorded: false, templateGroupId: rendered.templateGroupId, templateType: rendered.templateType, handle: view.handle };
+      return {
+        pdf: rendered.pdf,
+        html: rendered.html,
+        sha256: rendered.sha256,
+        htmlSha256: rendered.htmlSha256,
+        recorded: false,
+        templateGroupId: rendered.templateGroupId,
+        templateType: rendered.templateType,
+        handle: view.handle,
+      };
     }
     if (templateGroupId !== undefined) await this.group(environmentId, templateGroupId);
     const document = (await this.stored(environmentId, invoiceId)) ?? (await this.recordOnDemand(environmentId, invoiceId));
@@ -119,7 +149,8 @@ export class InvoiceDocuments {
     const { group, version } = await this.groupInForce(environmentId, booked, manager);
     const options = { fallBackToBuiltIn: true, documentDate: new Date((booked.data as InvoiceBookedData).bookedAt) };
     const rendered = await this.renderAtBooking(view, environmentId, group, version, options);
-    if (rendered.fallback) this.logger.warn({ msg: 'template failed at booking: the built-in template was used', environmentId, invoiceId, reason: rendered.fallback.reason });
+    if (rendered.fallback)
+      this.logger.warn({ msg: 'template failed at booking: the built-in template was used', environmentId, invoiceId, reason: rendered.fallback.reason });
     const decided = decideRecordInvoiceDocument(
       {
         invoiceId,
@@ -158,7 +189,10 @@ export class InvoiceDocuments {
   ): Promise<RenderedInvoiceDocument> {
     if (group === null) return this.renderer.render(view, environmentId, null, options);
     const key = `${environmentId}/${group.id}/${version}`;
-    const builtIn = async (reason: string) => ({ ...(await this.renderer.render(view, environmentId, { id: group.id, locale: group.locale, templates: [] }, options)), fallback: { templateGroupId: group.id, reason } });
+    const builtIn = async (reason: string) => ({
+      ...(await this.renderer.render(view, environmentId, { id: group.id, locale: group.locale, templates: [] }, options)),
+      fallback: { templateGroupId: group.id, reason },
+    });
     const stopped = this.stoppedGroups.get(key);
     if (stopped !== undefined) return builtIn(stopped);
     try {
@@ -186,14 +220,10 @@ export class InvoiceDocuments {
     return this.commands.run(context, 'reject', async (session) => {
       session.append(invoiceDocumentStream(environmentId, invoiceId), events);
       // Bytes already there were recorded with the stream in one transaction: the append (after this) is then the conflict.
-      await session.query(`insert into invoice_documents (environment_id, invoice_id, pdf, html, sha256, html_sha256) values ($1, $2, $3, $4, $5, $6) on conflict do nothing`, [
-        environmentId,
-        invoiceId,
-        rendered.pdf,
-        rendered.html,
-        rendered.sha256,
-        rendered.htmlSha256,
-      ]);
+      await session.query(
+        `insert into invoice_documents (environment_id, invoice_id, pdf, html, sha256, html_sha256) values ($1, $2, $3, $4, $5, $6) on conflict do nothing`,
+        [environmentId, invoiceId, rendered.pdf, rendered.html, rendered.sha256, rendered.htmlSha256],
+      );
     });
   }
 
@@ -213,14 +243,24 @@ export class InvoiceDocuments {
   }
 
   private async stored(environmentId: string, invoiceId: string): Promise<InvoiceDocument | null> {
-    const [row] = await queryRows<StoredDocumentRow>(this.dataSource.manager, `select pdf, html, sha256, html_sha256 from invoice_documents where environment_id = $1 and invoice_id = $2`, [
-      environmentId,
-      invoiceId,
-    ]);
+    const [row] = await queryRows<StoredDocumentRow>(
+      this.dataSource.manager,
+      `select pdf, html, sha256, html_sha256 from invoice_documents where environment_id = $1 and invoice_id = $2`,
+      [environmentId, invoiceId],
+    );
     if (!row) return null;
     const record = foldStream(await this.eventStore.readStream(invoiceDocumentStream(environmentId, invoiceId)), invoiceDocumentEvolver).state;
     if (record.status === 'none') return null;
-    return { pdf: row.pdf, html: row.html, sha256: row.sha256, htmlSha256: row.html_sha256, recorded: true, templateGroupId: record.templateGroupId ?? record.fallback?.templateGroupId ?? null, templateType: record.templateType, handle: record.handle };
+    return {
+      pdf: row.pdf,
+      html: row.html,
+      sha256: row.sha256,
+      htmlSha256: row.html_sha256,
+      recorded: true,
+      templateGroupId: record.templateGroupId ?? record.fallback?.templateGroupId ?? null,
+      templateType: record.templateType,
+      handle: record.handle,
+    };
   }
 
   /**

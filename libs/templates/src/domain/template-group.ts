@@ -1,4 +1,14 @@
-import { childPointer, CommandMetadata, ConflictError, DomainEvent, Evolver, FieldError, NotFoundError, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
+import {
+  childPointer,
+  CommandMetadata,
+  ConflictError,
+  DomainEvent,
+  Evolver,
+  FieldError,
+  NotFoundError,
+  UNKNOWN_PROPERTY,
+  ValidationError,
+} from '@billing/shared-kernel';
 import { DEFAULT_LOCALE, TEMPLATE_LIMITS, TEMPLATE_TYPES, TemplateType } from './template-types';
 
 /**
@@ -115,7 +125,8 @@ export function validateTemplateGroupInput(body: unknown, resolveLocale: LocaleR
   const { name, locale } = body as { name?: unknown; locale?: unknown };
   if (name === undefined || name === null) errors.push({ pointer: '/name', detail: 'is required' });
   else if (typeof name !== 'string') errors.push({ pointer: '/name', detail: 'must be a string' });
-  else if (name.trim().length === 0 || [...name].length > TEMPLATE_LIMITS.nameMaxLength) errors.push({ pointer: '/name', detail: `must be 1 to ${TEMPLATE_LIMITS.nameMaxLength} characters, not only spaces` });
+  else if (name.trim().length === 0 || [...name].length > TEMPLATE_LIMITS.nameMaxLength)
+    errors.push({ pointer: '/name', detail: `must be 1 to ${TEMPLATE_LIMITS.nameMaxLength} characters, not only spaces` });
   let canonical = DEFAULT_LOCALE;
   if (locale !== undefined && locale !== null) {
     const resolved = typeof locale === 'string' && locale.length <= TEMPLATE_LIMITS.localeMaxLength ? resolveLocale(locale) : null;
@@ -148,7 +159,11 @@ export function decideCreateTemplateGroup(command: CreateTemplateGroup, state: T
 }
 
 /** Renaming or relocalising; the same name and locale again records nothing. */
-export function decideUpdateTemplateGroup(command: { readonly templateGroupId: string; readonly input: TemplateGroupInput }, state: TemplateGroupState, meta: CommandMetadata): TemplateGroupUpdated[] {
+export function decideUpdateTemplateGroup(
+  command: { readonly templateGroupId: string; readonly input: TemplateGroupInput },
+  state: TemplateGroupState,
+  meta: CommandMetadata,
+): TemplateGroupUpdated[] {
   const group = existingTemplateGroup(state, command.templateGroupId);
   if (group.name === command.input.name && group.locale === command.input.locale) return [];
   return [{ type: 'TemplateGroupUpdated', schemaVersion: 1, data: { templateGroupId: group.id, ...command.input, updatedAt: meta.now.toISOString() } }];

@@ -32,7 +32,10 @@ export class InvoiceDocumentsController {
   constructor(private readonly documents: InvoiceDocuments) {}
 
   @Get(':invoiceId/pdf')
-  @ApiOperation({ summary: "An invoice's PDF", description: 'Rendered without a browser, text-extractable. A booked invoice answers its recorded document, byte for byte.' })
+  @ApiOperation({
+    summary: "An invoice's PDF",
+    description: 'Rendered without a browser, text-extractable. A booked invoice answers its recorded document, byte for byte.',
+  })
   @ApiParam(INVOICE_ID)
   @ApiQuery(TEMPLATE_GROUP_QUERY)
   @ApiProduces('application/pdf')
@@ -53,7 +56,10 @@ export class InvoiceDocumentsController {
   }
 
   @Get(':invoiceId/html')
-  @ApiOperation({ summary: "An invoice's HTML preview", description: 'The HTML the template rendered, from which the PDF is laid out; served with a Content-Security-Policy that runs no script.' })
+  @ApiOperation({
+    summary: "An invoice's HTML preview",
+    description: 'The HTML the template rendered, from which the PDF is laid out; served with a Content-Security-Policy that runs no script.',
+  })
   @ApiParam(INVOICE_ID)
   @ApiQuery(TEMPLATE_GROUP_QUERY)
   @ApiProduces('text/html')

@@ -52,6 +52,9 @@ export class TemplateGroupBody {
 }
 
 export class TemplateContentBody {
-  @ApiProperty({ description: 'the Liquid template; saved only when it parses (else a 422 naming the line and column)', maxLength: TEMPLATE_LIMITS.contentMaxLength })
+  @ApiProperty({
+    description: 'the Liquid template; saved only when it parses (else a 422 naming the line and column)',
+    maxLength: TEMPLATE_LIMITS.contentMaxLength,
+  })
   content!: string;
 }

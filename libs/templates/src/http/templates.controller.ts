@@ -53,7 +53,11 @@ export class TemplatesController {
 
   @Post()
   @HttpCode(201)
-  @ApiOperation({ summary: 'Create a template group', description: 'Creates the group and all its templates (invoice_pdf, credit_note_pdf, invoice_email_html) with the built-in content. Answers 201 with its ETag and Location.' })
+  @ApiOperation({
+    summary: 'Create a template group',
+    description:
+      'Creates the group and all its templates (invoice_pdf, credit_note_pdf, invoice_email_html) with the built-in content. Answers 201 with its ETag and Location.',
+  })
   @ApiBody({ type: TemplateGroupBody })
   @ApiResponse({ status: 201, description: 'Created', type: TemplateGroupDto, headers: ETAG })
   @ApiResponse({ status: 422, ...problemResponse('Invalid body: name not 1–250 characters, an unknown locale, or another property') })
@@ -104,7 +108,9 @@ export class TemplatesController {
     @IfMatch() expectedVersion: number | undefined,
   ): Promise<Versioned<TemplateGroupView>> {
     const input = validateTemplateGroupInput(body, resolveLocale);
-    const updated = await this.commands.execute(new UpdateTemplateGroupCommand(caller.environmentId, templateGroupId, input, expectedVersion, commandContext(caller, this.clock)));
+    const updated = await this.commands.execute(
+      new UpdateTemplateGroupCommand(caller.environmentId, templateGroupId, input, expectedVersion, commandContext(caller, this.clock)),
+    );
     return new Versioned(withDefault(updated.resource, await this.defaultGroupId(caller.environmentId)), updated.version);
   }
 
@@ -112,7 +118,8 @@ export class TemplatesController {
   @HttpCode(200)
   @ApiOperation({
     summary: "Replace a template's content",
-    description: 'The content is Liquid, checked when saved: a syntax error, an include/render/layout or an unknown filter is a 422 naming the line and column; content that exceeds a render limit on a sample invoice is a 422 template-limit-exceeded at /content. Answers the whole group.',
+    description:
+      'The content is Liquid, checked when saved: a syntax error, an include/render/layout or an unknown filter is a 422 naming the line and column; content that exceeds a render limit on a sample invoice is a 422 template-limit-exceeded at /content. Answers the whole group.',
   })
   @ApiParam(GROUP_ID)
   @ApiParam({ name: 'templateId', format: 'uuid', description: 'the id of one of the group’s templates' })
@@ -123,7 +130,9 @@ export class TemplatesController {
   @ApiResponse({ status: 409, ...problemResponse('If-Match is stale (version-conflict)') })
   @ApiResponse({
     status: 422,
-    ...problemResponse('content missing or too long (validation-failed), not valid Liquid (template-syntax-error, with line and column), or over a render limit on a sample invoice (template-limit-exceeded)'),
+    ...problemResponse(
+      'content missing or too long (validation-failed), not valid Liquid (template-syntax-error, with line and column), or over a render limit on a sample invoice (template-limit-exceeded)',
+    ),
   })
   @ApiResponse({ status: 503, ...problemResponse('The environment has as many documents waiting to render as it may (render-queue-full, with Retry-After)') })
   async updateContent(
@@ -135,9 +144,20 @@ export class TemplatesController {
   ): Promise<Versioned<TemplateGroupView>> {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ValidationError.at('', 'the request body must be a JSON object {content}');
     const unknown = Object.keys(body).filter((key) => key !== 'content');
-    if (unknown.length > 0) throw new ValidationError('The request is invalid.', unknown.map((key) => ({ pointer: childPointer('', key), detail: UNKNOWN_PROPERTY })));
+    if (unknown.length > 0)
+      throw new ValidationError(
+        'The request is invalid.',
+        unknown.map((key) => ({ pointer: childPointer('', key), detail: UNKNOWN_PROPERTY })),
+      );
     const updated = await this.commands.execute(
-      new UpdateTemplateContentCommand(caller.environmentId, templateGroupId, templateId, (body as { content?: unknown }).content, expectedVersion, commandContext(caller, this.clock)),
+      new UpdateTemplateContentCommand(
+        caller.environmentId,
+        templateGroupId,
+        templateId,
+        (body as { content?: unknown }).content,
+        expectedVersion,
+        commandContext(caller, this.clock),
+      ),
     );
     return new Versioned(withDefault(updated.resource, await this.defaultGroupId(caller.environmentId)), updated.version);
   }
@@ -153,7 +173,11 @@ export class TemplatesController {
   @ApiResponse({ status: 200, description: 'The template group (isDefault: true)', type: TemplateGroupDto, headers: ETAG })
   @ApiResponse({ status: 404, ...problemResponse('No such template group in this environment') })
   @ApiResponse({ status: 422, ...problemResponse('A body with any property') })
-  setDefault(@Caller() caller: CallerContext, @Param('templateGroupId', GROUP_ID_PIPE) templateGroupId: string, @Body() body: unknown): Promise<Versioned<TemplateGroupView>> {
+  setDefault(
+    @Caller() caller: CallerContext,
+    @Param('templateGroupId', GROUP_ID_PIPE) templateGroupId: string,
+    @Body() body: unknown,
+  ): Promise<Versioned<TemplateGroupView>> {
     assertNoInput(body);
     return this.commands.execute(new SetDefaultTemplateGroupCommand(caller.environmentId, templateGroupId, commandContext(caller, this.clock)));
   }

@@ -58,32 +58,115 @@ export const BUILT_IN_TEMPLATES: Readonly<Record<TemplateType, string>> = Object
   invoice_email_html: INVOICE_EMAIL_HTML,
 });
 
-export type Labels = Readonly<Record<
-  | 'invoice' | 'creditNote' | 'draft' | 'date' | 'dueDate' | 'currency' | 'description' | 'quantity' | 'unitPrice' | 'vat' | 'amount'
-  | 'subtotal' | 'totalVat' | 'total' | 'settled' | 'due' | 'settlements' | 'reference' | 'greeting',
-  string
->>;
+export type Labels = Readonly<
+  Record<
+    | 'invoice'
+    | 'creditNote'
+    | 'draft'
+    | 'date'
+    | 'dueDate'
+    | 'currency'
+    | 'description'
+    | 'quantity'
+    | 'unitPrice'
+    | 'vat'
+    | 'amount'
+    | 'subtotal'
+    | 'totalVat'
+    | 'total'
+    | 'settled'
+    | 'due'
+    | 'settlements'
+    | 'reference'
+    | 'greeting',
+    string
+  >
+>;
 
 const LABELS: Readonly<Record<string, Labels>> = {
   en: {
-    invoice: 'Invoice', creditNote: 'Credit note', draft: 'draft', date: 'Date', dueDate: 'Due date', currency: 'Currency', description: 'Description',
-    quantity: 'Quantity', unitPrice: 'Unit price', vat: 'VAT', amount: 'Amount', subtotal: 'Total excl. VAT', totalVat: 'VAT', total: 'Total',
-    settled: 'Paid', due: 'Due', settlements: 'Payments', reference: 'Reference', greeting: 'Hello',
+    invoice: 'Invoice',
+    creditNote: 'Credit note',
+    draft: 'draft',
+    date: 'Date',
+    dueDate: 'Due date',
+    currency: 'Currency',
+    description: 'Description',
+    quantity: 'Quantity',
+    unitPrice: 'Unit price',
+    vat: 'VAT',
+    amount: 'Amount',
+    subtotal: 'Total excl. VAT',
+    totalVat: 'VAT',
+    total: 'Total',
+    settled: 'Paid',
+    due: 'Due',
+    settlements: 'Payments',
+    reference: 'Reference',
+    greeting: 'Hello',
   },
   fi: {
-    invoice: 'Lasku', creditNote: 'Hyvityslasku', draft: 'luonnos', date: 'Päivämäärä', dueDate: 'Eräpäivä', currency: 'Valuutta', description: 'Kuvaus',
-    quantity: 'Määrä', unitPrice: 'Yksikköhinta', vat: 'ALV', amount: 'Summa', subtotal: 'Veroton summa', totalVat: 'ALV', total: 'Yhteensä',
-    settled: 'Maksettu', due: 'Maksettavaa', settlements: 'Maksut', reference: 'Viite', greeting: 'Hei',
+    invoice: 'Lasku',
+    creditNote: 'Hyvityslasku',
+    draft: 'luonnos',
+    date: 'Päivämäärä',
+    dueDate: 'Eräpäivä',
+    currency: 'Valuutta',
+    description: 'Kuvaus',
+    quantity: 'Määrä',
+    unitPrice: 'Yksikköhinta',
+    vat: 'ALV',
+    amount: 'Summa',
+    subtotal: 'Veroton summa',
+    totalVat: 'ALV',
+    total: 'Yhteensä',
+    settled: 'Maksettu',
+    due: 'Maksettavaa',
+    settlements: 'Maksut',
+    reference: 'Viite',
+    greeting: 'Hei',
   },
   de: {
-    invoice: 'Rechnung', creditNote: 'Gutschrift', draft: 'Entwurf', date: 'Datum', dueDate: 'Fällig am', currency: 'Währung', description: 'Beschreibung',
-    quantity: 'Menge', unitPrice: 'Einzelpreis', vat: 'USt.', amount: 'Betrag', subtotal: 'Summe netto', totalVat: 'USt.', total: 'Gesamt',
-    settled: 'Bezahlt', due: 'Offen', settlements: 'Zahlungen', reference: 'Referenz', greeting: 'Hallo',
+    invoice: 'Rechnung',
+    creditNote: 'Gutschrift',
+    draft: 'Entwurf',
+    date: 'Datum',
+    dueDate: 'Fällig am',
+    currency: 'Währung',
+    description: 'Beschreibung',
+    quantity: 'Menge',
+    unitPrice: 'Einzelpreis',
+    vat: 'USt.',
+    amount: 'Betrag',
+    subtotal: 'Summe netto',
+    totalVat: 'USt.',
+    total: 'Gesamt',
+    settled: 'Bezahlt',
+    due: 'Offen',
+    settlements: 'Zahlungen',
+    reference: 'Referenz',
+    greeting: 'Hallo',
   },
   sv: {
-    invoice: 'Faktura', creditNote: 'Kreditnota', draft: 'utkast', date: 'Datum', dueDate: 'Förfallodag', currency: 'Valuta', description: 'Beskrivning',
-    quantity: 'Antal', unitPrice: 'À-pris', vat: 'Moms', amount: 'Belopp', subtotal: 'Summa exkl. moms', totalVat: 'Moms', total: 'Totalt',
-    settled: 'Betalt', due: 'Att betala', settlements: 'Betalningar', reference: 'Referens', greeting: 'Hej',
+    invoice: 'Faktura',
+    creditNote: 'Kreditnota',
+    draft: 'utkast',
+    date: 'Datum',
+    dueDate: 'Förfallodag',
+    currency: 'Valuta',
+    description: 'Beskrivning',
+    quantity: 'Antal',
+    unitPrice: 'À-pris',
+    vat: 'Moms',
+    amount: 'Belopp',
+    subtotal: 'Summa exkl. moms',
+    totalVat: 'Moms',
+    total: 'Totalt',
+    settled: 'Betalt',
+    due: 'Att betala',
+    settlements: 'Betalningar',
+    reference: 'Referens',
+    greeting: 'Hej',
   },
 };
 

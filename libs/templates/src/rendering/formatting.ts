@@ -23,7 +23,8 @@ function cached<F extends Intl.NumberFormat | Intl.DateTimeFormat>(key: string, 
 export function resolveLocale(tag: string): string | null {
   try {
     const [canonical] = Intl.getCanonicalLocales(tag);
-    if (!canonical || Intl.NumberFormat.supportedLocalesOf([canonical]).length !== 1 || Intl.DateTimeFormat.supportedLocalesOf([canonical]).length !== 1) return null;
+    if (!canonical || Intl.NumberFormat.supportedLocalesOf([canonical]).length !== 1 || Intl.DateTimeFormat.supportedLocalesOf([canonical]).length !== 1)
+      return null;
     return canonical;
   } catch {
     return null;
@@ -48,10 +49,12 @@ function integerOf(value: unknown, what: string): bigint {
 export function formatMoney(amount: unknown, currency: unknown, locale: string): string {
   const code = typeof currency === 'string' ? currency.toLowerCase() : '';
   const exponent = SUPPORTED_CURRENCIES[code];
-  if (exponent === undefined || !Object.prototype.hasOwnProperty.call(SUPPORTED_CURRENCIES, code)) throw new FormattingError(`money: unknown currency ${JSON.stringify(currency)}`);
+  if (exponent === undefined || !Object.prototype.hasOwnProperty.call(SUPPORTED_CURRENCIES, code))
+    throw new FormattingError(`money: unknown currency ${JSON.stringify(currency)}`);
   const decimal = formatScaledDecimal(integerOf(amount, 'money'), exponent);
-  const formatter = cached(`money|${locale}|${code}`, () =>
-    new Intl.NumberFormat(locale, { style: 'currency', currency: code.toUpperCase(), minimumFractionDigits: exponent, maximumFractionDigits: exponent }),
+  const formatter = cached(
+    `money|${locale}|${code}`,
+    () => new Intl.NumberFormat(locale, { style: 'currency', currency: code.toUpperCase(), minimumFractionDigits: exponent, maximumFractionDigits: exponent }),
   );
   // Intl.NumberFormat formats a decimal string exactly (ES2023); the lib typings predate it.
   return formatter.format(decimal as unknown as number);

@@ -89,7 +89,12 @@ function inlineRuns(nodes: readonly DomNode[], style: { bold: boolean; italic: b
     else if (node.type === 'tag') {
       const name = node.name ?? '';
       if (name === 'br') runs.push({ text: '\n', ...style });
-      else inlineRuns(node.children ?? [], { bold: style.bold || name === 'strong' || name === 'b' || name === 'th', italic: style.italic || name === 'em' || name === 'i' }, runs);
+      else
+        inlineRuns(
+          node.children ?? [],
+          { bold: style.bold || name === 'strong' || name === 'b' || name === 'th', italic: style.italic || name === 'em' || name === 'i' },
+          runs,
+        );
     }
   }
   return runs;
@@ -262,7 +267,11 @@ function layout(doc: Doc, blocks: Block[]): void {
   for (const block of blocks) {
     if (block.kind === 'rule') {
       ensure(8);
-      doc.moveTo(left, y + 3).lineTo(left + width, y + 3).lineWidth(0.5).stroke();
+      doc
+        .moveTo(left, y + 3)
+        .lineTo(left + width, y + 3)
+        .lineWidth(0.5)
+        .stroke();
       y += 8;
     } else if (block.kind === 'text') {
       const height = heightOfRuns(doc, block.runs, width, block.size);
@@ -278,12 +287,17 @@ function layout(doc: Doc, blocks: Block[]): void {
         let x = left;
         row.forEach((cell, i) => {
           const cellWidth = widths[i] ?? 0;
-          if (cell.runs.length > 0) writeRuns(doc, cell.runs, x + CELL_PADDING, y + CELL_PADDING, Math.max(10, cellWidth - 2 * CELL_PADDING), BODY_SIZE, cell.align);
+          if (cell.runs.length > 0)
+            writeRuns(doc, cell.runs, x + CELL_PADDING, y + CELL_PADDING, Math.max(10, cellWidth - 2 * CELL_PADDING), BODY_SIZE, cell.align);
           x += cellWidth;
         });
         y += height;
         if (row.some((cell) => cell.header)) {
-          doc.moveTo(left, y).lineTo(left + width, y).lineWidth(0.5).stroke();
+          doc
+            .moveTo(left, y)
+            .lineTo(left + width, y)
+            .lineWidth(0.5)
+            .stroke();
           y += 1;
         }
       }

@@ -115,13 +115,19 @@ export function renderTemplate(content: string, variables: Record<string, unknow
     const position = positionOf(error);
     const where = position ? `line ${position.line}, column ${position.column}: ` : '';
     if (/limit exceeded/.test(message) || error instanceof RangeError) {
-      throw new TemplateRenderError('template-limit-exceeded', `The template was stopped: ${where}${message} (limits: ${SANDBOX_LIMITS.renderLimitMs} ms, ${SANDBOX_LIMITS.memoryLimit} allocated items).`);
+      throw new TemplateRenderError(
+        'template-limit-exceeded',
+        `The template was stopped: ${where}${message} (limits: ${SANDBOX_LIMITS.renderLimitMs} ms, ${SANDBOX_LIMITS.memoryLimit} allocated items).`,
+      );
     }
     const cause = error instanceof LiquidError && error.originalError instanceof FormattingError ? 'a filter could not format its value: ' : '';
     throw new TemplateRenderError('template-render-failed', `The template failed to render: ${where}${cause}${message}`);
   }
   if (output.length > outputLimit) {
-    throw new TemplateRenderError('template-limit-exceeded', `The template rendered ${output.length} characters; at most ${outputLimit} are allowed for this invoice.`);
+    throw new TemplateRenderError(
+      'template-limit-exceeded',
+      `The template rendered ${output.length} characters; at most ${outputLimit} are allowed for this invoice.`,
+    );
   }
   return output;
 }

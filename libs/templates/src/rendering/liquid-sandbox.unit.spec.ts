@@ -17,15 +17,26 @@ function renderError(content: string, variables: Record<string, unknown> = {}): 
 
 describe('the Liquid sandbox', () => {
   it('renders variables, loops and the formatting filters, HTML-escaping output', () => {
-    const out = renderTemplate('{% for l in lines %}{{ l.title }}={{ l.amount | money }};{% endfor %}{{ customer.name }}', { lines: [{ title: 'A', amount: 150 }], customer: { name: '<b>Ø&ł</b>' } }, en, outputLimit);
+    const out = renderTemplate(
+      '{% for l in lines %}{{ l.title }}={{ l.amount | money }};{% endfor %}{{ customer.name }}',
+      { lines: [{ title: 'A', amount: 150 }], customer: { name: '<b>Ø&ł</b>' } },
+      en,
+      outputLimit,
+    );
     expect(out).toBe('A=€1.50;&lt;b&gt;Ø&amp;ł&lt;/b&gt;');
-    expect(renderTemplate('{{ 500 | money: "JPY" }} {{ "2026-01-02" | date }}', {}, { locale: 'fi', currency: 'EUR' }, outputLimit).replace(/[\u00a0\u202f]/g, ' ')).toBe('500 ¥ 2.1.2026');
+    expect(
+      renderTemplate('{{ 500 | money: "JPY" }} {{ "2026-01-02" | date }}', {}, { locale: 'fi', currency: 'EUR' }, outputLimit).replace(/[\u00a0\u202f]/g, ' '),
+    ).toBe('500 ¥ 2.1.2026');
   });
 
   it('reports syntax errors with line and column', () => {
     expect(checkTemplateSyntax('ok {{ a }}')).toBeNull();
     expect(checkTemplateSyntax('line one\n{% if x %}\nno end')).toEqual({ line: 2, column: 1, message: expect.stringContaining('not closed') });
-    expect(checkTemplateSyntax('a\n  {{ x | nosuchfilter }}')).toEqual({ line: 2, column: 3, message: expect.stringContaining('undefined filter: nosuchfilter') });
+    expect(checkTemplateSyntax('a\n  {{ x | nosuchfilter }}')).toEqual({
+      line: 2,
+      column: 3,
+      message: expect.stringContaining('undefined filter: nosuchfilter'),
+    });
     expect(checkTemplateSyntax('{% nosuchtag %}')).toMatchObject({ line: 1, column: 1 });
   });
 
@@ -37,7 +48,12 @@ describe('the Liquid sandbox', () => {
   });
 
   it('reaches own properties only: prototypes and constructors render as nothing', () => {
-    const out = renderTemplate('[{{ constructor }}][{{ invoice.constructor }}][{{ invoice.__proto__ }}][{{ invoice.toString }}][{{ lines.constructor.name }}][{{ invoice["__proto__"].polluted }}][{{ lines.size }}]', { invoice: { id: 'x' }, lines: [1, 2] }, en, outputLimit);
+    const out = renderTemplate(
+      '[{{ constructor }}][{{ invoice.constructor }}][{{ invoice.__proto__ }}][{{ invoice.toString }}][{{ lines.constructor.name }}][{{ invoice["__proto__"].polluted }}][{{ lines.size }}]',
+      { invoice: { id: 'x' }, lines: [1, 2] },
+      en,
+      outputLimit,
+    );
     expect(out).toBe('[][][][][][][2]');
     renderTemplate('{% assign x = invoice.__proto__ %}{{ x.polluted }}', { invoice: {} }, en, outputLimit);
     expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
@@ -59,7 +75,9 @@ describe('the Liquid sandbox', () => {
   });
 
   it('stops doubling strings with append (memory limit)', () => {
-    expect(renderError("{% assign s = 'xxxxxxxxxx' %}{% for i in (1..40) %}{% assign s = s | append: s %}{% endfor %}{{ s }}").code).toBe('template-limit-exceeded');
+    expect(renderError("{% assign s = 'xxxxxxxxxx' %}{% for i in (1..40) %}{% assign s = s | append: s %}{% endfor %}{{ s }}").code).toBe(
+      'template-limit-exceeded',
+    );
   });
 
   it('refuses output over the cap', () => {
@@ -69,7 +87,10 @@ describe('the Liquid sandbox', () => {
 
   it('reports a filter that cannot format its value, with the line', () => {
     const error = renderError('\n{{ "abc" | money }}');
-    expect(error).toMatchObject({ code: 'template-render-failed', message: expect.stringMatching(/line 2, column 1: a filter could not format its value: money must be an integer/) });
+    expect(error).toMatchObject({
+      code: 'template-render-failed',
+      message: expect.stringMatching(/line 2, column 1: a filter could not format its value: money must be an integer/),
+    });
   });
 
   it('the built-in templates parse', () => {

@@ -55,9 +55,13 @@ export async function renderInvoiceDocument(
     try {
       return { html, pdf: await htmlToPdf(html, { title, createdAt: options.documentDate, locale, maxPages: budget.pages }) };
     } catch (error) {
-      if (error instanceof PageLimitError) throw new TemplateRenderError('template-limit-exceeded', `The template was stopped: ${error.message} (at most ${error.maxPages} for this invoice).`);
+      if (error instanceof PageLimitError)
+        throw new TemplateRenderError('template-limit-exceeded', `The template was stopped: ${error.message} (at most ${error.maxPages} for this invoice).`);
       // The layout refusing what a template produced is the template's fault, like a render failure.
-      throw new TemplateRenderError('template-render-failed', `The rendered HTML could not be laid out as a PDF: ${error instanceof Error ? error.message : String(error)}`);
+      throw new TemplateRenderError(
+        'template-render-failed',
+        `The rendered HTML could not be laid out as a PDF: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   };
   let fallback: RenderedInvoiceDocument['fallback'] = null;
@@ -77,5 +81,9 @@ export async function renderInvoiceDocument(
 
 /** A render thread's first render, before it takes work: fonts parsed and code compiled are not charged to a template's time. */
 export async function warmUp(): Promise<void> {
-  await renderInvoiceDocument(SAMPLE_INVOICE, SAMPLE_INVOICE.id, null, { fallBackToBuiltIn: false, documentDate: new Date(SAMPLE_INVOICE.createdAt), budget: documentBudget(SAMPLE_INVOICE, 0) });
+  await renderInvoiceDocument(SAMPLE_INVOICE, SAMPLE_INVOICE.id, null, {
+    fallBackToBuiltIn: false,
+    documentDate: new Date(SAMPLE_INVOICE.createdAt),
+    budget: documentBudget(SAMPLE_INVOICE, 0),
+  });
 }

@@ -22,8 +22,34 @@ const invoice: InvoiceView = {
     billingAddress: { street1: 'Mannerheimintie 1', street2: null, postalCode: '00100', city: 'Helsinki', county: null, country: 'FI', state: null },
   },
   items: [
-    { id: 'l1', sku: null, title: 'Pro plan', description: 'Monthly', periodStart: null, periodEnd: null, quantity: 3, unitAmount: 123456, amount: 370368, taxAmount: 94444, tax: { taxable: true, taxCode: 'std', taxRate: 0.255 }, discount: { amount: 0 } },
-    { id: 'l2', sku: null, title: 'Support hours', description: null, periodStart: null, periodEnd: null, quantity: 1.5, unitAmount: 10000, amount: 15000, taxAmount: 0, tax: { taxable: false, taxCode: null, taxRate: 0 }, discount: { amount: 0 } },
+    {
+      id: 'l1',
+      sku: null,
+      title: 'Pro plan',
+      description: 'Monthly',
+      periodStart: null,
+      periodEnd: null,
+      quantity: 3,
+      unitAmount: 123456,
+      amount: 370368,
+      taxAmount: 94444,
+      tax: { taxable: true, taxCode: 'std', taxRate: 0.255 },
+      discount: { amount: 0 },
+    },
+    {
+      id: 'l2',
+      sku: null,
+      title: 'Support hours',
+      description: null,
+      periodStart: null,
+      periodEnd: null,
+      quantity: 1.5,
+      unitAmount: 10000,
+      amount: 15000,
+      taxAmount: 0,
+      tax: { taxable: false, taxCode: null, taxRate: 0 },
+      discount: { amount: 0 },
+    },
   ],
   settlements: [{ date: '2026-03-10', amount: 100000, reference: 'PAY-1', note: null }],
   totalExclVat: 385368,
@@ -40,7 +66,27 @@ describe('rendering an invoice document with the built-in templates', () => {
     const rendered = await renderInvoiceDocument(invoice, 'env', null, options);
     expect(rendered.pdf.subarray(0, 5).toString()).toBe('%PDF-');
     const text = plain(await pdfText(rendered.pdf));
-    for (const expected of ['Invoice INV-0042', 'Jääkiekko Łódź Søren Oy', 'CUST-7', 'Mannerheimintie 1', '00100 Helsinki', 'Pro plan', 'Support hours', '1.5', '€1,234.56', '€3,703.68', '25.5%', '€150.00', '€3,853.68', '€944.44', '€4,798.12', '€3,798.12', 'PAY-1', 'Mar 5, 2026', 'Kiitos tilauksesta – Ærø']) {
+    for (const expected of [
+      'Invoice INV-0042',
+      'Jääkiekko Łódź Søren Oy',
+      'CUST-7',
+      'Mannerheimintie 1',
+      '00100 Helsinki',
+      'Pro plan',
+      'Support hours',
+      '1.5',
+      '€1,234.56',
+      '€3,703.68',
+      '25.5%',
+      '€150.00',
+      '€3,853.68',
+      '€944.44',
+      '€4,798.12',
+      '€3,798.12',
+      'PAY-1',
+      'Mar 5, 2026',
+      'Kiitos tilauksesta – Ærø',
+    ]) {
       expect(text).toContain(expected);
     }
     expect(rendered.html.toString()).toContain('<h1>Invoice INV-0042</h1>');
@@ -49,7 +95,8 @@ describe('rendering an invoice document with the built-in templates', () => {
   it('in fi: labels, money and dates in Finnish', async () => {
     const rendered = await renderInvoiceDocument(invoice, 'env', { id: 'g', locale: 'fi', templates: [] }, options);
     const text = plain(await pdfText(rendered.pdf));
-    for (const expected of ['Lasku INV-0042', 'Eräpäivä', '1 234,56 €', '3 703,68 €', '4 798,12 €', '1,5', '25,5 %', '5.3.2026', 'Jääkiekko Łódź Søren Oy']) expect(text).toContain(expected);
+    for (const expected of ['Lasku INV-0042', 'Eräpäivä', '1 234,56 €', '3 703,68 €', '4 798,12 €', '1,5', '25,5 %', '5.3.2026', 'Jääkiekko Łódź Søren Oy'])
+      expect(text).toContain(expected);
   });
 
   it('is deterministic: the same invoice renders the same bytes', async () => {
@@ -84,7 +131,10 @@ describe('rendering an invoice document with the built-in templates', () => {
   it('issue 20 #17: a template printing 200 000 characters for a two-line invoice exceeds its budget, and falls back at booking', async () => {
     const group = { id: 'g', locale: 'en', templates: [{ id: 't', type: 'invoice_pdf' as const, content: '{% for i in (1..20000) %}xxxxxxxxxx{% endfor %}' }] };
     const budgeted = { ...options, budget: documentBudget(invoice, 1_000) };
-    await expect(renderInvoiceDocument(invoice, 'env', group, budgeted)).rejects.toMatchObject({ code: 'template-limit-exceeded', message: expect.stringContaining('200000 characters') });
+    await expect(renderInvoiceDocument(invoice, 'env', group, budgeted)).rejects.toMatchObject({
+      code: 'template-limit-exceeded',
+      message: expect.stringContaining('200000 characters'),
+    });
     const rendered = await renderInvoiceDocument(invoice, 'env', group, { ...budgeted, fallBackToBuiltIn: true });
     expect(rendered.fallback).toEqual({ templateGroupId: 'g', reason: expect.stringContaining('200000 characters') });
     expect(await pdfText(rendered.pdf)).toContain('Invoice INV-0042');
@@ -94,7 +144,10 @@ describe('rendering an invoice document with the built-in templates', () => {
     const group = (content: string) => ({ id: 'g', locale: 'en', templates: [{ id: 't', type: 'invoice_pdf' as const, content }] });
     const word = await renderInvoiceDocument(invoice, 'env', group('{% for i in (1..10000) %}xxxxxxxxxx{% endfor %}'), options);
     expect(plain(await pdfText(word.pdf)).replace(/[\s\u200b]/g, '')).toBe('x'.repeat(100_000));
-    const pages = renderInvoiceDocument(invoice, 'env', group('{% for i in (1..3000) %}<p>{{ i }}</p>{% endfor %}'), { ...options, budget: { outputCharacters: 1_000_000, pages: 5 } });
+    const pages = renderInvoiceDocument(invoice, 'env', group('{% for i in (1..3000) %}<p>{{ i }}</p>{% endfor %}'), {
+      ...options,
+      budget: { outputCharacters: 1_000_000, pages: 5 },
+    });
     await expect(pages).rejects.toMatchObject({ code: 'template-limit-exceeded', message: expect.stringContaining('more than 5 pages') });
   });
 });

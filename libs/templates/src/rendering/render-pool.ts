@@ -77,7 +77,12 @@ export class RenderPool implements OnModuleDestroy {
     return this.started;
   }
 
-  render(invoice: InvoiceView, environmentId: string, group: Pick<TemplateGroup, 'id' | 'locale' | 'templates'> | null, options: { fallBackToBuiltIn: boolean; documentDate: Date }): Promise<RenderedInvoiceDocument> {
+  render(
+    invoice: InvoiceView,
+    environmentId: string,
+    group: Pick<TemplateGroup, 'id' | 'locale' | 'templates'> | null,
+    options: { fallBackToBuiltIn: boolean; documentDate: Date },
+  ): Promise<RenderedInvoiceDocument> {
     return new Promise<RenderedInvoiceDocument>((resolve, reject) => {
       if (this.closed) return reject(new RenderPoolClosedError());
       const id = this.nextId++;

@@ -14,7 +14,12 @@ const invoice: InvoiceView = {
   currency: 'EUR',
   createdAt: '2026-03-05T10:00:00.000Z',
   updatedAt: null,
-  customer: { id: 'c', handle: null, name: 'Åsa', billingAddress: { street1: null, street2: null, postalCode: null, city: null, county: null, country: null, state: null } },
+  customer: {
+    id: 'c',
+    handle: null,
+    name: 'Åsa',
+    billingAddress: { street1: null, street2: null, postalCode: null, city: null, county: null, country: null, state: null },
+  },
   items: [],
   settlements: [],
   totalExclVat: 0,
@@ -45,7 +50,12 @@ describe('RenderPool', () => {
     // The pool's limit (500 ms) is below liquidjs's own (1 s), so the thread is what stops this endless template.
     const renderer = pool({ TEMPLATE_RENDER_TIMEOUT_MS: '500' });
     try {
-      const endless = renderer.render(invoice, 'hostile', group('{% for i in (1..1000) %}{% for j in (1..1000) %}{% assign m = j | money %}{% endfor %}{% endfor %}'), options);
+      const endless = renderer.render(
+        invoice,
+        'hostile',
+        group('{% for i in (1..1000) %}{% for j in (1..1000) %}{% assign m = j | money %}{% endfor %}{% endfor %}'),
+        options,
+      );
       const other = renderer.render(invoice, 'other', null, options);
       await expect(endless).rejects.toMatchObject({ code: 'template-limit-exceeded', message: expect.stringContaining('did not finish within 500 ms') });
       expect((await other).pdf.subarray(0, 5).toString()).toBe('%PDF-');
@@ -61,9 +71,25 @@ describe('RenderPool', () => {
       // Within the budget of a 3 000-line invoice and quick for liquidjs (3 000 iterations), but 60 000 paragraphs
       // (from the lines' descriptions) are far beyond 64 MB of heap to lay out.
       const description = '<p>Monthly subscription, seat 1</p>'.repeat(20);
-      const items = Array.from({ length: 3_000 }, (_, i) => ({ id: `l${i}`, sku: null, title: `Line ${i}`, description, periodStart: null, periodEnd: null, quantity: 1, unitAmount: 100, amount: 100, taxAmount: 0, tax: { taxable: false, taxCode: null, taxRate: 0 }, discount: { amount: 0 } }));
+      const items = Array.from({ length: 3_000 }, (_, i) => ({
+        id: `l${i}`,
+        sku: null,
+        title: `Line ${i}`,
+        description,
+        periodStart: null,
+        periodEnd: null,
+        quantity: 1,
+        unitAmount: 100,
+        amount: 100,
+        taxAmount: 0,
+        tax: { taxable: false, taxCode: null, taxRate: 0 },
+        discount: { amount: 0 },
+      }));
       const hungry = group('{% for l in lines %}{{ l.description | raw }}{% endfor %}');
-      await expect(renderer.render({ ...invoice, items }, 'hungry', hungry, options)).rejects.toMatchObject({ code: 'template-limit-exceeded', message: expect.stringContaining('needed more than 64 MB') });
+      await expect(renderer.render({ ...invoice, items }, 'hungry', hungry, options)).rejects.toMatchObject({
+        code: 'template-limit-exceeded',
+        message: expect.stringContaining('needed more than 64 MB'),
+      });
       expect((await renderer.render(invoice, 'other', null, options)).pdf.subarray(0, 5).toString()).toBe('%PDF-');
       expect(renderer.threadsStarted).toBe(2);
     } finally {
@@ -74,7 +100,12 @@ describe('RenderPool', () => {
   it('issue 20 #17: an environment may have only so many renders waiting; others still queue', async () => {
     const renderer = pool({ TEMPLATE_RENDER_QUEUE: '2' });
     try {
-      const outcomes = [1, 2, 3].map(() => renderer.render(invoice, 'busy', null, options).then(() => 'rendered', (error: unknown) => error));
+      const outcomes = [1, 2, 3].map(() =>
+        renderer.render(invoice, 'busy', null, options).then(
+          () => 'rendered',
+          (error: unknown) => error,
+        ),
+      );
       const other = renderer.render(invoice, 'other', null, options);
       expect(await outcomes[2]).toBeInstanceOf(RenderQueueFullError);
       expect(await Promise.all(outcomes.slice(0, 2))).toEqual(['rendered', 'rendered']);
@@ -86,7 +117,12 @@ describe('RenderPool', () => {
 
   it('refuses work once shut down, failing what was queued', async () => {
     const renderer = pool();
-    const outcomes = [renderer.render(invoice, 'e', null, options), renderer.render(invoice, 'e', null, options)].map((render) => render.then(() => 'rendered', (error: unknown) => error));
+    const outcomes = [renderer.render(invoice, 'e', null, options), renderer.render(invoice, 'e', null, options)].map((render) =>
+      render.then(
+        () => 'rendered',
+        (error: unknown) => error,
+      ),
+    );
     await renderer.onModuleDestroy();
     for (const outcome of await Promise.all(outcomes)) expect(outcome).toBeInstanceOf(RenderPoolClosedError);
     await expect(renderer.render(invoice, 'e', null, options)).rejects.toBeInstanceOf(RenderPoolClosedError);

@@ -28,7 +28,10 @@ parentPort.on('message', async (job) => {
     });
     parentPort.postMessage({ id: job.id, result });
   } catch (error) {
-    parentPort.postMessage({ id: job.id, error: { code: typeof error?.code === 'string' ? error.code : null, message: error instanceof Error ? error.message : String(error) } });
+    parentPort.postMessage({
+      id: job.id,
+      error: { code: typeof error?.code === 'string' ? error.code : null, message: error instanceof Error ? error.message : String(error) },
+    });
   }
 });
 // A thread that cannot render the built-in template fails (its 'error' event), for the pool to fail a render rather than wait.

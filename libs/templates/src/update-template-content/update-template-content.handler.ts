@@ -47,7 +47,12 @@ export class UpdateTemplateContentHandler implements ICommandHandler<UpdateTempl
     const sample = change.type === 'credit_note_pdf' ? { ...SAMPLE_INVOICE, type: 'credit_note' as const } : SAMPLE_INVOICE;
     const templates = [{ id: change.templateId, type: documentTypeOf(sample), content: change.content }];
     try {
-      await this.renderer.render(sample, environmentId, { id: group.id, locale: group.locale, templates }, { fallBackToBuiltIn: false, documentDate: new Date(sample.createdAt) });
+      await this.renderer.render(
+        sample,
+        environmentId,
+        { id: group.id, locale: group.locale, templates },
+        { fallBackToBuiltIn: false, documentDate: new Date(sample.createdAt) },
+      );
     } catch (error) {
       if (!(error instanceof TemplateRenderError)) throw error;
       if (error.code !== 'template-limit-exceeded') return;

@@ -6,6 +6,9 @@ describe('the webhooks module configuration', () => {
     const production = { NODE_ENV: 'production', JWT_SECRET: 'a-real-secret' };
     expect(() => webhooksConfigOf(loadConfig(production))).toThrow(WEBHOOK_ENCRYPTION_KEY_REQUIRED);
     const key = Buffer.alloc(32, 7);
-    expect(webhooksConfigOf(loadConfig({ ...production, WEBHOOK_ENCRYPTION_KEY: key.toString('base64') }))).toMatchObject({ encryptionKey: key, usesDevelopmentKey: false });
+    expect(webhooksConfigOf(loadConfig({ ...production, WEBHOOK_ENCRYPTION_KEY: key.toString('base64') }))).toMatchObject({
+      encryptionKey: key,
+      usesDevelopmentKey: false,
+    });
   });
 });

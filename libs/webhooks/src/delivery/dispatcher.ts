@@ -289,13 +289,7 @@ export class WebhookDispatcher {
               last_error = coalesce($5, last_error)
         where environment_id = $1 and id = $2 and lease_token = $3
         returning 1`,
-      [
-        delivery.environmentId,
-        delivery.id,
-        delivery.leaseToken,
-        status,
-        status === 'discarded' ? 'retry window of 72 hours after the event has passed' : null,
-      ],
+      [delivery.environmentId, delivery.id, delivery.leaseToken, status, status === 'discarded' ? 'retry window of 72 hours after the event has passed' : null],
     );
     return rows.length > 0;
   }
@@ -329,7 +323,12 @@ export class WebhookDispatcher {
           const task: Promise<void> = this.deliver(delivery)
             .then(
               () => undefined,
-              (error: unknown) => this.logger.error({ msg: 'webhook delivery failed unexpectedly; retried when its lease expires', deliveryId: delivery.id, error: String(error) }),
+              (error: unknown) =>
+                this.logger.error({
+                  msg: 'webhook delivery failed unexpectedly; retried when its lease expires',
+                  deliveryId: delivery.id,
+                  error: String(error),
+                }),
             )
             .finally(() => {
               this.inFlight.delete(task);

@@ -34,9 +34,7 @@ export interface ResolvedAddress {
 export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
 export const systemResolver: Resolver = (hostname) =>
-  new Promise((resolve, reject) =>
-    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))),
-  );
+  new Promise((resolve, reject) => dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
 
 export interface SenderPolicy {
   readonly allowPrivateNetworks: boolean;
@@ -56,7 +54,10 @@ export class DestinationRefusedError extends Error {}
  */
 export class ForbiddenAddressError extends DestinationRefusedError {
   readonly code = 'EFORBIDDENADDRESS';
-  constructor(readonly host: string, readonly addresses: readonly string[]) {
+  constructor(
+    readonly host: string,
+    readonly addresses: readonly string[],
+  ) {
     super(FORBIDDEN_ADDRESS_REASON);
   }
 }
@@ -83,7 +84,12 @@ export function guardedLookup(policy: Pick<SenderPolicy, 'allowPrivateNetworks'>
         const candidates = resolved.filter((a) => family === 0 || a.family === family);
         const allowed = candidates.filter((a) => !isForbiddenAddress(a.address, policy));
         if (allowed.length === 0) {
-          cb(new ForbiddenAddressError(hostname, candidates.map((a) => a.address)));
+          cb(
+            new ForbiddenAddressError(
+              hostname,
+              candidates.map((a) => a.address),
+            ),
+          );
         } else if (opts.all) {
           cb(null, allowed);
         } else {

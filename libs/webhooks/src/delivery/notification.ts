@@ -29,12 +29,7 @@ export interface OutgoingNotification {
 }
 
 /** Body (signature last) and headers (Standard Webhooks) of one delivery attempt. */
-export function buildNotification(
-  notification: StoredNotification,
-  version: string,
-  signatureKey: string,
-  now: Date,
-): OutgoingNotification {
+export function buildNotification(notification: StoredNotification, version: string, signatureKey: string, now: Date): OutgoingNotification {
   const timestamp = Math.floor(now.getTime() / 1000);
   const payload: NotificationPayload = {
     id: notification.id,

@@ -63,10 +63,7 @@ function classifyIPv4(value: number): AddressCategory {
 /** Eight 16-bit groups of an address `isIPv6` accepted (so the syntax is already valid). */
 function ipv6Groups(ip: string): number[] {
   const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(ip);
-  const text = dotted
-    ? ip.slice(0, dotted.index) +
-      `${((+dotted[1] << 8) | +dotted[2]).toString(16)}:${((+dotted[3] << 8) | +dotted[4]).toString(16)}`
-    : ip;
+  const text = dotted ? ip.slice(0, dotted.index) + `${((+dotted[1] << 8) | +dotted[2]).toString(16)}:${((+dotted[3] << 8) | +dotted[4]).toString(16)}` : ip;
   const [head, tail] = text.split('::');
   const headGroups = head ? head.split(':') : [];
   const tailGroups = tail === undefined ? [] : tail ? tail.split(':') : [];
@@ -168,10 +165,7 @@ export function validateWebhookUrl(url: string, options: WebhookUrlOptions): Web
   if (parsed.port === '0') throw fail('must not use port 0');
   if (parsed.href.length > MAX_WEBHOOK_URL_LENGTH) throw fail(`must be at most ${MAX_WEBHOOK_URL_LENGTH} characters`);
   // Early, friendlier rejection of hosts that can only be internal; delivery re-checks every resolved address.
-  const forbidden = ipLiteral
-    ? isForbiddenAddress(host, options)
-    : loopback && !options.allowPrivateNetworks;
+  const forbidden = ipLiteral ? isForbiddenAddress(host, options) : loopback && !options.allowPrivateNetworks;
   if (forbidden) throw fail('must not point to a private, loopback or reserved address', 'forbidden-address');
   return parsed.href as WebhookUrl;
 }
-

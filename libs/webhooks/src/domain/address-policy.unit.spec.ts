@@ -200,17 +200,12 @@ describe('validateWebhookUrl', () => {
     },
   );
 
-  it.each(['http://10.0.0.1/', 'http://example.com/', 'http://localhost.example.com/'])(
-    'never allows plain http to a non-loopback host %s',
-    (url) => {
-      expect(rejection(url, dev).code).toBe('insecure-url');
-    },
-  );
+  it.each(['http://10.0.0.1/', 'http://example.com/', 'http://localhost.example.com/'])('never allows plain http to a non-loopback host %s', (url) => {
+    expect(rejection(url, dev).code).toBe('insecure-url');
+  });
 
   it('keeps address and scheme rules independent: insecure loopback without private networks is still forbidden', () => {
-    expect(rejection('http://127.0.0.1:3000/', { allowInsecureLoopback: true, allowPrivateNetworks: false }).code).toBe(
-      'forbidden-address',
-    );
+    expect(rejection('http://127.0.0.1:3000/', { allowInsecureLoopback: true, allowPrivateNetworks: false }).code).toBe('forbidden-address');
   });
 
   it('leaves public host names to the delivery-time check', () => {

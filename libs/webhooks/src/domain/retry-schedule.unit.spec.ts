@@ -1,12 +1,5 @@
 import fc from 'fast-check';
-import {
-  RETRY_MAX_DELAY_SECONDS,
-  RETRY_WINDOW_SECONDS,
-  nextAttemptAt,
-  nominalDelaySeconds,
-  nominalRetrySchedule,
-  retryCutoff,
-} from './retry-schedule';
+import { RETRY_MAX_DELAY_SECONDS, RETRY_WINDOW_SECONDS, nextAttemptAt, nominalDelaySeconds, nominalRetrySchedule, retryCutoff } from './retry-schedule';
 
 const recordedAt = new Date('2024-07-01T00:00:00.000Z');
 const at = (seconds: number) => new Date(recordedAt.getTime() + seconds * 1000);
@@ -15,7 +8,13 @@ const secondsAfter = (from: Date, to: Date | null) => (to!.getTime() - from.getT
 describe('nominal delays', () => {
   it('double from 30 s and are capped at 6 h', () => {
     expect([1, 2, 3, 10, 11, 12, 1000].map(nominalDelaySeconds)).toEqual([
-      30, 60, 120, 15360, RETRY_MAX_DELAY_SECONDS, RETRY_MAX_DELAY_SECONDS, RETRY_MAX_DELAY_SECONDS,
+      30,
+      60,
+      120,
+      15360,
+      RETRY_MAX_DELAY_SECONDS,
+      RETRY_MAX_DELAY_SECONDS,
+      RETRY_MAX_DELAY_SECONDS,
     ]);
   });
 

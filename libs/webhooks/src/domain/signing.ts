@@ -90,9 +90,7 @@ export function generateSignatureKey(randomBytes: Buffer): string {
 
 /** The HMAC key bytes of a `whsec_<base64>` secret. */
 export function decodeSignatureKey(signatureKey: string): Buffer {
-  const encoded = signatureKey.startsWith(SIGNATURE_KEY_PREFIX)
-    ? signatureKey.slice(SIGNATURE_KEY_PREFIX.length)
-    : '';
+  const encoded = signatureKey.startsWith(SIGNATURE_KEY_PREFIX) ? signatureKey.slice(SIGNATURE_KEY_PREFIX.length) : '';
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(encoded) || encoded.length % 4 !== 0) {
     throw new RangeError('a signature key has the form whsec_<base64>');
   }
@@ -148,12 +146,7 @@ export function verifyNotificationSignature(rawBody: string, signatureKey: strin
 }
 
 /** Standard Webhooks headers over the exact body that is POSTed (the one including `signature`). */
-export function standardWebhookHeaders(
-  id: string,
-  timestampSeconds: number,
-  body: string,
-  signatureKey: string,
-): StandardWebhookHeaders {
+export function standardWebhookHeaders(id: string, timestampSeconds: number, body: string, signatureKey: string): StandardWebhookHeaders {
   if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) {
     throw new RangeError('timestamp must be integer unix seconds');
   }

@@ -56,9 +56,7 @@ describe('signature keys', () => {
 describe('signNotification', () => {
   it('puts the members in the documented order with signature last', () => {
     const { body, signature } = signNotification(payload({ timestamp: 1700000000 }), key);
-    expect(Object.keys(JSON.parse(body))).toEqual([
-      'id', 'type', 'environmentId', 'occurredAt', 'version', 'data', 'timestamp', 'signature',
-    ]);
+    expect(Object.keys(JSON.parse(body))).toEqual(['id', 'type', 'environmentId', 'occurredAt', 'version', 'data', 'timestamp', 'signature']);
     expect(JSON.parse(body).signature).toBe(signature);
     expect(signature).toMatch(/^[0-9a-f]{64}$/);
   });

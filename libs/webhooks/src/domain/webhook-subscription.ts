@@ -17,10 +17,7 @@ import { WebhookVersion } from './versions';
 
 export const WEBHOOK_SUBSCRIPTION_STREAM_TYPE = 'webhook-subscription';
 
-export type WebhookSubscribed = DomainEvent<
-  'WebhookSubscribed',
-  { readonly url: string; readonly version: string; readonly encryptedSignatureKey: string }
->;
+export type WebhookSubscribed = DomainEvent<'WebhookSubscribed', { readonly url: string; readonly version: string; readonly encryptedSignatureKey: string }>;
 export type WebhookSignatureKeyRotated = DomainEvent<'WebhookSignatureKeyRotated', { readonly encryptedSignatureKey: string }>;
 export type WebhookUnsubscribed = DomainEvent<'WebhookUnsubscribed', Record<string, never>>;
 /** The URL is recorded so a late 410 from a URL that has since been replaced disables nothing. */
@@ -57,9 +54,7 @@ export function evolve(state: WebhookSubscriptionState, event: WebhookSubscripti
     case 'WebhookUnsubscribed':
       return { status: 'unsubscribed' };
     case 'WebhookDisabled':
-      return state.status === 'active'
-        ? { status: 'disabled', url: state.url, version: state.version, reason: event.data.reason }
-        : state;
+      return state.status === 'active' ? { status: 'disabled', url: state.url, version: state.version, reason: event.data.reason } : state;
     default:
       return state; // an event type from a newer release: ignored rather than fatal
   }
@@ -121,10 +116,7 @@ export function decideDelete(state: WebhookSubscriptionState, id: string): Webho
  * never an error: several deliveries may report the same 410 concurrently, and
  * a 410 from a URL the subscription no longer uses must not disable it.
  */
-export function decideDisable(
-  command: { readonly url: string; readonly reason: string },
-  state: WebhookSubscriptionState,
-): WebhookDisabled[] {
+export function decideDisable(command: { readonly url: string; readonly reason: string }, state: WebhookSubscriptionState): WebhookDisabled[] {
   if (state.status !== 'active' || state.url !== command.url) return [];
   return [{ type: 'WebhookDisabled', schemaVersion: 1, data: { url: command.url, reason: command.reason } }];
 }

@@ -73,11 +73,17 @@ describe('decideSubscribe', () => {
     ['disabled', [subscribed, disabled]],
     ['unsubscribed', [subscribed, unsubscribed]],
   ])('a %s subscription starts with the new key', (_, history) => {
-    spec.given(history).when((state) => decideSubscribe(subscribe, state)).then([subscribed]);
+    spec
+      .given(history)
+      .when((state) => decideSubscribe(subscribe, state))
+      .then([subscribed]);
   });
 
   it('is a no-op for the same url and version', () => {
-    spec.given([subscribed]).when((state) => decideSubscribe({ ...subscribe, encryptedSignatureKey: 'v1.key-9' }, state)).then([]);
+    spec
+      .given([subscribed])
+      .when((state) => decideSubscribe({ ...subscribe, encryptedSignatureKey: 'v1.key-9' }, state))
+      .then([]);
   });
 
   it('a changed url keeps the existing key', () => {
@@ -88,8 +94,15 @@ describe('decideSubscribe', () => {
   });
 
   it('a changed version keeps the existing key', () => {
-    const older: WebhookSubscriptionEvent = { type: 'WebhookSubscribed', schemaVersion: 1, data: { url, version: '2021-01', encryptedSignatureKey: 'v1.key-1' } };
-    spec.given([older]).when((state) => decideSubscribe({ ...subscribe, encryptedSignatureKey: 'v1.key-9' }, state)).then([subscribed]);
+    const older: WebhookSubscriptionEvent = {
+      type: 'WebhookSubscribed',
+      schemaVersion: 1,
+      data: { url, version: '2021-01', encryptedSignatureKey: 'v1.key-1' },
+    };
+    spec
+      .given([older])
+      .when((state) => decideSubscribe({ ...subscribe, encryptedSignatureKey: 'v1.key-9' }, state))
+      .then([subscribed]);
   });
 });
 
@@ -97,18 +110,27 @@ describe('decideRotateKey', () => {
   const rotate = { id: 'w-1', encryptedSignatureKey: 'v1.key-2' };
 
   it('rotates the key of an active subscription', () => {
-    spec.given([subscribed]).when((state) => decideRotateKey(rotate, state)).then([rotated]);
+    spec
+      .given([subscribed])
+      .when((state) => decideRotateKey(rotate, state))
+      .then([rotated]);
   });
 
   it('is not found for a subscription that never existed', () => {
-    spec.given([]).when((state) => decideRotateKey(rotate, state)).thenThrows({ code: 'not-found', kind: 'not_found' });
+    spec
+      .given([])
+      .when((state) => decideRotateKey(rotate, state))
+      .thenThrows({ code: 'not-found', kind: 'not_found' });
   });
 
   it.each<[string, WebhookSubscriptionEvent[]]>([
     ['disabled', [subscribed, disabled]],
     ['unsubscribed', [subscribed, unsubscribed]],
   ])('conflicts for a %s subscription', (_, history) => {
-    spec.given(history).when((state) => decideRotateKey(rotate, state)).thenThrows({ code: 'webhook-not-active', kind: 'conflict' });
+    spec
+      .given(history)
+      .when((state) => decideRotateKey(rotate, state))
+      .thenThrows({ code: 'webhook-not-active', kind: 'conflict' });
   });
 });
 
@@ -117,15 +139,24 @@ describe('decideDelete', () => {
     ['active', [subscribed]],
     ['disabled', [subscribed, disabled]],
   ])('unsubscribes a %s subscription', (_, history) => {
-    spec.given(history).when((state) => decideDelete(state, 'w-1')).then([unsubscribed]);
+    spec
+      .given(history)
+      .when((state) => decideDelete(state, 'w-1'))
+      .then([unsubscribed]);
   });
 
   it('is a no-op for a subscription deleted before', () => {
-    spec.given([subscribed, unsubscribed]).when((state) => decideDelete(state, 'w-1')).then([]);
+    spec
+      .given([subscribed, unsubscribed])
+      .when((state) => decideDelete(state, 'w-1'))
+      .then([]);
   });
 
   it('is not found for a subscription that never existed', () => {
-    spec.given([]).when((state) => decideDelete(state, 'w-1')).thenThrows({ code: 'not-found' });
+    spec
+      .given([])
+      .when((state) => decideDelete(state, 'w-1'))
+      .thenThrows({ code: 'not-found' });
   });
 });
 
@@ -133,11 +164,17 @@ describe('decideDisable', () => {
   const gone = { url, reason: 'receiver answered 410 Gone' };
 
   it('disables an active subscription whose url answered 410', () => {
-    spec.given([subscribed]).when((state) => decideDisable(gone, state)).then([disabled]);
+    spec
+      .given([subscribed])
+      .when((state) => decideDisable(gone, state))
+      .then([disabled]);
   });
 
   it('ignores a 410 from a url the subscription no longer uses', () => {
-    spec.given([subscribed]).when((state) => decideDisable({ ...gone, url: otherUrl }, state)).then([]);
+    spec
+      .given([subscribed])
+      .when((state) => decideDisable({ ...gone, url: otherUrl }, state))
+      .then([]);
   });
 
   it.each<[string, WebhookSubscriptionEvent[]]>([
@@ -145,6 +182,9 @@ describe('decideDisable', () => {
     ['disabled', [subscribed, disabled]],
     ['unsubscribed', [subscribed, unsubscribed]],
   ])('is a no-op for a %s subscription', (_, history) => {
-    spec.given(history).when((state) => decideDisable(gone, state)).then([]);
+    spec
+      .given(history)
+      .when((state) => decideDisable(gone, state))
+      .then([]);
   });
 });

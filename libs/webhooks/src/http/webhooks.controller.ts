@@ -2,7 +2,18 @@ import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Que
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { NotFoundError } from '@billing/shared-kernel';
-import { ApiNoInput, assertNoInput, Caller, CallerContext, Clock, commandContext, parseLimit, problemResponse, readQuery, ResourceIdPipe } from '@billing/platform';
+import {
+  ApiNoInput,
+  assertNoInput,
+  Caller,
+  CallerContext,
+  Clock,
+  commandContext,
+  parseLimit,
+  problemResponse,
+  readQuery,
+  ResourceIdPipe,
+} from '@billing/platform';
 import { SUPPORTED_VERSIONS } from '../domain';
 import { DeliveryListResponse, DeliveryResponse } from '../list-deliveries/list-deliveries.dto';
 import { WebhookListResponse } from '../list-webhooks/list-webhooks.dto';
@@ -13,7 +24,12 @@ import { SubscribeWebhookCommand, WebhookSubscriptionWithKey } from '../subscrib
 import { SubscribeWebhookBody, WebhookSubscriptionResponse } from '../subscribe/subscribe-webhook.dto';
 import { UnsubscribeWebhookCommand } from '../unsubscribe/unsubscribe-webhook.command';
 
-const LIMIT_QUERY = { name: 'limit', required: false, description: 'Page size, 1 to 100 (default 20).', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } };
+const LIMIT_QUERY = {
+  name: 'limit',
+  required: false,
+  description: 'Page size, 1 to 100 (default 20).',
+  schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+};
 const PAGE_QUERY = { name: 'pageToken', required: false, description: 'The `nextPageToken` of the previous page.', schema: { type: 'string' } };
 const LIST_QUERY = ['limit', 'pageToken'] as const;
 const INVALID_QUERY = { status: 422, ...problemResponse('Invalid, repeated or unknown query parameter (pointer /query/<name>)') };
@@ -45,7 +61,10 @@ export class WebhooksController {
   })
   @ApiBody({ type: SubscribeWebhookBody })
   @ApiResponse({ status: 200, type: WebhookSubscriptionResponse, description: 'The subscription with its signature key' })
-  @ApiResponse({ status: 422, ...problemResponse('Invalid URL (/url: invalid-url, insecure-url, forbidden-address) or unknown X-version (/headers/x-version)') })
+  @ApiResponse({
+    status: 422,
+    ...problemResponse('Invalid URL (/url: invalid-url, insecure-url, forbidden-address) or unknown X-version (/headers/x-version)'),
+  })
   @ApiResponse({ status: 409, ...problemResponse('A concurrent change to the same subscription; retry') })
   subscribe(
     @Caller() caller: CallerContext,

@@ -3,7 +3,8 @@ import { ApiProperty } from '@nestjs/swagger';
 export class DeliveryAttemptResponse {
   @ApiProperty({ format: 'date-time' }) attemptedAt!: string;
   @ApiProperty({ enum: ['delivered', 'failed'] }) outcome!: string;
-  @ApiProperty({ type: 'integer', format: 'int32', nullable: true, description: 'HTTP status of the response; null when none arrived.' }) statusCode!: number | null;
+  @ApiProperty({ type: 'integer', format: 'int32', nullable: true, description: 'HTTP status of the response; null when none arrived.' }) statusCode!:
+    number | null;
   @ApiProperty({ type: String, nullable: true, example: 'receiver answered 500' }) error!: string | null;
   @ApiProperty({ type: 'integer', format: 'int32', description: 'Duration of the attempt in milliseconds.' }) durationMs!: number;
 }
@@ -21,7 +22,8 @@ export class DeliveryResponse {
   })
   status!: string;
   @ApiProperty({ type: 'integer', format: 'int32', description: 'Unsuccessful attempts so far.' }) failures!: number;
-  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: "When it is due, in real time whatever the environment's test clock." }) nextAttemptAt!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: "When it is due, in real time whatever the environment's test clock." })
+  nextAttemptAt!: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) deliveredAt!: string | null;
   @ApiProperty({ type: 'integer', format: 'int32', nullable: true }) lastStatusCode!: number | null;
   @ApiProperty({ type: String, nullable: true }) lastError!: string | null;

@@ -72,9 +72,7 @@ export class CreateWebhooksTables1763700300000 implements MigrationInterface {
         unique (environment_id, notification_id, subscription_id),
         foreign key (environment_id, notification_id) references webhook_notifications (environment_id, id)
       )`);
-    await queryRunner.query(
-      `create index webhook_deliveries_due on webhook_deliveries (next_attempt_at, environment_id, id) where status = 'pending'`,
-    );
+    await queryRunner.query(`create index webhook_deliveries_due on webhook_deliveries (next_attempt_at, environment_id, id) where status = 'pending'`);
     await queryRunner.query(`create index webhook_deliveries_by_subscription on webhook_deliveries (environment_id, subscription_id, seq)`);
     await queryRunner.query(`
       create table webhook_delivery_attempts (
@@ -89,9 +87,7 @@ export class CreateWebhooksTables1763700300000 implements MigrationInterface {
         primary key (environment_id, id),
         foreign key (environment_id, delivery_id) references webhook_deliveries (environment_id, id)
       )`);
-    await queryRunner.query(
-      `create index webhook_delivery_attempts_by_delivery on webhook_delivery_attempts (environment_id, delivery_id, attempted_at)`,
-    );
+    await queryRunner.query(`create index webhook_delivery_attempts_by_delivery on webhook_delivery_attempts (environment_id, delivery_id, attempted_at)`);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

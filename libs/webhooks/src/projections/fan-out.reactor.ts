@@ -74,8 +74,22 @@ export class FanOutReactor implements Reactor {
  * commit; this process's is woken by the commit hook).
  */
 class QueuedNotifications {
-  private readonly notifications = { environmentIds: [] as string[], ids: [] as string[], eventIds: [] as string[], types: [] as string[], occurredAt: [] as Date[], data: [] as string[] };
-  private readonly deliveries = { environmentIds: [] as string[], ids: [] as string[], subscriptionIds: [] as string[], notificationIds: [] as string[], dueAt: [] as Date[], deadlines: [] as Date[] };
+  private readonly notifications = {
+    environmentIds: [] as string[],
+    ids: [] as string[],
+    eventIds: [] as string[],
+    types: [] as string[],
+    occurredAt: [] as Date[],
+    data: [] as string[],
+  };
+  private readonly deliveries = {
+    environmentIds: [] as string[],
+    ids: [] as string[],
+    subscriptionIds: [] as string[],
+    notificationIds: [] as string[],
+    dueAt: [] as Date[],
+    deadlines: [] as Date[],
+  };
 
   add(event: RecordedEvent, names: readonly string[], subscriptionIds: readonly string[], data: unknown): void {
     // Due at once and retried for 72 hours in real time from when the event was recorded, whatever its
@@ -120,7 +134,21 @@ class QueuedNotifications {
                 as d(environment_id, id, subscription_id, notification_id, due_at, deadline_at)
          on conflict do nothing)
        select pg_notify($13, '')`,
-      [n.environmentIds, n.ids, n.eventIds, n.types, n.occurredAt, n.data, d.environmentIds, d.ids, d.subscriptionIds, d.notificationIds, d.dueAt, d.deadlines, DELIVERIES_CHANNEL],
+      [
+        n.environmentIds,
+        n.ids,
+        n.eventIds,
+        n.types,
+        n.occurredAt,
+        n.data,
+        d.environmentIds,
+        d.ids,
+        d.subscriptionIds,
+        d.notificationIds,
+        d.dueAt,
+        d.deadlines,
+        DELIVERIES_CHANNEL,
+      ],
     );
     for (const column of [...Object.values(n), ...Object.values(d)]) column.length = 0;
   }

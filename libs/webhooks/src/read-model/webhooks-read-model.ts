@@ -109,7 +109,10 @@ export class WebhooksReadModel {
         order by d.seq desc limit $4`,
       [environmentId, subscriptionId, before, limit + 1],
     );
-    const attempts = await this.attemptsOf(environmentId, rows.slice(0, limit).map((r) => r.id));
+    const attempts = await this.attemptsOf(
+      environmentId,
+      rows.slice(0, limit).map((r) => r.id),
+    );
     return keysetPage(rows, { limit, codec: SEQ_TOKEN, key: (row) => ({ seq: row.seq }), item: (row) => toDeliveryView(row, attempts.get(row.id) ?? []) });
   }
 
@@ -159,7 +162,6 @@ export class WebhooksReadModel {
     return byDelivery;
   }
 }
-
 
 function toSummary(row: SubscriptionRow): WebhookSummary {
   return {

@@ -36,7 +36,10 @@ export class RedeliverNotificationHandler implements ICommandHandler<RedeliverNo
       );
       if (!found) throw new NotFoundError('webhook delivery', deliveryId);
       if (found.subscription_status !== 'active') {
-        throw new ConflictError('webhook-not-active', `the webhook subscription of this delivery is ${found.subscription_status ?? 'gone'}; subscribe again first`);
+        throw new ConflictError(
+          'webhook-not-active',
+          `the webhook subscription of this delivery is ${found.subscription_status ?? 'gone'}; subscribe again first`,
+        );
       }
       await session.query(
         `update webhook_deliveries set status = 'pending', next_attempt_at = $3, lease_expires_at = null, lease_token = null,

@@ -20,8 +20,7 @@ export class WebhookSubscriptionResponse {
   url!: string;
 
   @ApiProperty({
-    description:
-      'The secret that signs every notification (`whsec_` + base64 of 32 random bytes). Returned by subscribe and rotate-key only; store it safely.',
+    description: 'The secret that signs every notification (`whsec_` + base64 of 32 random bytes). Returned by subscribe and rotate-key only; store it safely.',
     example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw6T3J8bqJm3E=',
   })
   signatureKey!: string;
