@@ -1,10 +1,9 @@
 import { Command } from '@nestjs/cqrs';
-import { CommandContext } from '@billing/event-store';
-import { Versioned } from '@billing/platform';
-import { PriceView } from '../views';
+import { CommandContext, Written } from '@billing/event-store';
+import { ExistingPrice } from '../domain';
 
 /** PUT /prices/{priceId}/archive. */
-export class ArchivePriceCommand extends Command<Versioned<PriceView>> {
+export class ArchivePriceCommand extends Command<Written<ExistingPrice>> {
   constructor(
     readonly environmentId: string,
     readonly priceId: string,

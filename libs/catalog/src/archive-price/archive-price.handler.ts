@@ -1,16 +1,14 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandPath } from '@billing/event-store';
-import { Versioned } from '@billing/platform';
-import { decideArchivePrice, existingPrice, priceEvolver } from '../domain';
+import { CommandPath, Written } from '@billing/event-store';
+import { decideArchivePrice, ExistingPrice, existingPrice, priceEvolver } from '../domain';
 import { priceStream } from '../streams';
-import { PriceView, toPriceView } from '../views';
 import { ArchivePriceCommand } from './archive-price.command';
 
 @CommandHandler(ArchivePriceCommand)
-export class ArchivePriceHandler implements ICommandHandler<ArchivePriceCommand, Versioned<PriceView>> {
+export class ArchivePriceHandler implements ICommandHandler<ArchivePriceCommand, Written<ExistingPrice>> {
   constructor(private readonly commands: CommandPath) {}
 
-  async execute({ environmentId, priceId, context, expectedVersion }: ArchivePriceCommand): Promise<Versioned<PriceView>> {
+  async execute({ environmentId, priceId, context, expectedVersion }: ArchivePriceCommand): Promise<Written<ExistingPrice>> {
     const { state, version } = await this.commands.handle(
       priceStream(environmentId, priceId),
       priceEvolver,
@@ -18,6 +16,6 @@ export class ArchivePriceHandler implements ICommandHandler<ArchivePriceCommand,
       context,
       { expectedVersion },
     );
-    return new Versioned(toPriceView(existingPrice(state, priceId)), version);
+    return { id: priceId, version, state: existingPrice(state, priceId) };
   }
 }

@@ -1,11 +1,9 @@
 import { Command } from '@nestjs/cqrs';
-import { CommandContext } from '@billing/event-store';
-import { Versioned } from '@billing/platform';
-import { CreatePriceInput } from '../domain';
-import { PriceView } from '../views';
+import { CommandContext, Written } from '@billing/event-store';
+import { CreatePriceInput, ExistingPrice } from '../domain';
 
 /** POST /prices, with the body already validated (validateCreatePrice). */
-export class CreatePriceCommand extends Command<Versioned<PriceView>> {
+export class CreatePriceCommand extends Command<Written<ExistingPrice>> {
   constructor(
     readonly environmentId: string,
     readonly input: CreatePriceInput,

@@ -1,10 +1,8 @@
 import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
-import { CommandPath } from '@billing/event-store';
-import { Versioned } from '@billing/platform';
-import { decideCreatePrice, existingPrice, priceEvolver, productEvolver } from '../domain';
+import { CommandPath, Written } from '@billing/event-store';
+import { decideCreatePrice, ExistingPrice, existingPrice, priceEvolver, productEvolver } from '../domain';
 import { BillableMetricExistsQuery } from '../ports';
 import { priceStream, productStream } from '../streams';
-import { PriceView, toPriceView } from '../views';
 import { CreatePriceCommand } from './create-price.command';
 
 /**
@@ -15,13 +13,13 @@ import { CreatePriceCommand } from './create-price.command';
  * deleted either).
  */
 @CommandHandler(CreatePriceCommand)
-export class CreatePriceHandler implements ICommandHandler<CreatePriceCommand, Versioned<PriceView>> {
+export class CreatePriceHandler implements ICommandHandler<CreatePriceCommand, Written<ExistingPrice>> {
   constructor(
     private readonly commands: CommandPath,
     private readonly queries: QueryBus,
   ) {}
 
-  async execute({ environmentId, input, context }: CreatePriceCommand): Promise<Versioned<PriceView>> {
+  async execute({ environmentId, input, context }: CreatePriceCommand): Promise<Written<ExistingPrice>> {
     const priceId = context.meta.newId();
     const productExists = input.productId !== null && (await this.commands.load(productStream(environmentId, input.productId), productEvolver)).version > 0;
     const { metricCode } = input;
@@ -33,6 +31,6 @@ export class CreatePriceHandler implements ICommandHandler<CreatePriceCommand, V
       context,
       { newStream: true },
     );
-    return new Versioned(toPriceView(existingPrice(state, priceId)), version);
+    return { id: priceId, version, state: existingPrice(state, priceId) };
   }
 }

@@ -1,11 +1,9 @@
 import { Command } from '@nestjs/cqrs';
-import { CommandContext } from '@billing/event-store';
-import { Versioned } from '@billing/platform';
-import { CreateProductInput } from '../domain';
-import { ProductView } from '../views';
+import { CommandContext, Written } from '@billing/event-store';
+import { CreateProductInput, ExistingProduct } from '../domain';
 
 /** POST /products, with the body already validated (validateCreateProduct). */
-export class CreateProductCommand extends Command<Versioned<ProductView>> {
+export class CreateProductCommand extends Command<Written<ExistingProduct>> {
   constructor(
     readonly environmentId: string,
     readonly input: CreateProductInput,

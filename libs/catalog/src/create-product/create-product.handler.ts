@@ -1,16 +1,14 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandPath } from '@billing/event-store';
-import { Versioned } from '@billing/platform';
-import { decideCreateProduct, existingProduct, productEvolver } from '../domain';
+import { CommandPath, Written } from '@billing/event-store';
+import { decideCreateProduct, ExistingProduct, existingProduct, productEvolver } from '../domain';
 import { productStream } from '../streams';
-import { ProductView, toProductView } from '../views';
 import { CreateProductCommand } from './create-product.command';
 
 @CommandHandler(CreateProductCommand)
-export class CreateProductHandler implements ICommandHandler<CreateProductCommand, Versioned<ProductView>> {
+export class CreateProductHandler implements ICommandHandler<CreateProductCommand, Written<ExistingProduct>> {
   constructor(private readonly commands: CommandPath) {}
 
-  async execute({ environmentId, input, context }: CreateProductCommand): Promise<Versioned<ProductView>> {
+  async execute({ environmentId, input, context }: CreateProductCommand): Promise<Written<ExistingProduct>> {
     const productId = context.meta.newId();
     const { state, version } = await this.commands.handle(
       productStream(environmentId, productId),
@@ -19,6 +17,6 @@ export class CreateProductHandler implements ICommandHandler<CreateProductComman
       context,
       { newStream: true },
     );
-    return new Versioned(toProductView(existingProduct(state, productId)), version);
+    return { id: productId, version, state: existingProduct(state, productId) };
   }
 }

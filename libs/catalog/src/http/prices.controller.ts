@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Written } from '@billing/event-store';
 import {
   ApiNoInput,
   ApiPageQuery,
@@ -16,7 +17,7 @@ import {
   Versioned,
 } from '@billing/platform';
 import { NotFoundError } from '@billing/shared-kernel';
-import { Quote, quotePrice, validateCreatePrice } from '../domain';
+import { ExistingPrice, Quote, quotePrice, validateCreatePrice } from '../domain';
 import { ArchivePriceCommand } from '../archive-price/archive-price.command';
 import { CreatePriceCommand } from '../create-price/create-price.command';
 import { CreatePriceBody } from '../create-price/create-price.dto';
@@ -24,7 +25,7 @@ import { QuoteDto, QuotePriceBody } from '../quote-price/quote-price.dto';
 import { CatalogReadModel } from '../read-model/catalog-read-model';
 import { UpdatePriceCommand } from '../update-price/update-price.command';
 import { UpdatePriceBody } from '../update-price/update-price.dto';
-import { PriceView } from '../views';
+import { PriceView, toPriceView } from '../views';
 import { PriceDto, PricePageDto } from './price.dto';
 import { parsePriceListQuery } from './request-parsing';
 
@@ -61,8 +62,8 @@ export class PricesController {
   @ApiResponse({ status: 422, ...problemResponse('Invalid body (every field error with its JSON pointer), or productId names no product of this environment') })
   async create(@Caller() caller: CallerContext, @Body() body: unknown): Promise<Versioned<PriceView>> {
     const input = validateCreatePrice(body);
-    const { resource, version } = await this.commands.execute(new CreatePriceCommand(caller.environmentId, input, commandContext(caller, this.clock)));
-    return new Versioned(resource, version, `/prices/${resource.id}`);
+    const written = await this.commands.execute(new CreatePriceCommand(caller.environmentId, input, commandContext(caller, this.clock)));
+    return answer(written, `/prices/${written.id}`);
   }
 
   @Get()
@@ -99,13 +100,15 @@ export class PricesController {
   @ApiResponse({ status: 404, ...problemResponse('No such price in this environment') })
   @ApiResponse({ status: 409, ...problemResponse('The price is archived (price-archived), or If-Match is stale (version-conflict)') })
   @ApiResponse({ status: 422, ...problemResponse('Invalid body (every field error with its JSON pointer), or a malformed If-Match (/headers/if-match)') })
-  update(
+  async update(
     @Caller() caller: CallerContext,
     @Param('priceId', PRICE_ID_PIPE) priceId: string,
     @Body() body: unknown,
     @IfMatch() expectedVersion: number | undefined,
   ): Promise<Versioned<PriceView>> {
-    return this.commands.execute(new UpdatePriceCommand(caller.environmentId, priceId, body, commandContext(caller, this.clock), expectedVersion));
+    return answer(
+      await this.commands.execute(new UpdatePriceCommand(caller.environmentId, priceId, body, commandContext(caller, this.clock), expectedVersion)),
+    );
   }
 
   @ApiNoInput()
@@ -118,14 +121,14 @@ export class PricesController {
   @ApiResponse({ status: 404, ...problemResponse('No such price in this environment') })
   @ApiResponse({ status: 409, ...problemResponse('Already archived (price-archived), or If-Match is stale (version-conflict)') })
   @ApiResponse({ status: 422, ...problemResponse('A body with any property, or a malformed If-Match (/headers/if-match)') })
-  archive(
+  async archive(
     @Caller() caller: CallerContext,
     @Param('priceId', PRICE_ID_PIPE) priceId: string,
     @Body() body: unknown,
     @IfMatch() expectedVersion: number | undefined,
   ): Promise<Versioned<PriceView>> {
     assertNoInput(body);
-    return this.commands.execute(new ArchivePriceCommand(caller.environmentId, priceId, commandContext(caller, this.clock), expectedVersion));
+    return answer(await this.commands.execute(new ArchivePriceCommand(caller.environmentId, priceId, commandContext(caller, this.clock), expectedVersion)));
   }
 
   @Post(':priceId/quote')
@@ -149,4 +152,9 @@ export class PricesController {
     if (!price) throw new NotFoundError('price', priceId);
     return price;
   }
+}
+
+/** A write's answer: the price as its command left it (not read back), with its version for the ETag. */
+function answer({ version, state }: Written<ExistingPrice>, location?: string): Versioned<PriceView> {
+  return new Versioned(toPriceView(state), version, location);
 }

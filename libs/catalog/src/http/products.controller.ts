@@ -1,13 +1,14 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Written } from '@billing/event-store';
 import { ApiPageQuery, Caller, CallerContext, Clock, commandContext, Page, problemResponse, ResourceIdPipe, Versioned } from '@billing/platform';
 import { NotFoundError } from '@billing/shared-kernel';
-import { validateCreateProduct } from '../domain';
+import { ExistingProduct, validateCreateProduct } from '../domain';
 import { CreateProductCommand } from '../create-product/create-product.command';
 import { CreateProductBody } from '../create-product/create-product.dto';
 import { CatalogReadModel } from '../read-model/catalog-read-model';
-import { ProductView } from '../views';
+import { ProductView, toProductView } from '../views';
 import { ProductDto, ProductPageDto } from './product.dto';
 import { parseProductListQuery } from './request-parsing';
 
@@ -33,8 +34,8 @@ export class ProductsController {
   @ApiResponse({ status: 422, ...problemResponse('Invalid body (every field error with its JSON pointer)') })
   async create(@Caller() caller: CallerContext, @Body() body: unknown): Promise<Versioned<ProductView>> {
     const input = validateCreateProduct(body);
-    const { resource, version } = await this.commands.execute(new CreateProductCommand(caller.environmentId, input, commandContext(caller, this.clock)));
-    return new Versioned(resource, version, `/products/${resource.id}`);
+    const written = await this.commands.execute(new CreateProductCommand(caller.environmentId, input, commandContext(caller, this.clock)));
+    return answer(written, `/products/${written.id}`);
   }
 
   @Get()
@@ -56,4 +57,9 @@ export class ProductsController {
     if (!product) throw new NotFoundError('product', productId);
     return product;
   }
+}
+
+/** A write's answer: the product as its command left it, with its version for the ETag. */
+function answer({ version, state }: Written<ExistingProduct>, location?: string): Versioned<ProductView> {
+  return new Versioned(toProductView(state), version, location);
 }

@@ -1,7 +1,6 @@
 import { Command } from '@nestjs/cqrs';
-import { CommandContext } from '@billing/event-store';
-import { Versioned } from '@billing/platform';
-import { PriceView } from '../views';
+import { CommandContext, Written } from '@billing/event-store';
+import { ExistingPrice } from '../domain';
 
 /**
  * PUT /prices/{priceId}: partial update of name, termCount, description and
@@ -9,7 +8,7 @@ import { PriceView } from '../views';
  * price (model, purchase), so decideUpdatePrice validates it after the 404
  * and 409 checks, reporting every field error at once.
  */
-export class UpdatePriceCommand extends Command<Versioned<PriceView>> {
+export class UpdatePriceCommand extends Command<Written<ExistingPrice>> {
   constructor(
     readonly environmentId: string,
     readonly priceId: string,

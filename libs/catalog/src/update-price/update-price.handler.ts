@@ -1,17 +1,15 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandPath } from '@billing/event-store';
-import { Versioned } from '@billing/platform';
-import { decideUpdatePrice, existingPrice, priceEvolver } from '../domain';
+import { CommandPath, Written } from '@billing/event-store';
+import { decideUpdatePrice, ExistingPrice, existingPrice, priceEvolver } from '../domain';
 import { priceStream } from '../streams';
-import { PriceView, toPriceView } from '../views';
 import { UpdatePriceCommand } from './update-price.command';
 
 /** An update that changes nothing writes nothing and answers the current version. */
 @CommandHandler(UpdatePriceCommand)
-export class UpdatePriceHandler implements ICommandHandler<UpdatePriceCommand, Versioned<PriceView>> {
+export class UpdatePriceHandler implements ICommandHandler<UpdatePriceCommand, Written<ExistingPrice>> {
   constructor(private readonly commands: CommandPath) {}
 
-  async execute({ environmentId, priceId, body, context, expectedVersion }: UpdatePriceCommand): Promise<Versioned<PriceView>> {
+  async execute({ environmentId, priceId, body, context, expectedVersion }: UpdatePriceCommand): Promise<Written<ExistingPrice>> {
     const { state, version } = await this.commands.handle(
       priceStream(environmentId, priceId),
       priceEvolver,
@@ -19,6 +17,6 @@ export class UpdatePriceHandler implements ICommandHandler<UpdatePriceCommand, V
       context,
       { expectedVersion },
     );
-    return new Versioned(toPriceView(existingPrice(state, priceId)), version);
+    return { id: priceId, version, state: existingPrice(state, priceId) };
   }
 }

@@ -1,16 +1,15 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandPath } from '@billing/event-store';
-import { Versioned } from '@billing/platform';
+import { CommandPath, Written } from '@billing/event-store';
 import { BillableMetric, billableMetricEvolver, decideCreateBillableMetric, validateMetricBody } from '../domain';
 import { billableMetricId, billableMetricStream } from '../streams';
 import { CreateBillableMetricCommand } from './create-billable-metric.command';
 
 /** The metric's stream is named by its code (uuid v5), so a code is created once; a taken one is a 409. */
 @CommandHandler(CreateBillableMetricCommand)
-export class CreateBillableMetricHandler implements ICommandHandler<CreateBillableMetricCommand, Versioned<BillableMetric>> {
+export class CreateBillableMetricHandler implements ICommandHandler<CreateBillableMetricCommand, Written<BillableMetric>> {
   constructor(private readonly commands: CommandPath) {}
 
-  async execute({ environmentId, body, context }: CreateBillableMetricCommand): Promise<Versioned<BillableMetric>> {
+  async execute({ environmentId, body, context }: CreateBillableMetricCommand): Promise<Written<BillableMetric>> {
     const { code } = validateMetricBody(body);
     const metricId = billableMetricId(environmentId, code);
     const { state, version } = await this.commands.handle(
@@ -19,6 +18,6 @@ export class CreateBillableMetricHandler implements ICommandHandler<CreateBillab
       (current) => decideCreateBillableMetric({ metricId, body }, current, context.meta),
       context,
     );
-    return new Versioned(state as BillableMetric, version, `/billable-metrics/${encodeURIComponent(code)}`);
+    return { id: code, version, state: state as BillableMetric };
   }
 }

@@ -78,10 +78,8 @@ export class UsageController {
   @ApiResponse({ status: 409, ...problemResponse('The code exists already (billable-metric-exists)') })
   @ApiResponse({ status: 422, ...problemResponse('Invalid body (every field error with its JSON pointer)') })
   async createMetric(@Caller() caller: CallerContext, @Body() body: unknown): Promise<Versioned<BillableMetricView>> {
-    const { resource, version, location } = await this.bus.execute(
-      new CreateBillableMetricCommand(caller.environmentId, body, commandContext(caller, this.clock)),
-    );
-    return new Versioned(metricView(resource), version, location);
+    const { id, version, state } = await this.bus.execute(new CreateBillableMetricCommand(caller.environmentId, body, commandContext(caller, this.clock)));
+    return new Versioned(metricView(state), version, `/billable-metrics/${encodeURIComponent(id)}`);
   }
 
   @Get('billable-metrics')
@@ -125,8 +123,8 @@ export class UsageController {
   @ApiResponse({ status: 200, description: 'The settings', type: UsageSettingsDto, headers: ETAG })
   @ApiResponse({ status: 422, ...problemResponse('Invalid body') })
   async setSettings(@Caller() caller: CallerContext, @Body() body: unknown): Promise<Versioned<UsageSettingsView>> {
-    const { resource, version } = await this.bus.execute(new SetUsageSettingsCommand(caller.environmentId, body, commandContext(caller, this.clock)));
-    return new Versioned(settingsView(resource), version);
+    const { version, state } = await this.bus.execute(new SetUsageSettingsCommand(caller.environmentId, body, commandContext(caller, this.clock)));
+    return new Versioned(settingsView(state), version);
   }
 
   @Post('usage-events')

@@ -1,11 +1,9 @@
 import { Command } from '@nestjs/cqrs';
-import { CommandContext } from '@billing/event-store';
-import { Versioned } from '@billing/platform';
-import { TemplateGroupInput } from '../domain';
-import { TemplateGroupView } from '../views';
+import { CommandContext, Written } from '@billing/event-store';
+import { TemplateGroup, TemplateGroupInput } from '../domain';
 
 /** POST /templates with the body already validated: a group holding the built-in content of every type. */
-export class CreateTemplateGroupCommand extends Command<Versioned<TemplateGroupView>> {
+export class CreateTemplateGroupCommand extends Command<Written<TemplateGroup>> {
   constructor(
     readonly environmentId: string,
     readonly input: TemplateGroupInput,

@@ -1,17 +1,15 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandPath } from '@billing/event-store';
-import { Versioned } from '@billing/platform';
-import { decideCreateTemplateGroup, templateGroupEvolver } from '../domain';
+import { CommandPath, Written } from '@billing/event-store';
+import { decideCreateTemplateGroup, existingTemplateGroup, TemplateGroup, templateGroupEvolver } from '../domain';
 import { BUILT_IN_TEMPLATES } from '../rendering/default-templates';
 import { templateGroupStream } from '../streams';
-import { TemplateGroupView, templateGroupViewOf } from '../views';
 import { CreateTemplateGroupCommand } from './create-template-group.command';
 
 @CommandHandler(CreateTemplateGroupCommand)
-export class CreateTemplateGroupHandler implements ICommandHandler<CreateTemplateGroupCommand, Versioned<TemplateGroupView>> {
+export class CreateTemplateGroupHandler implements ICommandHandler<CreateTemplateGroupCommand, Written<TemplateGroup>> {
   constructor(private readonly commands: CommandPath) {}
 
-  async execute({ environmentId, input, context }: CreateTemplateGroupCommand): Promise<Versioned<TemplateGroupView>> {
+  async execute({ environmentId, input, context }: CreateTemplateGroupCommand): Promise<Written<TemplateGroup>> {
     const templateGroupId = context.meta.newId();
     const { state, version } = await this.commands.handle(
       templateGroupStream(environmentId, templateGroupId),
@@ -20,6 +18,6 @@ export class CreateTemplateGroupHandler implements ICommandHandler<CreateTemplat
       context,
       { newStream: true },
     );
-    return new Versioned(templateGroupViewOf(state)!, version, `/templates/${templateGroupId}`);
+    return { id: templateGroupId, version, state: existingTemplateGroup(state, templateGroupId) };
   }
 }

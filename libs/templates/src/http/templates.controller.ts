@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { CommandPath } from '@billing/event-store';
+import { CommandPath, Written } from '@billing/event-store';
 import {
   ApiNoInput,
   ApiPageQuery,
@@ -19,7 +19,7 @@ import {
   Versioned,
 } from '@billing/platform';
 import { childPointer, NotFoundError, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
-import { defaultTemplateGroupEvolver, validateTemplateGroupInput } from '../domain';
+import { defaultTemplateGroupEvolver, TemplateGroup, validateTemplateGroupInput } from '../domain';
 import { CreateTemplateGroupCommand } from '../create-template-group/create-template-group.command';
 import { resolveLocale } from '../rendering/formatting';
 import { TemplatesReadModel } from '../read-model/templates.read-model';
@@ -27,7 +27,7 @@ import { SetDefaultTemplateGroupCommand } from '../set-default-group/set-default
 import { defaultTemplateGroupStream } from '../streams';
 import { UpdateTemplateContentCommand } from '../update-template-content/update-template-content.command';
 import { UpdateTemplateGroupCommand } from '../update-template-group/update-template-group.command';
-import { TemplateGroupView, withDefault } from '../views';
+import { TemplateGroupView, templateGroupViewOf, withDefault } from '../views';
 import { TemplateContentBody, TemplateGroupBody, TemplateGroupDto, TemplateGroupPageDto } from './template.dto';
 
 const ETAG = { etag: { description: 'the version of the template group', schema: { type: 'string', example: '"1"' } } };
@@ -64,7 +64,7 @@ export class TemplatesController {
   async create(@Caller() caller: CallerContext, @Body() body: unknown): Promise<Versioned<TemplateGroupView>> {
     const input = validateTemplateGroupInput(body, resolveLocale);
     const created = await this.commands.execute(new CreateTemplateGroupCommand(caller.environmentId, input, commandContext(caller, this.clock)));
-    return new Versioned(withDefault(created.resource, await this.defaultGroupId(caller.environmentId)), created.version, created.location);
+    return answer(created, await this.defaultGroupId(caller.environmentId), `/templates/${created.id}`);
   }
 
   @Get()
@@ -111,7 +111,7 @@ export class TemplatesController {
     const updated = await this.commands.execute(
       new UpdateTemplateGroupCommand(caller.environmentId, templateGroupId, input, expectedVersion, commandContext(caller, this.clock)),
     );
-    return new Versioned(withDefault(updated.resource, await this.defaultGroupId(caller.environmentId)), updated.version);
+    return answer(updated, await this.defaultGroupId(caller.environmentId));
   }
 
   @Put(':templateGroupId/templates/:templateId')
@@ -159,7 +159,7 @@ export class TemplatesController {
         commandContext(caller, this.clock),
       ),
     );
-    return new Versioned(withDefault(updated.resource, await this.defaultGroupId(caller.environmentId)), updated.version);
+    return answer(updated, await this.defaultGroupId(caller.environmentId));
   }
 
   @ApiNoInput()
@@ -173,16 +173,25 @@ export class TemplatesController {
   @ApiResponse({ status: 200, description: 'The template group (isDefault: true)', type: TemplateGroupDto, headers: ETAG })
   @ApiResponse({ status: 404, ...problemResponse('No such template group in this environment') })
   @ApiResponse({ status: 422, ...problemResponse('A body with any property') })
-  setDefault(
+  async setDefault(
     @Caller() caller: CallerContext,
     @Param('templateGroupId', GROUP_ID_PIPE) templateGroupId: string,
     @Body() body: unknown,
   ): Promise<Versioned<TemplateGroupView>> {
     assertNoInput(body);
-    return this.commands.execute(new SetDefaultTemplateGroupCommand(caller.environmentId, templateGroupId, commandContext(caller, this.clock)));
+    const group = await this.commands.execute(new SetDefaultTemplateGroupCommand(caller.environmentId, templateGroupId, commandContext(caller, this.clock)));
+    return answer(group, group.id);
   }
 
   private async defaultGroupId(environmentId: string): Promise<string | null> {
     return (await this.path.load(defaultTemplateGroupStream(environmentId), defaultTemplateGroupEvolver)).state.templateGroupId;
   }
+}
+
+/**
+ * A write's answer: the group as its command left it, marked default when it
+ * is the environment's default group, with its version for the ETag.
+ */
+function answer({ version, state }: Written<TemplateGroup>, defaultGroupId: string | null, location?: string): Versioned<TemplateGroupView> {
+  return new Versioned(withDefault(templateGroupViewOf(state)!, defaultGroupId), version, location);
 }

@@ -1,18 +1,16 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandPath } from '@billing/event-store';
-import { Versioned } from '@billing/platform';
-import { decideSetDefaultTemplateGroup, defaultTemplateGroupEvolver, existingTemplateGroup, templateGroupEvolver } from '../domain';
+import { CommandPath, Written } from '@billing/event-store';
+import { decideSetDefaultTemplateGroup, defaultTemplateGroupEvolver, existingTemplateGroup, TemplateGroup, templateGroupEvolver } from '../domain';
 import { defaultTemplateGroupStream, templateGroupStream } from '../streams';
-import { TemplateGroupView, templateGroupViewOf, withDefault } from '../views';
 import { SetDefaultTemplateGroupCommand } from './set-default-group.command';
 
 @CommandHandler(SetDefaultTemplateGroupCommand)
-export class SetDefaultTemplateGroupHandler implements ICommandHandler<SetDefaultTemplateGroupCommand, Versioned<TemplateGroupView>> {
+export class SetDefaultTemplateGroupHandler implements ICommandHandler<SetDefaultTemplateGroupCommand, Written<TemplateGroup>> {
   constructor(private readonly commands: CommandPath) {}
 
-  async execute({ environmentId, templateGroupId, context }: SetDefaultTemplateGroupCommand): Promise<Versioned<TemplateGroupView>> {
+  async execute({ environmentId, templateGroupId, context }: SetDefaultTemplateGroupCommand): Promise<Written<TemplateGroup>> {
     const loaded = await this.commands.load(templateGroupStream(environmentId, templateGroupId), templateGroupEvolver);
-    existingTemplateGroup(loaded.state, templateGroupId);
+    const group = existingTemplateGroup(loaded.state, templateGroupId);
     await this.commands.handle(
       defaultTemplateGroupStream(environmentId),
       defaultTemplateGroupEvolver,
@@ -20,6 +18,6 @@ export class SetDefaultTemplateGroupHandler implements ICommandHandler<SetDefaul
       context,
       { conflicts: { retries: 1 } },
     );
-    return new Versioned(withDefault(templateGroupViewOf(loaded.state)!, templateGroupId), loaded.version);
+    return { id: templateGroupId, version: loaded.version, state: group };
   }
 }

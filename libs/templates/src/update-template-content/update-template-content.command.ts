@@ -1,7 +1,6 @@
 import { Command } from '@nestjs/cqrs';
-import { CommandContext } from '@billing/event-store';
-import { Versioned } from '@billing/platform';
-import { TemplateGroupView } from '../views';
+import { CommandContext, Written } from '@billing/event-store';
+import { TemplateGroup } from '../domain';
 
 /**
  * PUT /templates/{groupId}/templates/{templateId} `{content}`: saved only when
@@ -9,7 +8,7 @@ import { TemplateGroupView } from '../views';
  * booking's render has (a template that would be stopped at every booking is
  * refused here, where its author sees why).
  */
-export class UpdateTemplateContentCommand extends Command<Versioned<TemplateGroupView>> {
+export class UpdateTemplateContentCommand extends Command<Written<TemplateGroup>> {
   constructor(
     readonly environmentId: string,
     readonly templateGroupId: string,

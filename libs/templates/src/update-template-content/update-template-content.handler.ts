@@ -1,24 +1,22 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandPath } from '@billing/event-store';
-import { Versioned } from '@billing/platform';
+import { CommandPath, Written } from '@billing/event-store';
 import { ValidationError } from '@billing/shared-kernel';
-import { decideUpdateTemplateContent, TemplateContentUpdatedData, TemplateGroup, templateGroupEvolver } from '../domain';
+import { decideUpdateTemplateContent, existingTemplateGroup, TemplateContentUpdatedData, TemplateGroup, templateGroupEvolver } from '../domain';
 import { documentTypeOf } from '../rendering/render-document';
 import { checkTemplateSyntax, TemplateRenderError } from '../rendering/liquid-sandbox';
 import { RenderPool } from '../rendering/render-pool';
 import { SAMPLE_INVOICE } from '../rendering/sample-invoice';
 import { templateGroupStream } from '../streams';
-import { TemplateGroupView, templateGroupViewOf } from '../views';
 import { UpdateTemplateContentCommand } from './update-template-content.command';
 
 @CommandHandler(UpdateTemplateContentCommand)
-export class UpdateTemplateContentHandler implements ICommandHandler<UpdateTemplateContentCommand, Versioned<TemplateGroupView>> {
+export class UpdateTemplateContentHandler implements ICommandHandler<UpdateTemplateContentCommand, Written<TemplateGroup>> {
   constructor(
     private readonly commands: CommandPath,
     private readonly renderer: RenderPool,
   ) {}
 
-  async execute(command: UpdateTemplateContentCommand): Promise<Versioned<TemplateGroupView>> {
+  async execute(command: UpdateTemplateContentCommand): Promise<Written<TemplateGroup>> {
     const { environmentId, templateGroupId, templateId, content, expectedVersion, context } = command;
     const stream = templateGroupStream(environmentId, templateGroupId);
     const update = { templateGroupId, templateId, content, syntax: checkTemplateSyntax };
@@ -33,7 +31,7 @@ export class UpdateTemplateContentHandler implements ICommandHandler<UpdateTempl
       context,
       { expectedVersion, conflicts: { retries: 1 } },
     );
-    return new Versioned(templateGroupViewOf(state)!, version);
+    return { id: templateGroupId, version, state: existingTemplateGroup(state, templateGroupId) };
   }
 
   /**

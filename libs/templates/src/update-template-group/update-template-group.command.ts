@@ -1,11 +1,9 @@
 import { Command } from '@nestjs/cqrs';
-import { CommandContext } from '@billing/event-store';
-import { Versioned } from '@billing/platform';
-import { TemplateGroupInput } from '../domain';
-import { TemplateGroupView } from '../views';
+import { CommandContext, Written } from '@billing/event-store';
+import { TemplateGroup, TemplateGroupInput } from '../domain';
 
 /** PUT /templates/{id} `{name, locale?}` (an absent locale is `en`, as on creation: PUT replaces). */
-export class UpdateTemplateGroupCommand extends Command<Versioned<TemplateGroupView>> {
+export class UpdateTemplateGroupCommand extends Command<Written<TemplateGroup>> {
   constructor(
     readonly environmentId: string,
     readonly templateGroupId: string,

@@ -1,16 +1,14 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandPath } from '@billing/event-store';
-import { Versioned } from '@billing/platform';
-import { decideUpdateTemplateGroup, templateGroupEvolver } from '../domain';
+import { CommandPath, Written } from '@billing/event-store';
+import { decideUpdateTemplateGroup, existingTemplateGroup, TemplateGroup, templateGroupEvolver } from '../domain';
 import { templateGroupStream } from '../streams';
-import { TemplateGroupView, templateGroupViewOf } from '../views';
 import { UpdateTemplateGroupCommand } from './update-template-group.command';
 
 @CommandHandler(UpdateTemplateGroupCommand)
-export class UpdateTemplateGroupHandler implements ICommandHandler<UpdateTemplateGroupCommand, Versioned<TemplateGroupView>> {
+export class UpdateTemplateGroupHandler implements ICommandHandler<UpdateTemplateGroupCommand, Written<TemplateGroup>> {
   constructor(private readonly commands: CommandPath) {}
 
-  async execute({ environmentId, templateGroupId, input, expectedVersion, context }: UpdateTemplateGroupCommand): Promise<Versioned<TemplateGroupView>> {
+  async execute({ environmentId, templateGroupId, input, expectedVersion, context }: UpdateTemplateGroupCommand): Promise<Written<TemplateGroup>> {
     const { state, version } = await this.commands.handle(
       templateGroupStream(environmentId, templateGroupId),
       templateGroupEvolver,
@@ -18,6 +16,6 @@ export class UpdateTemplateGroupHandler implements ICommandHandler<UpdateTemplat
       context,
       { expectedVersion, conflicts: { retries: 1 } },
     );
-    return new Versioned(templateGroupViewOf(state)!, version);
+    return { id: templateGroupId, version, state: existingTemplateGroup(state, templateGroupId) };
   }
 }
