@@ -36,6 +36,23 @@ const OWN_TRANSACTIONS = [
   'libs/payments/src/gateway/sandbox-gateway.ts', // the simulated provider's own records
 ];
 
+/**
+ * Commands that do not answer the one result shape, `Written<State>` (a
+ * resource's id, its stream's version and its state; the controller maps it
+ * to the view and the ETag). Each answers something other than one resource
+ * at a version: a batch's per-event results, a cancelled usage event (no
+ * stream version is its ETag), nothing at all, or a webhook subscription with
+ * its signing key, which exists in the answer only. No other command may join.
+ */
+const OTHER_RESULTS = [
+  'IngestUsageEventsCommand',
+  'CancelUsageEventCommand',
+  'SubscribeWebhookCommand',
+  'RotateWebhookKeyCommand',
+  'UnsubscribeWebhookCommand',
+  'RedeliverNotificationCommand',
+];
+
 describe('the one write path', () => {
   it('finds the command handlers', () => {
     expect(handlers.length).toBeGreaterThanOrEqual(30);
@@ -55,6 +72,20 @@ describe('the one write path', () => {
       expect(delegates.some((pattern) => pattern.test(text))).toBe(true);
     },
   );
+
+  it.each(handlers.filter(({ command }) => !OTHER_RESULTS.includes(command)).map((handler) => [handler.command, handler]))(
+    '%s answers the one result shape, Written<State>',
+    (_name, { command }) => {
+      expect(files.filter((file) => new RegExp(`export class ${command} extends Command<Written<\\w+>>`).test(file.text))).toHaveLength(1);
+    },
+  );
+
+  it('lists as answering another shape only commands that exist and do not answer Written', () => {
+    for (const command of OTHER_RESULTS) {
+      expect(handlers.map((handler) => handler.command)).toContain(command);
+      expect(files.some((file) => new RegExp(`export class ${command} extends Command<Written<`).test(file.text))).toBe(false);
+    }
+  });
 
   it('leaves appending and write transactions to the event store: nothing else appends or opens its own', () => {
     const writes = /eventStore\.append\(|toNewEvents\(|inTransaction\(|new CommandSession\(|\.transaction\(/;
