@@ -109,17 +109,29 @@ export async function viewRows<State, Event extends DomainEvent, View>(
 ): Promise<ViewRow<State, View>[]> {
   const rows: ViewRow<State, View>[] = [];
   for (const stream of await streamBatches<State>(events, model.streamType, model.table, tx)) {
-    let state = stream.stored ?? model.evolver.initialState();
-    let position: string | null = null;
-    for (const event of stream.events) {
-      state = model.evolver.evolve(state, { type: event.type, schemaVersion: event.schemaVersion, data: event.data } as Event);
-      if (position === null && model.toView(state) !== null) position = event.globalPosition;
-    }
+    const { state, position } = foldEvents(positioned(model), stream.events, { state: stream.stored ?? model.evolver.initialState(), position: null });
     const view = model.toView(state);
     if (view === null || position === null) continue;
     rows.push({ environmentId: stream.environmentId, id: stream.id, position, version: stream.events[stream.events.length - 1].streamVersion, state, view });
   }
   return rows;
+}
+
+/**
+ * The table's evolver, also keeping the position of the event that made the
+ * stream showable (`toView` not null): a fold with `foldEvents` gives the
+ * latest state and that position at once.
+ */
+function positioned<State, Event extends DomainEvent, View>(
+  model: ViewTable<State, Event, View>,
+): Evolver<{ readonly state: State; readonly position: string | null }, RecordedEvent> {
+  return {
+    initialState: () => ({ state: model.evolver.initialState(), position: null }),
+    evolve: ({ state, position }, event) => {
+      const next = model.evolver.evolve(state, { type: event.type, schemaVersion: event.schemaVersion, data: event.data } as Event);
+      return { state: next, position: position ?? (model.toView(next) === null ? null : event.globalPosition) };
+    },
+  };
 }
 
 /**

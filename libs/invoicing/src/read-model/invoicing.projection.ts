@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import { formatScaledDecimal } from '@billing/shared-kernel';
+import { DomainEvent, Evolver, foldEvents, formatScaledDecimal } from '@billing/shared-kernel';
 import { Projection, queryRows, RecordedEvent, StoredEvent } from '@billing/event-store';
 import {
   InvoiceEvent,
@@ -83,18 +83,26 @@ type Rows<State> = Map<string, Row<State>>;
 
 const keyOf = (environmentId: string, id: string) => `${environmentId}/${id}`;
 
-/** Folds events onto their rows, in log order; an event the row already reflects is skipped. */
-function fold<State, Event>(
+/**
+ * Folds events onto their rows (`foldEvents`, each row's events in log
+ * order); an event the row already reflects is skipped.
+ */
+function fold<State, Event extends DomainEvent>(
   rows: Rows<State>,
   key: (event: RecordedEvent) => string,
   events: readonly RecordedEvent[],
-  evolve: (state: State, event: Event) => State,
+  evolver: Evolver<State, Event>,
 ) {
+  const fresh = new Map<Row<State>, Event[]>();
   for (const event of events) {
     const row = rows.get(key(event));
     if (!row || event.streamVersion <= row.version) continue;
-    row.state = evolve(row.state, { type: event.type, schemaVersion: event.schemaVersion, data: event.data } as Event);
     row.version = event.streamVersion;
+    const rowEvents = fresh.get(row) ?? fresh.set(row, []).get(row)!;
+    rowEvents.push({ type: event.type, schemaVersion: event.schemaVersion, data: event.data } as Event);
+  }
+  for (const [row, rowEvents] of fresh) {
+    row.state = foldEvents(evolver, rowEvents, row.state);
     row.changed = true;
   }
 }
@@ -124,7 +132,7 @@ async function evolveTaxCodes(events: readonly RecordedEvent[], tx: EntityManage
     const state = row?.state ?? taxCodeEvolver.initialState();
     rows.set(key, { environmentId: event.environmentId, streamId: event.streamId, before: state, state, version: row?.version ?? 0, changed: false });
   }
-  fold<TaxCodeState, TaxCodeEvent>(rows, taxCodeKey, events, taxCodeEvolver.evolve);
+  fold<TaxCodeState, TaxCodeEvent>(rows, taxCodeKey, events, taxCodeEvolver);
   return rows;
 }
 
@@ -230,7 +238,7 @@ async function evolveInvoices(
       rows.set(key, { environmentId: event.environmentId, streamId: event.streamId, before: state, state, version: 0, changed: false });
     }
   }
-  fold<InvoiceState, InvoiceEvent>(rows, invoiceKey, events, invoiceEvolver.evolve);
+  fold<InvoiceState, InvoiceEvent>(rows, invoiceKey, events, invoiceEvolver);
   return rows;
 }
 
@@ -251,11 +259,13 @@ async function foldLegacyRows(rows: readonly InvoiceRow[], tx: EntityManager): P
       order by e.environment_id, e.stream_id, e.stream_version`,
     [rows.map((row) => row.environment_id), rows.map((row) => row.id), rows.map((row) => row.version), INVOICE_STREAM],
   );
+  const streams = new Map<string, StoredEvent[]>();
   for (const event of events) {
     const key = keyOf(event.environment_id, event.stream_id);
-    const stored: StoredEvent = { type: event.type, schemaVersion: event.schema_version, data: event.data };
-    states.set(key, invoiceEvolver.evolve(states.get(key) ?? invoiceEvolver.initialState(), stored as InvoiceEvent));
+    const stream = streams.get(key) ?? streams.set(key, []).get(key)!;
+    stream.push({ type: event.type, schemaVersion: event.schema_version, data: event.data });
   }
+  for (const [key, stream] of streams) states.set(key, foldEvents(invoiceEvolver, stream as InvoiceEvent[]));
   return states;
 }
 
