@@ -11,8 +11,8 @@ import {
   PaymentFlow,
   paymentStream,
 } from '@billing/payments';
-import { FakeClock, startTestApp, TestApp } from '@billing/testing';
-import { eventually } from '../webhooks/webhook-test-kit';
+import { eventually, FakeClock, startTestApp, TestApp } from '@billing/testing';
+import { collectingSubscription, environmentCall } from './collection-kit';
 
 const STUCK = 120;
 
@@ -87,64 +87,23 @@ describe('The collection engine', () => {
 
   it(`issue 20 #3: ${STUCK} collections waiting on pending payments do not keep a due one from being charged`, async () => {
     const id = randomUUID();
-    const options = { environment: id, token: t.token([id]) };
-    const call = async (method: string, path: string, body?: unknown, expected?: number) => {
-      const response = await t.request(method, path, { ...options, body });
-      if (expected !== undefined && response.status !== expected) throw new Error(`${method} ${path}: ${response.status} ${response.text}`);
-      return response;
-    };
-    await call('POST', '/test-clock/advance', { to: '2026-01-20T12:00:00.000Z' }, 200);
-    await call('POST', '/paymentproviders/enable', { name: 'sandbox', credentials: { secretKey: 'sk_sandbox_stuck1234' } }, 200);
-    const product = (await call('POST', '/products', { name: 'Plan' }, 201)).body.id;
-    const price = (
-      await call(
-        'POST',
-        '/prices',
-        {
-          name: 'Monthly',
-          priceModel: 'fee',
-          pricing: { eur: { unitAmount: 2500 } },
-          purchase: 'recurring',
-          termCount: 1,
-          termUnit: 'month',
-          billingTiming: 'advance',
-          productId: product,
-        },
-        201,
-      )
-    ).body.id;
-    await call(
-      'POST',
-      '/subscriptions',
-      {
-        customer: { id: randomUUID(), handle: 'C-1', name: 'Acme' },
-        currency: 'EUR',
-        term: { start: '2026-02-01', end: null },
-        items: [{ priceId: price }],
-        paymentMethod: { provider: 'sandbox', token: 'tok_success' },
-      },
-      201,
-    );
+    const call = environmentCall(t, id);
+    await collectingSubscription(call, { secretKey: 'sk_sandbox_stuck1234', token: 'tok_success' });
     await seededCollections(id, STUCK, '2026-01-10T00:00:00.000Z', 'paying');
 
     await call('POST', '/test-clock/advance', { to: '2026-02-01T00:00:00.000Z' }, 200);
     const invoiceId = (await call('GET', '/invoices', undefined, 200)).body.items[0].id as string;
     const payments = await eventually(
-      async () => {
-        const items = (await call('GET', `/payments?filter=${encodeURIComponent(`invoiceId eq ${invoiceId}`)}`, undefined, 200)).body.items as any[];
-        return items.length === 1 && items[0].status === 'succeeded' ? items : null;
-      },
-      15_000,
-      'the due collection charged',
+      async () => (await call('GET', `/payments?filter=${encodeURIComponent(`invoiceId eq ${invoiceId}`)}`, undefined, 200)).body.items as any[],
+      (items) => items.length === 1 && items[0].status === 'succeeded',
+      { what: 'the due collection charged' },
     );
     expect(payments[0]).toMatchObject({ amount: 2500, provider: 'sandbox' });
     await eventually(
-      async () => {
-        const [row] = await t.dataSource.query(`select status from payment_collections where environment_id = $1 and invoice_id = $2`, [id, invoiceId]);
-        return row?.status === 'succeeded';
-      },
-      15_000,
-      'the due collection recorded as succeeded',
+      async () =>
+        (await t.dataSource.query(`select status from payment_collections where environment_id = $1 and invoice_id = $2`, [id, invoiceId]))[0]?.status,
+      (status) => status === 'succeeded',
+      { what: 'the due collection recorded as succeeded' },
     );
     const [stuck] = await t.dataSource.query(`select count(*)::int as n from payment_collections where environment_id = $1 and status = 'attempting'`, [id]);
     expect(stuck.n).toBe(STUCK);

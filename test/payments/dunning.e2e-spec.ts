@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { eventually, expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
+import { collectingSubscription, environmentCall } from './collection-kit';
 
 /**
  * Collecting subscription invoices automatically, driven by the test clock:
@@ -21,47 +22,8 @@ describe('Dunning: collecting subscription invoices on the test clock', () => {
 
   async function subscribedEnvironment(token: string, settings?: { retryDays: number[]; paymentTermsDays?: number }) {
     const id = randomUUID();
-    const options = { environment: id, token: t.token([id]) };
-    const call = async (method: string, path: string, body?: unknown, expected?: number) => {
-      const response = await t.request(method, path, { ...options, body });
-      if (expected !== undefined && response.status !== expected) throw new Error(`${method} ${path}: ${response.status} ${response.text}`);
-      return response;
-    };
-    await call('POST', '/test-clock/advance', { to: '2026-01-20T12:00:00.000Z' }, 200);
-    await call('POST', '/paymentproviders/enable', { name: 'sandbox', credentials: { secretKey: 'sk_sandbox_dunning1234' } }, 200);
-    if (settings) await call('PUT', '/paymentsettings', settings, 200);
-    const product = (await call('POST', '/products', { name: 'Plan' }, 201)).body.id;
-    const price = (
-      await call(
-        'POST',
-        '/prices',
-        {
-          name: 'Monthly',
-          priceModel: 'fee',
-          pricing: { eur: { unitAmount: 2500 } },
-          purchase: 'recurring',
-          termCount: 1,
-          termUnit: 'month',
-          billingTiming: 'advance',
-          productId: product,
-        },
-        201,
-      )
-    ).body.id;
-    const subscription = (
-      await call(
-        'POST',
-        '/subscriptions',
-        {
-          customer: { id: randomUUID(), handle: 'C-1', name: 'Acme' },
-          currency: 'EUR',
-          term: { start: '2026-02-01', end: null },
-          items: [{ priceId: price }],
-          paymentMethod: { provider: 'sandbox', token },
-        },
-        201,
-      )
-    ).body;
+    const call = environmentCall(t, id);
+    const subscription = await collectingSubscription(call, { secretKey: 'sk_sandbox_dunning1234', token, settings });
     expect(subscription.paymentMethod).toEqual({ provider: 'sandbox', tokenHint: expect.any(String) });
     expect(JSON.stringify(subscription)).not.toContain(token);
     await call('POST', '/test-clock/advance', { to: '2026-02-01T00:00:00.000Z' }, 200);

@@ -1,0 +1,49 @@
+import { randomUUID } from 'node:crypto';
+import { TestApp, TestResponse } from '@billing/testing';
+
+export type EnvironmentCall = (method: string, path: string, body?: unknown, expected?: number) => Promise<TestResponse>;
+
+/** Requests in one environment with a token for it; a status other than `expected` fails the test with the answer. */
+export function environmentCall(t: TestApp, environmentId: string): EnvironmentCall {
+  const options = { environment: environmentId, token: t.token([environmentId]) };
+  return async (method, path, body, expected) => {
+    const response = await t.request(method, path, { ...options, body });
+    if (expected !== undefined && response.status !== expected) throw new Error(`${method} ${path}: ${response.status} ${response.text}`);
+    return response;
+  };
+}
+
+/**
+ * An environment set up for collection on its test clock: the clock at
+ * 2026-01-20 12:00 UTC, the sandbox enabled with `secretKey`, optional payment
+ * settings, and a subscription from 2026-02-01 to a monthly 25.00 EUR price
+ * billed in advance, paid with the sandbox `token`. Answers the subscription.
+ */
+export async function collectingSubscription(
+  call: EnvironmentCall,
+  { secretKey, token, settings }: { secretKey: string; token: string; settings?: { retryDays: number[]; paymentTermsDays?: number } },
+): Promise<any> {
+  await call('POST', '/test-clock/advance', { to: '2026-01-20T12:00:00.000Z' }, 200);
+  await call('POST', '/paymentproviders/enable', { name: 'sandbox', credentials: { secretKey } }, 200);
+  if (settings) await call('PUT', '/paymentsettings', settings, 200);
+  const productId = (await call('POST', '/products', { name: 'Plan' }, 201)).body.id;
+  const price = {
+    name: 'Monthly',
+    priceModel: 'fee',
+    pricing: { eur: { unitAmount: 2500 } },
+    purchase: 'recurring',
+    termCount: 1,
+    termUnit: 'month',
+    billingTiming: 'advance',
+    productId,
+  };
+  const priceId = (await call('POST', '/prices', price, 201)).body.id;
+  const subscription = {
+    customer: { id: randomUUID(), handle: 'C-1', name: 'Acme' },
+    currency: 'EUR',
+    term: { start: '2026-02-01', end: null },
+    items: [{ priceId }],
+    paymentMethod: { provider: 'sandbox', token },
+  };
+  return (await call('POST', '/subscriptions', subscription, 201)).body;
+}
