@@ -23,7 +23,8 @@
  * BENCH_REPORT (file to write, default docs/BENCHMARKS.md; "-" for none),
  * BENCH_REPORT_HEADING (section heading, default "Latest run"), BENCH_KEEP_DATABASE=1
  * (do not drop the bench database, for debugging), BENCH_ONLY=usage (only the
- * usage ingestion scenario), BENCH_USAGE_BATCH (1000).
+ * usage ingestion scenario) or BENCH_ONLY=http (the raw anchors and the HTTP
+ * scenarios, no usage, billing engine or rebuild), BENCH_USAGE_BATCH (1000).
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -1043,11 +1044,12 @@ async function main(): Promise<void> {
     log('starting the service');
     service = await startService(databaseUrl);
     await serviceScenarios(databaseUrl, service, receiverPort ? `http://127.0.0.1:${receiverPort}` : null);
-    await usageScenario(databaseUrl, service);
+    if (ONLY !== 'http') await usageScenario(databaseUrl, service);
     log('stopping the service');
     await stopChild(service.child, 20_000);
     service = null;
     await stopChild(receiver);
+    if (ONLY === 'http') return;
 
     log('starting the service with test clocks for the billing engine');
     service = await startService(databaseUrl, true);
