@@ -240,8 +240,13 @@ export function decideMarkInvoiceUncollectible(command: MarkInvoiceUncollectible
 /** A booked (or void) invoice, not a credit note: what voiding and marking uncollectible apply to. */
 function collectableInvoice(state: InvoiceState, invoiceId: string, action: string): Invoice {
   const invoice = existing(state, invoiceId);
-  if (invoice.type === 'credit_note') throw new ConflictError('invoice-is-credit-note', `${invoice.handle ?? invoice.id} is a credit note: only invoices are ${action}`);
-  if (invoice.status === 'draft') throw new ConflictError('invoice-not-booked', `invoice ${invoice.id} is a draft: only booked invoices are ${action} (a draft bills nothing until it is booked)`);
+  if (invoice.type === 'credit_note')
+    throw new ConflictError('invoice-is-credit-note', `${invoice.handle ?? invoice.id} is a credit note: only invoices are ${action}`);
+  if (invoice.status === 'draft')
+    throw new ConflictError(
+      'invoice-not-booked',
+      `invoice ${invoice.id} is a draft: only booked invoices are ${action} (a draft bills nothing until it is booked)`,
+    );
   return invoice;
 }
 

@@ -145,10 +145,4 @@ export type InvoiceDuplicated = DomainEvent<'InvoiceDuplicated', InvoiceDuplicat
 export type InvoiceVoided = DomainEvent<'InvoiceVoided', InvoiceVoidedData>;
 export type InvoiceMarkedUncollectible = DomainEvent<'InvoiceMarkedUncollectible', InvoiceMarkedUncollectibleData>;
 export type InvoiceEvent =
-  | InvoiceCreated
-  | InvoiceUpdated
-  | InvoiceBooked
-  | InvoiceSettlementAdded
-  | InvoiceDuplicated
-  | InvoiceVoided
-  | InvoiceMarkedUncollectible;
+  InvoiceCreated | InvoiceUpdated | InvoiceBooked | InvoiceSettlementAdded | InvoiceDuplicated | InvoiceVoided | InvoiceMarkedUncollectible;

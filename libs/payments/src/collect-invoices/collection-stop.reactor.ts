@@ -53,6 +53,7 @@ export class CollectionStopReactor implements Reactor {
 
 function stopOf(event: RecordedEvent): { invoiceId: string; reason: CollectionStopReason } | null {
   if (event.type === 'InvoiceVoided') return { invoiceId: (event.data as InvoiceVoidedData).invoiceId, reason: 'invoice-void' };
-  if (event.type === 'InvoiceMarkedUncollectible') return { invoiceId: (event.data as InvoiceMarkedUncollectibleData).invoiceId, reason: 'invoice-uncollectible' };
+  if (event.type === 'InvoiceMarkedUncollectible')
+    return { invoiceId: (event.data as InvoiceMarkedUncollectibleData).invoiceId, reason: 'invoice-uncollectible' };
   return null;
 }

@@ -48,11 +48,8 @@ export class CollectionReactor implements Reactor {
     await this.commands.handle(
       collectionStream(event.environmentId, invoiceId),
       collectionEvolver,
-      (state) => decideStartCollection(
-          { invoiceId, subscriptionId, provider: method.provider, token: method.token, retryDays, afterLastFailure },
-          state,
-          context.meta,
-        ),
+      (state) =>
+        decideStartCollection({ invoiceId, subscriptionId, provider: method.provider, token: method.token, retryDays, afterLastFailure }, state, context.meta),
       context,
     );
   }

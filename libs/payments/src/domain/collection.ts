@@ -61,14 +61,12 @@ export type CollectionFailed = DomainEvent<
 /** Why a collection stopped before it succeeded or gave up: its invoice was voided or marked uncollectible. */
 export type CollectionStopReason = 'invoice-void' | 'invoice-uncollectible';
 /** No further try is made (a claimed try whose payment was not made yet is not made either). */
-export type CollectionStopped = DomainEvent<'CollectionStopped', { readonly invoiceId: string; readonly reason: CollectionStopReason; readonly stoppedAt: string }>;
+export type CollectionStopped = DomainEvent<
+  'CollectionStopped',
+  { readonly invoiceId: string; readonly reason: CollectionStopReason; readonly stoppedAt: string }
+>;
 export type CollectionEvent =
-  | CollectionStarted
-  | CollectionAttemptStarted
-  | CollectionAttemptFailed
-  | CollectionSucceeded
-  | CollectionFailed
-  | CollectionStopped;
+  CollectionStarted | CollectionAttemptStarted | CollectionAttemptFailed | CollectionSucceeded | CollectionFailed | CollectionStopped;
 
 export interface Collection {
   readonly status: 'due' | 'attempting' | 'succeeded' | 'failed' | 'stopped';

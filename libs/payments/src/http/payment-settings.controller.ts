@@ -61,8 +61,7 @@ export class PaymentSettingsController {
   @HttpCode(200)
   @ApiOperation({
     summary: "Replace the environment's collection retry schedule, what follows its last failure, and payment terms",
-    description:
-      'The schedule and afterLastFailure apply to collections that start afterwards, the terms to invoices the billing engine makes afterwards.',
+    description: 'The schedule and afterLastFailure apply to collections that start afterwards, the terms to invoices the billing engine makes afterwards.',
   })
   @ApiBody({ type: PaymentSettingsDto })
   @ApiResponse({ status: 200, description: 'The settings', type: PaymentSettingsDto })
