@@ -225,7 +225,7 @@ export class InvoicesController {
     ),
   })
   @ApiResponse({ status: 422, ...problemResponse('A body with any property, or a malformed If-Match (/headers/if-match)') })
-  async void(
+  async voidInvoice(
     @Caller() caller: CallerContext,
     @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string,
     @Body() body: unknown,
