@@ -20,7 +20,8 @@ const CONTEXTS = [
   // Runs invoicing's commands (the billing engine) and reads prices and products.
   { name: 'subscriptions', uses: ['catalog', 'invoicing'] },
   // Pays invoices and settles them through invoicing's decider; collects the invoices the billing engine books for a
-  // subscription with a payment method, so it follows subscriptions' events (the one use beyond the map issue 21 drew).
+  // subscription with a payment method, so it follows subscriptions' events (the one use beyond the map issue 21 drew),
+  // and cancels a subscription through subscriptions' published cancel command when the dunning settings say so.
   { name: 'payments', uses: ['invoicing', 'subscriptions'] },
   // Renders booked invoices.
   { name: 'templates', uses: ['invoicing'] },

@@ -118,6 +118,7 @@ describe('Invoices over HTTP', () => {
         totalVat: 2421,
         totalInclVat: 15917,
         totalDue: 15917,
+        uncollectible: false,
       });
       const get = await expectReadModelMatchesStream(t, id);
       expect(get).toEqual(response.body);

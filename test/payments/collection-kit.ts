@@ -21,7 +21,11 @@ export function environmentCall(t: TestApp, environmentId: string): EnvironmentC
  */
 export async function collectingSubscription(
   call: EnvironmentCall,
-  { secretKey, token, settings }: { secretKey: string; token: string; settings?: { retryDays: number[]; paymentTermsDays?: number } },
+  {
+    secretKey,
+    token,
+    settings,
+  }: { secretKey: string; token: string; settings?: { retryDays: number[]; paymentTermsDays?: number; afterLastFailure?: string } },
 ): Promise<any> {
   await call('POST', '/test-clock/advance', { to: '2026-01-20T12:00:00.000Z' }, 200);
   await call('POST', '/paymentproviders/enable', { name: 'sandbox', credentials: { secretKey } }, 200);

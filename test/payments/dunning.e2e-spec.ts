@@ -92,7 +92,7 @@ describe('Dunning: collecting subscription invoices on the test clock', () => {
     expect(payments.map((payment) => payment.attempt)).toEqual([1, 2]);
     for (const payment of payments) expect((await env.call('GET', `/payments/${payment.id}`, undefined, 200)).body.attempt).toBe(payment.attempt);
     expect((await env.call('GET', `/invoices/${env.invoiceId}`, undefined, 200)).body).toMatchObject({ date: '2026-02-01', dueDate: '2026-02-15' });
-    expect((await env.call('GET', '/paymentsettings', undefined, 200)).body).toEqual({ retryDays: [1], paymentTermsDays: 14 });
+    expect((await env.call('GET', '/paymentsettings', undefined, 200)).body).toEqual({ retryDays: [1], paymentTermsDays: 14, afterLastFailure: 'leave_open' });
   });
 
   it("follows the environment's schedule", async () => {
@@ -102,7 +102,7 @@ describe('Dunning: collecting subscription invoices on the test clock', () => {
     await env.call('POST', '/test-clock/advance', { to: '2026-02-03T00:00:00.000Z' }, 200);
     await until(env.collection, (c) => c?.status === 'failed', 'the collection given up after its one retry');
     expect(await env.payments()).toHaveLength(2);
-    expect((await env.call('GET', '/paymentsettings')).body).toEqual({ retryDays: [2], paymentTermsDays: 0 });
+    expect((await env.call('GET', '/paymentsettings')).body).toEqual({ retryDays: [2], paymentTermsDays: 0, afterLastFailure: 'leave_open' });
     const bad = await env.call('PUT', '/paymentsettings', { retryDays: [3, 2] });
     expectProblem(bad, 422, 'validation-failed', '/retryDays/1');
     for (const paymentTermsDays of [-1, 366, 1.5, '14']) {

@@ -18,4 +18,6 @@ export { CreateInvoiceCommand } from './create-invoice/create-invoice.command';
 export type { CreateInvoiceInput } from './create-invoice/create-invoice.command';
 export { BookInvoiceCommand } from './book-invoice/book-invoice.command';
 export { UpdateInvoiceCommand } from './update-invoice/update-invoice.command';
+// Payments marks an invoice uncollectible when a collection gives up and the dunning settings say so.
+export { MarkInvoiceUncollectibleCommand } from './mark-invoice-uncollectible/mark-invoice-uncollectible.command';
 export { CustomerInputDto } from './create-invoice/create-invoice.dto';

@@ -24,6 +24,8 @@ const INVOICE_EVENTS: Record<InvoiceEvent['type'], number> = {
   InvoiceBooked: 1,
   InvoiceSettlementAdded: 1,
   InvoiceDuplicated: 1,
+  InvoiceVoided: 1,
+  InvoiceMarkedUncollectible: 1,
 };
 const TAX_CODE_EVENTS: Record<TaxCodeEvent['type'], number> = {
   TaxCodeCreated: TAX_CODE_EVENT_SCHEMA_VERSION,
@@ -83,6 +85,18 @@ const notifications: NotificationDefinition[] = [
     eventType: 'InvoiceSettlementAdded',
     description: 'A settlement makes the invoice settled (sent after invoice.settlement_added, with its own id).',
     when: isSettled,
+  },
+  {
+    name: 'invoice.voided',
+    streamType: INVOICE_STREAM,
+    eventType: 'InvoiceVoided',
+    description: 'A booked, unpaid invoice is void: nothing is due, its collection stops, its number stays used.',
+  },
+  {
+    name: 'invoice.marked_uncollectible',
+    streamType: INVOICE_STREAM,
+    eventType: 'InvoiceMarkedUncollectible',
+    description: 'An invoice is marked uncollectible (by hand, or by dunning after its last failed try): its collection stops, it stays payable.',
   },
   { name: 'tax_code.created', streamType: TAX_CODE_STREAM, eventType: 'TaxCodeCreated', description: 'A tax code is created.' },
   { name: 'tax_code.updated', streamType: TAX_CODE_STREAM, eventType: 'TaxCodeUpdated', description: 'A tax code is updated.' },

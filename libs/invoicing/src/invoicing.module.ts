@@ -4,12 +4,14 @@ import { BookInvoiceHandler } from './book-invoice/book-invoice.handler';
 import { CreateInvoiceHandler } from './create-invoice/create-invoice.handler';
 import { CreateTaxCodeHandler } from './create-tax-code/create-tax-code.handler';
 import { DuplicateInvoiceHandler } from './duplicate-invoice/duplicate-invoice.handler';
+import { MarkInvoiceUncollectibleHandler } from './mark-invoice-uncollectible/mark-invoice-uncollectible.handler';
 import { InvoicesController } from './http/invoices.controller';
 import { TaxCodesController } from './http/tax-codes.controller';
 import { InvoicingReadModel } from './read-model/invoicing.read-model';
 import { TaxRegisterReader } from './tax-register';
 import { UpdateInvoiceHandler } from './update-invoice/update-invoice.handler';
 import { UpdateTaxCodeHandler } from './update-tax-code/update-tax-code.handler';
+import { VoidInvoiceHandler } from './void-invoice/void-invoice.handler';
 
 /** The HTTP surface and command handlers of the invoicing context (its definition is invoicingContext). */
 @Module({
@@ -24,6 +26,8 @@ import { UpdateTaxCodeHandler } from './update-tax-code/update-tax-code.handler'
     BookInvoiceHandler,
     AddSettlementHandler,
     DuplicateInvoiceHandler,
+    VoidInvoiceHandler,
+    MarkInvoiceUncollectibleHandler,
   ],
 })
 export class InvoicingModule {}

@@ -12,7 +12,29 @@ export const INVOICING_PROBLEMS: Record<string, ProblemType> = {
   'invoice-not-booked': {
     status: 409,
     title: 'Invoice not booked',
-    description: 'Settlements can only be added to booked invoices, and only booked invoices can be credited (duplicate with reverse true).',
+    description:
+      'Settlements can only be added to booked invoices, and only booked invoices can be credited (duplicate with reverse true), voided or marked uncollectible.',
+  },
+  'invoice-paid': {
+    status: 409,
+    title: 'Invoice has settlements',
+    description:
+      'An invoice that a payment (even one refunded since) or a credit note has settled, wholly or in part, cannot be voided: credit it instead (POST /invoices/{id}/duplicate with reverse true).',
+  },
+  'invoice-void': {
+    status: 409,
+    title: 'Invoice is void',
+    description: 'A void invoice is closed: nothing is settled on it, it is not credited or marked uncollectible. Duplicate it to bill again.',
+  },
+  'invoice-is-credit-note': {
+    status: 409,
+    title: 'Credit note',
+    description: 'Only invoices are voided or marked uncollectible; a credit note is neither collected nor voided.',
+  },
+  'invoice-nothing-due': {
+    status: 409,
+    title: 'Nothing due',
+    description: 'An invoice with nothing due (settled or over-settled) has nothing to collect and is not marked uncollectible.',
   },
   'invoice-has-no-lines': {
     status: 409,

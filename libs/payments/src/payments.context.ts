@@ -1,5 +1,7 @@
 import { BoundedContext, eventTypesOf, NotificationDefinition, StreamDefinition } from '@billing/platform';
+import { AfterLastFailureReactor } from './collect-invoices/after-last-failure.reactor';
 import { CollectionReactor } from './collect-invoices/collection.reactor';
+import { CollectionStopReactor } from './collect-invoices/collection-stop.reactor';
 import { PaymentSettlementsReactor } from './settle-invoices/payment-settlements.reactor';
 import {
   CollectionEvent,
@@ -42,6 +44,7 @@ const COLLECTION_EVENTS: Record<CollectionEvent['type'], number> = {
   CollectionAttemptFailed: 1,
   CollectionSucceeded: 1,
   CollectionFailed: 1,
+  CollectionStopped: 1,
 };
 const SETTINGS_EVENTS: Record<PaymentSettingsUpdated['type'], number> = { PaymentSettingsUpdated: 1 };
 
@@ -130,7 +133,8 @@ const notifications: NotificationDefinition[] = [
     name: 'invoice.payment_failed',
     streamType: INVOICE_COLLECTION_STREAM_TYPE,
     eventType: 'CollectionFailed',
-    description: "A subscription invoice's automatic collection gave up (a hard decline, or every retry failed): the invoice stays unsettled.",
+    description:
+      "A subscription invoice's automatic collection gave up (a hard decline, or every retry failed): the invoice stays unsettled; the dunning settings' afterLastFailure says what follows.",
   },
   {
     name: 'payment_provider.disabled',
@@ -146,7 +150,7 @@ export const paymentsContext: BoundedContext = {
   migrations: paymentsMigrations,
   streams: [paymentStream, providerStream, invoicePaymentsStream, collectionStream, settingsStream],
   projections: [paymentsProjection],
-  reactors: [CollectionReactor, PaymentSettlementsReactor],
+  reactors: [CollectionReactor, CollectionStopReactor, AfterLastFailureReactor, PaymentSettlementsReactor],
   notifications,
   problems: PAYMENTS_PROBLEMS,
 };

@@ -10,7 +10,9 @@ import { SandboxGateway } from './gateway/sandbox-gateway';
 import { PaymentProvidersController } from './http/payment-providers.controller';
 import { PaymentSettingsController } from './http/payment-settings.controller';
 import { CollectionEngine } from './collect-invoices/collection-engine';
+import { AfterLastFailureReactor } from './collect-invoices/after-last-failure.reactor';
 import { CollectionReactor } from './collect-invoices/collection.reactor';
+import { CollectionStopReactor } from './collect-invoices/collection-stop.reactor';
 import { PaymentSettlementsReactor } from './settle-invoices/payment-settlements.reactor';
 import { UpdatePaymentSettingsHandler } from './update-settings/update-payment-settings.handler';
 import { PaymentsController } from './http/payments.controller';
@@ -41,6 +43,8 @@ import { PendingPaymentsResolver } from './resolve-payments/pending-payments.res
     UpdatePaymentSettingsHandler,
     PaymentTermsHandler,
     CollectionReactor,
+    CollectionStopReactor,
+    AfterLastFailureReactor,
     PaymentSettlementsReactor,
     CollectionEngine,
   ],

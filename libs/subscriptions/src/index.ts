@@ -9,4 +9,6 @@ export { subscriptionsContext } from './subscriptions.context';
 export { subscriptionsMigrations } from './migrations';
 export { SUBSCRIPTION_STREAM, subscriptionStream } from './streams';
 export { PaymentTermsQuery } from './ports';
+// Payments cancels a subscription whose invoice's collection gave up when the dunning settings say so.
+export { CancelSubscriptionCommand } from './cancel-subscription/cancel-subscription.command';
 export type { SubscriptionView } from './subscription-view';

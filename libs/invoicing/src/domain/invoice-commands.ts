@@ -72,6 +72,14 @@ export interface AddSettlement {
   readonly note?: string | null;
 }
 
+export interface VoidInvoice {
+  readonly invoiceId: string;
+}
+
+export interface MarkInvoiceUncollectible {
+  readonly invoiceId: string;
+}
+
 export interface DuplicateInvoice {
   /** the source invoice */
   readonly invoiceId: string;

@@ -13,7 +13,17 @@ import { today } from './calendar';
 import { Address, InvoiceCreated, InvoiceCustomer, InvoiceDuplicated, InvoiceEvent } from './invoice-events';
 import { negateLine, parseAmount, settlementStatus, totalDue } from './invoice-maths';
 import { Invoice, InvoiceState } from './invoice';
-import { AddSettlement, BookInvoice, CreateInvoice, CustomerInput, DuplicateInvoice, DuplicateInvoiceResult, UpdateInvoice } from './invoice-commands';
+import {
+  AddSettlement,
+  BookInvoice,
+  CreateInvoice,
+  CustomerInput,
+  DuplicateInvoice,
+  DuplicateInvoiceResult,
+  MarkInvoiceUncollectible,
+  UpdateInvoice,
+  VoidInvoice,
+} from './invoice-commands';
 import { buildLines, lineWith, resolveLines, scaledLineOf } from './invoice-lines';
 import { withCurrentTax } from './invoice-current-tax';
 
@@ -103,6 +113,7 @@ export function decideBookInvoice(command: BookInvoice, state: InvoiceState, met
 
 export function decideAddSettlement(command: AddSettlement, state: InvoiceState, meta: CommandMetadata): InvoiceEvent[] {
   const invoice = existing(state, command.invoiceId);
+  if (invoice.status === 'void') throw voidError(invoice);
   if (invoice.status !== 'booked') throw new ConflictError('invoice-not-booked', 'settlements can only be added to booked invoices');
   const amount = parseAmount(command.amount, '/amount');
   if (amount === 0n) throw ValidationError.at('/amount', 'must not be 0');
@@ -140,6 +151,7 @@ export function decideDuplicateInvoice(command: DuplicateInvoice, state: Invoice
   const source = existing(state, command.invoiceId);
   if (command.reverse) {
     if (source.type === 'credit_note') throw new ConflictError('credit-note-cannot-be-reversed', 'a credit note cannot be reversed');
+    if (source.status === 'void') throw voidError(source);
     if (source.status !== 'booked') throw new ConflictError('invoice-not-booked', 'only booked invoices can be credited');
     if (source.totalInclVat !== 0 && source.creditedAmount === source.totalInclVat) {
       throw new ConflictError(
@@ -183,9 +195,69 @@ export function decideDuplicateInvoice(command: DuplicateInvoice, state: Invoice
   return { sourceEvents: [duplicated], newStreamEvents: [created] };
 }
 
+/**
+ * Voids a booked invoice that nothing has settled: it stays booked in the
+ * books with its number (the sequence stays gapless), shows nothing due, and
+ * is no longer collected or payable. Refused (409) for a draft
+ * (`invoice-not-booked`: it bills nothing until booked), a credit note
+ * (`invoice-is-credit-note`) and an invoice with any settlement
+ * (`invoice-paid`: a payment, even one refunded since, or a credit note
+ * applied: credit it instead). Voiding a void invoice changes nothing.
+ */
+export function decideVoidInvoice(command: VoidInvoice, state: InvoiceState, meta: CommandMetadata): InvoiceEvent[] {
+  const invoice = collectableInvoice(state, command.invoiceId, 'voided');
+  if (invoice.status === 'void') return [];
+  if (invoice.settlements.length > 0) {
+    throw new ConflictError(
+      'invoice-paid',
+      `invoice ${invoice.handle} has settlements (${invoice.settledAmount} of ${invoice.totalInclVat} ${invoice.currency} settled): credit it instead of voiding it`,
+    );
+  }
+  return [
+    {
+      type: 'InvoiceVoided',
+      schemaVersion: 1,
+      data: { invoiceId: invoice.id, customerId: invoice.customer.id, currency: invoice.currency, voidedAt: meta.now.toISOString() },
+    },
+  ];
+}
+
+/**
+ * Marks a booked invoice with something due uncollectible: its collection
+ * stops, it stays payable, and a settlement that settles it clears the mark.
+ * Refused (409) for a draft, a credit note, a void invoice and one with
+ * nothing due (`invoice-nothing-due`); marking it again changes nothing.
+ */
+export function decideMarkInvoiceUncollectible(command: MarkInvoiceUncollectible, state: InvoiceState, meta: CommandMetadata): InvoiceEvent[] {
+  const invoice = collectableInvoice(state, command.invoiceId, 'marked uncollectible');
+  if (invoice.status === 'void') throw voidError(invoice);
+  if (invoice.uncollectible === true) return [];
+  const due = totalDue(BigInt(invoice.totalInclVat), BigInt(invoice.settledAmount));
+  if (due <= 0n) throw new ConflictError('invoice-nothing-due', `invoice ${invoice.handle} has nothing due (total due ${due}): there is nothing to collect`);
+  return [{ type: 'InvoiceMarkedUncollectible', schemaVersion: 1, data: { invoiceId: invoice.id, markedAt: meta.now.toISOString() } }];
+}
+
+/** A booked (or void) invoice, not a credit note: what voiding and marking uncollectible apply to. */
+function collectableInvoice(state: InvoiceState, invoiceId: string, action: string): Invoice {
+  const invoice = existing(state, invoiceId);
+  if (invoice.type === 'credit_note')
+    throw new ConflictError('invoice-is-credit-note', `${invoice.handle ?? invoice.id} is a credit note: only invoices are ${action}`);
+  if (invoice.status === 'draft')
+    throw new ConflictError(
+      'invoice-not-booked',
+      `invoice ${invoice.id} is a draft: only booked invoices are ${action} (a draft bills nothing until it is booked)`,
+    );
+  return invoice;
+}
+
 function existing(state: InvoiceState, invoiceId: string): Invoice {
   if (state.status === 'none') throw new NotFoundError('Invoice', invoiceId);
   return state;
+}
+
+/** A void invoice is closed: nothing is settled on it, credited or collected (copy it into a new draft instead). */
+function voidError(invoice: Invoice): ConflictError {
+  return new ConflictError('invoice-void', `invoice ${invoice.handle ?? invoice.id} is void`);
 }
 
 function validCurrency(value: unknown): string {

@@ -120,9 +120,29 @@ export interface InvoiceDuplicatedData {
   readonly duplicatedAt: string;
 }
 
+/**
+ * A booked, unpaid invoice is void: nothing is due and it is no longer collected; its number stays used.
+ * Carries the customer and currency a customer's balance is kept in, so what follows a void (credit returned)
+ * needs nothing but this event.
+ */
+export interface InvoiceVoidedData {
+  readonly invoiceId: string;
+  readonly customerId: string;
+  readonly currency: string;
+  readonly voidedAt: string;
+}
+/** The invoice is not expected to be collected: dunning stops, it stays payable. */
+export interface InvoiceMarkedUncollectibleData {
+  readonly invoiceId: string;
+  readonly markedAt: string;
+}
+
 export type InvoiceCreated = DomainEvent<'InvoiceCreated', InvoiceCreatedData>;
 export type InvoiceUpdated = DomainEvent<'InvoiceUpdated', InvoiceUpdatedData>;
 export type InvoiceBooked = DomainEvent<'InvoiceBooked', InvoiceBookedData>;
 export type InvoiceSettlementAdded = DomainEvent<'InvoiceSettlementAdded', InvoiceSettlementAddedData>;
 export type InvoiceDuplicated = DomainEvent<'InvoiceDuplicated', InvoiceDuplicatedData>;
-export type InvoiceEvent = InvoiceCreated | InvoiceUpdated | InvoiceBooked | InvoiceSettlementAdded | InvoiceDuplicated;
+export type InvoiceVoided = DomainEvent<'InvoiceVoided', InvoiceVoidedData>;
+export type InvoiceMarkedUncollectible = DomainEvent<'InvoiceMarkedUncollectible', InvoiceMarkedUncollectibleData>;
+export type InvoiceEvent =
+  InvoiceCreated | InvoiceUpdated | InvoiceBooked | InvoiceSettlementAdded | InvoiceDuplicated | InvoiceVoided | InvoiceMarkedUncollectible;

@@ -32,7 +32,8 @@ import { totalsOf } from './invoice-totals';
  */
 export const MAX_INVOICE_LINES = 500;
 
-export type InvoiceStatus = 'draft' | 'booked';
+/** `void`: a booked invoice that was never paid and is cancelled; it keeps its number (the sequence stays gapless). */
+export type InvoiceStatus = 'draft' | 'booked' | 'void';
 
 export interface Invoice {
   readonly status: InvoiceStatus;
@@ -57,6 +58,12 @@ export interface Invoice {
    * never beyond totalInclVat.
    */
   readonly creditedAmount: number;
+  /**
+   * Marked uncollectible (by hand, or by dunning after its last failed try):
+   * no longer collected, still payable. A settlement that settles it clears
+   * the mark. Absent on states stored before the mark existed: false.
+   */
+  readonly uncollectible?: boolean;
   readonly createdAt: string;
   readonly updatedAt: string | null;
   readonly creditedInvoiceId: string | null;
@@ -87,6 +94,7 @@ export function evolveInvoice(state: InvoiceState, event: InvoiceEvent): Invoice
       ...totalsOf(lines),
       settledAmount: 0,
       creditedAmount: 0,
+      uncollectible: false,
       createdAt,
       updatedAt: null,
       creditedInvoiceId,
@@ -122,9 +130,15 @@ export function evolveInvoice(state: InvoiceState, event: InvoiceEvent): Invoice
         settlements: [...state.settlements, { date, amount, reference, note }],
         settledAmount: state.settledAmount + amount,
         creditedAmount: creditNoteId == null ? state.creditedAmount : state.creditedAmount + amount,
+        // Paid after all: back to an ordinary settled invoice.
+        uncollectible: state.uncollectible === true && event.data.settlementStatus !== 'settled' && event.data.settlementStatus !== 'over_settled',
         updatedAt: addedAt,
       };
     }
+    case 'InvoiceVoided':
+      return { ...state, status: 'void', uncollectible: false, updatedAt: event.data.voidedAt };
+    case 'InvoiceMarkedUncollectible':
+      return { ...state, uncollectible: true, updatedAt: event.data.markedAt };
     case 'InvoiceDuplicated':
       return state;
     default:

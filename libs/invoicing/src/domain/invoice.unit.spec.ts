@@ -698,6 +698,7 @@ describe('evolve and toInvoiceView', () => {
       totalVat: 792,
       totalInclVat: 4139,
       totalDue: 4000,
+      uncollectible: false,
     });
   });
 

@@ -69,7 +69,11 @@ export class InvoiceDetailDto {
   })
   handle!: string | null;
   @ApiProperty({ type: String, nullable: true, readOnly: true }) memo!: string | null;
-  @ApiProperty({ enum: ['draft', 'booked'] }) status!: string;
+  @ApiProperty({
+    enum: ['draft', 'booked', 'void'],
+    description: 'draft → booked (PUT /invoices/{id}/book) → void (PUT /invoices/{id}/void: a booked invoice nothing has settled; it keeps its number).',
+  })
+  status!: string;
   @ApiProperty({ enum: ['invoice', 'credit_note'] }) type!: string;
   @ApiProperty({ enum: ['settled', 'over_settled', 'under_settled', 'not_settled'] }) settlementStatus!: string;
   @ApiProperty({ format: 'date', readOnly: true }) date!: string;
@@ -90,7 +94,13 @@ export class InvoiceDetailDto {
   @ApiProperty({ type: Number, format: 'int64', readOnly: true }) totalExclVat!: number;
   @ApiProperty({ type: Number, format: 'int64', readOnly: true }) totalVat!: number;
   @ApiProperty({ type: Number, format: 'int64', readOnly: true }) totalInclVat!: number;
-  @ApiProperty({ type: Number, format: 'int64', readOnly: true, description: 'totalInclVat minus the settled sum.' }) totalDue!: number;
+  @ApiProperty({ type: Number, format: 'int64', readOnly: true, description: 'totalInclVat minus the settled sum; 0 on a void invoice.' }) totalDue!: number;
+  @ApiProperty({
+    readOnly: true,
+    description:
+      'Marked uncollectible (PUT /invoices/{id}/mark-uncollectible, or by dunning after its last failed try): no longer collected, still payable; a settlement that settles it clears it.',
+  })
+  uncollectible!: boolean;
 }
 
 /** An invoice in a list: the InvoiceDetail without `items` (lines) and `settlements`, so a page stays small. */

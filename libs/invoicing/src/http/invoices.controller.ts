@@ -4,7 +4,9 @@ import { ApiBody, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiQuery, A
 import { NotFoundError, ValidationError } from '@billing/shared-kernel';
 import { CommandContext, Written } from '@billing/event-store';
 import {
+  ApiNoInput,
   ApiPageQuery,
+  assertNoInput,
   Caller,
   CallerContext,
   Clock,
@@ -29,13 +31,15 @@ import { DuplicateInvoiceCommand } from '../duplicate-invoice/duplicate-invoice.
 import { DuplicateInvoiceDto } from '../duplicate-invoice/duplicate-invoice.dto';
 import { UpdateInvoiceCommand } from '../update-invoice/update-invoice.command';
 import { UpdateInvoiceDto, updateInvoiceInput } from '../update-invoice/update-invoice.dto';
+import { VoidInvoiceCommand } from '../void-invoice/void-invoice.command';
+import { MarkInvoiceUncollectibleCommand } from '../mark-invoice-uncollectible/mark-invoice-uncollectible.command';
 import { InvoiceView, renderInvoiceView } from '../read-model/invoice-view';
 import { InvoicingReadModel } from '../read-model/invoicing.read-model';
 import { TaxRegisterReader } from '../tax-register';
 import { InvoiceDetailDto, InvoicePageDto } from './invoice-detail.dto';
 import { InvoiceLineInputDto } from './invoice-line-input.dto';
 
-const STATUSES: readonly InvoiceStatus[] = ['draft', 'booked'];
+const STATUSES: readonly InvoiceStatus[] = ['draft', 'booked', 'void'];
 const TYPES: readonly InvoiceType[] = ['invoice', 'credit_note'];
 const SETTLEMENT_STATUSES: readonly SettlementStatus[] = ['settled', 'over_settled', 'under_settled', 'not_settled'];
 
@@ -201,6 +205,72 @@ export class InvoicesController {
     return this.answer(caller, written);
   }
 
+  @Put(':invoiceId/void')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Void a booked, unpaid invoice',
+    description:
+      'Body {} (or none). The invoice becomes `void`: it keeps its number (the sequence stays gapless), shows `totalDue` 0, takes no settlement and is no longer collected (its dunning stops at once). ' +
+      'Only an invoice that nothing has settled (no payment, not even one refunded since, and no credit note applied); otherwise credit it. Voiding a void invoice answers it unchanged.',
+  })
+  @ApiParam(INVOICE_ID)
+  @ApiHeader(IF_MATCH)
+  @ApiNoInput()
+  @ApiResponse({ status: 200, description: 'The void invoice.', type: InvoiceDetailDto, headers: ETAG_HEADER })
+  @ApiResponse({ status: 404, ...problemResponse('No such invoice in this environment') })
+  @ApiResponse({
+    status: 409,
+    ...problemResponse(
+      'Settled wholly or in part (invoice-paid: credit it instead), a draft (invoice-not-booked), a credit note (invoice-is-credit-note), stale If-Match (version-conflict)',
+    ),
+  })
+  @ApiResponse({ status: 422, ...problemResponse('A body with any property, or a malformed If-Match (/headers/if-match)') })
+  async voidInvoice(
+    @Caller() caller: CallerContext,
+    @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string,
+    @Body() body: unknown,
+    @IfMatch() expectedVersion: number | undefined,
+  ): Promise<Versioned<InvoiceView>> {
+    assertNoInput(body);
+    const written = await this.commands.execute<VoidInvoiceCommand, Written<InvoiceState>>(
+      new VoidInvoiceCommand(caller.environmentId, invoiceId, this.context(caller), expectedVersion),
+    );
+    return this.answer(caller, written);
+  }
+
+  @Put(':invoiceId/mark-uncollectible')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Mark an invoice uncollectible',
+    description:
+      'Body {} (or none). Its collection (dunning) stops; it stays payable, and a settlement that settles it clears `uncollectible`. ' +
+      'Only a booked invoice with something due. Marking it again answers it unchanged.',
+  })
+  @ApiParam(INVOICE_ID)
+  @ApiHeader(IF_MATCH)
+  @ApiNoInput()
+  @ApiResponse({ status: 200, description: 'The invoice, `uncollectible: true`.', type: InvoiceDetailDto, headers: ETAG_HEADER })
+  @ApiResponse({ status: 404, ...problemResponse('No such invoice in this environment') })
+  @ApiResponse({
+    status: 409,
+    ...problemResponse(
+      'Nothing due (invoice-nothing-due), a draft (invoice-not-booked), void (invoice-void), a credit note (invoice-is-credit-note), stale If-Match (version-conflict)',
+    ),
+  })
+  @ApiResponse({ status: 422, ...problemResponse('A body with any property, or a malformed If-Match (/headers/if-match)') })
+  async markUncollectible(
+    @Caller() caller: CallerContext,
+    @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string,
+    @Body() body: unknown,
+    @IfMatch() expectedVersion: number | undefined,
+  ): Promise<Versioned<InvoiceView>> {
+    assertNoInput(body);
+    const written = await this.commands.execute<MarkInvoiceUncollectibleCommand, Written<InvoiceState>>(
+      new MarkInvoiceUncollectibleCommand(caller.environmentId, invoiceId, this.context(caller), expectedVersion),
+    );
+    return this.answer(caller, written);
+  }
+
   @Post(':invoiceId/settlements')
   @HttpCode(201)
   @ApiOperation({ summary: 'Add a settlement to a booked invoice', description: 'Moves settlementStatus and totalDue.' })
@@ -213,7 +283,7 @@ export class InvoicesController {
     headers: ETAG_HEADER,
   })
   @ApiResponse({ status: 404, ...problemResponse('No such invoice in this environment') })
-  @ApiResponse({ status: 409, ...problemResponse('The invoice is a draft (invoice-not-booked), stale If-Match') })
+  @ApiResponse({ status: 409, ...problemResponse('The invoice is a draft (invoice-not-booked) or void (invoice-void), stale If-Match') })
   async addSettlement(
     @Caller() caller: CallerContext,
     @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string,

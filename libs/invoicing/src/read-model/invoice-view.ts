@@ -33,7 +33,7 @@ export interface InvoiceLineView extends Pick<
   readonly discount: { readonly percentage?: number; readonly amount: number };
 }
 
-/** Exactly the InvoiceDetail of the README's invoice resource, no other properties. */
+/** Exactly the InvoiceDetail of the README's invoice resource (INTERFACE.md's fields and `uncollectible`), no other properties. */
 export interface InvoiceView {
   readonly id: string;
   readonly handle: string | null;
@@ -53,6 +53,8 @@ export interface InvoiceView {
   readonly totalVat: number;
   readonly totalInclVat: number;
   readonly totalDue: number;
+  /** Marked uncollectible and not settled since: dunning stopped, still payable. */
+  readonly uncollectible: boolean;
 }
 
 /**
@@ -100,7 +102,9 @@ export function toInvoiceView(invoice: Invoice): InvoiceView {
     totalExclVat: invoice.totalExclVat,
     totalVat: invoice.totalVat,
     totalInclVat: invoice.totalInclVat,
-    totalDue: Number(totalDue(BigInt(invoice.totalInclVat), BigInt(invoice.settledAmount))),
+    // A void invoice is owed by no one: nothing is due, whatever its total.
+    totalDue: invoice.status === 'void' ? 0 : Number(totalDue(BigInt(invoice.totalInclVat), BigInt(invoice.settledAmount))),
+    uncollectible: invoice.uncollectible === true,
   };
 }
 

@@ -3,7 +3,17 @@ import { randomUUID } from 'node:crypto';
 import { CommandContext, CommandPath, outsideUnitOfWork, StreamVersionConflictError } from '@billing/event-store';
 import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, ScopedClock, WorkerLoop } from '@billing/platform';
 import { ConflictError, DomainError } from '@billing/shared-kernel';
-import { AttemptOutcome, Collection, collectionEvolver, decideRecordAttempt, decideStartAttempt, paymentEvolver } from '../domain';
+import { invoiceEvolver, invoiceStream } from '@billing/invoicing';
+import {
+  AttemptOutcome,
+  Collection,
+  collectionEvolver,
+  collectionStopReason,
+  decideRecordAttempt,
+  decideStartAttempt,
+  decideStopCollection,
+  paymentEvolver,
+} from '../domain';
 import { PaymentFlow } from '../payment-flow';
 import { CollectionDue, PaymentsReadModel } from '../read-model/payments.read-model';
 import { collectionStream, paymentStream } from '../streams';
@@ -93,6 +103,7 @@ export class CollectionEngine implements ClockDrivenWork, OnModuleInit, OnApplic
     };
     const stream = collectionStream(environmentId, invoiceId);
     let { state } = await this.commands.load(stream, collectionEvolver);
+    if ((state.status === 'due' || state.status === 'attempting') && (await this.stopped(environmentId, invoiceId, context))) return;
     if (state.status === 'due') {
       try {
         ({ state } = await this.commands.handle(
@@ -110,6 +121,26 @@ export class CollectionEngine implements ClockDrivenWork, OnModuleInit, OnApplic
     const outcome = await this.attempt(environmentId, state, context);
     if (outcome === null) return;
     await this.commands.handle(stream, collectionEvolver, (current) => decideRecordAttempt(outcome, current, context.meta), context);
+  }
+
+  /**
+   * Stops the collection when its invoice was voided or marked uncollectible:
+   * the stop reactor does so once it sees the invoice's event, and this check
+   * at each try, on the invoice's own stream, covers the moments before it
+   * has (and a collection started after the invoice was voided).
+   */
+  private async stopped(environmentId: string, invoiceId: string, context: CommandContext): Promise<boolean> {
+    const invoice = (await this.commands.load(invoiceStream(environmentId, invoiceId), invoiceEvolver)).state;
+    const reason = invoice.status === 'none' ? null : collectionStopReason(invoice);
+    if (reason === null) return false;
+    await this.commands.handle(
+      collectionStream(environmentId, invoiceId),
+      collectionEvolver,
+      (current) => decideStopCollection({ reason }, current, context.meta),
+      context,
+      { conflicts: { retries: 2 } },
+    );
+    return true;
   }
 
   /** The claimed try's payment: made now, or found made; null while its outcome is unknown. */

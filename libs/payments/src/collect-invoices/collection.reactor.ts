@@ -9,7 +9,7 @@ import { collectionStream, paymentSettingsStream } from '../streams';
 /**
  * Every invoice the billing engine books for a subscription with a payment
  * method (at billing, or at the end of a usage grace period) starts its collection, due at once, with the environment's retry
- * schedule. Exactly once: written in the reactor's batch transaction with its
+ * schedule and afterLastFailure. Exactly once: written in the reactor's batch transaction with its
  * checkpoint, and a collection starts once per invoice.
  */
 @Injectable()
@@ -40,7 +40,7 @@ export class CollectionReactor implements Reactor {
     const subscription = (await this.commands.load(subscriptionStream(event.environmentId, subscriptionId), subscriptionEvolver)).state;
     const method = subscription.status === 'none' ? null : subscription.paymentMethod;
     if (method === null) return;
-    const { retryDays } = (await this.commands.load(paymentSettingsStream(event.environmentId), paymentSettingsEvolver)).state;
+    const { retryDays, afterLastFailure } = (await this.commands.load(paymentSettingsStream(event.environmentId), paymentSettingsEvolver)).state;
     const context = {
       meta: { now: event.occurredAt, newId: randomUUID },
       metadata: { actor: 'system:payments', requestId: null, correlationId: event.metadata.correlationId, causationId: event.eventId },
@@ -48,7 +48,8 @@ export class CollectionReactor implements Reactor {
     await this.commands.handle(
       collectionStream(event.environmentId, invoiceId),
       collectionEvolver,
-      (state) => decideStartCollection({ invoiceId, subscriptionId, provider: method.provider, token: method.token, retryDays }, state, context.meta),
+      (state) =>
+        decideStartCollection({ invoiceId, subscriptionId, provider: method.provider, token: method.token, retryDays, afterLastFailure }, state, context.meta),
       context,
     );
   }

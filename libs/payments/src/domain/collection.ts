@@ -1,5 +1,5 @@
 import { CommandMetadata, ConflictError, DomainEvent, Evolver } from '@billing/shared-kernel';
-import { afterFailedCollection } from './dunning';
+import { afterFailedCollection, AfterLastFailure } from './dunning';
 
 /**
  * Collecting a subscription's booked invoice automatically (dunning): one
@@ -7,8 +7,10 @@ import { afterFailedCollection } from './dunning';
  * a subscription with a payment method, and tries a payment at each due
  * time: a soft decline or an unreached gateway is retried on the
  * environment's schedule (days after the first failure), a hard decline is
- * not, and after the last failure the collection fails (invoice.payment_failed).
- * Each try is claimed on this stream before its payment is made, so no two
+ * not, and after the last failure the collection fails (invoice.payment_failed;
+ * what follows is the environment's afterLastFailure, fixed at the start like
+ * the schedule). It stops at once when the invoice is voided or marked
+ * uncollectible. Each try is claimed on this stream before its payment is made, so no two
  * processes charge the same try.
  */
 export const INVOICE_COLLECTION_STREAM_TYPE = 'invoice-collection';
@@ -20,6 +22,8 @@ export interface CollectionStartedData {
   readonly token: string;
   /** The environment's retry schedule when the collection started. */
   readonly retryDays: readonly number[];
+  /** The environment's afterLastFailure when the collection started; absent on events written before it existed: leave_open. */
+  readonly afterLastFailure?: AfterLastFailure;
   readonly startedAt: string;
 }
 export type CollectionStarted = DomainEvent<'CollectionStarted', CollectionStartedData>;
@@ -49,18 +53,29 @@ export type CollectionFailed = DomainEvent<
     readonly attempts: number;
     readonly reason: 'hard-decline' | 'schedule-exhausted';
     readonly lastFailureCode: string | null;
+    /** What follows (the collection's setting); absent on events written before it existed: leave_open. */
+    readonly afterLastFailure?: AfterLastFailure;
     readonly failedAt: string;
   }
 >;
-export type CollectionEvent = CollectionStarted | CollectionAttemptStarted | CollectionAttemptFailed | CollectionSucceeded | CollectionFailed;
+/** Why a collection stopped before it succeeded or gave up: its invoice was voided or marked uncollectible. */
+export type CollectionStopReason = 'invoice-void' | 'invoice-uncollectible';
+/** No further try is made (a claimed try whose payment was not made yet is not made either). */
+export type CollectionStopped = DomainEvent<
+  'CollectionStopped',
+  { readonly invoiceId: string; readonly reason: CollectionStopReason; readonly stoppedAt: string }
+>;
+export type CollectionEvent =
+  CollectionStarted | CollectionAttemptStarted | CollectionAttemptFailed | CollectionSucceeded | CollectionFailed | CollectionStopped;
 
 export interface Collection {
-  readonly status: 'due' | 'attempting' | 'succeeded' | 'failed';
+  readonly status: 'due' | 'attempting' | 'succeeded' | 'failed' | 'stopped';
   readonly invoiceId: string;
   readonly subscriptionId: string;
   readonly provider: string;
   readonly token: string;
   readonly retryDays: readonly number[];
+  readonly afterLastFailure: AfterLastFailure;
   /** Tries made or claimed so far. */
   readonly attempts: number;
   /** The claimed try's payment while attempting. */
@@ -77,10 +92,11 @@ export const collectionEvolver: Evolver<CollectionState, CollectionEvent> = {
   initialState: () => ({ status: 'none' }),
   evolve: (state, event) => {
     if (event.type === 'CollectionStarted') {
-      const { startedAt, ...data } = event.data;
+      const { startedAt, afterLastFailure, ...data } = event.data;
       return {
         status: 'due',
         ...data,
+        afterLastFailure: afterLastFailure ?? 'leave_open',
         attempts: 0,
         paymentId: null,
         nextAttemptAt: startedAt,
@@ -115,6 +131,8 @@ export const collectionEvolver: Evolver<CollectionState, CollectionEvent> = {
         return { ...state, status: 'succeeded', paymentId: event.data.paymentId, nextAttemptAt: null, updatedAt: event.data.succeededAt };
       case 'CollectionFailed':
         return { ...state, status: 'failed', paymentId: null, nextAttemptAt: null, updatedAt: event.data.failedAt };
+      case 'CollectionStopped':
+        return { ...state, status: 'stopped', paymentId: null, nextAttemptAt: null, updatedAt: event.data.stoppedAt };
       default:
         return state;
     }
@@ -180,8 +198,21 @@ export function decideRecordAttempt(
         attempts: state.attempts,
         reason: next.reason,
         lastFailureCode: outcome.failureCode,
+        afterLastFailure: state.afterLastFailure,
         failedAt: at,
       },
     },
   ];
+}
+
+/** Why an invoice is no longer collected (void, or marked uncollectible), or null while it is. */
+export function collectionStopReason(invoice: { readonly status: string; readonly uncollectible?: boolean }): CollectionStopReason | null {
+  if (invoice.status === 'void') return 'invoice-void';
+  return invoice.uncollectible === true ? 'invoice-uncollectible' : null;
+}
+
+/** Stops a collection that still has tries to make; one that succeeded, gave up or stopped (or never started) is left as it is. */
+export function decideStopCollection(command: { reason: CollectionStopReason }, state: CollectionState, meta: CommandMetadata): CollectionStopped[] {
+  if (state.status !== 'due' && state.status !== 'attempting') return [];
+  return [{ type: 'CollectionStopped', schemaVersion: 1, data: { invoiceId: state.invoiceId, reason: command.reason, stoppedAt: meta.now.toISOString() } }];
 }

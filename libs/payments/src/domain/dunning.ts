@@ -14,9 +14,29 @@ import { FieldError, ValidationError } from '@billing/shared-kernel';
  * a time zone.
  *
  * Only a retryable failure (soft decline, gateway unreachable) is retried; a
- * hard decline ends collection at once. After the last failure the invoice
- * stays unsettled and invoice.payment_failed is notified.
+ * hard decline ends collection at once. After the last failure
+ * invoice.payment_failed is notified and the environment's `afterLastFailure`
+ * setting says what else happens (AFTER_LAST_FAILURE).
  */
+
+/**
+ * What happens when a collection gives up (its last try failed, or a hard decline):
+ * - `leave_open`: nothing more; the invoice stays booked, unsettled and payable;
+ * - `mark_uncollectible`: the invoice is marked uncollectible (invoicing's command), still payable;
+ * - `cancel_subscription`: the subscription is cancelled (subscriptions' cancel command: it ends at the end of its period).
+ */
+export const AFTER_LAST_FAILURE = ['leave_open', 'mark_uncollectible', 'cancel_subscription'] as const;
+export type AfterLastFailure = (typeof AFTER_LAST_FAILURE)[number];
+export const DEFAULT_AFTER_LAST_FAILURE: AfterLastFailure = 'leave_open';
+
+/** An environment's `afterLastFailure` setting; absent: the default. */
+export function validateAfterLastFailure(value: unknown, pointer = '/afterLastFailure'): AfterLastFailure {
+  if (value === undefined) return DEFAULT_AFTER_LAST_FAILURE;
+  if (typeof value !== 'string' || !(AFTER_LAST_FAILURE as readonly string[]).includes(value)) {
+    throw ValidationError.at(pointer, `must be one of ${AFTER_LAST_FAILURE.join(', ')}`);
+  }
+  return value as AfterLastFailure;
+}
 
 export const DEFAULT_RETRY_DAYS: readonly number[] = Object.freeze([1, 3, 5, 7]);
 export const MAX_RETRIES = 10;

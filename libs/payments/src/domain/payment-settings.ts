@@ -1,13 +1,13 @@
 import { CommandMetadata, DomainEvent, Evolver, ValidationError } from '@billing/shared-kernel';
-import { DEFAULT_RETRY_DAYS, validateRetrySchedule } from './dunning';
+import { AfterLastFailure, DEFAULT_AFTER_LAST_FAILURE, DEFAULT_RETRY_DAYS, validateAfterLastFailure, validateRetrySchedule } from './dunning';
 
 /** An environment's payment settings: one stream per environment. */
 export const PAYMENT_SETTINGS_STREAM_TYPE = 'payment-settings';
 
 export type PaymentSettingsUpdated = DomainEvent<
   'PaymentSettingsUpdated',
-  // paymentTermsDays is absent in events written before it existed: due on the invoice date.
-  { readonly retryDays: readonly number[]; readonly paymentTermsDays?: number; readonly updatedAt: string }
+  // paymentTermsDays and afterLastFailure are absent in events written before they existed: due on the invoice date, leave_open.
+  { readonly retryDays: readonly number[]; readonly paymentTermsDays?: number; readonly afterLastFailure?: AfterLastFailure; readonly updatedAt: string }
 >;
 
 export interface PaymentSettings {
@@ -15,19 +15,29 @@ export interface PaymentSettings {
   readonly retryDays: readonly number[];
   /** Days from an invoice the billing engine makes to its due date (0: due on the invoice date). */
   readonly paymentTermsDays: number;
+  /** What happens when a collection gives up (see AFTER_LAST_FAILURE). */
+  readonly afterLastFailure: AfterLastFailure;
   readonly updatedAt: string | null;
 }
 
 export const PAYMENT_TERMS_MAX_DAYS = 365;
 
 export const paymentSettingsEvolver: Evolver<PaymentSettings, PaymentSettingsUpdated> = {
-  initialState: () => ({ retryDays: DEFAULT_RETRY_DAYS, paymentTermsDays: 0, updatedAt: null }),
-  evolve: (_state, event) => ({ retryDays: event.data.retryDays, paymentTermsDays: event.data.paymentTermsDays ?? 0, updatedAt: event.data.updatedAt }),
+  initialState: () => ({ retryDays: DEFAULT_RETRY_DAYS, paymentTermsDays: 0, afterLastFailure: DEFAULT_AFTER_LAST_FAILURE, updatedAt: null }),
+  evolve: (_state, event) => ({
+    retryDays: event.data.retryDays,
+    paymentTermsDays: event.data.paymentTermsDays ?? 0,
+    afterLastFailure: event.data.afterLastFailure ?? DEFAULT_AFTER_LAST_FAILURE,
+    updatedAt: event.data.updatedAt,
+  }),
 };
 
-/** Replaces the settings (422s at /retryDays/<i>, /paymentTermsDays; absent terms are 0); the same settings again write nothing. */
+/**
+ * Replaces the settings (422s at /retryDays/<i>, /paymentTermsDays, /afterLastFailure; absent terms are 0, an absent
+ * afterLastFailure leave_open); the same settings again write nothing.
+ */
 export function decideUpdatePaymentSettings(
-  command: { retryDays: unknown; paymentTermsDays: unknown },
+  command: { retryDays: unknown; paymentTermsDays: unknown; afterLastFailure?: unknown },
   state: PaymentSettings,
   meta: CommandMetadata,
 ): PaymentSettingsUpdated[] {
@@ -36,6 +46,9 @@ export function decideUpdatePaymentSettings(
   if (typeof paymentTermsDays !== 'number' || !Number.isInteger(paymentTermsDays) || paymentTermsDays < 0 || paymentTermsDays > PAYMENT_TERMS_MAX_DAYS) {
     throw ValidationError.at('/paymentTermsDays', `must be a whole number of days from 0 to ${PAYMENT_TERMS_MAX_DAYS}`);
   }
-  if (state.updatedAt !== null && retryDays.join(',') === state.retryDays.join(',') && paymentTermsDays === state.paymentTermsDays) return [];
-  return [{ type: 'PaymentSettingsUpdated', schemaVersion: 1, data: { retryDays, paymentTermsDays, updatedAt: meta.now.toISOString() } }];
+  const afterLastFailure = validateAfterLastFailure(command.afterLastFailure);
+  const unchanged =
+    retryDays.join(',') === state.retryDays.join(',') && paymentTermsDays === state.paymentTermsDays && afterLastFailure === state.afterLastFailure;
+  if (state.updatedAt !== null && unchanged) return [];
+  return [{ type: 'PaymentSettingsUpdated', schemaVersion: 1, data: { retryDays, paymentTermsDays, afterLastFailure, updatedAt: meta.now.toISOString() } }];
 }

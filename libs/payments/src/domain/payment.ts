@@ -242,7 +242,7 @@ export function pendingRefunds(payment: PaymentState): readonly Refund[] {
 /** What the payments context needs to know of an invoice, read from invoicing's public API. */
 export interface InvoiceFacts {
   readonly invoiceId: string;
-  readonly status: 'draft' | 'booked';
+  readonly status: 'draft' | 'booked' | 'void';
   readonly type: 'invoice' | 'credit_note';
   /** as invoices store it (uppercase ISO 4217) */
   readonly currency: string;
@@ -290,6 +290,9 @@ export function decideCreatePayment(command: CreatePayment, state: PaymentState,
   }
   if (invoice.type !== 'invoice') {
     throw ValidationError.at('/invoiceId', 'is a credit note: only invoices are paid', 'invoice-not-payable');
+  }
+  if (invoice.status === 'void') {
+    throw ValidationError.at('/invoiceId', 'is void: nothing is due on it', 'invoice-not-payable');
   }
   if (invoice.status !== 'booked') {
     throw ValidationError.at('/invoiceId', 'is a draft: only booked invoices can be paid', 'invoice-not-booked');

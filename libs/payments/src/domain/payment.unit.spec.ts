@@ -228,6 +228,7 @@ describe('decideCreatePayment', () => {
   it.each<[string, Partial<CreatePayment>, string, string]>([
     ['a missing invoice', { invoice: null }, '/invoiceId', 'invoice-not-found'],
     ['a draft', { invoice: { ...invoice, status: 'draft' } }, '/invoiceId', 'invoice-not-booked'],
+    ['a void invoice', { invoice: { ...invoice, status: 'void', totalDue: 0 } }, '/invoiceId', 'invoice-not-payable'],
     ['a credit note', { invoice: { ...invoice, type: 'credit_note', totalDue: -100 } }, '/invoiceId', 'invoice-not-payable'],
     ['a settled invoice', { invoice: { ...invoice, totalDue: 0 } }, '/invoiceId', 'invoice-not-payable'],
     ['an over-settled invoice', { invoice: { ...invoice, totalDue: -1 } }, '/invoiceId', 'invoice-not-payable'],

@@ -5,8 +5,8 @@ import { PaymentSettings } from '../domain';
 export class UpdatePaymentSettingsCommand extends Command<Written<PaymentSettings>> {
   constructor(
     readonly environmentId: string,
-    readonly retryDays: unknown,
-    readonly paymentTermsDays: unknown,
+    /** The PUT body's members, validated by the decider. */
+    readonly settings: { readonly retryDays: unknown; readonly paymentTermsDays: unknown; readonly afterLastFailure: unknown },
     readonly context: CommandContext,
   ) {
     super();

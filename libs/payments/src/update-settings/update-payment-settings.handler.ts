@@ -4,16 +4,16 @@ import { decideUpdatePaymentSettings, PaymentSettings, paymentSettingsEvolver } 
 import { paymentSettingsStream } from '../streams';
 import { UpdatePaymentSettingsCommand } from './update-payment-settings.command';
 
-/** The environment's retry schedule for collections that start from now on (a started collection keeps its own) and its payment terms. */
+/** The environment's retry schedule and afterLastFailure for collections that start from now on (a started collection keeps its own) and its payment terms. */
 @CommandHandler(UpdatePaymentSettingsCommand)
 export class UpdatePaymentSettingsHandler implements ICommandHandler<UpdatePaymentSettingsCommand, Written<PaymentSettings>> {
   constructor(private readonly commands: CommandPath) {}
 
-  async execute({ environmentId, retryDays, paymentTermsDays, context }: UpdatePaymentSettingsCommand): Promise<Written<PaymentSettings>> {
+  async execute({ environmentId, settings, context }: UpdatePaymentSettingsCommand): Promise<Written<PaymentSettings>> {
     const { state, version } = await this.commands.handle(
       paymentSettingsStream(environmentId),
       paymentSettingsEvolver,
-      (current) => decideUpdatePaymentSettings({ retryDays, paymentTermsDays }, current, context.meta),
+      (current) => decideUpdatePaymentSettings(settings, current, context.meta),
       context,
       { conflicts: { retries: 1 } },
     );

@@ -398,8 +398,8 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     const loaded = await this.commands.load(invoiceStream(environmentId, booking.invoiceId), invoiceEvolver, manager);
     if (loaded.state.status === 'none') throw new Error(`the draft ${booking.invoiceId} of subscription ${subscription.id} does not exist`);
     const invoice = loaded.state as Invoice;
-    if (invoice.status === 'booked') {
-      // Booked by hand during the grace period: it keeps what it says; later events count as corrections on the next invoice.
+    if (invoice.status !== 'draft') {
+      // Booked by hand during the grace period (and maybe voided since): it keeps what it says; later events count as corrections on the next invoice.
       return decideBookUsageInvoice({ subscriptionId: subscription.id, invoiceId: booking.invoiceId, usage: booking.usage }, subscription, context.meta);
     }
     let rerated: { usage: UsageCharge[]; lines: RequestedLine[] } | null;

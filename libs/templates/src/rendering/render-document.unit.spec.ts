@@ -56,6 +56,7 @@ const invoice: InvoiceView = {
   totalVat: 94444,
   totalInclVat: 479812,
   totalDue: 379812,
+  uncollectible: false,
 };
 
 const plain = (text: string) => text.replace(/[\u00a0\u202f]/g, ' ');

@@ -73,4 +73,5 @@ export const SAMPLE_INVOICE: InvoiceView = {
   totalVat: 93994,
   totalInclVat: 474362,
   totalDue: 374362,
+  uncollectible: false,
 };

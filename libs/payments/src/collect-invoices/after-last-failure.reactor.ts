@@ -1,0 +1,52 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { randomUUID } from 'node:crypto';
+import { EntityManager } from 'typeorm';
+import { CommandContext, Reactor, RecordedEvent, UnitOfWork, withinUnitOfWork } from '@billing/event-store';
+import { MarkInvoiceUncollectibleCommand } from '@billing/invoicing';
+import { CancelSubscriptionCommand } from '@billing/subscriptions';
+import { DomainError } from '@billing/shared-kernel';
+import { CollectionFailed, INVOICE_COLLECTION_STREAM_TYPE } from '../domain';
+
+/**
+ * What follows a collection that gave up (CollectionFailed), as its
+ * afterLastFailure says: `mark_uncollectible` runs invoicing's
+ * MarkInvoiceUncollectibleCommand, `cancel_subscription` subscriptions'
+ * CancelSubscriptionCommand (each context's published command, on the command
+ * bus), `leave_open` nothing. Exactly once: the command joins the reactor's
+ * batch transaction, which also moves its checkpoint.
+ */
+@Injectable()
+export class AfterLastFailureReactor implements Reactor {
+  readonly name = 'payments.after-last-failure';
+  readonly streamTypes = [INVOICE_COLLECTION_STREAM_TYPE];
+  private readonly logger = new Logger('AfterLastFailure');
+
+  constructor(private readonly bus: CommandBus) {}
+
+  async react(events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
+    const unit = new UnitOfWork(tx);
+    try {
+      await withinUnitOfWork(unit, async () => {
+        for (const event of events) if (event.type === 'CollectionFailed') await this.follow(event, (event as unknown as CollectionFailed).data);
+      });
+    } finally {
+      unit.close();
+    }
+  }
+
+  private async follow(event: RecordedEvent, { invoiceId, subscriptionId, afterLastFailure }: CollectionFailed['data']): Promise<void> {
+    const context: CommandContext = {
+      meta: { now: event.occurredAt, newId: randomUUID },
+      metadata: { actor: 'system:payments', requestId: null, correlationId: event.metadata.correlationId, causationId: event.eventId },
+    };
+    try {
+      if (afterLastFailure === 'mark_uncollectible') await this.bus.execute(new MarkInvoiceUncollectibleCommand(event.environmentId, invoiceId, context));
+      if (afterLastFailure === 'cancel_subscription') await this.bus.execute(new CancelSubscriptionCommand(event.environmentId, subscriptionId, context));
+    } catch (error) {
+      // A rule refuses it (the invoice was settled or voided, the subscription has ended meanwhile): nothing is left to do.
+      if (!(error instanceof DomainError)) throw error;
+      this.logger.warn({ msg: 'what follows a failed collection was refused', afterLastFailure, invoiceId, subscriptionId, error: error.message });
+    }
+  }
+}
