@@ -100,6 +100,18 @@ describe('Void and uncollectible invoices over HTTP', () => {
     expectProblem(await call('PUT', `/invoices/${credited.id}/void`), 409, 'invoice-paid');
   });
 
+  it('refuses to void an invoice while a payment of it waits for its outcome (409 invoice-payment-under-way): money may be taken', async () => {
+    const { call } = environment();
+    const invoice = await bookedInvoice(call);
+    await call('POST', '/paymentproviders/enable', { name: 'sandbox', credentials: { secretKey: 'sk_sandbox_void_test' } }, 200);
+    // The sandbox charges a timeout token but answers "unknown": the payment stays pending until it is looked up.
+    const payment = await call('POST', '/payments', { invoiceId: invoice.id, paymentMethod: { provider: 'sandbox', token: 'tok_timeout' } });
+    expect(payment.body.status).toBe('pending');
+    const refused = await call('PUT', `/invoices/${invoice.id}/void`);
+    expectProblem(refused, 409, 'invoice-payment-under-way');
+    expect((await call('GET', `/invoices/${invoice.id}`, undefined, 200)).body.status).toBe('booked');
+  });
+
   it('marks an invoice uncollectible: still payable, and a later payment that settles it clears the mark', async () => {
     const { call } = environment();
     const invoice = await bookedInvoice(call);

@@ -21,6 +21,12 @@ export const INVOICING_PROBLEMS: Record<string, ProblemType> = {
     description:
       'An invoice that a payment (even one refunded since) or a credit note has settled, wholly or in part, cannot be voided: credit it instead (POST /invoices/{id}/duplicate with reverse true).',
   },
+  'invoice-payment-under-way': {
+    status: 409,
+    title: 'A payment of the invoice is under way',
+    description:
+      'The invoice cannot be voided while a payment of it waits for its outcome, or after one succeeded whose settlement is still on its way: void it once the payment failed, or credit it once it settled.',
+  },
   'invoice-void': {
     status: 409,
     title: 'Invoice is void',

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { CommandContext, CommandPath, ConflictPolicy, outsideUnitOfWork, Written } from '@billing/event-store';
 import { foldEvents } from '@billing/shared-kernel';
+import { invoiceEvolver, invoicePaymentLock, invoiceStream } from '@billing/invoicing';
 import {
   decideCloseInvoicePayment,
   decideCreatePayment,
@@ -138,8 +139,15 @@ export class PaymentFlow {
   }
 
   private async record(environmentId: string, paymentId: string, request: PaymentRequest, context: CommandContext): Promise<Written<Payment>> {
-    const invoice = await this.readModel.invoiceFacts(environmentId, request.invoiceId);
+    let invoice = await this.readModel.invoiceFacts(environmentId, request.invoiceId);
     return this.commands.run(context, 'reject', async (session) => {
+      // Under the invoice's payment lock, re-read from its stream: a void committed since the facts were read refuses the payment.
+      if (invoice) {
+        const lock = invoicePaymentLock(environmentId, invoice.invoiceId);
+        await session.query(lock.sql, lock.parameters);
+        const current = await session.load(invoiceStream(environmentId, invoice.invoiceId), invoiceEvolver);
+        if (current.state.status === 'void') invoice = { ...invoice, status: 'void' };
+      }
       // Read on the transaction's own connection: a second one while holding this one could starve the pool.
       const provider =
         typeof request.provider === 'string'

@@ -18,6 +18,7 @@ import { UpdatePaymentSettingsHandler } from './update-settings/update-payment-s
 import { PaymentsController } from './http/payments.controller';
 import { PaymentFlow } from './payment-flow';
 import { PaymentTermsHandler } from './payment-terms/payment-terms.handler';
+import { InvoicePaymentTakenHandler } from './invoice-payment-taken/invoice-payment-taken.handler';
 import { PaymentsReadModel } from './read-model/payments.read-model';
 import { RefundPaymentHandler } from './refund-payment/refund-payment.handler';
 import { PendingPaymentsResolver } from './resolve-payments/pending-payments.resolver';
@@ -42,6 +43,7 @@ import { PendingPaymentsResolver } from './resolve-payments/pending-payments.res
     PendingPaymentsResolver,
     UpdatePaymentSettingsHandler,
     PaymentTermsHandler,
+    InvoicePaymentTakenHandler,
     CollectionReactor,
     CollectionStopReactor,
     AfterLastFailureReactor,

@@ -74,6 +74,8 @@ export interface AddSettlement {
 
 export interface VoidInvoice {
   readonly invoiceId: string;
+  /** The payments context's answer: a payment of it is under way or succeeded (its settlement may still be on its way). */
+  readonly paymentTaken: boolean;
 }
 
 export interface MarkInvoiceUncollectible {

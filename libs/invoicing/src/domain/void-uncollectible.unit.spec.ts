@@ -33,7 +33,7 @@ const booked = decideBookInvoice({ invoiceId: 'inv-1', handle: 'INV-000001', tax
 const bookedInvoice = [...created, ...booked];
 const settle = (history: InvoiceEvent[], amount: number, reference = 'pay-1') =>
   decideAddSettlement({ invoiceId: 'inv-1', date: '2025-02-10', amount, reference }, given(...history), metaAt());
-const voided = decideVoidInvoice({ invoiceId: 'inv-1' }, given(...bookedInvoice), metaAt());
+const voided = decideVoidInvoice({ invoiceId: 'inv-1', paymentTaken: false }, given(...bookedInvoice), metaAt());
 const marked = decideMarkInvoiceUncollectible({ invoiceId: 'inv-1' }, given(...bookedInvoice), metaAt());
 const creditNote = (() => {
   const { newStreamEvents } = decideDuplicateInvoice(
@@ -48,20 +48,27 @@ describe('decideVoidInvoice', () => {
   it('given a booked invoice nothing settled, when it is voided, then InvoiceVoided with its customer and currency', () => {
     spec
       .given(bookedInvoice)
-      .when((state) => decideVoidInvoice({ invoiceId: 'inv-1' }, state, metaAt()))
+      .when((state) => decideVoidInvoice({ invoiceId: 'inv-1', paymentTaken: false }, state, metaAt()))
       .then([{ type: 'InvoiceVoided', schemaVersion: 1, data: { invoiceId: 'inv-1', customerId: 'cust-1', currency: 'EUR', voidedAt: NOW } }]);
+  });
+
+  it('given a booked invoice with a payment under way or succeeded (the payments context says so), when it is voided, then 409 invoice-payment-under-way', () => {
+    spec
+      .given(bookedInvoice)
+      .when((state) => decideVoidInvoice({ invoiceId: 'inv-1', paymentTaken: true }, state, metaAt()))
+      .thenThrows({ kind: 'conflict', code: 'invoice-payment-under-way' });
   });
 
   it('given a void invoice, when it is voided again, then nothing is recorded', () => {
     spec
       .given([...bookedInvoice, ...voided])
-      .when((state) => decideVoidInvoice({ invoiceId: 'inv-1' }, state, metaAt()))
+      .when((state) => decideVoidInvoice({ invoiceId: 'inv-1', paymentTaken: false }, state, metaAt()))
       .then([]);
   });
 
   it('given an invoice marked uncollectible, when it is voided, then InvoiceVoided and the mark is gone', () => {
     const history = [...bookedInvoice, ...marked];
-    const events = decideVoidInvoice({ invoiceId: 'inv-1' }, given(...history), metaAt());
+    const events = decideVoidInvoice({ invoiceId: 'inv-1', paymentTaken: false }, given(...history), metaAt());
     expect(events.map((event) => event.type)).toEqual(['InvoiceVoided']);
     expect(invoiceOf(given(...history, ...events))).toMatchObject({ status: 'void', uncollectible: false });
   });
@@ -74,28 +81,28 @@ describe('decideVoidInvoice', () => {
     const history = amounts.reduce<InvoiceEvent[]>((events, amount, i) => [...events, ...settle(events, amount, `pay-${i}`)], bookedInvoice);
     spec
       .given(history)
-      .when((state) => decideVoidInvoice({ invoiceId: 'inv-1' }, state, metaAt()))
+      .when((state) => decideVoidInvoice({ invoiceId: 'inv-1', paymentTaken: false }, state, metaAt()))
       .thenThrows({ kind: 'conflict', code: 'invoice-paid' });
   });
 
   it('given a draft, when it is voided, then 409 invoice-not-booked', () => {
     spec
       .given(created)
-      .when((state) => decideVoidInvoice({ invoiceId: 'inv-1' }, state, metaAt()))
+      .when((state) => decideVoidInvoice({ invoiceId: 'inv-1', paymentTaken: false }, state, metaAt()))
       .thenThrows({ kind: 'conflict', code: 'invoice-not-booked' });
   });
 
   it('given a booked credit note, when it is voided, then 409 invoice-is-credit-note', () => {
     spec
       .given(creditNote)
-      .when((state) => decideVoidInvoice({ invoiceId: 'cn-1' }, state, metaAt()))
+      .when((state) => decideVoidInvoice({ invoiceId: 'cn-1', paymentTaken: false }, state, metaAt()))
       .thenThrows({ kind: 'conflict', code: 'invoice-is-credit-note' });
   });
 
   it('given no invoice, when it is voided, then 404', () => {
     spec
       .given([])
-      .when((state) => decideVoidInvoice({ invoiceId: 'inv-1' }, state, metaAt()))
+      .when((state) => decideVoidInvoice({ invoiceId: 'inv-1', paymentTaken: false }, state, metaAt()))
       .thenThrows({ kind: 'not_found' });
   });
 

@@ -11,16 +11,17 @@ export type InvoicePaymentOpened = DomainEvent<'InvoicePaymentOpened', { readonl
 export type InvoicePaymentClosed = DomainEvent<'InvoicePaymentClosed', { readonly invoiceId: string; readonly paymentId: string; readonly closedAt: string }>;
 export type InvoicePaymentsEvent = InvoicePaymentOpened | InvoicePaymentClosed;
 
-/** The payment of the invoice still waiting for its outcome, if any. */
+/** The payment of the invoice still waiting for its outcome, if any, and every payment ever made of it (oldest first). */
 export interface InvoicePayments {
   readonly pendingPaymentId: string | null;
+  readonly paymentIds: readonly string[];
 }
 
 export const invoicePaymentsEvolver: Evolver<InvoicePayments, InvoicePaymentsEvent> = {
-  initialState: () => ({ pendingPaymentId: null }),
+  initialState: () => ({ pendingPaymentId: null, paymentIds: [] }),
   evolve: (state, event) => {
-    if (event.type === 'InvoicePaymentOpened') return { pendingPaymentId: event.data.paymentId };
-    return state.pendingPaymentId === event.data.paymentId ? { pendingPaymentId: null } : state;
+    if (event.type === 'InvoicePaymentOpened') return { pendingPaymentId: event.data.paymentId, paymentIds: [...state.paymentIds, event.data.paymentId] };
+    return state.pendingPaymentId === event.data.paymentId ? { ...state, pendingPaymentId: null } : state;
   },
 };
 

@@ -6,19 +6,20 @@ const meta = metadataAt('2026-03-01T10:00:00.000Z');
 const opened = decideOpenInvoicePayment({ invoiceId: 'inv-1', paymentId: 'pay-1' }, invoicePaymentsEvolver.initialState(), meta);
 
 describe('the invoice-payments stream', () => {
-  it('given nothing, when a payment opens, then it is the pending one', () => {
+  it('given nothing, when a payment opens, then it is the pending one, and among the payments of the invoice', () => {
     expect(foldEvents<ReturnType<typeof invoicePaymentsEvolver.initialState>, InvoicePaymentsEvent>(invoicePaymentsEvolver, opened)).toEqual({
       pendingPaymentId: 'pay-1',
+      paymentIds: ['pay-1'],
     });
   });
 
-  it('given a pending payment, when it closes, then nothing is pending', () => {
+  it('given a pending payment, when it closes, then nothing is pending and the payment stays among those of the invoice', () => {
     const state = foldEvents(invoicePaymentsEvolver, opened as InvoicePaymentsEvent[]);
     const closed = decideCloseInvoicePayment({ invoiceId: 'inv-1', paymentId: 'pay-1' }, state, meta);
     expect(closed).toEqual([
       { type: 'InvoicePaymentClosed', schemaVersion: 1, data: { invoiceId: 'inv-1', paymentId: 'pay-1', closedAt: '2026-03-01T10:00:00.000Z' } },
     ]);
-    expect(foldEvents(invoicePaymentsEvolver, [...opened, ...closed] as InvoicePaymentsEvent[])).toEqual({ pendingPaymentId: null });
+    expect(foldEvents(invoicePaymentsEvolver, [...opened, ...closed] as InvoicePaymentsEvent[])).toEqual({ pendingPaymentId: null, paymentIds: ['pay-1'] });
   });
 
   it('given another pending payment, when a different one closes, then nothing is written', () => {

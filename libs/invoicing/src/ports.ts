@@ -1,0 +1,35 @@
+import { Query } from '@nestjs/cqrs';
+import { EntityManager } from 'typeorm';
+
+/**
+ * What the invoicing context asks of other contexts, declared here and
+ * answered there (the context map runs invoicing < payments: invoicing cannot
+ * import the payments context, so it states the question and payments
+ * registers the query handler that answers it).
+ */
+
+/**
+ * Whether money was taken, or may be being taken, for the invoice: a payment
+ * of it still waiting for its outcome, or one that succeeded (its settlement
+ * may not be on the invoice yet). Read from the log in the asking command's
+ * transaction (`manager`), under the invoice's payment lock.
+ */
+export class InvoicePaymentTakenQuery extends Query<boolean> {
+  constructor(
+    readonly environmentId: string,
+    readonly invoiceId: string,
+    readonly manager: EntityManager,
+  ) {
+    super();
+  }
+}
+
+/**
+ * The transaction-scoped advisory lock that orders a payment being recorded
+ * for an invoice against the invoice being voided: whoever takes it second
+ * sees what the first committed (a void invoice is never charged, a void
+ * never passes a payment under way). Both sides lock with this one key.
+ */
+export function invoicePaymentLock(environmentId: string, invoiceId: string): { readonly sql: string; readonly parameters: readonly unknown[] } {
+  return { sql: `select pg_advisory_xact_lock(hashtextextended($1, 0))`, parameters: [`invoice-payment\n${environmentId}\n${invoiceId}`] };
+}
