@@ -1,4 +1,10 @@
 import { Module } from '@nestjs/common';
+import { ArchiveCustomerHandler } from './customers/archive-customer/archive-customer.handler';
+import { CreateCustomerHandler } from './customers/create-customer/create-customer.handler';
+import { CustomerRecordHandler } from './customers/customer-record.query';
+import { CustomersController } from './customers/http/customers.controller';
+import { CustomersReadModel } from './customers/read-model/customers.read-model';
+import { UpdateCustomerHandler } from './customers/update-customer/update-customer.handler';
 import { AddSettlementHandler } from './add-settlement/add-settlement.handler';
 import { BookInvoiceHandler } from './book-invoice/book-invoice.handler';
 import { CreateInvoiceHandler } from './create-invoice/create-invoice.handler';
@@ -13,7 +19,7 @@ import { UpdateTaxCodeHandler } from './update-tax-code/update-tax-code.handler'
 
 /** The HTTP surface and command handlers of the invoicing context (its definition is invoicingContext). */
 @Module({
-  controllers: [InvoicesController, TaxCodesController],
+  controllers: [InvoicesController, TaxCodesController, CustomersController],
   providers: [
     InvoicingReadModel,
     { provide: TaxRegisterReader, useExisting: InvoicingReadModel },
@@ -24,6 +30,11 @@ import { UpdateTaxCodeHandler } from './update-tax-code/update-tax-code.handler'
     BookInvoiceHandler,
     AddSettlementHandler,
     DuplicateInvoiceHandler,
+    CustomersReadModel,
+    CreateCustomerHandler,
+    UpdateCustomerHandler,
+    ArchiveCustomerHandler,
+    CustomerRecordHandler,
   ],
 })
 export class InvoicingModule {}
