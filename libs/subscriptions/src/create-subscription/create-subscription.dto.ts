@@ -53,7 +53,8 @@ export class CreateSubscriptionDto {
   @ApiProperty({
     type: CustomerInputDto,
     required: false,
-    description: "the invoice customer inline (a one-off customer with no record): every invoice of the subscription is this customer's; not together with customerId",
+    description:
+      "the invoice customer inline (a one-off customer with no record): every invoice of the subscription is this customer's; not together with customerId",
   })
   @IsOptional()
   @IsObject()

@@ -2,7 +2,15 @@ import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
 import { CustomerRecordQuery, invoiceCustomerOf } from '@billing/invoicing';
 import { CommandPath, CommandSession, Written } from '@billing/event-store';
 import { FieldError, foldEvents, ValidationError } from '@billing/shared-kernel';
-import { decideClaimHandle, decideCreateSubscription, handleClaimEvolver, handleIsFree, Subscription, SubscriptionCustomer, subscriptionEvolver } from '../domain';
+import {
+  decideClaimHandle,
+  decideCreateSubscription,
+  handleClaimEvolver,
+  handleIsFree,
+  Subscription,
+  SubscriptionCustomer,
+  subscriptionEvolver,
+} from '../domain';
 import { priceFactsOf, SubscriptionsReadModel } from '../read-model/subscriptions.read-model';
 import { subscriptionHandleStream, subscriptionStream } from '../streams';
 import { UsageStore } from '../usage/usage-store';

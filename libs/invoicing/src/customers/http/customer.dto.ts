@@ -1,7 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsArray, IsInt, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
-import { MAX_METADATA_ENTRIES, MAX_METADATA_KEY_LENGTH, MAX_METADATA_VALUE_LENGTH, MAX_PAYMENT_TERMS_DAYS, MAX_TAX_IDS, CustomerFieldsInput } from '../../domain';
+import { IsArray, IsInt, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import {
+  MAX_METADATA_ENTRIES,
+  MAX_METADATA_KEY_LENGTH,
+  MAX_METADATA_VALUE_LENGTH,
+  MAX_PAYMENT_TERMS_DAYS,
+  MAX_TAX_IDS,
+  CustomerFieldsInput,
+} from '../../domain';
 import { AddressInputDto } from '../../create-invoice/create-invoice.dto';
 import { AddressDto } from '../../http/invoice-detail.dto';
 
@@ -11,7 +18,10 @@ const METADATA_VALUES = { type: 'string', maxLength: MAX_METADATA_VALUE_LENGTH }
 // ---------------------------------------------------------------- input
 
 export class TaxIdInputDto {
-  @ApiProperty({ example: 'eu_vat', description: '`eu_vat` (checked: an EU country prefix, EL for Greece, and 2 to 12 letters or digits) or any lowercase type (free text)' })
+  @ApiProperty({
+    example: 'eu_vat',
+    description: '`eu_vat` (checked: an EU country prefix, EL for Greece, and 2 to 12 letters or digits) or any lowercase type (free text)',
+  })
   @IsString()
   type!: string;
   @ApiProperty({ example: 'FI12345678', maxLength: 100, description: 'an eu_vat is stored without spaces, dots or dashes, uppercase' })
@@ -144,7 +154,10 @@ export class InvoiceSettingsDto {
 
 export class CustomerPaymentMethodHintDto {
   @ApiProperty() provider!: string;
-  @ApiProperty({ example: 'cess', description: 'the last characters of the token (at most 4, never more than a quarter of it); the token itself is never shown' })
+  @ApiProperty({
+    example: 'cess',
+    description: 'the last characters of the token (at most 4, never more than a quarter of it); the token itself is never shown',
+  })
   tokenHint!: string;
 }
 
@@ -168,7 +181,8 @@ export class CustomerDto {
   @ApiProperty({ type: String, nullable: true }) currency!: string | null;
   @ApiProperty({ type: () => InvoiceSettingsDto }) invoiceSettings!: InvoiceSettingsDto;
   @ApiProperty({ type: () => CustomerPaymentMethodHintDto, nullable: true }) defaultPaymentMethod!: CustomerPaymentMethodHintDto | null;
-  @ApiProperty({ type: 'object', additionalProperties: METADATA_VALUES, maxProperties: MAX_METADATA_ENTRIES, description: METADATA_DESCRIPTION }) metadata!: Record<string, string>;
+  @ApiProperty({ type: 'object', additionalProperties: METADATA_VALUES, maxProperties: MAX_METADATA_ENTRIES, description: METADATA_DESCRIPTION })
+  metadata!: Record<string, string>;
   @ApiProperty({ type: () => [CustomerBalanceDto], description: "the customer's credit balance per currency; empty until a balance transaction exists" })
   balances!: CustomerBalanceDto[];
   @ApiProperty({ format: 'date-time' }) createdAt!: string;

@@ -33,7 +33,10 @@ export class CustomersController {
 
   @Post()
   @HttpCode(201)
-  @ApiOperation({ summary: 'Create a customer', description: 'Every member is optional; absent ones take their defaults (locale en, timeZone UTC, a generated handle).' })
+  @ApiOperation({
+    summary: 'Create a customer',
+    description: 'Every member is optional; absent ones take their defaults (locale en, timeZone UTC, a generated handle).',
+  })
   @ApiBody({ type: CustomerInputDto })
   @ApiResponse({ status: 201, description: 'The new customer.', type: CustomerDto, headers: CREATED_HEADERS })
   @ApiResponse({ status: 409, ...problemResponse('Another customer of the environment has the handle (customer-handle-taken)') })
@@ -55,7 +58,10 @@ export class CustomersController {
   @ApiQuery({ name: 'orderBy', required: false, enum: CUSTOMER_ORDER_BY })
   @ApiPageQuery()
   @ApiResponse({ status: 200, description: 'A page of customers', type: CustomerPageDto })
-  @ApiResponse({ status: 422, ...problemResponse('A malformed filter, unknown field or operator, bad value, orderBy, limit or pageToken (pointer /query/<name>[/<index>])') })
+  @ApiResponse({
+    status: 422,
+    ...problemResponse('A malformed filter, unknown field or operator, bad value, orderBy, limit or pageToken (pointer /query/<name>[/<index>])'),
+  })
   list(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<Page<CustomerView>> {
     return this.readModel.list(caller.environmentId, parseCustomerQuery(query));
   }
@@ -122,7 +128,9 @@ export class CustomersController {
     @Param('customerId', CUSTOMER_ID_PIPE) customerId: string,
     @IfMatch() expectedVersion: number | undefined,
   ): Promise<Versioned<CustomerView>> {
-    return answer(await this.commands.execute(new ArchiveCustomerCommand(caller.environmentId, customerId, commandContext(caller, this.clock), expectedVersion)));
+    return answer(
+      await this.commands.execute(new ArchiveCustomerCommand(caller.environmentId, customerId, commandContext(caller, this.clock), expectedVersion)),
+    );
   }
 }
 

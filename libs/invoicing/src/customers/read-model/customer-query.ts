@@ -17,7 +17,9 @@ const FIELDS = { email: ['eq', 'ne'], handle: ['eq', 'ne'], status: ['eq', 'ne']
 type Field = keyof typeof FIELDS;
 const STATUSES = ['active', 'archived'];
 
-export type CustomerFilter = { readonly field: 'email' | 'handle' | 'status'; readonly op: Op; readonly value: string } | { readonly field: 'createdAt'; readonly op: Op; readonly value: Date };
+export type CustomerFilter =
+  | { readonly field: 'email' | 'handle' | 'status'; readonly op: Op; readonly value: string }
+  | { readonly field: 'createdAt'; readonly op: Op; readonly value: Date };
 
 export type CustomerOrderField = 'id' | 'createdAt' | 'handle';
 
@@ -85,6 +87,7 @@ function parseOrderBy(value: unknown): CustomerQuery['orderBy'] {
   const text = String(value);
   const descending = text.startsWith('-');
   const name = Object.keys(ORDER_BY).find((key) => key.toLowerCase() === (descending ? text.slice(1) : text).toLowerCase());
-  if (name === undefined) throw ValidationError.at('/query/orderBy', `must be one of ${Object.keys(ORDER_BY).join(', ')}, optionally prefixed with - for descending`);
+  if (name === undefined)
+    throw ValidationError.at('/query/orderBy', `must be one of ${Object.keys(ORDER_BY).join(', ')}, optionally prefixed with - for descending`);
   return { field: ORDER_BY[name], descending };
 }

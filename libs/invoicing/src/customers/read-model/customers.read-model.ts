@@ -31,10 +31,11 @@ export class CustomersReadModel {
   /** The record itself (the payment method's token included): for the context's own commands and its query handler, never an answer. */
   async record(environmentId: string, id: string, manager?: EntityManager): Promise<Customer | null> {
     if (!isUuid(id)) return null;
-    const [row] = await queryRows<{ state: Customer }>(manager ?? this.dataSource.manager, `select state from customers where environment_id = $1 and id = $2`, [
-      environmentId,
-      id,
-    ]);
+    const [row] = await queryRows<{ state: Customer }>(
+      manager ?? this.dataSource.manager,
+      `select state from customers where environment_id = $1 and id = $2`,
+      [environmentId, id],
+    );
     return row?.state ?? null;
   }
 
