@@ -63,7 +63,7 @@ export class CustomerPaymentMethodInputDto {
  * absent member takes its default; on update an absent member is kept and
  * null clears it (to its default). Read-only members are refused (422).
  */
-export class CustomerInputDto {
+export class CustomerRequestDto {
   @ApiProperty({ required: false, maxLength: 255, description: 'unique in the environment; default `cus_` and 12 characters of the id' })
   @IsOptional()
   @IsString()
@@ -122,7 +122,7 @@ export class CustomerInputDto {
 }
 
 /** The body as domain input (class instances become plain data). */
-export function customerInput(body: CustomerInputDto): CustomerFieldsInput {
+export function customerInput(body: CustomerRequestDto): CustomerFieldsInput {
   const plain = <T>(value: T): T => (value == null ? value : (JSON.parse(JSON.stringify(value)) as T));
   return {
     handle: body.handle,

@@ -11,7 +11,7 @@ import { UpdateCustomerCommand } from '../update-customer/update-customer.comman
 import { CUSTOMER_ORDER_BY, parseCustomerQuery } from '../read-model/customer-query';
 import { CustomerView, toCustomerView } from '../read-model/customer-view';
 import { CustomersReadModel } from '../read-model/customers.read-model';
-import { CustomerDto, CustomerInputDto, customerInput, CustomerPageDto } from './customer.dto';
+import { CustomerDto, CustomerRequestDto, customerInput, CustomerPageDto } from './customer.dto';
 
 const CUSTOMER_ID = { name: 'customerId', format: 'uuid', description: 'The customer id.' } as const;
 /** Path ids are uuids; anything else names no customer: 404 like an unknown id. */
@@ -37,11 +37,11 @@ export class CustomersController {
     summary: 'Create a customer',
     description: 'Every member is optional; absent ones take their defaults (locale en, timeZone UTC, a generated handle).',
   })
-  @ApiBody({ type: CustomerInputDto })
+  @ApiBody({ type: CustomerRequestDto })
   @ApiResponse({ status: 201, description: 'The new customer.', type: CustomerDto, headers: CREATED_HEADERS })
   @ApiResponse({ status: 409, ...problemResponse('Another customer of the environment has the handle (customer-handle-taken)') })
   @ApiResponse({ status: 422, ...problemResponse(INVALID_BODY) })
-  async create(@Caller() caller: CallerContext, @Body() body: CustomerInputDto): Promise<Versioned<CustomerView>> {
+  async create(@Caller() caller: CallerContext, @Body() body: CustomerRequestDto): Promise<Versioned<CustomerView>> {
     const written = await this.commands.execute(new CreateCustomerCommand(caller.environmentId, customerInput(body), commandContext(caller, this.clock)));
     return answer(written, `/customers/${written.id}`);
   }
@@ -85,7 +85,7 @@ export class CustomersController {
   })
   @ApiParam(CUSTOMER_ID)
   @ApiHeader(IF_MATCH)
-  @ApiBody({ type: CustomerInputDto })
+  @ApiBody({ type: CustomerRequestDto })
   @ApiResponse({ status: 200, description: 'The updated customer.', type: CustomerDto, headers: ETAG_HEADER })
   @ApiResponse({ status: 404, ...problemResponse('No such customer in this environment') })
   @ApiResponse({
@@ -96,7 +96,7 @@ export class CustomersController {
   async update(
     @Caller() caller: CallerContext,
     @Param('customerId', CUSTOMER_ID_PIPE) customerId: string,
-    @Body() body: CustomerInputDto,
+    @Body() body: CustomerRequestDto,
     @IfMatch() expectedVersion: number | undefined,
   ): Promise<Versioned<CustomerView>> {
     return answer(
