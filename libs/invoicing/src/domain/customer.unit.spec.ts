@@ -1,3 +1,4 @@
+import { foldEvents } from '@billing/shared-kernel';
 import { deciderSpec, metadataAt } from '@billing/testing/decider-spec';
 import {
   CustomerCreated,
@@ -14,6 +15,8 @@ import {
   validLocale,
   validTaxIds,
 } from './customer';
+import { decideBookInvoice, decideCreateInvoice, decideUpdateInvoice } from './invoice-decisions';
+import { invoiceEvolver } from './invoice';
 
 const spec = deciderSpec(customerEvolver);
 const handles = deciderSpec(customerHandleEvolver);
@@ -314,5 +317,67 @@ describe('Customer decider', () => {
         .when((state) => decideClaimCustomerHandle('acme', 'other', state))
         .then([{ ...claimed, data: { handle: 'acme', customerId: 'other' } }]);
     });
+  });
+});
+
+describe('Invoices made out to a customer record', () => {
+  const invoices = deciderSpec(invoiceEvolver);
+  const snapshot = { id: ID, handle: 'acme', name: 'Acme Oy', billingAddress: EMPTY_ADDRESS };
+  const draft = (dueDate: string | null) =>
+    decideCreateInvoice(
+      {
+        invoiceId: 'inv-1',
+        customer: snapshot,
+        customerId: ID,
+        currency: 'EUR',
+        date: '2026-03-01',
+        dueDate,
+        items: [{ quantity: 1, unitAmount: 100 }],
+        taxes: new Map(),
+      },
+      { status: 'none' },
+      meta,
+    );
+  const atBooking = { snapshot: { ...snapshot, name: 'Acme Renamed' }, paymentTermsDays: 14 };
+
+  it('booking freezes the record as it is then, and dates an invoice without a due date by its payment terms', () => {
+    const events = decideBookInvoice(
+      { invoiceId: 'inv-1', handle: 'INV-000001', taxes: new Map(), customer: atBooking },
+      foldEvents(invoiceEvolver, draft(null)),
+      meta,
+    );
+    expect(events[0].data).toMatchObject({ dueDate: '2026-03-15', customer: atBooking.snapshot });
+    expect(foldEvents(invoiceEvolver, [...draft(null), ...events])).toMatchObject({ status: 'booked', customer: atBooking.snapshot, customerId: ID });
+  });
+
+  it('an explicit due date wins over the payment terms; an inline customer is never replaced', () => {
+    const events = decideBookInvoice(
+      { invoiceId: 'inv-1', handle: 'INV-000001', taxes: new Map(), customer: atBooking },
+      foldEvents(invoiceEvolver, draft('2026-03-05')),
+      meta,
+    );
+    expect(events[0].data).toMatchObject({ dueDate: '2026-03-05' });
+    const inline = decideCreateInvoice(
+      { invoiceId: 'inv-2', customer: snapshot, currency: 'EUR', items: [{ quantity: 1, unitAmount: 100 }], taxes: new Map() },
+      { status: 'none' },
+      meta,
+    );
+    const booked = decideBookInvoice(
+      { invoiceId: 'inv-2', handle: 'INV-000002', taxes: new Map(), customer: atBooking },
+      foldEvents(invoiceEvolver, inline),
+      meta,
+    );
+    expect(booked[0].data).not.toHaveProperty('customer');
+    expect(booked[0].data).toMatchObject({ dueDate: null });
+  });
+
+  it('updating a draft records the record’s current snapshot', () => {
+    invoices
+      .given(draft(null))
+      .when(
+        (state) =>
+          decideUpdateInvoice({ invoiceId: 'inv-1', date: '2026-03-01', currency: null, taxes: new Map(), customer: atBooking.snapshot }, state, meta)[0].data,
+      )
+      .then(expect.objectContaining({ customer: atBooking.snapshot }));
   });
 });
