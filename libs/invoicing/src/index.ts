@@ -7,7 +7,17 @@
 export * from './domain';
 export { invoicingContext } from './invoicing.context';
 export { invoicingMigrations } from './migrations';
-export { INVOICE_STREAM, TAX_CODE_STREAM, invoiceStream, taxCodeStream, taxCodeStreamId } from './streams';
+export {
+  CUSTOMER_HANDLE_STREAM,
+  CUSTOMER_STREAM,
+  INVOICE_STREAM,
+  TAX_CODE_STREAM,
+  customerHandleStream,
+  customerStream,
+  invoiceStream,
+  taxCodeStream,
+  taxCodeStreamId,
+} from './streams';
 export { toInvoiceView } from './read-model/invoice-view';
 export type { InvoiceView, InvoiceLineView, InvoiceSummaryView } from './read-model/invoice-view';
 export { toTaxCodeView } from './read-model/tax-code-view';
@@ -23,3 +33,9 @@ export { MarkInvoiceUncollectibleCommand } from './mark-invoice-uncollectible/ma
 // Voiding asks payments whether money was taken (a port payments answers) under a lock both sides take.
 export { InvoicePaymentTakenQuery, invoicePaymentLock } from './ports';
 export { CustomerInputDto } from './create-invoice/create-invoice.dto';
+// Customers: the record other contexts read (a subscription created with customerId) and the question invoicing asks of subscriptions.
+export { CustomerRecordQuery } from './customers/customer-record.query';
+export { CustomerActiveSubscriptionsQuery } from './ports';
+export { toCustomerView, publicPaymentMethod } from './customers/read-model/customer-view';
+export type { CustomerView } from './customers/read-model/customer-view';
+export { CUSTOMERS_PROJECTION } from './customers/read-model/customers.projection';

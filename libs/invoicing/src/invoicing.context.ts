@@ -1,5 +1,11 @@
 import { BoundedContext, eventTypesOf, NotificationDefinition, StreamDefinition } from '@billing/platform';
 import {
+  CustomerCreatedData,
+  CustomerEvent,
+  CustomerHandleEvent,
+  customerEvolver,
+  CustomerState,
+  CustomerUpdatedData,
   InvoiceEvent,
   InvoiceState,
   TAX_CODE_EVENT_SCHEMA_VERSION,
@@ -15,7 +21,9 @@ import { invoicingMigrations } from './migrations';
 import { invoiceViewOf } from './read-model/invoice-view';
 import { invoicingProjection } from './read-model/invoicing.projection';
 import { taxCodeViewOf } from './read-model/tax-code-view';
-import { INVOICE_STREAM, TAX_CODE_STREAM, taxCodeStreamId } from './streams';
+import { customerViewOf, publicPaymentMethod } from './customers/read-model/customer-view';
+import { customersProjection } from './customers/read-model/customers.projection';
+import { CUSTOMER_HANDLE_STREAM, CUSTOMER_STREAM, INVOICE_STREAM, TAX_CODE_STREAM, taxCodeStreamId } from './streams';
 
 /** Every event type of a stream with the schema version it is written in (a type missing here does not compile). */
 const INVOICE_EVENTS: Record<InvoiceEvent['type'], number> = {
@@ -49,6 +57,29 @@ const taxCodeStream: StreamDefinition<TaxCodeState, TaxCodeEvent> = {
   view: { evolver: taxCodeEvolver, toView: taxCodeViewOf },
   // Routes name a tax code by its code; its stream id is derived from it.
   resource: { type: 'tax_code', path: 'tax-codes', streamIdOf: taxCodeStreamId },
+};
+
+const CUSTOMER_EVENTS: Record<CustomerEvent['type'], number> = { CustomerCreated: 1, CustomerUpdated: 1, CustomerArchived: 1 };
+const CUSTOMER_HANDLE_EVENTS: Record<CustomerHandleEvent['type'], number> = { CustomerHandleClaimed: 1, CustomerHandleReleased: 1 };
+
+const customerStream: StreamDefinition<CustomerState, CustomerEvent> = {
+  type: CUSTOMER_STREAM,
+  idScheme: 'the customer id: a random uuid the service chooses (POST /customers)',
+  events: eventTypesOf(CUSTOMER_EVENTS),
+  view: { evolver: customerEvolver, toView: customerViewOf },
+  resource: { type: 'customer', path: 'customers' },
+  // The events log shows the default payment method as the API does: the token only as its hint.
+  publicData: (type, data) => {
+    if (type !== 'CustomerCreated' && type !== 'CustomerUpdated') return data;
+    const fields = data as CustomerCreatedData | CustomerUpdatedData;
+    return fields.defaultPaymentMethod ? { ...fields, defaultPaymentMethod: publicPaymentMethod(fields.defaultPaymentMethod) } : data;
+  },
+};
+
+const customerHandleStream: StreamDefinition = {
+  type: CUSTOMER_HANDLE_STREAM,
+  idScheme: 'uuid v5 of (environment, handle): a handle is held by one customer at a time (customerHandleStream)',
+  events: eventTypesOf(CUSTOMER_HANDLE_EVENTS),
 };
 
 const isSettled = (data: unknown) => typeof data === 'object' && data !== null && (data as { settlementStatus?: unknown }).settlementStatus === 'settled';
@@ -98,21 +129,29 @@ const notifications: NotificationDefinition[] = [
     eventType: 'InvoiceMarkedUncollectible',
     description: 'An invoice is marked uncollectible (by hand, or by dunning after its last failed try): its collection stops, it stays payable.',
   },
+  { name: 'customer.created', streamType: CUSTOMER_STREAM, eventType: 'CustomerCreated', description: 'A customer is created.' },
+  { name: 'customer.updated', streamType: CUSTOMER_STREAM, eventType: 'CustomerUpdated', description: 'A customer is updated.' },
+  {
+    name: 'customer.deleted',
+    streamType: CUSTOMER_STREAM,
+    eventType: 'CustomerArchived',
+    description: 'A customer is deleted: archived, still readable with status archived.',
+  },
   { name: 'tax_code.created', streamType: TAX_CODE_STREAM, eventType: 'TaxCodeCreated', description: 'A tax code is created.' },
   { name: 'tax_code.updated', streamType: TAX_CODE_STREAM, eventType: 'TaxCodeUpdated', description: 'A tax code is updated.' },
 ];
 
 /**
- * Invoicing: the tax-code register and invoices (drafts, booking with gapless
- * numbers, settlements, duplicates and credit notes), event-sourced, with the
- * `invoices` and `tax_codes` read models.
+ * Invoicing: the tax-code register, customers and invoices (drafts, booking
+ * with gapless numbers, settlements, duplicates and credit notes),
+ * event-sourced, with the `invoices`, `tax_codes` and `customers` read models.
  */
 export const invoicingContext: BoundedContext = {
   name: 'invoicing',
   module: InvoicingModule,
   migrations: invoicingMigrations,
-  streams: [invoiceStream, taxCodeStream],
-  projections: [invoicingProjection],
+  streams: [invoiceStream, taxCodeStream, customerStream, customerHandleStream],
+  projections: [invoicingProjection, customersProjection],
   reactors: [],
   notifications,
   problems: INVOICING_PROBLEMS,

@@ -1,4 +1,10 @@
 import { Module } from '@nestjs/common';
+import { ArchiveCustomerHandler } from './customers/archive-customer/archive-customer.handler';
+import { CreateCustomerHandler } from './customers/create-customer/create-customer.handler';
+import { CustomerRecordHandler } from './customers/customer-record.query';
+import { CustomersController } from './customers/http/customers.controller';
+import { CustomersReadModel } from './customers/read-model/customers.read-model';
+import { UpdateCustomerHandler } from './customers/update-customer/update-customer.handler';
 import { AddSettlementHandler } from './add-settlement/add-settlement.handler';
 import { BookInvoiceHandler } from './book-invoice/book-invoice.handler';
 import { CreateInvoiceHandler } from './create-invoice/create-invoice.handler';
@@ -15,7 +21,7 @@ import { VoidInvoiceHandler } from './void-invoice/void-invoice.handler';
 
 /** The HTTP surface and command handlers of the invoicing context (its definition is invoicingContext). */
 @Module({
-  controllers: [InvoicesController, TaxCodesController],
+  controllers: [InvoicesController, TaxCodesController, CustomersController],
   providers: [
     InvoicingReadModel,
     { provide: TaxRegisterReader, useExisting: InvoicingReadModel },
@@ -28,6 +34,11 @@ import { VoidInvoiceHandler } from './void-invoice/void-invoice.handler';
     DuplicateInvoiceHandler,
     VoidInvoiceHandler,
     MarkInvoiceUncollectibleHandler,
+    CustomersReadModel,
+    CreateCustomerHandler,
+    UpdateCustomerHandler,
+    ArchiveCustomerHandler,
+    CustomerRecordHandler,
   ],
 })
 export class InvoicingModule {}

@@ -79,4 +79,20 @@ export const INVOICING_PROBLEMS: Record<string, ProblemType> = {
     title: 'Tax code exists',
     description: 'A tax code with this code already exists in the environment; update it with PUT /tax-codes/{code}.',
   },
+  'customer-handle-taken': {
+    status: 409,
+    title: 'Customer handle taken',
+    description: 'Another customer of the environment has this handle; handles are unique per environment.',
+  },
+  'customer-archived': {
+    status: 409,
+    title: 'Customer archived',
+    description: 'The customer is archived (deleted): it can be read but not changed or deleted again.',
+  },
+  'customer-in-use': {
+    status: 409,
+    title: 'Customer in use',
+    description: 'The customer has a subscription that has not ended or a booked invoice with an amount still due: it cannot be deleted yet.',
+  },
+  'customer-exists': { status: 409, title: 'Conflict', description: 'A customer with this id already exists.' },
 };

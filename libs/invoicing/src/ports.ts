@@ -3,16 +3,30 @@ import { EntityManager } from 'typeorm';
 
 /**
  * What the invoicing context asks of other contexts, declared here and
- * answered there (the context map runs invoicing < payments: invoicing cannot
- * import the payments context, so it states the question and payments
- * registers the query handler that answers it).
+ * answered there (invoicing sits below subscriptions and payments in the
+ * context map: it states the question, they register the query handlers).
  */
+
+/**
+ * How many subscriptions of the customer have not ended (active, or cancelled
+ * and still running to their cancelAt): a customer with any cannot be deleted.
+ * Answered by the subscriptions context.
+ */
+export class CustomerActiveSubscriptionsQuery extends Query<number> {
+  constructor(
+    readonly environmentId: string,
+    readonly customerId: string,
+  ) {
+    super();
+  }
+}
 
 /**
  * Whether money was taken, or may be being taken, for the invoice: a payment
  * of it still waiting for its outcome, or one that succeeded (its settlement
  * may not be on the invoice yet). Read from the log in the asking command's
- * transaction (`manager`), under the invoice's payment lock.
+ * transaction (`manager`), under the invoice's payment lock. Answered by the
+ * payments context.
  */
 export class InvoicePaymentTakenQuery extends Query<boolean> {
   constructor(

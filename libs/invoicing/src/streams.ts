@@ -25,3 +25,23 @@ export function taxCodeStreamId(environmentId: string, code: string): string {
 export function taxCodeStream(environmentId: string, code: string): StreamRef {
   return { environmentId, streamType: TAX_CODE_STREAM, streamId: taxCodeStreamId(environmentId, code) };
 }
+
+export const CUSTOMER_STREAM = 'customer';
+export const CUSTOMER_HANDLE_STREAM = 'customer-handle';
+
+/** Fixed namespace of the customer-handle claim stream ids (a random v4 uuid chosen once; never change it). */
+const CUSTOMER_HANDLE_NAMESPACE = 'b6e3d1a8-4f27-4c59-9e0a-7d21c8f35b94';
+
+/** One stream per customer; its id is the customer id, a random uuid the service chooses. */
+export function customerStream(environmentId: string, customerId: string): StreamRef {
+  return { environmentId, streamType: CUSTOMER_STREAM, streamId: customerId };
+}
+
+/**
+ * One stream per (environment, handle) that claims the handle: a create or a
+ * handle change appends to it in the same transaction as the customer, so two
+ * customers never hold one handle.
+ */
+export function customerHandleStream(environmentId: string, handle: string): StreamRef {
+  return { environmentId, streamType: CUSTOMER_HANDLE_STREAM, streamId: uuidV5(`${environmentId}\u0000${handle}`, CUSTOMER_HANDLE_NAMESPACE) };
+}

@@ -9,3 +9,4 @@ export * from './timestamp';
 export * from './secret-hint';
 export * from './json-pointer';
 export * from './calendar';
+export * from './time-zone';

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { CustomerActiveSubscriptionsHandler } from './customer-subscriptions/customer-active-subscriptions.handler';
 import { BillingEngine } from './billing/billing-engine';
 import { CancelSubscriptionHandler } from './cancel-subscription/cancel-subscription.handler';
 import { CreateSubscriptionHandler } from './create-subscription/create-subscription.handler';
@@ -28,6 +29,7 @@ import { CancelUsageEventHandler } from './cancel-usage-event/cancel-usage-event
     IngestUsageEventsHandler,
     BillableMetricExistsHandler,
     CancelUsageEventHandler,
+    CustomerActiveSubscriptionsHandler,
   ],
 })
 export class SubscriptionsModule {}

@@ -2,7 +2,10 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandMetadata, foldEvents } from '@billing/shared-kernel';
 import { CommandPath, CommandSession, Written } from '@billing/event-store';
 import {
+  BookInvoice,
   creditNoteApplication,
+  customerEvolver,
+  invoiceCustomerOf,
   decideApplyCreditNote,
   decideBookInvoice,
   formatInvoiceHandle,
@@ -12,7 +15,7 @@ import {
   InvoiceType,
   taxCodesOf,
 } from '../domain';
-import { invoiceStream } from '../streams';
+import { customerStream, invoiceStream } from '../streams';
 import { TaxRegisterReader } from '../tax-register';
 import { BookInvoiceCommand } from './book-invoice.command';
 
@@ -26,7 +29,8 @@ import { BookInvoiceCommand } from './book-invoice.command';
  * - booking a credit note also applies it to the invoice it credits (a
  *   settlement on each, see decideApplyCreditNote), appended together with
  *   both streams' loaded versions.
- * A draft invoice is booked at the current rates of its tax codes.
+ * A draft invoice is booked at the current rates of its tax codes, and one
+ * made out to a customer record with that record as it is (customerAtBooking).
  */
 @CommandHandler(BookInvoiceCommand)
 export class BookInvoiceHandler implements ICommandHandler<BookInvoiceCommand, Written<InvoiceState>> {
@@ -43,7 +47,8 @@ export class BookInvoiceHandler implements ICommandHandler<BookInvoiceCommand, W
       // Only a draft takes a number and reads its codes' rates; for anything else the decider refuses first.
       const handle = state.status === 'draft' ? formatInvoiceHandle(state.type, await nextNumber(session, environmentId, state.type)) : '';
       const taxes = state.status === 'draft' ? await this.taxRegister.read(environmentId, taxCodesOf(state), session.tx) : new Map();
-      const booking = decideBookInvoice({ invoiceId, handle, date, taxes }, state, meta);
+      const customer = state.status === 'draft' && state.customerId != null ? await customerAtBooking(session, environmentId, state.customerId) : undefined;
+      const booking = decideBookInvoice({ invoiceId, handle, date, taxes, customer }, state, meta);
       session.append(stream, booking);
       const onCreditNote = await this.applyCreditNote(session, environmentId, foldEvents(invoiceEvolver, booking, state), meta);
       return { id: invoiceId, version: session.append(stream, onCreditNote), state: foldEvents(invoiceEvolver, [...booking, ...onCreditNote], state) };
@@ -66,6 +71,18 @@ export class BookInvoiceHandler implements ICommandHandler<BookInvoiceCommand, W
     session.append(creditedStream, invoiceEvents);
     return creditNoteEvents;
   }
+}
+
+/**
+ * The customer record a draft is made out to, read from its stream in the
+ * booking's transaction: its snapshot is frozen into InvoiceBooked, so a later
+ * change of the customer never changes the booked invoice. An archived
+ * customer's last record is used as it is (drafts do not stop a deletion).
+ */
+async function customerAtBooking(session: CommandSession, environmentId: string, customerId: string): Promise<BookInvoice['customer']> {
+  const { state } = await session.load(customerStream(environmentId, customerId), customerEvolver);
+  if (state.status === 'none') return undefined;
+  return { snapshot: invoiceCustomerOf(state), paymentTermsDays: state.invoiceSettings.paymentTermsDays };
 }
 
 /** The next number of the environment's counter for the type; the row stays locked until the transaction ends. */

@@ -1,9 +1,13 @@
 import { Command } from '@nestjs/cqrs';
 import { CommandContext, Written } from '@billing/event-store';
-import { CreateInvoice, InvoiceState } from '../domain';
+import { CreateInvoice, CustomerInput, InvoiceState } from '../domain';
 
-/** A draft as the caller describes it: the service chooses the id and resolves the tax codes the lines name. */
-export type CreateInvoiceInput = Omit<CreateInvoice, 'invoiceId' | 'taxes'>;
+/**
+ * A draft as the caller describes it: the service chooses the id and resolves
+ * the tax codes the lines name. The customer is given inline (`customer`, a
+ * one-off) or as a customer record (`customerId`): exactly one of the two.
+ */
+export type CreateInvoiceInput = Omit<CreateInvoice, 'invoiceId' | 'taxes' | 'customer'> & { readonly customer?: CustomerInput | null };
 
 export class CreateInvoiceCommand extends Command<Written<InvoiceState>> {
   constructor(

@@ -37,13 +37,29 @@ export class CustomerInputDto {
   billingAddress?: AddressInputDto | null;
 }
 
-/** Creates a draft invoice; `id`, totals, handle and every other read-only field are refused. */
+/**
+ * Creates a draft invoice; `id`, totals, handle and every other read-only
+ * field are refused. The customer is given inline (a one-off customer with no
+ * record) or as `customerId` (a customer record): exactly one of the two.
+ */
 export class CreateInvoiceDto {
-  @ApiProperty({ type: () => CustomerInputDto })
+  @ApiProperty({ type: () => CustomerInputDto, required: false, description: 'A one-off customer with no record; not together with customerId.' })
+  @IsOptional()
   @IsObject()
   @ValidateNested()
   @Type(() => CustomerInputDto)
-  customer!: CustomerInputDto;
+  customer?: CustomerInputDto;
+
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    required: false,
+    description:
+      'A customer of this environment (POST /customers), not archived; not together with customer. The invoice shows the customer as it is while a draft; booking freezes it.',
+  })
+  @IsOptional()
+  @IsUUID()
+  customerId?: string;
 
   @ApiProperty({ description: 'Three-letter ISO 4217 code (any case); stored uppercase.', example: 'EUR' })
   @IsString()
@@ -78,9 +94,9 @@ export class CreateInvoiceDto {
 
 /** The body as domain input. */
 export function createInvoiceInput(body: CreateInvoiceDto): CreateInvoiceInput {
-  const address = body.customer.billingAddress;
+  const address = body.customer?.billingAddress;
   return {
-    customer: {
+    customer: body.customer && {
       id: body.customer.id,
       handle: body.customer.handle,
       name: body.customer.name,
@@ -94,6 +110,7 @@ export function createInvoiceInput(body: CreateInvoiceDto): CreateInvoiceInput {
         state: address.state,
       },
     },
+    customerId: body.customerId?.toLowerCase(),
     currency: body.currency,
     date: body.date,
     dueDate: body.dueDate,

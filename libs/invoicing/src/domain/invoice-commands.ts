@@ -1,4 +1,4 @@
-import { Address, InvoiceEvent, InvoiceType } from './invoice-events';
+import { Address, InvoiceCustomer, InvoiceEvent, InvoiceType } from './invoice-events';
 import type { Invoice } from './invoice';
 import { TaxRegister } from './tax-code';
 
@@ -32,7 +32,10 @@ export interface CustomerInput {
 
 export interface CreateInvoice {
   readonly invoiceId: string;
+  /** Inline (a one-off customer), or the snapshot of the customer record `customerId` names. */
   readonly customer: CustomerInput;
+  /** The customer record the invoice is made out to; absent: the inline customer has no record. */
+  readonly customerId?: string | null;
   readonly currency: string;
   /** default: today (UTC) from meta.now */
   readonly date?: string | null;
@@ -52,6 +55,8 @@ export interface UpdateInvoice {
   readonly items?: readonly RequestedLine[] | null;
   /** The register's entries for the codes the items name or, items omitted, the kept lines name (written at today's rates). */
   readonly taxes: TaxRegister;
+  /** The snapshot of the customer record the draft is made out to, as it is now (absent: no record, nothing to refresh). */
+  readonly customer?: InvoiceCustomer;
 }
 
 export interface BookInvoice {
@@ -62,6 +67,12 @@ export interface BookInvoice {
   readonly date?: string | null;
   /** The current register for the draft's tax codes: an invoice is booked at these rates. */
   readonly taxes: TaxRegister;
+  /**
+   * The customer record the draft is made out to, as it is at booking: its
+   * snapshot is frozen into the booked invoice, and its payment terms date an
+   * invoice that has no due date of its own. Absent: no record.
+   */
+  readonly customer?: { readonly snapshot: InvoiceCustomer; readonly paymentTermsDays: number | null };
 }
 
 export interface AddSettlement {

@@ -52,6 +52,7 @@ export function decideCreateInvoice(command: CreateInvoice, state: InvoiceState,
         creditedInvoiceId: null,
         duplicatedFromInvoiceId: null,
         createdAt: meta.now.toISOString(),
+        ...(command.customerId ? { customerId: command.customerId } : {}),
       },
     },
   ];
@@ -69,7 +70,16 @@ export function decideUpdateInvoice(command: UpdateInvoice, state: InvoiceState,
     {
       type: 'InvoiceUpdated',
       schemaVersion: 1,
-      data: { invoiceId: invoice.id, date, currency, dueDate, lines, updatedAt: meta.now.toISOString() },
+      data: {
+        invoiceId: invoice.id,
+        date,
+        currency,
+        dueDate,
+        lines,
+        updatedAt: meta.now.toISOString(),
+        // A draft made out to a customer record takes its current snapshot with every update.
+        ...(invoice.customerId != null && command.customer ? { customer: command.customer } : {}),
+      },
     },
   ];
 }
@@ -89,6 +99,10 @@ export function decideBookInvoice(command: BookInvoice, state: InvoiceState, met
   if (invoice.dueDate !== null && invoice.dueDate < date) {
     throw ValidationError.at('/date', `must not be after the invoice's due date ${invoice.dueDate}: book with an earlier date, or update the due date first`);
   }
+  // Made out to a customer record: the record as it is now is frozen in, and its payment terms date an invoice without a due date.
+  const customer = invoice.customerId != null ? command.customer : undefined;
+  const terms = customer?.paymentTermsDays;
+  const dueDate = invoice.dueDate ?? (terms == null ? null : addDays(date, terms));
   const { totalExclVat, totalVat, totalInclVat } = invoice;
   return [
     {
@@ -99,13 +113,14 @@ export function decideBookInvoice(command: BookInvoice, state: InvoiceState, met
         type: invoice.type,
         handle: command.handle,
         date,
-        dueDate: invoice.dueDate,
+        dueDate,
         lines: invoice.lines,
         totalExclVat,
         totalVat,
         totalInclVat,
         creditedInvoiceId: invoice.creditedInvoiceId,
         bookedAt: meta.now.toISOString(),
+        ...(customer ? { customer: customer.snapshot } : {}),
       },
     },
   ];
@@ -185,6 +200,8 @@ export function decideDuplicateInvoice(command: DuplicateInvoice, state: Invoice
       creditedInvoiceId: command.reverse ? source.id : source.creditedInvoiceId,
       duplicatedFromInvoiceId: source.id,
       createdAt: meta.now.toISOString(),
+      // A copy stays made out to the customer record (a draft shows it as it is); a credit note names the customer the booked invoice froze.
+      ...(!command.reverse && source.customerId != null ? { customerId: source.customerId } : {}),
     },
   };
   const duplicated: InvoiceDuplicated = {

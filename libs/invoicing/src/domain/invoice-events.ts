@@ -73,6 +73,12 @@ export interface InvoiceCreatedData {
   /** set on duplicates and credit notes: the source invoice */
   readonly duplicatedFromInvoiceId: string | null;
   readonly createdAt: string;
+  /**
+   * The customer record the invoice is made out to (POST /invoices with
+   * customerId): `customer` is its snapshot, refreshed while a draft and
+   * frozen at booking. Absent or null: a one-off customer given inline.
+   */
+  readonly customerId?: string | null;
 }
 /** The draft after the update, in full. */
 export interface InvoiceUpdatedData {
@@ -82,6 +88,8 @@ export interface InvoiceUpdatedData {
   readonly dueDate: string | null;
   readonly lines: readonly InvoiceLine[];
   readonly updatedAt: string;
+  /** The customer record's snapshot as of the update (drafts made out to a customer record only). */
+  readonly customer?: InvoiceCustomer;
 }
 /** Records the frozen totals so the booked figures never depend on recomputation. */
 export interface InvoiceBookedData {
@@ -97,6 +105,8 @@ export interface InvoiceBookedData {
   readonly totalInclVat: number;
   readonly creditedInvoiceId: string | null;
   readonly bookedAt: string;
+  /** The customer record's snapshot frozen at booking (invoices made out to a customer record only). */
+  readonly customer?: InvoiceCustomer;
 }
 export interface InvoiceSettlementAddedData extends InvoiceSettlement {
   readonly invoiceId: string;

@@ -46,6 +46,12 @@ export interface Invoice {
   /** uppercase ISO 4217 */
   readonly currency: string;
   readonly customer: InvoiceCustomer;
+  /**
+   * The customer record it is made out to (its `customer` is that record's
+   * snapshot); null: a one-off customer given inline. States stored before
+   * customers existed lack it: compare with `!= null`.
+   */
+  readonly customerId: string | null;
   readonly lines: readonly InvoiceLine[];
   readonly settlements: readonly InvoiceSettlement[];
   readonly totalExclVat: number;
@@ -78,7 +84,7 @@ export function initialInvoiceState(): InvoiceState {
 
 export function evolveInvoice(state: InvoiceState, event: InvoiceEvent): InvoiceState {
   if (event.type === 'InvoiceCreated') {
-    const { invoiceId, type, customer, currency, date, dueDate, memo, lines, creditedInvoiceId, duplicatedFromInvoiceId, createdAt } = event.data;
+    const { invoiceId, type, customer, customerId, currency, date, dueDate, memo, lines, creditedInvoiceId, duplicatedFromInvoiceId, createdAt } = event.data;
     return {
       status: 'draft',
       id: invoiceId,
@@ -89,6 +95,7 @@ export function evolveInvoice(state: InvoiceState, event: InvoiceEvent): Invoice
       dueDate,
       currency,
       customer,
+      customerId: customerId ?? null,
       lines,
       settlements: [],
       ...totalsOf(lines),
@@ -105,17 +112,18 @@ export function evolveInvoice(state: InvoiceState, event: InvoiceEvent): Invoice
   if (state.status === 'none') return state;
   switch (event.type) {
     case 'InvoiceUpdated': {
-      const { date, currency, dueDate, lines, updatedAt } = event.data;
-      return { ...state, date, currency, dueDate, lines, ...totalsOf(lines), updatedAt };
+      const { date, currency, dueDate, lines, updatedAt, customer } = event.data;
+      return { ...state, date, currency, dueDate, lines, ...totalsOf(lines), updatedAt, customer: customer ?? state.customer };
     }
     case 'InvoiceBooked': {
-      const { handle, date, dueDate, lines, totalExclVat, totalVat, totalInclVat, bookedAt } = event.data;
+      const { handle, date, dueDate, lines, totalExclVat, totalVat, totalInclVat, bookedAt, customer } = event.data;
       return {
         ...state,
         status: 'booked',
         handle,
         date,
         dueDate,
+        customer: customer ?? state.customer,
         lines: lines ?? state.lines,
         totalExclVat,
         totalVat,

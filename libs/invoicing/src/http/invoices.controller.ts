@@ -317,7 +317,10 @@ export class InvoicesController {
   private async answer(caller: CallerContext, { id, version, state }: Written<InvoiceState>, location?: string): Promise<Versioned<InvoiceView>> {
     if (state.status === 'none') throw new NotFoundError('Invoice', id);
     const register = state.status === 'draft' && state.type === 'invoice' ? await this.taxRegister.read(caller.environmentId, taxCodesOf(state)) : undefined;
-    return new Versioned(renderInvoiceView(state, register), version, location);
+    // Like a read: a draft made out to a customer record shows the record as it is now.
+    const customer = state.status === 'draft' && state.customerId != null ? await this.readModel.currentCustomer(caller.environmentId, state.customerId) : null;
+    const view = renderInvoiceView(state, register);
+    return new Versioned(customer ? { ...view, customer } : view, version, location);
   }
 }
 

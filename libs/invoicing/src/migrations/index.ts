@@ -2,10 +2,12 @@ import { CreateInvoicingReadModels1763700100000 } from './1763700100000-create-i
 import { OmitNullDiscountPercentage1763700110000 } from './1763700110000-omit-null-discount-percentage';
 import { StoreInvoicingState1763700120000 } from './1763700120000-store-invoicing-state';
 import { AddInvoiceViewUncollectible1764200100000 } from './1764200100000-add-invoice-view-uncollectible';
+import { CreateCustomers1764200200000 } from './1764200200000-create-customers';
 
 export const invoicingMigrations: Function[] = [
   CreateInvoicingReadModels1763700100000,
   OmitNullDiscountPercentage1763700110000,
   StoreInvoicingState1763700120000,
   AddInvoiceViewUncollectible1764200100000,
+  CreateCustomers1764200200000,
 ];

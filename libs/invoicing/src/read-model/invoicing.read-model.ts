@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { queryRows } from '@billing/event-store';
 import { keysetPage, Page, Versioned } from '@billing/platform';
-import { InvoiceStatus, InvoiceType, ResolvedTax, SettlementStatus, TaxCodeState, TaxRegister, resolveTax } from '../domain';
+import { InvoiceCustomer, InvoiceStatus, InvoiceType, ResolvedTax, SettlementStatus, TaxCodeState, TaxRegister, resolveTax } from '../domain';
 import { TaxRegisterReader } from '../tax-register';
 import { InvoiceSummaryView, InvoiceView } from './invoice-view';
 import { INVOICE_PAGE_TOKEN, TAX_CODE_PAGE_TOKEN } from './page-tokens';
@@ -15,6 +15,15 @@ export interface InvoiceFilter {
   readonly customerId?: string;
 }
 
+/**
+ * A draft made out to a customer record shows the record as it is now (the
+ * `customers` read model's snapshot, joined when read), so a change of the
+ * customer shows on its drafts at once without rewriting their rows; a
+ * booked invoice shows the snapshot its booking froze. `i` is `invoices`.
+ */
+const CUSTOMER_OF_DRAFT = `left join customers c on i.status = 'draft' and c.environment_id = i.environment_id and c.id = (i.state->>'customerId')::uuid`;
+const VIEW_WITH_CURRENT_CUSTOMER = `case when c.id is null then i.view else jsonb_set(i.view, '{customer}', c.invoice_customer) end`;
+
 interface ViewRow<View> {
   view: View;
   version: number;
@@ -26,10 +35,11 @@ export class InvoicingReadModel implements TaxRegisterReader {
   constructor(private readonly dataSource: DataSource) {}
 
   async invoice(environmentId: string, id: string): Promise<Versioned<InvoiceView> | null> {
-    const [row] = await queryRows<ViewRow<InvoiceView>>(this.dataSource.manager, `select view, version from invoices where environment_id = $1 and id = $2`, [
-      environmentId,
-      id,
-    ]);
+    const [row] = await queryRows<ViewRow<InvoiceView>>(
+      this.dataSource.manager,
+      `select ${VIEW_WITH_CURRENT_CUSTOMER} as view, i.version from invoices i ${CUSTOMER_OF_DRAFT} where i.environment_id = $1 and i.id = $2`,
+      [environmentId, id],
+    );
     return row ? new Versioned(row.view, row.version) : null;
   }
 
@@ -40,11 +50,11 @@ export class InvoicingReadModel implements TaxRegisterReader {
    */
   async invoices(environmentId: string, filter: InvoiceFilter, limit: number, pageToken?: string): Promise<Page<InvoiceSummaryView>> {
     const params: unknown[] = [environmentId];
-    const where = ['environment_id = $1'];
+    const where = ['i.environment_id = $1'];
     const add = (column: string, value: string | undefined) => {
       if (value === undefined) return;
       params.push(value);
-      where.push(`${column} = $${params.length}`);
+      where.push(`i.${column} = $${params.length}`);
     };
     add('status', filter.status);
     add('type', filter.type);
@@ -53,13 +63,13 @@ export class InvoicingReadModel implements TaxRegisterReader {
     if (pageToken !== undefined) {
       const after = INVOICE_PAGE_TOKEN.decode(pageToken);
       params.push(after.createdAt, after.id);
-      where.push(`(created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
+      where.push(`(i.created_at, i.id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`);
     }
     params.push(limit + 1);
     const rows = await queryRows<{ id: string; created_at: Date; view: InvoiceSummaryView }>(
       this.dataSource.manager,
-      `select id, created_at, view - 'items' - 'settlements' as view from invoices where ${where.join(' and ')}
-        order by created_at desc, id desc limit $${params.length}`,
+      `select i.id, i.created_at, ${VIEW_WITH_CURRENT_CUSTOMER} - 'items' - 'settlements' as view from invoices i ${CUSTOMER_OF_DRAFT}
+        where ${where.join(' and ')} order by i.created_at desc, i.id desc limit $${params.length}`,
       params,
     );
     return keysetPage(rows, {
@@ -68,6 +78,16 @@ export class InvoicingReadModel implements TaxRegisterReader {
       key: (row) => ({ createdAt: row.created_at.toISOString(), id: row.id }),
       item: (row) => row.view,
     });
+  }
+
+  /** The snapshot of a customer record as drafts show it (null: no such record). */
+  async currentCustomer(environmentId: string, customerId: string): Promise<InvoiceCustomer | null> {
+    const [row] = await queryRows<{ invoice_customer: InvoiceCustomer }>(
+      this.dataSource.manager,
+      `select invoice_customer from customers where environment_id = $1 and id = $2`,
+      [environmentId, customerId],
+    );
+    return row?.invoice_customer ?? null;
   }
 
   async taxCode(environmentId: string, code: string): Promise<Versioned<TaxCodeView> | null> {

@@ -1,7 +1,7 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandPath, StreamRef, Written } from '@billing/event-store';
-import { decideUpdateInvoice, invoiceEvolver, InvoiceState, taxCodesNamedBy, taxCodesOf } from '../domain';
-import { invoiceStream } from '../streams';
+import { CommandPath, Written } from '@billing/event-store';
+import { customerEvolver, decideUpdateInvoice, invoiceCustomerOf, invoiceEvolver, InvoiceState, taxCodesNamedBy, taxCodesOf } from '../domain';
+import { customerStream, invoiceStream } from '../streams';
 import { TaxRegisterReader } from '../tax-register';
 import { UpdateInvoiceCommand } from './update-invoice.command';
 
@@ -14,21 +14,21 @@ export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceComman
 
   async execute({ environmentId, invoiceId, input, context, expectedVersion }: UpdateInvoiceCommand): Promise<Written<InvoiceState>> {
     const stream = invoiceStream(environmentId, invoiceId);
+    const { state: current } = await this.commands.load(stream, invoiceEvolver);
     // The register for the codes the new lines name or, items omitted, the kept lines name (they are written at today's rates).
-    const codes = input.items === undefined ? await this.codesOfCurrentLines(stream) : taxCodesNamedBy(input.items);
+    const codes = input.items === undefined ? (current.status === 'none' ? [] : taxCodesOf(current)) : taxCodesNamedBy(input.items);
     const taxes = await this.taxRegister.read(environmentId, codes);
+    // A draft made out to a customer record (which it never changes) takes the record's snapshot as it is now.
+    const customerId = current.status === 'none' ? null : current.customerId;
+    const record = customerId == null ? null : (await this.commands.load(customerStream(environmentId, customerId), customerEvolver)).state;
+    const customer = record && record.status !== 'none' ? invoiceCustomerOf(record) : undefined;
     const { version, state } = await this.commands.handle(
       stream,
       invoiceEvolver,
-      (state) => decideUpdateInvoice({ ...input, invoiceId, taxes }, state, context.meta),
+      (state) => decideUpdateInvoice({ ...input, invoiceId, taxes, customer }, state, context.meta),
       context,
       { expectedVersion },
     );
     return { id: invoiceId, version, state };
-  }
-
-  private async codesOfCurrentLines(stream: StreamRef): Promise<string[]> {
-    const { state } = await this.commands.load(stream, invoiceEvolver);
-    return state.status === 'none' ? [] : taxCodesOf(state);
   }
 }

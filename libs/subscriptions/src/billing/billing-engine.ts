@@ -286,7 +286,8 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
       new CreateInvoiceCommand(
         environmentId,
         {
-          customer: invoice.customer as never,
+          // Made out to the customer record when the subscription has one: drafts show it as it is, booking freezes it.
+          ...(subscription.customerId ? { customerId: subscription.customerId } : { customer: invoice.customer as never }),
           currency: invoice.currency,
           date: invoice.date,
           dueDate: addDays(invoice.date, paymentTermsDays),

@@ -9,10 +9,16 @@ export interface RequestedSubscriptionItem {
   readonly taxCode: string | null;
 }
 
-/** POST /subscriptions as domain input; the handle, when absent, is the next SUB-000001 of the environment. */
+/**
+ * POST /subscriptions as domain input; the handle, when absent, is the next
+ * SUB-000001 of the environment. The customer is inline (`customer`) or a
+ * customer record (`customerId`), exactly one of the two; with a record, an
+ * absent time zone and payment method are the customer's.
+ */
 export interface CreateSubscriptionInput {
   readonly handle: string | null;
-  readonly customer: SubscriptionCustomer;
+  readonly customer: SubscriptionCustomer | null;
+  readonly customerId: string | null;
   readonly currency: string;
   readonly term: { readonly start: string; readonly end: string | null };
   readonly autoRenewal: boolean;

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsNumber, IsObject, IsOptional, IsString, Length, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsNumber, IsObject, IsOptional, IsString, IsUUID, Length, ValidateNested } from 'class-validator';
 import { CustomerInputDto } from '@billing/invoicing';
 import { MAX_SUBSCRIPTION_ITEMS } from '../domain';
 import { CreateSubscriptionInput } from './create-subscription.command';
@@ -50,11 +50,28 @@ export class CreateSubscriptionDto {
   @Length(1, 100)
   handle?: string;
 
-  @ApiProperty({ type: CustomerInputDto, description: "the invoice customer: every invoice of the subscription is this customer's" })
+  @ApiProperty({
+    type: CustomerInputDto,
+    required: false,
+    description:
+      "the invoice customer inline (a one-off customer with no record): every invoice of the subscription is this customer's; not together with customerId",
+  })
+  @IsOptional()
   @IsObject()
   @ValidateNested()
   @Type(() => CustomerInputDto)
-  customer!: CustomerInputDto;
+  customer?: CustomerInputDto;
+
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    required: false,
+    description:
+      'a customer of this environment (POST /customers), not archived; not together with customer. Its invoices are made out to the customer; timeZone and paymentMethod default to the customer’s',
+  })
+  @IsOptional()
+  @IsUUID()
+  customerId?: string;
 
   @ApiProperty({ example: 'EUR', description: 'ISO 4217; every item price must have pricing in it' })
   @IsString()
@@ -99,10 +116,13 @@ export class CreateSubscriptionDto {
 
 /** The body as domain input. */
 export function createSubscriptionInput(body: CreateSubscriptionDto): CreateSubscriptionInput {
-  const { id, handle, name, billingAddress } = body.customer;
+  const customer = body.customer;
   return {
     handle: body.handle ?? null,
-    customer: { id, handle, name, billingAddress: billingAddress ? { ...billingAddress } : null },
+    customer: customer
+      ? { id: customer.id, handle: customer.handle, name: customer.name, billingAddress: customer.billingAddress ? { ...customer.billingAddress } : null }
+      : null,
+    customerId: body.customerId?.toLowerCase() ?? null,
     currency: body.currency,
     term: { start: body.term.start, end: body.term.end ?? null },
     autoRenewal: body.autoRenewal ?? false,

@@ -1,11 +1,20 @@
-import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
+import { CustomerRecordQuery, invoiceCustomerOf } from '@billing/invoicing';
 import { CommandPath, CommandSession, Written } from '@billing/event-store';
 import { FieldError, foldEvents, ValidationError } from '@billing/shared-kernel';
-import { decideClaimHandle, decideCreateSubscription, handleClaimEvolver, handleIsFree, Subscription, subscriptionEvolver } from '../domain';
+import {
+  decideClaimHandle,
+  decideCreateSubscription,
+  handleClaimEvolver,
+  handleIsFree,
+  Subscription,
+  SubscriptionCustomer,
+  subscriptionEvolver,
+} from '../domain';
 import { priceFactsOf, SubscriptionsReadModel } from '../read-model/subscriptions.read-model';
 import { subscriptionHandleStream, subscriptionStream } from '../streams';
 import { UsageStore } from '../usage/usage-store';
-import { CreateSubscriptionCommand } from './create-subscription.command';
+import { CreateSubscriptionCommand, CreateSubscriptionInput } from './create-subscription.command';
 
 /**
  * Checks the items against the catalog's and invoicing's facts (folded into
@@ -19,10 +28,12 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
     private readonly commands: CommandPath,
     private readonly readModel: SubscriptionsReadModel,
     private readonly usage: UsageStore,
+    private readonly queries: QueryBus,
   ) {}
 
-  async execute({ environmentId, input, context }: CreateSubscriptionCommand): Promise<Written<Subscription>> {
+  async execute({ environmentId, input: request, context }: CreateSubscriptionCommand): Promise<Written<Subscription>> {
     const { meta } = context;
+    const input = await this.withCustomer(environmentId, request);
     const subscriptionId = meta.newId();
     const prices = await this.readModel.prices(
       environmentId,
@@ -52,6 +63,7 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
           subscriptionId,
           handle,
           customer: input.customer,
+          customerId: input.customerId,
           currency: input.currency,
           term: input.term,
           autoRenewal: input.autoRenewal,
@@ -67,6 +79,35 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
       const version = session.append(subscriptionStream(environmentId, subscriptionId), events);
       return { id: subscriptionId, version, state: foldEvents(subscriptionEvolver, events) as Subscription };
     });
+  }
+
+  /**
+   * The inline customer, or the customer record `customerId` names (asked of
+   * invoicing, which owns customers): its snapshot becomes the subscription's
+   * customer, and its time zone and default payment method apply unless the
+   * request gives its own. An unknown (or another environment's) or archived
+   * customer is a 422 at /customerId.
+   */
+  private async withCustomer(environmentId: string, input: CreateSubscriptionInput): Promise<CreateSubscriptionInput & { customer: SubscriptionCustomer }> {
+    if (input.customer !== null && input.customerId !== null) {
+      throw new ValidationError('Give the customer inline (customer) or as a customer record (customerId), not both.', [
+        { pointer: '/customer', detail: 'not allowed together with customerId' },
+        { pointer: '/customerId', detail: 'not allowed together with customer' },
+      ]);
+    }
+    if (input.customerId === null) {
+      if (input.customer === null) throw ValidationError.at('/customer', 'is required: the customer inline, or customerId naming a customer record');
+      return { ...input, customer: input.customer };
+    }
+    const record = await this.queries.execute(new CustomerRecordQuery(environmentId, input.customerId));
+    if (record === null) throw ValidationError.at('/customerId', 'names no customer of this environment');
+    if (record.status === 'archived') throw ValidationError.at('/customerId', 'names a deleted (archived) customer');
+    return {
+      ...input,
+      customer: { ...invoiceCustomerOf(record) },
+      timeZone: input.timeZone ?? record.timeZone,
+      paymentMethod: input.paymentMethod ?? record.defaultPaymentMethod,
+    };
   }
 
   private async assertTaxCodesKnown(environmentId: string, codes: readonly (string | null)[]): Promise<void> {

@@ -56,6 +56,8 @@ export interface SubscriptionCreatedData {
   /** Charged automatically for every invoice the billing engine books (the payments context collects them); absent in older events. */
   readonly paymentMethod?: PaymentMethod | null;
   readonly createdAt: string;
+  /** The customer record (invoicing's customers) the subscription bills, `customer` being its snapshot; absent or null: an inline customer. */
+  readonly customerId?: string | null;
 }
 
 /** A payment provider's name and its payment method token (never provider credentials). */

@@ -45,6 +45,8 @@ export interface Subscription {
   readonly id: string;
   readonly handle: string;
   readonly customer: SubscriptionCustomer;
+  /** The customer record it bills (its invoices are made out to it); absent or null: an inline customer. */
+  readonly customerId?: string | null;
   readonly currency: string;
   readonly timeZone: string;
   /** The first term's start: every item's periods are anchored here for the subscription's whole life. */
@@ -264,6 +266,8 @@ export interface CreateSubscription {
   readonly subscriptionId: string;
   readonly handle: string;
   readonly customer: SubscriptionCustomer;
+  /** The customer record `customer` is the snapshot of; its invoices are made out to the record. */
+  readonly customerId?: string | null;
   readonly currency: string;
   readonly term: { readonly start: string; readonly end?: string | null };
   /** Default false; only an ending term can renew. */
@@ -332,6 +336,7 @@ export function decideCreateSubscription(command: CreateSubscription, state: Sub
         termLength: term.end === null ? null : termLengthOf(term.start, term.end),
         autoRenewal: command.autoRenewal ?? false,
         paymentMethod: command.paymentMethod ?? null,
+        ...(command.customerId ? { customerId: command.customerId } : {}),
         items: items.map(({ item, quantity, price }) => ({
           id: meta.newId(),
           priceId: item.priceId,

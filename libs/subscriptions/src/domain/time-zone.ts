@@ -1,4 +1,4 @@
-import { ValidationError, dayNumber } from '@billing/shared-kernel';
+import { dayNumber } from '@billing/shared-kernel';
 
 /**
  * IANA time zones through Intl (Node ships full ICU): a subscription's dates
@@ -30,17 +30,8 @@ function formatter(timeZone: string): Intl.DateTimeFormat {
   return format;
 }
 
-/** The zone's canonical IANA name (`europe/helsinki` → `Europe/Helsinki`, `Etc/UTC` → `UTC`); anything Intl rejects is a 422. */
-export function validTimeZone(value: unknown, pointer: string): string {
-  if (typeof value === 'string' && /^[A-Za-z]/.test(value)) {
-    try {
-      return formatter(value).resolvedOptions().timeZone;
-    } catch {
-      // RangeError: not a zone Intl knows; reported below.
-    }
-  }
-  throw ValidationError.at(pointer, 'must be an IANA time zone name, such as Europe/Helsinki or UTC');
-}
+/** Validation lives in the shared kernel (customers carry a time zone too); re-exported for this domain's users. */
+export { validTimeZone } from '@billing/shared-kernel';
 
 interface LocalTime {
   readonly date: string;

@@ -66,6 +66,20 @@ export class SubscriptionsReadModel {
     });
   }
 
+  /**
+   * How many subscriptions of the customer have not ended (recorded status
+   * active or cancelled): a cancelled one still bills up to its cancelAt, and
+   * its invoices name the customer.
+   */
+  async runningSubscriptionsOf(environmentId: string, customerId: string): Promise<number> {
+    const [row] = await queryRows<{ count: number }>(
+      this.dataSource.manager,
+      `select count(*)::int as count from subscriptions where environment_id = $1 and customer_id = $2 and status <> 'ended'`,
+      [environmentId, customerId],
+    );
+    return row.count;
+  }
+
   /** The catalog's prices (with their products) of this environment among `ids`. */
   async prices(environmentId: string, ids: readonly string[]): Promise<Map<string, CatalogPrice>> {
     const rows = await queryRows<{ id: string; price: ExistingPrice; product: ExistingProduct | null }>(

@@ -1,0 +1,29 @@
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandPath, Written } from '@billing/event-store';
+import { foldEvents } from '@billing/shared-kernel';
+import { Customer, customerEvolver, customerHandleEvolver, decideClaimCustomerHandle, decideCreateCustomer, defaultCustomerHandle } from '../../domain';
+import { customerHandleStream, customerStream } from '../../streams';
+import { CreateCustomerCommand } from './create-customer.command';
+
+/**
+ * Writes the customer and claims its handle in one transaction: a handle is
+ * never held by two customers of an environment, also under concurrency (the
+ * claim stream is appended at the version it was loaded at).
+ */
+@CommandHandler(CreateCustomerCommand)
+export class CreateCustomerHandler implements ICommandHandler<CreateCustomerCommand, Written<Customer>> {
+  constructor(private readonly commands: CommandPath) {}
+
+  async execute({ environmentId, input, context }: CreateCustomerCommand): Promise<Written<Customer>> {
+    const customerId = context.meta.newId();
+    const handle = input.handle ?? defaultCustomerHandle(customerId);
+    const events = decideCreateCustomer({ customerId, handle, input }, customerEvolver.initialState(), context.meta);
+    // A claim committed by a concurrent request between this one's load and append is a conflict: decided again, it is seen.
+    return this.commands.run(context, { retries: 2 }, async (session) => {
+      const claimStream = customerHandleStream(environmentId, handle);
+      session.append(claimStream, decideClaimCustomerHandle(handle, customerId, (await session.load(claimStream, customerHandleEvolver)).state));
+      const version = session.append(customerStream(environmentId, customerId), events);
+      return { id: customerId, version, state: foldEvents(customerEvolver, events) as Customer };
+    });
+  }
+}

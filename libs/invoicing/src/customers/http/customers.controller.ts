@@ -1,0 +1,139 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { NotFoundError } from '@billing/shared-kernel';
+import { Written } from '@billing/event-store';
+import { ApiPageQuery, Caller, CallerContext, Clock, commandContext, IfMatch, Page, problemResponse, ResourceIdPipe, Versioned } from '@billing/platform';
+import { Customer } from '../../domain';
+import { ArchiveCustomerCommand } from '../archive-customer/archive-customer.command';
+import { CreateCustomerCommand } from '../create-customer/create-customer.command';
+import { UpdateCustomerCommand } from '../update-customer/update-customer.command';
+import { CUSTOMER_ORDER_BY, parseCustomerQuery } from '../read-model/customer-query';
+import { CustomerView, toCustomerView } from '../read-model/customer-view';
+import { CustomersReadModel } from '../read-model/customers.read-model';
+import { CustomerDto, CustomerRequestDto, customerInput, CustomerPageDto } from './customer.dto';
+
+const CUSTOMER_ID = { name: 'customerId', format: 'uuid', description: 'The customer id.' } as const;
+/** Path ids are uuids; anything else names no customer: 404 like an unknown id. */
+const CUSTOMER_ID_PIPE = new ResourceIdPipe('Customer');
+const ETAG_HEADER = { ETag: { description: 'The customer version, for If-Match.', schema: { type: 'string', example: '"3"' } } };
+const CREATED_HEADERS = { ...ETAG_HEADER, Location: { description: 'The new customer: /customers/{customerId}.', required: true, schema: { type: 'string' } } };
+const IF_MATCH = { name: 'if-match', required: false, description: 'An ETag from an earlier response; a stale one is a 409.' };
+const INVALID_BODY =
+  'Invalid body (pointer at the member): unknown property, an e-mail, tax id (eu_vat: EU prefix and shape), locale (BCP 47), time zone (IANA), currency, payment terms (0–365) or metadata (≤ 50 pairs, keys ≤ 40, values ≤ 500) that is not valid';
+
+@ApiTags('Customers')
+@Controller('customers')
+export class CustomersController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly readModel: CustomersReadModel,
+    private readonly clock: Clock,
+  ) {}
+
+  @Post()
+  @HttpCode(201)
+  @ApiOperation({
+    summary: 'Create a customer',
+    description: 'Every member is optional; absent ones take their defaults (locale en, timeZone UTC, a generated handle).',
+  })
+  @ApiBody({ type: CustomerRequestDto })
+  @ApiResponse({ status: 201, description: 'The new customer.', type: CustomerDto, headers: CREATED_HEADERS })
+  @ApiResponse({ status: 409, ...problemResponse('Another customer of the environment has the handle (customer-handle-taken)') })
+  @ApiResponse({ status: 422, ...problemResponse(INVALID_BODY) })
+  async create(@Caller() caller: CallerContext, @Body() body: CustomerRequestDto): Promise<Versioned<CustomerView>> {
+    const written = await this.commands.execute(new CreateCustomerCommand(caller.environmentId, customerInput(body), commandContext(caller, this.clock)));
+    return answer(written, `/customers/${written.id}`);
+  }
+
+  @Get()
+  @ApiOperation({
+    summary: 'List customers',
+    description:
+      'filter (repeatable, combined with and): `field op value`, fields email, handle, status (eq, ne) and createdAt (eq, ne, gt, ge, lt, le), ' +
+      'e.g. `filter=email eq billing@example.com&filter=createdAt ge 2026-01-01`. Archived (deleted) customers are listed only when a filter names status. ' +
+      'orderBy Id (default), CreatedAt or Handle, `-` for descending; ties by id. Keyset paging (a pageToken belongs to its orderBy).',
+  })
+  @ApiQuery({ name: 'filter', required: false, isArray: true, type: String })
+  @ApiQuery({ name: 'orderBy', required: false, enum: CUSTOMER_ORDER_BY })
+  @ApiPageQuery()
+  @ApiResponse({ status: 200, description: 'A page of customers', type: CustomerPageDto })
+  @ApiResponse({
+    status: 422,
+    ...problemResponse('A malformed filter, unknown field or operator, bad value, orderBy, limit or pageToken (pointer /query/<name>[/<index>])'),
+  })
+  list(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<Page<CustomerView>> {
+    return this.readModel.list(caller.environmentId, parseCustomerQuery(query));
+  }
+
+  @Get(':customerId')
+  @ApiOperation({ summary: 'Get a customer', description: 'Archived (deleted) customers too, with status archived.' })
+  @ApiParam(CUSTOMER_ID)
+  @ApiResponse({ status: 200, description: 'The customer.', type: CustomerDto, headers: ETAG_HEADER })
+  @ApiResponse({ status: 404, ...problemResponse('No such customer in this environment') })
+  async get(@Caller() caller: CallerContext, @Param('customerId', CUSTOMER_ID_PIPE) customerId: string): Promise<Versioned<CustomerView>> {
+    const found = await this.readModel.customer(caller.environmentId, customerId);
+    if (!found) throw new NotFoundError('Customer', customerId);
+    return found;
+  }
+
+  @Put(':customerId')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Update a customer',
+    description: 'Partial: members left out are kept, null clears one (to its default). Draft invoices of the customer show the change; booked ones never do.',
+  })
+  @ApiParam(CUSTOMER_ID)
+  @ApiHeader(IF_MATCH)
+  @ApiBody({ type: CustomerRequestDto })
+  @ApiResponse({ status: 200, description: 'The updated customer.', type: CustomerDto, headers: ETAG_HEADER })
+  @ApiResponse({ status: 404, ...problemResponse('No such customer in this environment') })
+  @ApiResponse({
+    status: 409,
+    ...problemResponse('Archived (customer-archived), the handle is taken (customer-handle-taken), or If-Match is stale (version-conflict)'),
+  })
+  @ApiResponse({ status: 422, ...problemResponse(`${INVALID_BODY}; a malformed If-Match (/headers/if-match)`) })
+  async update(
+    @Caller() caller: CallerContext,
+    @Param('customerId', CUSTOMER_ID_PIPE) customerId: string,
+    @Body() body: CustomerRequestDto,
+    @IfMatch() expectedVersion: number | undefined,
+  ): Promise<Versioned<CustomerView>> {
+    return answer(
+      await this.commands.execute(
+        new UpdateCustomerCommand(caller.environmentId, customerId, customerInput(body), commandContext(caller, this.clock), expectedVersion),
+      ),
+    );
+  }
+
+  @Delete(':customerId')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Delete (archive) a customer',
+    description:
+      'Refused (409 customer-in-use) while the customer has a subscription that has not ended or a booked invoice with an amount still due. ' +
+      'Otherwise archived: still readable (status archived), no longer listed by default, and no new invoice or subscription may name it.',
+  })
+  @ApiParam(CUSTOMER_ID)
+  @ApiHeader(IF_MATCH)
+  @ApiResponse({ status: 200, description: 'The archived customer.', type: CustomerDto, headers: ETAG_HEADER })
+  @ApiResponse({ status: 404, ...problemResponse('No such customer in this environment') })
+  @ApiResponse({
+    status: 409,
+    ...problemResponse('In use (customer-in-use), already archived (customer-archived), or If-Match is stale (version-conflict)'),
+  })
+  @ApiResponse({ status: 422, ...problemResponse('A malformed If-Match (/headers/if-match)') })
+  async archive(
+    @Caller() caller: CallerContext,
+    @Param('customerId', CUSTOMER_ID_PIPE) customerId: string,
+    @IfMatch() expectedVersion: number | undefined,
+  ): Promise<Versioned<CustomerView>> {
+    return answer(
+      await this.commands.execute(new ArchiveCustomerCommand(caller.environmentId, customerId, commandContext(caller, this.clock), expectedVersion)),
+    );
+  }
+}
+
+function answer({ version, state }: Written<Customer>, location?: string): Versioned<CustomerView> {
+  return new Versioned(toCustomerView(state), version, location);
+}

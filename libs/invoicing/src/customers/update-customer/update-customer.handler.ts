@@ -1,0 +1,41 @@
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandPath, Written } from '@billing/event-store';
+import { foldEvents } from '@billing/shared-kernel';
+import {
+  activeCustomer,
+  Customer,
+  customerEvolver,
+  customerHandleEvolver,
+  decideClaimCustomerHandle,
+  decideReleaseCustomerHandle,
+  decideUpdateCustomer,
+} from '../../domain';
+import { customerHandleStream, customerStream } from '../../streams';
+import { UpdateCustomerCommand } from './update-customer.command';
+
+/**
+ * A partial update. A new handle is claimed and the old one released in the
+ * same transaction as the update, so the old handle is free again exactly
+ * when the new one is taken.
+ */
+@CommandHandler(UpdateCustomerCommand)
+export class UpdateCustomerHandler implements ICommandHandler<UpdateCustomerCommand, Written<Customer>> {
+  constructor(private readonly commands: CommandPath) {}
+
+  async execute({ environmentId, customerId, input, context, expectedVersion }: UpdateCustomerCommand): Promise<Written<Customer>> {
+    const stream = customerStream(environmentId, customerId);
+    return this.commands.run(context, 'reject', async (session) => {
+      const { state } = await session.load(stream, customerEvolver, expectedVersion);
+      const events = decideUpdateCustomer({ customerId, input }, state, context.meta);
+      const before = activeCustomer(state, customerId);
+      const after = foldEvents(customerEvolver, events, state) as Customer;
+      if (after.handle !== before.handle) {
+        const claim = customerHandleStream(environmentId, after.handle);
+        session.append(claim, decideClaimCustomerHandle(after.handle, customerId, (await session.load(claim, customerHandleEvolver)).state));
+        const release = customerHandleStream(environmentId, before.handle);
+        session.append(release, decideReleaseCustomerHandle(before.handle, customerId, (await session.load(release, customerHandleEvolver)).state));
+      }
+      return { id: customerId, version: session.append(stream, events), state: after };
+    });
+  }
+}
