@@ -52,6 +52,8 @@ function invoiceWith(lines: number): InvoiceView {
     totalVat: 94444 + (lines - 1) * 1274,
     totalInclVat: 370368 + (lines - 1) * 4998 + 94444 + (lines - 1) * 1274,
     totalDue: 370368 + (lines - 1) * 4998 + 94444 + (lines - 1) * 1274,
+    creditedAmount: 0,
+    creditNote: null,
   };
 }
 

@@ -24,6 +24,7 @@ const INVOICE_EVENTS: Record<InvoiceEvent['type'], number> = {
   InvoiceBooked: 1,
   InvoiceSettlementAdded: 1,
   InvoiceDuplicated: 1,
+  CreditNoteIssued: 1,
 };
 const TAX_CODE_EVENTS: Record<TaxCodeEvent['type'], number> = {
   TaxCodeCreated: TAX_CODE_EVENT_SCHEMA_VERSION,
@@ -83,6 +84,13 @@ const notifications: NotificationDefinition[] = [
     eventType: 'InvoiceSettlementAdded',
     description: 'A settlement makes the invoice settled (sent after invoice.settlement_added, with its own id).',
     when: isSettled,
+  },
+  {
+    name: 'credit_note.issued',
+    streamType: INVOICE_STREAM,
+    eventType: 'CreditNoteIssued',
+    description:
+      'A credit note is issued with POST /invoices/{id}/credit-notes (after its invoice.created and invoice.booked): the credit note with its disposition (creditNote).',
   },
   { name: 'tax_code.created', streamType: TAX_CODE_STREAM, eventType: 'TaxCodeCreated', description: 'A tax code is created.' },
   { name: 'tax_code.updated', streamType: TAX_CODE_STREAM, eventType: 'TaxCodeUpdated', description: 'A tax code is updated.' },

@@ -4,6 +4,7 @@ import { BookInvoiceHandler } from './book-invoice/book-invoice.handler';
 import { CreateInvoiceHandler } from './create-invoice/create-invoice.handler';
 import { CreateTaxCodeHandler } from './create-tax-code/create-tax-code.handler';
 import { DuplicateInvoiceHandler } from './duplicate-invoice/duplicate-invoice.handler';
+import { IssueCreditNoteHandler } from './issue-credit-note/issue-credit-note.handler';
 import { InvoicesController } from './http/invoices.controller';
 import { TaxCodesController } from './http/tax-codes.controller';
 import { InvoicingReadModel } from './read-model/invoicing.read-model';
@@ -24,6 +25,7 @@ import { UpdateTaxCodeHandler } from './update-tax-code/update-tax-code.handler'
     BookInvoiceHandler,
     AddSettlementHandler,
     DuplicateInvoiceHandler,
+    IssueCreditNoteHandler,
   ],
 })
 export class InvoicingModule {}

@@ -7,3 +7,4 @@ export * from './invoice-commands';
 export * from './invoice-decisions';
 export { withCurrentTax } from './invoice-current-tax';
 export * from './credit-notes';
+export * from './credit-note-issue';

@@ -1,9 +1,11 @@
 import { CreateInvoicingReadModels1763700100000 } from './1763700100000-create-invoicing-read-models';
 import { OmitNullDiscountPercentage1763700110000 } from './1763700110000-omit-null-discount-percentage';
 import { StoreInvoicingState1763700120000 } from './1763700120000-store-invoicing-state';
+import { RefoldInvoiceState1764300100000 } from './1764300100000-refold-invoice-state';
 
 export const invoicingMigrations: Function[] = [
   CreateInvoicingReadModels1763700100000,
   OmitNullDiscountPercentage1763700110000,
   StoreInvoicingState1763700120000,
+  RefoldInvoiceState1764300100000,
 ];

@@ -1,5 +1,6 @@
 import { DomainError } from '@billing/shared-kernel';
 import {
+  CreditNoteDisposition,
   Invoice,
   InvoiceCustomer,
   InvoiceLine,
@@ -53,6 +54,10 @@ export interface InvoiceView {
   readonly totalVat: number;
   readonly totalInclVat: number;
   readonly totalDue: number;
+  /** On an invoice: what its booked credit notes credit together (0 on credit notes). */
+  readonly creditedAmount: number;
+  /** On a credit note issued with a disposition: where its money goes; null otherwise. */
+  readonly creditNote: CreditNoteDisposition | null;
 }
 
 /**
@@ -101,6 +106,8 @@ export function toInvoiceView(invoice: Invoice): InvoiceView {
     totalVat: invoice.totalVat,
     totalInclVat: invoice.totalInclVat,
     totalDue: Number(totalDue(BigInt(invoice.totalInclVat), BigInt(invoice.settledAmount))),
+    creditedAmount: invoice.creditedAmount,
+    creditNote: invoice.creditNote && { ...invoice.creditNote },
   };
 }
 

@@ -56,6 +56,8 @@ const invoice: InvoiceView = {
   totalVat: 94444,
   totalInclVat: 479812,
   totalDue: 379812,
+  creditedAmount: 0,
+  creditNote: null,
 };
 
 const plain = (text: string) => text.replace(/[\u00a0\u202f]/g, ' ');

@@ -73,4 +73,6 @@ export const SAMPLE_INVOICE: InvoiceView = {
   totalVat: 93994,
   totalInclVat: 474362,
   totalDue: 374362,
+  creditedAmount: 0,
+  creditNote: null,
 };
