@@ -1,6 +1,7 @@
 import { BoundedContext, eventTypesOf, NotificationDefinition, StreamDefinition } from '@billing/platform';
 import { CollectionReactor } from './collect-invoices/collection.reactor';
 import { PaymentSettlementsReactor } from './settle-invoices/payment-settlements.reactor';
+import { CreditNoteRefundsReactor } from './refund-credit-notes/credit-note-refunds.reactor';
 import {
   CollectionEvent,
   collectionEvolver,
@@ -146,7 +147,7 @@ export const paymentsContext: BoundedContext = {
   migrations: paymentsMigrations,
   streams: [paymentStream, providerStream, invoicePaymentsStream, collectionStream, settingsStream],
   projections: [paymentsProjection],
-  reactors: [CollectionReactor, PaymentSettlementsReactor],
+  reactors: [CollectionReactor, PaymentSettlementsReactor, CreditNoteRefundsReactor],
   notifications,
   problems: PAYMENTS_PROBLEMS,
 };

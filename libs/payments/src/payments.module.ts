@@ -12,6 +12,7 @@ import { PaymentSettingsController } from './http/payment-settings.controller';
 import { CollectionEngine } from './collect-invoices/collection-engine';
 import { CollectionReactor } from './collect-invoices/collection.reactor';
 import { PaymentSettlementsReactor } from './settle-invoices/payment-settlements.reactor';
+import { CreditNoteRefundsReactor } from './refund-credit-notes/credit-note-refunds.reactor';
 import { UpdatePaymentSettingsHandler } from './update-settings/update-payment-settings.handler';
 import { PaymentsController } from './http/payments.controller';
 import { PaymentFlow } from './payment-flow';
@@ -42,6 +43,7 @@ import { PendingPaymentsResolver } from './resolve-payments/pending-payments.res
     PaymentTermsHandler,
     CollectionReactor,
     PaymentSettlementsReactor,
+    CreditNoteRefundsReactor,
     CollectionEngine,
   ],
 })

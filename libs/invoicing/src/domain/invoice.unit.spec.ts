@@ -698,6 +698,8 @@ describe('evolve and toInvoiceView', () => {
       totalVat: 792,
       totalInclVat: 4139,
       totalDue: 4000,
+      creditedAmount: 0,
+      creditNote: null,
     });
   });
 
