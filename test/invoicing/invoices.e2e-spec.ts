@@ -118,6 +118,8 @@ describe('Invoices over HTTP', () => {
         totalVat: 2421,
         totalInclVat: 15917,
         totalDue: 15917,
+        creditedAmount: 0,
+        creditNote: null,
       });
       const get = await expectReadModelMatchesStream(t, id);
       expect(get).toEqual(response.body);
@@ -940,6 +942,8 @@ describe('Invoices over HTTP', () => {
       ...['sku', 'title', 'description', 'periodStart', 'periodEnd', 'tax.taxCode'].map((field) => `items[].${field}`),
       'settlements[].reference',
       'settlements[].note',
+      // null unless a credit note was issued with a disposition (POST /invoices/{id}/credit-notes)
+      'creditNote',
     ]);
 
     it('an invoice with every kind of line, settled and credited, has nulls only in nullable members; a discount shows percentage only when it is one', async () => {
