@@ -31,11 +31,13 @@ import { totalsOf } from './invoice-totals';
  *   made.
  *
  * Rounding (the one place for credit notes, half away from zero through the
- * shared kernel): a line credited by quantity credits
- * round(line amount × quantity / line quantity), its tax
- * round(line tax × amount credited / line amount); the credit that exhausts
- * what is left of a line takes exactly what is left of its amount and tax, so
- * a line credited in pieces credits its figures to the cent and never more.
+ * shared kernel, cumulatively: cumulativeShare): a line credited by quantity
+ * credits round(line amount × quantities credited with this one / line
+ * quantity) less round(line amount × quantities credited before / line
+ * quantity); its tax likewise the line tax's share of the amounts credited
+ * before and with this one. The credit that exhausts what is left of a line
+ * takes exactly what is left of its amount and tax, so a line credited in
+ * pieces credits its figures to the cent and never more.
  * A plain `amount` (tax included) is split over the invoice's tax treatments
  * in proportion to their totals (cumulatively rounded, so the parts add up to
  * the amount), and each part's tax is its treatment's share of it.
@@ -268,14 +270,18 @@ function creditedLinesOf(
           'credit-exceeds-line',
         );
       }
-      const share = divideRoundingHalfAwayFromZero(BigInt(line.amount) * quantity, whole);
+      // Cumulative: the amount of all the line's quantity credits so far and with this one, less what they credited, so pieces add up exactly.
+      const before = whole - left;
+      const share = cumulativeShare(BigInt(line.amount), before, before + quantity, whole);
       amount = quantity === left || share > amountLeft ? amountLeft : share;
+      if (amount === 0n) throw ValidationError.at(`${pointer}/quantity`, 'credits nothing: its share of the line is less than half a cent');
     } else {
       amount = positive(request.amount, `${pointer}/amount`);
       if (amount > amountLeft)
         throw ValidationError.at(`${pointer}/amount`, `must not exceed ${amountLeft}, what is left of the line's amount`, 'credit-exceeds-line');
     }
-    const share = divideRoundingHalfAwayFromZero(BigInt(line.taxAmount) * amount, BigInt(line.amount));
+    const creditedBefore = BigInt(done.amount);
+    const share = cumulativeShare(BigInt(line.taxAmount), creditedBefore, creditedBefore + amount, BigInt(line.amount));
     const taxAmount = amount === amountLeft || abs(share) > abs(taxLeft) ? taxLeft : share;
     return { lineId: line.id, quantity: scaledToNumber(quantity, QUANTITY_SCALE), amount: Number(amount), taxAmount: Number(taxAmount) };
   });
@@ -341,6 +347,11 @@ function creditLine(id: string, from: InvoiceLine, tax: InvoiceLine['tax'], amou
     amount: negate(amount),
     taxAmount: negate(taxAmount),
   };
+}
+
+/** The share of `total` that the part from `from` to `to` of `whole` carries, rounded cumulatively (the one rounding of line credits). */
+function cumulativeShare(total: bigint, from: bigint, to: bigint, whole: bigint): bigint {
+  return divideRoundingHalfAwayFromZero(total * to, whole) - divideRoundingHalfAwayFromZero(total * from, whole);
 }
 
 /** Minus the figure, never −0 (which JSON and deep equality tell apart from 0). */
