@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { EventStore } from '@billing/event-store';
+import { invoiceStream } from '@billing/invoicing';
+import { CreditNoteRefundsReactor, creditNoteRefundId } from '@billing/payments';
 import { eventually, expectProblem, startTestApp, TestApp } from '@billing/testing';
 import { environmentCall, EnvironmentCall } from '../payments/collection-kit';
 import { customer, expectReadModelMatchesStream } from './invoicing-helpers';
@@ -103,6 +106,16 @@ describe('Credit notes with a disposition', () => {
       [id],
     );
     expect(gateway).toEqual({ n: 1, total: 3000 });
+    expect(payments[0].refunds[0].id).toBe(creditNoteRefundId(issued.body.id, invoice.paymentId));
+
+    // The reactor run again on the same event (a crash before its checkpoint moved) refunds nothing twice.
+    const events = await t.app.get(EventStore).readStream(invoiceStream(id, issued.body.id));
+    const issuedEvent = events.find((event) => event.type === 'CreditNoteIssued')!;
+    await t.app.get(CreditNoteRefundsReactor).react([issuedEvent]);
+    await t.app.get(CreditNoteRefundsReactor).react([issuedEvent]);
+    const [again] = await t.dataSource.query(`select count(*)::int as n from sandbox_gateway_refunds where environment_id = $1`, [id]);
+    expect(again.n).toBe(1);
+    expect((await call('GET', `/payments/${invoice.paymentId}`, undefined, 200)).body.refunds).toHaveLength(1);
 
     // Credited 6000; 2000 left as credit and 1000 out of band leave the invoice, the refund's settlement takes back 3000: settled.
     const credited = await eventually(
@@ -130,6 +143,38 @@ describe('Credit notes with a disposition', () => {
     );
     const [twice] = await t.dataSource.query(`select count(*)::int as n from sandbox_gateway_refunds where environment_id = $1`, [id]);
     expect(twice.n).toBe(2);
+  });
+
+  it('refunds over several payments, oldest first, one refund per payment', async () => {
+    const { call } = await environment();
+    const invoice = await paidInvoice(call, 10_000);
+    const second = (await call('POST', '/payments', { invoiceId: invoice.id, paymentMethod: { provider: 'sandbox', token: 'tok_success' } }, 201)).body;
+    await eventually(
+      async () => (await call('GET', `/invoices/${invoice.id}`)).body,
+      (current) => current.totalDue === 0,
+      { what: 'both payments settle the invoice' },
+    );
+    const issued = (await call('POST', `/invoices/${invoice.id}/credit-notes`, { amount: 12_000, reason: 'fraudulent', refundAmount: 12_000 }, 201)).body;
+    const refunded = async (paymentId: string) => (await call('GET', `/payments/${paymentId}`, undefined, 200)).body;
+    const first = await eventually(
+      () => refunded(invoice.paymentId),
+      (payment) => payment.refundedAmount === 10_000,
+      { what: 'the first payment refunded' },
+    );
+    const other = await eventually(
+      () => refunded(second.id),
+      (payment) => payment.refundedAmount === 2000,
+      { what: 'the second payment refunded' },
+    );
+    expect([first.refunds, other.refunds].map((refunds) => refunds.map((r: any) => [r.amount, r.creditNoteId]))).toEqual([
+      [[10_000, issued.id]],
+      [[2000, issued.id]],
+    ]);
+    await eventually(
+      async () => (await call('GET', `/invoices/${invoice.id}`)).body,
+      (current) => current.totalDue === 0 && current.settlements.length === 5,
+      { what: 'the refunds unsettle the invoice back to settled' },
+    );
   });
 
   it('credits part of a line by quantity and by amount, its tax following the line; the last credit takes what is left', async () => {
