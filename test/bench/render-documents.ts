@@ -53,6 +53,8 @@ function invoiceWith(lines: number): InvoiceView {
     totalInclVat: 370368 + (lines - 1) * 4998 + 94444 + (lines - 1) * 1274,
     totalDue: 370368 + (lines - 1) * 4998 + 94444 + (lines - 1) * 1274,
     uncollectible: false,
+    creditedAmount: 0,
+    creditNote: null,
   };
 }
 

@@ -119,6 +119,8 @@ describe('Invoices over HTTP', () => {
         totalInclVat: 15917,
         totalDue: 15917,
         uncollectible: false,
+        creditedAmount: 0,
+        creditNote: null,
       });
       const get = await expectReadModelMatchesStream(t, id);
       expect(get).toEqual(response.body);
@@ -941,6 +943,8 @@ describe('Invoices over HTTP', () => {
       ...['sku', 'title', 'description', 'periodStart', 'periodEnd', 'tax.taxCode'].map((field) => `items[].${field}`),
       'settlements[].reference',
       'settlements[].note',
+      // null unless a credit note was issued with a disposition (POST /invoices/{id}/credit-notes)
+      'creditNote',
     ]);
 
     it('an invoice with every kind of line, settled and credited, has nulls only in nullable members; a discount shows percentage only when it is one', async () => {

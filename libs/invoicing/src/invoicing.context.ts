@@ -34,6 +34,7 @@ const INVOICE_EVENTS: Record<InvoiceEvent['type'], number> = {
   InvoiceDuplicated: 1,
   InvoiceVoided: 1,
   InvoiceMarkedUncollectible: 1,
+  CreditNoteIssued: 1,
 };
 const TAX_CODE_EVENTS: Record<TaxCodeEvent['type'], number> = {
   TaxCodeCreated: TAX_CODE_EVENT_SCHEMA_VERSION,
@@ -136,6 +137,13 @@ const notifications: NotificationDefinition[] = [
     streamType: CUSTOMER_STREAM,
     eventType: 'CustomerArchived',
     description: 'A customer is deleted: archived, still readable with status archived.',
+  },
+  {
+    name: 'credit_note.issued',
+    streamType: INVOICE_STREAM,
+    eventType: 'CreditNoteIssued',
+    description:
+      'A credit note is issued with POST /invoices/{id}/credit-notes (after its invoice.created and invoice.booked): the credit note with its disposition (creditNote).',
   },
   { name: 'tax_code.created', streamType: TAX_CODE_STREAM, eventType: 'TaxCodeCreated', description: 'A tax code is created.' },
   { name: 'tax_code.updated', streamType: TAX_CODE_STREAM, eventType: 'TaxCodeUpdated', description: 'A tax code is updated.' },

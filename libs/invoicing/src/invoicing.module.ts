@@ -11,6 +11,7 @@ import { CreateInvoiceHandler } from './create-invoice/create-invoice.handler';
 import { CreateTaxCodeHandler } from './create-tax-code/create-tax-code.handler';
 import { DuplicateInvoiceHandler } from './duplicate-invoice/duplicate-invoice.handler';
 import { MarkInvoiceUncollectibleHandler } from './mark-invoice-uncollectible/mark-invoice-uncollectible.handler';
+import { IssueCreditNoteHandler } from './issue-credit-note/issue-credit-note.handler';
 import { InvoicesController } from './http/invoices.controller';
 import { TaxCodesController } from './http/tax-codes.controller';
 import { InvoicingReadModel } from './read-model/invoicing.read-model';
@@ -39,6 +40,7 @@ import { VoidInvoiceHandler } from './void-invoice/void-invoice.handler';
     UpdateCustomerHandler,
     ArchiveCustomerHandler,
     CustomerRecordHandler,
+    IssueCreditNoteHandler,
   ],
 })
 export class InvoicingModule {}

@@ -61,7 +61,30 @@ export const INVOICING_PROBLEMS: Record<string, ProblemType> = {
   'credit-note-cannot-be-reversed': {
     status: 409,
     title: 'Credit note cannot be reversed',
-    description: 'Only invoices can be credited; a credit note can be duplicated but not reversed.',
+    description: 'Only invoices can be credited; a credit note can be duplicated but not reversed or credited.',
+  },
+  'credit-exceeds-creditable': {
+    status: 422,
+    title: 'Credit exceeds what is creditable',
+    description:
+      'A credit note (POST /invoices/{id}/credit-notes) may not credit more than is left creditable on the invoice: its total less what its credit notes credit already. The detail names what is left.',
+  },
+  'credit-exceeds-line': {
+    status: 422,
+    title: 'Credit exceeds the line',
+    description: "A credit of a line may not exceed what is left of the line's quantity or amount after its earlier credits.",
+  },
+  'refund-exceeds-paid': {
+    status: 422,
+    title: 'Refund exceeds what was paid',
+    description:
+      "A credit note's refundAmount may not exceed what the invoice's payments paid, less what was refunded and what other credit notes are still refunding.",
+  },
+  'credit-note-unallocated': {
+    status: 422,
+    title: "Credit note's amounts do not add up",
+    description:
+      'A credit note first reduces what is still due on the invoice; the rest of its total must be allocated exactly to refundAmount, creditAmount and outOfBandAmount.',
   },
   'unsupported-currency': { status: 422, title: 'Unsupported currency', description: 'The currency must be a supported three-letter ISO 4217 code.' },
   'discount-exceeds-line-amount': {

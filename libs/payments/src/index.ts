@@ -1,7 +1,7 @@
 /**
  * The published surface of the payments context: the one file other packages import, as
  * `@billing/payments` (which ones may: context-map.js). It holds payments, providers and collections
- * with their events (domain), their streams, the collection and payment workers (for tests and tools),
+ * with their events (domain), their streams, the collection and payment workers and the credit-note refunds reactor (for tests and tools),
  * and the context's definition.
  */
 export * from './domain';
@@ -11,3 +11,4 @@ export { paymentsMigrations } from './migrations';
 export { collectionStream, paymentStream } from './streams';
 export { CollectionEngine } from './collect-invoices/collection-engine';
 export { PaymentFlow } from './payment-flow';
+export { CreditNoteRefundsReactor, creditNoteRefundId } from './refund-credit-notes/credit-note-refunds.reactor';

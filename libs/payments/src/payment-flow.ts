@@ -96,13 +96,18 @@ export class PaymentFlow {
     await this.settle(environmentId, payment.id, outcome, context);
   }
 
-  refund(environmentId: string, paymentId: string, request: { refundId: string; amount: unknown }, context: CommandContext): Promise<Written<Payment>> {
+  refund(
+    environmentId: string,
+    paymentId: string,
+    request: { refundId: string; amount: unknown; creditNoteId?: string },
+    context: CommandContext,
+  ): Promise<Written<Payment>> {
     return outsideUnitOfWork(async () => {
-      const { refundId, amount } = request;
+      const { refundId, amount, creditNoteId } = request;
       const reserved = await this.commands.handle(
         paymentStream(environmentId, paymentId),
         paymentEvolver,
-        (current) => decideRefund({ refundId, amount, paymentId }, current, context.meta),
+        (current) => decideRefund({ refundId, amount, paymentId, creditNoteId }, current, context.meta),
         context,
         {
           conflicts: { retries: 1 },

@@ -3,6 +3,7 @@ import { AfterLastFailureReactor } from './collect-invoices/after-last-failure.r
 import { CollectionReactor } from './collect-invoices/collection.reactor';
 import { CollectionStopReactor } from './collect-invoices/collection-stop.reactor';
 import { PaymentSettlementsReactor } from './settle-invoices/payment-settlements.reactor';
+import { CreditNoteRefundsReactor } from './refund-credit-notes/credit-note-refunds.reactor';
 import {
   CollectionEvent,
   collectionEvolver,
@@ -150,7 +151,7 @@ export const paymentsContext: BoundedContext = {
   migrations: paymentsMigrations,
   streams: [paymentStream, providerStream, invoicePaymentsStream, collectionStream, settingsStream],
   projections: [paymentsProjection],
-  reactors: [CollectionReactor, CollectionStopReactor, AfterLastFailureReactor, PaymentSettlementsReactor],
+  reactors: [CollectionReactor, CollectionStopReactor, AfterLastFailureReactor, PaymentSettlementsReactor, CreditNoteRefundsReactor],
   notifications,
   problems: PAYMENTS_PROBLEMS,
 };

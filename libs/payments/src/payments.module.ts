@@ -14,6 +14,7 @@ import { AfterLastFailureReactor } from './collect-invoices/after-last-failure.r
 import { CollectionReactor } from './collect-invoices/collection.reactor';
 import { CollectionStopReactor } from './collect-invoices/collection-stop.reactor';
 import { PaymentSettlementsReactor } from './settle-invoices/payment-settlements.reactor';
+import { CreditNoteRefundsReactor } from './refund-credit-notes/credit-note-refunds.reactor';
 import { UpdatePaymentSettingsHandler } from './update-settings/update-payment-settings.handler';
 import { PaymentsController } from './http/payments.controller';
 import { PaymentFlow } from './payment-flow';
@@ -48,6 +49,7 @@ import { PendingPaymentsResolver } from './resolve-payments/pending-payments.res
     CollectionStopReactor,
     AfterLastFailureReactor,
     PaymentSettlementsReactor,
+    CreditNoteRefundsReactor,
     CollectionEngine,
   ],
 })

@@ -86,7 +86,7 @@ async function customerAtBooking(session: CommandSession, environmentId: string,
 }
 
 /** The next number of the environment's counter for the type; the row stays locked until the transaction ends. */
-async function nextNumber(session: CommandSession, environmentId: string, type: InvoiceType): Promise<number> {
+export async function nextNumber(session: CommandSession, environmentId: string, type: InvoiceType): Promise<number> {
   const [row] = await session.query<{ last: string }>(
     `insert into invoice_number_sequences (environment_id, type, last) values ($1, $2, 1)
      on conflict (environment_id, type) do update set last = invoice_number_sequences.last + 1

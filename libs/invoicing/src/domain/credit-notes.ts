@@ -1,7 +1,7 @@
 import { CommandMetadata, ConflictError, NotFoundError, assertAmountInRange } from '@billing/shared-kernel';
 import { settlementStatus, totalDue } from './invoice-maths';
 import { Invoice, InvoiceState } from './invoice';
-import { InvoiceEvent, InvoiceSettlementAdded } from './invoice-events';
+import { CreditedLine, InvoiceEvent, InvoiceSettlementAdded } from './invoice-events';
 
 /**
  * Applying a booked credit note to the invoice it credits. Both sides record
@@ -21,6 +21,10 @@ export interface ApplyCreditNote {
   readonly creditNoteId: string;
   /** the invoice it credits */
   readonly invoiceId: string;
+  /** A credit note issued with a disposition: the refund the payments context is to make of it. */
+  readonly refundToMake?: number;
+  /** A credit note issued with lines: what it credits of each line. */
+  readonly creditedLines?: readonly CreditedLine[];
 }
 
 export interface ApplyCreditNoteResult {
@@ -102,6 +106,8 @@ export function decideApplyCreditNote(
       addedAt: at,
       settlementStatus: settlementStatus(BigInt(invoice.totalInclVat), BigInt(invoiceSettled)),
       creditNoteId: creditNote.id,
+      ...(command.refundToMake ? { refundToMake: command.refundToMake } : {}),
+      ...(command.creditedLines?.length ? { creditedLines: command.creditedLines } : {}),
     },
   };
   const onCreditNote: InvoiceSettlementAdded = {

@@ -8,3 +8,4 @@ export * from './invoice-decisions';
 export { withCurrentTax } from './invoice-current-tax';
 export * from './credit-notes';
 export * from './customer';
+export * from './credit-note-issue';

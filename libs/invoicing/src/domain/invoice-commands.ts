@@ -81,6 +81,10 @@ export interface AddSettlement {
   readonly amount: number;
   readonly reference?: string | null;
   readonly note?: string | null;
+  /** Set by the payments context: the payment this settlement records (its charge, or a refund of it). */
+  readonly paymentId?: string | null;
+  /** Set by the payments context on a refund made for a credit note: that credit note. */
+  readonly refundedCreditNoteId?: string | null;
 }
 
 export interface VoidInvoice {

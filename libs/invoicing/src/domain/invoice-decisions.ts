@@ -146,6 +146,8 @@ export function decideAddSettlement(command: AddSettlement, state: InvoiceState,
         note: command.note ?? null,
         addedAt: meta.now.toISOString(),
         settlementStatus: settlementStatus(BigInt(invoice.totalInclVat), settled),
+        ...(command.paymentId ? { paymentId: command.paymentId } : {}),
+        ...(command.refundedCreditNoteId ? { refundedCreditNoteId: command.refundedCreditNoteId } : {}),
       },
     },
   ];

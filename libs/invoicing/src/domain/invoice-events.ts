@@ -121,6 +121,45 @@ export interface InvoiceSettlementAddedData extends InvoiceSettlement {
   readonly creditNoteId?: string | null;
   /** On a credit note: the invoice it was applied to, which settles the credit note. */
   readonly appliedToInvoiceId?: string | null;
+  /** A settlement the payments context records: a payment of the invoice (its charge) or a refund of it. */
+  readonly paymentId?: string | null;
+  /** On a refund made for a credit note's refundAmount (by the payments context): that credit note. */
+  readonly refundedCreditNoteId?: string | null;
+  /** On the application of a credit note that refunds: the refund the payments context is to make. */
+  readonly refundToMake?: number;
+  /** On the application of a credit note with lines: what it credits of each line of the invoice. */
+  readonly creditedLines?: readonly CreditedLine[];
+}
+/** What a credit note credits of one line of the invoice it credits (positive figures, in the direction of the line). */
+export interface CreditedLine {
+  readonly lineId: string;
+  /** The quantity credited; 0 for a credit of an amount. */
+  readonly quantity: number;
+  readonly amount: number;
+  readonly taxAmount: number;
+}
+
+export const CREDIT_NOTE_REASONS = ['duplicate', 'fraudulent', 'order_change', 'product_unsatisfactory', 'other'] as const;
+export type CreditNoteReason = (typeof CREDIT_NOTE_REASONS)[number];
+
+/**
+ * Where a credit note's money goes (positive figures): it reduces what is
+ * still due on the invoice first (`dueReducedAmount`); the rest is refunded
+ * through the payments context, left as credit to the customer, or settled
+ * outside the service. The four always add up to the credit note's total.
+ */
+export interface CreditNoteDisposition {
+  readonly invoiceId: string;
+  readonly reason: CreditNoteReason;
+  readonly dueReducedAmount: number;
+  readonly refundAmount: number;
+  readonly creditAmount: number;
+  readonly outOfBandAmount: number;
+}
+/** On a credit note issued with POST /invoices/{id}/credit-notes, after its InvoiceBooked: its disposition. */
+export interface CreditNoteIssuedData extends CreditNoteDisposition {
+  readonly creditNoteId: string;
+  readonly issuedAt: string;
 }
 /** On the source stream: it was copied (reverse false) or credited (reverse true) into newInvoiceId. */
 export interface InvoiceDuplicatedData {
@@ -154,5 +193,6 @@ export type InvoiceSettlementAdded = DomainEvent<'InvoiceSettlementAdded', Invoi
 export type InvoiceDuplicated = DomainEvent<'InvoiceDuplicated', InvoiceDuplicatedData>;
 export type InvoiceVoided = DomainEvent<'InvoiceVoided', InvoiceVoidedData>;
 export type InvoiceMarkedUncollectible = DomainEvent<'InvoiceMarkedUncollectible', InvoiceMarkedUncollectibleData>;
+export type CreditNoteIssued = DomainEvent<'CreditNoteIssued', CreditNoteIssuedData>;
 export type InvoiceEvent =
-  InvoiceCreated | InvoiceUpdated | InvoiceBooked | InvoiceSettlementAdded | InvoiceDuplicated | InvoiceVoided | InvoiceMarkedUncollectible;
+  InvoiceCreated | InvoiceUpdated | InvoiceBooked | InvoiceSettlementAdded | InvoiceDuplicated | InvoiceVoided | InvoiceMarkedUncollectible | CreditNoteIssued;

@@ -1,5 +1,5 @@
-import { Evolver } from '@billing/shared-kernel';
-import { InvoiceCustomer, InvoiceEvent, InvoiceLine, InvoiceSettlement, InvoiceType } from './invoice-events';
+import { Evolver, QUANTITY_SCALE, parseScaledDecimal, scaledToNumber } from '@billing/shared-kernel';
+import { CreditNoteDisposition, CreditedLine, InvoiceCustomer, InvoiceEvent, InvoiceLine, InvoiceSettlement, InvoiceType } from './invoice-events';
 import { totalsOf } from './invoice-totals';
 
 /**
@@ -53,7 +53,8 @@ export interface Invoice {
    */
   readonly customerId: string | null;
   readonly lines: readonly InvoiceLine[];
-  readonly settlements: readonly InvoiceSettlement[];
+  /** paymentId: the payment of a settlement the payments context recorded (its charge or a refund of it), else null. */
+  readonly settlements: readonly (InvoiceSettlement & { readonly paymentId: string | null })[];
   readonly totalExclVat: number;
   readonly totalVat: number;
   readonly totalInclVat: number;
@@ -70,6 +71,14 @@ export interface Invoice {
    * the mark. Absent on states stored before the mark existed: false.
    */
   readonly uncollectible?: boolean;
+  /** Net of the settlements the payments context recorded: what its payments paid, less what was refunded of them. */
+  readonly paidThroughPayments: number;
+  /** What booked credit notes are to refund through the payments context and it has not refunded yet. */
+  readonly creditNoteRefundsOutstanding: number;
+  /** Per line of the invoice, what its credit notes with lines credit together (absent: nothing). */
+  readonly lineCredits: Readonly<Record<string, Omit<CreditedLine, 'lineId'>>>;
+  /** On a credit note issued with a disposition: where its money goes; null otherwise. */
+  readonly creditNote: CreditNoteDisposition | null;
   readonly createdAt: string;
   readonly updatedAt: string | null;
   readonly creditedInvoiceId: string | null;
@@ -102,6 +111,10 @@ export function evolveInvoice(state: InvoiceState, event: InvoiceEvent): Invoice
       settledAmount: 0,
       creditedAmount: 0,
       uncollectible: false,
+      paidThroughPayments: 0,
+      creditNoteRefundsOutstanding: 0,
+      lineCredits: {},
+      creditNote: null,
       createdAt,
       updatedAt: null,
       creditedInvoiceId,
@@ -132,14 +145,18 @@ export function evolveInvoice(state: InvoiceState, event: InvoiceEvent): Invoice
       };
     }
     case 'InvoiceSettlementAdded': {
-      const { date, amount, reference, note, addedAt, creditNoteId } = event.data;
+      const { date, amount, reference, note, addedAt, creditNoteId, paymentId, refundedCreditNoteId, refundToMake, creditedLines } = event.data;
       return {
         ...state,
-        settlements: [...state.settlements, { date, amount, reference, note }],
+        settlements: [...state.settlements, { date, amount, reference, note, paymentId: paymentId ?? null }],
         settledAmount: state.settledAmount + amount,
         creditedAmount: creditNoteId == null ? state.creditedAmount : state.creditedAmount + amount,
         // Paid after all: back to an ordinary settled invoice.
         uncollectible: state.uncollectible === true && event.data.settlementStatus !== 'settled' && event.data.settlementStatus !== 'over_settled',
+        paidThroughPayments: paymentId == null ? state.paidThroughPayments : state.paidThroughPayments + amount,
+        // A refund made for a credit note has a negative amount: it pays off what that credit note was to refund.
+        creditNoteRefundsOutstanding: state.creditNoteRefundsOutstanding + (refundToMake ?? 0) + (refundedCreditNoteId == null ? 0 : amount),
+        lineCredits: creditedLines ? withLineCredits(state.lineCredits, creditedLines) : state.lineCredits,
         updatedAt: addedAt,
       };
     }
@@ -147,11 +164,26 @@ export function evolveInvoice(state: InvoiceState, event: InvoiceEvent): Invoice
       return { ...state, status: 'void', uncollectible: false, updatedAt: event.data.voidedAt };
     case 'InvoiceMarkedUncollectible':
       return { ...state, uncollectible: true, updatedAt: event.data.markedAt };
+    case 'CreditNoteIssued': {
+      const { invoiceId, reason, dueReducedAmount, refundAmount, creditAmount, outOfBandAmount, issuedAt } = event.data;
+      return { ...state, creditNote: { invoiceId, reason, dueReducedAmount, refundAmount, creditAmount, outOfBandAmount }, updatedAt: issuedAt };
+    }
     case 'InvoiceDuplicated':
       return state;
     default:
       return state; // an event type from a newer release: ignored rather than fatal
   }
+}
+
+function withLineCredits(current: Invoice['lineCredits'], credited: readonly CreditedLine[]): Invoice['lineCredits'] {
+  const next = { ...current };
+  for (const { lineId, quantity, amount, taxAmount } of credited) {
+    const before = next[lineId] ?? { quantity: 0, amount: 0, taxAmount: 0 };
+    // Quantities have 4 decimals: added as scaled integers so 0.1 + 0.2 stays 0.3.
+    const scaled = parseScaledDecimal(before.quantity, QUANTITY_SCALE, '/quantity') + parseScaledDecimal(quantity, QUANTITY_SCALE, '/quantity');
+    next[lineId] = { quantity: scaledToNumber(scaled, QUANTITY_SCALE), amount: before.amount + amount, taxAmount: before.taxAmount + taxAmount };
+  }
+  return next;
 }
 
 export const invoiceEvolver: Evolver<InvoiceState, InvoiceEvent> = {

@@ -699,6 +699,8 @@ describe('evolve and toInvoiceView', () => {
       totalInclVat: 4139,
       totalDue: 4000,
       uncollectible: false,
+      creditedAmount: 0,
+      creditNote: null,
     });
   });
 

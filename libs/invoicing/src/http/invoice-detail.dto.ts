@@ -1,5 +1,5 @@
 import { ApiProperty, OmitType } from '@nestjs/swagger';
-import { MAX_INVOICE_LINES } from '../domain';
+import { CREDIT_NOTE_REASONS, MAX_INVOICE_LINES } from '../domain';
 
 /** Response documentation: exactly the InvoiceDetail of the README and the OpenAPI document. */
 export class AddressDto {
@@ -59,6 +59,17 @@ export class InvoiceSettlementDto {
   @ApiProperty({ type: String, nullable: true }) note!: string | null;
 }
 
+/** Where a credit note's money goes: the four amounts add up to the credit note's total (as a positive figure). */
+export class CreditNoteDispositionDto {
+  @ApiProperty({ format: 'uuid', description: 'The invoice the credit note credits.' }) invoiceId!: string;
+  @ApiProperty({ enum: CREDIT_NOTE_REASONS }) reason!: string;
+  @ApiProperty({ type: Number, format: 'int64', description: 'The part that reduced what was still due on the invoice.' }) dueReducedAmount!: number;
+  @ApiProperty({ type: Number, format: 'int64', description: "Refunded through the invoice's payments (see GET /payments?filter=invoiceId eq …)." })
+  refundAmount!: number;
+  @ApiProperty({ type: Number, format: 'int64', description: 'Left as credit to the customer.' }) creditAmount!: number;
+  @ApiProperty({ type: Number, format: 'int64', description: 'Settled outside the service.' }) outOfBandAmount!: number;
+}
+
 export class InvoiceDetailDto {
   @ApiProperty({ format: 'uuid', readOnly: true }) id!: string;
   @ApiProperty({
@@ -101,6 +112,21 @@ export class InvoiceDetailDto {
       'Marked uncollectible (PUT /invoices/{id}/mark-uncollectible, or by dunning after its last failed try): no longer collected, still payable; a settlement that settles it clears it.',
   })
   uncollectible!: boolean;
+  @ApiProperty({
+    type: Number,
+    format: 'int64',
+    readOnly: true,
+    description: 'On an invoice: what its booked credit notes credit together, never beyond totalInclVat. 0 on a credit note.',
+  })
+  creditedAmount!: number;
+  @ApiProperty({
+    type: () => CreditNoteDispositionDto,
+    nullable: true,
+    readOnly: true,
+    description:
+      'On a credit note issued with POST /invoices/{id}/credit-notes: its reason and where its money goes. null on invoices and on credit notes made with duplicate.',
+  })
+  creditNote!: CreditNoteDispositionDto | null;
 }
 
 /** An invoice in a list: the InvoiceDetail without `items` (lines) and `settlements`, so a page stays small. */

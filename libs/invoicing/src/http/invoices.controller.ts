@@ -29,6 +29,8 @@ import { CreateInvoiceCommand } from '../create-invoice/create-invoice.command';
 import { CreateInvoiceDto, createInvoiceInput } from '../create-invoice/create-invoice.dto';
 import { DuplicateInvoiceCommand } from '../duplicate-invoice/duplicate-invoice.command';
 import { DuplicateInvoiceDto } from '../duplicate-invoice/duplicate-invoice.dto';
+import { IssueCreditNoteCommand } from '../issue-credit-note/issue-credit-note.command';
+import { IssueCreditNoteDto, issueCreditNoteInput } from '../issue-credit-note/issue-credit-note.dto';
 import { UpdateInvoiceCommand } from '../update-invoice/update-invoice.command';
 import { UpdateInvoiceDto, updateInvoiceInput } from '../update-invoice/update-invoice.dto';
 import { VoidInvoiceCommand } from '../void-invoice/void-invoice.command';
@@ -169,6 +171,42 @@ export class InvoicesController {
   ): Promise<Versioned<InvoiceView>> {
     const written = await this.commands.execute<DuplicateInvoiceCommand, Written<InvoiceState>>(
       new DuplicateInvoiceCommand(caller.environmentId, invoiceId, optional(body)?.reverse ?? false, this.context(caller), expectedVersion),
+    );
+    return this.answer(caller, written, `/invoices/${written.id}`);
+  }
+
+  @Post(':invoiceId/credit-notes')
+  @HttpCode(201)
+  @ApiOperation({
+    summary: 'Credit a booked invoice with a credit note that says where the money goes',
+    description:
+      'Creates and books a credit note (type credit_note, the next CN- number) for `lines` or a plain `amount` (tax included), and applies it to the invoice. ' +
+      'It first reduces what is still due on the invoice; the rest must be allocated exactly to refundAmount (refunded through the payments of the invoice), ' +
+      'creditAmount (credit to the customer) and outOfBandAmount. README, "Credit notes", has the rules.',
+  })
+  @ApiParam(INVOICE_ID)
+  @ApiHeader(IF_MATCH)
+  @ApiResponse({ status: 201, description: 'The booked credit note with its disposition (creditNote).', type: InvoiceDetailDto, headers: CREATED_HEADERS })
+  @ApiResponse({ status: 404, ...problemResponse('No such invoice in this environment') })
+  @ApiResponse({
+    status: 409,
+    ...problemResponse('The invoice is a draft (invoice-not-booked) or a credit note (credit-note-cannot-be-reversed), stale If-Match (version-conflict)'),
+  })
+  @ApiResponse({
+    status: 422,
+    ...problemResponse(
+      'Both or neither of lines and amount, unknown reason or property, a line credit beyond what is left of it (credit-exceeds-line), beyond what is creditable (credit-exceeds-creditable), ' +
+        'refundAmount beyond what was paid (refund-exceeds-paid), amounts that do not add up (credit-note-unallocated)',
+    ),
+  })
+  async issueCreditNote(
+    @Caller() caller: CallerContext,
+    @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string,
+    @Body() body: IssueCreditNoteDto,
+    @IfMatch() expectedVersion: number | undefined,
+  ): Promise<Versioned<InvoiceView>> {
+    const written = await this.commands.execute<IssueCreditNoteCommand, Written<InvoiceState>>(
+      new IssueCreditNoteCommand(caller.environmentId, issueCreditNoteInput(invoiceId, body), this.context(caller), expectedVersion),
     );
     return this.answer(caller, written, `/invoices/${written.id}`);
   }

@@ -3,6 +3,7 @@ import { OmitNullDiscountPercentage1763700110000 } from './1763700110000-omit-nu
 import { StoreInvoicingState1763700120000 } from './1763700120000-store-invoicing-state';
 import { AddInvoiceViewUncollectible1764200100000 } from './1764200100000-add-invoice-view-uncollectible';
 import { CreateCustomers1764200200000 } from './1764200200000-create-customers';
+import { RefoldInvoiceState1764300100000 } from './1764300100000-refold-invoice-state';
 
 export const invoicingMigrations: Function[] = [
   CreateInvoicingReadModels1763700100000,
@@ -10,4 +11,5 @@ export const invoicingMigrations: Function[] = [
   StoreInvoicingState1763700120000,
   AddInvoiceViewUncollectible1764200100000,
   CreateCustomers1764200200000,
+  RefoldInvoiceState1764300100000,
 ];

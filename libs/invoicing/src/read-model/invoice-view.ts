@@ -1,5 +1,6 @@
 import { DomainError } from '@billing/shared-kernel';
 import {
+  CreditNoteDisposition,
   Invoice,
   InvoiceCustomer,
   InvoiceLine,
@@ -55,6 +56,10 @@ export interface InvoiceView {
   readonly totalDue: number;
   /** Marked uncollectible and not settled since: dunning stopped, still payable. */
   readonly uncollectible: boolean;
+  /** On an invoice: what its booked credit notes credit together (0 on credit notes). */
+  readonly creditedAmount: number;
+  /** On a credit note issued with a disposition: where its money goes; null otherwise. */
+  readonly creditNote: CreditNoteDisposition | null;
 }
 
 /**
@@ -105,6 +110,8 @@ export function toInvoiceView(invoice: Invoice): InvoiceView {
     // A void invoice is owed by no one: nothing is due, whatever its total.
     totalDue: invoice.status === 'void' ? 0 : Number(totalDue(BigInt(invoice.totalInclVat), BigInt(invoice.settledAmount))),
     uncollectible: invoice.uncollectible === true,
+    creditedAmount: invoice.creditedAmount,
+    creditNote: invoice.creditNote && { ...invoice.creditNote },
   };
 }
 

@@ -61,6 +61,8 @@ export interface PaymentRefundRequestedData {
   readonly refundId: string;
   readonly amount: number;
   readonly requestedAt: string;
+  /** A refund of a credit note's refundAmount: that credit note (absent for a refund asked for over the API). */
+  readonly creditNoteId?: string;
 }
 /**
  * Carries the invoice: invoicing unsettles it by the amount from this event
@@ -75,6 +77,8 @@ export interface PaymentRefundedData {
   readonly amount: number;
   readonly refundedAt: string;
   readonly providerReference?: string;
+  /** As requested: the credit note this refund was made for, so invoicing knows it is no longer outstanding. */
+  readonly creditNoteId?: string;
 }
 /** The gateway refused or was not reached: nothing was refunded and the reservation is released. */
 export interface PaymentRefundFailedData {
@@ -110,6 +114,8 @@ export interface Refund {
   readonly failureMessage: string | null;
   readonly createdAt: string;
   readonly updatedAt: string;
+  /** Present on a refund made for a credit note's refundAmount: that credit note. */
+  readonly creditNoteId?: string;
 }
 
 export interface Payment {
@@ -173,7 +179,7 @@ export function evolvePayment(state: PaymentState, event: PaymentEvent): Payment
       return { ...state, status: 'failed', failureCode, failureMessage, retryable, updatedAt: failedAt };
     }
     case 'PaymentRefundRequested': {
-      const { refundId, amount, requestedAt } = event.data;
+      const { refundId, amount, requestedAt, creditNoteId } = event.data;
       const refund: Refund = {
         id: refundId,
         amount,
@@ -183,6 +189,7 @@ export function evolvePayment(state: PaymentState, event: PaymentEvent): Payment
         failureMessage: null,
         createdAt: requestedAt,
         updatedAt: requestedAt,
+        ...(creditNoteId ? { creditNoteId } : {}),
       };
       return { ...state, refunds: [...state.refunds, refund], updatedAt: requestedAt };
     }
@@ -387,6 +394,8 @@ export interface RefundPayment {
   readonly amount: unknown;
   /** For the 404 of a payment that does not exist. */
   readonly paymentId?: string;
+  /** A refund of a credit note's refundAmount: that credit note. */
+  readonly creditNoteId?: string;
 }
 
 /**
@@ -421,7 +430,14 @@ export function decideRefund(command: RefundPayment, state: PaymentState, meta: 
     {
       type: 'PaymentRefundRequested',
       schemaVersion: 1,
-      data: { paymentId: state.id, invoiceId: state.invoiceId, refundId: command.refundId, amount: Number(amount), requestedAt: meta.now.toISOString() },
+      data: {
+        paymentId: state.id,
+        invoiceId: state.invoiceId,
+        refundId: command.refundId,
+        amount: Number(amount),
+        requestedAt: meta.now.toISOString(),
+        ...(command.creditNoteId ? { creditNoteId: command.creditNoteId } : {}),
+      },
     },
   ];
 }
@@ -465,6 +481,7 @@ export function decideRecordRefundOutcome(
             amount: refund.amount,
             refundedAt: at,
             providerReference: outcome.providerReference,
+            ...(refund.creditNoteId ? { creditNoteId: refund.creditNoteId } : {}),
           },
         },
       ];

@@ -345,6 +345,15 @@ describe('decideRefund', () => {
       .then([requested('r-2', 12_000)]);
   });
 
+  it("a credit note's refund carries the credit note from the request to the refund made (invoicing learns it is made)", () => {
+    const reserved = decideRefund({ refundId: 'r-1', amount: 500, creditNoteId: 'cn-1' }, foldEvents(paymentEvolver, [created, succeeded]), later);
+    expect(reserved).toEqual([{ ...requested('r-1', 500), data: { ...requested('r-1', 500).data, creditNoteId: 'cn-1' } }]);
+    spec
+      .given([created, succeeded, ...reserved])
+      .when((state) => decideRecordRefundOutcome('r-1', { kind: 'succeeded', providerReference: 're_r-1' }, state, later))
+      .then([{ ...refundMade('r-1', 500), data: { ...refundMade('r-1', 500).data, creditNoteId: 'cn-1' } }]);
+  });
+
   it('counts pending refunds against the payment, and says so', () => {
     spec
       .given([created, succeeded, requested('r-1', 12_000)])

@@ -13,6 +13,12 @@ class RefundDto {
   @ApiProperty({ type: String, nullable: true }) failureMessage!: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
+  @ApiProperty({
+    format: 'uuid',
+    required: false,
+    description: "Present on a refund made for a credit note's refundAmount (POST /invoices/{id}/credit-notes): that credit note.",
+  })
+  creditNoteId?: string;
 }
 
 /** The Payment resource (README: Payments). */

@@ -11,7 +11,9 @@ import { PAYMENT_STREAM_TYPE, PaymentRefundedData, PaymentSucceededData } from '
  * reference = the payment id) and a refund unsettles it (a negative
  * settlement, reference = the refund id), through invoicing's published
  * decider: payments uses invoicing, never the other way round (the context
- * map). Exactly once: the settlement is appended in the reactor's own batch
+ * map). Both name the payment (so the invoice knows what its payments paid,
+ * which bounds a credit note's refund), a refund also the credit note it was
+ * made for. Exactly once: the settlement is appended in the reactor's own batch
  * transaction, which also moves its checkpoint, and a reference the invoice
  * already has is never added again.
  */
@@ -69,7 +71,14 @@ export class PaymentSettlementsReactor implements Reactor {
 function settlementOf(event: RecordedEvent): (AddSettlement & { reference: string }) | null {
   if (event.type === 'PaymentSucceeded') {
     const data = event.data as PaymentSucceededData;
-    return { invoiceId: data.invoiceId, date: data.succeededAt.slice(0, 10), amount: data.amount, reference: data.paymentId, note: 'payment' };
+    return {
+      invoiceId: data.invoiceId,
+      date: data.succeededAt.slice(0, 10),
+      amount: data.amount,
+      reference: data.paymentId,
+      note: 'payment',
+      paymentId: data.paymentId,
+    };
   }
   if (event.type === 'PaymentRefunded') {
     const data = event.data as PaymentRefundedData;
@@ -79,6 +88,8 @@ function settlementOf(event: RecordedEvent): (AddSettlement & { reference: strin
       amount: -data.amount,
       reference: data.refundId,
       note: `refund of payment ${data.paymentId}`,
+      paymentId: data.paymentId,
+      refundedCreditNoteId: data.creditNoteId ?? null,
     };
   }
   return null;

@@ -57,6 +57,8 @@ const invoice: InvoiceView = {
   totalInclVat: 479812,
   totalDue: 379812,
   uncollectible: false,
+  creditedAmount: 0,
+  creditNote: null,
 };
 
 const plain = (text: string) => text.replace(/[\u00a0\u202f]/g, ' ');

@@ -27,6 +27,8 @@ const invoice: InvoiceView = {
   totalInclVat: 0,
   totalDue: 0,
   uncollectible: false,
+  creditedAmount: 0,
+  creditNote: null,
 };
 const options = { fallBackToBuiltIn: false, documentDate: new Date('2026-03-05T10:00:00.000Z') };
 const pool = (env: Record<string, string> = {}) => new RenderPool(loadConfig(env));

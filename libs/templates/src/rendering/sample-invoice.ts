@@ -74,4 +74,6 @@ export const SAMPLE_INVOICE: InvoiceView = {
   totalInclVat: 474362,
   totalDue: 374362,
   uncollectible: false,
+  creditedAmount: 0,
+  creditNote: null,
 };

@@ -1,0 +1,37 @@
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandPath, Written } from '@billing/event-store';
+import { foldEvents } from '@billing/shared-kernel';
+import { decideIssueCreditNote, formatInvoiceHandle, invoiceEvolver, InvoiceState } from '../domain';
+import { nextNumber } from '../book-invoice/book-invoice.handler';
+import { invoiceStream } from '../streams';
+import { IssueCreditNoteCommand } from './issue-credit-note.command';
+
+/**
+ * Creates, books and applies a credit note with its disposition in one
+ * transaction over the new credit note's stream, the invoice's stream and the
+ * credit-note number counter. The number is taken first: the counter row
+ * stays locked until commit, so a credit note issued at the same moment for
+ * the same invoice waits and then decides on the invoice as the first one
+ * left it (never crediting beyond it); the invoice's loaded version catches
+ * any other writer (a payment's settlement: retried on a fresh load, up to
+ * twice; a client's If-Match that is stale is a 409, never retried). A
+ * refused credit note rolls its number back: the sequence stays gapless.
+ */
+@CommandHandler(IssueCreditNoteCommand)
+export class IssueCreditNoteHandler implements ICommandHandler<IssueCreditNoteCommand, Written<InvoiceState>> {
+  constructor(private readonly commands: CommandPath) {}
+
+  async execute({ environmentId, input, context, expectedVersion }: IssueCreditNoteCommand): Promise<Written<InvoiceState>> {
+    const { meta } = context;
+    const creditNoteId = meta.newId();
+    const invoice = invoiceStream(environmentId, input.invoiceId);
+    return this.commands.run(context, { retries: 2 }, async (session) => {
+      const handle = formatInvoiceHandle('credit_note', await nextNumber(session, environmentId, 'credit_note'));
+      const { state } = await session.load(invoice, invoiceEvolver, expectedVersion);
+      const { invoiceEvents, creditNoteEvents } = decideIssueCreditNote({ ...input, creditNoteId, handle }, state, meta);
+      session.append(invoice, invoiceEvents);
+      const version = session.append(invoiceStream(environmentId, creditNoteId), creditNoteEvents);
+      return { id: creditNoteId, version, state: foldEvents(invoiceEvolver, creditNoteEvents) };
+    });
+  }
+}
