@@ -226,18 +226,19 @@ export function decideDuplicateInvoice(command: DuplicateInvoice, state: Invoice
 export function decideVoidInvoice(command: VoidInvoice, state: InvoiceState, meta: CommandMetadata): InvoiceEvent[] {
   const invoice = collectableInvoice(state, command.invoiceId, 'voided');
   if (invoice.status === 'void') return [];
-  if (command.paymentTaken) {
-    throw new ConflictError(
-      'invoice-payment-under-way',
-      `a payment of invoice ${invoice.handle} is under way or has succeeded: void it once the payment failed, or credit it once it settled`,
-    );
-  }
   if (invoice.settlements.length > 0) {
     throw new ConflictError(
       'invoice-paid',
       `invoice ${invoice.handle} has settlements (${invoice.settledAmount} of ${invoice.totalInclVat} ${invoice.currency} settled): credit it instead of voiding it`,
     );
   }
+  if (command.paymentTaken) {
+    throw new ConflictError(
+      'invoice-payment-under-way',
+      `a payment of invoice ${invoice.handle} is under way or has succeeded: void it once the payment failed, or credit it once it settled`,
+    );
+  }
+
   return [
     {
       type: 'InvoiceVoided',
