@@ -19,3 +19,6 @@ export type { CreateInvoiceInput } from './create-invoice/create-invoice.command
 export { BookInvoiceCommand } from './book-invoice/book-invoice.command';
 export { UpdateInvoiceCommand } from './update-invoice/update-invoice.command';
 export { CustomerInputDto } from './create-invoice/create-invoice.dto';
+// The upcoming invoice of a subscription: an invoice as create and book would make it, nothing written, and its documented line shape.
+export { PreviewInvoiceQuery } from './preview-invoice/preview-invoice.query';
+export { InvoiceCustomerDto, InvoiceLineDto } from './http/invoice-detail.dto';

@@ -6,6 +6,7 @@ import { CreateTaxCodeHandler } from './create-tax-code/create-tax-code.handler'
 import { DuplicateInvoiceHandler } from './duplicate-invoice/duplicate-invoice.handler';
 import { InvoicesController } from './http/invoices.controller';
 import { TaxCodesController } from './http/tax-codes.controller';
+import { PreviewInvoiceHandler } from './preview-invoice/preview-invoice.handler';
 import { InvoicingReadModel } from './read-model/invoicing.read-model';
 import { TaxRegisterReader } from './tax-register';
 import { UpdateInvoiceHandler } from './update-invoice/update-invoice.handler';
@@ -24,6 +25,7 @@ import { UpdateTaxCodeHandler } from './update-tax-code/update-tax-code.handler'
     BookInvoiceHandler,
     AddSettlementHandler,
     DuplicateInvoiceHandler,
+    PreviewInvoiceHandler,
   ],
 })
 export class InvoicingModule {}
