@@ -22,7 +22,7 @@ import {
   usageChargeOf,
 } from '../domain';
 import { SubscriptionsReadModel } from '../read-model/subscriptions.read-model';
-import { PeriodUsage } from '../usage/period-rating';
+import { PeriodUsage, periodInstants } from '../usage/period-rating';
 import { UsageStore } from '../usage/usage-store';
 
 /** The catalog's pricing maths, for composeInvoice. */
@@ -172,7 +172,7 @@ export class BillingInputs {
     return {
       prices: async (priceIds) => new Map([...(await this.readModel.prices(environmentId, priceIds))].map(([id, { price }]) => [id, price])),
       usage: (item, period) => {
-        const { from, to } = this.store.periodInstants(subscription, period);
+        const { from, to } = periodInstants(subscription, period);
         return this.store.rate(environmentId, subscription, item, from, to, manager);
       },
     };

@@ -1,6 +1,6 @@
 import { amountForScaledQuantity, ChargeLine, PriceModel, priceComponents, PricingEntry, versionShareLines } from '@billing/catalog';
-import { ValidationError } from '@billing/shared-kernel';
-import { BillableMetric, PriceVersion, rateUsage, RatedUsage, SubscriptionItem, UsageRecord } from '../domain';
+import { addDays, ValidationError } from '@billing/shared-kernel';
+import { BillableMetric, Period, PriceVersion, rateUsage, RatedUsage, startOfDayIn, Subscription, SubscriptionItem, UsageRecord } from '../domain';
 
 /** What a usage period comes to: the rated usage, the metric, and the instants it covers. */
 export interface PeriodUsage {
@@ -13,6 +13,11 @@ export interface PeriodUsage {
    * version, the components of its price at the period's quantity.
    */
   readonly lines: readonly (readonly ChargeLine[])[];
+}
+
+/** The instants a period of dates covers in the subscription's time zone: [start of its first day, start of the day after its last). */
+export function periodInstants(subscription: Pick<Subscription, 'timeZone'>, period: Period): { from: Date; to: Date } {
+  return { from: startOfDayIn(period.start, subscription.timeZone), to: startOfDayIn(addDays(period.end, 1), subscription.timeZone) };
 }
 
 /** A version of a price as the subscriptions context keeps it (subscription_price_versions): when it took effect, its pricing per currency. */

@@ -3,12 +3,10 @@ import { DataSource, EntityManager } from 'typeorm';
 import { queryRows } from '@billing/event-store';
 import { ExistingPrice, PricingEntry } from '@billing/catalog';
 import { keysetPage, Page, pageTokenCodec, tokenField } from '@billing/platform';
-import { addDays, parseScaledDecimal } from '@billing/shared-kernel';
+import { parseScaledDecimal } from '@billing/shared-kernel';
 import {
   BillableMetric,
   DEFAULT_USAGE_SETTINGS,
-  Period,
-  startOfDayIn,
   Subscription,
   SubscriptionItem,
   USAGE_SCALE,
@@ -184,11 +182,6 @@ export class UsageStore {
       [environmentId, id],
     );
     return { recorded: false, cancelledAt: existing.cancelled_at };
-  }
-
-  /** The instants a period of dates covers in the subscription's time zone: [start of its first day, start of the day after its last). */
-  periodInstants(subscription: Subscription, period: Period): { from: Date; to: Date } {
-    return { from: startOfDayIn(period.start, subscription.timeZone), to: startOfDayIn(addDays(period.end, 1), subscription.timeZone) };
   }
 
   /**
