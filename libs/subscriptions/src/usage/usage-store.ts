@@ -4,15 +4,7 @@ import { queryRows } from '@billing/event-store';
 import { ExistingPrice, PricingEntry } from '@billing/catalog';
 import { keysetPage, Page, pageTokenCodec, tokenField } from '@billing/platform';
 import { parseScaledDecimal } from '@billing/shared-kernel';
-import {
-  BillableMetric,
-  DEFAULT_USAGE_SETTINGS,
-  Subscription,
-  SubscriptionItem,
-  USAGE_SCALE,
-  UsageRecord,
-  UsageSettings,
-} from '../domain';
+import { BillableMetric, DEFAULT_USAGE_SETTINGS, Subscription, SubscriptionItem, USAGE_SCALE, UsageRecord, UsageSettings } from '../domain';
 import { billableMetricId } from '../streams';
 import { PeriodUsage, ratePeriodUsage } from './period-rating';
 
