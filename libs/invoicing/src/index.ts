@@ -39,3 +39,6 @@ export { CustomerActiveSubscriptionsQuery } from './ports';
 export { toCustomerView, publicPaymentMethod } from './customers/read-model/customer-view';
 export type { CustomerView } from './customers/read-model/customer-view';
 export { CUSTOMERS_PROJECTION } from './customers/read-model/customers.projection';
+// The upcoming invoice of a subscription: an invoice as create and book would make it, nothing written, and its documented line shape.
+export { PreviewInvoiceQuery } from './preview-invoice/preview-invoice.query';
+export { InvoiceCustomerDto, InvoiceLineDto } from './http/invoice-detail.dto';

@@ -14,6 +14,7 @@ import { MarkInvoiceUncollectibleHandler } from './mark-invoice-uncollectible/ma
 import { IssueCreditNoteHandler } from './issue-credit-note/issue-credit-note.handler';
 import { InvoicesController } from './http/invoices.controller';
 import { TaxCodesController } from './http/tax-codes.controller';
+import { PreviewInvoiceHandler } from './preview-invoice/preview-invoice.handler';
 import { InvoicingReadModel } from './read-model/invoicing.read-model';
 import { TaxRegisterReader } from './tax-register';
 import { UpdateInvoiceHandler } from './update-invoice/update-invoice.handler';
@@ -41,6 +42,7 @@ import { VoidInvoiceHandler } from './void-invoice/void-invoice.handler';
     ArchiveCustomerHandler,
     CustomerRecordHandler,
     IssueCreditNoteHandler,
+    PreviewInvoiceHandler,
   ],
 })
 export class InvoicingModule {}

@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
 import { CustomerActiveSubscriptionsHandler } from './customer-subscriptions/customer-active-subscriptions.handler';
 import { BillingEngine } from './billing/billing-engine';
+import { BillingInputs } from './billing/invoice-inputs';
+import { UpcomingInvoices } from './billing/upcoming-invoice';
+import { UpcomingInvoiceController } from './http/upcoming-invoice.controller';
 import { CancelSubscriptionHandler } from './cancel-subscription/cancel-subscription.handler';
 import { CreateSubscriptionHandler } from './create-subscription/create-subscription.handler';
 import { SubscriptionsController } from './http/subscriptions.controller';
@@ -16,13 +19,15 @@ import { CancelUsageEventHandler } from './cancel-usage-event/cancel-usage-event
 
 /** The HTTP surface, command handlers and billing engine of the subscriptions context (its definition is subscriptionsContext). */
 @Module({
-  controllers: [SubscriptionsController, UsageController],
+  controllers: [SubscriptionsController, UsageController, UpcomingInvoiceController],
   providers: [
     SubscriptionsReadModel,
     CreateSubscriptionHandler,
     CancelSubscriptionHandler,
     ReactivateSubscriptionHandler,
     BillingEngine,
+    BillingInputs,
+    UpcomingInvoices,
     UsageStore,
     CreateBillableMetricHandler,
     SetUsageSettingsHandler,

@@ -29,5 +29,11 @@ export const SUBSCRIPTIONS_PROBLEMS: Record<string, ProblemType> = {
     title: 'Conflict',
     description: "The usage event's period has been billed on a booked invoice: the event can no longer be cancelled (a booked invoice never changes).",
   },
+  'no-upcoming-invoice': {
+    status: 409,
+    title: 'Conflict',
+    description:
+      'The subscription has nothing left to bill (ended, or ending without another invoice): there is no upcoming invoice (README: Invoice preview).',
+  },
   'subscription-billing-not-due': { status: 409, title: 'Conflict', description: 'Nothing is due for billing at this instant.' },
 };

@@ -2,7 +2,6 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
-import { chargeLines, componentLabel, PriceComponent, priceComponents } from '@billing/catalog';
 import {
   CommandContext,
   CommandPath,
@@ -15,12 +14,8 @@ import {
 } from '@billing/event-store';
 import { BookInvoiceCommand, CreateInvoiceCommand, Invoice, invoiceEvolver, invoiceStream, RequestedLine, UpdateInvoiceCommand } from '@billing/invoicing';
 import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, ScopedClock, WorkerLoop } from '@billing/platform';
-import { addDays, DomainError } from '@billing/shared-kernel';
+import { DomainError } from '@billing/shared-kernel';
 import {
-  CatalogPricing,
-  ChargedPrice,
-  composeInvoice,
-  ReratedPeriod,
   usageChargeOf,
   usageLinesOf,
   withUsageLines,
@@ -29,7 +24,6 @@ import {
   decideBookUsageInvoice,
   dueBooking,
   PendingBooking,
-  SubscriptionItem,
   UsageCharge,
   decideRecordBillingFailure,
   DueBilling,
@@ -42,7 +36,8 @@ import {
 import { PaymentTermsQuery } from '../ports';
 import { SubscriptionsReadModel } from '../read-model/subscriptions.read-model';
 import { subscriptionInvoiceId, subscriptionStream } from '../streams';
-import { PeriodUsage, UsageStore } from '../usage/usage-store';
+import { UsageStore } from '../usage/usage-store';
+import { BillingInputs, CATALOG_PRICING, composeDue, invoiceInputOf } from './invoice-inputs';
 
 const ACTOR = 'system:billing-engine';
 /**
@@ -91,6 +86,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     private readonly realClock: ScopedClock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly usage: UsageStore,
+    private readonly inputs: BillingInputs,
   ) {}
 
   onModuleInit(): void {
@@ -242,20 +238,14 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     context: CommandContext,
     manager: EntityManager,
   ): Promise<SubscriptionEvent[]> {
-    const items = new Map(subscription.items.map((item) => [item.id, item]));
-    const prices = await this.chargedPrices(
-      environmentId,
-      subscription,
-      due.charges.map((charge) => items.get(charge.itemId)!.priceId),
+    const composed = await composeDue(subscription, due, this.inputs.sources(environmentId, subscription, manager), (skipped) =>
+      this.logger.warn({
+        msg: 'a usage correction could not be rated; the billing goes on without it',
+        environmentId,
+        subscriptionId: subscription.id,
+        ...skipped,
+      }),
     );
-    const usage = new Map<string, PeriodUsage | DomainError>();
-    for (const { itemId, kind, period } of due.charges) {
-      if (kind !== 'event_based') continue;
-      // Usage of the (possibly shortened) period, rated at the price versions in force when it happened.
-      usage.set(itemId, await this.rateUsage(environmentId, subscription, items.get(itemId)!, period!, manager).catch(domainErrorOnly));
-    }
-    const rerated = await this.corrections(environmentId, subscription, manager);
-    const composed = composeInvoice({ subscription, due, prices, usage, rerated }, CATALOG_PRICING);
     if (composed.kind === 'failed') {
       const { itemId, error } = composed;
       // This item's charge cannot be priced or rated: it alone waits for its retry; the next step bills the others.
@@ -282,51 +272,11 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     );
     // The environment's payment terms (GET/PUT /paymentsettings; 0 by default: due on the invoice date).
     const paymentTermsDays = await this.queries.execute(new PaymentTermsQuery(environmentId, manager));
-    await this.bus.execute(
-      new CreateInvoiceCommand(
-        environmentId,
-        {
-          // Made out to the customer record when the subscription has one: drafts show it as it is, booking freezes it.
-          ...(subscription.customerId ? { customerId: subscription.customerId } : { customer: invoice.customer as never }),
-          currency: invoice.currency,
-          date: invoice.date,
-          dueDate: addDays(invoice.date, paymentTermsDays),
-          memo: invoice.memo,
-          items: invoice.lines,
-        },
-        context,
-        invoiceId,
-      ),
-    );
+    // Made out to the customer record when the subscription has one: drafts show it as it is, booking freezes it.
+    await this.bus.execute(new CreateInvoiceCommand(environmentId, invoiceInputOf(invoice, paymentTermsDays, subscription.customerId), context, invoiceId));
     // With usage and a grace period the invoice stays a draft: late events still count until bookAt (bookAfterGrace).
     if (bookAt === null) await this.bus.execute(new BookInvoiceCommand(environmentId, invoiceId, invoice.date, context, 1));
     return events;
-  }
-
-  /** The prices the items name, with their components in the subscription's currency (null: no pricing in it any more). */
-  private async chargedPrices(
-    environmentId: string,
-    subscription: Subscription,
-    priceIds: readonly string[],
-  ): Promise<Map<string, ChargedPrice<PriceComponent>>> {
-    const found = await this.readModel.prices(environmentId, [...new Set(priceIds)]);
-    return new Map(
-      [...found].map(([id, { price }]) => {
-        const entry = price.pricing[subscription.currency];
-        return [id, { name: price.name, componentsAt: entry ? (quantity: bigint) => priceComponents(price.priceModel, entry, quantity) : null }];
-      }),
-    );
-  }
-
-  private async rateUsage(
-    environmentId: string,
-    subscription: Subscription,
-    item: SubscriptionItem,
-    period: { start: string; end: string },
-    manager: EntityManager,
-  ): Promise<PeriodUsage> {
-    const { from, to } = this.usage.periodInstants(subscription, period);
-    return this.usage.rate(environmentId, subscription, item, from, to, manager);
   }
 
   /** The usage of a pending draft's charges, rated with every event counted by now, and their invoice lines. */
@@ -336,51 +286,17 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     booking: PendingBooking,
     manager: EntityManager,
   ): Promise<{ usage: UsageCharge[]; lines: RequestedLine[] }> {
-    const prices = await this.readModel.prices(
-      environmentId,
-      subscription.items.map((item) => item.priceId),
-    );
+    const sources = this.inputs.sources(environmentId, subscription, manager);
+    const prices = await sources.prices(subscription.items.map((item) => item.priceId));
     const usage: UsageCharge[] = [];
     const lines: RequestedLine[] = [];
     for (const charge of booking.usage) {
       const item = subscription.items.find((candidate) => candidate.id === charge.itemId)!;
-      const price = prices.get(item.priceId)?.price;
-      const rated = await this.rateUsage(environmentId, subscription, item, charge.period, manager);
+      const rated = await sources.usage(item, charge.period);
       usage.push(usageChargeOf(item.id, charge.period, rated));
-      lines.push(...usageLinesOf(item, price?.name ?? item.priceName, rated, charge.period, CATALOG_PRICING));
+      lines.push(...usageLinesOf(item, prices.get(item.priceId)?.name ?? item.priceName, rated, charge.period, CATALOG_PRICING));
     }
     return { usage, lines };
-  }
-
-  /**
-   * Booked usage periods re-rated now, for composeInvoice to bill their late
-   * usage as corrections (one that cannot be rated now is left for a later billing).
-   */
-  private async corrections(environmentId: string, subscription: Subscription, manager: EntityManager): Promise<ReratedPeriod[]> {
-    const found: ReratedPeriod[] = [];
-    for (const [itemId, records] of Object.entries(subscription.usageBilled ?? {})) {
-      const item = subscription.items.find((candidate) => candidate.id === itemId);
-      if (!item) continue;
-      for (const record of records) {
-        try {
-          const rated = await this.rateUsage(environmentId, subscription, item, record.period, manager);
-          found.push({ item, metricName: rated.metric.name, record, now: usageChargeOf(itemId, record.period, rated) });
-        } catch (error) {
-          if (!(error instanceof DomainError)) throw error;
-          // A booked period that cannot be re-rated (late usage beyond the largest amount, its metric or pricing gone) never stops
-          // this billing: its correction waits, re-tried with every billing while the period can still receive events.
-          this.logger.warn({
-            msg: 'a usage correction could not be rated; the billing goes on without it',
-            environmentId,
-            subscriptionId: subscription.id,
-            itemId,
-            period: record.period,
-            reason: error.message,
-          });
-        }
-      }
-    }
-    return found;
   }
 
   /**
@@ -474,15 +390,6 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
       written,
     );
   }
-}
-
-/** The catalog's pricing maths, for composeInvoice. */
-const CATALOG_PRICING: CatalogPricing<PriceComponent> = { chargeLines, componentLabel };
-
-/** A domain error is the item's failure (composeInvoice reports it); anything else fails the whole step. */
-function domainErrorOnly(error: unknown): DomainError {
-  if (error instanceof DomainError) return error;
-  throw error;
 }
 
 /** The subscription's next due work at `now`, unless a failed attempt at it waits for its retry. */

@@ -159,6 +159,33 @@ export function nextDue(state: SubscriptionState): DueBilling | null {
   return { billAt: chargeAt, renewal: null, charges: due, ends: end !== null && end.getTime() === chargeAt.getTime() && heldItems(state).length === 0 };
 }
 
+/** The subscription as the engine will hold it at the next billing with charges, and that billing. */
+export interface UpcomingBilling {
+  /** The state the engine bills from: the renewals and the end due before `due.billAt` without a charge applied. */
+  readonly subscription: Subscription;
+  readonly due: DueBilling;
+}
+
+/**
+ * The next billing with charges, as the engine reaches it from this state:
+ * instants that bring only a renewal or the end go through
+ * decideAdvanceSubscription first, so they are applied here the same way. A
+ * due instant already past is still the next one (the engine bills it in its
+ * next turn). null when nothing is left to bill: ended, only the end ahead, or
+ * renewals that can never charge again (no recurring item: a one-time price
+ * bills once, in the first term).
+ */
+export function upcomingBilling(state: SubscriptionState): UpcomingBilling | null {
+  let current = state;
+  for (let due = nextDue(current); due !== null; due = nextDue(current)) {
+    const subscription = current as Subscription;
+    if (due.charges.length > 0) return { subscription, due };
+    if (due.renewal !== null && subscription.items.every((item) => item.schedule.purchase === 'one_time')) return null;
+    current = evolveSubscription(current, due.renewal !== null ? renewedEvent(subscription, due.renewal, due.billAt) : endedEvent(subscription, due.billAt));
+  }
+  return null;
+}
+
 // ---------------------------------------------------------------- deciders
 
 export interface BillDue {

@@ -36,6 +36,7 @@ import {
   UsageSettingsBody,
   UsageSettingsDto,
 } from './usage.dto';
+import { periodInstants } from '../usage/period-rating';
 import { UsageStore } from '../usage/usage-store';
 
 const ETAG = { etag: { description: 'the version, for If-Match', schema: { type: 'string', example: '"1"' } } };
@@ -199,7 +200,7 @@ export class UsageController {
     const result = [];
     for (const item of items) {
       const period = timeline.items.find((entry) => entry.itemId === item.id)!.period!;
-      const current = this.store.periodInstants(subscription, period);
+      const current = periodInstants(subscription, period);
       const start = from ?? current.from;
       const end = to ?? current.to;
       if (end <= start) throw ValidationError.at(to === undefined ? '/query/from' : '/query/to', 'the range is empty: to must be after from');

@@ -1,24 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { queryRows } from '@billing/event-store';
-import { amountForScaledQuantity, ChargeLine, ExistingPrice, priceComponents, PricingEntry, versionShareLines } from '@billing/catalog';
+import { ExistingPrice, PricingEntry } from '@billing/catalog';
 import { keysetPage, Page, pageTokenCodec, tokenField } from '@billing/platform';
-import { addDays, parseScaledDecimal, ValidationError } from '@billing/shared-kernel';
-import {
-  BillableMetric,
-  DEFAULT_USAGE_SETTINGS,
-  Period,
-  PriceVersion,
-  rateUsage,
-  RatedUsage,
-  startOfDayIn,
-  Subscription,
-  SubscriptionItem,
-  USAGE_SCALE,
-  UsageRecord,
-  UsageSettings,
-} from '../domain';
+import { parseScaledDecimal } from '@billing/shared-kernel';
+import { BillableMetric, DEFAULT_USAGE_SETTINGS, Subscription, SubscriptionItem, USAGE_SCALE, UsageRecord, UsageSettings } from '../domain';
 import { billableMetricId } from '../streams';
+import { PeriodUsage, ratePeriodUsage } from './period-rating';
 
 /** Billable metrics are listed by code. */
 const METRIC_TOKEN = pageTokenCodec({ code: tokenField.text(100) });
@@ -30,19 +18,6 @@ export interface UsageRow {
   readonly metricCode: string;
   readonly occurredAt: Date;
   readonly properties: Record<string, unknown>;
-}
-
-/** What a usage period comes to: the rated usage, the metric, and the instants it covers. */
-export interface PeriodUsage {
-  readonly metric: BillableMetric;
-  readonly from: Date;
-  readonly to: Date;
-  readonly rated: RatedUsage<{ readonly effectiveAt: string; readonly entry: PricingEntry }>;
-  /**
-   * Per segment (same order), its invoice lines (versionShareLines): with one
-   * version, the components of its price at the period's quantity.
-   */
-  readonly lines: readonly (readonly ChargeLine[])[];
 }
 
 /**
@@ -201,11 +176,6 @@ export class UsageStore {
     return { recorded: false, cancelledAt: existing.cancelled_at };
   }
 
-  /** The instants a period of dates covers in the subscription's time zone: [start of its first day, start of the day after its last). */
-  periodInstants(subscription: Subscription, period: Period): { from: Date; to: Date } {
-    return { from: startOfDayIn(period.start, subscription.timeZone), to: startOfDayIn(addDays(period.end, 1), subscription.timeZone) };
-  }
-
   /**
    * Rates the item's usage in [from, to): its metric aggregated over the
    * events of the subscription, priced at each version of the item's price in
@@ -224,35 +194,18 @@ export class UsageStore {
     const code = schedule.purchase === 'recurring' ? schedule.metricCode : undefined;
     if (code === undefined) throw new RangeError(`item ${item.id} is not usage-based`);
     const metric = await this.metric(environmentId, code, manager);
-    if (metric === null) throw ValidationError.at(`/items/${item.id}`, `the billable metric '${code}' does not exist`);
+    if (metric === null) return ratePeriodUsage(item, subscription.currency, { metric, priceModel: null, versions: [], records: [] }, from, to);
     const [price] = await queryRows<{ state: ExistingPrice }>(manager, `select state from subscription_catalog_prices where environment_id = $1 and id = $2`, [
       environmentId,
       item.priceId,
     ]);
-    const currency = subscription.currency;
-    const versionRows = await queryRows<{ effective_at: Date; pricing: Record<string, PricingEntry> }>(
+    const versions = await queryRows<{ effectiveAt: Date; pricing: Record<string, PricingEntry> }>(
       manager,
-      `select effective_at, pricing from subscription_price_versions where environment_id = $1 and price_id = $2 order by version`,
+      `select effective_at as "effectiveAt", pricing from subscription_price_versions where environment_id = $1 and price_id = $2 order by version`,
       [environmentId, item.priceId],
     );
-    const versions: PriceVersion<{ effectiveAt: string; entry: PricingEntry }>[] = [];
-    for (const row of versionRows) {
-      const entry = row.pricing[currency];
-      // A version without this currency leaves the previous one in force (a price always keeps a currency a subscription bills in, or billing fails below).
-      if (entry !== undefined) versions.push({ from: row.effective_at.getTime(), version: { effectiveAt: row.effective_at.toISOString(), entry } });
-    }
-    if (!price || versions.length === 0) {
-      throw ValidationError.at(`/items/${item.id}`, `price ${item.priceId} has no pricing in ${currency.toUpperCase()}`);
-    }
     const records = await this.records(environmentId, subscription.id, metric, from, to, manager);
-    const model = price.state.priceModel;
-    const rated = rateUsage(metric.aggregation, records, versions, to.getTime(), (version, quantity) =>
-      amountForScaledQuantity(model, version.entry, quantity),
-    );
-    const lines = rated.segments.map((segment) =>
-      versionShareLines((quantity) => priceComponents(model, segment.version.entry, quantity), rated.quantity, segment.quantity, segment.amount),
-    );
-    return { metric, from, to, rated, lines };
+    return ratePeriodUsage(item, subscription.currency, { metric, priceModel: price?.state.priceModel ?? null, versions, records }, from, to);
   }
 
   private async records(

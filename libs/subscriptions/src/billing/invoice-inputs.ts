@@ -1,0 +1,184 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { chargeLines, componentLabel, ExistingPrice, PriceComponent, priceComponents } from '@billing/catalog';
+import { CreateInvoiceInput } from '@billing/invoicing';
+import { addDays, DomainError } from '@billing/shared-kernel';
+import {
+  CatalogPricing,
+  ChargedPrice,
+  ComposedInvoice,
+  composeInvoice,
+  decideRecordBillingFailure,
+  evolveSubscription,
+  DueBilling,
+  InvoiceComposition,
+  InvoiceCompositionInput,
+  Period,
+  ReratedPeriod,
+  Subscription,
+  SubscriptionItem,
+  SubscriptionState,
+  upcomingBilling,
+  usageChargeOf,
+} from '../domain';
+import { SubscriptionsReadModel } from '../read-model/subscriptions.read-model';
+import { PeriodUsage, periodInstants } from '../usage/period-rating';
+import { UsageStore } from '../usage/usage-store';
+
+/** The catalog's pricing maths, for composeInvoice. */
+export const CATALOG_PRICING: CatalogPricing<PriceComponent> = { chargeLines, componentLabel };
+
+/**
+ * What composing a subscription's invoice reads: from the database for the
+ * billing engine and the upcoming invoice (BillingInputs), from plain data in
+ * the property tests.
+ */
+export interface BillingSources {
+  /** The prices among `priceIds` as the catalog knows them now (absent: gone from it). */
+  prices(priceIds: readonly string[]): Promise<ReadonlyMap<string, ExistingPrice>>;
+  /** The item's usage events of a period (its days in the subscription's time zone), rated at the price versions in force when they happened. */
+  usage(item: SubscriptionItem, period: Period): Promise<PeriodUsage>;
+}
+
+/** A booked usage period whose late usage could not be rated now: its correction waits for a later billing. */
+export interface SkippedCorrection {
+  readonly itemId: string;
+  readonly period: Period;
+  readonly reason: string;
+}
+
+/**
+ * Everything composeInvoice needs to bill `due`: the charged items' prices,
+ * the usage of their event_based periods and the booked usage periods
+ * re-rated now (corrections). One function for the billing engine and the
+ * upcoming invoice, so a preview reads exactly what the engine reads at
+ * billAt (the same answers when nothing changed in between).
+ */
+export async function gatherInvoiceInput(
+  subscription: Subscription,
+  due: Pick<DueBilling, 'billAt' | 'charges'>,
+  sources: BillingSources,
+  skipped: (correction: SkippedCorrection) => void,
+): Promise<InvoiceCompositionInput<PriceComponent>> {
+  const items = new Map(subscription.items.map((item) => [item.id, item]));
+  const found = await sources.prices([...new Set(due.charges.map((charge) => items.get(charge.itemId)!.priceId))]);
+  const prices = new Map<string, ChargedPrice<PriceComponent>>(
+    [...found].map(([id, price]) => {
+      const entry = price.pricing[subscription.currency];
+      return [id, { name: price.name, componentsAt: entry ? (quantity: bigint) => priceComponents(price.priceModel, entry, quantity) : null }];
+    }),
+  );
+  const usage = new Map<string, PeriodUsage | DomainError>();
+  for (const { itemId, kind, period } of due.charges) {
+    if (kind !== 'event_based') continue;
+    // Usage of the (possibly shortened) period, rated at the price versions in force when it happened.
+    usage.set(itemId, await sources.usage(items.get(itemId)!, period!).catch(domainErrorOnly));
+  }
+  const rerated: ReratedPeriod[] = [];
+  for (const [itemId, records] of Object.entries(subscription.usageBilled ?? {})) {
+    const item = items.get(itemId);
+    if (!item) continue;
+    for (const record of records) {
+      try {
+        const rated = await sources.usage(item, record.period);
+        rerated.push({ item, metricName: rated.metric.name, record, now: usageChargeOf(itemId, record.period, rated) });
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        // A booked period that cannot be re-rated (late usage beyond the largest amount, its metric or pricing gone) never stops
+        // this billing: its correction waits, re-tried with every billing while the period can still receive events.
+        skipped({ itemId, period: record.period, reason: error.message });
+      }
+    }
+  }
+  return { subscription, due, prices, usage, rerated };
+}
+
+/** The invoice of the charges due: gatherInvoiceInput, then composeInvoice with the catalog's pricing maths. */
+export async function composeDue(
+  subscription: Subscription,
+  due: Pick<DueBilling, 'billAt' | 'charges'>,
+  sources: BillingSources,
+  skipped: (correction: SkippedCorrection) => void,
+): Promise<InvoiceComposition> {
+  return composeInvoice(await gatherInvoiceInput(subscription, due, sources, skipped), CATALOG_PRICING);
+}
+
+/** The next invoice the engine books for a subscription: its billing (billAt, charges) and its composition. */
+export interface UpcomingComposition {
+  readonly subscription: Subscription;
+  readonly due: DueBilling;
+  readonly composed: Extract<InvoiceComposition, { kind: 'composed' }>;
+}
+
+/**
+ * What the engine will book at the subscription's next billing with charges,
+ * composed from what the sources hold now: upcomingBilling (the renewals and
+ * the end before it applied as the engine applies them), then composeDue.
+ * An item whose charge cannot be priced or rated is held, as the engine
+ * records its failure (decideRecordBillingFailure at billAt) and bills the
+ * other items at the same billAt; null when nothing is left to bill.
+ */
+export async function composeUpcoming(
+  state: SubscriptionState,
+  sources: BillingSources,
+  skipped: (correction: SkippedCorrection) => void,
+): Promise<UpcomingComposition | null> {
+  for (let current = state; ;) {
+    const upcoming = upcomingBilling(current);
+    if (upcoming === null) return null;
+    const { subscription, due } = upcoming;
+    const composed = await composeDue(subscription, due, sources, skipped);
+    if (composed.kind === 'composed') return { subscription, due, composed };
+    const failure = { subscriptionId: subscription.id, billAt: due.billAt, reason: composed.error.message, itemId: composed.itemId };
+    const held = decideRecordBillingFailure(failure, subscription, { now: due.billAt, newId: noIds });
+    // Nothing to hold (a renewed term's charge the current term cannot record): the engine cannot bill that instant either.
+    if (held.length === 0) return null;
+    current = held.reduce(evolveSubscription, subscription as SubscriptionState);
+  }
+}
+
+function noIds(): string {
+  throw new RangeError('recording a billing failure takes no new id');
+}
+
+/**
+ * The composed invoice as the invoicing context's create command takes it,
+ * due after the environment's payment terms: made out to the customer record
+ * when the subscription names one (`customerId`), else to its inline customer.
+ */
+export function invoiceInputOf(invoice: ComposedInvoice, paymentTermsDays: number, customerId?: string | null): CreateInvoiceInput {
+  return {
+    ...(customerId ? { customerId } : { customer: invoice.customer as never }),
+    currency: invoice.currency,
+    date: invoice.date,
+    dueDate: addDays(invoice.date, paymentTermsDays),
+    memo: invoice.memo,
+    items: invoice.lines,
+  };
+}
+
+/** A domain error is the item's failure (composeInvoice reports it); anything else fails the whole step. */
+function domainErrorOnly(error: unknown): DomainError {
+  if (error instanceof DomainError) return error;
+  throw error;
+}
+
+/** The database's BillingSources: the context's own tables (catalog prices, price versions, usage events). */
+@Injectable()
+export class BillingInputs {
+  constructor(
+    private readonly readModel: SubscriptionsReadModel,
+    private readonly store: UsageStore,
+  ) {}
+
+  /** Usage is read on `manager` when given (the engine's unit of work), so a billing step rates what its transaction sees. */
+  sources(environmentId: string, subscription: Subscription, manager?: EntityManager): BillingSources {
+    return {
+      prices: async (priceIds) => new Map([...(await this.readModel.prices(environmentId, priceIds))].map(([id, { price }]) => [id, price])),
+      usage: (item, period) => {
+        const { from, to } = periodInstants(subscription, period);
+        return this.store.rate(environmentId, subscription, item, from, to, manager);
+      },
+    };
+  }
+}

@@ -1,0 +1,31 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import { ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Caller, CallerContext, Clock, problemResponse, ResourceIdPipe } from '@billing/platform';
+import { UpcomingInvoices } from '../billing/upcoming-invoice';
+import { UpcomingInvoiceView } from '../upcoming-invoice-view';
+import { UpcomingInvoiceDto } from './upcoming-invoice.dto';
+
+@ApiTags('subscriptions')
+@Controller('subscriptions')
+export class UpcomingInvoiceController {
+  constructor(
+    private readonly upcoming: UpcomingInvoices,
+    private readonly clock: Clock,
+  ) {}
+
+  @Get(':subscriptionId/upcoming-invoice')
+  @ApiOperation({
+    summary: 'The upcoming invoice of a subscription',
+    description:
+      'The invoice the billing engine would book at the next billAt, computed now (usage: the events received so far); nothing is written. ' +
+      'It equals the invoice booked at billAt field by field (lines, tax, totals), bar id, number and timestamps, provided nothing changes in between. ' +
+      'README "Invoice preview".',
+  })
+  @ApiParam({ name: 'subscriptionId', format: 'uuid', description: 'the subscription id' })
+  @ApiResponse({ status: 200, description: 'The upcoming invoice', type: UpcomingInvoiceDto })
+  @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
+  @ApiResponse({ status: 409, ...problemResponse('Nothing is left to bill: the subscription has ended or ends without another invoice (no-upcoming-invoice)') })
+  preview(@Caller() caller: CallerContext, @Param('subscriptionId', new ResourceIdPipe('subscription')) subscriptionId: string): Promise<UpcomingInvoiceView> {
+    return this.upcoming.preview(caller.environmentId, subscriptionId, this.clock.now());
+  }
+}
