@@ -97,6 +97,26 @@ describe('EventStore (Postgres)', () => {
     expect(await store.readStream(fresh)).toHaveLength(0);
   });
 
+  it("is not held back by a transaction open in another database of the server: only this database's can append here", async () => {
+    const elsewhere = new URL(database.url);
+    elsewhere.pathname = '/postgres';
+    const stranger = new Client({ connectionString: elsewhere.toString() });
+    await stranger.connect();
+    try {
+      // A transaction in another database that has taken a transaction id, and stays open.
+      await stranger.query('begin');
+      await stranger.query('select pg_current_xact_id()');
+      const ref = stream();
+      const appended = event('AfterTheStranger');
+      const { written } = await store.append([{ stream: ref, expectedVersion: 'no_stream', events: [appended] }], metadata);
+      const before = { transactionId: String(BigInt(written[0].position.transactionId) - 1n), globalPosition: '0' };
+      expect((await store.readAll(before, 10)).map((e) => e.eventId)).toContain(appended.eventId);
+    } finally {
+      await stranger.query('rollback');
+      await stranger.end();
+    }
+  });
+
   it('never lets a subscriber skip an event whose transaction commits late', async () => {
     const lateRef = stream();
     const earlyRef = stream();
@@ -132,8 +152,8 @@ describe('EventStore (Postgres)', () => {
 
     await slow.query('commit');
     await slow.end();
-    // The snapshot horizon is cluster-wide: other databases' transactions (parallel test files) may hold it
-    // back for a moment, so read until both arrived, within a deadline.
+    // Another transaction of this database (a parallel test's connection pool) may hold the horizon back for a
+    // moment, so read until both arrived, within a deadline.
     for (const deadline = Date.now() + 10_000; !seen.includes(early.eventId) && Date.now() < deadline;) {
       await drain();
       await new Promise((resolve) => setTimeout(resolve, 10));

@@ -123,8 +123,9 @@ export class EventStore {
 
   /**
    * Reads committed events after `after` in (transaction id, position) order,
-   * stopping below the oldest transaction still in flight: an event whose
-   * transaction commits late is therefore never skipped. `streamTypes`
+   * stopping below the oldest transaction of this database still in flight
+   * (`events_horizon()`, see its migration): an event whose transaction
+   * commits late is therefore never skipped. `streamTypes`
    * narrows the read to the streams a subscriber follows.
    */
   async readAll(
@@ -137,7 +138,7 @@ export class EventStore {
       manager,
       `select ${EVENT_COLUMNS} from events
         where (transaction_id, global_position) > ($1::xid8, $2::bigint)
-          and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+          and transaction_id < events_horizon()
           and ($4::text[] is null or stream_type = any($4::text[]))
         order by events.transaction_id, events.global_position
         limit $3`,

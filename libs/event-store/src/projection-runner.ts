@@ -388,7 +388,7 @@ export class ProjectionRunner {
    * nothing, so this one query stands in for a whole batch transaction.
    */
   private async horizonPassed(entry: Entry): Promise<boolean> {
-    const [row] = await queryRows<{ xmin: string }>(this.dataSource.manager, `select pg_snapshot_xmin(pg_current_snapshot())::text as xmin`);
+    const [row] = await queryRows<{ xmin: string }>(this.dataSource.manager, `select events_horizon()::text as xmin`);
     const horizon = BigInt(row.xmin);
     return entry.waiters.some((waiter) => BigInt(waiter.position.transactionId) < horizon);
   }

@@ -1,5 +1,11 @@
 import { CreateEventStore1763700000000 } from './1763700000000-create-event-store';
 import { CreateEventChain1764000000000 } from './1764000000000-create-event-chain';
 import { AddEventsRecordedAt1764100000000 } from './1764100000000-add-events-recorded-at';
+import { CreateEventsHorizon1764400000000 } from './1764400000000-create-events-horizon';
 
-export const eventStoreMigrations = [CreateEventStore1763700000000, CreateEventChain1764000000000, AddEventsRecordedAt1764100000000];
+export const eventStoreMigrations = [
+  CreateEventStore1763700000000,
+  CreateEventChain1764000000000,
+  AddEventsRecordedAt1764100000000,
+  CreateEventsHorizon1764400000000,
+];
