@@ -62,7 +62,7 @@ export class BookInvoiceHandler implements ICommandHandler<BookInvoiceCommand, W
       const booking = decideBookInvoice({ invoiceId, handle, date, taxes, customer: customer && customerAtBooking(customer) }, state, meta);
       session.append(stream, booking);
       const booked = foldEvents(invoiceEvolver, booking, state);
-      const credit = customerRef && customer && booked.status !== 'none' ? decideApplyCustomerCredit({ entryId: meta.newId() }, booked, customer, meta) : null;
+      const credit = customerRef && customer ? decideApplyCustomerCredit({ entryId: meta.newId(), booking }, state, customer, meta) : null;
       if (customerRef && credit) session.append(customerRef, credit.customerEvents);
       const onCreditNote = await this.applyCreditNote(session, environmentId, booked, meta);
       const events = [...booking, ...(credit?.invoiceEvents ?? []), ...onCreditNote];

@@ -1,7 +1,16 @@
-import { assertAmountInRange, CommandMetadata, ConflictError, DomainEvent, FieldError, isSupportedCurrency, ValidationError } from '@billing/shared-kernel';
+import {
+  assertAmountInRange,
+  CommandMetadata,
+  ConflictError,
+  DomainEvent,
+  FieldError,
+  foldEvents,
+  isSupportedCurrency,
+  ValidationError,
+} from '@billing/shared-kernel';
 import { activeCustomer, Customer, CustomerState } from './customer';
-import { InvoiceSettlementAdded } from './invoice-events';
-import { Invoice } from './invoice';
+import { InvoiceEvent, InvoiceSettlementAdded } from './invoice-events';
+import { Invoice, invoiceEvolver, InvoiceState } from './invoice';
 import { settlementStatus, totalDue } from './invoice-maths';
 import { today } from './calendar';
 
@@ -150,20 +159,24 @@ export function creditAppliedTo(invoice: Invoice): number {
 
 /**
  * At booking: the customer's available credit in the invoice's currency is
- * applied to the just-booked invoice, up to what is due on it. A settlement on
- * the invoice (`balanceEntryId`: the entry) and an `invoice_applied` entry of
- * the same amount on the customer. Nothing when the invoice is not an invoice
- * made out to this customer record, when nothing is due or no credit is
- * there, and never a second time for one invoice.
+ * applied to the invoice being booked (`booking`: the events booking the
+ * `draft`), up to what is due on it. A settlement on the invoice
+ * (`balanceEntryId`: the entry) and an `invoice_applied` entry of the same
+ * amount on the customer. Only in the booking itself (never to an invoice
+ * booked before: credit is applied once per invoice), and nothing when the
+ * invoice is not an invoice made out to this customer record, when nothing is
+ * due or no credit is there.
  */
 export function decideApplyCustomerCredit(
-  command: { readonly entryId: string },
-  invoice: Invoice,
+  command: { readonly entryId: string; readonly booking: readonly InvoiceEvent[] },
+  draft: InvoiceState,
   state: CustomerState,
   meta: CommandMetadata,
 ): CustomerCreditMovement {
+  if (draft.status !== 'draft' || !command.booking.some((event) => event.type === 'InvoiceBooked')) return NO_MOVEMENT;
+  const invoice = foldEvents(invoiceEvolver, command.booking, draft);
   if (invoice.status !== 'booked' || invoice.type !== 'invoice' || invoice.customerId == null) return NO_MOVEMENT;
-  if (state.status === 'none' || state.id !== invoice.customerId || creditAppliedTo(invoice) !== 0) return NO_MOVEMENT;
+  if (state.status === 'none' || state.id !== invoice.customerId) return NO_MOVEMENT;
   const due = Number(totalDue(BigInt(invoice.totalInclVat), BigInt(invoice.settledAmount)));
   const applied = Math.min(due, availableCredit(state, invoice.currency));
   if (applied <= 0) return NO_MOVEMENT;
