@@ -102,14 +102,15 @@ export class CustomersReadModel {
   async balanceTransactions(environmentId: string, customerId: string, query: BalanceTransactionQuery): Promise<Page<BalanceTransactionView> | null> {
     if (!(await this.exists(environmentId, customerId))) return null;
     const after = query.pageToken === undefined ? null : positionPageToken.decode(query.pageToken).position;
-    const rows = await queryRows<{ position: string; view: BalanceTransactionView }>(
+    // Ordered by the bigint column: the text sent back (exact past 2^53) is named apart, so "9" never sorts after "13".
+    const rows = await queryRows<{ position_text: string; view: BalanceTransactionView }>(
       this.dataSource.manager,
-      `select position::text as position, view from customer_balance_transactions
+      `select position::text as position_text, view from customer_balance_transactions
         where environment_id = $1 and customer_id = $2 and ($3::bigint is null or position < $3::bigint)
         order by position desc limit $4`,
       [environmentId, customerId, after, query.limit + 1],
     );
-    return keysetPage(rows, { limit: query.limit, codec: positionPageToken, key: (row) => ({ position: row.position }), item: (row) => row.view });
+    return keysetPage(rows, { limit: query.limit, codec: positionPageToken, key: (row) => ({ position: row.position_text }), item: (row) => row.view });
   }
 
   /** One balance transaction of the customer; null when there is none (or no such customer in the environment). */
