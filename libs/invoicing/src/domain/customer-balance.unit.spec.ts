@@ -6,12 +6,12 @@ import { toCustomerView } from '../customers/read-model/customer-view';
 import { Customer, CustomerCreated, CustomerEvent, customerEvolver, CustomerState, invoiceCustomerOf } from './customer';
 import {
   availableCredit,
-  CustomerBalanceAdjusted,
   decideAdjustCustomerBalance,
   decideApplyCustomerCredit,
   decideCreditNoteBalanceEntry,
   decideReturnCustomerCredit,
 } from './customer-balance';
+import { CustomerBalanceAdjusted } from './customer-balance-events';
 import { decideAddSettlement, decideBookInvoice, decideCreateInvoice, decideVoidInvoice } from './invoice-decisions';
 import { Invoice, invoiceEvolver } from './invoice';
 import { InvoiceEvent } from './invoice-events';

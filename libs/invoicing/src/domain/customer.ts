@@ -12,7 +12,7 @@ import {
   validTimeZone,
 } from '@billing/shared-kernel';
 import { Address, InvoiceCustomer } from './invoice-events';
-import type { CustomerBalanceAdjusted } from './customer-balance';
+import type { CustomerBalanceAdjusted } from './customer-balance-events';
 
 /**
  * The Customer aggregate: the record a billing team keeps per customer (the
