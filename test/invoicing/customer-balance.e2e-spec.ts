@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { EventStore } from '@billing/event-store';
+import { NotificationCatalogue } from '@billing/platform';
 import { eventually, expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
 import { environmentCall } from '../payments/collection-kit';
 import { customer as inlineCustomer, otherEnvironment, pointersOf } from './invoicing-helpers';
@@ -260,6 +262,18 @@ describe('Customer credit balance over HTTP', () => {
       expect((await t.request('PUT', `/invoices/${invoiceId}/void`, { body: {} })).status).toBe(200);
       expect(await ledger(customer.id)).toHaveLength(3);
     });
+  });
+
+  it('every entry publishes customer.balance_changed with the customer as of it; the history shows the entries', async () => {
+    const customer = await customerWithCredit(1000);
+    await book(await draft(customer.id, 400));
+    const events = await t.app.get(EventStore).readStream({ environmentId: t.environmentId, streamType: 'customer', streamId: customer.id });
+    const catalogue = t.app.get(NotificationCatalogue);
+    expect(events.map((event) => catalogue.namesFor(event))).toEqual([['customer.created'], ['customer.balance_changed'], ['customer.balance_changed']]);
+    const [, credited, applied] = await Promise.all(events.map((event) => catalogue.resourceAt(event)));
+    expect([(credited as any).balances, (applied as any).balances]).toEqual([[{ currency: 'EUR', available: 1000 }], [{ currency: 'EUR', available: 600 }]]);
+    const history = await t.request('GET', `/customers/${customer.id}/history`);
+    expect(history.body.items.map((item: { type: string }) => item.type)).toEqual(['CustomerCreated', 'CustomerBalanceAdjusted', 'CustomerBalanceAdjusted']);
   });
 
   it("a subscription's invoices take the customer's credit over two periods; collection charges only what is left", async () => {
