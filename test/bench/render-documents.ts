@@ -55,6 +55,7 @@ function invoiceWith(lines: number): InvoiceView {
     uncollectible: false,
     creditedAmount: 0,
     creditNote: null,
+    creditApplied: 0,
   };
 }
 

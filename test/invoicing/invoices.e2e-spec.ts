@@ -121,6 +121,7 @@ describe('Invoices over HTTP', () => {
         uncollectible: false,
         creditedAmount: 0,
         creditNote: null,
+        creditApplied: 0,
       });
       const get = await expectReadModelMatchesStream(t, id);
       expect(get).toEqual(response.body);

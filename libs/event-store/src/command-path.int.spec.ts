@@ -146,6 +146,42 @@ describe('CommandPath (Postgres)', () => {
     expect(await read(a)).toEqual(['a1', 'a2']);
   });
 
+  it("decides again when another stream than the one the client's If-Match named moved, checking the If-Match again", async () => {
+    const [pinned, other] = [stream(), stream()];
+    await path.handle(pinned, notes, () => [noted('p1')], context(), { newStream: true });
+    await path.handle(other, notes, () => [noted('o1')], context(), { newStream: true });
+    let passes = 0;
+    const command = (expectedVersion: number, moveBefore: StreamRef) =>
+      path.run(context(), { retries: 2 }, async (session) => {
+        await session.load(pinned, notes, expectedVersion);
+        const { state } = await session.load(other, notes);
+        // The first pass loses a race on `moveBefore`.
+        if (passes++ === 0) {
+          const moved = (await path.load(moveBefore, notes)).state.length;
+          await store.append(
+            [
+              {
+                stream: moveBefore,
+                expectedVersion: moved,
+                events: [{ eventId: randomUUID(), type: 'Noted', schemaVersion: 1, data: { note: 'winner' }, occurredAt: new Date() }],
+              },
+            ],
+            context().metadata,
+          );
+        }
+        session.append(pinned, [noted('p2')]);
+        return session.append(other, [noted(`after ${state[state.length - 1]}`)]);
+      });
+    expect(await command(1, other)).toBe(3);
+    expect(passes).toBe(2);
+    expect(await read(other)).toEqual(['o1', 'winner', 'after winner']);
+    passes = 0;
+    // The If-Match's own stream moved: the client's conflict, answered at once.
+    await expect(command(2, pinned)).rejects.toMatchObject({ code: 'version-conflict' });
+    expect(passes).toBe(1);
+    expect(await read(pinned)).toEqual(['p1', 'p2', 'winner']);
+  });
+
   it('commits a command in steps, each its own pass: a later step that fails leaves the earlier ones recorded', async () => {
     const a = stream();
     await path.run(context(), 'reject', async (session) => session.append(a, [noted('pending')]));

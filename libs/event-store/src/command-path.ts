@@ -169,7 +169,7 @@ export class CommandPath {
         await this.awaitReadModels(written);
         return result;
       } catch (error) {
-        if (!(error instanceof StreamVersionConflictError) || session?.pinned !== false || attempt >= retries) throw error;
+        if (!(error instanceof StreamVersionConflictError) || session === undefined || session.pinned(error.stream) || attempt >= retries) throw error;
       }
     }
   }
@@ -190,7 +190,8 @@ export class CommandPath {
 export class CommandSession {
   private readonly loaded = new Map<string, number>();
   private readonly staged = new Map<string, StreamAppend>();
-  private clientVersion = false;
+  /** The streams loaded with the client's If-Match. */
+  private readonly clientVersions = new Set<string>();
 
   constructor(
     /** The command's connection (its transaction, for `run`): reads its decision needs go here. */
@@ -199,14 +200,19 @@ export class CommandSession {
     private readonly meta: CommandMetadata,
   ) {}
 
-  /** True when a stream was loaded with the client's If-Match: a conflict is then the client's, never retried. */
-  get pinned(): boolean {
-    return this.clientVersion;
+  /**
+   * True when `stream` was loaded with the client's If-Match: a conflict on it
+   * is the client's, never retried. Another stream of the same command (the
+   * customer whose credit a booking takes) is retried as the policy says; the
+   * fresh pass checks the If-Match again.
+   */
+  pinned(stream: StreamRef): boolean {
+    return this.clientVersions.has(keyOf(stream));
   }
 
   /** Loads and folds a stream; with `expectedVersion` (a client's If-Match) a stream at another version is a 409. */
   async load<State, Event extends DomainEvent>(stream: StreamRef, evolver: Evolver<State, Event>, expectedVersion?: number): Promise<LoadedStream<State>> {
-    if (expectedVersion !== undefined) this.clientVersion = true;
+    if (expectedVersion !== undefined) this.clientVersions.add(keyOf(stream));
     const loaded = expectVersion(stream, foldStream(await this.eventStore.readStream(stream, this.tx), evolver), expectedVersion);
     this.loaded.set(keyOf(stream), loaded.version);
     return loaded;

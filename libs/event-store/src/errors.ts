@@ -3,7 +3,11 @@ import { StreamRef } from './types';
 
 /** Another writer appended to the stream first (or it already exists): the caller must reload and retry. */
 export class StreamVersionConflictError extends ConflictError {
-  constructor(stream: StreamRef, expected: number | 'no_stream') {
+  constructor(
+    /** The stream another writer moved first. */
+    readonly stream: StreamRef,
+    expected: number | 'no_stream',
+  ) {
     super(
       expected === 'no_stream' ? 'stream-exists' : 'version-conflict',
       expected === 'no_stream'

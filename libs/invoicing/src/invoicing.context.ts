@@ -60,7 +60,7 @@ const taxCodeStream: StreamDefinition<TaxCodeState, TaxCodeEvent> = {
   resource: { type: 'tax_code', path: 'tax-codes', streamIdOf: taxCodeStreamId },
 };
 
-const CUSTOMER_EVENTS: Record<CustomerEvent['type'], number> = { CustomerCreated: 1, CustomerUpdated: 1, CustomerArchived: 1 };
+const CUSTOMER_EVENTS: Record<CustomerEvent['type'], number> = { CustomerCreated: 1, CustomerUpdated: 1, CustomerArchived: 1, CustomerBalanceAdjusted: 1 };
 const CUSTOMER_HANDLE_EVENTS: Record<CustomerHandleEvent['type'], number> = { CustomerHandleClaimed: 1, CustomerHandleReleased: 1 };
 
 const customerStream: StreamDefinition<CustomerState, CustomerEvent> = {
@@ -132,6 +132,13 @@ const notifications: NotificationDefinition[] = [
   },
   { name: 'customer.created', streamType: CUSTOMER_STREAM, eventType: 'CustomerCreated', description: 'A customer is created.' },
   { name: 'customer.updated', streamType: CUSTOMER_STREAM, eventType: 'CustomerUpdated', description: 'A customer is updated.' },
+  {
+    name: 'customer.balance_changed',
+    streamType: CUSTOMER_STREAM,
+    eventType: 'CustomerBalanceAdjusted',
+    description:
+      "A customer's credit balance changed (a balance transaction: an adjustment, credit applied at booking, a credit note's creditAmount, credit returned by a void): the customer with its balances.",
+  },
   {
     name: 'customer.deleted',
     streamType: CUSTOMER_STREAM,

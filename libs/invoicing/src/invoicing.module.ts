@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AdjustCustomerBalanceHandler } from './customers/adjust-customer-balance/adjust-customer-balance.handler';
 import { ArchiveCustomerHandler } from './customers/archive-customer/archive-customer.handler';
 import { CreateCustomerHandler } from './customers/create-customer/create-customer.handler';
 import { CustomerRecordHandler } from './customers/customer-record.query';
@@ -40,6 +41,7 @@ import { VoidInvoiceHandler } from './void-invoice/void-invoice.handler';
     CreateCustomerHandler,
     UpdateCustomerHandler,
     ArchiveCustomerHandler,
+    AdjustCustomerBalanceHandler,
     CustomerRecordHandler,
     IssueCreditNoteHandler,
     PreviewInvoiceHandler,

@@ -118,4 +118,10 @@ export const INVOICING_PROBLEMS: Record<string, ProblemType> = {
     description: 'The customer has a subscription that has not ended or a booked invoice with an amount still due: it cannot be deleted yet.',
   },
   'customer-exists': { status: 409, title: 'Conflict', description: 'A customer with this id already exists.' },
+  'customer-balance-insufficient': {
+    status: 409,
+    title: 'Credit balance insufficient',
+    description:
+      "A positive balance transaction (an amount owed) may take at most the customer's available credit in its currency: the ledger never owes. Bill what is owed beyond it on an invoice.",
+  },
 };

@@ -5,6 +5,8 @@ import {
   BookInvoice,
   creditNoteApplication,
   customerEvolver,
+  CustomerState,
+  decideApplyCustomerCredit,
   invoiceCustomerOf,
   decideApplyCreditNote,
   decideBookInvoice,
@@ -29,6 +31,11 @@ import { BookInvoiceCommand } from './book-invoice.command';
  * - booking a credit note also applies it to the invoice it credits (a
  *   settlement on each, see decideApplyCreditNote), appended together with
  *   both streams' loaded versions.
+ * - an invoice made out to a customer record takes the customer's available
+ *   credit in its currency, up to what is due (decideApplyCustomerCredit): a
+ *   settlement on the invoice and an entry on the customer's stream, appended
+ *   with the customer stream's loaded version, so credit is never applied
+ *   twice nor beyond the balance (a concurrent writer of the customer: retried).
  * A draft invoice is booked at the current rates of its tax codes, and one
  * made out to a customer record with that record as it is (customerAtBooking).
  */
@@ -42,16 +49,28 @@ export class BookInvoiceHandler implements ICommandHandler<BookInvoiceCommand, W
   async execute({ environmentId, invoiceId, date, context, expectedVersion }: BookInvoiceCommand): Promise<Written<InvoiceState>> {
     const { meta } = context;
     const stream = invoiceStream(environmentId, invoiceId);
-    return this.commands.run(context, 'reject', async (session) => {
+    // Another writer of the customer's stream (a balance entry, another booking taking its credit) is retried on a fresh load;
+    // a stale If-Match on the invoice never is (CommandPath).
+    return this.commands.run(context, { retries: 3 }, async (session) => {
       const { state } = await session.load(stream, invoiceEvolver, expectedVersion);
       // Only a draft takes a number and reads its codes' rates; for anything else the decider refuses first.
       const handle = state.status === 'draft' ? formatInvoiceHandle(state.type, await nextNumber(session, environmentId, state.type)) : '';
       const taxes = state.status === 'draft' ? await this.taxRegister.read(environmentId, taxCodesOf(state), session.tx) : new Map();
-      const customer = state.status === 'draft' && state.customerId != null ? await customerAtBooking(session, environmentId, state.customerId) : undefined;
-      const booking = decideBookInvoice({ invoiceId, handle, date, taxes, customer }, state, meta);
+      // Loaded after the number was taken: the counter row serialises the environment's bookings, so the credit a booking just took is seen.
+      const customerRef = state.status === 'draft' && state.customerId != null ? customerStream(environmentId, state.customerId) : null;
+      const customer = customerRef ? (await session.load(customerRef, customerEvolver)).state : undefined;
+      const booking = decideBookInvoice({ invoiceId, handle, date, taxes, customer: customer && customerAtBooking(customer) }, state, meta);
       session.append(stream, booking);
-      const onCreditNote = await this.applyCreditNote(session, environmentId, foldEvents(invoiceEvolver, booking, state), meta);
-      return { id: invoiceId, version: session.append(stream, onCreditNote), state: foldEvents(invoiceEvolver, [...booking, ...onCreditNote], state) };
+      const booked = foldEvents(invoiceEvolver, booking, state);
+      const credit = customerRef && customer ? decideApplyCustomerCredit({ entryId: meta.newId(), booking }, state, customer, meta) : null;
+      if (customerRef && credit) session.append(customerRef, credit.customerEvents);
+      const onCreditNote = await this.applyCreditNote(session, environmentId, booked, meta);
+      const events = [...booking, ...(credit?.invoiceEvents ?? []), ...onCreditNote];
+      return {
+        id: invoiceId,
+        version: session.append(stream, [...(credit?.invoiceEvents ?? []), ...onCreditNote]),
+        state: foldEvents(invoiceEvolver, events, state),
+      };
     });
   }
 
@@ -74,13 +93,12 @@ export class BookInvoiceHandler implements ICommandHandler<BookInvoiceCommand, W
 }
 
 /**
- * The customer record a draft is made out to, read from its stream in the
+ * The customer record a draft is made out to, as read from its stream in the
  * booking's transaction: its snapshot is frozen into InvoiceBooked, so a later
  * change of the customer never changes the booked invoice. An archived
  * customer's last record is used as it is (drafts do not stop a deletion).
  */
-async function customerAtBooking(session: CommandSession, environmentId: string, customerId: string): Promise<BookInvoice['customer']> {
-  const { state } = await session.load(customerStream(environmentId, customerId), customerEvolver);
+function customerAtBooking(state: CustomerState): BookInvoice['customer'] {
   if (state.status === 'none') return undefined;
   return { snapshot: invoiceCustomerOf(state), paymentTermsDays: state.invoiceSettings.paymentTermsDays };
 }

@@ -12,6 +12,7 @@ import {
   validTimeZone,
 } from '@billing/shared-kernel';
 import { Address, InvoiceCustomer } from './invoice-events';
+import type { CustomerBalanceAdjusted } from './customer-balance-events';
 
 /**
  * The Customer aggregate: the record a billing team keeps per customer (the
@@ -109,6 +110,13 @@ export interface Customer extends CustomerFields {
   readonly createdAt: string;
   readonly updatedAt: string | null;
   readonly archivedAt: string | null;
+  /**
+   * The credit-balance ledger's sum per currency (uppercase ISO 4217), in the
+   * ledger's sign: negative = credit the customer has (see customer-balance.ts).
+   * A currency appears with the first entry in it. Absent on states stored
+   * before balances existed: none.
+   */
+  readonly balances?: Readonly<Record<string, number>>;
 }
 
 export type CustomerState = { readonly status: 'none' } | Customer;
@@ -133,7 +141,7 @@ export interface CustomerArchivedData {
 export type CustomerCreated = DomainEvent<'CustomerCreated', CustomerCreatedData>;
 export type CustomerUpdated = DomainEvent<'CustomerUpdated', CustomerUpdatedData>;
 export type CustomerArchived = DomainEvent<'CustomerArchived', CustomerArchivedData>;
-export type CustomerEvent = CustomerCreated | CustomerUpdated | CustomerArchived;
+export type CustomerEvent = CustomerCreated | CustomerUpdated | CustomerArchived | CustomerBalanceAdjusted;
 
 /** On a handle's claim stream: who holds it now (null: released by a handle change). */
 export type CustomerHandleClaimed = DomainEvent<'CustomerHandleClaimed', { readonly handle: string; readonly customerId: string }>;
@@ -146,7 +154,7 @@ export function evolveCustomer(state: CustomerState, event: CustomerEvent): Cust
   switch (event.type) {
     case 'CustomerCreated': {
       const { customerId, createdAt, ...fields } = event.data;
-      return { ...fields, status: 'active', id: customerId, createdAt, updatedAt: null, archivedAt: null };
+      return { ...fields, status: 'active', id: customerId, createdAt, updatedAt: null, archivedAt: null, balances: {} };
     }
     case 'CustomerUpdated': {
       if (state.status === 'none') return state;
@@ -155,6 +163,12 @@ export function evolveCustomer(state: CustomerState, event: CustomerEvent): Cust
     }
     case 'CustomerArchived':
       return state.status === 'none' ? state : { ...state, status: 'archived', archivedAt: event.data.archivedAt, updatedAt: event.data.archivedAt };
+    case 'CustomerBalanceAdjusted': {
+      if (state.status === 'none') return state;
+      const { currency, balanceAfter } = event.data;
+      // The entry carries the balance it leaves: the ledger's sum is never recomputed from amounts on read.
+      return { ...state, balances: { ...(state.balances ?? {}), [currency]: balanceAfter } };
+    }
     default:
       return state; // an event type from a newer release: ignored rather than fatal
   }

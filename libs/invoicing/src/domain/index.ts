@@ -8,4 +8,6 @@ export * from './invoice-decisions';
 export { withCurrentTax } from './invoice-current-tax';
 export * from './credit-notes';
 export * from './customer';
+export * from './customer-balance-events';
+export * from './customer-balance';
 export * from './credit-note-issue';

@@ -221,12 +221,14 @@ export function decideDuplicateInvoice(command: DuplicateInvoice, state: Invoice
  * (`invoice-not-booked`: it bills nothing until booked), a credit note
  * (`invoice-is-credit-note`) and an invoice with any settlement
  * (`invoice-paid`: a payment, even one refunded since, or a credit note
- * applied: credit it instead). Voiding a void invoice changes nothing.
+ * applied: credit it instead); credit applied from the customer's balance
+ * does not count (the void returns it). Voiding a void invoice changes nothing.
  */
 export function decideVoidInvoice(command: VoidInvoice, state: InvoiceState, meta: CommandMetadata): InvoiceEvent[] {
   const invoice = collectableInvoice(state, command.invoiceId, 'voided');
   if (invoice.status === 'void') return [];
-  if (invoice.settlements.length > 0) {
+  // Credit taken from the customer's balance is no payment: the void gives it back (decideReturnCustomerCredit).
+  if (invoice.settlements.some((settlement) => settlement.balanceEntryId == null)) {
     throw new ConflictError(
       'invoice-paid',
       `invoice ${invoice.handle} has settlements (${invoice.settledAmount} of ${invoice.totalInclVat} ${invoice.currency} settled): credit it instead of voiding it`,

@@ -129,6 +129,12 @@ export interface InvoiceSettlementAddedData extends InvoiceSettlement {
   readonly refundToMake?: number;
   /** On the application of a credit note with lines: what it credits of each line of the invoice. */
   readonly creditedLines?: readonly CreditedLine[];
+  /**
+   * A settlement from the customer's credit balance: credit applied at booking
+   * (positive) or given back on a void (negative); the customer's balance
+   * entry of the same amount. Absent or null: any other settlement.
+   */
+  readonly balanceEntryId?: string | null;
 }
 /** What a credit note credits of one line of the invoice it credits (positive figures, in the direction of the line). */
 export interface CreditedLine {

@@ -53,8 +53,11 @@ export interface Invoice {
    */
   readonly customerId: string | null;
   readonly lines: readonly InvoiceLine[];
-  /** paymentId: the payment of a settlement the payments context recorded (its charge or a refund of it), else null. */
-  readonly settlements: readonly (InvoiceSettlement & { readonly paymentId: string | null })[];
+  /**
+   * paymentId: the payment of a settlement the payments context recorded (its charge or a refund of it), else null;
+   * balanceEntryId: the customer's balance entry of a settlement from the credit balance (absent on states stored before it: null).
+   */
+  readonly settlements: readonly (InvoiceSettlement & { readonly paymentId: string | null; readonly balanceEntryId?: string | null })[];
   readonly totalExclVat: number;
   readonly totalVat: number;
   readonly totalInclVat: number;
@@ -71,6 +74,12 @@ export interface Invoice {
    * the mark. Absent on states stored before the mark existed: false.
    */
   readonly uncollectible?: boolean;
+  /**
+   * The part of settledAmount taken from the customer's credit balance (applied
+   * at booking, back to 0 when a void returns it). Absent on states stored
+   * before balances existed: 0.
+   */
+  readonly creditApplied?: number;
   /** Net of the settlements the payments context recorded: what its payments paid, less what was refunded of them. */
   readonly paidThroughPayments: number;
   /** What booked credit notes are to refund through the payments context and it has not refunded yet. */
@@ -110,6 +119,7 @@ export function evolveInvoice(state: InvoiceState, event: InvoiceEvent): Invoice
       ...totalsOf(lines),
       settledAmount: 0,
       creditedAmount: 0,
+      creditApplied: 0,
       uncollectible: false,
       paidThroughPayments: 0,
       creditNoteRefundsOutstanding: 0,
@@ -145,12 +155,13 @@ export function evolveInvoice(state: InvoiceState, event: InvoiceEvent): Invoice
       };
     }
     case 'InvoiceSettlementAdded': {
-      const { date, amount, reference, note, addedAt, creditNoteId, paymentId, refundedCreditNoteId, refundToMake, creditedLines } = event.data;
+      const { date, amount, reference, note, addedAt, creditNoteId, paymentId, refundedCreditNoteId, refundToMake, creditedLines, balanceEntryId } = event.data;
       return {
         ...state,
-        settlements: [...state.settlements, { date, amount, reference, note, paymentId: paymentId ?? null }],
+        settlements: [...state.settlements, { date, amount, reference, note, paymentId: paymentId ?? null, ...(balanceEntryId ? { balanceEntryId } : {}) }],
         settledAmount: state.settledAmount + amount,
         creditedAmount: creditNoteId == null ? state.creditedAmount : state.creditedAmount + amount,
+        creditApplied: (state.creditApplied ?? 0) + (balanceEntryId == null ? 0 : amount),
         // Paid after all: back to an ordinary settled invoice.
         uncollectible: state.uncollectible === true && event.data.settlementStatus !== 'settled' && event.data.settlementStatus !== 'over_settled',
         paidThroughPayments: paymentId == null ? state.paidThroughPayments : state.paidThroughPayments + amount,

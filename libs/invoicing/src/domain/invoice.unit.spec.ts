@@ -701,6 +701,7 @@ describe('evolve and toInvoiceView', () => {
       uncollectible: false,
       creditedAmount: 0,
       creditNote: null,
+      creditApplied: 0,
     });
   });
 

@@ -105,7 +105,13 @@ export class InvoiceDetailDto {
   @ApiProperty({ type: Number, format: 'int64', readOnly: true }) totalExclVat!: number;
   @ApiProperty({ type: Number, format: 'int64', readOnly: true }) totalVat!: number;
   @ApiProperty({ type: Number, format: 'int64', readOnly: true }) totalInclVat!: number;
-  @ApiProperty({ type: Number, format: 'int64', readOnly: true, description: 'totalInclVat minus the settled sum; 0 on a void invoice.' }) totalDue!: number;
+  @ApiProperty({
+    type: Number,
+    format: 'int64',
+    readOnly: true,
+    description: 'totalInclVat minus the settled sum (creditApplied included: it is a settlement); 0 on a void invoice.',
+  })
+  totalDue!: number;
   @ApiProperty({
     readOnly: true,
     description:
@@ -127,6 +133,15 @@ export class InvoiceDetailDto {
       'On a credit note issued with POST /invoices/{id}/credit-notes: its reason and where its money goes. null on invoices and on credit notes made with duplicate.',
   })
   creditNote!: CreditNoteDispositionDto | null;
+  @ApiProperty({
+    type: Number,
+    format: 'int64',
+    readOnly: true,
+    minimum: 0,
+    description:
+      "Credit applied from the customer's credit balance when the invoice was booked (invoices made out to a customer record): a settlement, so totalDue is reduced by it. 0 when none, and once a void returned it to the balance.",
+  })
+  creditApplied!: number;
 }
 
 /** An invoice in a list: the InvoiceDetail without `items` (lines) and `settlements`, so a page stays small. */

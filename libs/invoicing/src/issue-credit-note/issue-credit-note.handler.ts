@@ -1,9 +1,17 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CommandPath, Written } from '@billing/event-store';
-import { foldEvents } from '@billing/shared-kernel';
-import { decideIssueCreditNote, formatInvoiceHandle, invoiceEvolver, InvoiceState } from '../domain';
+import { CommandPath, CommandSession, Written } from '@billing/event-store';
+import { CommandMetadata, foldEvents } from '@billing/shared-kernel';
+import {
+  customerEvolver,
+  decideCreditNoteBalanceEntry,
+  decideIssueCreditNote,
+  formatInvoiceHandle,
+  InvoiceEvent,
+  invoiceEvolver,
+  InvoiceState,
+} from '../domain';
 import { nextNumber } from '../book-invoice/book-invoice.handler';
-import { invoiceStream } from '../streams';
+import { customerStream, invoiceStream } from '../streams';
 import { IssueCreditNoteCommand } from './issue-credit-note.command';
 
 /**
@@ -30,8 +38,35 @@ export class IssueCreditNoteHandler implements ICommandHandler<IssueCreditNoteCo
       const { state } = await session.load(invoice, invoiceEvolver, expectedVersion);
       const { invoiceEvents, creditNoteEvents } = decideIssueCreditNote({ ...input, creditNoteId, handle }, state, meta);
       session.append(invoice, invoiceEvents);
+      await this.creditCustomer(session, environmentId, state, creditNoteEvents, meta);
       const version = session.append(invoiceStream(environmentId, creditNoteId), creditNoteEvents);
       return { id: creditNoteId, version, state: foldEvents(invoiceEvolver, creditNoteEvents) };
     });
+  }
+
+  /**
+   * The credit note's creditAmount becomes a `credit_note` entry on the
+   * balance of the customer record the invoice is made out to, appended with
+   * the customer stream's loaded version (a concurrent writer: retried). An
+   * inline one-off customer has no balance: the amount stays on the credit note.
+   */
+  private async creditCustomer(
+    session: CommandSession,
+    environmentId: string,
+    invoice: InvoiceState,
+    creditNoteEvents: readonly InvoiceEvent[],
+    meta: CommandMetadata,
+  ) {
+    const creditNote = foldEvents(invoiceEvolver, creditNoteEvents);
+    if (invoice.status === 'none' || invoice.customerId == null || creditNote.status === 'none' || !creditNote.creditNote?.creditAmount) return;
+    const customer = customerStream(environmentId, invoice.customerId);
+    const { state } = await session.load(customer, customerEvolver);
+    const command = {
+      entryId: meta.newId(),
+      creditNoteId: creditNote.id,
+      creditNoteHandle: creditNote.handle,
+      creditAmount: creditNote.creditNote.creditAmount,
+    };
+    session.append(customer, decideCreditNoteBalanceEntry(command, invoice, state, meta));
   }
 }

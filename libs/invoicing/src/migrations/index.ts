@@ -4,6 +4,7 @@ import { StoreInvoicingState1763700120000 } from './1763700120000-store-invoicin
 import { AddInvoiceViewUncollectible1764200100000 } from './1764200100000-add-invoice-view-uncollectible';
 import { CreateCustomers1764200200000 } from './1764200200000-create-customers';
 import { RefoldInvoiceState1764300100000 } from './1764300100000-refold-invoice-state';
+import { CreateCustomerBalanceTransactions1764400100000 } from './1764400100000-create-customer-balance-transactions';
 
 export const invoicingMigrations: Function[] = [
   CreateInvoicingReadModels1763700100000,
@@ -12,4 +13,5 @@ export const invoicingMigrations: Function[] = [
   AddInvoiceViewUncollectible1764200100000,
   CreateCustomers1764200200000,
   RefoldInvoiceState1764300100000,
+  CreateCustomerBalanceTransactions1764400100000,
 ];

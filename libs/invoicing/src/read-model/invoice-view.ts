@@ -60,6 +60,8 @@ export interface InvoiceView {
   readonly creditedAmount: number;
   /** On a credit note issued with a disposition: where its money goes; null otherwise. */
   readonly creditNote: CreditNoteDisposition | null;
+  /** Credit applied from the customer's balance at booking (part of what is settled; 0 when none, or once a void returned it). */
+  readonly creditApplied: number;
 }
 
 /**
@@ -112,6 +114,7 @@ export function toInvoiceView(invoice: Invoice): InvoiceView {
     uncollectible: invoice.uncollectible === true,
     creditedAmount: invoice.creditedAmount,
     creditNote: invoice.creditNote && { ...invoice.creditNote },
+    creditApplied: invoice.creditApplied ?? 0,
   };
 }
 

@@ -3,13 +3,14 @@ import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { CommandPath, Reactor, RecordedEvent, UnitOfWork, withinUnitOfWork } from '@billing/event-store';
 import { SUBSCRIPTION_STREAM, SubscriptionBilledData, SubscriptionInvoiceBookedData, subscriptionEvolver, subscriptionStream } from '@billing/subscriptions';
+import { invoiceEvolver, invoiceStream } from '@billing/invoicing';
 import { collectionEvolver, decideStartCollection, paymentSettingsEvolver } from '../domain';
 import { collectionStream, paymentSettingsStream } from '../streams';
 
 /**
  * Every invoice the billing engine books for a subscription with a payment
  * method (at billing, or at the end of a usage grace period) starts its collection, due at once, with the environment's retry
- * schedule and afterLastFailure. Exactly once: written in the reactor's batch transaction with its
+ * schedule and afterLastFailure, unless nothing is due on it (credit from the customer's balance settled it). Exactly once: written in the reactor's batch transaction with its
  * checkpoint, and a collection starts once per invoice.
  */
 @Injectable()
@@ -40,6 +41,9 @@ export class CollectionReactor implements Reactor {
     const subscription = (await this.commands.load(subscriptionStream(event.environmentId, subscriptionId), subscriptionEvolver)).state;
     const method = subscription.status === 'none' ? null : subscription.paymentMethod;
     if (method === null) return;
+    // An invoice its customer's credit balance settled at booking has nothing to collect: no collection starts (a try would be refused).
+    const invoice = (await this.commands.load(invoiceStream(event.environmentId, invoiceId), invoiceEvolver)).state;
+    if (invoice.status !== 'none' && invoice.totalInclVat - invoice.settledAmount <= 0) return;
     const { retryDays, afterLastFailure } = (await this.commands.load(paymentSettingsStream(event.environmentId), paymentSettingsEvolver)).state;
     const context = {
       meta: { now: event.occurredAt, newId: randomUUID },

@@ -14,6 +14,7 @@ import {
 } from '@billing/event-store';
 import {
   InvoiceBookedData,
+  InvoiceSettlementAddedData,
   invoiceEvolver,
   invoiceStream,
   InvoiceView,
@@ -145,7 +146,7 @@ export class InvoiceDocuments {
     const bookedIndex = events.findIndex((event) => event.type === 'InvoiceBooked');
     if (bookedIndex < 0) return null;
     const booked = events[bookedIndex];
-    const view = invoiceViewOf(events.slice(0, bookedIndex + 1), invoiceId);
+    const view = invoiceViewOf(events.slice(0, bookedIndex + 1 + creditAppliedAtBooking(events, bookedIndex)), invoiceId);
     const { group, version } = await this.groupInForce(environmentId, booked, manager);
     const options = { fallBackToBuiltIn: true, documentDate: new Date((booked.data as InvoiceBookedData).bookedAt) };
     const rendered = await this.renderAtBooking(view, environmentId, group, version, options);
@@ -307,6 +308,18 @@ export class InvoiceDocuments {
     const loaded = foldStream(before(await this.eventStore.readStream(templateGroupStream(environmentId, templateGroupId), tx)), templateGroupEvolver);
     return loaded.state.status === 'none' ? { group: null, version: 0 } : { group: loaded.state, version: loaded.version };
   }
+}
+
+/**
+ * 1 when the booking applied credit from the customer's balance (the
+ * settlement the booking appended right after InvoiceBooked, in its
+ * transaction): the document shows the invoice as booked, credit included,
+ * so its amount due is what the customer is asked to pay.
+ */
+function creditAppliedAtBooking(events: readonly RecordedEvent[], bookedIndex: number): number {
+  const next = events[bookedIndex + 1];
+  const fromBalance = next?.type === 'InvoiceSettlementAdded' && (next.data as InvoiceSettlementAddedData).balanceEntryId != null;
+  return fromBalance && next.transactionId === events[bookedIndex].transactionId ? 1 : 0;
 }
 
 function invoiceViewOf(events: readonly RecordedEvent[], invoiceId: string): InvoiceView {

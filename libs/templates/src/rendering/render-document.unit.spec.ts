@@ -59,6 +59,7 @@ const invoice: InvoiceView = {
   uncollectible: false,
   creditedAmount: 0,
   creditNote: null,
+  creditApplied: 0,
 };
 
 const plain = (text: string) => text.replace(/[\u00a0\u202f]/g, ' ');

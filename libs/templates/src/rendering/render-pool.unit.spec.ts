@@ -29,6 +29,7 @@ const invoice: InvoiceView = {
   uncollectible: false,
   creditedAmount: 0,
   creditNote: null,
+  creditApplied: 0,
 };
 const options = { fallBackToBuiltIn: false, documentDate: new Date('2026-03-05T10:00:00.000Z') };
 const pool = (env: Record<string, string> = {}) => new RenderPool(loadConfig(env));

@@ -76,4 +76,5 @@ export const SAMPLE_INVOICE: InvoiceView = {
   uncollectible: false,
   creditedAmount: 0,
   creditNote: null,
+  creditApplied: 0,
 };

@@ -163,7 +163,13 @@ export class CustomerPaymentMethodHintDto {
 
 export class CustomerBalanceDto {
   @ApiProperty({ example: 'EUR' }) currency!: string;
-  @ApiProperty({ type: 'integer', format: 'int64', description: 'credit available to the customer, in minor units' }) available!: number;
+  @ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    minimum: 0,
+    description: 'credit available to the customer, in minor units (≥ 0): the ledger sum negated (entries are negative when they credit the customer)',
+  })
+  available!: number;
 }
 
 /** The Customer resource (README: Customers). */

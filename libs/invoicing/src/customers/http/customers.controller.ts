@@ -8,9 +8,12 @@ import { Customer } from '../../domain';
 import { ArchiveCustomerCommand } from '../archive-customer/archive-customer.command';
 import { CreateCustomerCommand } from '../create-customer/create-customer.command';
 import { UpdateCustomerCommand } from '../update-customer/update-customer.command';
+import { AdjustCustomerBalanceCommand } from '../adjust-customer-balance/adjust-customer-balance.command';
+import { BalanceTransactionView, toBalanceTransactionView } from '../read-model/balance-transaction-view';
+import { BalanceTransactionPageDto, BalanceTransactionDto, BalanceTransactionRequestDto } from './balance-transaction.dto';
 import { CUSTOMER_ORDER_BY, parseCustomerQuery } from '../read-model/customer-query';
 import { CustomerView, toCustomerView } from '../read-model/customer-view';
-import { CustomersReadModel } from '../read-model/customers.read-model';
+import { CustomersReadModel, parseBalanceTransactionQuery } from '../read-model/customers.read-model';
 import { CustomerDto, CustomerRequestDto, customerInput, CustomerPageDto } from './customer.dto';
 
 const CUSTOMER_ID = { name: 'customerId', format: 'uuid', description: 'The customer id.' } as const;
@@ -18,6 +21,12 @@ const CUSTOMER_ID = { name: 'customerId', format: 'uuid', description: 'The cust
 const CUSTOMER_ID_PIPE = new ResourceIdPipe('Customer');
 const ETAG_HEADER = { ETag: { description: 'The customer version, for If-Match.', schema: { type: 'string', example: '"3"' } } };
 const CREATED_HEADERS = { ...ETAG_HEADER, Location: { description: 'The new customer: /customers/{customerId}.', required: true, schema: { type: 'string' } } };
+const ENTRY_ID_PIPE = new ResourceIdPipe('BalanceTransaction');
+const ENTRY_ETAG = { ETag: { description: 'Always "1": an entry never changes.', schema: { type: 'string', example: '"1"' } } };
+const ENTRY_HEADERS = {
+  ...ENTRY_ETAG,
+  Location: { description: 'The new entry: /customers/{customerId}/balance-transactions/{entryId}.', required: true, schema: { type: 'string' } },
+};
 const IF_MATCH = { name: 'if-match', required: false, description: 'An ETag from an earlier response; a stale one is a 409.' };
 const INVALID_BODY =
   'Invalid body (pointer at the member): unknown property, an e-mail, tax id (eu_vat: EU prefix and shape), locale (BCP 47), time zone (IANA), currency, payment terms (0–365) or metadata (≤ 50 pairs, keys ≤ 40, values ≤ 500) that is not valid';
@@ -131,6 +140,75 @@ export class CustomersController {
     return answer(
       await this.commands.execute(new ArchiveCustomerCommand(caller.environmentId, customerId, commandContext(caller, this.clock), expectedVersion)),
     );
+  }
+  @Post(':customerId/balance-transactions')
+  @HttpCode(201)
+  @ApiOperation({
+    summary: "Add an entry to a customer's credit balance",
+    description:
+      'amount: negative = credit to the customer, positive = an amount owed (taken from the credit available, at most all of it). ' +
+      'Credit is applied to the customer’s invoices in its currency when they are booked. Answers the entry; the customer shows its balances.',
+  })
+  @ApiParam(CUSTOMER_ID)
+  @ApiBody({ type: BalanceTransactionRequestDto })
+  @ApiResponse({ status: 201, description: 'The entry.', type: BalanceTransactionDto, headers: ENTRY_HEADERS })
+  @ApiResponse({ status: 404, ...problemResponse('No such customer in this environment') })
+  @ApiResponse({
+    status: 409,
+    ...problemResponse('Archived (customer-archived), or a positive amount beyond the credit available (customer-balance-insufficient)'),
+  })
+  @ApiResponse({
+    status: 422,
+    ...problemResponse('amount not a non-zero integer, an unsupported currency, a description over 500 characters, or an unknown property'),
+  })
+  async addBalanceTransaction(
+    @Caller() caller: CallerContext,
+    @Param('customerId', CUSTOMER_ID_PIPE) customerId: string,
+    @Body() body: BalanceTransactionRequestDto,
+  ): Promise<Versioned<BalanceTransactionView>> {
+    const { id, state } = await this.commands.execute(
+      new AdjustCustomerBalanceCommand(
+        caller.environmentId,
+        customerId,
+        { amount: body.amount, currency: body.currency, description: body.description },
+        commandContext(caller, this.clock),
+      ),
+    );
+    // An entry never changes: its ETag is always "1".
+    return new Versioned(toBalanceTransactionView(state), 1, `/customers/${customerId}/balance-transactions/${id}`);
+  }
+
+  @Get(':customerId/balance-transactions')
+  @ApiOperation({ summary: "List a customer's balance transactions", description: 'Newest first; keyset paging (limit, pageToken).' })
+  @ApiParam(CUSTOMER_ID)
+  @ApiPageQuery()
+  @ApiResponse({ status: 200, description: 'A page of balance transactions, newest first.', type: BalanceTransactionPageDto })
+  @ApiResponse({ status: 404, ...problemResponse('No such customer in this environment') })
+  @ApiResponse({ status: 422, ...problemResponse('An unknown query parameter, a bad limit or pageToken (pointer /query/<name>)') })
+  async balanceTransactions(
+    @Caller() caller: CallerContext,
+    @Param('customerId', CUSTOMER_ID_PIPE) customerId: string,
+    @Query() query: Record<string, unknown>,
+  ): Promise<Page<BalanceTransactionView>> {
+    const page = await this.readModel.balanceTransactions(caller.environmentId, customerId, parseBalanceTransactionQuery(query));
+    if (!page) throw new NotFoundError('Customer', customerId);
+    return page;
+  }
+
+  @Get(':customerId/balance-transactions/:entryId')
+  @ApiOperation({ summary: 'Get a balance transaction' })
+  @ApiParam(CUSTOMER_ID)
+  @ApiParam({ name: 'entryId', format: 'uuid', description: 'The balance transaction id.' })
+  @ApiResponse({ status: 200, description: 'The entry.', type: BalanceTransactionDto, headers: ENTRY_ETAG })
+  @ApiResponse({ status: 404, ...problemResponse('No such customer, or no such entry of it, in this environment') })
+  async balanceTransaction(
+    @Caller() caller: CallerContext,
+    @Param('customerId', CUSTOMER_ID_PIPE) customerId: string,
+    @Param('entryId', ENTRY_ID_PIPE) entryId: string,
+  ): Promise<Versioned<BalanceTransactionView>> {
+    const found = await this.readModel.balanceTransaction(caller.environmentId, customerId, entryId);
+    if (!found) throw new NotFoundError('BalanceTransaction', entryId);
+    return new Versioned(found, 1);
   }
 }
 

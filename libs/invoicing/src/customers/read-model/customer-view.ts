@@ -1,5 +1,5 @@
 import { secretHint } from '@billing/shared-kernel';
-import { Address, Customer, CustomerInvoiceSettings, CustomerPaymentMethod, CustomerState, TaxId } from '../../domain';
+import { Address, availableCredit, Customer, CustomerInvoiceSettings, CustomerPaymentMethod, CustomerState, TaxId } from '../../domain';
 
 /** A customer's default payment method as every view shows it: the provider and the token's hint, never the token. */
 export interface PublicPaymentMethod {
@@ -7,7 +7,7 @@ export interface PublicPaymentMethod {
   readonly tokenHint: string;
 }
 
-/** The customer's credit balance in one currency (the ledger comes with balance transactions). */
+/** The customer's credit balance in one currency: `available` is the credit the customer can use, ≥ 0 (the ledger's sum negated). */
 export interface CustomerBalanceView {
   readonly currency: string;
   readonly available: number;
@@ -54,7 +54,9 @@ export function toCustomerView(customer: Customer): CustomerView {
     invoiceSettings: customer.invoiceSettings,
     defaultPaymentMethod: publicPaymentMethod(customer.defaultPaymentMethod),
     metadata: customer.metadata,
-    balances: [],
+    balances: Object.keys(customer.balances ?? {})
+      .sort()
+      .map((currency) => ({ currency, available: availableCredit(customer, currency) })),
     createdAt: customer.createdAt,
     updatedAt: customer.updatedAt,
     archivedAt: customer.archivedAt,

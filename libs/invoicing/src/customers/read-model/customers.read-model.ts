@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { queryRows } from '@billing/event-store';
-import { invalidPageToken, keysetPage, Page, pageTokenCodec, tokenField, Versioned } from '@billing/platform';
+import { invalidPageToken, keysetPage, Page, pageTokenCodec, parseLimit, positionPageToken, readQuery, tokenField, Versioned } from '@billing/platform';
 import { isUuid } from '@billing/shared-kernel';
 import { Customer } from '../../domain';
 import { CustomerView, toCustomerView } from './customer-view';
+import { BalanceTransactionView } from './balance-transaction-view';
 import { CustomerOrderField, CustomerQuery, CUSTOMER_ORDER_BY } from './customer-query';
 
 const COLUMNS = { email: 'email', handle: 'handle', status: 'status', createdAt: 'created_at' } as const;
@@ -93,4 +94,48 @@ export class CustomersReadModel {
     );
     return row.count;
   }
+
+  /**
+   * A page of the customer's balance transactions, newest first (by log
+   * position); null when the environment has no such customer.
+   */
+  async balanceTransactions(environmentId: string, customerId: string, query: BalanceTransactionQuery): Promise<Page<BalanceTransactionView> | null> {
+    if (!(await this.exists(environmentId, customerId))) return null;
+    const after = query.pageToken === undefined ? null : positionPageToken.decode(query.pageToken).position;
+    // Ordered by the bigint column: the text sent back (exact past 2^53) is named apart, so "9" never sorts after "13".
+    const rows = await queryRows<{ position_text: string; view: BalanceTransactionView }>(
+      this.dataSource.manager,
+      `select position::text as position_text, view from customer_balance_transactions
+        where environment_id = $1 and customer_id = $2 and ($3::bigint is null or position < $3::bigint)
+        order by position desc limit $4`,
+      [environmentId, customerId, after, query.limit + 1],
+    );
+    return keysetPage(rows, { limit: query.limit, codec: positionPageToken, key: (row) => ({ position: row.position_text }), item: (row) => row.view });
+  }
+
+  /** One balance transaction of the customer; null when there is none (or no such customer in the environment). */
+  async balanceTransaction(environmentId: string, customerId: string, entryId: string): Promise<BalanceTransactionView | null> {
+    const [row] = await queryRows<{ view: BalanceTransactionView }>(
+      this.dataSource.manager,
+      `select view from customer_balance_transactions where environment_id = $1 and customer_id = $2 and id = $3`,
+      [environmentId, customerId, entryId],
+    );
+    return row?.view ?? null;
+  }
+
+  private async exists(environmentId: string, customerId: string): Promise<boolean> {
+    const rows = await queryRows(this.dataSource.manager, `select 1 from customers where environment_id = $1 and id = $2`, [environmentId, customerId]);
+    return rows.length > 0;
+  }
+}
+
+/** GET /customers/{id}/balance-transactions: `limit` (1–100, 20) and `pageToken`. */
+export interface BalanceTransactionQuery {
+  readonly limit: number;
+  readonly pageToken?: string;
+}
+
+export function parseBalanceTransactionQuery(query: Record<string, unknown>): BalanceTransactionQuery {
+  const { limit, pageToken } = readQuery(query, ['limit', 'pageToken']);
+  return { limit: parseLimit(limit), pageToken };
 }

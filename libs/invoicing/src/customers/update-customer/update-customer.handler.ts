@@ -24,7 +24,7 @@ export class UpdateCustomerHandler implements ICommandHandler<UpdateCustomerComm
 
   async execute({ environmentId, customerId, input, context, expectedVersion }: UpdateCustomerCommand): Promise<Written<Customer>> {
     const stream = customerStream(environmentId, customerId);
-    return this.commands.run(context, 'reject', async (session) => {
+    return this.commands.run(context, { retries: 2 }, async (session) => {
       const { state } = await session.load(stream, customerEvolver, expectedVersion);
       const events = decideUpdateCustomer({ customerId, input }, state, context.meta);
       const before = activeCustomer(state, customerId);
