@@ -144,7 +144,8 @@ describe('npm run audit:verify and npm run replay', () => {
     expect(one.code).toBe(0);
     expect(one.stdout.trim().split('\n')).toHaveLength(1);
     expect((await script('audit-verify', ['--environment', 'nope'])).code).toBe(2);
-  });
+    // Six child processes (verify and replay, each starting its own app) over every read model: ~20 s on a quiet machine.
+  }, 90_000);
 
   it('issue 20 #7 and #21: beside the service running on DATA_DIR, both use its Postgres; results alone on stdout, logs on stderr; a failure is one line', async () => {
     const dataDir = reachableTempDir('billing-audit-cli-');
