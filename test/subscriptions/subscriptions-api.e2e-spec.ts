@@ -143,6 +143,7 @@ describe('Subscriptions API', () => {
         ],
         paymentMethod: null,
         billingFailure: null,
+        discounts: [],
         createdAt: START,
         updatedAt: START,
       });
