@@ -22,7 +22,7 @@ export class CreateCouponBody {
   @ApiProperty({ minLength: 1, maxLength: 250, example: '20 % for 3 months' })
   name!: string;
 
-  @ApiPropertyOptional({ type: Number, minimum: 0.01, maximum: 100, multipleOf: 0.01, description: 'exactly one of percentOff and amountOff' })
+  @ApiPropertyOptional({ type: Number, format: 'double', minimum: 0.01, maximum: 100, multipleOf: 0.01, description: 'exactly one of percentOff and amountOff' })
   percentOff?: number;
 
   @ApiPropertyOptional({ ...AMOUNTS, description: 'minor units per ISO 4217 currency; exactly one of percentOff and amountOff' })
@@ -60,7 +60,7 @@ export class CouponDto {
   @ApiProperty({ enum: ['active', 'archived'], readOnly: true }) status!: string;
   @ApiProperty({ type: String, nullable: true }) code!: string | null;
   @ApiProperty() name!: string;
-  @ApiProperty({ type: Number, nullable: true }) percentOff!: number | null;
+  @ApiProperty({ type: Number, format: 'double', nullable: true }) percentOff!: number | null;
   @ApiProperty({ ...AMOUNTS, nullable: true }) amountOff!: Record<string, number> | null;
   @ApiProperty({ enum: ['once', 'repeating', 'forever'] }) duration!: string;
   @ApiProperty({ type: Number, format: 'int32', nullable: true }) durationInMonths!: number | null;

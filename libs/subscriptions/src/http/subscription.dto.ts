@@ -65,7 +65,7 @@ class SubscriptionDiscountDto {
   @ApiProperty({ format: 'uuid' }) couponId!: string;
   @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'the promotion code it was redeemed through' }) promotionCodeId!: string | null;
   @ApiProperty() name!: string;
-  @ApiProperty({ type: Number, nullable: true }) percentOff!: number | null;
+  @ApiProperty({ type: Number, format: 'double', nullable: true }) percentOff!: number | null;
   @ApiProperty({ type: 'integer', format: 'int64', nullable: true, description: "minor units of the subscription's currency" }) amountOff!: number | null;
   @ApiProperty({ enum: ['once', 'repeating', 'forever'] }) duration!: string;
   @ApiProperty({ type: 'integer', nullable: true }) durationInMonths!: number | null;
