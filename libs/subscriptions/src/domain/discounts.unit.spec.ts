@@ -103,6 +103,15 @@ describe('discountAmounts', () => {
     const lines = [1001n, 2003n, 3007n].map((value) => ({ amount: value, productId: 'p1' }));
     expect(discountAmounts(lines, [{ percentOff: null, amountOff: 1000, productIds: null }])).toEqual([167n, 333n, 500n]);
   });
+
+  it('given 20 % and then 1000 off the same lines (the README example), then 200 + 167, 401 + 333, 601 + 500 off: lines 634, 1269, 1906', () => {
+    const lines = [1001n, 2003n, 3007n].map((value) => ({ amount: value, productId: 'p1' }));
+    const off = discountAmounts(lines, [
+      { percentOff: 20, amountOff: null, productIds: null },
+      { percentOff: null, amountOff: 1000, productIds: null },
+    ]);
+    expect(lines.map((entry, i) => entry.amount - off[i])).toEqual([634n, 1269n, 1906n]);
+  });
 });
 
 describe('discountsFor', () => {
