@@ -96,6 +96,7 @@ describe('Coupons on subscriptions', () => {
       },
     ]);
     expect((await env.call('GET', `/coupons/${coupon.id}`)).body.timesRedeemed).toBe(1);
+    const preview = (await env.call('GET', `/subscriptions/${created.body.id}/upcoming-invoice`, undefined, 200)).body;
 
     await env.advance('2026-06-01T00:00:00.000Z');
     const invoices = await env.invoices();
@@ -103,6 +104,10 @@ describe('Coupons on subscriptions', () => {
     const off = Math.round((2999 * 20) / 100); // 599.8 → 600
     expect(invoices.map((invoice) => invoice.items[0].amount)).toEqual([2999 - off, 2999 - off, 2999 - off, 2999, 2999]);
     expect(invoices[0].items[0]).toMatchObject({ quantity: 1, unitAmount: 2999, discount: { amount: off } });
+    // The preview showed the discount exactly as the booked invoice has it.
+    const { id: _id, ...booked } = invoices[0].items[0];
+    expect(preview.items).toEqual([booked]);
+    expect(preview.totalInclVat).toBe(invoices[0].totalInclVat);
   });
 
   it('an amount off spreads over three lines of odd amounts by largest remainder, once: the next invoice is whole and the discount shows its end', async () => {
