@@ -22,7 +22,14 @@ export class CreateCouponBody {
   @ApiProperty({ minLength: 1, maxLength: 250, example: '20 % for 3 months' })
   name!: string;
 
-  @ApiPropertyOptional({ type: Number, format: 'double', minimum: 0.01, maximum: 100, multipleOf: 0.01, description: 'exactly one of percentOff and amountOff' })
+  @ApiPropertyOptional({
+    type: Number,
+    format: 'double',
+    minimum: 0.01,
+    maximum: 100,
+    multipleOf: 0.01,
+    description: 'exactly one of percentOff and amountOff',
+  })
   percentOff?: number;
 
   @ApiPropertyOptional({ ...AMOUNTS, description: 'minor units per ISO 4217 currency; exactly one of percentOff and amountOff' })
