@@ -189,6 +189,38 @@ describe('Coupons on subscriptions', () => {
     expect((await env.call('GET', '/subscriptions?limit=100')).body.items).toHaveLength(1);
   });
 
+  it('promotion code restrictions: firstTimeOnly needs a customer record with no subscription yet; minimumAmount leaves smaller invoices whole', async () => {
+    const env = environment();
+    await env.advance('2026-01-20T12:00:00.000Z');
+    const product = await env.product();
+    const small = await env.price(product, 1000, 'Small');
+    const large = await env.price(product, 2500, 'Large');
+    const coupon = await env.coupon({ percentOff: 20, duration: 'forever' });
+    await env.call('POST', '/promotion-codes', { couponId: coupon.id, code: 'FIRST', restrictions: { firstTimeOnly: true } }, 201);
+    await env.call('POST', '/promotion-codes', { couponId: coupon.id, code: 'BIG', restrictions: { minimumAmount: { EUR: 2000 } } }, 201);
+    await env.call('POST', '/promotion-codes', { couponId: coupon.id, code: 'DOLLARS', restrictions: { minimumAmount: { USD: 2000 } } }, 201);
+    const customer = (await env.call('POST', '/customers', {}, 201)).body.id;
+
+    expectProblem(await env.subscription({ items: [{ priceId: small }], discounts: [{ promotionCode: 'first' }] }), 409, 'promotion-code-restricted');
+    const first = await env.subscription({ customer: undefined, customerId: customer, items: [{ priceId: small }], discounts: [{ promotionCode: 'first' }] });
+    expect(first.status).toBe(201);
+    expectProblem(
+      await env.subscription({ customer: undefined, customerId: customer, items: [{ priceId: small }], discounts: [{ promotionCode: 'FIRST' }] }),
+      409,
+      'promotion-code-restricted',
+    );
+    const dollars = await env.subscription({ items: [{ priceId: small }], discounts: [{ promotionCode: 'DOLLARS' }] });
+    expect(dollars.status).toBe(422);
+    expect(dollars.body.errors.map((error: { pointer: string }) => error.pointer)).toEqual(['/discounts/0']);
+
+    expect((await env.subscription({ items: [{ priceId: small }], discounts: [{ promotionCode: 'BIG' }] })).status).toBe(201);
+    expect((await env.subscription({ items: [{ priceId: large }], discounts: [{ promotionCode: 'BIG' }] })).status).toBe(201);
+    await env.advance('2026-02-01T00:00:00.000Z');
+    const amounts = (await env.invoices()).map((invoice) => invoice.items[0].amount).sort((a: number, b: number) => a - b);
+    // The first-time customer's 1000 at 20 %, the 1000 below BIG's minimum whole, the 2500 at 20 %.
+    expect(amounts).toEqual([800, 1000, 2000]);
+  });
+
   it('an archived coupon’s discounts run their course; DELETE ends one early (409 when ended, 404 unknown or another environment’s)', async () => {
     const env = environment();
     await env.advance('2026-01-20T12:00:00.000Z');
