@@ -51,7 +51,7 @@ export class CouponsReadModel {
     values.push(page.limit + 1);
     const rows = await queryRows<{ view: View; position: string }>(
       this.dataSource.manager,
-      `select view, position::text as position from ${table} where ${where.join(' and ')} order by position desc limit $${values.length}`,
+      `select view, position::text as position from ${table} where ${where.join(' and ')} order by ${table}.position desc limit $${values.length}`,
       values,
     );
     return keysetPage(rows, { limit: page.limit, codec: positionPageToken, key: (row) => ({ position: row.position }), item: (row) => row.view });
