@@ -15,10 +15,13 @@ const FOUNDATION = ['shared-kernel', 'event-store', 'platform'];
 /** The bounded contexts and the contexts each may use (besides the foundation). */
 const CONTEXTS = [
   { name: 'catalog', uses: [] },
-  { name: 'invoicing', uses: [] },
+  // Checks the products a coupon applies to against the catalog's product streams (published events and fold).
+  { name: 'coupons', uses: ['catalog'] },
+  // May redeem coupons on draft invoices (coupons' published redemption); does not yet.
+  { name: 'invoicing', uses: ['coupons'] },
   { name: 'webhooks', uses: [] },
-  // Runs invoicing's commands (the billing engine) and reads prices and products.
-  { name: 'subscriptions', uses: ['catalog', 'invoicing'] },
+  // Runs invoicing's commands (the billing engine), reads prices and products, redeems coupons in its own commands.
+  { name: 'subscriptions', uses: ['catalog', 'coupons', 'invoicing'] },
   // Pays invoices and settles them through invoicing's decider; collects the invoices the billing engine books for a
   // subscription with a payment method, so it follows subscriptions' events (the one use beyond the map issue 21 drew),
   // and cancels a subscription through subscriptions' published cancel command when the dunning settings say so.

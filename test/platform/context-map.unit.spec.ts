@@ -20,6 +20,7 @@ describe('context map lint rules', () => {
   it.each([
     ['libs/invoicing/src/http/example.ts', "import { paymentStream } from '@billing/payments';", 'lets invoicing use shared-kernel, event-store, platform'],
     ['libs/catalog/src/read-model/example.ts', "import { subscriptionStream } from '@billing/subscriptions';", 'lets catalog use'],
+    ['libs/coupons/src/example.ts', "import { invoiceStream } from '@billing/invoicing';", 'lets coupons use shared-kernel, event-store, platform, catalog'],
     [
       'libs/payments/src/example.ts',
       "import { templatesContext } from '@billing/templates';",
@@ -54,6 +55,7 @@ describe('context map lint rules', () => {
       "import { invoiceEvolver } from '@billing/invoicing';\nimport { CommandPath } from '@billing/event-store';\nimport { APP_CONFIG } from '@billing/platform';",
     ],
     ['libs/templates/src/example.ts', "import type { InvoiceView } from '@billing/invoicing';"],
+    ['libs/subscriptions/src/example.ts', "import { redeemDiscounts } from '@billing/coupons';"],
     ['libs/catalog/src/example.ts', "import { roundHalfAwayFromZero } from '@billing/shared-kernel';\nimport { priceEvolver } from './domain';"],
     ['apps/api/src/example.ts', "import { subscriptionsContext } from '@billing/subscriptions';\nimport { webhooksContext } from '@billing/webhooks';"],
   ])('accepts a use the map allows: in %s', (path, code) => {

@@ -143,6 +143,7 @@ describe('Subscriptions API', () => {
         ],
         paymentMethod: null,
         billingFailure: null,
+        discounts: [],
         createdAt: START,
         updatedAt: START,
       });
@@ -549,7 +550,7 @@ describe('Subscriptions API', () => {
         { what: `the ${type} notification` },
       );
 
-    it('the webhook catalogue has the five subscription notifications', () => {
+    it('the webhook catalogue has the subscription notifications', () => {
       const names = t.app
         .get(NotificationCatalogue)
         .all()
@@ -558,6 +559,8 @@ describe('Subscriptions API', () => {
       expect(names.sort()).toEqual([
         'subscription.cancelled',
         'subscription.created',
+        'subscription.discount_applied',
+        'subscription.discount_ended',
         'subscription.ended',
         'subscription.reactivated',
         'subscription.renewed',

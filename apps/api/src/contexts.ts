@@ -1,4 +1,5 @@
 import { catalogContext } from '@billing/catalog';
+import { couponsContext } from '@billing/coupons';
 import { invoicingContext } from '@billing/invoicing';
 import { paymentsContext } from '@billing/payments';
 import { BoundedContext } from '@billing/platform';
@@ -12,4 +13,12 @@ import { webhooksContext } from '@billing/webhooks';
  * catalogue all derive from this list: adding a context is adding its folder
  * under libs/ and one line here.
  */
-export const CONTEXTS: readonly BoundedContext[] = [invoicingContext, catalogContext, subscriptionsContext, paymentsContext, templatesContext, webhooksContext];
+export const CONTEXTS: readonly BoundedContext[] = [
+  invoicingContext,
+  catalogContext,
+  couponsContext,
+  subscriptionsContext,
+  paymentsContext,
+  templatesContext,
+  webhooksContext,
+];

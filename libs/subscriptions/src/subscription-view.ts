@@ -40,8 +40,26 @@ export interface SubscriptionView {
     readonly retryAt: string;
     readonly itemId: string | null;
   } | null;
+  /** Coupons redeemed on it, in the order they apply. */
+  readonly discounts: SubscriptionDiscountView[];
   readonly createdAt: string;
   readonly updatedAt: string;
+}
+
+/** A discount as the subscription shows it: the coupon's terms in its currency and the window of invoices it discounts. */
+export interface SubscriptionDiscountView {
+  readonly id: string;
+  readonly couponId: string;
+  readonly promotionCodeId: string | null;
+  readonly name: string;
+  readonly percentOff: number | null;
+  readonly amountOff: number | null;
+  readonly duration: string;
+  readonly durationInMonths: number | null;
+  readonly appliesTo: { readonly productIds: readonly string[] } | null;
+  readonly start: string;
+  readonly end: string | null;
+  readonly endedAt: string | null;
 }
 
 /** A payment method as anything outside the service sees it: the token only as its hint. */
@@ -84,6 +102,20 @@ export function toSubscriptionView(subscription: Subscription, now: Date): Subsc
     }),
     paymentMethod: publicPaymentMethod(subscription.paymentMethod),
     billingFailure: billingFailureOf(subscription),
+    discounts: (subscription.discounts ?? []).map((discount) => ({
+      id: discount.id,
+      couponId: discount.couponId,
+      promotionCodeId: discount.promotionCodeId,
+      name: discount.name,
+      percentOff: discount.percentOff,
+      amountOff: discount.amountOff,
+      duration: discount.duration,
+      durationInMonths: discount.durationInMonths,
+      appliesTo: discount.productIds === null ? null : { productIds: discount.productIds },
+      start: discount.start,
+      end: discount.end,
+      endedAt: discount.endedAt,
+    })),
     createdAt: subscription.createdAt,
     updatedAt: subscription.updatedAt,
   };

@@ -34,6 +34,8 @@ const SUBSCRIPTION_EVENTS: Record<SubscriptionEvent['type'], number> = {
   SubscriptionEnded: 1,
   SubscriptionInvoiceBooked: 1,
   UsageEventCancelled: 1,
+  SubscriptionDiscountApplied: 1,
+  SubscriptionDiscountEnded: 1,
 };
 const HANDLE_EVENTS: Record<SubscriptionHandleClaimed['type'], number> = { SubscriptionHandleClaimed: 1 };
 
@@ -100,6 +102,18 @@ const notifications: NotificationDefinition[] = [
     streamType: SUBSCRIPTION_STREAM,
     eventType: 'SubscriptionEnded',
     description: 'A subscription ended after its final period was billed.',
+  },
+  {
+    name: 'subscription.discount_applied',
+    streamType: SUBSCRIPTION_STREAM,
+    eventType: 'SubscriptionDiscountApplied',
+    description: 'A coupon (or promotion code) is redeemed on a subscription.',
+  },
+  {
+    name: 'subscription.discount_ended',
+    streamType: SUBSCRIPTION_STREAM,
+    eventType: 'SubscriptionDiscountEnded',
+    description: 'A discount of a subscription ends early (DELETE) or, duration once, is used by an invoice.',
   },
 ];
 

@@ -5,6 +5,7 @@ import { BillingInputs } from './billing/invoice-inputs';
 import { UpcomingInvoices } from './billing/upcoming-invoice';
 import { UpcomingInvoiceController } from './http/upcoming-invoice.controller';
 import { CancelSubscriptionHandler } from './cancel-subscription/cancel-subscription.handler';
+import { EndDiscountHandler } from './end-discount/end-discount.handler';
 import { CreateSubscriptionHandler } from './create-subscription/create-subscription.handler';
 import { SubscriptionsController } from './http/subscriptions.controller';
 import { ReactivateSubscriptionHandler } from './reactivate-subscription/reactivate-subscription.handler';
@@ -25,6 +26,7 @@ import { CancelUsageEventHandler } from './cancel-usage-event/cancel-usage-event
     CreateSubscriptionHandler,
     CancelSubscriptionHandler,
     ReactivateSubscriptionHandler,
+    EndDiscountHandler,
     BillingEngine,
     BillingInputs,
     UpcomingInvoices,

@@ -13,6 +13,7 @@ export const SUBSCRIPTIONS_PROBLEMS: Record<string, ProblemType> = {
     title: 'Conflict',
     description: 'The subscription has ended (its last day of service has passed): it can no longer be cancelled or reactivated.',
   },
+  'discount-ended': { status: 409, title: 'Conflict', description: 'The discount has ended already (used, or ended early).' },
   'subscription-not-cancelled': { status: 409, title: 'Conflict', description: 'Only a cancelled subscription can be reactivated.' },
   'subscription-period-billed': {
     status: 409,

@@ -1,3 +1,4 @@
+import { splitByLargestRemainder } from '@billing/shared-kernel';
 import type { PriceComponent } from './pricing';
 
 /**
@@ -25,14 +26,10 @@ export function chargeLines(components: readonly PriceComponent[], billed: bigin
   const whole = components.reduce((sum, component) => sum + component.amount, 0n);
   if (billed < 0n || billed > whole) throw new RangeError(`a charge bills 0 to ${whole} of its price, not ${billed}`);
   if (billed === whole) return components.map((component) => ({ component, discount: 0n, amount: component.amount }));
-  const shares = components.map((component) => (billed * component.amount) / whole);
-  const remainders = components.map((component, index) => ({ index, remainder: (billed * component.amount) % whole }));
-  let left = billed - shares.reduce((sum, share) => sum + share, 0n);
-  for (const { index } of remainders.sort((a, b) => (a.remainder === b.remainder ? a.index - b.index : a.remainder > b.remainder ? -1 : 1))) {
-    if (left === 0n) break;
-    shares[index] += 1n;
-    left -= 1n;
-  }
+  const shares = splitByLargestRemainder(
+    billed,
+    components.map((component) => component.amount),
+  );
   return components.map((component, index) => ({ component, discount: component.amount - shares[index], amount: shares[index] }));
 }
 

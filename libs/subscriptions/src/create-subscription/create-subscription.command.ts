@@ -1,4 +1,5 @@
 import { Command } from '@nestjs/cqrs';
+import { DiscountRequest } from '@billing/coupons';
 import { CommandContext, Written } from '@billing/event-store';
 import { PaymentMethod, Subscription, SubscriptionCustomer } from '../domain';
 
@@ -25,6 +26,8 @@ export interface CreateSubscriptionInput {
   readonly timeZone: string | null;
   readonly items: readonly RequestedSubscriptionItem[];
   readonly paymentMethod: PaymentMethod | null;
+  /** Coupons to redeem on it, in the order they apply. */
+  readonly discounts: readonly DiscountRequest[];
 }
 
 export class CreateSubscriptionCommand extends Command<Written<Subscription>> {

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsNumber, IsObject, IsOptional, IsString, IsUUID, Length, ValidateNested } from 'class-validator';
+import { MAX_DISCOUNTS, parseDiscountRequests } from '@billing/coupons';
 import { CustomerInputDto } from '@billing/invoicing';
 import { MAX_SUBSCRIPTION_ITEMS } from '../domain';
 import { CreateSubscriptionInput } from './create-subscription.command';
@@ -40,6 +41,22 @@ export class SubscriptionPaymentMethodDto {
   @IsString()
   @Length(1, 500)
   token!: string;
+}
+
+export class DiscountInputDto {
+  @ApiProperty({ required: false, format: 'uuid', description: 'a coupon of this environment; exactly one of couponId and promotionCode' })
+  @IsOptional()
+  @IsString()
+  couponId?: string;
+
+  @ApiProperty({
+    required: false,
+    maxLength: 100,
+    description: 'a promotion code of this environment (case-insensitive); exactly one of couponId and promotionCode',
+  })
+  @IsOptional()
+  @IsString()
+  promotionCode?: string;
 }
 
 /** Creates a subscription; id, status and every other read-only field are refused. */
@@ -112,6 +129,20 @@ export class CreateSubscriptionDto {
   @ValidateNested({ each: true })
   @Type(() => SubscriptionItemInputDto)
   items!: SubscriptionItemInputDto[];
+
+  @ApiProperty({
+    type: [DiscountInputDto],
+    required: false,
+    maxItems: MAX_DISCOUNTS,
+    description:
+      'coupons to redeem on the subscription, applied in this order (README: Coupons and promotion codes); each redemption is counted in this request’s transaction',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_DISCOUNTS)
+  @ValidateNested({ each: true })
+  @Type(() => DiscountInputDto)
+  discounts?: DiscountInputDto[];
 }
 
 /** The body as domain input. */
@@ -129,5 +160,9 @@ export function createSubscriptionInput(body: CreateSubscriptionDto): CreateSubs
     timeZone: body.timeZone ?? null,
     items: body.items.map((item) => ({ priceId: item.priceId, quantity: item.quantity ?? 1, taxCode: item.taxCode ?? null })),
     paymentMethod: body.paymentMethod ? { provider: body.paymentMethod.provider, token: body.paymentMethod.token } : null,
+    discounts: parseDiscountRequests(
+      body.discounts?.map((discount) => ({ ...discount })),
+      '/discounts',
+    ),
   };
 }

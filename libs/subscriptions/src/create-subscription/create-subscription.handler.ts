@@ -1,14 +1,17 @@
 import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
+import { redeemDiscounts } from '@billing/coupons';
 import { CustomerRecordQuery, invoiceCustomerOf } from '@billing/invoicing';
 import { CommandPath, CommandSession, Written } from '@billing/event-store';
 import { FieldError, foldEvents, ValidationError } from '@billing/shared-kernel';
 import {
+  decideApplyDiscounts,
   decideClaimHandle,
   decideCreateSubscription,
   handleClaimEvolver,
   handleIsFree,
   Subscription,
   SubscriptionCustomer,
+  SubscriptionEvent,
   subscriptionEvolver,
 } from '../domain';
 import { priceFactsOf, SubscriptionsReadModel } from '../read-model/subscriptions.read-model';
@@ -45,6 +48,7 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
     );
     const metricCodes = [...prices.values()].flatMap(({ price }) => (price.metricCode ? [price.metricCode] : []));
     const metrics = await this.usage.metrics(environmentId, metricCodes);
+    const firstTimeCustomer = input.customerId !== null && !(await this.readModel.hasSubscriptions(environmentId, input.customerId));
     const items = input.items.map((item) => {
       const found = prices.get(item.priceId);
       const facts = found ? priceFactsOf(found) : null;
@@ -58,7 +62,7 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
     // A claim committed by a concurrent request between this one's load and append is a conflict: decided again, it is seen.
     return this.commands.run(context, { retries: 2 }, async (session) => {
       const handle = input.handle ?? (await this.nextFreeHandle(session, environmentId));
-      const events = decideCreateSubscription(
+      const events: SubscriptionEvent[] = decideCreateSubscription(
         {
           subscriptionId,
           handle,
@@ -76,6 +80,20 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
       );
       const handleStream = subscriptionHandleStream(environmentId, handle);
       session.append(handleStream, decideClaimHandle({ handle, subscriptionId }, (await session.load(handleStream, handleClaimEvolver)).state));
+      // Each coupon's redemption is appended at the version loaded, with the subscription: its limit holds under concurrency.
+      const redeemed = await redeemDiscounts(
+        session,
+        input.discounts,
+        {
+          environmentId,
+          redeemedBy: { type: 'subscription', id: subscriptionId },
+          currency: input.currency.toUpperCase(),
+          firstTimeCustomer,
+          pointer: '/discounts',
+        },
+        meta,
+      );
+      events.push(...decideApplyDiscounts({ subscriptionId, discounts: redeemed }, foldEvents(subscriptionEvolver, events), meta));
       const version = session.append(subscriptionStream(environmentId, subscriptionId), events);
       return { id: subscriptionId, version, state: foldEvents(subscriptionEvolver, events) as Subscription };
     });

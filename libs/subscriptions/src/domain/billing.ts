@@ -258,6 +258,21 @@ export function decideBillDue(command: BillDue, state: SubscriptionState, meta: 
       ...usageMembers(command),
     },
   } satisfies SubscriptionBilled);
+  // A once discount is used by the first invoice billed after it was applied (composeInvoice discounted it when eligible).
+  for (const discount of subscription.discounts ?? []) {
+    if (discount.duration !== 'once' || discount.endedAt !== null) continue;
+    events.push({
+      type: 'SubscriptionDiscountEnded',
+      schemaVersion: 1,
+      data: {
+        subscriptionId: subscription.id,
+        discountId: discount.id,
+        reason: 'used',
+        end: localDateOf(billAt, subscription.timeZone),
+        endedAt: meta.now.toISOString(),
+      },
+    });
+  }
   if (due.ends) events.push(endedEvent(subscription, billAt));
   return events;
 }

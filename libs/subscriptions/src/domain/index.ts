@@ -8,4 +8,5 @@ export * from './billing';
 export * from './usage';
 export * from './billable-metric';
 export * from './invoice-composition';
+export * from './discounts';
 export * from './handle-claim';

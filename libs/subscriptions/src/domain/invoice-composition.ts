@@ -1,5 +1,6 @@
 import { DomainError, QUANTITY_SCALE, ValidationError, assertAmountInRange, formatScaledDecimal, parseScaledDecimal } from '@billing/shared-kernel';
 import { DueBilling } from './billing';
+import { discountAmounts, DiscountableLine, discountsFor } from './discounts';
 import { Period, proRate } from './periods';
 import { Subscription } from './subscription';
 import { SubscriptionCustomer, SubscriptionItem, UsageCharge, UsageCorrection, UsageLineRange } from './subscription-events';
@@ -131,8 +132,8 @@ export function composeInvoice<Component extends PricedComponent>(
   const { subscription, due, prices } = input;
   const amounts: Record<string, bigint> = {};
   const usage: UsageCharge[] = [];
-  const fixedLines: ComposedLine[] = [];
-  const usageLines: ComposedLine[] = [];
+  const fixedLines: PricedLine[] = [];
+  const usageLines: PricedLine[] = [];
   for (const charge of due.charges) {
     const item = subscription.items.find((candidate) => candidate.id === charge.itemId)!;
     try {
@@ -147,7 +148,7 @@ export function composeInvoice<Component extends PricedComponent>(
         const billed = usageChargeOf(item.id, charge.period!, rated);
         amounts[item.id] = rated.rated.amount;
         usage.push(billed);
-        usageLines.push(...usageLinesOf(item, price.name, rated, charge.period!, pricing));
+        usageLines.push(...pricedUsageLines(item, price.name, rated, charge.period!, pricing));
         continue;
       }
       const components = price.componentsAt(parseScaledDecimal(item.quantity, QUANTITY_SCALE, `/items/${item.id}/quantity`));
@@ -155,7 +156,11 @@ export function composeInvoice<Component extends PricedComponent>(
       amounts[item.id] = full;
       // A pro-rated period bills a share of the price: its lines show the whole quantity, less the unused days as a discount.
       const billed = proRate(full, charge.daysUsed, charge.daysInFullPeriod);
-      fixedLines.push(...pricing.chargeLines(components, billed).map((line) => lineOf(line, price.name, item.product.name, item, charge.period, pricing)));
+      fixedLines.push(
+        ...pricing
+          .chargeLines(components, billed)
+          .map((line) => pricedLine(line, lineOf(line, price.name, item.product.name, item, charge.period, pricing), item)),
+      );
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
       return { kind: 'failed', itemId: item.id, error };
@@ -163,6 +168,8 @@ export function composeInvoice<Component extends PricedComponent>(
   }
   const changed = input.rerated.filter(({ record, now }) => now.quantity !== record.quantity || now.amount !== record.amount);
   const corrections = changed.map(({ record, now }) => correctionOf(record, now));
+  const correctionLines = changed.map(({ item, metricName }, index) => correctionLineOf(item, metricName, corrections[index]));
+  const date = localDateOf(due.billAt, subscription.timeZone);
   return {
     kind: 'composed',
     amounts,
@@ -172,9 +179,9 @@ export function composeInvoice<Component extends PricedComponent>(
     invoice: {
       customer: subscription.customer,
       currency: subscription.currency.toUpperCase(),
-      date: localDateOf(due.billAt, subscription.timeZone),
+      date,
       memo: `Subscription ${subscription.handle}`,
-      lines: [...fixedLines, ...usageLines, ...changed.map(({ item, metricName }, index) => correctionLineOf(item, metricName, corrections[index]))],
+      lines: [...discounted(subscription, due, date, [...fixedLines, ...usageLines], correctionLines), ...correctionLines],
     },
   };
 }
@@ -207,6 +214,16 @@ export function usageLinesOf<Component extends PricedComponent>(
   period: Period,
   pricing: CatalogPricing<Component>,
 ): ComposedLine[] {
+  return pricedUsageLines(item, priceName, usage, period, pricing).map(({ line }) => line);
+}
+
+function pricedUsageLines<Component extends PricedComponent>(
+  item: SubscriptionItem,
+  priceName: string,
+  usage: RatedPeriod<Component>,
+  period: Period,
+  pricing: CatalogPricing<Component>,
+): PricedLine[] {
   const { metric, rated } = usage;
   const total = formatScaledDecimal(rated.quantity, USAGE_SCALE);
   const several = rated.segments.length > 1;
@@ -214,7 +231,43 @@ export function usageLinesOf<Component extends PricedComponent>(
     const description = several
       ? `${metric.name}: ${formatScaledDecimal(segment.quantity, USAGE_SCALE)} of ${total}, at the price in force from ${segment.version.effectiveAt}`
       : `${metric.name}: ${total}`;
-    return usage.lines[index].map((line) => ({ ...lineOf(line, priceName, description, item, period, pricing), sku: metric.code }));
+    return usage.lines[index].map((line) => pricedLine(line, { ...lineOf(line, priceName, description, item, period, pricing), sku: metric.code }, item));
+  });
+}
+
+/** A charge's line with what discounting needs: its amount (after pro-rating) and its product. */
+interface PricedLine extends DiscountableLine {
+  readonly line: ComposedLine;
+}
+
+function pricedLine<Component extends PricedComponent>(charged: ComponentLine<Component>, line: ComposedLine, item: SubscriptionItem): PricedLine {
+  return { line, amount: charged.amount, productId: item.product.id };
+}
+
+/**
+ * The charge lines with the subscription's discounts taken off (discounts.ts
+ * says how): an invoice line carries one discount amount, so a line's
+ * pro-rating and every coupon's part add up in it, and `amount = unitAmount ×
+ * quantity − discount` holds. The invoice's period starts at its earliest
+ * charged period (its date for one-time charges only); its subtotal, for a
+ * promotion code's minimum, is every line's amount before coupons.
+ */
+function discounted(
+  subscription: Subscription,
+  due: InvoiceCompositionInput<PricedComponent>['due'],
+  date: string,
+  lines: readonly PricedLine[],
+  corrections: readonly ComposedLine[],
+): ComposedLine[] {
+  const starts = due.charges.flatMap((charge) => (charge.period ? [charge.period.start] : []));
+  const periodStart = starts.length === 0 ? date : starts.reduce((first, start) => (start < first ? start : first));
+  const subtotal = lines.reduce((sum, { amount }) => sum + amount, 0n) + corrections.reduce((sum, line) => sum + BigInt(line.unitAmount), 0n);
+  const discounts = discountsFor(subscription.discounts, periodStart, subtotal);
+  if (discounts.length === 0) return lines.map(({ line }) => line);
+  const off = discountAmounts(lines, discounts);
+  return lines.map(({ line }, index) => {
+    if (off[index] === 0n) return line;
+    return { ...line, discount: { amount: (line.discount?.amount ?? 0) + Number(off[index]) } };
   });
 }
 

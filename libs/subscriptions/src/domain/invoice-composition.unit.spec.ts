@@ -12,6 +12,7 @@ import {
   withUsageLines,
 } from './invoice-composition';
 import { chargeOf, JAN, PRICING, priceOf, subscriptionWith, USAGE } from './invoice-composition.arbitraries';
+import { SubscriptionDiscount } from './discounts';
 import { Subscription } from './subscription';
 import { UsageCharge } from './subscription-events';
 import { item, MONTHLY_ADVANCE, MONTHLY_ARREARS } from './subscription.arbitraries';
@@ -198,5 +199,47 @@ describe('withUsageLines', () => {
       'new usage',
       'correction',
     ]);
+  });
+});
+
+describe('composeInvoice with the subscription’s discounts', () => {
+  const pro = { ...item('a', MONTHLY_ADVANCE), quantity: '3', taxCode: 'standard' };
+  const withDiscounts = (subscription: Subscription, ...discounts: Partial<SubscriptionDiscount>[]): Subscription => ({
+    ...subscription,
+    discounts: discounts.map((overrides, index) => ({
+      id: `d${index}`,
+      couponId: `c${index}`,
+      promotionCodeId: null,
+      promotionCode: null,
+      name: 'coupon',
+      percentOff: null,
+      amountOff: null,
+      duration: 'forever',
+      durationInMonths: null,
+      productIds: null,
+      minimumAmount: null,
+      start: '2026-01-01',
+      end: null,
+      endedAt: null,
+      ...overrides,
+    })),
+  });
+
+  it('a pro-rated line: the coupon takes its percentage of what is billed, and the line carries both as one discount amount', () => {
+    // 3000 × 10 / 31 → 968 billed (2032 given up); 25 % of 968 = 242; discount 2032 + 242 = 2274, amount 726.
+    given(withDiscounts(subscriptionWith([pro]), { percentOff: 25 }), { 'price-a': priceOf('Pro monthly', 'fee', { unitAmount: 1000 }) })
+      .when('2026-01-22T00:00:00.000Z', chargeOf('a', 'advance', '2026-01-22T00:00:00.000Z', { start: '2026-01-22', end: '2026-01-31' }, 10, 31))
+      .then({ amounts: { a: 3000n }, lines: [{ quantity: 3, unitAmount: 1000, discount: { amount: 2274 } }] });
+  });
+
+  it('a discount whose window the invoice period does not start in, or one ended, leaves the lines whole', () => {
+    const prices = { 'price-a': priceOf('Pro monthly', 'fee', { unitAmount: 1000 }) };
+    const charge = chargeOf('a', 'advance', '2026-01-01T00:00:00.000Z');
+    given(withDiscounts(subscriptionWith([pro]), { percentOff: 50, start: '2026-02-01' }), prices)
+      .when('2026-01-01T00:00:00.000Z', charge)
+      .then({ lines: [{ discount: null }] });
+    given(withDiscounts(subscriptionWith([pro]), { percentOff: 50, endedAt: '2025-12-31T00:00:00.000Z' }), prices)
+      .when('2026-01-01T00:00:00.000Z', charge)
+      .then({ lines: [{ discount: null }] });
   });
 });

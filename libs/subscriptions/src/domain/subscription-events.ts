@@ -1,4 +1,5 @@
 import { DomainEvent } from '@billing/shared-kernel';
+import { SubscriptionDiscount } from './discounts';
 import { Period, TermLength, TermUnit } from './periods';
 
 /**
@@ -170,7 +171,26 @@ export interface SubscriptionBillingFailedData {
   readonly itemId?: string;
 }
 
+/** A coupon redeemed on the subscription (its terms as of the redemption, in the subscription's currency). */
+export interface SubscriptionDiscountAppliedData {
+  readonly subscriptionId: string;
+  readonly discount: SubscriptionDiscount;
+  readonly appliedAt: string;
+}
+
+/** A discount stopped: ended early (DELETE …/discounts/{id}: `removed`) or a `once` discount used by the invoice billed (`used`). */
+export interface SubscriptionDiscountEndedData {
+  readonly subscriptionId: string;
+  readonly discountId: string;
+  readonly reason: 'removed' | 'used';
+  /** The discount's last day (local date in the subscription's time zone). */
+  readonly end: string;
+  readonly endedAt: string;
+}
+
 export type SubscriptionCreated = DomainEvent<'SubscriptionCreated', SubscriptionCreatedData>;
+export type SubscriptionDiscountApplied = DomainEvent<'SubscriptionDiscountApplied', SubscriptionDiscountAppliedData>;
+export type SubscriptionDiscountEnded = DomainEvent<'SubscriptionDiscountEnded', SubscriptionDiscountEndedData>;
 export type SubscriptionCancelled = DomainEvent<'SubscriptionCancelled', SubscriptionCancelledData>;
 export type SubscriptionReactivated = DomainEvent<'SubscriptionReactivated', SubscriptionReactivatedData>;
 export type SubscriptionRenewed = DomainEvent<'SubscriptionRenewed', SubscriptionRenewedData>;
@@ -197,6 +217,8 @@ export interface UsageEventCancelledData {
 export type UsageEventCancelled = DomainEvent<'UsageEventCancelled', UsageEventCancelledData>;
 
 export type SubscriptionEvent =
+  | SubscriptionDiscountApplied
+  | SubscriptionDiscountEnded
   | UsageEventCancelled
   | SubscriptionInvoiceBooked
   | SubscriptionBillingFailed

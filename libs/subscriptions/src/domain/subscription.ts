@@ -11,6 +11,7 @@ import {
   QUANTITY_SCALE,
   addDays,
 } from '@billing/shared-kernel';
+import { SubscriptionDiscount } from './discounts';
 import { LAST_CALENDAR_DATE, maxDate, minDate, validDate } from './calendar';
 import { TermLength, TermUnit, nthPeriod, periodAt, termEnd, termLengthOf } from './periods';
 import {
@@ -19,6 +20,8 @@ import {
   SubscriptionCancelled,
   SubscriptionCreated,
   SubscriptionCustomer,
+  SubscriptionDiscountApplied,
+  SubscriptionDiscountEnded,
   SubscriptionEvent,
   SubscriptionItem,
   SubscriptionReactivated,
@@ -83,6 +86,8 @@ export interface Subscription {
    * longer receive events (35 days) are dropped.
    */
   readonly usageBilled?: Readonly<Record<string, readonly UsageCharge[]>>;
+  /** Coupons redeemed on it, in the order given (absent in states stored before coupons). */
+  readonly discounts?: readonly SubscriptionDiscount[];
 }
 
 export interface BillingFailure {
@@ -185,7 +190,14 @@ export function evolveSubscription(state: SubscriptionState, event: Subscription
     case 'SubscriptionEnded':
       return { ...state, status: 'ended', endedAt: event.data.endedAt, updatedAt: event.data.endedAt };
     case 'UsageEventCancelled':
-      return state; // a fact about the usage, not about the subscription: what it bills next is rated from usage_events
+      return state;
+    case 'SubscriptionDiscountApplied':
+      return { ...state, discounts: [...(state.discounts ?? []), event.data.discount], updatedAt: event.data.appliedAt };
+    case 'SubscriptionDiscountEnded': {
+      const { discountId, end, endedAt } = event.data;
+      const discounts = (state.discounts ?? []).map((discount) => (discount.id === discountId ? { ...discount, end, endedAt } : discount));
+      return { ...state, discounts, updatedAt: endedAt };
+    } // a fact about the usage, not about the subscription: what it bills next is rated from usage_events
 
     default:
       return state; // an event type from a newer release: ignored rather than fatal
@@ -456,4 +468,64 @@ function termEndInForce(subscription: Subscription, today: string): string | nul
     current = { ...current, term: nextTerm(current), renewals: current.renewals + 1 };
   }
   return current.term.end;
+}
+
+// ---------------------------------------------------------------- discounts
+
+/** A redeemed coupon as the subscription records it; its window (start, end) is the decider's. */
+export type RedeemedDiscountTerms = Omit<SubscriptionDiscount, 'start' | 'end' | 'endedAt'>;
+
+/**
+ * Discounts redeemed with the subscription start with its term: `once` waits
+ * for the first invoice billed, `repeating` covers invoices whose period
+ * starts within durationInMonths months of the term's start, `forever` all.
+ */
+export function decideApplyDiscounts(
+  command: { subscriptionId: string; discounts: readonly RedeemedDiscountTerms[] },
+  state: SubscriptionState,
+  meta: CommandMetadata,
+): SubscriptionDiscountApplied[] {
+  const subscription = existingSubscription(state, command.subscriptionId);
+  const start = subscription.term.start;
+  return command.discounts.map((terms) => ({
+    type: 'SubscriptionDiscountApplied',
+    schemaVersion: 1,
+    data: {
+      subscriptionId: subscription.id,
+      discount: {
+        ...terms,
+        start,
+        end: terms.duration === 'repeating' ? termEnd(start, { count: terms.durationInMonths!, unit: 'month' }, 1) : null,
+        endedAt: null,
+      },
+      appliedAt: meta.now.toISOString(),
+    },
+  }));
+}
+
+/** DELETE /subscriptions/{id}/discounts/{discountId}: no invoice billed from now on gets it; its end is today. */
+export function decideEndDiscount(
+  command: { subscriptionId: string; discountId: string },
+  state: SubscriptionState,
+  meta: CommandMetadata,
+): SubscriptionDiscountEnded[] {
+  const subscription = existingSubscription(state, command.subscriptionId);
+  const discount = (subscription.discounts ?? []).find((candidate) => candidate.id === command.discountId);
+  if (discount === undefined) throw new NotFoundError('discount', command.discountId);
+  if (discount.endedAt !== null) throw new ConflictError('discount-ended', `discount ${discount.id} has ended already (${discount.end})`);
+  if (isOverAt(subscription, meta.now)) throw endedError(subscription);
+  const today = localDateOf(meta.now, subscription.timeZone);
+  return [
+    {
+      type: 'SubscriptionDiscountEnded',
+      schemaVersion: 1,
+      data: {
+        subscriptionId: subscription.id,
+        discountId: discount.id,
+        reason: 'removed',
+        end: discount.end !== null && discount.end < today ? discount.end : today,
+        endedAt: meta.now.toISOString(),
+      },
+    },
+  ];
 }

@@ -56,6 +56,33 @@ class BillingFailureDto {
   itemId!: string | null;
 }
 
+class DiscountAppliesToDto {
+  @ApiProperty({ type: [String], format: 'uuid' }) productIds!: string[];
+}
+
+class SubscriptionDiscountDto {
+  @ApiProperty({ format: 'uuid', description: 'the discount (its redemption): DELETE /subscriptions/{id}/discounts/{discountId} ends it' }) id!: string;
+  @ApiProperty({ format: 'uuid' }) couponId!: string;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'the promotion code it was redeemed through' }) promotionCodeId!: string | null;
+  @ApiProperty() name!: string;
+  @ApiProperty({ type: Number, format: 'double', nullable: true }) percentOff!: number | null;
+  @ApiProperty({ type: 'integer', format: 'int64', nullable: true, description: "minor units of the subscription's currency" }) amountOff!: number | null;
+  @ApiProperty({ enum: ['once', 'repeating', 'forever'] }) duration!: string;
+  @ApiProperty({ type: 'integer', nullable: true }) durationInMonths!: number | null;
+  @ApiProperty({ type: DiscountAppliesToDto, nullable: true, description: 'only lines of these products are discounted' })
+  appliesTo!: DiscountAppliesToDto | null;
+  @ApiProperty({ format: 'date', description: 'invoices whose period starts on or after it are discounted (the term start)' }) start!: string;
+  @ApiProperty({
+    type: String,
+    format: 'date',
+    nullable: true,
+    description:
+      'the last day an invoice period may start on (repeating: start + months − 1 day; once: the invoice that used it; ended early: that day); null: open-ended',
+  })
+  end!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'when it stopped discounting (used or ended early)' }) endedAt!: string | null;
+}
+
 /** The Subscription resource (README: Subscriptions). */
 export class SubscriptionDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
@@ -73,6 +100,8 @@ export class SubscriptionDto {
   paymentMethod!: PaymentMethodHintDto | null;
   @ApiProperty({ type: BillingFailureDto, nullable: true, description: 'the last failed attempt to bill the next charges (retried from retryAt)' })
   billingFailure!: BillingFailureDto | null;
+  @ApiProperty({ type: [SubscriptionDiscountDto], description: 'coupons redeemed on it, in the order they apply (README: Coupons and promotion codes)' })
+  discounts!: SubscriptionDiscountDto[];
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
 }

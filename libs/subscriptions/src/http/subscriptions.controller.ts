@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Written } from '@billing/event-store';
@@ -23,6 +23,7 @@ import {
 import { NotFoundError, ValidationError } from '@billing/shared-kernel';
 import { CancelSubscriptionCommand } from '../cancel-subscription/cancel-subscription.command';
 import { CreateSubscriptionCommand } from '../create-subscription/create-subscription.command';
+import { EndDiscountCommand } from '../end-discount/end-discount.command';
 import { CreateSubscriptionDto, createSubscriptionInput } from '../create-subscription/create-subscription.dto';
 import { Subscription } from '../domain';
 import { ReactivateSubscriptionCommand } from '../reactivate-subscription/reactivate-subscription.command';
@@ -32,6 +33,7 @@ import { SubscriptionDto, SubscriptionPageDto } from './subscription.dto';
 
 const SUBSCRIPTION_ID = { name: 'subscriptionId', format: 'uuid', description: 'the subscription id' } as const;
 const ID_PIPE = new ResourceIdPipe('subscription');
+const DISCOUNT_ID_PIPE = new ResourceIdPipe('discount');
 const STATUSES = ['active', 'cancelled', 'ended'] as const;
 const IF_MATCH = { name: 'if-match', required: false, description: 'The ETag of the version the change is based on; a stale one is a 409.' };
 const ETAG = { etag: { description: 'the version of the subscription, for If-Match', schema: { type: 'string', example: '"1"' } } };
@@ -136,6 +138,36 @@ export class SubscriptionsController {
     @IfMatch() expectedVersion: number | undefined,
   ): Promise<Versioned<SubscriptionView>> {
     return this.act(ReactivateSubscriptionCommand, caller, subscriptionId, body, expectedVersion);
+  }
+
+  @Delete(':subscriptionId/discounts/:discountId')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'End a discount early',
+    description:
+      'No invoice billed from now on gets the discount; its end becomes today (in the subscription’s time zone). Invoices already billed keep theirs.',
+  })
+  @ApiParam(SUBSCRIPTION_ID)
+  @ApiParam({ name: 'discountId', format: 'uuid', description: 'the id of one of the subscription’s discounts' })
+  @ApiHeader(IF_MATCH)
+  @ApiResponse({ status: 200, description: 'The subscription, the discount ended', type: SubscriptionDto, headers: ETAG })
+  @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment, or no such discount on it') })
+  @ApiResponse({
+    status: 409,
+    ...problemResponse('The discount has ended already (discount-ended), the subscription has ended (subscription-ended), or If-Match is stale'),
+  })
+  @ApiResponse({ status: 422, ...problemResponse('A malformed If-Match (/headers/if-match)') })
+  async endDiscount(
+    @Caller() caller: CallerContext,
+    @Param('subscriptionId', ID_PIPE) subscriptionId: string,
+    @Param('discountId', DISCOUNT_ID_PIPE) discountId: string,
+    @IfMatch() expectedVersion: number | undefined,
+  ): Promise<Versioned<SubscriptionView>> {
+    return this.answer(
+      await this.commands.execute(
+        new EndDiscountCommand(caller.environmentId, subscriptionId, discountId, commandContext(caller, this.clock), expectedVersion),
+      ),
+    );
   }
 
   /** An action on one subscription: no input but an empty body and If-Match. */

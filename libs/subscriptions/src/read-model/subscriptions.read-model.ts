@@ -66,6 +66,16 @@ export class SubscriptionsReadModel {
     });
   }
 
+  /** Whether any subscription (ended ones too) bills the customer: a first-time-only promotion code is for a customer with none. */
+  async hasSubscriptions(environmentId: string, customerId: string): Promise<boolean> {
+    const [row] = await queryRows<{ found: boolean }>(
+      this.dataSource.manager,
+      `select exists (select 1 from subscriptions where environment_id = $1 and customer_id = $2) as found`,
+      [environmentId, customerId],
+    );
+    return row.found;
+  }
+
   /**
    * How many subscriptions of the customer have not ended (recorded status
    * active or cancelled): a cancelled one still bills up to its cancelAt, and
