@@ -3,6 +3,8 @@ import {
   EMAIL_DELIVERY_STREAM_TYPE,
   EMAIL_SETTINGS_STREAM_TYPE,
   EmailDeliveryEvent,
+  emailDeliveryEvolver,
+  EmailDeliveryState,
   EmailSettingsUpdated,
   INVOICE_EMAIL_REQUEST_STREAM_TYPE,
   InvoiceEmailRequested,
@@ -16,26 +18,27 @@ const SETTINGS_EVENTS: Record<EmailSettingsUpdated['type'], number> = { EmailSet
 const REQUEST_EVENTS: Record<InvoiceEmailRequested['type'], number> = { InvoiceEmailRequested: 1 };
 const DELIVERY_EVENTS: Record<EmailDeliveryEvent['type'], number> = { EmailSent: 1, EmailFailed: 1 };
 
-const streams: StreamDefinition[] = [
-  {
-    type: EMAIL_SETTINGS_STREAM_TYPE,
-    idScheme: "uuid v5 of the environment id: the environment's e-mail settings",
-    events: eventTypesOf(SETTINGS_EVENTS),
-    resource: { type: 'email_settings' },
-  },
-  {
-    type: INVOICE_EMAIL_REQUEST_STREAM_TYPE,
-    idScheme: 'uuid v5 of (environment, invoice): the requests to send an invoice again (POST /invoices/{id}/send)',
-    events: eventTypesOf(REQUEST_EVENTS),
-    resource: { type: 'invoice_email_request' },
-  },
-  {
-    type: EMAIL_DELIVERY_STREAM_TYPE,
-    idScheme: 'the delivery id: uuid v5 of (causing event, recipient); one event, how the delivery ended',
-    events: eventTypesOf(DELIVERY_EVENTS),
-    resource: { type: 'email_delivery' },
-  },
-];
+const deliveryStream: StreamDefinition<EmailDeliveryState, EmailDeliveryEvent> = {
+  type: EMAIL_DELIVERY_STREAM_TYPE,
+  idScheme: 'the delivery id: uuid v5 of (causing event, recipient); one event, how the delivery ended',
+  events: eventTypesOf(DELIVERY_EVENTS),
+  // What email.sent and email.failed carry: the outcome, the recipient masked.
+  view: { evolver: emailDeliveryEvolver, toView: (state) => state },
+  resource: { type: 'email_delivery' },
+};
+
+const settingsStream: StreamDefinition = {
+  type: EMAIL_SETTINGS_STREAM_TYPE,
+  idScheme: "uuid v5 of the environment id: the environment's e-mail settings",
+  events: eventTypesOf(SETTINGS_EVENTS),
+  resource: { type: 'email_settings' },
+};
+const requestStream: StreamDefinition = {
+  type: INVOICE_EMAIL_REQUEST_STREAM_TYPE,
+  idScheme: 'uuid v5 of (environment, invoice): the requests to send an invoice again (POST /invoices/{id}/send)',
+  events: eventTypesOf(REQUEST_EVENTS),
+  resource: { type: 'invoice_email_request' },
+};
 
 const notifications: NotificationDefinition[] = [
   {
@@ -61,7 +64,7 @@ export const emailContext: BoundedContext = {
   name: 'email',
   module: EmailModule,
   migrations: emailMigrations,
-  streams,
+  streams: [settingsStream, requestStream, deliveryStream],
   projections: [],
   reactors: [EmailOutboxReactor],
   notifications,

@@ -10,7 +10,7 @@ export const EMAIL_DELIVERY_STREAM_TYPE = 'email-delivery';
 /** What a delivery sends. */
 export type EmailDeliveryKind = 'invoice' | 'credit_note' | 'receipt';
 
-interface EmailOutcomeData {
+export interface EmailOutcomeData {
   readonly deliveryId: string;
   readonly kind: EmailDeliveryKind;
   readonly invoiceId: string;
@@ -25,11 +25,21 @@ export type EmailSent = DomainEvent<'EmailSent', EmailOutcomeData & { readonly s
 export type EmailFailed = DomainEvent<'EmailFailed', EmailOutcomeData & { readonly failedAt: string }>;
 export type EmailDeliveryEvent = EmailSent | EmailFailed;
 
-export type EmailDeliveryState = { readonly status: 'queued' } | { readonly status: 'sent' | 'failed' };
+/** A delivery as its stream tells it: queued until its one event, then how it ended (the notifications' data). */
+export type EmailDeliveryState =
+  { readonly status: 'queued' } | (EmailOutcomeData & { readonly status: 'sent' | 'failed'; /** sentAt or failedAt */ readonly at: string });
 
 export const emailDeliveryEvolver: Evolver<EmailDeliveryState, EmailDeliveryEvent> = {
   initialState: () => ({ status: 'queued' }),
-  evolve: (state, event) => (state.status === 'queued' ? { status: event.type === 'EmailSent' ? 'sent' : 'failed' } : state),
+  evolve: (state, event) => {
+    if (state.status !== 'queued') return state;
+    if (event.type === 'EmailSent') {
+      const { sentAt, ...data } = event.data;
+      return { status: 'sent', ...data, at: sentAt };
+    }
+    const { failedAt, ...data } = event.data;
+    return { status: 'failed', ...data, at: failedAt };
+  },
 };
 
 /** Records how a delivery ended, once: a second dispatcher recording the same end writes nothing. */

@@ -50,7 +50,7 @@ export class EmailDeliveriesReadModel {
     const after = token === undefined ? null : pageToken.decode(token);
     const rows = await queryRows<Row>(
       this.dataSource.manager,
-      `select seq::text, id, kind, invoice_id, payment_id, recipient, message_id, status, attempts, last_reply, next_attempt_at, created_at, sent_at
+      `select seq, id, kind, invoice_id, payment_id, recipient, message_id, status, attempts, last_reply, next_attempt_at, created_at, sent_at
          from email_deliveries
         where environment_id = $1 and ($2::uuid is null or invoice_id = $2) and ($3::text is null or status = $3)
           and ($4::bigint is null or seq < $4)
