@@ -121,6 +121,35 @@ describe('E-mail: settings, deliveries and SMTP', () => {
     expect(messages[1].mail.messageId).toBe(delivery.messageId);
   });
 
+  it('a worker that died between claim and send: its lease runs out, then the mail is sent once, same Message-ID', async () => {
+    const env = environment();
+    const to = address('defer');
+    const { invoiceId } = await env.bookedInvoiceFor(to);
+    const [deferred] = await eventually(
+      () => env.emails(`?invoiceId=${invoiceId}`),
+      (items) => items[0]?.attempts === 1,
+      { what: 'the deferred try' },
+    );
+    // A dead worker's claim: due now, leased for 1.5 s by a token no live dispatcher holds, never recorded.
+    await t.dataSource.query(
+      `update email_deliveries set next_attempt_at = now(), lease_token = $3, lease_expires_at = now() + interval '1.5 seconds'
+        where environment_id = $1 and id = $2`,
+      [env.id, deferred.id, randomUUID()],
+    );
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    expect(smtp.to(to)).toHaveLength(1);
+    const [delivery] = await eventually(
+      () => env.emails(`?invoiceId=${invoiceId}`),
+      (items) => items[0]?.status === 'sent',
+      { what: 'the send after the lease ran out' },
+    );
+    expect(delivery.attempts).toBe(2);
+    expect(smtp.to(to).map((message) => [message.reply, message.mail.messageId])).toEqual([
+      [451, delivery.messageId],
+      [250, delivery.messageId],
+    ]);
+  });
+
   it('a 550 fails at once and is not retried; email.failed is recorded', async () => {
     const env = environment();
     const to = address('reject');
@@ -192,6 +221,36 @@ describe('E-mail: settings, deliveries and SMTP', () => {
     expectProblem(await t.request('POST', `/invoices/${draft.id}/send`, { ...env.options, body: { cc: 'a@b.co' } }), 422, 'validation-failed', '/cc');
     expectProblem(await t.request('GET', '/emails?status=lost', env.options), 422, 'validation-failed', '/query/status');
     expectProblem(await t.request('GET', '/emails?invoiceId=x', env.options), 422, 'validation-failed', '/query/invoiceId');
+  });
+
+  it('a succeeded payment sends a receipt with the amount and the invoice handle (no attachment)', async () => {
+    const env = environment();
+    const to = address('payer');
+    const { invoiceId, handle } = await env.bookedInvoiceFor(to);
+    await eventually(
+      async () => smtp.to(to),
+      (messages) => messages.length === 1,
+      { what: 'the invoice mail' },
+    );
+    await env.ok('POST', '/paymentproviders/enable', { name: 'sandbox', credentials: { secretKey: 'sk_sandbox_email' } }, 200);
+    const payment = (await env.ok('POST', '/payments', { invoiceId, paymentMethod: { provider: 'sandbox', token: 'tok_success' } }, 201)).body;
+    const [, receipt] = await eventually(
+      async () => smtp.to(to),
+      (messages) => messages.length === 2,
+      { what: 'the receipt' },
+    );
+    expect(receipt.mail.subject).toBe(`Receipt for invoice ${handle}`);
+    expect(receipt.mail.text).toContain('123.00 EUR');
+    expect(receipt.mail.attachments).toEqual([]);
+    const deliveries = await eventually(
+      () => env.emails(`?invoiceId=${invoiceId}&status=sent`),
+      (items) => items.length === 2,
+      { what: 'both deliveries sent' },
+    );
+    expect(deliveries.map((delivery) => [delivery.kind, delivery.paymentId])).toEqual([
+      ['receipt', payment.id],
+      ['invoice', null],
+    ]);
   });
 
   it("another environment's invoice is a 404 and its deliveries are not listed", async () => {

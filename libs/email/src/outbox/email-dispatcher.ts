@@ -8,7 +8,7 @@ import { CommandPath, EventStore, foldStream, queryRows } from '@billing/event-s
 import { invoiceEvolver, invoiceStream } from '@billing/invoicing';
 import { paymentStream, PaymentSucceededData } from '@billing/payments';
 import { Clock, EmailSettings as EmailConfig } from '@billing/platform';
-import { formatScaledDecimal, minorUnits } from '@billing/shared-kernel';
+import { minorUnits } from '@billing/shared-kernel';
 import { InvoiceEmailQuery } from '@billing/templates';
 import { decideRecordEmailOutcome, EmailDeliveryKind, emailDeliveryEvolver, maskAddress, nextEmailAttemptAt } from '../domain';
 import { emailDeliveryStream } from '../streams';
@@ -287,7 +287,9 @@ export class EmailDispatcher {
     );
     if (invoice.status === 'none' || !payment) throw new Error(`receipt ${email.id}: its invoice or payment is missing`);
     const { amount } = payment.data as PaymentSucceededData;
-    const paid = `${formatScaledDecimal(BigInt(amount), minorUnits(invoice.currency))} ${invoice.currency}`;
+    const digits = minorUnits(invoice.currency.toLowerCase());
+    // Display only: a whole number of minor units over 10^digits, shown with exactly those digits, is printed exactly.
+    const paid = `${new Intl.NumberFormat('en', { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(amount / 10 ** digits)} ${invoice.currency}`;
     const handle = invoice.handle ?? email.invoiceId;
     const text = `Thank you: we received your payment of ${paid} for invoice ${handle}.`;
     return { subject: `Receipt for invoice ${handle}`, html: `<p>${escapeHtml(text)}</p>`, text, attachments: [] };
