@@ -28,6 +28,8 @@ const CONTEXTS = [
   { name: 'payments', uses: ['invoicing', 'subscriptions'] },
   // Renders booked invoices.
   { name: 'templates', uses: ['invoicing'] },
+  // Mails booked invoices with their recorded PDFs (templates' published e-mail query) and payment receipts.
+  { name: 'email', uses: ['invoicing', 'payments', 'templates'] },
 ];
 
 /** Every package under libs/ with the packages it may import. */

@@ -12,3 +12,6 @@ export { renderInvoiceDocument } from './rendering/render-document';
 export { documentBudget } from './rendering/document-budget';
 // The render pool, for what it reports (threads started: a terminated thread's replacement counts).
 export { RenderPool } from './rendering/render-pool';
+// A booked invoice's e-mail (body, subject, recorded PDF), for the e-mail context.
+export { InvoiceEmailQuery } from './invoice-email/invoice-email.query';
+export type { InvoiceEmailContent } from './invoice-email/invoice-email.query';

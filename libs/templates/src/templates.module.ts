@@ -4,6 +4,7 @@ import { InvoiceDocumentReactor } from './documents/invoice-document.reactor';
 import { InvoiceDocuments } from './documents/invoice-documents';
 import { InvoiceDocumentsController } from './http/invoice-documents.controller';
 import { TemplatesController } from './http/templates.controller';
+import { InvoiceEmailHandler } from './invoice-email/invoice-email.query';
 import { TemplatesReadModel } from './read-model/templates.read-model';
 import { RenderPool } from './rendering/render-pool';
 import { SetDefaultTemplateGroupHandler } from './set-default-group/set-default-group.handler';
@@ -18,6 +19,7 @@ import { UpdateTemplateGroupHandler } from './update-template-group/update-templ
     RenderPool,
     InvoiceDocuments,
     InvoiceDocumentReactor,
+    InvoiceEmailHandler,
     CreateTemplateGroupHandler,
     UpdateTemplateGroupHandler,
     UpdateTemplateContentHandler,

@@ -4,6 +4,7 @@
  * production refuses to start without real JWT settings.
  */
 import { createPrivateKey, generateKeyPairSync, KeyObject, randomBytes } from 'node:crypto';
+import { EmailSettings, loadEmailSettings } from './email-config';
 import { loadWebhookSettings, WebhookSettings } from './webhooks-config';
 export interface JwtConfig {
   /** HS256 shared secret (development). */
@@ -55,6 +56,8 @@ export interface AppConfig {
   readonly templateRendering: TemplateRenderingConfig;
   /** The webhooks context's settings (WEBHOOK_*). */
   readonly webhooks: WebhookSettings;
+  /** The e-mail context's settings (SMTP_URL, MAIL_FROM, the development mail folder). */
+  readonly email: EmailSettings;
 }
 
 /** How invoice documents render (libs/templates, the render pool): threads and the bounds of one render. */
@@ -150,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       queuePerEnvironment: atLeastOne(integer(env.TEMPLATE_RENDER_QUEUE, 20, 'TEMPLATE_RENDER_QUEUE'), 'TEMPLATE_RENDER_QUEUE'),
     },
     webhooks: loadWebhookSettings(env, isProduction),
+    email: loadEmailSettings(env, isProduction, env.DATA_DIR ?? '.data'),
     logLevel: (['debug', 'info', 'warn', 'error'] as const).find((l) => l === env.LOG_LEVEL) ?? 'info',
     jwt: {
       secret,
