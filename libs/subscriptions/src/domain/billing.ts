@@ -10,6 +10,8 @@ import {
   SubscriptionInvoiceBooked,
   SubscriptionItem,
   SubscriptionRenewed,
+  SubscriptionTrialEndAnnounced,
+  SubscriptionTrialEnded,
   Term,
   UsageCharge,
   UsageCorrection,
@@ -29,6 +31,7 @@ import {
   isOverAt,
   nextTerm,
   renewsAfterTerm,
+  trialRunning,
 } from './subscription';
 import { localDateOf, startOfDayIn } from './time-zone';
 
@@ -74,7 +77,8 @@ export function nextCharge(subscription: Subscription, item: SubscriptionItem): 
   const { anchor, term, cancelAt, timeZone } = subscription;
   const billed = subscription.billedThrough[item.id];
   if (item.schedule.purchase === 'one_time') {
-    if (billed !== undefined) return null;
+    // Service that ends before the anchor (cancelled within a trial) never reaches the one-time charge.
+    if (billed !== undefined || (cancelAt !== null && cancelAt < anchor)) return null;
     return { itemId: item.id, kind: 'one_time', billAt: startOfDayIn(anchor, timeZone), period: null, daysUsed: 1, daysInFullPeriod: 1 };
   }
   const first = billed === undefined ? anchor : addDays(billed, 1);
@@ -349,6 +353,62 @@ function endedEvent(subscription: Subscription, at: Date): SubscriptionEnded {
   return { type: 'SubscriptionEnded', schemaVersion: 1, data: { subscriptionId: subscription.id, endedAt: at.toISOString() } };
 }
 
+// ---------------------------------------------------------------- trials
+
+/** subscription.trial_will_end is announced this many days before the trial ends. */
+export const TRIAL_NOTICE_DAYS = 3;
+
+/**
+ * The trial's clock-driven instants: the notice (the start of the day TRIAL_NOTICE_DAYS before its end, never
+ * before its first day) and its end (the start of its end day). None when there is no running trial, or when the
+ * subscription ends within the trial (cancelled in it: it ends instead of turning into a paid subscription).
+ */
+function trialInstants(state: SubscriptionState): { announceAt: Date | null; endAt: Date } | null {
+  if (state.status === 'none' || state.status === 'ended' || !trialRunning(state)) return null;
+  const { trial, timeZone } = state;
+  const last = finalDay(state);
+  if (last !== null && last < trial.end) return null;
+  const endAt = startOfDayIn(trial.end, timeZone);
+  const announceAt = trial.announcedAt === null ? startOfDayIn(maxDate(addDays(trial.end, -TRIAL_NOTICE_DAYS), trial.start), timeZone) : null;
+  return { announceAt, endAt };
+}
+
+/** When the engine next has trial work (the notice, then the end); null: none. */
+export function nextTrialWorkAt(state: SubscriptionState): Date | null {
+  const instants = trialInstants(state);
+  if (instants === null) return null;
+  return instants.announceAt !== null && instants.announceAt < instants.endAt ? instants.announceAt : instants.endAt;
+}
+
+/**
+ * The engine's trial step at now, before any billing: the trial's end once its day has come (its first charges
+ * bill next, at the same instant), else the notice once due — exactly once each, as each is recorded on the
+ * stream. A notice whose trial is over by the time the engine gets to it is not sent. Nothing due: no events.
+ */
+export function decideAdvanceTrial(command: AdvanceSubscription, state: SubscriptionState, meta: CommandMetadata): SubscriptionEvent[] {
+  const subscription = existingSubscription(state, command.subscriptionId);
+  const instants = trialInstants(subscription);
+  if (instants === null || !trialRunning(subscription)) return [];
+  const { trial } = subscription;
+  if (instants.endAt <= meta.now) {
+    return [
+      {
+        type: 'SubscriptionTrialEnded',
+        schemaVersion: 1,
+        data: { subscriptionId: subscription.id, anchor: trial.end, early: false, endedAt: instants.endAt.toISOString() },
+      } satisfies SubscriptionTrialEnded,
+    ];
+  }
+  if (instants.announceAt === null || instants.announceAt > meta.now) return [];
+  return [
+    {
+      type: 'SubscriptionTrialEndAnnounced',
+      schemaVersion: 1,
+      data: { subscriptionId: subscription.id, trialEnd: trial.end, announcedAt: meta.now.toISOString() },
+    } satisfies SubscriptionTrialEndAnnounced,
+  ];
+}
+
 // ---------------------------------------------------------------- view
 
 export interface ItemTimeline {
@@ -373,8 +433,10 @@ export function timelineAt(subscription: Subscription, now: Date): SubscriptionT
   const renewed = renewsAfterTerm(subscription)
     ? (evolveSubscription(subscription, renewedEvent(subscription, nextTerm(subscription), now)) as Subscription)
     : null;
+  // A trial whose end has come is over, even before the engine records SubscriptionTrialEnded.
+  const trialOver = subscription.status === 'trialing' && now >= startOfDayIn(subscription.trial!.end, subscription.timeZone);
   return {
-    status: isOverAt(subscription, now) ? 'ended' : subscription.status,
+    status: isOverAt(subscription, now) ? 'ended' : trialOver ? 'active' : subscription.status,
     term: subscription.term,
     items: subscription.items.map((item) => {
       const charge = subscription.status === 'ended' ? null : (nextCharge(subscription, item) ?? (renewed && nextCharge(renewed, item)));
@@ -495,6 +557,8 @@ export function nextWorkAt(state: SubscriptionState): Date | null {
   }
   if (state.status === 'none') return null;
   const candidates = (state.pendingBookings ?? []).map((booking) => Date.parse(booking.bookAt));
+  const trialWork = nextTrialWorkAt(state);
+  if (trialWork !== null) candidates.push(trialWork.getTime());
   if (state.status !== 'ended') for (const itemId of heldItems(state)) candidates.push(Date.parse(state.itemFailures![itemId].retryAt));
   if (due !== null) {
     const failure = state.billingFailure;

@@ -59,6 +59,28 @@ export interface SubscriptionCreatedData {
   readonly createdAt: string;
   /** The customer record (invoicing's customers) the subscription bills, `customer` being its snapshot; absent or null: an inline customer. */
   readonly customerId?: string | null;
+  /**
+   * The day a free trial from term.start ends (exclusive: the first day billed, which becomes the billing anchor);
+   * absent or null: no trial.
+   */
+  readonly trialEnd?: string | null;
+}
+
+/** The trial ends within 3 days (subscription.trial_will_end): recorded once by the billing engine on the environment's clock. */
+export interface SubscriptionTrialEndAnnouncedData {
+  readonly subscriptionId: string;
+  /** The day the trial ends (the first day billed). */
+  readonly trialEnd: string;
+  readonly announcedAt: string;
+}
+
+/** The trial is over: at its end (recorded by the billing engine), or ended early (PUT …/end-trial). */
+export interface SubscriptionTrialEndedData {
+  readonly subscriptionId: string;
+  /** The first day billed: the billing anchor from now on (the trial's end, or the day it was ended early). */
+  readonly anchor: string;
+  readonly early: boolean;
+  readonly endedAt: string;
 }
 
 /** A payment provider's name and its payment method token (never provider credentials). */
@@ -191,6 +213,8 @@ export interface SubscriptionDiscountEndedData {
 export type SubscriptionCreated = DomainEvent<'SubscriptionCreated', SubscriptionCreatedData>;
 export type SubscriptionDiscountApplied = DomainEvent<'SubscriptionDiscountApplied', SubscriptionDiscountAppliedData>;
 export type SubscriptionDiscountEnded = DomainEvent<'SubscriptionDiscountEnded', SubscriptionDiscountEndedData>;
+export type SubscriptionTrialEndAnnounced = DomainEvent<'SubscriptionTrialEndAnnounced', SubscriptionTrialEndAnnouncedData>;
+export type SubscriptionTrialEnded = DomainEvent<'SubscriptionTrialEnded', SubscriptionTrialEndedData>;
 export type SubscriptionCancelled = DomainEvent<'SubscriptionCancelled', SubscriptionCancelledData>;
 export type SubscriptionReactivated = DomainEvent<'SubscriptionReactivated', SubscriptionReactivatedData>;
 export type SubscriptionRenewed = DomainEvent<'SubscriptionRenewed', SubscriptionRenewedData>;
@@ -217,6 +241,8 @@ export interface UsageEventCancelledData {
 export type UsageEventCancelled = DomainEvent<'UsageEventCancelled', UsageEventCancelledData>;
 
 export type SubscriptionEvent =
+  | SubscriptionTrialEndAnnounced
+  | SubscriptionTrialEnded
   | SubscriptionDiscountApplied
   | SubscriptionDiscountEnded
   | UsageEventCancelled

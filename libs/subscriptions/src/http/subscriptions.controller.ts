@@ -27,6 +27,7 @@ import { EndDiscountCommand } from '../end-discount/end-discount.command';
 import { CreateSubscriptionDto, createSubscriptionInput } from '../create-subscription/create-subscription.dto';
 import { Subscription } from '../domain';
 import { ReactivateSubscriptionCommand } from '../reactivate-subscription/reactivate-subscription.command';
+import { EndTrialCommand } from '../end-trial/end-trial.command';
 import { SubscriptionsReadModel } from '../read-model/subscriptions.read-model';
 import { SubscriptionView, toSubscriptionView } from '../subscription-view';
 import { SubscriptionDto, SubscriptionPageDto } from './subscription.dto';
@@ -34,7 +35,7 @@ import { SubscriptionDto, SubscriptionPageDto } from './subscription.dto';
 const SUBSCRIPTION_ID = { name: 'subscriptionId', format: 'uuid', description: 'the subscription id' } as const;
 const ID_PIPE = new ResourceIdPipe('subscription');
 const DISCOUNT_ID_PIPE = new ResourceIdPipe('discount');
-const STATUSES = ['active', 'cancelled', 'ended'] as const;
+const STATUSES = ['trialing', 'active', 'cancelled', 'ended'] as const;
 const IF_MATCH = { name: 'if-match', required: false, description: 'The ETag of the version the change is based on; a stale one is a 409.' };
 const ETAG = { etag: { description: 'the version of the subscription, for If-Match', schema: { type: 'string', example: '"1"' } } };
 
@@ -140,6 +141,30 @@ export class SubscriptionsController {
     return this.act(ReactivateSubscriptionCommand, caller, subscriptionId, body, expectedVersion);
   }
 
+  @ApiNoInput()
+  @Put(':subscriptionId/end-trial')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'End a trial now',
+    description:
+      'Body {} (or none). The trial ends now: today (in the subscription’s time zone) becomes the first day billed and the billing anchor; ' +
+      'the billing engine bills the first advance charges at once (README: Trials).',
+  })
+  @ApiParam(SUBSCRIPTION_ID)
+  @ApiHeader(IF_MATCH)
+  @ApiResponse({ status: 200, description: 'Active, its trial ended', type: SubscriptionDto, headers: ETAG })
+  @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
+  @ApiResponse({ status: 409, ...problemResponse('No running trial (subscription-not-trialing), ended (subscription-ended), or If-Match is stale') })
+  @ApiResponse({ status: 422, ...problemResponse('A body with any property') })
+  async endTrial(
+    @Caller() caller: CallerContext,
+    @Param('subscriptionId', ID_PIPE) subscriptionId: string,
+    @Body() body: unknown,
+    @IfMatch() expectedVersion: number | undefined,
+  ): Promise<Versioned<SubscriptionView>> {
+    return this.act(EndTrialCommand, caller, subscriptionId, body, expectedVersion);
+  }
+
   @Delete(':subscriptionId/discounts/:discountId')
   @HttpCode(200)
   @ApiOperation({
@@ -172,7 +197,7 @@ export class SubscriptionsController {
 
   /** An action on one subscription: no input but an empty body and If-Match. */
   private async act(
-    Command: typeof CancelSubscriptionCommand | typeof ReactivateSubscriptionCommand,
+    Command: typeof CancelSubscriptionCommand | typeof ReactivateSubscriptionCommand | typeof EndTrialCommand,
     caller: CallerContext,
     subscriptionId: string,
     body: unknown,
