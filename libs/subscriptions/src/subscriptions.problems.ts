@@ -19,6 +19,12 @@ export const SUBSCRIPTIONS_PROBLEMS: Record<string, ProblemType> = {
     title: 'Conflict',
     description: 'The subscription has no running trial (none, or it is over): its trial cannot be ended (README: Trials).',
   },
+  'subscription-billing-pending': {
+    status: 409,
+    title: 'Conflict',
+    description:
+      'Billing due by now (a charge, renewal or end) is still to be booked by the billing engine: a cancel now bills what comes after it; try again shortly.',
+  },
   'subscription-not-cancelled': { status: 409, title: 'Conflict', description: 'Only a cancelled subscription can be reactivated.' },
   'subscription-period-billed': {
     status: 409,

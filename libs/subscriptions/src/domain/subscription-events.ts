@@ -94,6 +94,8 @@ export interface SubscriptionCancelledData {
   /** The last day of service (inclusive). */
   readonly cancelAt: string;
   readonly cancelledAt: string;
+  /** 'now': cancelled with service ending today (PUT …/cancel {at: now}); absent: at the end of the period. */
+  readonly at?: 'now';
 }
 
 export interface SubscriptionReactivatedData {
@@ -122,6 +124,19 @@ export interface BilledLine {
   /** What the caller priced for the full period at the item's quantity. */
   readonly fullAmount: number;
   /** fullAmount × daysUsed ÷ daysInFullPeriod, rounded half away from zero once. */
+  readonly amount: number;
+}
+
+/** The unused advance-billed days of an item credited on a cancel-now's final invoice. */
+export interface BilledCredit {
+  readonly itemId: string;
+  /** The unused days: from the day after the cancellation to the end of the piece billed in advance. */
+  readonly period: Period;
+  readonly daysUnused: number;
+  readonly daysInFullPeriod: number;
+  /** The full-period amount the piece was billed from. */
+  readonly fullAmount: number;
+  /** fullAmount × daysUnused ÷ daysInFullPeriod, rounded half away from zero once; positive (the invoice line is its negative). */
   readonly amount: number;
 }
 
@@ -159,6 +174,8 @@ export interface SubscriptionBilledData {
   /** Set when the invoice stays a draft for the usage grace period: it is booked (its usage re-rated) at this instant. */
   readonly bookAt?: string | null;
   readonly usageLines?: UsageLineRange;
+  /** A cancel-now's final invoice (billAt: the cancellation): the unused advance-billed days credited, after the other lines. */
+  readonly credits?: readonly BilledCredit[];
 }
 
 /** A draft kept open for late usage was booked at the end of the grace period, with its usage re-rated then. */

@@ -13,7 +13,7 @@ import {
 } from '@billing/shared-kernel';
 import { SubscriptionDiscount } from './discounts';
 import { LAST_CALENDAR_DATE, maxDate, minDate, validDate } from './calendar';
-import { TermLength, TermUnit, nthPeriod, periodAt, termEnd, termLengthOf } from './periods';
+import { Period, TermLength, TermUnit, nthPeriod, periodAt, termEnd, termLengthOf } from './periods';
 import {
   ItemSchedule,
   PaymentMethod,
@@ -107,8 +107,16 @@ export interface Subscription {
    * longer receive events (35 days) are dropped.
    */
   readonly usageBilled?: Readonly<Record<string, readonly UsageCharge[]>>;
+  /** Per advance item, the last piece billed (what a cancel now credits pro rata); absent: none recorded yet. */
+  readonly advanceBilled?: Readonly<Record<string, AdvancePiece>>;
   /** Coupons redeemed on it, in the order given (absent in states stored before coupons). */
   readonly discounts?: readonly SubscriptionDiscount[];
+}
+
+export interface AdvancePiece {
+  readonly period: Period;
+  readonly daysInFullPeriod: number;
+  readonly fullAmount: number;
 }
 
 export interface BillingFailure {
@@ -205,6 +213,12 @@ export function evolveSubscription(state: SubscriptionState, event: Subscription
       const lastBilledAt = state.lastBilledAt !== null && state.lastBilledAt > billAt ? state.lastBilledAt : billAt;
       if (state.itemFailures !== undefined) {
         usageState.itemFailures = Object.fromEntries(Object.entries(state.itemFailures).filter(([itemId]) => !lines.some((line) => line.itemId === itemId)));
+      }
+      const advance = lines.filter((line) => line.kind === 'advance' && line.period !== null);
+      if (advance.length > 0) {
+        const pieces: Record<string, AdvancePiece> = { ...state.advanceBilled };
+        for (const { itemId, period, daysInFullPeriod, fullAmount } of advance) pieces[itemId] = { period: period!, daysInFullPeriod, fullAmount };
+        usageState.advanceBilled = pieces;
       }
       return { ...state, billedThrough, lastBilledAt, billingFailure: null, updatedAt: billedAt, ...usageState };
     }
@@ -485,6 +499,8 @@ function subscribablePrice(
 
 export interface CancelSubscription {
   readonly subscriptionId: string;
+  /** 'now': service ends today (cancelAt today); default 'period_end'. */
+  readonly at?: 'period_end' | 'now';
 }
 
 /**
@@ -496,8 +512,13 @@ export interface CancelSubscription {
 export function decideCancelSubscription(command: CancelSubscription, state: SubscriptionState, meta: CommandMetadata): SubscriptionCancelled[] {
   const subscription = existingSubscription(state, command.subscriptionId);
   if (isOverAt(subscription, meta.now)) throw endedError(subscription);
-  if (subscription.status === 'cancelled') return [];
   const today = localDateOf(meta.now, subscription.timeZone);
+  if (command.at === 'now') {
+    // Cancelled already to end by today: nothing changes (a repeated request answers the same).
+    if (subscription.cancelAt !== null && subscription.cancelAt <= today) return [];
+    return [{ ...cancelledEvent(subscription, today, meta), data: { ...cancelledEvent(subscription, today, meta).data, at: 'now' } }];
+  }
+  if (subscription.status === 'cancelled') return [];
   if (trialRunning(subscription) && today < subscription.trial.end) return [cancelledEvent(subscription, addDays(subscription.trial.end, -1), meta)];
   let cancelAt = maxDate(today, subscription.anchor);
   const recurring = subscription.items.flatMap(({ schedule }) => (schedule.purchase === 'recurring' ? [schedule] : []));

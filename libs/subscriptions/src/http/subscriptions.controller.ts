@@ -22,6 +22,7 @@ import {
 } from '@billing/platform';
 import { NotFoundError, ValidationError } from '@billing/shared-kernel';
 import { CancelSubscriptionCommand } from '../cancel-subscription/cancel-subscription.command';
+import { cancelOptions, CancelSubscriptionDto } from '../cancel-subscription/cancel-subscription.dto';
 import { CreateSubscriptionCommand } from '../create-subscription/create-subscription.command';
 import { EndDiscountCommand } from '../end-discount/end-discount.command';
 import { CreateSubscriptionDto, createSubscriptionInput } from '../create-subscription/create-subscription.dto';
@@ -98,28 +99,42 @@ export class SubscriptionsController {
     return this.answer({ id: subscriptionId, version: found.version, state: found.subscription });
   }
 
-  @ApiNoInput()
   @Put(':subscriptionId/cancel')
   @HttpCode(202)
   @ApiOperation({
     summary: 'Cancel a subscription',
     description:
-      'Body {} (or none). 202 with the subscription: status cancelled, cancelAt the end of its current billing period (the latest current-period end among its recurring items). ' +
-      'Cancelling a cancelled subscription answers the same; the final arrears period is billed pro rata, then the subscription ends.',
+      'Body {} (or none): 202 with the subscription, status cancelled, cancelAt the end of its current billing period (the latest current-period end among its recurring items; ' +
+      'within a trial: the trial’s last day); the final arrears period is billed pro rata, then the subscription ends. Cancelling a cancelled subscription answers the same. ' +
+      '{at: "now", prorate}: service ends today (cancelAt today); a final invoice is booked at once with the arrears and usage up to today and, with prorate, ' +
+      'a credit line for the unused advance-billed days (README: Cancel now).',
   })
   @ApiParam(SUBSCRIPTION_ID)
   @ApiHeader(IF_MATCH)
+  @ApiBody({ type: CancelSubscriptionDto, required: false })
   @ApiResponse({ status: 202, description: 'Cancelled (ends at cancelAt)', type: SubscriptionDto, headers: ETAG })
   @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
-  @ApiResponse({ status: 409, ...problemResponse('The subscription has ended (subscription-ended), or If-Match is stale') })
-  @ApiResponse({ status: 422, ...problemResponse('A body with any property') })
+  @ApiResponse({
+    status: 409,
+    ...problemResponse(
+      'The subscription has ended (subscription-ended), billing due by now is still to be booked by the engine (subscription-billing-pending, at: now), or If-Match is stale',
+    ),
+  })
+  @ApiResponse({ status: 422, ...problemResponse('An unknown property, an unknown `at`, a non-boolean prorate, or prorate without at: now') })
   async cancel(
     @Caller() caller: CallerContext,
     @Param('subscriptionId', ID_PIPE) subscriptionId: string,
-    @Body() body: unknown,
+    @Body() body: CancelSubscriptionDto,
     @IfMatch() expectedVersion: number | undefined,
   ): Promise<Versioned<SubscriptionView>> {
-    return this.act(CancelSubscriptionCommand, caller, subscriptionId, body, expectedVersion);
+    const command = new CancelSubscriptionCommand(
+      caller.environmentId,
+      subscriptionId,
+      commandContext(caller, this.clock),
+      expectedVersion,
+      cancelOptions(body),
+    );
+    return this.answer(await this.commands.execute(command));
   }
 
   @ApiNoInput()
@@ -197,7 +212,7 @@ export class SubscriptionsController {
 
   /** An action on one subscription: no input but an empty body and If-Match. */
   private async act(
-    Command: typeof CancelSubscriptionCommand | typeof ReactivateSubscriptionCommand | typeof EndTrialCommand,
+    Command: typeof ReactivateSubscriptionCommand | typeof EndTrialCommand,
     caller: CallerContext,
     subscriptionId: string,
     body: unknown,
