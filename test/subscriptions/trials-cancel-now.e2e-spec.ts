@@ -84,6 +84,8 @@ describe('Subscriptions: trials and cancel now', () => {
         items: [{ billAt: '2026-03-14T22:00:00.000Z', period: { start: '2026-03-15', end: '2026-04-14' } }],
       });
       const path = `/subscriptions/${subscription.id}`;
+      const listed = (await env.call('GET', '/subscriptions?status=trialing', undefined, 200)).body.items;
+      expect(listed.map((found: any) => found.id)).toEqual([subscription.id]);
       const preview = (await env.call('GET', `${path}/upcoming-invoice`, undefined, 200)).body;
       expect(preview).toMatchObject({ billAt: '2026-03-14T22:00:00.000Z', totalExclVat: 3100 });
       expect(preview.items.map((line: any) => [line.periodStart, line.periodEnd, line.amount])).toEqual([['2026-03-15', '2026-04-14', 3100]]);

@@ -516,7 +516,8 @@ export function decideCancelSubscription(command: CancelSubscription, state: Sub
   if (command.at === 'now') {
     // Cancelled already to end by today: nothing changes (a repeated request answers the same).
     if (subscription.cancelAt !== null && subscription.cancelAt <= today) return [];
-    return [{ ...cancelledEvent(subscription, today, meta), data: { ...cancelledEvent(subscription, today, meta).data, at: 'now' } }];
+    const event = cancelledEvent(subscription, today, meta);
+    return [{ ...event, data: { ...event.data, at: 'now' } }];
   }
   if (subscription.status === 'cancelled') return [];
   if (trialRunning(subscription) && today < subscription.trial.end) return [cancelledEvent(subscription, addDays(subscription.trial.end, -1), meta)];
