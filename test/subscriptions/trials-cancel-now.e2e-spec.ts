@@ -229,6 +229,21 @@ describe('Subscriptions: trials and cancel now', () => {
       expect(await env.events(subscription.id, 'SubscriptionEnded')).toHaveLength(1);
     });
 
+    it('at the local midnight the engine just billed: the final invoice is one of its own; each amount rounded once', async () => {
+      const { env, path } = await january();
+      await env.advance('2026-02-01T00:00:00.000Z');
+      // One invoice per billAt: February's advance and January's arrears.
+      expect((await env.invoices()).map((invoice) => invoice.totalExclVat)).toEqual([3100, 6200]);
+      expect((await env.call('PUT', `${path}/cancel`, { at: 'now', prorate: true }, 202)).body).toMatchObject({ cancelAt: '2026-02-01' });
+      const final = (await env.invoices()).at(-1);
+      // By hand: arrears Feb 1 = 3100 × 1 ÷ 28 = 110.71 → 111; credit Feb 2–28 = 3100 × 27 ÷ 28 = 2989.29 → 2989 (111 + 2989 = 3100).
+      expect(final.items.map((line: any) => [line.periodStart, line.periodEnd, line.amount])).toEqual([
+        ['2026-02-01', '2026-02-01', 111],
+        ['2026-02-02', '2026-02-28', -2989],
+      ]);
+      expect(final).toMatchObject({ date: '2026-02-01', status: 'booked', totalInclVat: -2878 });
+    });
+
     it('without prorate: the final arrears only, no credit', async () => {
       const { env, path } = await january();
       expect((await env.call('PUT', `${path}/cancel`, { at: 'now' }, 202)).body).toMatchObject({ status: 'cancelled', cancelAt: '2026-01-10' });

@@ -16,7 +16,7 @@ import {
 } from '../domain';
 import { BillingInputs, composeDue, invoiceInputOf } from '../billing/invoice-inputs';
 import { PaymentTermsQuery } from '../ports';
-import { subscriptionInvoiceId, subscriptionStream } from '../streams';
+import { subscriptionStream } from '../streams';
 import { CancelSubscriptionCommand } from './cancel-subscription.command';
 
 /**
@@ -74,7 +74,8 @@ export class CancelSubscriptionHandler implements ICommandHandler<CancelSubscrip
     const composed = await composeDue(cancelled, final, this.inputs.sources(environmentId, cancelled, manager), () => undefined);
     if (composed.kind === 'failed') throw composed.error;
     const { amounts, usage, corrections, usageLines, invoice } = withCreditLines(composed, cancelled, final.credits);
-    const invoiceId = subscriptionInvoiceId(environmentId, cancelled.id, now);
+    // A fresh id: the engine's invoice ids are derived from their billAt, which a cancellation at local midnight could share.
+    const invoiceId = context.meta.newId();
     const events = decideBillFinal(
       { subscriptionId: cancelled.id, prorate, invoiceId, amounts, usage, corrections, usageLines },
       cancelled as SubscriptionState,
