@@ -31,7 +31,8 @@ describe('Coupon notifications and history', () => {
         );
         return rows.flatMap((row) => row.types).length === count ? rows : null;
       },
-      5000,
+      // The fan-out reactor runs in the background: a loaded machine (CI's two cores) can take seconds.
+      15_000,
       `${count} notifications`,
     );
   }
