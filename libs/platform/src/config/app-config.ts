@@ -55,6 +55,18 @@ export interface AppConfig {
   readonly templateRendering: TemplateRenderingConfig;
   /** The webhooks context's settings (WEBHOOK_*). */
   readonly webhooks: WebhookSettings;
+  /** Hosted invoice pages (`/i/<token>`): where they are served and the key their links are sealed with. */
+  readonly hostedPages: HostedPagesConfig;
+}
+
+export interface HostedPagesConfig {
+  /** PUBLIC_BASE_URL without a trailing slash: what a customer's browser reaches the service at (default http://localhost:<PORT>). */
+  readonly publicBaseUrl: string;
+  /**
+   * HOSTED_LINK_SECRET: the server key links are derived from (at least 32 characters); a development default
+   * outside production. Unset in production: null, and the service refuses to start (HostedLinks).
+   */
+  readonly linkSecret: string | null;
 }
 
 /** How invoice documents render (libs/templates, the render pool): threads and the bounds of one render. */
@@ -106,6 +118,9 @@ export const PAYMENTS_ENCRYPTION_KEY_REQUIRED =
   'PAYMENTS_ENCRYPTION_KEY: required in production (one or more `keyId:base64-of-32-bytes` entries separated by commas, the first encrypts; e.g. `k1:$(openssl rand -base64 32)`)';
 
 export const DEVELOPMENT_JWT_SECRET = 'development-only-secret-change-me';
+/** Outside production only: hosted invoice links of a development service are not secret. */
+export const HOSTED_LINK_SECRET_REQUIRED = 'HOSTED_LINK_SECRET: required in production (at least 32 characters, e.g. `openssl rand -base64 32`)';
+export const DEVELOPMENT_HOSTED_LINK_SECRET = 'development-only-hosted-link-secret-change-me';
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const nodeEnv = env.NODE_ENV ?? 'development';
@@ -150,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       queuePerEnvironment: atLeastOne(integer(env.TEMPLATE_RENDER_QUEUE, 20, 'TEMPLATE_RENDER_QUEUE'), 'TEMPLATE_RENDER_QUEUE'),
     },
     webhooks: loadWebhookSettings(env, isProduction),
+    hostedPages: hostedPagesConfig(env, isProduction, integer(env.PORT, 3000, 'PORT')),
     logLevel: (['debug', 'info', 'warn', 'error'] as const).find((l) => l === env.LOG_LEVEL) ?? 'info',
     jwt: {
       secret,
@@ -161,6 +177,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxTtlSeconds: integer(env.JWT_MAX_TTL_SECONDS, 24 * 3600, 'JWT_MAX_TTL_SECONDS'),
     },
   };
+}
+
+function hostedPagesConfig(env: NodeJS.ProcessEnv, isProduction: boolean, port: number): HostedPagesConfig {
+  const base = env.PUBLIC_BASE_URL || `http://localhost:${port}`;
+  let url: URL;
+  try {
+    url = new URL(base);
+  } catch {
+    throw new Error(`PUBLIC_BASE_URL: not a URL (${base})`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('PUBLIC_BASE_URL: must be an http or https URL');
+  if (url.search !== '' || url.hash !== '') throw new Error('PUBLIC_BASE_URL: must have no query or fragment');
+  const linkSecret = env.HOSTED_LINK_SECRET || (isProduction ? null : DEVELOPMENT_HOSTED_LINK_SECRET);
+  if (linkSecret !== null && linkSecret.length < 32) throw new Error('HOSTED_LINK_SECRET: must be at least 32 characters');
+  return { publicBaseUrl: base.replace(/\/+$/, ''), linkSecret };
 }
 
 function integer(value: string | undefined, fallback: number, name: string): number {
