@@ -43,5 +43,5 @@ export { CUSTOMERS_PROJECTION } from './customers/read-model/customers.projectio
 export { PreviewInvoiceQuery } from './preview-invoice/preview-invoice.query';
 export { InvoiceCustomerDto, InvoiceLineDto } from './http/invoice-detail.dto';
 // The hosted invoice page (served by payments) opens the links invoicing hands out.
-export { HostedLinks, HOSTED_PAGE_PATH } from './hosted-link/hosted-links';
+export { HostedLinks } from './hosted-link/hosted-links';
 export type { HostedLinkTarget } from './hosted-link/hosted-link-token';

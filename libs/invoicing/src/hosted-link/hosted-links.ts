@@ -1,10 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, AppConfig, HOSTED_LINK_SECRET_REQUIRED } from '@billing/platform';
+import { APP_CONFIG, AppConfig, HOSTED_LINK_SECRET_REQUIRED, HOSTED_PAGE_PATH } from '@billing/platform';
 import { Invoice } from '../domain';
 import { HostedLinkKeys, hostedLinkKeys, HostedLinkTarget, openHostedLink, sealHostedLink } from './hosted-link-token';
-
-/** The path of hosted invoice pages: `<PUBLIC_BASE_URL>/i/<token>`. */
-export const HOSTED_PAGE_PATH = '/i';
 
 export type LinkedInvoice = Pick<Invoice, 'id' | 'status' | 'hostedLinkVersion'>;
 

@@ -59,6 +59,9 @@ export interface AppConfig {
   readonly hostedPages: HostedPagesConfig;
 }
 
+/** The path of hosted invoice pages: `<PUBLIC_BASE_URL>/i/<token>` (the edge reads their pay form without a login). */
+export const HOSTED_PAGE_PATH = '/i';
+
 export interface HostedPagesConfig {
   /** PUBLIC_BASE_URL without a trailing slash: what a customer's browser reaches the service at (default http://localhost:<PORT>). */
   readonly publicBaseUrl: string;
@@ -67,6 +70,8 @@ export interface HostedPagesConfig {
    * outside production. Unset in production: null, and the service refuses to start (HostedLinks).
    */
   readonly linkSecret: string | null;
+  /** HOSTED_PAGE_RATE_LIMIT: requests per minute one client address may make to hosted pages (default 60). */
+  readonly rateLimitPerMinute: number;
 }
 
 /** How invoice documents render (libs/templates, the render pool): threads and the bounds of one render. */
@@ -191,7 +196,8 @@ function hostedPagesConfig(env: NodeJS.ProcessEnv, isProduction: boolean, port: 
   if (url.search !== '' || url.hash !== '') throw new Error('PUBLIC_BASE_URL: must have no query or fragment');
   const linkSecret = env.HOSTED_LINK_SECRET || (isProduction ? null : DEVELOPMENT_HOSTED_LINK_SECRET);
   if (linkSecret !== null && linkSecret.length < 32) throw new Error('HOSTED_LINK_SECRET: must be at least 32 characters');
-  return { publicBaseUrl: base.replace(/\/+$/, ''), linkSecret };
+  const rateLimitPerMinute = atLeastOne(integer(env.HOSTED_PAGE_RATE_LIMIT, 60, 'HOSTED_PAGE_RATE_LIMIT'), 'HOSTED_PAGE_RATE_LIMIT');
+  return { publicBaseUrl: base.replace(/\/+$/, ''), linkSecret, rateLimitPerMinute };
 }
 
 function integer(value: string | undefined, fallback: number, name: string): number {
