@@ -9,7 +9,7 @@ import { parseDocument } from 'htmlparser2';
  */
 
 const STYLE = `*{box-sizing:border-box}
-body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1c1c1c;background:#f4f5f7;overflow-wrap:anywhere}
+body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1c1c1c;background:#f4f5f7;overflow-wrap:break-word}
 main{max-width:52rem;margin:0 auto;padding:1rem}
 .frame,.document{background:#fff;border:1px solid #dcdfe4;border-radius:.5rem;padding:1rem;margin-bottom:1rem}
 .status{display:inline-block;font-weight:600;padding:.1rem .6rem;border-radius:1rem;background:#e8eaee}
@@ -20,10 +20,13 @@ form{display:grid;gap:.5rem;margin-top:.75rem}label{font-weight:600}
 input{font:inherit;padding:.5rem;border:1px solid #b8bdc6;border-radius:.4rem;width:100%}
 button{font:inherit;font-weight:600;padding:.6rem 1rem;border:0;border-radius:.4rem;background:#1f5eff;color:#fff;cursor:pointer}
 a{color:#1f5eff}
+.document{overflow-x:auto}
 .document table{width:100%;border-collapse:collapse;margin:.5rem 0;font-size:.875rem}
-.document th,.document td{padding:.25rem;vertical-align:top;text-align:left}
+.document th,.document td{padding:.25rem;vertical-align:top}
+.document th:not([align]){text-align:left}
 .document th{border-bottom:1px solid #dcdfe4}
-.document h1{font-size:1.4rem}.document h2{font-size:1.2rem}.document h3{font-size:1rem}`;
+.document h1{font-size:1.4rem}.document h2{font-size:1.2rem}.document h3{font-size:1rem}
+@media (max-width:30rem){main{padding:.5rem}.frame,.document{padding:.75rem}.document table{font-size:.75rem}.document th,.document td{padding:.2rem .15rem}}`;
 
 const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
 
