@@ -149,9 +149,11 @@ export class InvoiceDetailDto {
     readOnly: true,
     description:
       'The hosted invoice page (`<PUBLIC_BASE_URL>/i/<token>`): the customer views the invoice, downloads its PDF and pays it there, without a login. ' +
-      'null for a draft. PUT /invoices/{id}/hosted-link/rotate replaces it (the old link stops working).',
+      'null for a draft. PUT /invoices/{id}/hosted-link/rotate replaces it (the old link stops working). ' +
+      'Absent from `?asOf=` answers: the history holds the invoice, not its links (a past link may open nothing now).',
+    required: false,
   })
-  hostedInvoiceUrl!: string | null;
+  hostedInvoiceUrl?: string | null;
 }
 
 /**
