@@ -90,6 +90,26 @@ describe('Hosted invoice page', () => {
     expect(bytes.equals(Buffer.from(await recorded.arrayBuffer()))).toBe(true);
   });
 
+  it("speaks the document's language: lang, amount and due date in the locale of the group it was recorded with", async () => {
+    const env = environment();
+    const group = await env.call('POST', '/templates', { name: 'Suomi', locale: 'fi-FI' });
+    expect(group.status).toBe(201);
+    expect((await env.call('PUT', `/templates/${group.body.id}/default`, {})).status).toBe(200);
+    const created = await env.call('POST', '/invoices', {
+      customer: { id: randomUUID(), handle: null, name: 'Asiakas Oy' },
+      currency: 'EUR',
+      date: '2026-01-15',
+      dueDate: '2026-02-14',
+      items: [{ title: 'Palvelu', quantity: 1, unitAmount: 123_456 }],
+    });
+    const invoice = (await env.call('PUT', `/invoices/${created.body.id}/book`, {})).body;
+    const html = await (await open(pathOf(invoice.hostedInvoiceUrl))).text();
+    expect(html).toContain('<html lang="fi-FI">');
+    expect(html).toMatch(/id="amount-due">1\s234,56\s€</);
+    expect(html).toMatch(/id="due-date">14\.2\.2026</);
+    expect(html).toContain('Lasku');
+  });
+
   it('answers the same 404 page for every token that opens nothing', async () => {
     const env = environment();
     const invoice = await env.booked();
