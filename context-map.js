@@ -29,6 +29,8 @@ const CONTEXTS = [
   // and cancels a subscription through subscriptions' published cancel command when the dunning settings say so.
   // Serves the hosted invoice page (issue 25): opens invoicing's links and shows templates' recorded document.
   { name: 'payments', uses: ['invoicing', 'subscriptions', 'templates'] },
+  // Mails booked invoices with their recorded PDFs (templates' published e-mail query) and payment receipts.
+  { name: 'email', uses: ['invoicing', 'payments', 'templates'] },
 ];
 
 /** Every package under libs/ with the packages it may import. */

@@ -54,8 +54,15 @@ describe('GET /openapi.json', () => {
       if (node.nullable === true && node.allOf) wrapped.push(pointer);
     });
     expect(wrapped).toEqual([]);
+    const reactivate = document.paths['/subscriptions/{subscriptionId}/reactivate'].put.requestBody;
+    expect(reactivate).toMatchObject({ required: false, content: { 'application/json': { schema: { type: 'object', additionalProperties: false } } } });
+    // Cancel's body is optional: {at, prorate}.
     const cancel = document.paths['/subscriptions/{subscriptionId}/cancel'].put.requestBody;
-    expect(cancel).toMatchObject({ required: false, content: { 'application/json': { schema: { type: 'object', additionalProperties: false } } } });
+    expect(cancel).toMatchObject({ required: false, content: { 'application/json': { schema: { $ref: '#/components/schemas/CancelSubscriptionDto' } } } });
+    expect(document.components.schemas.CancelSubscriptionDto).toMatchObject({
+      type: 'object',
+      properties: { at: { enum: ['period_end', 'now'] }, prorate: { type: 'boolean' } },
+    });
   });
 
   it('issue 20 #8: subscription answers keep the document with billingFailure, item period and billAt null, and cancel takes {}', async () => {

@@ -119,6 +119,7 @@ describe('Subscriptions API', () => {
         timeZone: 'Europe/Helsinki',
         term: { start: '2026-02-01', end: '2026-07-31' },
         autoRenewal: true,
+        trial: null,
         cancelAt: null,
         endedAt: null,
         items: [
@@ -564,6 +565,8 @@ describe('Subscriptions API', () => {
         'subscription.ended',
         'subscription.reactivated',
         'subscription.renewed',
+        'subscription.trial_ended',
+        'subscription.trial_will_end',
       ]);
     });
 

@@ -1,5 +1,6 @@
 import { catalogContext } from '@billing/catalog';
 import { couponsContext } from '@billing/coupons';
+import { emailContext } from '@billing/email';
 import { invoicingContext } from '@billing/invoicing';
 import { paymentsContext } from '@billing/payments';
 import { BoundedContext } from '@billing/platform';
@@ -20,5 +21,6 @@ export const CONTEXTS: readonly BoundedContext[] = [
   subscriptionsContext,
   paymentsContext,
   templatesContext,
+  emailContext,
   webhooksContext,
 ];

@@ -10,3 +10,4 @@ export * from './secret-hint';
 export * from './json-pointer';
 export * from './calendar';
 export * from './time-zone';
+export * from './email-address';

@@ -17,12 +17,14 @@ export interface SubscriptionItemView {
 export interface SubscriptionView {
   readonly id: string;
   readonly handle: string;
-  readonly status: 'active' | 'cancelled' | 'ended';
+  readonly status: 'trialing' | 'active' | 'cancelled' | 'ended';
   readonly customer: unknown;
   readonly currency: string;
   readonly timeZone: string;
   readonly term: { readonly start: string; readonly end: string | null };
   readonly autoRenewal: boolean;
+  /** The free trial: its first day and the day it ends (exclusive, the first day billed); null: none. */
+  readonly trial: { readonly start: string; readonly end: string; readonly endedAt: string | null } | null;
   readonly cancelAt: string | null;
   readonly endedAt: string | null;
   readonly items: SubscriptionItemView[];
@@ -86,6 +88,7 @@ export function toSubscriptionView(subscription: Subscription, now: Date): Subsc
     timeZone: subscription.timeZone,
     term: timeline.term,
     autoRenewal: subscription.autoRenewal,
+    trial: subscription.trial ? { start: subscription.trial.start, end: subscription.trial.end, endedAt: subscription.trial.endedAt } : null,
     cancelAt: subscription.cancelAt,
     endedAt: subscription.endedAt ?? (ended ? (endsAt(subscription)?.toISOString() ?? null) : null),
     items: subscription.items.map((item) => {

@@ -36,6 +36,8 @@ const SUBSCRIPTION_EVENTS: Record<SubscriptionEvent['type'], number> = {
   UsageEventCancelled: 1,
   SubscriptionDiscountApplied: 1,
   SubscriptionDiscountEnded: 1,
+  SubscriptionTrialEndAnnounced: 1,
+  SubscriptionTrialEnded: 1,
 };
 const HANDLE_EVENTS: Record<SubscriptionHandleClaimed['type'], number> = { SubscriptionHandleClaimed: 1 };
 
@@ -102,6 +104,18 @@ const notifications: NotificationDefinition[] = [
     streamType: SUBSCRIPTION_STREAM,
     eventType: 'SubscriptionEnded',
     description: 'A subscription ended after its final period was billed.',
+  },
+  {
+    name: 'subscription.trial_will_end',
+    streamType: SUBSCRIPTION_STREAM,
+    eventType: 'SubscriptionTrialEndAnnounced',
+    description: 'A trial ends in 3 days (by the environment’s clock; sent once, not when the subscription ends within its trial).',
+  },
+  {
+    name: 'subscription.trial_ended',
+    streamType: SUBSCRIPTION_STREAM,
+    eventType: 'SubscriptionTrialEnded',
+    description: 'A trial is over: at its end, or ended early (PUT /subscriptions/{id}/end-trial); billing starts with it.',
   },
   {
     name: 'subscription.discount_applied',

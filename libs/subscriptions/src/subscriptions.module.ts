@@ -9,6 +9,7 @@ import { EndDiscountHandler } from './end-discount/end-discount.handler';
 import { CreateSubscriptionHandler } from './create-subscription/create-subscription.handler';
 import { SubscriptionsController } from './http/subscriptions.controller';
 import { ReactivateSubscriptionHandler } from './reactivate-subscription/reactivate-subscription.handler';
+import { EndTrialHandler } from './end-trial/end-trial.handler';
 import { SubscriptionsReadModel } from './read-model/subscriptions.read-model';
 import { CreateBillableMetricHandler } from './create-billable-metric/create-billable-metric.handler';
 import { IngestUsageEventsHandler } from './ingest-usage-events/ingest-usage-events.handler';
@@ -26,6 +27,7 @@ import { CancelUsageEventHandler } from './cancel-usage-event/cancel-usage-event
     CreateSubscriptionHandler,
     CancelSubscriptionHandler,
     ReactivateSubscriptionHandler,
+    EndTrialHandler,
     EndDiscountHandler,
     BillingEngine,
     BillingInputs,

@@ -14,6 +14,17 @@ export const SUBSCRIPTIONS_PROBLEMS: Record<string, ProblemType> = {
     description: 'The subscription has ended (its last day of service has passed): it can no longer be cancelled or reactivated.',
   },
   'discount-ended': { status: 409, title: 'Conflict', description: 'The discount has ended already (used, or ended early).' },
+  'subscription-not-trialing': {
+    status: 409,
+    title: 'Conflict',
+    description: 'The subscription has no running trial (none, or it is over): its trial cannot be ended (README: Trials).',
+  },
+  'subscription-billing-pending': {
+    status: 409,
+    title: 'Conflict',
+    description:
+      'Billing due by now (a charge, renewal or end) is still to be booked by the billing engine: a cancel now bills what comes after it; try again shortly.',
+  },
   'subscription-not-cancelled': { status: 409, title: 'Conflict', description: 'Only a cancelled subscription can be reactivated.' },
   'subscription-period-billed': {
     status: 409,

@@ -17,3 +17,6 @@ export { RecordedInvoiceDocumentQuery } from './documents/recorded-invoice-docum
 export type { RecordedInvoiceDocument } from './documents/recorded-invoice-document.query';
 // Money and dates as documents show them, for the hosted invoice page's frame.
 export { formatMoney, formatDate } from './rendering/formatting';
+// A booked invoice's e-mail (body, subject, recorded PDF), for the e-mail context.
+export { InvoiceEmailQuery } from './invoice-email/invoice-email.query';
+export type { InvoiceEmailContent } from './invoice-email/invoice-email.query';

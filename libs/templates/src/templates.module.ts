@@ -5,6 +5,7 @@ import { InvoiceDocuments } from './documents/invoice-documents';
 import { RecordedInvoiceDocumentHandler } from './documents/recorded-invoice-document.query';
 import { InvoiceDocumentsController } from './http/invoice-documents.controller';
 import { TemplatesController } from './http/templates.controller';
+import { InvoiceEmailHandler } from './invoice-email/invoice-email.query';
 import { TemplatesReadModel } from './read-model/templates.read-model';
 import { RenderPool } from './rendering/render-pool';
 import { SetDefaultTemplateGroupHandler } from './set-default-group/set-default-group.handler';
@@ -20,6 +21,7 @@ import { UpdateTemplateGroupHandler } from './update-template-group/update-templ
     InvoiceDocuments,
     InvoiceDocumentReactor,
     RecordedInvoiceDocumentHandler,
+    InvoiceEmailHandler,
     CreateTemplateGroupHandler,
     UpdateTemplateGroupHandler,
     UpdateTemplateContentHandler,

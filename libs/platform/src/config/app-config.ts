@@ -4,6 +4,7 @@
  * production refuses to start without real JWT settings.
  */
 import { createPrivateKey, generateKeyPairSync, KeyObject, randomBytes } from 'node:crypto';
+import { EmailSettings, loadEmailSettings } from './email-config';
 import { loadWebhookSettings, WebhookSettings } from './webhooks-config';
 export interface JwtConfig {
   /** HS256 shared secret (development). */
@@ -55,6 +56,8 @@ export interface AppConfig {
   readonly templateRendering: TemplateRenderingConfig;
   /** The webhooks context's settings (WEBHOOK_*). */
   readonly webhooks: WebhookSettings;
+  /** The e-mail context's settings (SMTP_URL, MAIL_FROM, the development mail folder). */
+  readonly email: EmailSettings;
   /** Hosted invoice pages (`/i/<token>`): where they are served and the key their links are sealed with. */
   readonly hostedPages: HostedPagesConfig;
 }
@@ -171,6 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     webhooks: loadWebhookSettings(env, isProduction),
     hostedPages: hostedPagesConfig(env, isProduction, integer(env.PORT, 3000, 'PORT')),
+    email: loadEmailSettings(env, isProduction, env.DATA_DIR ?? '.data'),
     logLevel: (['debug', 'info', 'warn', 'error'] as const).find((l) => l === env.LOG_LEVEL) ?? 'info',
     jwt: {
       secret,

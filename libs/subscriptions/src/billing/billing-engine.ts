@@ -20,6 +20,7 @@ import {
   usageLinesOf,
   withUsageLines,
   decideAdvanceSubscription,
+  decideAdvanceTrial,
   decideBillDue,
   decideBookUsageInvoice,
   dueBooking,
@@ -200,6 +201,12 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
         // The step's own pass through the command path, in the unit (the invoices it creates and books join it).
         return this.commands.run<Step>(context, 'reject', async (session) => {
           const { state } = await session.load(stream, subscriptionEvolver);
+          // The trial's notice and end come before anything billed at the same instant (its first charges bill at its end).
+          const trial = decideAdvanceTrial({ subscriptionId }, state, context.meta);
+          if (trial.length > 0) {
+            session.append(stream, trial);
+            return 'done';
+          }
           // A failed item's charge whose retry has come goes before the next charges (it is older than them).
           const retry = retryDue(state, now);
           const next = dueNow(state, now);

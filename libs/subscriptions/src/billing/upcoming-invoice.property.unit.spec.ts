@@ -6,10 +6,13 @@ import {
   Aggregation,
   BillableMetric,
   decideAdvanceSubscription,
+  decideAdvanceTrial,
   decideBillDue,
   DueBilling,
   InvoiceComposition,
   ItemSchedule,
+  LAST_CALENDAR_DATE,
+  minDate,
   nextDue,
   startOfDayIn,
   Subscription,
@@ -106,6 +109,8 @@ async function runEngine(
     const due = nextDue(state);
     if (due === null || due.billAt.getTime() > until) return { state, invoice: null };
     const meta = { now: due.billAt, newId: () => `id-${n}` };
+    // As the engine: a trial whose end has come is recorded before what is billed at that instant.
+    state = foldEvents(subscriptionEvolver, decideAdvanceTrial({ subscriptionId: SUBSCRIPTION_ID }, state, meta), state);
     if (due.charges.length === 0) {
       state = foldEvents(subscriptionEvolver, decideAdvanceSubscription({ subscriptionId: SUBSCRIPTION_ID }, state, meta), state);
       continue;
@@ -181,6 +186,8 @@ const world = fc
     start: anchor,
     termMonths: fc.option(fc.integer({ min: 1, max: 4 })),
     autoRenewal: fc.boolean(),
+    // A trial: its end is the first day billed and the anchor (kept within a termed subscription's first term).
+    trialDays: fc.option(fc.integer({ min: 1, max: 45 })),
     fixed: fc.array(fc.tuple(fc.constantFrom(...FIXED), fc.constantFrom('1', '2', '2.5', '7')), { minLength: 1, maxLength: 3 }),
     metered: fc.boolean(),
     aggregation: fc.constantFrom<Aggregation>('count', 'sum', 'max', 'unique_count'),
@@ -203,7 +210,13 @@ const world = fc
     const term = { start: shape.start, end: shape.termMonths === null ? null : addDays(addMonths(shape.start, shape.termMonths), -1) };
     const first = startOfDayIn(shape.start, shape.timeZone).getTime();
     return {
-      created: created({ term, autoRenewal: shape.autoRenewal, timeZone: shape.timeZone, items }),
+      created: created({
+        term,
+        autoRenewal: shape.autoRenewal,
+        timeZone: shape.timeZone,
+        items,
+        ...(shape.trialDays === null ? {} : { trialEnd: minDate(addDays(shape.start, shape.trialDays), term.end ?? LAST_CALENDAR_DATE) }),
+      }),
       prices: new Map(histories.map((h) => [h.id, h])),
       metric: {
         status: 'active',

@@ -26,6 +26,9 @@ export interface CreateSubscriptionInput {
   readonly timeZone: string | null;
   readonly items: readonly RequestedSubscriptionItem[];
   readonly paymentMethod: PaymentMethod | null;
+  /** A free trial to this day (exclusive: the first day billed), or of trialDays days from term.start; not both. */
+  readonly trialEnd: string | null;
+  readonly trialDays: number | null;
   /** Coupons to redeem on it, in the order they apply. */
   readonly discounts: readonly DiscountRequest[];
 }

@@ -131,6 +131,30 @@ export class CreateSubscriptionDto {
   items!: SubscriptionItemInputDto[];
 
   @ApiProperty({
+    type: String,
+    format: 'date',
+    required: false,
+    nullable: true,
+    description:
+      'a free trial from term.start to this day (exclusive): the first day billed, which becomes the billing anchor; after term.start, at most 730 days after it, within the first term; not together with trialDays',
+  })
+  @IsOptional()
+  @IsString()
+  trialEnd?: string | null;
+
+  @ApiProperty({
+    type: 'integer',
+    required: false,
+    nullable: true,
+    minimum: 1,
+    maximum: 730,
+    description: 'a free trial of this many days from term.start (trialEnd = term.start + trialDays); not together with trialEnd',
+  })
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  trialDays?: number | null;
+
+  @ApiProperty({
     type: [DiscountInputDto],
     required: false,
     maxItems: MAX_DISCOUNTS,
@@ -160,6 +184,8 @@ export function createSubscriptionInput(body: CreateSubscriptionDto): CreateSubs
     timeZone: body.timeZone ?? null,
     items: body.items.map((item) => ({ priceId: item.priceId, quantity: item.quantity ?? 1, taxCode: item.taxCode ?? null })),
     paymentMethod: body.paymentMethod ? { provider: body.paymentMethod.provider, token: body.paymentMethod.token } : null,
+    trialEnd: body.trialEnd ?? null,
+    trialDays: body.trialDays ?? null,
     discounts: parseDiscountRequests(
       body.discounts?.map((discount) => ({ ...discount })),
       '/discounts',

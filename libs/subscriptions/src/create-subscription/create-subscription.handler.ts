@@ -74,6 +74,8 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
           timeZone: input.timeZone,
           items,
           paymentMethod: input.paymentMethod,
+          trialEnd: input.trialEnd,
+          trialDays: input.trialDays,
         },
         subscriptionEvolver.initialState(),
         meta,

@@ -1,11 +1,12 @@
 import fc from 'fast-check';
 import { CommandMetadata, DomainError, foldEvents } from '@billing/shared-kernel';
-import { decideAdvanceSubscription, decideBillDue, nextDue } from './billing';
+import { decideAdvanceSubscription, decideAdvanceTrial, decideBillDue, nextDue } from './billing';
 import { ItemSchedule, SubscriptionBilled, SubscriptionEvent, SubscriptionItem } from './subscription-events';
 import {
   Subscription,
   SubscriptionState,
   decideCancelSubscription,
+  decideEndTrial,
   decideReactivateSubscription,
   evolveSubscription,
   subscriptionEvolver,
@@ -32,6 +33,7 @@ function runEngine(start: SubscriptionState, now: Date, log: SubscriptionEvent[]
     state = events.reduce(evolveSubscription, state);
   };
   for (;;) {
+    record(decideAdvanceTrial({ subscriptionId: SUBSCRIPTION_ID }, state, meta(now)));
     record(decideAdvanceSubscription({ subscriptionId: SUBSCRIPTION_ID }, state, meta(now)));
     const due = nextDue(state);
     if (due === null || due.billAt > now) return state;
@@ -232,6 +234,55 @@ describe('billing (property)', () => {
         expect(log.filter((event) => event.type === 'SubscriptionEnded').length).toBe(final.status === 'ended' ? 1 : 0);
       }),
       { numRuns: 60 },
+    );
+  });
+
+  it('a trial never bills a day inside it, whether it runs out, is ended early or the subscription is cancelled in it', () => {
+    const opArb = fc.record({ hours: fc.integer({ min: 1, max: 20 * 24 }), op: fc.constantFrom('none', 'none', 'end-trial', 'cancel', 'reactivate') });
+    fc.assert(
+      fc.property(subscriptionArb, fc.integer({ min: 1, max: 60 }), fc.array(opArb, { minLength: 1, maxLength: 10 }), (input, trialDays, ops) => {
+        const trialEnd = plusDays(input.anchor, trialDays);
+        const { autoRenewal, timeZone, items } = createdFrom(input).data;
+        const creation = created({
+          autoRenewal,
+          timeZone,
+          items,
+          // The trial ends within a termed subscription's first term (as decideCreateSubscription requires).
+          term: { start: input.anchor, end: input.termDays === null ? null : plusDays(input.anchor, Math.max(input.termDays, trialDays)) },
+          trialEnd,
+        });
+        let state = foldEvents(subscriptionEvolver, [creation]);
+        const log: SubscriptionEvent[] = [creation];
+        let now = Date.parse(`${input.anchor}T00:00:00Z`) - 5 * DAY_MS;
+        for (const { hours, op } of ops) {
+          now += hours * HOUR_MS;
+          state = runEngine(state, new Date(now), log);
+          if (op === 'none') continue;
+          try {
+            const decide = op === 'cancel' ? decideCancelSubscription : op === 'reactivate' ? decideReactivateSubscription : decideEndTrial;
+            const events: SubscriptionEvent[] = decide({ subscriptionId: SUBSCRIPTION_ID }, state, meta(new Date(now)));
+            log.push(...events);
+            state = events.reduce(evolveSubscription, state);
+          } catch (error) {
+            expect(error).toBeInstanceOf(DomainError);
+            expect(['subscription-ended', 'subscription-not-cancelled', 'subscription-not-trialing']).toContain((error as DomainError).code);
+          }
+        }
+        state = runEngine(state, new Date(now + 90 * DAY_MS), log);
+        const final = state as Subscription;
+        // The trial's days: from its first day to the day before it ended (at its end, or early).
+        const free = { start: input.anchor, end: plusDays(final.trial!.end, -1) };
+        for (const event of billedEvents(log)) {
+          expect(Date.parse(event.data.billAt) >= Date.parse(startOfDayIn(final.trial!.end, final.timeZone).toISOString())).toBe(true);
+          for (const line of event.data.lines) if (line.period !== null) expect(line.period.start > free.end || line.period.end < free.start).toBe(true);
+        }
+        const trialEnds = log.filter((event) => event.type === 'SubscriptionTrialEnded');
+        expect(trialEnds.length).toBeLessThanOrEqual(1);
+        expect(log.filter((event) => event.type === 'SubscriptionTrialEndAnnounced').length).toBeLessThanOrEqual(1);
+        // Billing with charges only ever happens once the trial is over.
+        if (billedEvents(log).length > 0) expect(trialEnds.length).toBe(1);
+      }),
+      { numRuns: 80 },
     );
   });
 });

@@ -2,6 +2,7 @@ import { CommandMetadata, ConflictError, FieldError, ValidationError, addDays, a
 import { daysInclusive, maxDate, minDate } from './calendar';
 import { Period, periodAt, proRate } from './periods';
 import {
+  BilledCredit,
   ChargeKind,
   SubscriptionBilled,
   SubscriptionBillingFailed,
@@ -10,6 +11,8 @@ import {
   SubscriptionInvoiceBooked,
   SubscriptionItem,
   SubscriptionRenewed,
+  SubscriptionTrialEndAnnounced,
+  SubscriptionTrialEnded,
   Term,
   UsageCharge,
   UsageCorrection,
@@ -29,6 +32,7 @@ import {
   isOverAt,
   nextTerm,
   renewsAfterTerm,
+  trialRunning,
 } from './subscription';
 import { localDateOf, startOfDayIn } from './time-zone';
 
@@ -74,7 +78,8 @@ export function nextCharge(subscription: Subscription, item: SubscriptionItem): 
   const { anchor, term, cancelAt, timeZone } = subscription;
   const billed = subscription.billedThrough[item.id];
   if (item.schedule.purchase === 'one_time') {
-    if (billed !== undefined) return null;
+    // Service that ends before the anchor (cancelled within a trial) never reaches the one-time charge.
+    if (billed !== undefined || (cancelAt !== null && cancelAt < anchor)) return null;
     return { itemId: item.id, kind: 'one_time', billAt: startOfDayIn(anchor, timeZone), period: null, daysUsed: 1, daysInFullPeriod: 1 };
   }
   const first = billed === undefined ? anchor : addDays(billed, 1);
@@ -231,6 +236,24 @@ export function decideBillDue(command: BillDue, state: SubscriptionState, meta: 
     const next = due === null || due.charges.length === 0 ? 'no charge' : `the next charge at ${due.billAt.toISOString()}`;
     throw new ConflictError('subscription-billing-not-due', `nothing is due for billing at ${billAt.toISOString()} (${next}, now ${meta.now.toISOString()})`);
   }
+  const events: SubscriptionEvent[] = due.renewal === null ? [] : [renewedEvent(subscription, due.renewal, billAt)];
+  events.push(...billedEvents(subscription, due, command, [], meta));
+  if (due.ends) events.push(endedEvent(subscription, billAt));
+  return events;
+}
+
+/**
+ * SubscriptionBilled for the charges of `due` (pro rata applied here) and the credits given, and the once
+ * discounts the invoice uses; refuses (422 at /amounts/{itemId}) amounts missing or extra for the charges.
+ */
+function billedEvents(
+  subscription: Subscription,
+  due: Pick<DueBilling, 'billAt' | 'charges'>,
+  command: Omit<BillDue, 'subscriptionId' | 'billAt'>,
+  credits: readonly BilledCredit[],
+  meta: CommandMetadata,
+): SubscriptionEvent[] {
+  const { billAt } = due;
   const errors: FieldError[] = Object.keys(command.amounts)
     .filter((itemId) => !due.charges.some((charge) => charge.itemId === itemId))
     .map((itemId) => ({ pointer: `/amounts/${itemId}`, detail: `item ${itemId} is not charged at this billAt` }));
@@ -240,7 +263,7 @@ export function decideBillDue(command: BillDue, state: SubscriptionState, meta: 
   if (errors.length > 0) throw new ValidationError('The amounts do not match the charges due.', errors);
 
   const at = billAt.toISOString();
-  const events: SubscriptionEvent[] = due.renewal === null ? [] : [renewedEvent(subscription, due.renewal, billAt)];
+  const events: SubscriptionEvent[] = [];
   events.push({
     type: 'SubscriptionBilled',
     schemaVersion: 1,
@@ -256,6 +279,7 @@ export function decideBillDue(command: BillDue, state: SubscriptionState, meta: 
       }),
       billedAt: meta.now.toISOString(),
       ...usageMembers(command),
+      ...(credits.length > 0 ? { credits } : {}),
     },
   } satisfies SubscriptionBilled);
   // A once discount is used by the first invoice billed after it was applied (composeInvoice discounted it when eligible).
@@ -273,12 +297,11 @@ export function decideBillDue(command: BillDue, state: SubscriptionState, meta: 
       },
     });
   }
-  if (due.ends) events.push(endedEvent(subscription, billAt));
   return events;
 }
 
 /** The usage members of SubscriptionBilled, present only when the billing has usage or corrections. */
-function usageMembers(command: BillDue): Partial<SubscriptionBilled['data']> {
+function usageMembers(command: Pick<BillDue, 'usage' | 'corrections' | 'bookAt' | 'usageLines'>): Partial<SubscriptionBilled['data']> {
   const usage = command.usage ?? [];
   const corrections = command.corrections ?? [];
   if (usage.length === 0 && corrections.length === 0) return {};
@@ -349,6 +372,62 @@ function endedEvent(subscription: Subscription, at: Date): SubscriptionEnded {
   return { type: 'SubscriptionEnded', schemaVersion: 1, data: { subscriptionId: subscription.id, endedAt: at.toISOString() } };
 }
 
+// ---------------------------------------------------------------- trials
+
+/** subscription.trial_will_end is announced this many days before the trial ends. */
+export const TRIAL_NOTICE_DAYS = 3;
+
+/**
+ * The trial's clock-driven instants: the notice (the start of the day TRIAL_NOTICE_DAYS before its end, never
+ * before its first day) and its end (the start of its end day). None when there is no running trial, or when the
+ * subscription ends within the trial (cancelled in it: it ends instead of turning into a paid subscription).
+ */
+function trialInstants(state: SubscriptionState): { announceAt: Date | null; endAt: Date } | null {
+  if (state.status === 'none' || state.status === 'ended' || !trialRunning(state)) return null;
+  const { trial, timeZone } = state;
+  const last = finalDay(state);
+  if (last !== null && last < trial.end) return null;
+  const endAt = startOfDayIn(trial.end, timeZone);
+  const announceAt = trial.announcedAt === null ? startOfDayIn(maxDate(addDays(trial.end, -TRIAL_NOTICE_DAYS), trial.start), timeZone) : null;
+  return { announceAt, endAt };
+}
+
+/** When the engine next has trial work (the notice, then the end); null: none. */
+export function nextTrialWorkAt(state: SubscriptionState): Date | null {
+  const instants = trialInstants(state);
+  if (instants === null) return null;
+  return instants.announceAt !== null && instants.announceAt < instants.endAt ? instants.announceAt : instants.endAt;
+}
+
+/**
+ * The engine's trial step at now, before any billing: the trial's end once its day has come (its first charges
+ * bill next, at the same instant), else the notice once due — exactly once each, as each is recorded on the
+ * stream. A notice whose trial is over by the time the engine gets to it is not sent. Nothing due: no events.
+ */
+export function decideAdvanceTrial(command: AdvanceSubscription, state: SubscriptionState, meta: CommandMetadata): SubscriptionEvent[] {
+  const subscription = existingSubscription(state, command.subscriptionId);
+  const instants = trialInstants(subscription);
+  if (instants === null || !trialRunning(subscription)) return [];
+  const { trial } = subscription;
+  if (instants.endAt <= meta.now) {
+    return [
+      {
+        type: 'SubscriptionTrialEnded',
+        schemaVersion: 1,
+        data: { subscriptionId: subscription.id, anchor: trial.end, early: false, endedAt: instants.endAt.toISOString() },
+      } satisfies SubscriptionTrialEnded,
+    ];
+  }
+  if (instants.announceAt === null || instants.announceAt > meta.now) return [];
+  return [
+    {
+      type: 'SubscriptionTrialEndAnnounced',
+      schemaVersion: 1,
+      data: { subscriptionId: subscription.id, trialEnd: trial.end, announcedAt: meta.now.toISOString() },
+    } satisfies SubscriptionTrialEndAnnounced,
+  ];
+}
+
 // ---------------------------------------------------------------- view
 
 export interface ItemTimeline {
@@ -373,8 +452,10 @@ export function timelineAt(subscription: Subscription, now: Date): SubscriptionT
   const renewed = renewsAfterTerm(subscription)
     ? (evolveSubscription(subscription, renewedEvent(subscription, nextTerm(subscription), now)) as Subscription)
     : null;
+  // A trial whose end has come is over, even before the engine records SubscriptionTrialEnded.
+  const trialOver = subscription.status === 'trialing' && now >= startOfDayIn(subscription.trial!.end, subscription.timeZone);
   return {
-    status: isOverAt(subscription, now) ? 'ended' : subscription.status,
+    status: isOverAt(subscription, now) ? 'ended' : trialOver ? 'active' : subscription.status,
     term: subscription.term,
     items: subscription.items.map((item) => {
       const charge = subscription.status === 'ended' ? null : (nextCharge(subscription, item) ?? (renewed && nextCharge(renewed, item)));
@@ -495,6 +576,8 @@ export function nextWorkAt(state: SubscriptionState): Date | null {
   }
   if (state.status === 'none') return null;
   const candidates = (state.pendingBookings ?? []).map((booking) => Date.parse(booking.bookAt));
+  const trialWork = nextTrialWorkAt(state);
+  if (trialWork !== null) candidates.push(trialWork.getTime());
   if (state.status !== 'ended') for (const itemId of heldItems(state)) candidates.push(Date.parse(state.itemFailures![itemId].retryAt));
   if (due !== null) {
     const failure = state.billingFailure;
@@ -503,4 +586,83 @@ export function nextWorkAt(state: SubscriptionState): Date | null {
     );
   }
   return candidates.length === 0 ? null : new Date(Math.min(...candidates));
+}
+
+// ---------------------------------------------------------------- cancel now
+
+export interface CancelNow {
+  readonly subscriptionId: string;
+  /** Credit the unused advance-billed days pro rata on the final invoice. */
+  readonly prorate: boolean;
+}
+
+/** What a cancel now bills at once, on its final invoice (billAt: the cancellation). */
+export interface FinalBilling {
+  readonly billAt: Date;
+  /** The final arrears and usage pieces: from the first unbilled day to today (cancelAt). */
+  readonly charges: readonly ItemCharge[];
+  /** With prorate: per advance item, the days after today of the piece it was billed in advance. */
+  readonly credits: readonly BilledCredit[];
+}
+
+/**
+ * The final invoice of a subscription cancelled now (cancelAt today): the arrears and usage pieces that end
+ * today, billed at once rather than at midnight, and with `prorate` a credit per advance item whose billed
+ * piece runs past today — fullAmount × unused days ÷ days in its full period, rounded half away from zero once
+ * (`proRate`, the rule of every pro-rated line). Throws `subscription-billing-pending` (409) while a charge,
+ * renewal or end due by now waits for the billing engine: the final invoice bills what comes after it.
+ */
+export function finalBilling(cancelled: Subscription, now: Date, prorate: boolean): FinalBilling {
+  const due = nextDue(cancelled);
+  if (due !== null && due.billAt <= now) {
+    throw new ConflictError(
+      'subscription-billing-pending',
+      `subscription ${cancelled.id} has billing due at ${due.billAt.toISOString()} that the billing engine has yet to book; try again shortly`,
+    );
+  }
+  const today = cancelled.cancelAt!;
+  const charges = (due?.charges ?? []).map((charge) => ({ ...charge, billAt: now }));
+  const credits: BilledCredit[] = [];
+  for (const item of cancelled.items) {
+    const piece = cancelled.advanceBilled?.[item.id];
+    if (!prorate || piece === undefined || piece.period.end <= today) continue;
+    const start = maxDate(addDays(today, 1), piece.period.start);
+    const daysUnused = daysInclusive(start, piece.period.end);
+    const amount = proRate(BigInt(piece.fullAmount), daysUnused, piece.daysInFullPeriod);
+    credits.push({
+      itemId: item.id,
+      period: { start, end: piece.period.end },
+      daysUnused,
+      daysInFullPeriod: piece.daysInFullPeriod,
+      fullAmount: piece.fullAmount,
+      amount: Number(amount),
+    });
+  }
+  return { billAt: now, charges, credits };
+}
+
+export interface BillFinal extends CancelNow {
+  /** The invoice the caller creates for the final billing. */
+  readonly invoiceId: string;
+  /** Per charged item: the full-period amount (an event_based item: its rated usage), as decideBillDue takes it. */
+  readonly amounts: Readonly<Record<string, bigint>>;
+  readonly usage?: readonly UsageCharge[];
+  readonly corrections?: readonly UsageCorrection[];
+  readonly usageLines?: UsageLineRange;
+}
+
+/**
+ * Records a cancel-now's final invoice (finalBilling at now) on a subscription cancelled today: the arrears
+ * and usage lines and the credits, booked at once (no usage grace period: service is over). Nothing to bill:
+ * no events. Refused when not cancelled to end today (`subscription-not-cancelled`).
+ */
+export function decideBillFinal(command: BillFinal, state: SubscriptionState, meta: CommandMetadata): SubscriptionEvent[] {
+  const subscription = existingSubscription(state, command.subscriptionId);
+  if (subscription.status === 'ended') throw endedError(subscription);
+  if (subscription.cancelAt !== localDateOf(meta.now, subscription.timeZone)) {
+    throw new ConflictError('subscription-not-cancelled', `subscription ${subscription.id} is not cancelled to end today`);
+  }
+  const final = finalBilling(subscription, meta.now, command.prorate);
+  if (final.charges.length === 0 && final.credits.length === 0) return [];
+  return billedEvents(subscription, final, { ...command, bookAt: null }, final.credits, meta);
 }

@@ -3,7 +3,7 @@ import { DueBilling } from './billing';
 import { discountAmounts, DiscountableLine, discountsFor } from './discounts';
 import { Period, proRate } from './periods';
 import { Subscription } from './subscription';
-import { SubscriptionCustomer, SubscriptionItem, UsageCharge, UsageCorrection, UsageLineRange } from './subscription-events';
+import { BilledCredit, SubscriptionCustomer, SubscriptionItem, UsageCharge, UsageCorrection, UsageLineRange } from './subscription-events';
 import { localDateOf } from './time-zone';
 import { USAGE_SCALE } from './usage';
 
@@ -303,6 +303,35 @@ function correctionLineOf(item: SubscriptionItem, metricName: string, correction
     periodEnd: correction.period.end,
     quantity: 1,
     unitAmount: correction.amountDelta,
+    taxCode: item.taxCode,
+  };
+}
+
+/**
+ * A cancel-now's final invoice: the composition of its final arrears and usage charges (composeInvoice), then
+ * one credit line per credited item — quantity 1, unitAmount the credit's negative, the unused days as its
+ * period, the item's tax code (the tax is credited with it). Coupons discount the charge lines as on every
+ * invoice; a credit line takes none (it is the price's share, before coupons).
+ */
+export function withCreditLines(composed: Extract<InvoiceComposition, { kind: 'composed' }>, subscription: Subscription, credits: readonly BilledCredit[]) {
+  const lines = credits.map((credit) =>
+    creditLineOf(
+      subscription.items.find((item) => item.id === credit.itemId)!,
+      credit,
+    ),
+  );
+  return { ...composed, invoice: { ...composed.invoice, lines: [...composed.invoice.lines, ...lines] } };
+}
+
+function creditLineOf(item: SubscriptionItem, credit: BilledCredit): ComposedLine {
+  return {
+    title: `Unused time: ${item.priceName}`,
+    description: `${item.product.name}: ${credit.daysUnused} of ${credit.daysInFullPeriod} days unused after cancellation`,
+    sku: null,
+    periodStart: credit.period.start,
+    periodEnd: credit.period.end,
+    quantity: 1,
+    unitAmount: -credit.amount,
     taxCode: item.taxCode,
   };
 }

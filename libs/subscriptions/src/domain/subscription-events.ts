@@ -59,6 +59,28 @@ export interface SubscriptionCreatedData {
   readonly createdAt: string;
   /** The customer record (invoicing's customers) the subscription bills, `customer` being its snapshot; absent or null: an inline customer. */
   readonly customerId?: string | null;
+  /**
+   * The day a free trial from term.start ends (exclusive: the first day billed, which becomes the billing anchor);
+   * absent or null: no trial.
+   */
+  readonly trialEnd?: string | null;
+}
+
+/** The trial ends within 3 days (subscription.trial_will_end): recorded once by the billing engine on the environment's clock. */
+export interface SubscriptionTrialEndAnnouncedData {
+  readonly subscriptionId: string;
+  /** The day the trial ends (the first day billed). */
+  readonly trialEnd: string;
+  readonly announcedAt: string;
+}
+
+/** The trial is over: at its end (recorded by the billing engine), or ended early (PUT …/end-trial). */
+export interface SubscriptionTrialEndedData {
+  readonly subscriptionId: string;
+  /** The first day billed: the billing anchor from now on (the trial's end, or the day it was ended early). */
+  readonly anchor: string;
+  readonly early: boolean;
+  readonly endedAt: string;
 }
 
 /** A payment provider's name and its payment method token (never provider credentials). */
@@ -72,6 +94,8 @@ export interface SubscriptionCancelledData {
   /** The last day of service (inclusive). */
   readonly cancelAt: string;
   readonly cancelledAt: string;
+  /** 'now': cancelled with service ending today (PUT …/cancel {at: now}); absent: at the end of the period. */
+  readonly at?: 'now';
 }
 
 export interface SubscriptionReactivatedData {
@@ -100,6 +124,19 @@ export interface BilledLine {
   /** What the caller priced for the full period at the item's quantity. */
   readonly fullAmount: number;
   /** fullAmount × daysUsed ÷ daysInFullPeriod, rounded half away from zero once. */
+  readonly amount: number;
+}
+
+/** The unused advance-billed days of an item credited on a cancel-now's final invoice. */
+export interface BilledCredit {
+  readonly itemId: string;
+  /** The unused days: from the day after the cancellation to the end of the piece billed in advance. */
+  readonly period: Period;
+  readonly daysUnused: number;
+  readonly daysInFullPeriod: number;
+  /** The full-period amount the piece was billed from. */
+  readonly fullAmount: number;
+  /** fullAmount × daysUnused ÷ daysInFullPeriod, rounded half away from zero once; positive (the invoice line is its negative). */
   readonly amount: number;
 }
 
@@ -137,6 +174,8 @@ export interface SubscriptionBilledData {
   /** Set when the invoice stays a draft for the usage grace period: it is booked (its usage re-rated) at this instant. */
   readonly bookAt?: string | null;
   readonly usageLines?: UsageLineRange;
+  /** A cancel-now's final invoice (billAt: the cancellation): the unused advance-billed days credited, after the other lines. */
+  readonly credits?: readonly BilledCredit[];
 }
 
 /** A draft kept open for late usage was booked at the end of the grace period, with its usage re-rated then. */
@@ -191,6 +230,8 @@ export interface SubscriptionDiscountEndedData {
 export type SubscriptionCreated = DomainEvent<'SubscriptionCreated', SubscriptionCreatedData>;
 export type SubscriptionDiscountApplied = DomainEvent<'SubscriptionDiscountApplied', SubscriptionDiscountAppliedData>;
 export type SubscriptionDiscountEnded = DomainEvent<'SubscriptionDiscountEnded', SubscriptionDiscountEndedData>;
+export type SubscriptionTrialEndAnnounced = DomainEvent<'SubscriptionTrialEndAnnounced', SubscriptionTrialEndAnnouncedData>;
+export type SubscriptionTrialEnded = DomainEvent<'SubscriptionTrialEnded', SubscriptionTrialEndedData>;
 export type SubscriptionCancelled = DomainEvent<'SubscriptionCancelled', SubscriptionCancelledData>;
 export type SubscriptionReactivated = DomainEvent<'SubscriptionReactivated', SubscriptionReactivatedData>;
 export type SubscriptionRenewed = DomainEvent<'SubscriptionRenewed', SubscriptionRenewedData>;
@@ -217,6 +258,8 @@ export interface UsageEventCancelledData {
 export type UsageEventCancelled = DomainEvent<'UsageEventCancelled', UsageEventCancelledData>;
 
 export type SubscriptionEvent =
+  | SubscriptionTrialEndAnnounced
+  | SubscriptionTrialEnded
   | SubscriptionDiscountApplied
   | SubscriptionDiscountEnded
   | UsageEventCancelled

@@ -36,6 +36,8 @@ export interface CreatedOptions {
   readonly autoRenewal?: boolean;
   readonly timeZone?: string;
   readonly items?: readonly SubscriptionItem[];
+  /** A trial to this day (exclusive); absent: none. */
+  readonly trialEnd?: string;
 }
 
 /** A SubscriptionCreated as decideCreateSubscription writes it. */
@@ -44,6 +46,7 @@ export function created({
   autoRenewal = false,
   timeZone = 'UTC',
   items = [item('a', MONTHLY_ADVANCE)],
+  trialEnd,
 }: CreatedOptions = {}): SubscriptionCreated {
   return {
     type: 'SubscriptionCreated',
@@ -59,6 +62,7 @@ export function created({
       autoRenewal,
       items,
       createdAt: '2026-01-01T09:00:00.000Z',
+      ...(trialEnd === undefined ? {} : { trialEnd }),
     },
   };
 }

@@ -13,7 +13,7 @@ import {
 } from '@billing/shared-kernel';
 import { SubscriptionDiscount } from './discounts';
 import { LAST_CALENDAR_DATE, maxDate, minDate, validDate } from './calendar';
-import { TermLength, TermUnit, nthPeriod, periodAt, termEnd, termLengthOf } from './periods';
+import { Period, TermLength, TermUnit, nthPeriod, periodAt, termEnd, termLengthOf } from './periods';
 import {
   ItemSchedule,
   PaymentMethod,
@@ -25,6 +25,7 @@ import {
   SubscriptionEvent,
   SubscriptionItem,
   SubscriptionReactivated,
+  SubscriptionTrialEnded,
   Term,
   UsageCharge,
   UsageLineRange,
@@ -41,7 +42,22 @@ import { localDateOf, startOfDayIn, validTimeZone } from './time-zone';
 
 export const MAX_SUBSCRIPTION_ITEMS = 50;
 
-export type SubscriptionStatus = 'active' | 'cancelled' | 'ended';
+export type SubscriptionStatus = 'trialing' | 'active' | 'cancelled' | 'ended';
+
+/** A free trial: the days from `start` to the day before `end` are never billed. */
+export interface Trial {
+  /** The first trial day (the term start). */
+  readonly start: string;
+  /** The day the trial ends, exclusive: the first day billed (the anchor). Ended early: that day. */
+  readonly end: string;
+  /** When subscription.trial_will_end was recorded; null: not (yet). */
+  readonly announcedAt: string | null;
+  /** When the trial ended (at `end`, or early); null: still running (or the subscription ended within it). */
+  readonly endedAt: string | null;
+}
+
+/** The longest trial (trialDays, or trialEnd counted from term.start). */
+export const MAX_TRIAL_DAYS = 730;
 
 export interface Subscription {
   readonly status: SubscriptionStatus;
@@ -52,8 +68,13 @@ export interface Subscription {
   readonly customerId?: string | null;
   readonly currency: string;
   readonly timeZone: string;
-  /** The first term's start: every item's periods are anchored here for the subscription's whole life. */
+  /**
+   * The first day billed: every item's periods are anchored here for the subscription's whole life. The
+   * first term's start, or with a trial the day the trial ends (ended early: that day).
+   */
   readonly anchor: string;
+  /** The free trial it started with (absent or null: none). */
+  readonly trial?: Trial | null;
   /** The current term (after renewals: the latest). */
   readonly term: Term;
   readonly termLength: TermLength | null;
@@ -86,8 +107,16 @@ export interface Subscription {
    * longer receive events (35 days) are dropped.
    */
   readonly usageBilled?: Readonly<Record<string, readonly UsageCharge[]>>;
+  /** Per advance item, the last piece billed (what a cancel now credits pro rata); absent: none recorded yet. */
+  readonly advanceBilled?: Readonly<Record<string, AdvancePiece>>;
   /** Coupons redeemed on it, in the order given (absent in states stored before coupons). */
   readonly discounts?: readonly SubscriptionDiscount[];
+}
+
+export interface AdvancePiece {
+  readonly period: Period;
+  readonly daysInFullPeriod: number;
+  readonly fullAmount: number;
 }
 
 export interface BillingFailure {
@@ -132,13 +161,15 @@ export function initialSubscriptionState(): SubscriptionState {
 export function evolveSubscription(state: SubscriptionState, event: SubscriptionEvent): SubscriptionState {
   if (event.type === 'SubscriptionCreated') {
     if (state.status !== 'none') return state;
-    const { subscriptionId, createdAt, paymentMethod, ...data } = event.data;
+    const { subscriptionId, createdAt, paymentMethod, trialEnd, ...data } = event.data;
+    const trial = trialEnd == null ? {} : { trial: { start: data.term.start, end: trialEnd, announcedAt: null, endedAt: null } };
     return {
-      status: 'active',
+      status: trialEnd == null ? 'active' : 'trialing',
       id: subscriptionId,
       ...data,
+      ...trial,
       paymentMethod: paymentMethod ?? null,
-      anchor: data.term.start,
+      anchor: trialEnd ?? data.term.start,
       renewals: 0,
       billedThrough: {},
       lastBilledAt: null,
@@ -154,7 +185,15 @@ export function evolveSubscription(state: SubscriptionState, event: Subscription
     case 'SubscriptionCancelled':
       return { ...state, status: 'cancelled', cancelAt: event.data.cancelAt, updatedAt: event.data.cancelledAt };
     case 'SubscriptionReactivated':
-      return { ...state, status: 'active', cancelAt: null, updatedAt: event.data.reactivatedAt };
+      return { ...state, status: trialRunning(state) ? 'trialing' : 'active', cancelAt: null, updatedAt: event.data.reactivatedAt };
+    case 'SubscriptionTrialEndAnnounced':
+      return { ...state, trial: { ...state.trial!, announcedAt: event.data.announcedAt }, updatedAt: event.data.announcedAt };
+    case 'SubscriptionTrialEnded': {
+      const { anchor, endedAt } = event.data;
+      // Cancelled within the trial: it stays cancelled (ending the trial early only moves the first billed day).
+      const status = state.status === 'trialing' ? 'active' : state.status;
+      return { ...state, status, anchor, trial: { ...state.trial!, end: anchor, endedAt }, updatedAt: endedAt };
+    }
     case 'SubscriptionRenewed':
       return { ...state, term: event.data.term, renewals: state.renewals + 1, updatedAt: event.data.renewedAt };
     case 'SubscriptionBilled': {
@@ -174,6 +213,12 @@ export function evolveSubscription(state: SubscriptionState, event: Subscription
       const lastBilledAt = state.lastBilledAt !== null && state.lastBilledAt > billAt ? state.lastBilledAt : billAt;
       if (state.itemFailures !== undefined) {
         usageState.itemFailures = Object.fromEntries(Object.entries(state.itemFailures).filter(([itemId]) => !lines.some((line) => line.itemId === itemId)));
+      }
+      const advance = lines.filter((line) => line.kind === 'advance' && line.period !== null);
+      if (advance.length > 0) {
+        const pieces: Record<string, AdvancePiece> = { ...state.advanceBilled };
+        for (const { itemId, period, daysInFullPeriod, fullAmount } of advance) pieces[itemId] = { period: period!, daysInFullPeriod, fullAmount };
+        usageState.advanceBilled = pieces;
       }
       return { ...state, billedThrough, lastBilledAt, billingFailure: null, updatedAt: billedAt, ...usageState };
     }
@@ -216,6 +261,16 @@ export function existingSubscription(state: SubscriptionState, subscriptionId: s
 
 // ---------------------------------------------------------------- lifecycle rules shared with billing
 
+/** A trial that has not ended yet (the engine records its end at the trial's end; end-trial ends it early). */
+export function trialRunning(subscription: Subscription): subscription is Subscription & { readonly trial: Trial } {
+  return subscription.trial != null && subscription.trial.endedAt === null;
+}
+
+/** The first term's start: renewals are measured from it (the billing anchor moves to a trial's end). */
+function termAnchor(subscription: Subscription): string {
+  return subscription.trial?.start ?? subscription.anchor;
+}
+
 /** The last day of service if nothing changes: cancelAt, or the end of a term that will not renew; null while it runs on. */
 export function finalDay(subscription: Subscription): string | null {
   if (subscription.cancelAt !== null) return subscription.cancelAt;
@@ -242,9 +297,9 @@ export function renewsAfterTerm(subscription: Subscription): boolean {
 
 /** The term that follows the current one: same calendar length, measured from the anchor so month ends never drift. */
 export function nextTerm(subscription: Subscription): { start: string; end: string } {
-  const { term, termLength, anchor, renewals } = subscription;
+  const { term, termLength, renewals } = subscription;
   if (term.end === null || termLength === null) throw new RangeError('an evergreen term does not renew');
-  return { start: addDays(term.end, 1), end: termEnd(anchor, termLength, renewals + 2) };
+  return { start: addDays(term.end, 1), end: termEnd(termAnchor(subscription), termLength, renewals + 2) };
 }
 
 // ---------------------------------------------------------------- create
@@ -289,6 +344,10 @@ export interface CreateSubscription {
   readonly items: readonly RequestedItem[];
   /** Charge the invoices automatically with it; absent or null: they are paid otherwise. */
   readonly paymentMethod?: PaymentMethod | null;
+  /** A free trial to this day (exclusive); not together with trialDays. */
+  readonly trialEnd?: string | null;
+  /** A free trial of this many days from term.start (1–730); not together with trialEnd. */
+  readonly trialDays?: number | null;
 }
 
 /** Every domain problem of the request at once, each at its JSON pointer. */
@@ -325,8 +384,10 @@ export function decideCreateSubscription(command: CreateSubscription, state: Sub
     return { item, quantity, price };
   });
   if (typeof command.handle !== 'string' || command.handle.trim() === '') errors.push({ pointer: '/handle', detail: 'must not be blank' });
-  if (start !== undefined) {
-    items.forEach(({ price }, i) => price && check(() => firstPeriodInCalendar(start, price.schedule, `/items/${i}/priceId`)));
+  const trialEnd = start === undefined ? undefined : check(() => trialEndOf(command, start, end ?? null));
+  const anchor = trialEnd ?? start;
+  if (anchor !== undefined) {
+    items.forEach(({ price }, i) => price && check(() => firstPeriodInCalendar(anchor, price.schedule, `/items/${i}/priceId`)));
   }
   if (errors.length > 0) {
     const code = codes.size === 1 && coded === errors.length ? [...codes][0] : 'validation-failed';
@@ -349,6 +410,7 @@ export function decideCreateSubscription(command: CreateSubscription, state: Sub
         autoRenewal: command.autoRenewal ?? false,
         paymentMethod: command.paymentMethod ?? null,
         ...(command.customerId ? { customerId: command.customerId } : {}),
+        ...(trialEnd ? { trialEnd } : {}),
         items: items.map(({ item, quantity, price }) => ({
           id: meta.newId(),
           priceId: item.priceId,
@@ -362,6 +424,25 @@ export function decideCreateSubscription(command: CreateSubscription, state: Sub
       },
     },
   ];
+}
+
+/**
+ * The day a requested trial ends (the first day billed), or null without one: trialEnd (after term.start) or
+ * term.start + trialDays, at most 730 days after term.start and within a termed subscription's first term.
+ */
+function trialEndOf(command: CreateSubscription, start: string, end: string | null): string | null {
+  const { trialEnd, trialDays } = command;
+  if (trialEnd != null && trialDays != null) throw ValidationError.at('/trialDays', 'trialEnd and trialDays exclude each other: give one of them');
+  if (trialDays != null && (!Number.isInteger(trialDays) || trialDays < 1 || trialDays > MAX_TRIAL_DAYS)) {
+    throw ValidationError.at('/trialDays', `must be an integer from 1 to ${MAX_TRIAL_DAYS}`);
+  }
+  const pointer = trialDays != null ? '/trialDays' : '/trialEnd';
+  const last = trialDays != null ? addDays(start, trialDays) : trialEnd == null ? null : validDate(trialEnd, pointer);
+  if (last === null) return null;
+  if (last <= start) throw ValidationError.at(pointer, 'must be after term.start');
+  if (last > addDays(start, MAX_TRIAL_DAYS)) throw ValidationError.at(pointer, `must be at most ${MAX_TRIAL_DAYS} days after term.start`);
+  if (end !== null && last > end) throw ValidationError.at(pointer, 'the trial must end within the first term (on or before term.end)');
+  return last;
 }
 
 /** An item's quantity: > 0, at most 4 decimals, and at most a billion (beyond, no price could bill it within the amount range). */
@@ -418,6 +499,8 @@ function subscribablePrice(
 
 export interface CancelSubscription {
   readonly subscriptionId: string;
+  /** 'now': service ends today (cancelAt today); default 'period_end'. */
+  readonly at?: 'period_end' | 'now';
 }
 
 /**
@@ -429,15 +512,48 @@ export interface CancelSubscription {
 export function decideCancelSubscription(command: CancelSubscription, state: SubscriptionState, meta: CommandMetadata): SubscriptionCancelled[] {
   const subscription = existingSubscription(state, command.subscriptionId);
   if (isOverAt(subscription, meta.now)) throw endedError(subscription);
-  if (subscription.status === 'cancelled') return [];
   const today = localDateOf(meta.now, subscription.timeZone);
+  if (command.at === 'now') {
+    // Cancelled already to end by today: nothing changes (a repeated request answers the same).
+    if (subscription.cancelAt !== null && subscription.cancelAt <= today) return [];
+    const event = cancelledEvent(subscription, today, meta);
+    return [{ ...event, data: { ...event.data, at: 'now' } }];
+  }
+  if (subscription.status === 'cancelled') return [];
+  if (trialRunning(subscription) && today < subscription.trial.end) return [cancelledEvent(subscription, addDays(subscription.trial.end, -1), meta)];
   let cancelAt = maxDate(today, subscription.anchor);
   const recurring = subscription.items.flatMap(({ schedule }) => (schedule.purchase === 'recurring' ? [schedule] : []));
   if (recurring.length > 0) cancelAt = recurring.map((schedule) => periodAt(subscription.anchor, schedule, today).end).reduce(maxDate);
   cancelAt = Object.values(subscription.billedThrough).reduce(maxDate, cancelAt);
   const termEnd = termEndInForce(subscription, today);
   if (termEnd !== null) cancelAt = minDate(cancelAt, termEnd);
-  return [{ type: 'SubscriptionCancelled', schemaVersion: 1, data: { subscriptionId: subscription.id, cancelAt, cancelledAt: meta.now.toISOString() } }];
+  return [cancelledEvent(subscription, cancelAt, meta)];
+}
+
+function cancelledEvent(subscription: Subscription, cancelAt: string, meta: CommandMetadata): SubscriptionCancelled {
+  return { type: 'SubscriptionCancelled', schemaVersion: 1, data: { subscriptionId: subscription.id, cancelAt, cancelledAt: meta.now.toISOString() } };
+}
+
+export interface EndTrial {
+  readonly subscriptionId: string;
+}
+
+/**
+ * PUT /subscriptions/{id}/end-trial: the trial ends now; today (in the subscription's time zone, never before
+ * term.start) becomes the first day billed and the billing anchor. Refused (409) once the trial is over
+ * (`subscription-not-trialing`) or the subscription has ended.
+ */
+export function decideEndTrial(command: EndTrial, state: SubscriptionState, meta: CommandMetadata): SubscriptionTrialEnded[] {
+  const subscription = existingSubscription(state, command.subscriptionId);
+  if (isOverAt(subscription, meta.now)) throw endedError(subscription);
+  const today = localDateOf(meta.now, subscription.timeZone);
+  if (!trialRunning(subscription) || today >= subscription.trial.end) {
+    throw new ConflictError('subscription-not-trialing', `subscription ${subscription.id} has no running trial`);
+  }
+  const anchor = maxDate(today, subscription.trial.start);
+  return [
+    { type: 'SubscriptionTrialEnded', schemaVersion: 1, data: { subscriptionId: subscription.id, anchor, early: true, endedAt: meta.now.toISOString() } },
+  ];
 }
 
 export interface ReactivateSubscription {

@@ -83,16 +83,29 @@ class SubscriptionDiscountDto {
   @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'when it stopped discounting (used or ended early)' }) endedAt!: string | null;
 }
 
+class TrialDto {
+  @ApiProperty({ format: 'date', description: 'the first trial day (the term start)' }) start!: string;
+  @ApiProperty({ format: 'date', description: 'the day the trial ends (exclusive): the first day billed, the billing anchor; ended early: that day' })
+  end!: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'when it ended (at its end, or early); null: still running' })
+  endedAt!: string | null;
+}
+
 /** The Subscription resource (README: Subscriptions). */
 export class SubscriptionDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty() handle!: string;
-  @ApiProperty({ enum: ['active', 'cancelled', 'ended'], description: 'cancelled: ends at cancelAt; ended: its last day has passed' }) status!: string;
+  @ApiProperty({
+    enum: ['trialing', 'active', 'cancelled', 'ended'],
+    description: 'trialing: in its free trial (until trial.end); cancelled: ends at cancelAt; ended: its last day has passed',
+  })
+  status!: string;
   @ApiProperty({ type: Object, description: 'the invoice customer of every invoice of the subscription' }) customer!: object;
   @ApiProperty({ example: 'EUR' }) currency!: string;
   @ApiProperty({ example: 'Europe/Helsinki' }) timeZone!: string;
   @ApiProperty({ type: TermDto }) term!: TermDto;
   @ApiProperty() autoRenewal!: boolean;
+  @ApiProperty({ type: TrialDto, nullable: true, description: 'the free trial it started with (README: Trials); null: none' }) trial!: TrialDto | null;
   @ApiProperty({ type: String, format: 'date', nullable: true, description: 'the last day of service (inclusive) once cancelled' }) cancelAt!: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) endedAt!: string | null;
   @ApiProperty({ type: [SubscriptionItemDto] }) items!: SubscriptionItemDto[];

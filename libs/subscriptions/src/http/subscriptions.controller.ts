@@ -22,11 +22,13 @@ import {
 } from '@billing/platform';
 import { NotFoundError, ValidationError } from '@billing/shared-kernel';
 import { CancelSubscriptionCommand } from '../cancel-subscription/cancel-subscription.command';
+import { cancelOptions, CancelSubscriptionDto } from '../cancel-subscription/cancel-subscription.dto';
 import { CreateSubscriptionCommand } from '../create-subscription/create-subscription.command';
 import { EndDiscountCommand } from '../end-discount/end-discount.command';
 import { CreateSubscriptionDto, createSubscriptionInput } from '../create-subscription/create-subscription.dto';
 import { Subscription } from '../domain';
 import { ReactivateSubscriptionCommand } from '../reactivate-subscription/reactivate-subscription.command';
+import { EndTrialCommand } from '../end-trial/end-trial.command';
 import { SubscriptionsReadModel } from '../read-model/subscriptions.read-model';
 import { SubscriptionView, toSubscriptionView } from '../subscription-view';
 import { SubscriptionDto, SubscriptionPageDto } from './subscription.dto';
@@ -34,7 +36,7 @@ import { SubscriptionDto, SubscriptionPageDto } from './subscription.dto';
 const SUBSCRIPTION_ID = { name: 'subscriptionId', format: 'uuid', description: 'the subscription id' } as const;
 const ID_PIPE = new ResourceIdPipe('subscription');
 const DISCOUNT_ID_PIPE = new ResourceIdPipe('discount');
-const STATUSES = ['active', 'cancelled', 'ended'] as const;
+const STATUSES = ['trialing', 'active', 'cancelled', 'ended'] as const;
 const IF_MATCH = { name: 'if-match', required: false, description: 'The ETag of the version the change is based on; a stale one is a 409.' };
 const ETAG = { etag: { description: 'the version of the subscription, for If-Match', schema: { type: 'string', example: '"1"' } } };
 
@@ -97,28 +99,42 @@ export class SubscriptionsController {
     return this.answer({ id: subscriptionId, version: found.version, state: found.subscription });
   }
 
-  @ApiNoInput()
   @Put(':subscriptionId/cancel')
   @HttpCode(202)
   @ApiOperation({
     summary: 'Cancel a subscription',
     description:
-      'Body {} (or none). 202 with the subscription: status cancelled, cancelAt the end of its current billing period (the latest current-period end among its recurring items). ' +
-      'Cancelling a cancelled subscription answers the same; the final arrears period is billed pro rata, then the subscription ends.',
+      'Body {} (or none): 202 with the subscription, status cancelled, cancelAt the end of its current billing period (the latest current-period end among its recurring items; ' +
+      'within a trial: the trial’s last day); the final arrears period is billed pro rata, then the subscription ends. Cancelling a cancelled subscription answers the same. ' +
+      '{at: "now", prorate}: service ends today (cancelAt today); a final invoice is booked at once with the arrears and usage up to today and, with prorate, ' +
+      'a credit line for the unused advance-billed days (README: Cancel now).',
   })
   @ApiParam(SUBSCRIPTION_ID)
   @ApiHeader(IF_MATCH)
+  @ApiBody({ type: CancelSubscriptionDto, required: false })
   @ApiResponse({ status: 202, description: 'Cancelled (ends at cancelAt)', type: SubscriptionDto, headers: ETAG })
   @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
-  @ApiResponse({ status: 409, ...problemResponse('The subscription has ended (subscription-ended), or If-Match is stale') })
-  @ApiResponse({ status: 422, ...problemResponse('A body with any property') })
+  @ApiResponse({
+    status: 409,
+    ...problemResponse(
+      'The subscription has ended (subscription-ended), billing due by now is still to be booked by the engine (subscription-billing-pending, at: now), or If-Match is stale',
+    ),
+  })
+  @ApiResponse({ status: 422, ...problemResponse('An unknown property, an unknown `at`, a non-boolean prorate, or prorate without at: now') })
   async cancel(
     @Caller() caller: CallerContext,
     @Param('subscriptionId', ID_PIPE) subscriptionId: string,
-    @Body() body: unknown,
+    @Body() body: CancelSubscriptionDto,
     @IfMatch() expectedVersion: number | undefined,
   ): Promise<Versioned<SubscriptionView>> {
-    return this.act(CancelSubscriptionCommand, caller, subscriptionId, body, expectedVersion);
+    const command = new CancelSubscriptionCommand(
+      caller.environmentId,
+      subscriptionId,
+      commandContext(caller, this.clock),
+      expectedVersion,
+      cancelOptions(body),
+    );
+    return this.answer(await this.commands.execute(command));
   }
 
   @ApiNoInput()
@@ -138,6 +154,30 @@ export class SubscriptionsController {
     @IfMatch() expectedVersion: number | undefined,
   ): Promise<Versioned<SubscriptionView>> {
     return this.act(ReactivateSubscriptionCommand, caller, subscriptionId, body, expectedVersion);
+  }
+
+  @ApiNoInput()
+  @Put(':subscriptionId/end-trial')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'End a trial now',
+    description:
+      'Body {} (or none). The trial ends now: today (in the subscription’s time zone) becomes the first day billed and the billing anchor; ' +
+      'the billing engine bills the first advance charges at once (README: Trials).',
+  })
+  @ApiParam(SUBSCRIPTION_ID)
+  @ApiHeader(IF_MATCH)
+  @ApiResponse({ status: 200, description: 'Active, its trial ended', type: SubscriptionDto, headers: ETAG })
+  @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
+  @ApiResponse({ status: 409, ...problemResponse('No running trial (subscription-not-trialing), ended (subscription-ended), or If-Match is stale') })
+  @ApiResponse({ status: 422, ...problemResponse('A body with any property') })
+  async endTrial(
+    @Caller() caller: CallerContext,
+    @Param('subscriptionId', ID_PIPE) subscriptionId: string,
+    @Body() body: unknown,
+    @IfMatch() expectedVersion: number | undefined,
+  ): Promise<Versioned<SubscriptionView>> {
+    return this.act(EndTrialCommand, caller, subscriptionId, body, expectedVersion);
   }
 
   @Delete(':subscriptionId/discounts/:discountId')
@@ -172,7 +212,7 @@ export class SubscriptionsController {
 
   /** An action on one subscription: no input but an empty body and If-Match. */
   private async act(
-    Command: typeof CancelSubscriptionCommand | typeof ReactivateSubscriptionCommand,
+    Command: typeof ReactivateSubscriptionCommand | typeof EndTrialCommand,
     caller: CallerContext,
     subscriptionId: string,
     body: unknown,

@@ -246,7 +246,8 @@ export class InvoiceDocuments {
     return document;
   }
 
-  private async stored(environmentId: string, invoiceId: string): Promise<InvoiceDocument | null> {
+  /** A booked invoice's recorded document (null: not recorded yet), never rendering it: the e-mail waits for it. */
+  async stored(environmentId: string, invoiceId: string): Promise<InvoiceDocument | null> {
     const [row] = await queryRows<StoredDocumentRow>(
       this.dataSource.manager,
       `select pdf, html, sha256, html_sha256 from invoice_documents where environment_id = $1 and invoice_id = $2`,

@@ -1,0 +1,3 @@
+export * from './email-settings';
+export * from './invoice-email-request';
+export * from './email-delivery';

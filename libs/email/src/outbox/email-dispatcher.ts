@@ -1,0 +1,301 @@
+import { Logger } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
+import { randomUUID } from 'node:crypto';
+import type Mail from 'nodemailer/lib/mailer';
+import { Client } from 'pg';
+import { DataSource } from 'typeorm';
+import { CommandPath, EventStore, foldStream, queryRows } from '@billing/event-store';
+import { invoiceEvolver, invoiceStream } from '@billing/invoicing';
+import { paymentStream, PaymentSucceededData } from '@billing/payments';
+import { Clock, EmailSettings as EmailConfig } from '@billing/platform';
+import { minorUnits } from '@billing/shared-kernel';
+import { InvoiceEmailQuery } from '@billing/templates';
+import { decideRecordEmailOutcome, EmailDeliveryKind, emailDeliveryEvolver, maskAddress, nextEmailAttemptAt } from '../domain';
+import { emailDeliveryStream } from '../streams';
+import { EMAIL_DELIVERIES_CHANNEL } from './email-outbox.reactor';
+import { MailTransport, SendResult } from './mail-transport';
+
+/** A delivery this dispatcher holds the lease of. */
+interface ClaimedEmail {
+  readonly environmentId: string;
+  readonly id: string;
+  readonly kind: EmailDeliveryKind;
+  readonly invoiceId: string;
+  readonly paymentId: string | null;
+  readonly recipient: string;
+  readonly bcc: string | null;
+  readonly replyTo: string | null;
+  readonly messageId: string;
+  readonly attempts: number;
+  readonly queuedAt: Date;
+  readonly deadlineAt: Date;
+  readonly leaseToken: string;
+}
+
+interface ClaimRow {
+  environment_id: string;
+  id: string;
+  kind: EmailDeliveryKind;
+  invoice_id: string;
+  payment_id: string | null;
+  recipient: string;
+  bcc: string | null;
+  reply_to: string | null;
+  message_id: string;
+  attempts: number;
+  created_at: Date;
+  deadline_at: Date;
+}
+
+export type EmailOutcome = 'sent' | 'queued' | 'failed' | 'waiting' | 'lease-lost';
+
+/** How long a claimed delivery is ours (an SMTP exchange takes seconds); a dispatcher that died frees it after this. */
+const LEASE_MS = 60_000;
+/** A mail whose document is not recorded yet looks again after this (no attempt counted). */
+const DOCUMENT_WAIT_MS = 2_000;
+const BATCH = 10;
+
+/**
+ * Sends queued e-mail deliveries, at least once, like the webhook dispatcher: a claim leases due rows
+ * (`FOR UPDATE SKIP LOCKED`: any number of worker processes share the queue) and commits; the SMTP exchange runs
+ * with no transaction open; the result is recorded only while the lease is still ours. A dispatcher that dies
+ * between claim and send loses nothing: the lease expires and the row is due again. One that dies between the
+ * server's 250 and the record sends the mail a second time when the lease expires, with the same Message-ID (the
+ * delivery's id), so a receiving system can recognise it. The 4xx and connection-error retries, the 72-hour window
+ * and the lease are real time (the injected base clock), never an environment's test clock.
+ */
+export class EmailDispatcher {
+  private readonly logger = new Logger('EmailDispatcher');
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private again = false;
+  private pollTimer: NodeJS.Timeout | null = null;
+  private listener: Client | null = null;
+
+  constructor(
+    private readonly deps: {
+      readonly dataSource: DataSource;
+      readonly clock: Clock;
+      readonly commands: CommandPath;
+      readonly eventStore: EventStore;
+      readonly queries: QueryBus;
+      readonly config: EmailConfig;
+      /** For LISTEN; null: poll only. */
+      readonly databaseUrl: string | null;
+    },
+    private readonly transport: MailTransport,
+  ) {}
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    if (this.deps.databaseUrl) {
+      const listener = new Client({ connectionString: this.deps.databaseUrl, application_name: 'billing-email-listen' });
+      listener.on('notification', () => this.wake());
+      listener.on('error', (error) => this.logger.warn({ msg: 'e-mail listener connection failed; polling continues', error: String(error) }));
+      try {
+        await listener.connect();
+        await listener.query(`listen ${EMAIL_DELIVERIES_CHANNEL}`);
+        this.listener = listener;
+      } catch (error) {
+        this.logger.warn({ msg: 'could not LISTEN for e-mail deliveries; polling only', error: String(error) });
+        await listener.end().catch(() => undefined);
+      }
+    }
+    this.pollTimer = setInterval(() => this.wake(), this.deps.config.pollIntervalMs);
+    this.pollTimer.unref();
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    const wasRunning = this.running;
+    this.running = false;
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    this.pollTimer = null;
+    await this.loop;
+    await this.listener?.end().catch(() => undefined);
+    this.listener = null;
+    if (wasRunning) this.transport.close();
+  }
+
+  /** Looks for due deliveries now (coalesced while a round runs). */
+  wake(): void {
+    if (!this.running) return;
+    if (this.loop) {
+      this.again = true;
+      return;
+    }
+    this.loop = this.drain()
+      .catch((error: unknown) => this.logger.error({ msg: 'e-mail dispatcher round failed; will retry', error: String(error) }))
+      .finally(() => {
+        this.loop = null;
+        if (this.again && this.running) {
+          this.again = false;
+          this.wake();
+        }
+      });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.running) {
+      const claimed = await this.claim(BATCH);
+      await Promise.all(
+        claimed.map((email) =>
+          this.deliver(email).catch((error: unknown) =>
+            this.logger.error({ msg: 'e-mail delivery failed unexpectedly; retried when its lease expires', deliveryId: email.id, error: String(error) }),
+          ),
+        ),
+      );
+      if (claimed.length < BATCH) return;
+    }
+  }
+
+  /** Leases up to `limit` due deliveries (committed before returning). */
+  async claim(limit: number): Promise<ClaimedEmail[]> {
+    const now = this.deps.clock.now();
+    const leaseToken = randomUUID();
+    const rows = await queryRows<ClaimRow>(
+      this.deps.dataSource.manager,
+      `update email_deliveries d set lease_expires_at = $2, lease_token = $3
+        where (d.environment_id, d.id) in (
+          select environment_id, id from email_deliveries
+           where status = 'queued' and next_attempt_at <= $1 and (lease_expires_at is null or lease_expires_at <= $1)
+           order by next_attempt_at
+           limit $4
+           for update skip locked)
+        returning d.environment_id, d.id, d.kind, d.invoice_id, d.payment_id, d.recipient, d.bcc, d.reply_to, d.message_id,
+                  d.attempts, d.created_at, d.deadline_at`,
+      [now, new Date(now.getTime() + LEASE_MS), leaseToken, limit],
+    );
+    return rows.map((row) => ({
+      environmentId: row.environment_id,
+      id: row.id,
+      kind: row.kind,
+      invoiceId: row.invoice_id,
+      paymentId: row.payment_id,
+      recipient: row.recipient,
+      bcc: row.bcc,
+      replyTo: row.reply_to,
+      messageId: row.message_id,
+      attempts: row.attempts,
+      queuedAt: row.created_at,
+      deadlineAt: row.deadline_at,
+      leaseToken,
+    }));
+  }
+
+  /** Builds, sends and records one claimed delivery. */
+  async deliver(email: ClaimedEmail): Promise<EmailOutcome> {
+    const content = await this.contentOf(email);
+    if (content === null) {
+      if (this.deps.clock.now() > email.deadlineAt)
+        return this.finish(email, email.attempts, { ok: false, permanent: true, reply: 'the invoice document was never recorded' });
+      // The invoice's PDF is not recorded yet: the mail waits for it rather than leaving without it.
+      return (await this.release(email, new Date(this.deps.clock.now().getTime() + DOCUMENT_WAIT_MS))) ? 'waiting' : 'lease-lost';
+    }
+    const message: Mail.Options & { deliveryId: string } = {
+      deliveryId: email.id,
+      from: this.deps.config.mailFrom,
+      to: email.recipient,
+      bcc: email.bcc ?? undefined,
+      replyTo: email.replyTo ?? undefined,
+      messageId: email.messageId,
+      subject: content.subject,
+      html: content.html,
+      text: content.text,
+      attachments: content.attachments,
+    };
+    const result = await this.transport.send(message);
+    const attempts = email.attempts + 1;
+    if (result.ok || result.permanent) return this.finish(email, attempts, result);
+    const next = nextEmailAttemptAt(email.queuedAt, attempts, this.deps.clock.now());
+    if (next === null) return this.finish(email, attempts, { ...result, reply: `${result.reply} (given up: 72 hours after it was queued)` });
+    this.logger.warn({ msg: 'e-mail deferred; will retry', deliveryId: email.id, recipient: maskAddress(email.recipient), reply: result.reply, next });
+    const kept = await queryRows(
+      this.deps.dataSource.manager,
+      `update email_deliveries set attempts = $4, last_reply = $5, next_attempt_at = $6, lease_expires_at = null, lease_token = null
+        where environment_id = $1 and id = $2 and lease_token = $3 returning 1`,
+      [email.environmentId, email.id, email.leaseToken, attempts, result.reply, next],
+    );
+    return kept.length > 0 ? 'queued' : 'lease-lost';
+  }
+
+  /** Sent or failed for good: the row, then its outcome event (the notification email.sent or email.failed). */
+  private async finish(email: ClaimedEmail, attempts: number, result: SendResult): Promise<EmailOutcome> {
+    const now = this.deps.clock.now();
+    const kept = await queryRows(
+      this.deps.dataSource.manager,
+      `update email_deliveries set status = $4, attempts = $5, last_reply = $6, sent_at = $7, next_attempt_at = null,
+              lease_expires_at = null, lease_token = null
+        where environment_id = $1 and id = $2 and lease_token = $3 returning 1`,
+      [email.environmentId, email.id, email.leaseToken, result.ok ? 'sent' : 'failed', attempts, result.reply, result.ok ? now : null],
+    );
+    if (kept.length === 0) return 'lease-lost';
+    const outcome = {
+      sent: result.ok,
+      deliveryId: email.id,
+      kind: email.kind,
+      invoiceId: email.invoiceId,
+      recipient: maskAddress(email.recipient),
+      messageId: email.messageId,
+      attempts,
+      lastReply: result.reply,
+    };
+    await this.deps.commands.handle(
+      emailDeliveryStream(email.environmentId, email.id),
+      emailDeliveryEvolver,
+      (state) => decideRecordEmailOutcome(outcome, state, { now, newId: randomUUID }),
+      {
+        meta: { now, newId: randomUUID },
+        metadata: { actor: 'system:email-dispatcher', requestId: null, correlationId: email.id, causationId: null },
+      },
+      { conflicts: { retries: 1 } },
+    );
+    const log = {
+      msg: result.ok ? 'e-mail sent' : 'e-mail failed',
+      deliveryId: email.id,
+      kind: email.kind,
+      recipient: maskAddress(email.recipient),
+      reply: result.reply,
+    };
+    if (result.ok) this.logger.log(log);
+    else this.logger.warn(log);
+    return result.ok ? 'sent' : 'failed';
+  }
+
+  private async release(email: ClaimedEmail, dueAt: Date): Promise<boolean> {
+    const kept = await queryRows(
+      this.deps.dataSource.manager,
+      `update email_deliveries set next_attempt_at = $4, lease_expires_at = null, lease_token = null
+        where environment_id = $1 and id = $2 and lease_token = $3 returning 1`,
+      [email.environmentId, email.id, email.leaseToken, dueAt],
+    );
+    return kept.length > 0;
+  }
+
+  /** The mail's subject, bodies and attachments; null while an invoice's document is not recorded. */
+  private async contentOf(email: ClaimedEmail): Promise<{ subject: string; html: string; text: string; attachments: Mail.Attachment[] } | null> {
+    if (email.kind !== 'receipt') {
+      const content = await this.deps.queries.execute(new InvoiceEmailQuery(email.environmentId, email.invoiceId));
+      if (content === null) return null;
+      const filename = `${content.handle ?? email.invoiceId}.pdf`;
+      return { ...content, attachments: [{ filename, content: content.pdf, contentType: 'application/pdf' }] };
+    }
+    const invoice = foldStream(await this.deps.eventStore.readStream(invoiceStream(email.environmentId, email.invoiceId)), invoiceEvolver).state;
+    const payment = (await this.deps.eventStore.readStream(paymentStream(email.environmentId, email.paymentId!))).find(
+      (event) => event.type === 'PaymentSucceeded',
+    );
+    if (invoice.status === 'none' || !payment) throw new Error(`receipt ${email.id}: its invoice or payment is missing`);
+    const { amount } = payment.data as PaymentSucceededData;
+    const digits = minorUnits(invoice.currency.toLowerCase());
+    // Display only: a whole number of minor units over 10^digits, shown with exactly those digits, is printed exactly.
+    const paid = `${new Intl.NumberFormat('en', { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(amount / 10 ** digits)} ${invoice.currency}`;
+    const handle = invoice.handle ?? email.invoiceId;
+    const text = `Thank you: we received your payment of ${paid} for invoice ${handle}.`;
+    return { subject: `Receipt for invoice ${handle}`, html: `<p>${escapeHtml(text)}</p>`, text, attachments: [] };
+  }
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

@@ -1,0 +1,169 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
+import { EntityManager } from 'typeorm';
+import { EventStore, foldStream, queryRows, Reactor, RecordedEvent } from '@billing/event-store';
+import { CustomerRecordQuery, invoiceEvolver, invoiceStream } from '@billing/invoicing';
+import { PAYMENT_STREAM_TYPE, PaymentSucceededData } from '@billing/payments';
+import { APP_CONFIG, AppConfig } from '@billing/platform';
+import { INVOICE_DOCUMENT_STREAM_TYPE, InvoiceDocumentRenderedData } from '@billing/templates';
+import {
+  EMAIL_RETRY,
+  EmailDeliveryKind,
+  EmailKind,
+  EmailSettings,
+  emailSettingsEvolver,
+  INVOICE_EMAIL_REQUEST_STREAM_TYPE,
+  InvoiceEmailRequested,
+  maskAddress,
+} from '../domain';
+import { emailDeliveryIdFor, emailSettingsStream } from '../streams';
+
+export const EMAIL_OUTBOX_REACTOR = 'email.outbox';
+export const EMAIL_DELIVERIES_CHANNEL = 'email_deliveries';
+/** Set on the transaction's QueryRunner.data when deliveries were queued: this process's dispatcher is woken after commit. */
+export const EMAIL_DELIVERIES_QUEUED = 'email.deliveriesQueued';
+
+/** A mail an event asks for, before its recipient is known. */
+interface Wanted {
+  readonly event: RecordedEvent;
+  readonly kind: EmailDeliveryKind;
+  readonly setting: EmailKind | null;
+  readonly invoiceId: string;
+  readonly paymentId: string | null;
+  readonly to: string | null;
+}
+
+/**
+ * Queues e-mail deliveries from events, in log order, exactly once per (event, recipient): the delivery's id is
+ * derived from both and rows are inserted with this reactor's checkpoint, in its transaction. A reactor, not a
+ * projection: never reset or replayed (a rebuild would otherwise mail every invoice again).
+ * - an invoice's (or credit note's) document recorded (InvoiceDocumentRendered): the booked invoice's mail, so it
+ *   never leaves without its PDF;
+ * - POST /invoices/{id}/send (InvoiceEmailRequested): that invoice's mail again, whatever the settings;
+ * - a payment succeeded: its receipt.
+ * The recipient is the request's `to`, else the e-mail of the customer record the invoice names; an invoice whose
+ * customer has no record or no e-mail gets no mail (logged).
+ */
+@Injectable()
+export class EmailOutboxReactor implements Reactor {
+  readonly name = EMAIL_OUTBOX_REACTOR;
+  readonly streamTypes = [INVOICE_DOCUMENT_STREAM_TYPE, INVOICE_EMAIL_REQUEST_STREAM_TYPE, PAYMENT_STREAM_TYPE];
+  private readonly logger = new Logger('EmailOutbox');
+
+  constructor(
+    private readonly eventStore: EventStore,
+    private readonly queries: QueryBus,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async react(events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
+    const wanted = events.map(wantedBy).filter((want): want is Wanted => want !== null);
+    if (wanted.length === 0) return;
+    // Everything is read before anything is written (a transaction without an id holds back no projection).
+    const settings = new Map<string, EmailSettings>();
+    const rows: DeliveryRow[] = [];
+    for (const want of wanted) {
+      const { environmentId } = want.event;
+      if (!settings.has(environmentId)) {
+        settings.set(environmentId, foldStream(await this.eventStore.readStream(emailSettingsStream(environmentId), tx), emailSettingsEvolver).state);
+      }
+      const current = settings.get(environmentId)!;
+      if (want.setting !== null && !(current.enabled && current[want.setting])) continue;
+      const invoice = foldStream(await this.eventStore.readStream(invoiceStream(environmentId, want.invoiceId), tx), invoiceEvolver).state;
+      if (invoice.status === 'none') continue;
+      const kind: EmailDeliveryKind = want.kind === 'receipt' ? 'receipt' : invoice.type === 'credit_note' ? 'credit_note' : 'invoice';
+      const recipient = want.to ?? (await this.queries.execute(new CustomerRecordQuery(environmentId, invoice.customer.id)))?.email ?? null;
+      if (recipient === null) {
+        this.logger.log({ msg: 'no e-mail sent: the invoice names no customer record with an e-mail', environmentId, invoiceId: want.invoiceId, kind });
+        continue;
+      }
+      const id = emailDeliveryIdFor(want.event.eventId, recipient);
+      rows.push({
+        environmentId,
+        id,
+        kind,
+        eventId: want.event.eventId,
+        invoiceId: want.invoiceId,
+        paymentId: want.paymentId,
+        recipient,
+        bcc: current.bcc,
+        replyTo: current.replyTo,
+        messageId: `<${id}@${domainOf(this.config.email.mailFrom)}>`,
+        queuedAt: want.event.recordedAt,
+      });
+      this.logger.log({ msg: 'e-mail queued', environmentId, deliveryId: id, kind, recipient: maskAddress(recipient) });
+    }
+    if (rows.length === 0) return;
+    await insertDeliveries(tx, rows);
+    if (tx.queryRunner) tx.queryRunner.data[EMAIL_DELIVERIES_QUEUED] = true;
+  }
+}
+
+function wantedBy(event: RecordedEvent): Wanted | null {
+  if (event.type === 'InvoiceDocumentRendered') {
+    const data = event.data as InvoiceDocumentRenderedData;
+    const setting = data.invoiceType === 'credit_note' ? 'creditNoteBooked' : 'invoiceBooked';
+    return { event, kind: 'invoice', setting, invoiceId: data.invoiceId, paymentId: null, to: null };
+  }
+  if (event.type === 'InvoiceEmailRequested') {
+    const data = event.data as InvoiceEmailRequested['data'];
+    return { event, kind: 'invoice', setting: null, invoiceId: data.invoiceId, paymentId: null, to: data.to };
+  }
+  if (event.type === 'PaymentSucceeded') {
+    const data = event.data as PaymentSucceededData;
+    return { event, kind: 'receipt', setting: 'paymentSucceeded', invoiceId: data.invoiceId, paymentId: data.paymentId, to: null };
+  }
+  return null;
+}
+
+/** The host part of MAIL_FROM (`Billing <billing@example.com>` → example.com), the right-hand side of every Message-ID. */
+export function domainOf(mailFrom: string): string {
+  const match = /@([^\s>]+)/.exec(mailFrom);
+  return match ? match[1] : 'localhost';
+}
+
+interface DeliveryRow {
+  readonly environmentId: string;
+  readonly id: string;
+  readonly kind: EmailDeliveryKind;
+  readonly eventId: string;
+  readonly invoiceId: string;
+  readonly paymentId: string | null;
+  readonly recipient: string;
+  readonly bcc: string | null;
+  readonly replyTo: string | null;
+  readonly messageId: string;
+  readonly queuedAt: Date;
+}
+
+/** One statement for the batch, with the NOTIFY other processes' dispatchers hear at commit. */
+async function insertDeliveries(tx: EntityManager, rows: readonly DeliveryRow[]): Promise<void> {
+  const column = <K extends keyof DeliveryRow>(key: K) => rows.map((row) => row[key]);
+  await queryRows(
+    tx,
+    `with queued as (
+       insert into email_deliveries (environment_id, id, kind, event_id, invoice_id, payment_id, recipient, bcc, reply_to, message_id,
+                                     status, next_attempt_at, deadline_at, created_at)
+       select d.environment_id, d.id, d.kind, d.event_id, d.invoice_id, d.payment_id, d.recipient, d.bcc, d.reply_to, d.message_id,
+              'queued', d.queued_at, d.queued_at + make_interval(secs => $12), d.queued_at
+         from unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::uuid[], $6::uuid[], $7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[])
+              as d(environment_id, id, kind, event_id, invoice_id, payment_id, recipient, bcc, reply_to, message_id, queued_at)
+       on conflict do nothing)
+     select pg_notify($13, '')`,
+    [
+      column('environmentId'),
+      column('id'),
+      column('kind'),
+      column('eventId'),
+      column('invoiceId'),
+      column('paymentId'),
+      column('recipient'),
+      column('bcc'),
+      column('replyTo'),
+      column('messageId'),
+      column('queuedAt'),
+      EMAIL_RETRY.windowSeconds,
+      EMAIL_DELIVERIES_CHANNEL,
+    ],
+  );
+}
