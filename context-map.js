@@ -22,12 +22,13 @@ const CONTEXTS = [
   { name: 'webhooks', uses: [] },
   // Runs invoicing's commands (the billing engine), reads prices and products, redeems coupons in its own commands.
   { name: 'subscriptions', uses: ['catalog', 'coupons', 'invoicing'] },
+  // Renders booked invoices.
+  { name: 'templates', uses: ['invoicing'] },
   // Pays invoices and settles them through invoicing's decider; collects the invoices the billing engine books for a
   // subscription with a payment method, so it follows subscriptions' events (the one use beyond the map issue 21 drew),
   // and cancels a subscription through subscriptions' published cancel command when the dunning settings say so.
-  { name: 'payments', uses: ['invoicing', 'subscriptions'] },
-  // Renders booked invoices.
-  { name: 'templates', uses: ['invoicing'] },
+  // Serves the hosted invoice page (issue 25): opens invoicing's links and shows templates' recorded document.
+  { name: 'payments', uses: ['invoicing', 'subscriptions', 'templates'] },
   // Mails booked invoices with their recorded PDFs (templates' published e-mail query) and payment receipts.
   { name: 'email', uses: ['invoicing', 'payments', 'templates'] },
 ];

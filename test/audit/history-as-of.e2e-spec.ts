@@ -227,10 +227,10 @@ describe('History and as-of reads', () => {
     const after = await ok('GET', `/${path}/${encoded}?asOf=2026-01-15T12:00:00Z`, undefined, 200);
     // Created and then changed: as of between, the resource as it was created (with its version then as the ETag); as of now, as it is.
     if (types.length > 1 && name !== 'payment') {
-      expect(between.body).toEqual(first!.body);
+      expect(between.body).toEqual(withoutHostedLink(first!.body));
       expect(between.headers.get('etag')).toBe(first!.headers.get('etag'));
     }
-    expect(after.body).toEqual(second!.body);
+    expect(after.body).toEqual(withoutHostedLink(second!.body));
     expect(after.headers.get('etag')).toBe(second!.headers.get('etag'));
     // An offset is the same instant.
     expect((await ok('GET', `/${path}/${encoded}?asOf=${encodeURIComponent('2026-01-15T12:00:00+01:00')}`, undefined, 200)).body).toEqual(between.body);
@@ -323,3 +323,9 @@ describe('History and as-of reads', () => {
     }
   });
 });
+
+/** An invoice's hosted page link is not part of its history: `?asOf=` answers leave it out (README, Hosted invoice page). */
+function withoutHostedLink(body: Record<string, unknown>): Record<string, unknown> {
+  const { hostedInvoiceUrl, ...rest } = body;
+  return hostedInvoiceUrl === undefined ? body : rest;
+}

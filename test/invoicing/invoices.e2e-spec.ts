@@ -59,6 +59,7 @@ describe('Invoices over HTTP', () => {
       expect(response.body).toEqual({
         id,
         handle: null,
+        hostedInvoiceUrl: null,
         memo: 'January',
         status: 'draft',
         type: 'invoice',
@@ -848,7 +849,9 @@ describe('Invoices over HTTP', () => {
       expect(response.status).toBe(200);
       expect(response.body.items.map((i: any) => i.id)).toEqual(newestFirst());
       expect(response.body.nextPageToken).toBeNull();
-      const { items: lines, settlements, ...summary } = (await other().request('GET', `/invoices/${ids[1]}`)).body;
+      const { items: lines, settlements, hostedInvoiceUrl, ...summary } = (await other().request('GET', `/invoices/${ids[1]}`)).body;
+      // A list hands out no hosted page links.
+      expect(hostedInvoiceUrl).toMatch(/\/i\/[A-Za-z0-9_-]{86}$/);
       expect(lines).toHaveLength(1);
       expect(settlements).toHaveLength(1);
       expect(response.body.items[5]).toEqual(summary);
@@ -946,6 +949,8 @@ describe('Invoices over HTTP', () => {
       'settlements[].note',
       // null unless a credit note was issued with a disposition (POST /invoices/{id}/credit-notes)
       'creditNote',
+      // null on a draft: it has no hosted page
+      'hostedInvoiceUrl',
     ]);
 
     it('an invoice with every kind of line, settled and credited, has nulls only in nullable members; a discount shows percentage only when it is one', async () => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CommandPath } from '@billing/event-store';
 import {
+  HostedLinks,
   invoiceEvolver,
   invoiceStream,
   ResolvedTax,
@@ -53,7 +54,9 @@ export async function expectReadModelMatchesStream(t: TestApp, id: string, envir
     const taxCode = await commands.load(taxCodeStream(environmentId, code), taxCodeEvolver);
     if (taxCode.state.status === 'active') register.set(code, resolveTax(taxCode.state));
   }
-  expect(response.body).toEqual(toInvoiceView(withCurrentTax(state, register)));
+  // Plus the hosted page link, which the view (stored, and carried by notifications) leaves to the API's answer.
+  const hostedInvoiceUrl = t.app.get(HostedLinks).urlOf(environmentId, state);
+  expect(response.body).toEqual({ ...toInvoiceView(withCurrentTax(state, register)), hostedInvoiceUrl });
   expect(response.headers.get('etag')).toBe(`"${version}"`);
   return response.body;
 }

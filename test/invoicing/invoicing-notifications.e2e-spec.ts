@@ -82,15 +82,20 @@ describe('Invoicing notifications', () => {
       ['InvoiceSettlementAdded', ['invoice.settlement_added']],
     ]);
     const dataOf = (index: number) => rows[index].data[0];
+    // Notifications carry an invoice as its stream's view: the API's answers add the hosted page link.
+    const asNotified = (body: Record<string, unknown>) => {
+      const { hostedInvoiceUrl, ...rest } = body;
+      return hostedInvoiceUrl === undefined ? body : rest;
+    };
     expect(rows[6].data[1]).toEqual(rows[6].data[0]);
     expect([0, 1, 2, 3, 4, 5, 6, 8].map(dataOf)).toEqual(
-      [taxCode, taxCodeUpdated, created, updated, booked, partly, fully, creditNote].map((response) => response.body),
+      [taxCode, taxCodeUpdated, created, updated, booked, partly, fully, creditNote].map((response) => asNotified(response.body)),
     );
     expect(dataOf(9)).toMatchObject({ id: creditNote.body.id, status: 'booked', settlementStatus: 'not_settled', settlements: [] });
     expect(rows[10].stream_id).toBe(creditNote.body.id);
-    expect(dataOf(10)).toEqual(bookedCreditNote.body);
+    expect(dataOf(10)).toEqual(asNotified(bookedCreditNote.body));
     expect(rows[11].stream_id).toBe(id);
-    expect(dataOf(11)).toEqual((await t.request('GET', `/invoices/${id}`)).body);
+    expect(dataOf(11)).toEqual(asNotified((await t.request('GET', `/invoices/${id}`)).body));
     expect(dataOf(11)).toMatchObject({ settlementStatus: 'over_settled', totalDue: -2480 });
   });
 });

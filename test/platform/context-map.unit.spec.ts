@@ -22,9 +22,9 @@ describe('context map lint rules', () => {
     ['libs/catalog/src/read-model/example.ts', "import { subscriptionStream } from '@billing/subscriptions';", 'lets catalog use'],
     ['libs/coupons/src/example.ts', "import { invoiceStream } from '@billing/invoicing';", 'lets coupons use shared-kernel, event-store, platform, catalog'],
     [
-      'libs/payments/src/example.ts',
-      "import { templatesContext } from '@billing/templates';",
-      'lets payments use shared-kernel, event-store, platform, invoicing, subscriptions',
+      'libs/templates/src/example.ts',
+      "import { paymentStream } from '@billing/payments';",
+      'lets templates use shared-kernel, event-store, platform, invoicing',
     ],
     ['libs/webhooks/src/delivery/example.ts', "import { invoiceStream } from '@billing/invoicing';", 'lets webhooks use'],
     ['libs/platform/src/http/example.ts', "import { catalogContext } from '@billing/catalog';", 'lets platform use shared-kernel, event-store'],
@@ -55,6 +55,8 @@ describe('context map lint rules', () => {
       "import { invoiceEvolver } from '@billing/invoicing';\nimport { CommandPath } from '@billing/event-store';\nimport { APP_CONFIG } from '@billing/platform';",
     ],
     ['libs/templates/src/example.ts', "import type { InvoiceView } from '@billing/invoicing';"],
+    // The hosted invoice page shows templates' recorded document.
+    ['libs/payments/src/hosted-page/example.ts', "import { RecordedInvoiceDocumentQuery } from '@billing/templates';"],
     ['libs/subscriptions/src/example.ts', "import { redeemDiscounts } from '@billing/coupons';"],
     ['libs/catalog/src/example.ts', "import { roundHalfAwayFromZero } from '@billing/shared-kernel';\nimport { priceEvolver } from './domain';"],
     ['apps/api/src/example.ts', "import { subscriptionsContext } from '@billing/subscriptions';\nimport { webhooksContext } from '@billing/webhooks';"],

@@ -42,3 +42,6 @@ export { CUSTOMERS_PROJECTION } from './customers/read-model/customers.projectio
 // The upcoming invoice of a subscription: an invoice as create and book would make it, nothing written, and its documented line shape.
 export { PreviewInvoiceQuery } from './preview-invoice/preview-invoice.query';
 export { InvoiceCustomerDto, InvoiceLineDto } from './http/invoice-detail.dto';
+// The hosted invoice page (served by payments) opens the links invoicing hands out.
+export { HostedLinks } from './hosted-link/hosted-links';
+export type { HostedLinkTarget } from './hosted-link/hosted-link-token';

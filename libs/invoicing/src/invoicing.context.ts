@@ -35,6 +35,7 @@ const INVOICE_EVENTS: Record<InvoiceEvent['type'], number> = {
   InvoiceVoided: 1,
   InvoiceMarkedUncollectible: 1,
   CreditNoteIssued: 1,
+  InvoiceHostedLinkRotated: 1,
 };
 const TAX_CODE_EVENTS: Record<TaxCodeEvent['type'], number> = {
   TaxCodeCreated: TAX_CODE_EVENT_SCHEMA_VERSION,
@@ -129,6 +130,12 @@ const notifications: NotificationDefinition[] = [
     streamType: INVOICE_STREAM,
     eventType: 'InvoiceMarkedUncollectible',
     description: 'An invoice is marked uncollectible (by hand, or by dunning after its last failed try): its collection stops, it stays payable.',
+  },
+  {
+    name: 'invoice.hosted_link_rotated',
+    streamType: INVOICE_STREAM,
+    eventType: 'InvoiceHostedLinkRotated',
+    description: "An invoice's hosted page link is replaced (PUT /invoices/{id}/hosted-link/rotate): the old link opens nothing.",
   },
   { name: 'customer.created', streamType: CUSTOMER_STREAM, eventType: 'CustomerCreated', description: 'A customer is created.' },
   { name: 'customer.updated', streamType: CUSTOMER_STREAM, eventType: 'CustomerUpdated', description: 'A customer is updated.' },

@@ -21,6 +21,8 @@ import { TaxRegisterReader } from './tax-register';
 import { UpdateInvoiceHandler } from './update-invoice/update-invoice.handler';
 import { UpdateTaxCodeHandler } from './update-tax-code/update-tax-code.handler';
 import { VoidInvoiceHandler } from './void-invoice/void-invoice.handler';
+import { HostedLinks } from './hosted-link/hosted-links';
+import { RotateHostedLinkHandler } from './rotate-hosted-link/rotate-hosted-link.handler';
 
 /** The HTTP surface and command handlers of the invoicing context (its definition is invoicingContext). */
 @Module({
@@ -37,6 +39,8 @@ import { VoidInvoiceHandler } from './void-invoice/void-invoice.handler';
     DuplicateInvoiceHandler,
     VoidInvoiceHandler,
     MarkInvoiceUncollectibleHandler,
+    RotateHostedLinkHandler,
+    HostedLinks,
     CustomersReadModel,
     CreateCustomerHandler,
     UpdateCustomerHandler,

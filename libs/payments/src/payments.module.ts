@@ -1,3 +1,5 @@
+import { HostedLinks } from '@billing/invoicing';
+import { HostedPageController } from './hosted-page/hosted-page.controller';
 import { Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CreatePaymentHandler } from './create-payment/create-payment.handler';
@@ -26,7 +28,7 @@ import { PendingPaymentsResolver } from './resolve-payments/pending-payments.res
 
 /** The HTTP surface, handlers, gateways and resolver of the payments context (its definition is paymentsContext). */
 @Module({
-  controllers: [PaymentsController, PaymentProvidersController, PaymentSettingsController],
+  controllers: [PaymentsController, PaymentProvidersController, PaymentSettingsController, HostedPageController],
   providers: [
     PaymentsReadModel,
     CredentialVault,
@@ -51,6 +53,7 @@ import { PendingPaymentsResolver } from './resolve-payments/pending-payments.res
     PaymentSettlementsReactor,
     CreditNoteRefundsReactor,
     CollectionEngine,
+    HostedLinks,
   ],
 })
 export class PaymentsModule {}

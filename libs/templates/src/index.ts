@@ -12,6 +12,11 @@ export { renderInvoiceDocument } from './rendering/render-document';
 export { documentBudget } from './rendering/document-budget';
 // The render pool, for what it reports (threads started: a terminated thread's replacement counts).
 export { RenderPool } from './rendering/render-pool';
+// A booked invoice's recorded document, for the hosted invoice page (payments).
+export { RecordedInvoiceDocumentQuery } from './documents/recorded-invoice-document.query';
+export type { RecordedInvoiceDocument } from './documents/recorded-invoice-document.query';
+// Money and dates as documents show them, for the hosted invoice page's frame.
+export { formatMoney, formatDate } from './rendering/formatting';
 // A booked invoice's e-mail (body, subject, recorded PDF), for the e-mail context.
 export { InvoiceEmailQuery } from './invoice-email/invoice-email.query';
 export type { InvoiceEmailContent } from './invoice-email/invoice-email.query';

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { CreateTemplateGroupHandler } from './create-template-group/create-template-group.handler';
 import { InvoiceDocumentReactor } from './documents/invoice-document.reactor';
 import { InvoiceDocuments } from './documents/invoice-documents';
+import { RecordedInvoiceDocumentHandler } from './documents/recorded-invoice-document.query';
 import { InvoiceDocumentsController } from './http/invoice-documents.controller';
 import { TemplatesController } from './http/templates.controller';
 import { InvoiceEmailHandler } from './invoice-email/invoice-email.query';
@@ -19,6 +20,7 @@ import { UpdateTemplateGroupHandler } from './update-template-group/update-templ
     RenderPool,
     InvoiceDocuments,
     InvoiceDocumentReactor,
+    RecordedInvoiceDocumentHandler,
     InvoiceEmailHandler,
     CreateTemplateGroupHandler,
     UpdateTemplateGroupHandler,

@@ -97,6 +97,10 @@ export interface MarkInvoiceUncollectible {
   readonly invoiceId: string;
 }
 
+export interface RotateHostedLink {
+  readonly invoiceId: string;
+}
+
 export interface DuplicateInvoice {
   /** the source invoice */
   readonly invoiceId: string;

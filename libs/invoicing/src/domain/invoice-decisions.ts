@@ -21,6 +21,7 @@ import {
   DuplicateInvoice,
   DuplicateInvoiceResult,
   MarkInvoiceUncollectible,
+  RotateHostedLink,
   UpdateInvoice,
   VoidInvoice,
 } from './invoice-commands';
@@ -263,6 +264,19 @@ export function decideMarkInvoiceUncollectible(command: MarkInvoiceUncollectible
   const due = totalDue(BigInt(invoice.totalInclVat), BigInt(invoice.settledAmount));
   if (due <= 0n) throw new ConflictError('invoice-nothing-due', `invoice ${invoice.handle} has nothing due (total due ${due}): there is nothing to collect`);
   return [{ type: 'InvoiceMarkedUncollectible', schemaVersion: 1, data: { invoiceId: invoice.id, markedAt: meta.now.toISOString() } }];
+}
+
+/**
+ * Replaces a booked invoice's (or credit note's, void or not) hosted page link: the next link version, so every
+ * earlier link stops opening the page. A draft has no link (`invoice-not-booked`, 409).
+ */
+export function decideRotateHostedLink(command: RotateHostedLink, state: InvoiceState, meta: CommandMetadata): InvoiceEvent[] {
+  const invoice = existing(state, command.invoiceId);
+  if (invoice.status === 'draft') {
+    throw new ConflictError('invoice-not-booked', `invoice ${invoice.id} is a draft: only a booked invoice has a hosted page link`);
+  }
+  const linkVersion = (invoice.hostedLinkVersion ?? 0) + 1;
+  return [{ type: 'InvoiceHostedLinkRotated', schemaVersion: 1, data: { invoiceId: invoice.id, linkVersion, rotatedAt: meta.now.toISOString() } }];
 }
 
 /** A booked (or void) invoice, not a credit note: what voiding and marking uncollectible apply to. */

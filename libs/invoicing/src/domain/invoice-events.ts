@@ -192,6 +192,17 @@ export interface InvoiceMarkedUncollectibleData {
   readonly markedAt: string;
 }
 
+/**
+ * The invoice's hosted page link was replaced: links are sealed over the link version, so every link made with an
+ * earlier version stops opening the page (a link that reached the wrong person).
+ */
+export interface InvoiceHostedLinkRotatedData {
+  readonly invoiceId: string;
+  /** The new link version (the first link of a booked invoice has version 0). */
+  readonly linkVersion: number;
+  readonly rotatedAt: string;
+}
+
 export type InvoiceCreated = DomainEvent<'InvoiceCreated', InvoiceCreatedData>;
 export type InvoiceUpdated = DomainEvent<'InvoiceUpdated', InvoiceUpdatedData>;
 export type InvoiceBooked = DomainEvent<'InvoiceBooked', InvoiceBookedData>;
@@ -200,5 +211,14 @@ export type InvoiceDuplicated = DomainEvent<'InvoiceDuplicated', InvoiceDuplicat
 export type InvoiceVoided = DomainEvent<'InvoiceVoided', InvoiceVoidedData>;
 export type InvoiceMarkedUncollectible = DomainEvent<'InvoiceMarkedUncollectible', InvoiceMarkedUncollectibleData>;
 export type CreditNoteIssued = DomainEvent<'CreditNoteIssued', CreditNoteIssuedData>;
+export type InvoiceHostedLinkRotated = DomainEvent<'InvoiceHostedLinkRotated', InvoiceHostedLinkRotatedData>;
 export type InvoiceEvent =
-  InvoiceCreated | InvoiceUpdated | InvoiceBooked | InvoiceSettlementAdded | InvoiceDuplicated | InvoiceVoided | InvoiceMarkedUncollectible | CreditNoteIssued;
+  | InvoiceCreated
+  | InvoiceUpdated
+  | InvoiceBooked
+  | InvoiceSettlementAdded
+  | InvoiceDuplicated
+  | InvoiceVoided
+  | InvoiceMarkedUncollectible
+  | CreditNoteIssued
+  | InvoiceHostedLinkRotated;

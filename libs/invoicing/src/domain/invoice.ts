@@ -88,6 +88,8 @@ export interface Invoice {
   readonly lineCredits: Readonly<Record<string, Omit<CreditedLine, 'lineId'>>>;
   /** On a credit note issued with a disposition: where its money goes; null otherwise. */
   readonly creditNote: CreditNoteDisposition | null;
+  /** The version the hosted page link is sealed over (InvoiceHostedLinkRotated); absent on states stored before links: 0. */
+  readonly hostedLinkVersion?: number;
   readonly createdAt: string;
   readonly updatedAt: string | null;
   readonly creditedInvoiceId: string | null;
@@ -179,6 +181,8 @@ export function evolveInvoice(state: InvoiceState, event: InvoiceEvent): Invoice
       const { invoiceId, reason, dueReducedAmount, refundAmount, creditAmount, outOfBandAmount, issuedAt } = event.data;
       return { ...state, creditNote: { invoiceId, reason, dueReducedAmount, refundAmount, creditAmount, outOfBandAmount }, updatedAt: issuedAt };
     }
+    case 'InvoiceHostedLinkRotated':
+      return { ...state, hostedLinkVersion: event.data.linkVersion, updatedAt: event.data.rotatedAt };
     case 'InvoiceDuplicated':
       return state;
     default:

@@ -142,10 +142,25 @@ export class InvoiceDetailDto {
       "Credit applied from the customer's credit balance when the invoice was booked (invoices made out to a customer record): a settlement, so totalDue is reduced by it. 0 when none, and once a void returned it to the balance.",
   })
   creditApplied!: number;
+  @ApiProperty({
+    type: String,
+    format: 'uri',
+    nullable: true,
+    readOnly: true,
+    description:
+      'The hosted invoice page (`<PUBLIC_BASE_URL>/i/<token>`): the customer views the invoice, downloads its PDF and pays it there, without a login. ' +
+      'null for a draft. PUT /invoices/{id}/hosted-link/rotate replaces it (the old link stops working). ' +
+      'Absent from `?asOf=` answers: the history holds the invoice, not its links (a past link may open nothing now).',
+    required: false,
+  })
+  hostedInvoiceUrl?: string | null;
 }
 
-/** An invoice in a list: the InvoiceDetail without `items` (lines) and `settlements`, so a page stays small. */
-export class InvoiceSummaryDto extends OmitType(InvoiceDetailDto, ['items', 'settlements'] as const) {}
+/**
+ * An invoice in a list: the InvoiceDetail without `items` (lines), `settlements` and `hostedInvoiceUrl`, so a page
+ * stays small and a listing hands out no links (GET /invoices/{id} has them).
+ */
+export class InvoiceSummaryDto extends OmitType(InvoiceDetailDto, ['items', 'settlements', 'hostedInvoiceUrl'] as const) {}
 
 export class InvoicePageDto {
   @ApiProperty({

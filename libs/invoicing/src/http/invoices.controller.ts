@@ -35,11 +35,16 @@ import { UpdateInvoiceCommand } from '../update-invoice/update-invoice.command';
 import { UpdateInvoiceDto, updateInvoiceInput } from '../update-invoice/update-invoice.dto';
 import { VoidInvoiceCommand } from '../void-invoice/void-invoice.command';
 import { MarkInvoiceUncollectibleCommand } from '../mark-invoice-uncollectible/mark-invoice-uncollectible.command';
+import { RotateHostedLinkCommand } from '../rotate-hosted-link/rotate-hosted-link.command';
+import { HostedLinks } from '../hosted-link/hosted-links';
 import { InvoiceView, renderInvoiceView } from '../read-model/invoice-view';
 import { InvoicingReadModel } from '../read-model/invoicing.read-model';
 import { TaxRegisterReader } from '../tax-register';
 import { InvoiceDetailDto, InvoicePageDto } from './invoice-detail.dto';
 import { InvoiceLineInputDto } from './invoice-line-input.dto';
+
+/** GET /invoices/{id} and every write's answer: the stored view and the hosted page link. */
+type InvoiceDetail = InvoiceView & { readonly hostedInvoiceUrl: string | null };
 
 const STATUSES: readonly InvoiceStatus[] = ['draft', 'booked', 'void'];
 const TYPES: readonly InvoiceType[] = ['invoice', 'credit_note'];
@@ -62,6 +67,7 @@ export class InvoicesController {
     private readonly readModel: InvoicingReadModel,
     private readonly taxRegister: TaxRegisterReader,
     private readonly clock: Clock,
+    private readonly hostedLinks: HostedLinks,
   ) {}
 
   @Post()
@@ -75,7 +81,7 @@ export class InvoicesController {
     status: 422,
     ...problemResponse('Invalid body: unknown property, unknown tax code or currency, too many decimals, discount, more than 500 lines (pointer /items)'),
   })
-  async create(@Caller() caller: CallerContext, @Body() body: CreateInvoiceDto): Promise<Versioned<InvoiceView>> {
+  async create(@Caller() caller: CallerContext, @Body() body: CreateInvoiceDto): Promise<Versioned<InvoiceDetail>> {
     const written = await this.commands.execute<CreateInvoiceCommand, Written<InvoiceState>>(
       new CreateInvoiceCommand(caller.environmentId, createInvoiceInput(body), this.context(caller)),
     );
@@ -114,7 +120,7 @@ export class InvoicesController {
   @ApiParam(INVOICE_ID)
   @ApiResponse({ status: 200, description: 'The invoice.', type: InvoiceDetailDto, headers: ETAG_HEADER })
   @ApiResponse({ status: 404, ...problemResponse('No such invoice in this environment') })
-  get(@Caller() caller: CallerContext, @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string): Promise<Versioned<InvoiceView>> {
+  get(@Caller() caller: CallerContext, @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string): Promise<Versioned<InvoiceDetail>> {
     return this.invoice(caller, invoiceId);
   }
 
@@ -138,7 +144,7 @@ export class InvoicesController {
     @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string,
     @Body() body: UpdateInvoiceDto,
     @IfMatch() expectedVersion: number | undefined,
-  ): Promise<Versioned<InvoiceView>> {
+  ): Promise<Versioned<InvoiceDetail>> {
     const written = await this.commands.execute<UpdateInvoiceCommand, Written<InvoiceState>>(
       new UpdateInvoiceCommand(caller.environmentId, invoiceId, updateInvoiceInput(body), this.context(caller), expectedVersion),
     );
@@ -168,7 +174,7 @@ export class InvoicesController {
     @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string,
     @Body() body: DuplicateInvoiceDto,
     @IfMatch() expectedVersion: number | undefined,
-  ): Promise<Versioned<InvoiceView>> {
+  ): Promise<Versioned<InvoiceDetail>> {
     const written = await this.commands.execute<DuplicateInvoiceCommand, Written<InvoiceState>>(
       new DuplicateInvoiceCommand(caller.environmentId, invoiceId, optional(body)?.reverse ?? false, this.context(caller), expectedVersion),
     );
@@ -204,7 +210,7 @@ export class InvoicesController {
     @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string,
     @Body() body: IssueCreditNoteDto,
     @IfMatch() expectedVersion: number | undefined,
-  ): Promise<Versioned<InvoiceView>> {
+  ): Promise<Versioned<InvoiceDetail>> {
     const written = await this.commands.execute<IssueCreditNoteCommand, Written<InvoiceState>>(
       new IssueCreditNoteCommand(caller.environmentId, issueCreditNoteInput(invoiceId, body), this.context(caller), expectedVersion),
     );
@@ -236,7 +242,7 @@ export class InvoicesController {
     @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string,
     @Body() body: BookInvoiceDto,
     @IfMatch() expectedVersion: number | undefined,
-  ): Promise<Versioned<InvoiceView>> {
+  ): Promise<Versioned<InvoiceDetail>> {
     const written = await this.commands.execute<BookInvoiceCommand, Written<InvoiceState>>(
       new BookInvoiceCommand(caller.environmentId, invoiceId, optional(body)?.date, this.context(caller), expectedVersion),
     );
@@ -268,7 +274,7 @@ export class InvoicesController {
     @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string,
     @Body() body: unknown,
     @IfMatch() expectedVersion: number | undefined,
-  ): Promise<Versioned<InvoiceView>> {
+  ): Promise<Versioned<InvoiceDetail>> {
     assertNoInput(body);
     const written = await this.commands.execute<VoidInvoiceCommand, Written<InvoiceState>>(
       new VoidInvoiceCommand(caller.environmentId, invoiceId, this.context(caller), expectedVersion),
@@ -301,10 +307,38 @@ export class InvoicesController {
     @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string,
     @Body() body: unknown,
     @IfMatch() expectedVersion: number | undefined,
-  ): Promise<Versioned<InvoiceView>> {
+  ): Promise<Versioned<InvoiceDetail>> {
     assertNoInput(body);
     const written = await this.commands.execute<MarkInvoiceUncollectibleCommand, Written<InvoiceState>>(
       new MarkInvoiceUncollectibleCommand(caller.environmentId, invoiceId, this.context(caller), expectedVersion),
+    );
+    return this.answer(caller, written);
+  }
+
+  @Put(':invoiceId/hosted-link/rotate')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: "Replace an invoice's hosted page link",
+    description:
+      'Body {} (or none). The invoice gets a new `hostedInvoiceUrl`; the old link opens only the 404 page from now on. ' +
+      'A booked invoice or credit note (void included); a draft has no link.',
+  })
+  @ApiParam(INVOICE_ID)
+  @ApiHeader(IF_MATCH)
+  @ApiNoInput()
+  @ApiResponse({ status: 200, description: 'The invoice with its new hostedInvoiceUrl.', type: InvoiceDetailDto, headers: ETAG_HEADER })
+  @ApiResponse({ status: 404, ...problemResponse('No such invoice in this environment') })
+  @ApiResponse({ status: 409, ...problemResponse('A draft (invoice-not-booked), stale If-Match (version-conflict)') })
+  @ApiResponse({ status: 422, ...problemResponse('A body with any property, or a malformed If-Match (/headers/if-match)') })
+  async rotateHostedLink(
+    @Caller() caller: CallerContext,
+    @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string,
+    @Body() body: unknown,
+    @IfMatch() expectedVersion: number | undefined,
+  ): Promise<Versioned<InvoiceDetail>> {
+    assertNoInput(body);
+    const written = await this.commands.execute<RotateHostedLinkCommand, Written<InvoiceState>>(
+      new RotateHostedLinkCommand(caller.environmentId, invoiceId, this.context(caller), expectedVersion),
     );
     return this.answer(caller, written);
   }
@@ -327,7 +361,7 @@ export class InvoicesController {
     @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string,
     @Body() body: AddSettlementDto,
     @IfMatch() expectedVersion: number | undefined,
-  ): Promise<Versioned<InvoiceView>> {
+  ): Promise<Versioned<InvoiceDetail>> {
     const settlement = { invoiceId, date: body.date, amount: body.amount, reference: body.reference, note: body.note };
     const written = await this.commands.execute<AddSettlementCommand, Written<InvoiceState>>(
       new AddSettlementCommand(caller.environmentId, settlement, this.context(caller), expectedVersion),
@@ -340,10 +374,16 @@ export class InvoicesController {
   }
 
   /** The invoice as the read model has it, with its version for the ETag. */
-  private async invoice(caller: CallerContext, invoiceId: string): Promise<Versioned<InvoiceView>> {
+  private async invoice(caller: CallerContext, invoiceId: string): Promise<Versioned<InvoiceDetail>> {
     const found = await this.readModel.invoice(caller.environmentId, invoiceId);
     if (!found) throw new NotFoundError('Invoice', invoiceId);
-    return new Versioned(found.resource, found.version);
+    const { view, hostedLinkVersion } = found.resource;
+    return new Versioned(this.detail(caller, view, hostedLinkVersion), found.version);
+  }
+
+  /** The stored view (also what notifications carry) plus the hosted page link, which depends on this server's key and base URL. */
+  private detail(caller: CallerContext, view: InvoiceView, hostedLinkVersion: number | undefined): InvoiceDetail {
+    return { ...view, hostedInvoiceUrl: this.hostedLinks.urlOf(caller.environmentId, { id: view.id, status: view.status, hostedLinkVersion }) };
   }
 
   /**
@@ -352,13 +392,13 @@ export class InvoicesController {
    * from the read model: inside an Idempotency-Key's transaction nothing is
    * projected before the answer is stored.
    */
-  private async answer(caller: CallerContext, { id, version, state }: Written<InvoiceState>, location?: string): Promise<Versioned<InvoiceView>> {
+  private async answer(caller: CallerContext, { id, version, state }: Written<InvoiceState>, location?: string): Promise<Versioned<InvoiceDetail>> {
     if (state.status === 'none') throw new NotFoundError('Invoice', id);
     const register = state.status === 'draft' && state.type === 'invoice' ? await this.taxRegister.read(caller.environmentId, taxCodesOf(state)) : undefined;
     // Like a read: a draft made out to a customer record shows the record as it is now.
     const customer = state.status === 'draft' && state.customerId != null ? await this.readModel.currentCustomer(caller.environmentId, state.customerId) : null;
     const view = renderInvoiceView(state, register);
-    return new Versioned(customer ? { ...view, customer } : view, version, location);
+    return new Versioned(this.detail(caller, customer ? { ...view, customer } : view, state.hostedLinkVersion), version, location);
   }
 }
 

@@ -34,13 +34,15 @@ interface ViewRow<View> {
 export class InvoicingReadModel implements TaxRegisterReader {
   constructor(private readonly dataSource: DataSource) {}
 
-  async invoice(environmentId: string, id: string): Promise<Versioned<InvoiceView> | null> {
-    const [row] = await queryRows<ViewRow<InvoiceView>>(
+  /** The invoice's view with the version of its hosted page link (state.hostedLinkVersion; absent before links existed). */
+  async invoice(environmentId: string, id: string): Promise<Versioned<{ view: InvoiceView; hostedLinkVersion: number | undefined }> | null> {
+    const [row] = await queryRows<ViewRow<InvoiceView> & { hosted_link_version: number | null }>(
       this.dataSource.manager,
-      `select ${VIEW_WITH_CURRENT_CUSTOMER} as view, i.version from invoices i ${CUSTOMER_OF_DRAFT} where i.environment_id = $1 and i.id = $2`,
+      `select ${VIEW_WITH_CURRENT_CUSTOMER} as view, i.version, (i.state->>'hostedLinkVersion')::int as hosted_link_version
+         from invoices i ${CUSTOMER_OF_DRAFT} where i.environment_id = $1 and i.id = $2`,
       [environmentId, id],
     );
-    return row ? new Versioned(row.view, row.version) : null;
+    return row ? new Versioned({ view: row.view, hostedLinkVersion: row.hosted_link_version ?? undefined }, row.version) : null;
   }
 
   /**

@@ -58,6 +58,23 @@ export interface AppConfig {
   readonly webhooks: WebhookSettings;
   /** The e-mail context's settings (SMTP_URL, MAIL_FROM, the development mail folder). */
   readonly email: EmailSettings;
+  /** Hosted invoice pages (`/i/<token>`): where they are served and the key their links are sealed with. */
+  readonly hostedPages: HostedPagesConfig;
+}
+
+/** The path of hosted invoice pages: `<PUBLIC_BASE_URL>/i/<token>` (the edge reads their pay form without a login). */
+export const HOSTED_PAGE_PATH = '/i';
+
+export interface HostedPagesConfig {
+  /** PUBLIC_BASE_URL without a trailing slash: what a customer's browser reaches the service at (default http://localhost:<PORT>). */
+  readonly publicBaseUrl: string;
+  /**
+   * HOSTED_LINK_SECRET: the server key links are derived from (at least 32 characters); a development default
+   * outside production. Unset in production: null, and the service refuses to start (HostedLinks).
+   */
+  readonly linkSecret: string | null;
+  /** HOSTED_PAGE_RATE_LIMIT: requests per minute one client address may make to hosted pages (default 60). */
+  readonly rateLimitPerMinute: number;
 }
 
 /** How invoice documents render (libs/templates, the render pool): threads and the bounds of one render. */
@@ -109,6 +126,9 @@ export const PAYMENTS_ENCRYPTION_KEY_REQUIRED =
   'PAYMENTS_ENCRYPTION_KEY: required in production (one or more `keyId:base64-of-32-bytes` entries separated by commas, the first encrypts; e.g. `k1:$(openssl rand -base64 32)`)';
 
 export const DEVELOPMENT_JWT_SECRET = 'development-only-secret-change-me';
+/** Outside production only: hosted invoice links of a development service are not secret. */
+export const HOSTED_LINK_SECRET_REQUIRED = 'HOSTED_LINK_SECRET: required in production (at least 32 characters, e.g. `openssl rand -base64 32`)';
+export const DEVELOPMENT_HOSTED_LINK_SECRET = 'development-only-hosted-link-secret-change-me';
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const nodeEnv = env.NODE_ENV ?? 'development';
@@ -153,6 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       queuePerEnvironment: atLeastOne(integer(env.TEMPLATE_RENDER_QUEUE, 20, 'TEMPLATE_RENDER_QUEUE'), 'TEMPLATE_RENDER_QUEUE'),
     },
     webhooks: loadWebhookSettings(env, isProduction),
+    hostedPages: hostedPagesConfig(env, isProduction, integer(env.PORT, 3000, 'PORT')),
     email: loadEmailSettings(env, isProduction, env.DATA_DIR ?? '.data'),
     logLevel: (['debug', 'info', 'warn', 'error'] as const).find((l) => l === env.LOG_LEVEL) ?? 'info',
     jwt: {
@@ -165,6 +186,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxTtlSeconds: integer(env.JWT_MAX_TTL_SECONDS, 24 * 3600, 'JWT_MAX_TTL_SECONDS'),
     },
   };
+}
+
+function hostedPagesConfig(env: NodeJS.ProcessEnv, isProduction: boolean, port: number): HostedPagesConfig {
+  const base = env.PUBLIC_BASE_URL || `http://localhost:${port}`;
+  let url: URL;
+  try {
+    url = new URL(base);
+  } catch {
+    throw new Error(`PUBLIC_BASE_URL: not a URL (${base})`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('PUBLIC_BASE_URL: must be an http or https URL');
+  if (url.search !== '' || url.hash !== '') throw new Error('PUBLIC_BASE_URL: must have no query or fragment');
+  const linkSecret = env.HOSTED_LINK_SECRET || (isProduction ? null : DEVELOPMENT_HOSTED_LINK_SECRET);
+  if (linkSecret !== null && linkSecret.length < 32) throw new Error('HOSTED_LINK_SECRET: must be at least 32 characters');
+  const rateLimitPerMinute = atLeastOne(integer(env.HOSTED_PAGE_RATE_LIMIT, 60, 'HOSTED_PAGE_RATE_LIMIT'), 'HOSTED_PAGE_RATE_LIMIT');
+  return { publicBaseUrl: base.replace(/\/+$/, ''), linkSecret, rateLimitPerMinute };
 }
 
 function integer(value: string | undefined, fallback: number, name: string): number {

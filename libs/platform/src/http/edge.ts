@@ -4,7 +4,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Authenticator } from '../auth/guards';
-import { AppConfig } from '../config/app-config';
+import { AppConfig, HOSTED_PAGE_PATH } from '../config/app-config';
 import { JsonLogger } from '../logging/json-logger';
 import { Metrics } from '../metrics/metrics';
 import { buildProblem, HttpProblem, PROBLEM_CONTENT_TYPE } from '../problems/problem';
@@ -14,6 +14,9 @@ import { findInputDefect, InputDefect, isValidText, MAX_JSON_DEPTH } from './hos
 import { responseHeadersOf, Versioned } from './versioned';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
+/** The hosted invoice page's pay form is the one body read without a login: a few fields, so a small limit. */
+export const HOSTED_FORM_BODY_LIMIT = 4 * 1024;
+const FORM_CONTENT_TYPE = 'application/x-www-form-urlencoded';
 /** Longer than any id, code or handle this API takes in a path. */
 const MAX_PARAM_LENGTH = 500;
 
@@ -82,8 +85,17 @@ export function installEdgeHooks(fastify: FastifyInstance, services: { logger: J
     });
   });
 
+  // Form posts only on the hosted invoice page (its pay form); everywhere else the API takes JSON alone.
+  fastify.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: 'string', bodyLimit: HOSTED_FORM_BODY_LIMIT }, (request, body, done) => {
+    if (!isHostedPagePath(request.url))
+      return done(Object.assign(new Error('Unsupported Media Type'), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 }));
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+
   fastify.addHook('onRequest', async (request: AuthenticatedRequest, reply: FastifyReply) => {
     if (request.is404 || !carriesBody(request)) return;
+    // The hosted page is public: its pay form is read without a login, and nothing else is read there.
+    if (isHostedPagePath(request.url) && request.headers['content-type']?.split(';')[0].trim().toLowerCase() === FORM_CONTENT_TYPE) return;
     try {
       await authenticator.authenticate(request);
     } catch (error) {
@@ -138,6 +150,10 @@ export function installEdgeHooks(fastify: FastifyInstance, services: { logger: J
       );
     });
   }
+}
+
+function isHostedPagePath(url: string): boolean {
+  return url.startsWith(`${HOSTED_PAGE_PATH}/`);
 }
 
 function carriesBody(request: FastifyRequest): boolean {

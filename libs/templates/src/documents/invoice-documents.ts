@@ -55,6 +55,8 @@ export interface InvoiceDocument {
   readonly templateType: TemplateType;
   /** The invoice's number (null on a draft), for the download's file name. */
   readonly handle: string | null;
+  /** The locale it was rendered in (the template group's). */
+  readonly locale: string;
 }
 
 /** A booked invoice's document, rendered and decided, not yet recorded. */
@@ -118,6 +120,7 @@ export class InvoiceDocuments {
         templateGroupId: rendered.templateGroupId,
         templateType: rendered.templateType,
         handle: view.handle,
+        locale: rendered.locale,
       };
     }
     if (templateGroupId !== undefined) await this.group(environmentId, templateGroupId);
@@ -262,6 +265,7 @@ export class InvoiceDocuments {
       templateGroupId: record.templateGroupId ?? record.fallback?.templateGroupId ?? null,
       templateType: record.templateType,
       handle: record.handle,
+      locale: record.locale,
     };
   }
 
