@@ -76,6 +76,11 @@ describe('E-mail: settings, deliveries and SMTP', () => {
     expect(mail.from?.text).toContain('billing@example.com');
     expect(mail.html).toContain(handle);
     expect(mail.text).toContain(handle);
+    // The hosted page of the invoice, linked from both bodies.
+    const { hostedInvoiceUrl } = (await env.ok('GET', `/invoices/${invoiceId}`, undefined, 200)).body;
+    expect(hostedInvoiceUrl).toMatch(/\/i\/[A-Za-z0-9_-]{20,}$/);
+    expect(mail.text).toContain(hostedInvoiceUrl);
+    expect(mail.html).toContain(`href="${hostedInvoiceUrl}"`);
     expect(mail.attachments).toHaveLength(1);
     expect(mail.attachments[0]).toMatchObject({ contentType: 'application/pdf', filename: `${handle}.pdf` });
     expect(sha256(mail.attachments[0].content)).toBe(await env.documentSha256(invoiceId));

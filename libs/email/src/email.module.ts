@@ -1,3 +1,4 @@
+import { HostedLinks } from '@billing/invoicing';
 import { Module } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
@@ -17,18 +18,27 @@ import { UpdateEmailSettingsHandler } from './update-settings/update-email-setti
   providers: [
     EmailDeliveriesReadModel,
     EmailOutboxReactor,
+    HostedLinks,
     UpdateEmailSettingsHandler,
     RequestInvoiceEmailHandler,
     {
       provide: EmailDispatcher,
-      inject: [DataSource, ScopedClock, CommandPath, EventStore, QueryBus, APP_CONFIG],
-      useFactory: (dataSource: DataSource, clock: ScopedClock, commands: CommandPath, eventStore: EventStore, queries: QueryBus, config: AppConfig) => {
+      inject: [DataSource, ScopedClock, CommandPath, EventStore, QueryBus, HostedLinks, APP_CONFIG],
+      useFactory: (
+        dataSource: DataSource,
+        clock: ScopedClock,
+        commands: CommandPath,
+        eventStore: EventStore,
+        queries: QueryBus,
+        hostedLinks: HostedLinks,
+        config: AppConfig,
+      ) => {
         const transport = mailTransportFor(config.email);
         // Production without SMTP_URL: no dispatcher, nothing is sent (said at start).
         if (!transport) return null;
         // One dispatcher serves every environment: real time (the base clock), never an environment's test clock.
         return new EmailDispatcher(
-          { dataSource, clock: clock.base, commands, eventStore, queries, config: config.email, databaseUrl: config.databaseUrl },
+          { dataSource, clock: clock.base, commands, eventStore, queries, hostedLinks, config: config.email, databaseUrl: config.databaseUrl },
           transport,
         );
       },

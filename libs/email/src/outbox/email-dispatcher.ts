@@ -5,7 +5,7 @@ import type Mail from 'nodemailer/lib/mailer';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { CommandPath, EventStore, foldStream, queryRows } from '@billing/event-store';
-import { invoiceEvolver, invoiceStream } from '@billing/invoicing';
+import { HostedLinks, invoiceEvolver, invoiceStream } from '@billing/invoicing';
 import { paymentStream, PaymentSucceededData } from '@billing/payments';
 import { Clock, EmailSettings as EmailConfig } from '@billing/platform';
 import { minorUnits } from '@billing/shared-kernel';
@@ -79,6 +79,8 @@ export class EmailDispatcher {
       readonly commands: CommandPath;
       readonly eventStore: EventStore;
       readonly queries: QueryBus;
+      /** The invoice's hosted page, linked from every mail about it. */
+      readonly hostedLinks: HostedLinks;
       readonly config: EmailConfig;
       /** For LISTEN; null: poll only. */
       readonly databaseUrl: string | null;
@@ -275,13 +277,14 @@ export class EmailDispatcher {
 
   /** The mail's subject, bodies and attachments; null while an invoice's document is not recorded. */
   private async contentOf(email: ClaimedEmail): Promise<{ subject: string; html: string; text: string; attachments: Mail.Attachment[] } | null> {
+    const invoice = foldStream(await this.deps.eventStore.readStream(invoiceStream(email.environmentId, email.invoiceId)), invoiceEvolver).state;
+    const link = invoice.status === 'none' ? null : this.deps.hostedLinks.urlOf(email.environmentId, invoice);
     if (email.kind !== 'receipt') {
       const content = await this.deps.queries.execute(new InvoiceEmailQuery(email.environmentId, email.invoiceId));
       if (content === null) return null;
       const filename = `${content.handle ?? email.invoiceId}.pdf`;
-      return { ...content, attachments: [{ filename, content: content.pdf, contentType: 'application/pdf' }] };
+      return { ...withHostedLink(content, link), attachments: [{ filename, content: content.pdf, contentType: 'application/pdf' }] };
     }
-    const invoice = foldStream(await this.deps.eventStore.readStream(invoiceStream(email.environmentId, email.invoiceId)), invoiceEvolver).state;
     const payment = (await this.deps.eventStore.readStream(paymentStream(email.environmentId, email.paymentId!))).find(
       (event) => event.type === 'PaymentSucceeded',
     );
@@ -292,8 +295,18 @@ export class EmailDispatcher {
     const paid = `${new Intl.NumberFormat('en', { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(amount / 10 ** digits)} ${invoice.currency}`;
     const handle = invoice.handle ?? email.invoiceId;
     const text = `Thank you: we received your payment of ${paid} for invoice ${handle}.`;
-    return { subject: `Receipt for invoice ${handle}`, html: `<p>${escapeHtml(text)}</p>`, text, attachments: [] };
+    return { subject: `Receipt for invoice ${handle}`, ...withHostedLink({ html: `<p>${escapeHtml(text)}</p>`, text }, link), attachments: [] };
   }
+}
+
+/** The bodies with the invoice's hosted page (view, download, pay) linked at their end; unchanged without a link. */
+function withHostedLink<Content extends { html: string; text: string }>(content: Content, link: string | null): Content {
+  if (link === null) return content;
+  return {
+    ...content,
+    html: `${content.html}\n<p><a href="${escapeHtml(link)}">View, download or pay this invoice online</a></p>`,
+    text: `${content.text}\n\nView, download or pay this invoice online: ${link}`,
+  };
 }
 
 function escapeHtml(text: string): string {
