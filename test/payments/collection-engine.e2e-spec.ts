@@ -135,8 +135,11 @@ describe('The collection engine', () => {
       const collections = (calls: jest.SpyInstance) =>
         calls.mock.calls.filter((_call, index) => (calls.mock.contexts[index] as { context?: string }).context === 'Collections');
       expect(collections(errors)).toEqual([]);
-      // At least one racer lost (how many depends on when each loaded under load); each loss is a debug line.
-      expect(collections(debugs).filter(([entry]) => (entry as { invoiceId?: string }).invoiceId === invoiceId).length).toBeGreaterThanOrEqual(1);
+      // A racer that loses (whether any does depends on how the three interleave: one that loads after another's
+      // outcome committed finds nothing to record) says so at debug, with this message and no other.
+      const lost = collections(debugs).filter(([entry]) => (entry as { invoiceId?: string }).invoiceId === invoiceId);
+      expect(lost.length).toBeLessThanOrEqual(RACERS - 1);
+      for (const [entry] of lost) expect(entry).toMatchObject({ msg: 'another process recorded this collection first' });
       const [row] = await t.dataSource.query(`select status from payment_collections where environment_id = $1 and invoice_id = $2`, [
         environmentId,
         invoiceId,
