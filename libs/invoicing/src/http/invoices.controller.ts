@@ -265,7 +265,7 @@ export class InvoicesController {
   @ApiResponse({
     status: 409,
     ...problemResponse(
-      'Settled wholly or in part (invoice-paid: credit it instead), a draft (invoice-not-booked), a credit note (invoice-is-credit-note), stale If-Match (version-conflict)',
+      'Settled wholly or in part (invoice-paid: credit it instead), a payment of it under way or succeeded (invoice-payment-under-way), a draft (invoice-not-booked), a credit note (invoice-is-credit-note), stale If-Match (version-conflict)',
     ),
   })
   @ApiResponse({ status: 422, ...problemResponse('A body with any property, or a malformed If-Match (/headers/if-match)') })
