@@ -29,8 +29,9 @@ const CONTEXTS = [
   // and cancels a subscription through subscriptions' published cancel command when the dunning settings say so.
   // Serves the hosted invoice page (issue 25): opens invoicing's links and shows templates' recorded document.
   { name: 'payments', uses: ['invoicing', 'subscriptions', 'templates'] },
-  // Mails booked invoices with their recorded PDFs (templates' published e-mail query) and payment receipts.
-  { name: 'email', uses: ['invoicing', 'payments', 'templates'] },
+  // Mails booked invoices with their recorded PDFs (templates' published e-mail query), payment receipts and
+  // payment-failed notices, and subscriptions' trial-will-end notices (it follows their published events).
+  { name: 'email', uses: ['invoicing', 'payments', 'subscriptions', 'templates'] },
 ];
 
 /** Every package under libs/ with the packages it may import. */

@@ -5,7 +5,8 @@ import { SmtpTestServer } from './smtp-test-server';
 /**
  * E-mail over a real SMTP server (smtp-server on a free port, SMTP_URL pointed at it): a booked invoice reaches
  * its customer's address with the recorded PDF; a 451 is retried with the same Message-ID; a 550 fails at once;
- * disabled settings send nothing; a resend; receipts; another environment sees nothing.
+ * disabled settings send nothing; a resend; receipts; payment-failed and trial notices; another environment sees
+ * nothing.
  */
 describe('E-mail: settings, deliveries and SMTP', () => {
   let t: TestApp;
@@ -184,9 +185,9 @@ describe('E-mail: settings, deliveries and SMTP', () => {
       enabled: true,
       invoiceBooked: true,
       paymentSucceeded: true,
-      paymentFailed: false,
-      creditNoteBooked: false,
-      trialWillEnd: false,
+      paymentFailed: true,
+      creditNoteBooked: true,
+      trialWillEnd: true,
       replyTo: null,
       bcc: null,
     });
@@ -256,6 +257,109 @@ describe('E-mail: settings, deliveries and SMTP', () => {
       ['receipt', payment.id],
       ['invoice', null],
     ]);
+  });
+
+  it('a failed payment sends a notice with the amount, the reason and the link to pay; paying then sends the receipt', async () => {
+    const env = environment();
+    const to = address('declined');
+    const { invoiceId, handle } = await env.bookedInvoiceFor(to);
+    await eventually(
+      async () => smtp.to(to),
+      (messages) => messages.length === 1,
+      { what: 'the invoice mail' },
+    );
+    await env.ok('POST', '/paymentproviders/enable', { name: 'sandbox', credentials: { secretKey: 'sk_sandbox_email' } }, 200);
+    const failed = (await env.ok('POST', '/payments', { invoiceId, paymentMethod: { provider: 'sandbox', token: 'tok_decline' } }, 201)).body;
+    expect(failed.status).toBe('failed');
+    const [, notice] = await eventually(
+      async () => smtp.to(to),
+      (messages) => messages.length === 2,
+      { what: 'the payment-failed notice' },
+    );
+    expect(notice.mail.subject).toBe(`Payment failed for invoice ${handle}`);
+    expect(notice.mail.text).toContain('123.00 EUR');
+    expect(notice.mail.text).toContain(failed.failureMessage);
+    const { hostedInvoiceUrl } = (await env.ok('GET', `/invoices/${invoiceId}`, undefined, 200)).body;
+    expect(notice.mail.text).toContain(hostedInvoiceUrl);
+    expect(notice.mail.html).toContain(`href="${hostedInvoiceUrl}"`);
+    expect(notice.mail.attachments).toEqual([]);
+    const [delivery] = await eventually(
+      () => env.emails(`?invoiceId=${invoiceId}&status=sent`),
+      (items) => items.length === 2,
+      { what: 'the notice recorded as sent' },
+    );
+    expect(delivery).toMatchObject({ kind: 'payment_failed', invoiceId, subscriptionId: null, paymentId: failed.id, recipient: to });
+
+    await env.ok('POST', '/payments', { invoiceId, paymentMethod: { provider: 'sandbox', token: 'tok_success' } }, 201);
+    await eventually(
+      async () => smtp.to(to),
+      (messages) => messages.length === 3,
+      { what: 'the receipt' },
+    );
+    expect(smtp.to(to).map((message) => message.mail.subject)).toEqual([
+      expect.stringContaining(handle),
+      `Payment failed for invoice ${handle}`,
+      `Receipt for invoice ${handle}`,
+    ]);
+  });
+
+  it('paymentFailed off: a failed payment sends nothing', async () => {
+    const env = environment();
+    const on = { enabled: true, invoiceBooked: true, paymentSucceeded: true, creditNoteBooked: true, trialWillEnd: true };
+    await env.ok('PUT', '/email-settings', { ...on, paymentFailed: false }, 200);
+    const to = address('quietfail');
+    const { invoiceId } = await env.bookedInvoiceFor(to);
+    await env.ok('POST', '/paymentproviders/enable', { name: 'sandbox', credentials: { secretKey: 'sk_sandbox_email' } }, 200);
+    await env.ok('POST', '/payments', { invoiceId, paymentMethod: { provider: 'sandbox', token: 'tok_decline' } }, 201);
+    // The resend is queued after the failure in log order: once it is mailed, the failure was read and skipped.
+    await env.ok('POST', `/invoices/${invoiceId}/send`, {}, 202);
+    await eventually(
+      async () => smtp.to(to),
+      (messages) => messages.length === 2,
+      { what: 'the invoice mail and its resend' },
+    );
+    expect((await env.emails(`?invoiceId=${invoiceId}`)).map((delivery) => delivery.kind)).toEqual(['invoice', 'invoice']);
+  });
+
+  it("a trial about to end: the subscription's customer gets a notice 3 days before, on the environment's test clock", async () => {
+    const env = environment();
+    const to = address('trialist');
+    const customer = (await env.ok('POST', '/customers', { name: 'Trial Oy', email: to }, 201)).body;
+    const productId = (await env.ok('POST', '/products', { name: 'Pro plan' }, 201)).body.id;
+    const price = { priceModel: 'fee', purchase: 'recurring', termCount: 1, termUnit: 'month', billingTiming: 'advance', productId, name: 'Pro' };
+    const priceId = (await env.ok('POST', '/prices', { ...price, pricing: { eur: { unitAmount: 3100 } } }, 201)).body.id;
+    const today = new Date().toISOString().slice(0, 10);
+    const day = (offset: number) => new Date(Date.parse(`${today}T00:00:00Z`) + offset * 86_400_000).toISOString().slice(0, 10);
+    const subscription = (
+      await env.ok(
+        'POST',
+        '/subscriptions',
+        { customerId: customer.id, currency: 'EUR', term: { start: today, end: null }, items: [{ priceId }], trialDays: 14 },
+        201,
+      )
+    ).body;
+    expect(subscription.status).toBe('trialing');
+    await env.ok('POST', '/test-clock/advance', { to: `${day(11)}T12:00:00.000Z` }, 200);
+    const [notice] = await eventually(
+      async () => smtp.to(to),
+      (messages) => messages.length === 1,
+      { what: 'the trial notice' },
+    );
+    expect(notice.mail.subject).toBe(`Your trial ends on ${day(14)}`);
+    expect(notice.mail.text).toContain(subscription.handle);
+    expect(notice.mail.attachments).toEqual([]);
+    const [delivery] = await eventually(
+      () => env.emails('?status=sent'),
+      (items) => items.length === 1,
+      { what: 'the notice recorded as sent' },
+    );
+    expect(delivery).toMatchObject({ kind: 'trial_will_end', invoiceId: null, subscriptionId: subscription.id, paymentId: null, recipient: to });
+    const [sent] = await eventually(
+      () => t.dataSource.query(`select data from events where environment_id = $1 and event_type = 'EmailSent'`, [env.id]),
+      (rows) => rows.length === 1,
+      { what: 'the EmailSent event' },
+    );
+    expect(sent.data).toMatchObject({ kind: 'trial_will_end', invoiceId: null, subscriptionId: subscription.id });
   });
 
   it("another environment's invoice is a 404 and its deliveries are not listed", async () => {

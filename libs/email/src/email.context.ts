@@ -45,7 +45,7 @@ const notifications: NotificationDefinition[] = [
     name: 'email.sent',
     streamType: EMAIL_DELIVERY_STREAM_TYPE,
     eventType: 'EmailSent',
-    description: 'The SMTP server accepted an e-mail (an invoice, credit note or receipt); the recipient is masked.',
+    description: 'The SMTP server accepted an e-mail (an invoice, credit note, receipt, payment-failed or trial notice); the recipient is masked.',
   },
   {
     name: 'email.failed',
@@ -57,8 +57,9 @@ const notifications: NotificationDefinition[] = [
 
 /**
  * E-mail: the environment's settings, an outbox of deliveries the events of invoicing (through templates'
- * recorded documents) and payments queue, and the dispatcher that hands them to SMTP. Reads invoicing's and
- * payments' streams and templates' published e-mail query; writes only its own streams and table.
+ * recorded documents), payments and subscriptions queue, and the dispatcher that hands them to SMTP. Reads
+ * invoicing's, payments' and subscriptions' streams and templates' published e-mail query; writes only its own
+ * streams and table.
  */
 export const emailContext: BoundedContext = {
   name: 'email',

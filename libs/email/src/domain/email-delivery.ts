@@ -7,13 +7,17 @@ import { CommandMetadata, DomainEvent, Evolver } from '@billing/shared-kernel';
  */
 export const EMAIL_DELIVERY_STREAM_TYPE = 'email-delivery';
 
-/** What a delivery sends. */
-export type EmailDeliveryKind = 'invoice' | 'credit_note' | 'receipt';
+/** What a delivery sends: an invoice or credit note with its PDF, a receipt, or a notice (a failed payment, a trial about to end). */
+export const EMAIL_DELIVERY_KINDS = ['invoice', 'credit_note', 'receipt', 'payment_failed', 'trial_will_end'] as const;
+export type EmailDeliveryKind = (typeof EMAIL_DELIVERY_KINDS)[number];
 
 export interface EmailOutcomeData {
   readonly deliveryId: string;
   readonly kind: EmailDeliveryKind;
-  readonly invoiceId: string;
+  /** The invoice it is about; null for a trial notice (about a subscription). */
+  readonly invoiceId: string | null;
+  /** The subscription a trial notice is about; absent for the other kinds. */
+  readonly subscriptionId?: string;
   /** Masked (j***@example.com): the event log is public to the environment, a recipient is personal data. */
   readonly recipient: string;
   readonly messageId: string;

@@ -17,14 +17,14 @@ export interface EmailSettings extends Readonly<Record<EmailKind, boolean>> {
 
 export type EmailSettingsUpdated = DomainEvent<'EmailSettingsUpdated', Omit<EmailSettings, 'updatedAt'> & { readonly updatedAt: string }>;
 
-/** Until changed: invoices and receipts are sent, notices are not (they are not built yet: README, "E-mail"). */
+/** Until changed: every kind of mail is sent (each can be switched off; README, "E-mail"). */
 export const DEFAULT_EMAIL_SETTINGS: EmailSettings = {
   enabled: true,
   invoiceBooked: true,
   paymentSucceeded: true,
-  paymentFailed: false,
-  creditNoteBooked: false,
-  trialWillEnd: false,
+  paymentFailed: true,
+  creditNoteBooked: true,
+  trialWillEnd: true,
   replyTo: null,
   bcc: null,
   updatedAt: null,

@@ -12,9 +12,16 @@ const updated = (data: Partial<EmailSettingsUpdated['data']> = {}): EmailSetting
 });
 
 describe('e-mail settings', () => {
-  it('given none: the defaults (invoices and receipts on, the notices not built yet off)', () => {
+  it('given none: the defaults (every kind of mail on)', () => {
     expect(emailSettingsEvolver.initialState()).toEqual(DEFAULT_EMAIL_SETTINGS);
-    expect(DEFAULT_EMAIL_SETTINGS).toMatchObject({ enabled: true, invoiceBooked: true, paymentSucceeded: true, paymentFailed: false, trialWillEnd: false });
+    expect(DEFAULT_EMAIL_SETTINGS).toMatchObject({
+      enabled: true,
+      invoiceBooked: true,
+      paymentSucceeded: true,
+      paymentFailed: true,
+      creditNoteBooked: true,
+      trialWillEnd: true,
+    });
   });
 
   it('given none, when replaced: one event with every member, absent addresses null', () => {

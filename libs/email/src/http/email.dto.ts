@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { EMAIL_DELIVERY_KINDS } from '../domain';
 
 const ADDRESS = { type: String, nullable: true, format: 'email', example: 'billing@example.com' } as const;
 
@@ -6,9 +7,9 @@ export class EmailSettingsDto {
   @ApiProperty({ description: 'The master switch: false, no mail is queued for events (POST /invoices/{id}/send still sends).' }) enabled!: boolean;
   @ApiProperty({ description: "A booked invoice, with its recorded PDF, to the customer record's e-mail." }) invoiceBooked!: boolean;
   @ApiProperty({ description: 'A receipt when a payment of an invoice succeeds.' }) paymentSucceeded!: boolean;
-  @ApiProperty({ description: 'Not sent yet (README, "E-mail"): stored for when the payment-failed notice is built.' }) paymentFailed!: boolean;
+  @ApiProperty({ description: 'A failed payment of an invoice: a notice with the reason and the link to pay.' }) paymentFailed!: boolean;
   @ApiProperty({ description: 'A booked credit note, with its recorded PDF.' }) creditNoteBooked!: boolean;
-  @ApiProperty({ description: 'Not sent yet (README, "E-mail"): stored for when the trial notice is built.' }) trialWillEnd!: boolean;
+  @ApiProperty({ description: "A subscription's trial ends in 3 days (subscription.trial_will_end): a notice with the day it ends." }) trialWillEnd!: boolean;
   @ApiProperty({ ...ADDRESS, required: false, description: 'Reply-To of every mail; absent or null: none.' }) replyTo!: string | null;
   @ApiProperty({ ...ADDRESS, required: false, description: 'A blind copy of every mail; absent or null: none.' }) bcc!: string | null;
 }
@@ -24,8 +25,10 @@ export class SendInvoiceResponse {
 
 export class EmailDeliveryResponse {
   @ApiProperty({ format: 'uuid', description: 'uuid v5 of the causing event and the recipient: one delivery per (event, recipient).' }) id!: string;
-  @ApiProperty({ enum: ['invoice', 'credit_note', 'receipt'] }) kind!: string;
-  @ApiProperty({ format: 'uuid' }) invoiceId!: string;
+  @ApiProperty({ enum: EMAIL_DELIVERY_KINDS }) kind!: string;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The invoice it is about; null for a trial notice.' }) invoiceId!: string | null;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The subscription a trial notice is about; null for the other kinds.' })
+  subscriptionId!: string | null;
   @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The payment a receipt is for.' }) paymentId!: string | null;
   @ApiProperty({ format: 'email' }) recipient!: string;
   @ApiProperty({ example: '<0d8e2f4c-5b1a-5c3e-9f7d-2a6b8c4e1d30@example.com>', description: 'The same on every try.' }) messageId!: string;

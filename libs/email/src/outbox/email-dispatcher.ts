@@ -6,9 +6,10 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { CommandPath, EventStore, foldStream, queryRows } from '@billing/event-store';
 import { HostedLinks, invoiceEvolver, invoiceStream } from '@billing/invoicing';
-import { paymentStream, PaymentSucceededData } from '@billing/payments';
+import { paymentEvolver, paymentStream } from '@billing/payments';
 import { Clock, EmailSettings as EmailConfig } from '@billing/platform';
 import { minorUnits } from '@billing/shared-kernel';
+import { subscriptionEvolver, subscriptionStream } from '@billing/subscriptions';
 import { InvoiceEmailQuery } from '@billing/templates';
 import { decideRecordEmailOutcome, EmailDeliveryKind, emailDeliveryEvolver, maskAddress, nextEmailAttemptAt } from '../domain';
 import { emailDeliveryStream } from '../streams';
@@ -20,7 +21,8 @@ interface ClaimedEmail {
   readonly environmentId: string;
   readonly id: string;
   readonly kind: EmailDeliveryKind;
-  readonly invoiceId: string;
+  readonly invoiceId: string | null;
+  readonly subscriptionId: string | null;
   readonly paymentId: string | null;
   readonly recipient: string;
   readonly bcc: string | null;
@@ -36,7 +38,8 @@ interface ClaimRow {
   environment_id: string;
   id: string;
   kind: EmailDeliveryKind;
-  invoice_id: string;
+  invoice_id: string | null;
+  subscription_id: string | null;
   payment_id: string | null;
   recipient: string;
   bcc: string | null;
@@ -165,7 +168,7 @@ export class EmailDispatcher {
            order by next_attempt_at
            limit $4
            for update skip locked)
-        returning d.environment_id, d.id, d.kind, d.invoice_id, d.payment_id, d.recipient, d.bcc, d.reply_to, d.message_id,
+        returning d.environment_id, d.id, d.kind, d.invoice_id, d.subscription_id, d.payment_id, d.recipient, d.bcc, d.reply_to, d.message_id,
                   d.attempts, d.created_at, d.deadline_at`,
       [now, new Date(now.getTime() + LEASE_MS), leaseToken, limit],
     );
@@ -174,6 +177,7 @@ export class EmailDispatcher {
       id: row.id,
       kind: row.kind,
       invoiceId: row.invoice_id,
+      subscriptionId: row.subscription_id,
       paymentId: row.payment_id,
       recipient: row.recipient,
       bcc: row.bcc,
@@ -238,6 +242,7 @@ export class EmailDispatcher {
       deliveryId: email.id,
       kind: email.kind,
       invoiceId: email.invoiceId,
+      ...(email.subscriptionId === null ? {} : { subscriptionId: email.subscriptionId }),
       recipient: maskAddress(email.recipient),
       messageId: email.messageId,
       attempts,
@@ -276,27 +281,53 @@ export class EmailDispatcher {
   }
 
   /** The mail's subject, bodies and attachments; null while an invoice's document is not recorded. */
-  private async contentOf(email: ClaimedEmail): Promise<{ subject: string; html: string; text: string; attachments: Mail.Attachment[] } | null> {
-    const invoice = foldStream(await this.deps.eventStore.readStream(invoiceStream(email.environmentId, email.invoiceId)), invoiceEvolver).state;
-    const link = invoice.status === 'none' ? null : this.deps.hostedLinks.urlOf(email.environmentId, invoice);
-    if (email.kind !== 'receipt') {
-      const content = await this.deps.queries.execute(new InvoiceEmailQuery(email.environmentId, email.invoiceId));
+  private async contentOf(email: ClaimedEmail): Promise<MailContent | null> {
+    if (email.kind === 'trial_will_end') return this.trialNotice(email);
+    const invoiceId = email.invoiceId!;
+    const invoice = foldStream(await this.deps.eventStore.readStream(invoiceStream(email.environmentId, invoiceId)), invoiceEvolver).state;
+    if (invoice.status === 'none') throw new Error(`e-mail ${email.id}: its invoice is missing`);
+    const link = this.deps.hostedLinks.urlOf(email.environmentId, invoice);
+    const handle = invoice.handle ?? invoiceId;
+    if (email.kind === 'invoice' || email.kind === 'credit_note') {
+      const content = await this.deps.queries.execute(new InvoiceEmailQuery(email.environmentId, invoiceId));
       if (content === null) return null;
-      const filename = `${content.handle ?? email.invoiceId}.pdf`;
+      const filename = `${content.handle ?? invoiceId}.pdf`;
       return { ...withHostedLink(content, link), attachments: [{ filename, content: content.pdf, contentType: 'application/pdf' }] };
     }
-    const payment = (await this.deps.eventStore.readStream(paymentStream(email.environmentId, email.paymentId!))).find(
-      (event) => event.type === 'PaymentSucceeded',
-    );
-    if (invoice.status === 'none' || !payment) throw new Error(`receipt ${email.id}: its invoice or payment is missing`);
-    const { amount } = payment.data as PaymentSucceededData;
-    const digits = minorUnits(invoice.currency.toLowerCase());
-    // Display only: a whole number of minor units over 10^digits, shown with exactly those digits, is printed exactly.
-    const paid = `${new Intl.NumberFormat('en', { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(amount / 10 ** digits)} ${invoice.currency}`;
-    const handle = invoice.handle ?? email.invoiceId;
-    const text = `Thank you: we received your payment of ${paid} for invoice ${handle}.`;
-    return { subject: `Receipt for invoice ${handle}`, ...withHostedLink({ html: `<p>${escapeHtml(text)}</p>`, text }, link), attachments: [] };
+    const payment = foldStream(await this.deps.eventStore.readStream(paymentStream(email.environmentId, email.paymentId!)), paymentEvolver).state;
+    if (payment.status === 'none') throw new Error(`e-mail ${email.id}: its payment is missing`);
+    const amount = formatAmount(payment.amount, invoice.currency);
+    const text =
+      email.kind === 'receipt'
+        ? `Thank you: we received your payment of ${amount} for invoice ${handle}.`
+        : `We could not collect your payment of ${amount} for invoice ${handle}: ${payment.failureMessage ?? 'the payment failed'}. ` +
+          'Please pay it online, or update your payment method.';
+    const subject = email.kind === 'receipt' ? `Receipt for invoice ${handle}` : `Payment failed for invoice ${handle}`;
+    return { subject, ...withHostedLink({ html: `<p>${escapeHtml(text)}</p>`, text }, link), attachments: [] };
   }
+
+  private async trialNotice(email: ClaimedEmail): Promise<MailContent> {
+    const stream = subscriptionStream(email.environmentId, email.subscriptionId!);
+    const subscription = foldStream(await this.deps.eventStore.readStream(stream), subscriptionEvolver).state;
+    if (subscription.status === 'none' || !subscription.trial) throw new Error(`e-mail ${email.id}: its subscription or trial is missing`);
+    const text =
+      `The free trial of your subscription ${subscription.handle} ends on ${subscription.trial.end}. ` +
+      'From that day it is billed: the first invoice is booked then.';
+    return { subject: `Your trial ends on ${subscription.trial.end}`, html: `<p>${escapeHtml(text)}</p>`, text, attachments: [] };
+  }
+}
+
+interface MailContent {
+  readonly subject: string;
+  readonly html: string;
+  readonly text: string;
+  readonly attachments: Mail.Attachment[];
+}
+
+/** Display only: a whole number of minor units over 10^digits, shown with exactly those digits, is printed exactly. */
+function formatAmount(amount: number, currency: string): string {
+  const digits = minorUnits(currency.toLowerCase());
+  return `${new Intl.NumberFormat('en', { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(amount / 10 ** digits)} ${currency}`;
 }
 
 /** The bodies with the invoice's hosted page (view, download, pay) linked at their end; unchanged without a link. */

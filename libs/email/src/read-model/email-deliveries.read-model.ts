@@ -10,7 +10,8 @@ export type EmailStatus = (typeof EMAIL_STATUSES)[number];
 export interface EmailDeliveryView {
   readonly id: string;
   readonly kind: EmailDeliveryKind;
-  readonly invoiceId: string;
+  readonly invoiceId: string | null;
+  readonly subscriptionId: string | null;
   readonly paymentId: string | null;
   /** The full address: the caller is the environment's own API client (logs mask it). */
   readonly recipient: string;
@@ -27,7 +28,8 @@ interface Row {
   seq: string;
   id: string;
   kind: EmailDeliveryKind;
-  invoice_id: string;
+  invoice_id: string | null;
+  subscription_id: string | null;
   payment_id: string | null;
   recipient: string;
   message_id: string;
@@ -50,7 +52,7 @@ export class EmailDeliveriesReadModel {
     const after = token === undefined ? null : pageToken.decode(token);
     const rows = await queryRows<Row>(
       this.dataSource.manager,
-      `select seq, id, kind, invoice_id, payment_id, recipient, message_id, status, attempts, last_reply, next_attempt_at, created_at, sent_at
+      `select seq, id, kind, invoice_id, subscription_id, payment_id, recipient, message_id, status, attempts, last_reply, next_attempt_at, created_at, sent_at
          from email_deliveries
         where environment_id = $1 and ($2::uuid is null or invoice_id = $2) and ($3::text is null or status = $3)
           and ($4::bigint is null or seq < $4)
@@ -67,6 +69,7 @@ function toView(row: Row): EmailDeliveryView {
     id: row.id,
     kind: row.kind,
     invoiceId: row.invoice_id,
+    subscriptionId: row.subscription_id,
     paymentId: row.payment_id,
     recipient: row.recipient,
     messageId: row.message_id,
