@@ -11,7 +11,9 @@
  *    POST /invoices again at half the measured maximum rate;
  * 4. the billing engine: 10 000 due subscriptions billed by one test-clock advance;
  * 5. a rebuild of every projection over at least 200 000 events;
- * 6. usage ingestion: POST /usage-events with batches of 1 000 new events.
+ * 6. usage ingestion: POST /usage-events with batches of 1 000 new events;
+ * 7. usage aggregation: GET /subscriptions/{id}/usage over a period of
+ *    1 000 000 events, per aggregation (count, sum, max, unique_count).
  *
  * Prints a table and writes it to docs/BENCHMARKS.md. Uses DATABASE_URL when
  * set, else an embedded Postgres in a temporary folder; the bench database is
@@ -24,7 +26,8 @@
  * BENCH_REPORT_HEADING (section heading, default "Latest run"), BENCH_KEEP_DATABASE=1
  * (do not drop the bench database, for debugging), BENCH_ONLY=usage (only the
  * usage ingestion scenario) or BENCH_ONLY=http (the raw anchors and the HTTP
- * scenarios, no usage, billing engine or rebuild), BENCH_USAGE_BATCH (1000).
+ * scenarios, no usage, billing engine or rebuild), BENCH_USAGE_BATCH (1000),
+ * BENCH_USAGE_AGGREGATED (1000000: the events of each aggregated period).
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -47,6 +50,7 @@ const REBUILD_EVENTS = positive('BENCH_REBUILD_EVENTS', 200_000);
 const REBUILD_TIMEOUT_SECONDS = positive('BENCH_REBUILD_TIMEOUT_SECONDS', 100);
 const BILLING_SUBSCRIPTIONS = positive('BENCH_BILLING_SUBSCRIPTIONS', 10_000);
 const USAGE_BATCH = positive('BENCH_USAGE_BATCH', 1000);
+const USAGE_AGGREGATED = positive('BENCH_USAGE_AGGREGATED', 1_000_000);
 const ONLY = process.env.BENCH_ONLY;
 /** Invoices created through the API (each then updated once) whose events are replicated for the rebuild. */
 const TEMPLATE_INVOICES = 300;
@@ -101,6 +105,8 @@ let rawTool = '';
 let eventBytes = 0;
 /** The billing engine: due subscriptions billed by one POST /test-clock/advance. */
 let billing: { subscriptions: number; invoices: number; seconds: number } | null = null;
+/** GET /subscriptions/{id}/usage over USAGE_AGGREGATED events, per aggregation: the median of 3 timed reads after one warm-up. */
+const aggregations: { aggregation: string; events: number; medianMs: number; quantity: number }[] = [];
 let deliveries: { received: number; receivedDuringLoad: number; expected: number; drainSeconds: number } | null = null;
 
 function log(message: string): void {
@@ -881,6 +887,11 @@ function report(serverVersion: string, databaseNote: string): string {
       `| usage ingestion: events accepted per second in batches of ${USAGE_BATCH} (the row above × ${USAGE_BATCH}) | ${fmt(usage.perSecond * USAGE_BATCH, 0)} events/s | | | | |`,
     );
   }
+  for (const { aggregation, events, medianMs } of aggregations) {
+    lines.push(
+      `| usage aggregation: GET /subscriptions/{id}/usage over a period of ${events} events, \`${aggregation}\` (median of 3) | | ${fmt(medianMs, 0)} ms | | | |`,
+    );
+  }
   if (billing) {
     lines.push(
       `| billing engine: ${billing.subscriptions} due subscriptions, one invoice each created and booked (one \`POST /test-clock/advance\`, one process) | ${fmt(billing.invoices / billing.seconds, 0)} invoices/s | | | | ${fmt(billing.seconds, 1)} s |`,
@@ -976,6 +987,7 @@ function writeReport(section: string): void {
     "3. the service as its own process (`node dist/apps/api/src/main.js`, api and worker roles, `LOG_LEVEL=warn`): `POST /invoices` with 2 lines, the same in an environment with one webhook subscription to a local receiver (a child process answering 200), `PUT /invoices/{id}` over 300 drafts, `GET /invoices/{id}` over the same ids, `GET /invoices?limit=20`, and `POST /invoices` again at half the measured maximum rate, once with autocannon's `overallRate` and once evenly paced;",
     '4. the billing engine: 10 000 monthly subscriptions made through the API (a second service process, with `TEST_CLOCKS=true`; the first runs with test clocks off, as in production), then one `POST /test-clock/advance` to their start, timed to its answer (it answers once every due invoice is created and booked), checked against the event store;',
     '5. `node dist/apps/api/src/rebuild.js` (every projection) over at least 200 000 events: 300 invoices made through the API and updated once, their events replicated with SQL under fresh stream ids; the read model is checked afterwards. A rebuild that does not finish within the time limit is killed and reported as an upper bound with its progress.',
+    "6. usage ingestion: `POST /usage-events` with batches of 1 000 new events; usage aggregation: per aggregation, a subscription whose current period holds 1 000 000 events (written with one `generate_series` insert), then `GET /subscriptions/{id}/usage` (the usage store's one SQL statement, the same the billing engine and the preview run) once to warm up and 3 times timed: the median is in the p50 column.",
     '',
     'Every scenario counts non-2xx answers, socket errors and timeouts; a run with any of them, or with a failed step, says so in a warning above its table and exits with status 1.',
     '',
@@ -1044,7 +1056,10 @@ async function main(): Promise<void> {
     log('starting the service');
     service = await startService(databaseUrl);
     await serviceScenarios(databaseUrl, service, receiverPort ? `http://127.0.0.1:${receiverPort}` : null);
-    if (ONLY !== 'http') await usageScenario(databaseUrl, service);
+    if (ONLY !== 'http') {
+      await usageScenario(databaseUrl, service);
+      await usageAggregationScenario(databaseUrl, service);
+    }
     log('stopping the service');
     await stopChild(service.child, 20_000);
     service = null;
@@ -1081,9 +1096,10 @@ async function main(): Promise<void> {
     );
 
     if (ONLY === 'usage') {
-      log('BENCH_ONLY=usage: the usage ingestion scenario only');
+      log('BENCH_ONLY=usage: the usage ingestion and aggregation scenarios only');
       service = await startService(databaseUrl);
       await usageScenario(databaseUrl, service);
+      await usageAggregationScenario(databaseUrl, service);
       await stopChild(service.child, 20_000);
       service = null;
     } else {
@@ -1172,44 +1188,7 @@ async function usageScenario(databaseUrl: string, service: Service): Promise<voi
   const environment = randomUUID();
   const caller: Caller = { token: sign({ environments: [environment] }, JWT_SECRET, { algorithm: 'HS256', subject: 'bench', expiresIn: 3600 }) };
   const result = await attempt('POST /usage-events', async () => {
-    await call(service, caller, environment, 'POST', '/billable-metrics', { code: 'storage', name: 'Storage', aggregation: 'sum', field: 'gb' }, 201);
-    const product = await call<{ id: string }>(service, caller, environment, 'POST', '/products', { name: 'Usage plan' }, 201);
-    const price = await call<{ id: string }>(
-      service,
-      caller,
-      environment,
-      'POST',
-      '/prices',
-      {
-        name: 'Storage',
-        priceModel: 'graduated',
-        pricing: {
-          eur: {
-            tiers: [
-              { upTo: 1000, unitAmount: 10 },
-              { upTo: null, unitAmount: 5 },
-            ],
-          },
-        },
-        purchase: 'recurring',
-        termCount: 1,
-        termUnit: 'month',
-        billingTiming: 'event_based',
-        metricCode: 'storage',
-        productId: product.id,
-      },
-      201,
-    );
-    const start = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
-    const subscription = await call<{ id: string }>(
-      service,
-      caller,
-      environment,
-      'POST',
-      '/subscriptions',
-      { customer: { id: randomUUID(), handle: 'U-1', name: 'Usage Oy' }, currency: 'EUR', term: { start, end: null }, items: [{ priceId: price.id }] },
-      201,
-    );
+    const subscription = await usageSubscription(service, caller, environment, { code: 'storage', aggregation: 'sum', field: 'gb' });
     const timestamp = new Date(Date.now() - 3_600_000).toISOString();
     const events = Array.from({ length: USAGE_BATCH }, (_, i) => ({
       id: `bench-@@UNIQUE@@-${i}`,
@@ -1243,6 +1222,107 @@ async function usageScenario(databaseUrl: string, service: Service): Promise<voi
     ...(result ? {} : { failure: failures[failures.length - 1] }),
   });
   if (result) log(`usage ingestion: ${Math.round(result.perSecond * USAGE_BATCH)} events/s`);
+}
+
+/** A subscription with one event_based item billing `metric` (created with it), graduated in EUR, started two days ago. */
+async function usageSubscription(
+  service: Service,
+  caller: Caller,
+  environment: string,
+  metric: { code: string; aggregation: string; field: string | null },
+): Promise<{ id: string }> {
+  const { field, ...rest } = metric;
+  await call(service, caller, environment, 'POST', '/billable-metrics', { ...rest, name: metric.code, ...(field === null ? {} : { field }) }, 201);
+  const product = await call<{ id: string }>(service, caller, environment, 'POST', '/products', { name: `Usage plan ${metric.code}` }, 201);
+  const price = await call<{ id: string }>(
+    service,
+    caller,
+    environment,
+    'POST',
+    '/prices',
+    {
+      name: metric.code,
+      priceModel: 'graduated',
+      pricing: {
+        eur: {
+          tiers: [
+            { upTo: 1000, unitAmount: 10 },
+            { upTo: null, unitAmount: 5 },
+          ],
+        },
+      },
+      purchase: 'recurring',
+      termCount: 1,
+      termUnit: 'month',
+      billingTiming: 'event_based',
+      metricCode: metric.code,
+      productId: product.id,
+    },
+    201,
+  );
+  const start = new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10);
+  return call<{ id: string }>(
+    service,
+    caller,
+    environment,
+    'POST',
+    '/subscriptions',
+    {
+      customer: { id: randomUUID(), handle: `U-${metric.code}`, name: 'Usage Oy' },
+      currency: 'EUR',
+      term: { start, end: null },
+      items: [{ priceId: price.id }],
+    },
+    201,
+  );
+}
+
+/**
+ * Usage aggregation: per aggregation, a subscription whose current period holds USAGE_AGGREGATED events (written
+ * with one generate_series insert: ingestion speed is the scenario above), then GET /subscriptions/{id}/usage —
+ * the usage store's one SQL statement, the same the billing engine and the preview run — once to warm up and 3
+ * times timed; the count's quantity is checked against the events written.
+ */
+async function usageAggregationScenario(databaseUrl: string, service: Service): Promise<void> {
+  const environment = randomUUID();
+  const caller: Caller = { token: sign({ environments: [environment] }, JWT_SECRET, { algorithm: 'HS256', subject: 'bench', expiresIn: 3600 }) };
+  const metrics = [
+    { code: 'calls', aggregation: 'count', field: null },
+    { code: 'storage', aggregation: 'sum', field: 'gb' },
+    { code: 'peak', aggregation: 'max', field: 'gb' },
+    { code: 'users', aggregation: 'unique_count', field: 'user' },
+  ];
+  await attempt('usage aggregation', async () => {
+    for (const metric of metrics) {
+      const subscription = await usageSubscription(service, caller, environment, metric);
+      await withClient(databaseUrl, async (client) => {
+        await client.query(
+          `insert into usage_events (environment_id, id, subscription_id, metric_code, occurred_at, properties, received_at)
+           select $1, 'agg-' || $3 || '-' || i, $2, $3, now() - interval '1 hour' - i * interval '1 millisecond',
+                  jsonb_build_object('gb', (i % 97) + 0.5, 'user', 'u' || (i % 5000)), now()
+             from generate_series(1, $4::int) as i`,
+          [environment, subscription.id, metric.code, USAGE_AGGREGATED],
+        );
+        await client.query('analyze usage_events');
+      });
+      const read = async () =>
+        (await call<{ items: { quantity: number }[] }>(service, caller, environment, 'GET', `/subscriptions/${subscription.id}/usage`, undefined, 200))
+          .items[0];
+      await read();
+      const timings: number[] = [];
+      let quantity = 0;
+      for (let i = 0; i < 3; i++) {
+        const started = process.hrtime.bigint();
+        quantity = (await read()).quantity;
+        timings.push(Number(process.hrtime.bigint() - started) / 1e6);
+      }
+      if (metric.aggregation === 'count' && quantity !== USAGE_AGGREGATED)
+        throw new Error(`usage aggregation: count ${quantity} of ${USAGE_AGGREGATED} events`);
+      const medianMs = timings.sort((a, b) => a - b)[1];
+      aggregations.push({ aggregation: metric.aggregation, events: USAGE_AGGREGATED, medianMs, quantity });
+      log(`usage aggregation: ${metric.aggregation} over ${USAGE_AGGREGATED} events in ${medianMs.toFixed(0)} ms (quantity ${quantity})`);
+    }
+  });
 }
 
 let cleanupOnSignal: () => Promise<void> = stopAllChildren;

@@ -4,6 +4,7 @@ import { addDays, foldEvents } from '@billing/shared-kernel';
 import {
   addMonths,
   Aggregation,
+  attributeUsage,
   BillableMetric,
   decideAdvanceSubscription,
   decideAdvanceTrial,
@@ -22,7 +23,7 @@ import {
   SubscriptionState,
 } from '../domain';
 import { created, item } from '../domain/subscription.arbitraries';
-import { periodInstants, ratePeriodUsage, StoredPriceVersion } from '../usage/period-rating';
+import { currencyVersions, periodInstants, ratePeriodUsage, StoredPriceVersion } from '../usage/period-rating';
 import { BillingSources, composeDue, composeUpcoming } from './invoice-inputs';
 
 /**
@@ -77,7 +78,9 @@ function sourcesAt(world: World, at: number): BillingSources {
       const records = world.events
         .filter((e) => e.receivedAt <= at && e.at >= from.getTime() && e.at < to.getTime())
         .map((e) => ({ at: e.at, id: e.id, value: recordValue(world.metric.aggregation, e.value) }));
-      return ratePeriodUsage(subscriptionItem, 'eur', { metric: world.metric, priceModel: price.model, versions: versionsOf(price), records }, from, to);
+      const versions = versionsOf(price);
+      const shares = attributeUsage(world.metric.aggregation, records, currencyVersions(versions, 'eur'));
+      return ratePeriodUsage(subscriptionItem, 'eur', { metric: world.metric, priceModel: price.model, versions, shares }, from, to);
     },
   };
 }

@@ -96,6 +96,26 @@ export interface RatedUsage<Version> {
 }
 
 /**
+ * A period's aggregated quantity per price version (scaled by 10^4): key i is the share attributed to
+ * versions[i] (the version in force at the event's time; an event before the first version counts for the first).
+ * The usage store computes it in one SQL statement (`UsageStore.shares`); `attributeUsage` is its definition in
+ * code, the oracle the store's integration test and the property tests compare with.
+ */
+export type UsageShares = ReadonlyMap<number, bigint>;
+
+/** The index of the version in force at `at` (ms): the last whose `from` ≤ at, else the first. */
+function versionIndexAt(versions: readonly PriceVersion[], at: number): number {
+  let index = 0;
+  for (let i = 1; i < versions.length && versions[i].from <= at; i++) index = i;
+  return index;
+}
+
+/** The period's records aggregated and attributed to the versions in force at their times (sorted by `from`). */
+export function attributeUsage(aggregation: Aggregation, records: readonly UsageRecord[], versions: readonly PriceVersion[]): UsageShares {
+  return attribute(aggregation, records, (record) => versionIndexAt(versions, record.at)).shares;
+}
+
+/**
  * Rates a period's events against the price versions (sorted by `from`, at
  * least one). `price(version, quantity)` is the catalog's pricing maths of that
  * version for a whole quantity; `periodEnd` (ms, exclusive) chooses the version
@@ -109,15 +129,24 @@ export function rateUsage<Version>(
   periodEnd: number,
   price: (version: Version, quantity: bigint) => bigint,
 ): RatedUsage<Version> {
+  return rateShares(attributeUsage(aggregation, records, versions), versions, periodEnd, price);
+}
+
+/** Rates a period's usage already attributed to the versions (see rateUsage). */
+export function rateShares<Version>(
+  shares: UsageShares,
+  versions: readonly PriceVersion<Version>[],
+  periodEnd: number,
+  price: (version: Version, quantity: bigint) => bigint,
+): RatedUsage<Version> {
   if (versions.length === 0) throw new RangeError('rateUsage needs at least one price version');
-  const versionAt = (at: number): number => {
-    let index = 0;
-    for (let i = 1; i < versions.length && versions[i].from <= at; i++) index = i;
-    return index;
-  };
-  const { total, shares } = attribute(aggregation, records, (record) => versionAt(record.at));
+  let total = 0n;
+  for (const [index, quantity] of shares) {
+    if (!Number.isInteger(index) || index < 0 || index >= versions.length || quantity < 0n) throw new RangeError(`no share of version ${index}: ${quantity}`);
+    total += quantity;
+  }
   if (total === 0n) {
-    const index = versionAt(periodEnd - 1);
+    const index = versionIndexAt(versions, periodEnd - 1);
     const amount = price(versions[index].version, 0n);
     return { quantity: 0n, amount, segments: [{ version: versions[index].version, from: versions[index].from, quantity: 0n, amount }] };
   }

@@ -1,6 +1,6 @@
 import { amountForScaledQuantity, ChargeLine, PriceModel, priceComponents, PricingEntry, versionShareLines } from '@billing/catalog';
 import { addDays, ValidationError } from '@billing/shared-kernel';
-import { BillableMetric, Period, PriceVersion, rateUsage, RatedUsage, startOfDayIn, Subscription, SubscriptionItem, UsageRecord } from '../domain';
+import { BillableMetric, Period, PriceVersion, rateShares, RatedUsage, startOfDayIn, Subscription, SubscriptionItem, UsageShares } from '../domain';
 
 /** What a usage period comes to: the rated usage, the metric, and the instants it covers. */
 export interface PeriodUsage {
@@ -26,18 +26,35 @@ export interface StoredPriceVersion {
   readonly pricing: Readonly<Record<string, PricingEntry>>;
 }
 
-/** What rating one item's usage period reads: the metric and price (null: gone), the price's versions in order, the period's records. */
+/** A price version as rating uses it: when it took effect (ms) and its pricing in the subscription's currency. */
+export type CurrencyPriceVersion = PriceVersion<{ readonly effectiveAt: string; readonly entry: PricingEntry }>;
+
+/**
+ * The versions of a price that price a currency, in order. A version without the currency leaves the previous one in
+ * force (a price always keeps a currency a subscription bills in, or rating fails: ratePeriodUsage).
+ */
+export function currencyVersions(versions: readonly StoredPriceVersion[], currency: string): CurrencyPriceVersion[] {
+  return versions.flatMap((stored) => {
+    const entry = stored.pricing[currency];
+    return entry === undefined ? [] : [{ from: stored.effectiveAt.getTime(), version: { effectiveAt: stored.effectiveAt.toISOString(), entry } }];
+  });
+}
+
+/**
+ * What rating one item's usage period reads: the metric and price (null: gone), the price's versions in order, and
+ * the period's usage attributed to `currencyVersions(versions, currency)` (aggregated in SQL by the usage store).
+ */
 export interface PeriodUsageFacts {
   readonly metric: BillableMetric | null;
   /** The item's price model; null when the price is gone. */
   readonly priceModel: PriceModel | null;
   readonly versions: readonly StoredPriceVersion[];
-  readonly records: readonly UsageRecord[];
+  readonly shares: UsageShares;
 }
 
 /**
  * Rates an item's usage in [from, to) from the facts the usage store read:
- * the metric aggregated over the records, priced at each version of the
+ * the metric's aggregate (attributed to the versions), priced at each version of the
  * item's price in the currency. Pure (the store reads, this rates), so the
  * engine, GET /subscriptions/{id}/usage, the upcoming invoice and the
  * property tests rate alike. Throws a ValidationError (a billing failure the
@@ -47,18 +64,11 @@ export function ratePeriodUsage(item: SubscriptionItem, currency: string, facts:
   const { metric, priceModel } = facts;
   const code = item.schedule.purchase === 'recurring' ? item.schedule.metricCode : undefined;
   if (metric === null) throw ValidationError.at(`/items/${item.id}`, `the billable metric '${code}' does not exist`);
-  const versions: PriceVersion<{ effectiveAt: string; entry: PricingEntry }>[] = [];
-  for (const stored of facts.versions) {
-    const entry = stored.pricing[currency];
-    // A version without this currency leaves the previous one in force (a price always keeps a currency a subscription bills in, or billing fails below).
-    if (entry !== undefined) versions.push({ from: stored.effectiveAt.getTime(), version: { effectiveAt: stored.effectiveAt.toISOString(), entry } });
-  }
+  const versions = currencyVersions(facts.versions, currency);
   if (priceModel === null || versions.length === 0) {
     throw ValidationError.at(`/items/${item.id}`, `price ${item.priceId} has no pricing in ${currency.toUpperCase()}`);
   }
-  const rated = rateUsage(metric.aggregation, facts.records, versions, to.getTime(), (version, quantity) =>
-    amountForScaledQuantity(priceModel, version.entry, quantity),
-  );
+  const rated = rateShares(facts.shares, versions, to.getTime(), (version, quantity) => amountForScaledQuantity(priceModel, version.entry, quantity));
   const lines = rated.segments.map((segment) =>
     versionShareLines((quantity) => priceComponents(priceModel, segment.version.entry, quantity), rated.quantity, segment.quantity, segment.amount),
   );

@@ -3,10 +3,19 @@ import { DataSource, EntityManager } from 'typeorm';
 import { queryRows } from '@billing/event-store';
 import { ExistingPrice, PricingEntry } from '@billing/catalog';
 import { keysetPage, Page, pageTokenCodec, tokenField } from '@billing/platform';
-import { parseScaledDecimal } from '@billing/shared-kernel';
-import { BillableMetric, DEFAULT_USAGE_SETTINGS, Subscription, SubscriptionItem, USAGE_SCALE, UsageRecord, UsageSettings } from '../domain';
+import {
+  Aggregation,
+  BillableMetric,
+  DEFAULT_USAGE_SETTINGS,
+  ONE_UNIT,
+  PriceVersion,
+  Subscription,
+  SubscriptionItem,
+  UsageSettings,
+  UsageShares,
+} from '../domain';
 import { billableMetricId } from '../streams';
-import { PeriodUsage, ratePeriodUsage } from './period-rating';
+import { currencyVersions, PeriodUsage, ratePeriodUsage } from './period-rating';
 
 /** Billable metrics are listed by code. */
 const METRIC_TOKEN = pageTokenCodec({ code: tokenField.text(100) });
@@ -194,7 +203,8 @@ export class UsageStore {
     const code = schedule.purchase === 'recurring' ? schedule.metricCode : undefined;
     if (code === undefined) throw new RangeError(`item ${item.id} is not usage-based`);
     const metric = await this.metric(environmentId, code, manager);
-    if (metric === null) return ratePeriodUsage(item, subscription.currency, { metric, priceModel: null, versions: [], records: [] }, from, to);
+    const none = new Map<number, bigint>();
+    if (metric === null) return ratePeriodUsage(item, subscription.currency, { metric, priceModel: null, versions: [], shares: none }, from, to);
     const [price] = await queryRows<{ state: ExistingPrice }>(manager, `select state from subscription_catalog_prices where environment_id = $1 and id = $2`, [
       environmentId,
       item.priceId,
@@ -204,39 +214,51 @@ export class UsageStore {
       `select effective_at as "effectiveAt", pricing from subscription_price_versions where environment_id = $1 and price_id = $2 order by version`,
       [environmentId, item.priceId],
     );
-    const records = await this.records(environmentId, subscription.id, metric, from, to, manager);
-    return ratePeriodUsage(item, subscription.currency, { metric, priceModel: price?.state.priceModel ?? null, versions, records }, from, to);
+    const inForce = currencyVersions(versions, subscription.currency);
+    // Without a version in the currency rating fails (ratePeriodUsage says why): nothing to aggregate for.
+    const shares = inForce.length === 0 ? none : await this.shares(environmentId, subscription.id, metric, from, to, inForce, manager);
+    return ratePeriodUsage(item, subscription.currency, { metric, priceModel: price?.state.priceModel ?? null, versions, shares }, from, to);
   }
 
-  private async records(
+  /**
+   * The metric's aggregate over the subscription's events in [from, to) (cancelled ones left out), attributed to
+   * the price versions in force at the events' times: one SQL statement over the usage_events_by_period index, so a
+   * period of a million events is never read into Node. `attributeUsage` (domain/usage.ts) defines the same in code.
+   * A version is a function of the event's time alone and later versions start later, so "the first event" (of a
+   * unique value, or reaching the maximum) lies in the smallest version among those events: `min` of the version
+   * index, with no sort and no tie-break by id. Values were checked at ingestion (canonical decimals with at most 4
+   * places), so the numeric cast, the sum and the scaling are exact.
+   */
+  async shares(
     environmentId: string,
     subscriptionId: string,
     metric: BillableMetric,
     from: Date,
     to: Date,
-    manager: EntityManager,
-  ): Promise<UsageRecord[]> {
-    const params: unknown[] = [environmentId, subscriptionId, metric.code, from, to];
-    if (metric.field !== null) params.push(metric.field);
-    const rows = await queryRows<{ id: string; at: string; value: unknown }>(
-      manager,
-      `select id, (extract(epoch from occurred_at) * 1000)::bigint::text as at, ${metric.field === null ? 'null' : 'properties -> $6'} as value
-         from usage_events e where environment_id = $1 and subscription_id = $2 and metric_code = $3 and occurred_at >= $4 and occurred_at < $5
-          and not exists (select 1 from usage_event_cancellations c where c.environment_id = e.environment_id and c.id = e.id)`,
-      params,
-    );
-    return rows.map((row) => ({ at: Number(row.at), id: row.id, value: recordValue(metric, row.value) }));
-  }
-}
-
-/** The value aggregation needs from a stored property (checked at ingestion: a number ≥ 0 with ≤ 4 decimals for sum and max). */
-export function recordValue(metric: BillableMetric, value: unknown): bigint | string | null {
-  switch (metric.aggregation) {
-    case 'count':
-      return null;
-    case 'unique_count':
-      return JSON.stringify(value);
-    default:
-      return parseScaledDecimal(value as number | string, USAGE_SCALE, `/properties/${metric.field}`);
+    versions: readonly PriceVersion[],
+    manager: EntityManager = this.dataSource.manager,
+  ): Promise<UsageShares> {
+    // width_bucket counts the later versions' starts at or before the event: the index of the version in force.
+    const thresholds = versions.slice(1).map((version) => new Date(version.from).toISOString());
+    const events = `from usage_events e
+        where e.environment_id = $1 and e.subscription_id = $2 and e.metric_code = $3 and e.occurred_at >= $4 and e.occurred_at < $5
+          and not exists (select 1 from usage_event_cancellations c where c.environment_id = e.environment_id and c.id = e.id)`;
+    const version = `width_bucket(e.occurred_at, $6::timestamptz[])`;
+    const value = `(e.properties ->> $7)::numeric`;
+    const statements: Record<Aggregation, string> = {
+      count: `select ${version} as version, count(*) * ${ONE_UNIT} as quantity ${events} group by 1`,
+      sum: `select ${version} as version, (sum(${value}) * ${ONE_UNIT})::bigint as quantity ${events} group by 1`,
+      // The greatest value, and with it the smallest version holding it (arrays compare element by element).
+      max: `select -top[2] as version, (top[1] * ${ONE_UNIT})::bigint as quantity
+              from (select max(array[${value}, -${version}]) as top ${events}) as greatest
+             where top is not null`,
+      unique_count: `select version, count(*) * ${ONE_UNIT} as quantity
+                       from (select min(${version}) as version ${events} group by coalesce(e.properties -> $7, 'null'::jsonb)) as first_seen
+                      group by 1`,
+    };
+    const params: unknown[] = [environmentId, subscriptionId, metric.code, from, to, thresholds];
+    if (metric.aggregation !== 'count') params.push(metric.field);
+    const rows = await queryRows<{ version: number; quantity: string }>(manager, statements[metric.aggregation], params);
+    return new Map(rows.map((row) => [Number(row.version), BigInt(row.quantity)]));
   }
 }
