@@ -1,3 +1,4 @@
+import { analyticsContext } from '@billing/analytics';
 import { catalogContext } from '@billing/catalog';
 import { couponsContext } from '@billing/coupons';
 import { emailContext } from '@billing/email';
@@ -22,5 +23,6 @@ export const CONTEXTS: readonly BoundedContext[] = [
   paymentsContext,
   templatesContext,
   emailContext,
+  analyticsContext,
   webhooksContext,
 ];

@@ -1,0 +1,234 @@
+import { EntityManager } from 'typeorm';
+import { PRICE_STREAM_TYPE, PriceEvent, priceEvolver, PriceState } from '@billing/catalog';
+import { Projection, RecordedEvent, streamBatches } from '@billing/event-store';
+import { INVOICE_STREAM, InvoiceEvent, invoiceEvolver, InvoiceState } from '@billing/invoicing';
+import { PAYMENT_STREAM_TYPE, PaymentEvent, paymentEvolver, PaymentState } from '@billing/payments';
+import { localDateOf, SUBSCRIPTION_STREAM, SubscriptionEvent, subscriptionEvolver, SubscriptionState } from '@billing/subscriptions';
+import { invoiceEntry, LedgerEntry, paymentEntry } from './ledger-entries';
+import { subscriptionMrr } from './subscription-mrr';
+
+export const ANALYTICS_PROJECTION = 'analytics.read-model';
+
+/** A subscription as analytics keeps it: its folded state, the MRR last recorded for it and the instant that took effect. */
+interface TrackedSubscription {
+  readonly subscription: SubscriptionState;
+  readonly mrr: number;
+  readonly at?: string;
+}
+
+type FoldedTable = 'analytics_invoices' | 'analytics_payments' | 'analytics_subscriptions' | 'analytics_prices';
+const FOLDED: readonly { readonly table: FoldedTable; readonly streamType: string }[] = [
+  { table: 'analytics_invoices', streamType: INVOICE_STREAM },
+  { table: 'analytics_payments', streamType: PAYMENT_STREAM_TYPE },
+  { table: 'analytics_subscriptions', streamType: SUBSCRIPTION_STREAM },
+  { table: 'analytics_prices', streamType: PRICE_STREAM_TYPE },
+];
+
+interface MrrChange {
+  readonly event: RecordedEvent;
+  readonly subscriptionId: string;
+  readonly customerKey: string;
+  readonly currency: string;
+  readonly at: string;
+  readonly mrr: number;
+}
+
+/**
+ * The analytics read models from invoicing's, payments', subscriptions' and the catalog's published events. Every
+ * event is applied in log order (a subscription's MRR is worked out with the prices as they were at its event), so
+ * the rows never depend on where batches begin: a rebuild makes exactly the same rows (`npm run replay`).
+ */
+const TABLES = ['analytics_ledger', 'analytics_mrr_changes', ...FOLDED.map(({ table }) => table)];
+
+export const analyticsProjection: Projection = {
+  name: ANALYTICS_PROJECTION,
+  tables: TABLES,
+  streamTypes: FOLDED.map(({ streamType }) => streamType),
+  async applyBatch(events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
+    const states = new Map<string, unknown>();
+    const touched = new Map<FoldedTable, Set<string>>(FOLDED.map(({ table }) => [table, new Set<string>()]));
+    for (const { table, streamType } of FOLDED) {
+      for (const stream of await streamBatches<unknown>(events, streamType, table, tx)) {
+        if (stream.stored !== null) states.set(keyOf(table, stream.environmentId, stream.id), stream.stored);
+      }
+    }
+    await loadPricesOfSubscriptions(states, events, tx);
+    const ledger: { event: RecordedEvent; entry: LedgerEntry }[] = [];
+    const mrrChanges: MrrChange[] = [];
+    const state = <S>(table: FoldedTable, environmentId: string, id: string, initial: () => S): S =>
+      (states.get(keyOf(table, environmentId, id)) as S | undefined) ?? initial();
+    const keep = (table: FoldedTable, environmentId: string, id: string, value: unknown) => {
+      states.set(keyOf(table, environmentId, id), value);
+      touched.get(table)!.add(keyOf(table, environmentId, id));
+    };
+    for (const event of events) {
+      const { environmentId, streamId } = event;
+      if (event.streamType === INVOICE_STREAM) {
+        const before = state<InvoiceState>('analytics_invoices', environmentId, streamId, invoiceEvolver.initialState);
+        const after = invoiceEvolver.evolve(before, event as unknown as InvoiceEvent);
+        keep('analytics_invoices', environmentId, streamId, after);
+        const entry = invoiceEntry(event as unknown as InvoiceEvent, before, after);
+        if (entry) ledger.push({ event, entry });
+      } else if (event.streamType === PAYMENT_STREAM_TYPE) {
+        const after = paymentEvolver.evolve(
+          state<PaymentState>('analytics_payments', environmentId, streamId, paymentEvolver.initialState),
+          event as unknown as PaymentEvent,
+        );
+        keep('analytics_payments', environmentId, streamId, after);
+        const entry = paymentEntry(event as unknown as PaymentEvent, after);
+        if (entry) ledger.push({ event, entry });
+      } else if (event.streamType === PRICE_STREAM_TYPE) {
+        const after = priceEvolver.evolve(
+          state<PriceState>('analytics_prices', environmentId, streamId, priceEvolver.initialState),
+          event as unknown as PriceEvent,
+        );
+        keep('analytics_prices', environmentId, streamId, after);
+      } else if (event.streamType === SUBSCRIPTION_STREAM) {
+        const tracked = state<TrackedSubscription>('analytics_subscriptions', environmentId, streamId, () => ({
+          subscription: subscriptionEvolver.initialState(),
+          mrr: 0,
+        }));
+        const subscription = subscriptionEvolver.evolve(tracked.subscription, event as unknown as SubscriptionEvent);
+        const mrr = mrrOf(subscription, environmentId, states, event.occurredAt);
+        if (mrr !== tracked.mrr && subscription.status !== 'none') {
+          const at = effectiveAt(event, tracked.at);
+          keep('analytics_subscriptions', environmentId, streamId, { subscription, mrr, at });
+          mrrChanges.push({
+            event,
+            subscriptionId: streamId,
+            customerKey: customerKeyOf(subscription),
+            currency: subscription.currency.toUpperCase(),
+            at,
+            mrr,
+          });
+        } else keep('analytics_subscriptions', environmentId, streamId, { ...tracked, subscription });
+      }
+    }
+    for (const { table } of FOLDED)
+      await upsert(
+        table,
+        [...touched.get(table)!].map((key) => [key, states.get(key)]),
+        tx,
+      );
+    await insertLedger(ledger, tx);
+    await insertMrrChanges(mrrChanges, tx);
+  },
+  async reset(tx: EntityManager): Promise<void> {
+    for (const table of TABLES) await tx.query(`delete from ${table}`);
+  },
+};
+
+function keyOf(table: FoldedTable, environmentId: string, id: string): string {
+  return `${table}/${environmentId}/${id}`;
+}
+
+/**
+ * When an MRR change took effect: the event's time, but for an end of service or of a trial the instant it says
+ * (a test clock's catch-up records them later than they happened), never before the subscription's previous change.
+ */
+function effectiveAt(event: RecordedEvent, previous: string | undefined): string {
+  const occurred = event.occurredAt.toISOString();
+  const said = event.type === 'SubscriptionEnded' || event.type === 'SubscriptionTrialEnded' ? (event.data as { endedAt: string }).endedAt : occurred;
+  const at = new Date(Math.min(Date.parse(said), Date.parse(occurred))).toISOString();
+  return previous !== undefined && previous > at ? previous : at;
+}
+
+function mrrOf(subscription: SubscriptionState, environmentId: string, states: ReadonlyMap<string, unknown>, at: Date): number {
+  if (subscription.status === 'none') return 0;
+  const prices = new Map<string, PriceState>();
+  for (const item of subscription.items) {
+    const price = states.get(keyOf('analytics_prices', environmentId, item.priceId)) as PriceState | undefined;
+    if (price) prices.set(item.priceId, price);
+  }
+  return Number(subscriptionMrr(subscription, prices, localDateOf(at, subscription.timeZone)));
+}
+
+/** Who the MRR belongs to: the customer record, else the inline customer's id, else the subscription itself. */
+function customerKeyOf(subscription: Exclude<SubscriptionState, { status: 'none' }>): string {
+  if (subscription.customerId) return subscription.customerId;
+  const inline = subscription.customer.id;
+  return typeof inline === 'string' && inline !== '' ? `inline:${inline}` : `subscription:${subscription.id}`;
+}
+
+/** The prices of the batch's subscriptions that the batch does not begin (their states, for the MRR). */
+async function loadPricesOfSubscriptions(states: Map<string, unknown>, events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
+  const wanted = new Map<string, { environmentId: string; id: string }>();
+  const add = (environmentId: string, id: string) => {
+    const key = keyOf('analytics_prices', environmentId, id);
+    if (!states.has(key)) wanted.set(key, { environmentId, id });
+  };
+  for (const event of events) {
+    if (event.streamType !== SUBSCRIPTION_STREAM) continue;
+    const stored = states.get(keyOf('analytics_subscriptions', event.environmentId, event.streamId)) as TrackedSubscription | undefined;
+    const items =
+      event.type === 'SubscriptionCreated'
+        ? (event.data as { items: { priceId: string }[] }).items
+        : stored?.subscription.status !== 'none'
+          ? ((stored?.subscription as { items?: { priceId: string }[] } | undefined)?.items ?? [])
+          : [];
+    for (const item of items) add(event.environmentId, item.priceId);
+  }
+  if (wanted.size === 0) return;
+  const keys = [...wanted.values()];
+  const rows: { environment_id: string; id: string; state: PriceState }[] = await tx.query(
+    `select p.environment_id, p.id, p.state from analytics_prices p
+       join unnest($1::uuid[], $2::uuid[]) as k(environment_id, id) on p.environment_id = k.environment_id and p.id = k.id`,
+    [keys.map((k) => k.environmentId), keys.map((k) => k.id)],
+  );
+  for (const row of rows) states.set(keyOf('analytics_prices', row.environment_id, row.id), row.state);
+}
+
+async function upsert(table: FoldedTable, rows: [string, unknown][], tx: EntityManager): Promise<void> {
+  if (rows.length === 0) return;
+  const parsed = rows.map(([key, state]) => ({ ids: key.split('/'), state }));
+  await tx.query(
+    `insert into ${table} (environment_id, id, state) select * from unnest($1::uuid[], $2::uuid[], $3::jsonb[])
+     on conflict (environment_id, id) do update set state = excluded.state`,
+    [parsed.map((r) => r.ids[1]), parsed.map((r) => r.ids[2]), parsed.map((r) => JSON.stringify(r.state))],
+  );
+}
+
+async function insertLedger(rows: readonly { event: RecordedEvent; entry: LedgerEntry }[], tx: EntityManager): Promise<void> {
+  if (rows.length === 0) return;
+  const column = <K extends keyof LedgerEntry>(name: K) => rows.map(({ entry }) => entry[name]);
+  await tx.query(
+    `insert into analytics_ledger (environment_id, event_id, invoice_id, currency, day, known_at, invoiced, tax, discounts, credit_notes, collected, receivable)
+     select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::date[], $6::timestamptz[], $7::bigint[], $8::bigint[], $9::bigint[],
+       $10::bigint[], $11::bigint[], $12::bigint[])
+     on conflict do nothing`,
+    [
+      rows.map(({ event }) => event.environmentId),
+      rows.map(({ event }) => event.eventId),
+      column('invoiceId'),
+      column('currency'),
+      column('day'),
+      rows.map(({ event }) => event.occurredAt.toISOString()),
+      column('invoiced'),
+      column('tax'),
+      column('discounts'),
+      column('creditNotes'),
+      column('collected'),
+      column('receivable'),
+    ],
+  );
+}
+
+async function insertMrrChanges(rows: readonly MrrChange[], tx: EntityManager): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.query(
+    `insert into analytics_mrr_changes (environment_id, event_id, position, subscription_id, customer_key, currency, at, known_at, mrr)
+     select * from unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::uuid[], $5::text[], $6::text[], $7::timestamptz[], $8::timestamptz[], $9::bigint[])
+     on conflict do nothing`,
+    [
+      rows.map((r) => r.event.environmentId),
+      rows.map((r) => r.event.eventId),
+      rows.map((r) => r.event.globalPosition),
+      rows.map((r) => r.subscriptionId),
+      rows.map((r) => r.customerKey),
+      rows.map((r) => r.currency),
+      rows.map((r) => r.at),
+      rows.map((r) => r.event.occurredAt.toISOString()),
+      rows.map((r) => r.mrr),
+    ],
+  );
+}
