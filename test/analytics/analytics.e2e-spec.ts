@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { analyticsContext } from '@billing/analytics';
 import { replayReadModels } from '@billing/platform';
-import { expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
+import { eventually, expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
 
 /**
  * Revenue analytics (issue 28) over HTTP against real Postgres on the environment's test clock: four months of
@@ -135,13 +135,19 @@ describe('Analytics: revenue, MRR and receivables from the log', () => {
     await env.subscribe(await env.monthlyPrice(1_000), '2026-06-10');
     expect(await Promise.all(paths.map((path) => env.get(path)))).toEqual(before);
     expect(before[0].intervals[0].invoiced).toBe(10_000);
-    // Without asOf (now) the later invoices count: everything still due.
-    const due = (await env.get('/invoices?limit=100')).items.reduce((sum: number, invoice: any) => sum + invoice.totalDue, 0);
-    expect(due).toBeGreaterThan(10_000);
+    // Without asOf (now) the later invoices count: everything still due. The engine bills the backdated subscription
+    // (June 10 and July 10) after its creation answered: wait for both invoices.
+    const invoices = await eventually(
+      async () => (await env.get('/invoices?limit=100')).items as any[],
+      (items) => items.length === 4,
+      { what: "the backdated subscription's two invoices" },
+    );
+    const due = invoices.reduce((sum: number, invoice: any) => sum + invoice.totalDue, 0);
+    expect(due).toBe(10_000 + 2_500 + 1_000 + 1_000);
     expect((await env.get('/analytics/receivables')).total).toBe(due);
-    // By the later date the June invoices (the 10 000 and the backdated subscription's 1 000 of June 10) are 35 and 40
-    // days past due; the 2 500 of today is current.
-    expect((await env.get('/analytics/receivables')).buckets).toMatchObject({ current: 2_500, '31-60': due - 2_500 });
+    // On July 20: the 10 000 due June 15 and the subscription's 1 000 of June 10 are 35 and 40 days past due, its
+    // 1 000 of July 10 is 10 days past due, the 2 500 of today is current.
+    expect((await env.get('/analytics/receivables')).buckets).toMatchObject({ current: 2_500, '1-30': 1_000, '31-60': 11_000 });
     expect(before[1].buckets).toMatchObject({ current: 10_000 });
   });
 

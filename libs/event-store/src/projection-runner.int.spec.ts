@@ -168,6 +168,23 @@ describe('ProjectionRunner (Postgres)', () => {
     }
   });
 
+  it('a projection caught up on read: no write waits for it; catchUp brings it to the head of the log', async () => {
+    const name = `on-read-${randomUUID()}`;
+    await drain(runnerWith([countingProjection(name)]), name);
+    const runner = runnerWith([{ ...countingProjection(name), caughtUpOnRead: true }], { pollIntervalMs: 60_000 });
+    await runner.start(database.url, { runContinuously: false });
+    try {
+      const ids = await appendEvents(3);
+      await runner.awaitProjections(lastWritten);
+      expect([...(await applied(name)).keys()].filter((id) => ids.includes(id))).toEqual([]);
+      await runner.catchUp(name);
+      const after = await applied(name);
+      expect(ids.map((id) => after.get(id))).toEqual([1, 1, 1]);
+    } finally {
+      await runner.stop();
+    }
+  });
+
   it('learns from another process that announces its checkpoint', async () => {
     const name = `announced-${randomUUID()}`;
     const waiting = runnerWith([countingProjection(name)]);

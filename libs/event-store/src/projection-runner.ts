@@ -175,13 +175,42 @@ export class ProjectionRunner {
    * Resolves once every projection reading a written stream has processed
    * that stream's events; throws ReadModelTimeoutError after the read-model
    * timeout. Starts those projections in this process right away (reactors
-   * follow the append's NOTIFY in the workers; nobody waits for them).
+   * follow the append's NOTIFY in the workers; nobody waits for them, nor
+   * for a `caughtUpOnRead` projection, whose reader calls `catchUp`).
    */
   async awaitProjections(written: readonly WrittenStream[]): Promise<void> {
     const targets = [...this.entries.values()]
-      .filter((entry) => entry.kind === 'projection')
-      .map((entry) => ({ entry, position: lastPositionRead(entry, written) }))
-      .filter((target): target is { entry: Entry; position: LogPosition } => target.position !== null && !reached(target.entry, target.position));
+      .filter((entry) => entry.kind === 'projection' && !entry.projection!.caughtUpOnRead)
+      .map((entry) => ({ entry, position: lastPositionRead(entry, written) }));
+    await this.awaitPositions(targets);
+  }
+
+  /**
+   * Resolves once the projection has processed every event of its streams committed before the call (the head of
+   * the log as this call sees it): what a `caughtUpOnRead` projection's reader calls before reading. Throws
+   * ReadModelTimeoutError after the read-model timeout, like a write's wait.
+   */
+  async catchUp(name: string): Promise<void> {
+    const entry = this.entry(name);
+    const head = await this.headOf(entry.streamTypes === 'all' ? null : entry.streamTypes);
+    await this.awaitPositions([{ entry, position: head }]);
+  }
+
+  /** The newest committed event's position among these stream types (all: null), or null for none. */
+  private async headOf(streamTypes: readonly string[] | null): Promise<LogPosition | null> {
+    const [head] = await queryRows<{ transaction_id: string; global_position: string }>(
+      this.dataSource.manager,
+      `select transaction_id::text, global_position::text from events where $1::text[] is null or stream_type = any($1::text[])
+        order by events.transaction_id desc, events.global_position desc limit 1`,
+      [streamTypes],
+    );
+    return head ? { transactionId: head.transaction_id, globalPosition: head.global_position } : null;
+  }
+
+  private async awaitPositions(wanted: readonly { entry: Entry; position: LogPosition | null }[]): Promise<void> {
+    const targets = wanted.filter(
+      (target): target is { entry: Entry; position: LogPosition } => target.position !== null && !reached(target.entry, target.position),
+    );
     if (targets.length === 0) return;
     let timer: NodeJS.Timeout | undefined;
     const waiters: Waiter[] = [];
@@ -283,14 +312,9 @@ export class ProjectionRunner {
     entry.checkpoint = ZERO_POSITION;
     // Replay up to the head of the log as it is now. A batch can find nothing for a moment while an older
     // transaction anywhere in the cluster is still open (the snapshot horizon): that is not the end.
-    const [head] = await queryRows<{ transaction_id: string; global_position: string }>(
-      this.dataSource.manager,
-      `select transaction_id::text, global_position::text from events where stream_type = any($1::text[])
-        order by events.transaction_id desc, events.global_position desc limit 1`,
-      [projection.streamTypes],
-    );
+    const head = await this.headOf(projection.streamTypes);
     let total = 0;
-    while (head && !reached(entry, { transactionId: head.transaction_id, globalPosition: head.global_position })) {
+    while (head && !reached(entry, head)) {
       const applied = await this.runBatch(name, batchSize);
       total += applied ?? 0;
       if (!applied) await new Promise((resolve) => setTimeout(resolve, 10));

@@ -9,8 +9,14 @@ import { RecordedEvent } from './types';
  */
 export interface Projection {
   readonly name: string;
-  /** The streams it reads; a write to one of them answers only after this projection has caught up. */
+  /** The streams it reads; a write to one of them answers only after this projection has caught up (unless `caughtUpOnRead`). */
   readonly streamTypes: readonly string[];
+  /**
+   * True: no write waits for it; its reader calls `ProjectionRunner.catchUp` before reading, which brings it to
+   * the head of the log then. For a read model that many hot writes feed and few requests read (analytics): the
+   * cost moves from every write to the read that needs it, and a read still sees every write committed before it.
+   */
+  readonly caughtUpOnRead?: boolean;
   /**
    * The tables it writes (and `reset` empties), unqualified: `npm run replay`
    * rebuilds them in a shadow schema and compares them row by row.

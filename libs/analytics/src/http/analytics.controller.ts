@@ -2,7 +2,9 @@ import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { Caller, CallerContext, Clock, instant, oneOf, problemResponse, readQuery } from '@billing/platform';
 import { isSupportedCurrency, validDate, ValidationError } from '@billing/shared-kernel';
+import { ProjectionRunner } from '@billing/event-store';
 import { Interval, INTERVALS, Period, periodsOf } from '../domain/intervals';
+import { ANALYTICS_PROJECTION } from '../read-model/analytics.projection';
 import { AnalyticsReadModel, currencyRequired, Scope } from '../read-model/analytics.read-model';
 import { MrrDto, ReceivablesDto, RevenueDto } from './analytics.dto';
 
@@ -44,6 +46,7 @@ export class AnalyticsController {
   constructor(
     private readonly readModel: AnalyticsReadModel,
     private readonly clock: Clock,
+    private readonly runner: ProjectionRunner,
   ) {}
 
   @Get('revenue')
@@ -102,7 +105,9 @@ export class AnalyticsController {
     return { scope: await this.scopeOf(caller, q), range: { from, to, interval }, periods };
   }
 
+  /** Also brings the read model to the head of the log: no write waits for it (`caughtUpOnRead`), every read does. */
   private async scopeOf(caller: CallerContext, q: { currency?: string; asOf?: string }): Promise<Scope> {
+    await this.runner.catchUp(ANALYTICS_PROJECTION);
     const now = this.clock.now();
     const asOf = instant('asOf', q.asOf) ?? now;
     if (asOf.getTime() > now.getTime()) throw ValidationError.at('/query/asOf', 'must not be in the future: a later answer could differ');
