@@ -96,16 +96,25 @@ export class HostedPageController {
     const { environmentId } = opened.target;
     // The form's nonce names the payment: a double submit (or a reload of the POST) finds the same payment and never charges twice.
     const paymentId = uuidV5(`${environmentId}\n${opened.invoice.id}\n${nonce.toLowerCase()}`, HOSTED_PAYMENT_NAMESPACE);
+    let made: Payment;
     try {
-      await this.clock.runAt(await this.environmentClock.now(environmentId), () =>
-        this.commands.execute(new CreatePaymentCommand(environmentId, { invoiceId: opened.invoice.id, provider, token: cardToken, paymentId }, this.context())),
-      );
+      made = (
+        await this.clock.runAt(await this.environmentClock.now(environmentId), () =>
+          this.commands.execute(
+            new CreatePaymentCommand(environmentId, { invoiceId: opened.invoice.id, provider, token: cardToken, paymentId }, this.context()),
+          ),
+        )
+      ).state;
     } catch (error) {
       // A rule the payment broke (another payment pending, nothing due, provider not enabled): said on the page.
       if (!(error instanceof DomainError)) throw error;
       return this.render(token, opened, { kind: 'error', text: error.message }, reply, error.kind === 'conflict' ? 409 : 422);
     }
-    reply.header('location', `${HOSTED_PAGE_PATH}/${token}?payment=${paymentId}`);
+    // 3-D Secure: the customer completes the payment on the gateway's page; the gateway's event then records the outcome.
+    reply.header(
+      'location',
+      made.status === 'requires_action' && made.nextAction?.url ? made.nextAction.url : `${HOSTED_PAGE_PATH}/${token}?payment=${paymentId}`,
+    );
     reply.header('cache-control', 'no-store');
     return '';
   }
@@ -205,6 +214,7 @@ function paymentNotice(payment: Payment): HostedPage['notice'] {
   if (payment.status === 'succeeded') return { kind: 'ok', text: 'Thank you: your payment succeeded.' };
   if (payment.status === 'failed')
     return { kind: 'error', text: `Your payment was declined: ${payment.failureMessage ?? payment.failureCode ?? 'unknown reason'}.` };
+  if (payment.status === 'requires_action') return { kind: 'ok', text: 'Your bank asks you to confirm this payment: complete it, then reload the page.' };
   return { kind: 'ok', text: 'Your payment is being processed: reload the page in a moment.' };
 }
 
