@@ -41,6 +41,8 @@ export interface PaymentRequest {
   readonly paymentId?: string;
   /** Made without the customer present (a collection try): the gateway must not ask them to act. */
   readonly offSession?: boolean;
+  /** The page the customer pays on (the hosted invoice page): where a gateway sends them back after 3-D Secure. */
+  readonly returnUrl?: string;
 }
 
 /**
@@ -89,14 +91,19 @@ export class PaymentFlow {
         ? { id: paymentId, version: loaded.version, state: loaded.state }
         : await this.recordOnce(environmentId, paymentId, request, context);
       if (!isOpenPayment(recorded.state)) return recorded;
-      const outcome = await this.charge(environmentId, recorded.state, { token: request.token, offSession: request.offSession === true }, 'charge');
+      const outcome = await this.charge(
+        environmentId,
+        recorded.state,
+        { token: request.token, offSession: request.offSession === true, returnUrl: request.returnUrl ?? null },
+        'charge',
+      );
       return (await this.settle(environmentId, paymentId, outcome, context)) ?? recorded;
     });
   }
 
   /** For a payment still open (pending, requires_action): what the gateway says became of its charge. Never charges again. */
   async resolve(environmentId: string, payment: Payment, context: CommandContext): Promise<void> {
-    const outcome = await this.charge(environmentId, payment, { token: '', offSession: false }, 'lookup');
+    const outcome = await this.charge(environmentId, payment, { token: '', offSession: false, returnUrl: null }, 'lookup');
     await this.settle(environmentId, payment.id, outcome, context);
   }
 
@@ -221,7 +228,7 @@ export class PaymentFlow {
   private async charge(
     environmentId: string,
     payment: Payment,
-    method: { token: string; offSession: boolean },
+    method: { token: string; offSession: boolean; returnUrl: string | null },
     call: 'charge' | 'lookup',
   ): Promise<GatewayOutcome | { kind: 'not_found'; message: string }> {
     const gateway = this.gateways.get(payment.provider);
@@ -234,6 +241,7 @@ export class PaymentFlow {
       environmentId,
       invoiceId: payment.invoiceId,
       offSession: method.offSession,
+      returnUrl: method.returnUrl,
       providerReference: payment.providerReference,
     };
     try {

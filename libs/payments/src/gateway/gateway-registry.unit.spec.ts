@@ -11,6 +11,7 @@ const request: ChargeRequest = {
   environmentId: 'env',
   invoiceId: 'inv_1',
   offSession: false,
+  returnUrl: null,
   providerReference: null,
 };
 

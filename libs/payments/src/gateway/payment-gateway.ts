@@ -66,6 +66,8 @@ export interface ChargeRequest {
   readonly offSession: boolean;
   /** What the payment holds of the gateway's own id (set once it answered processing or requires_action); null before. Lookups start from it. */
   readonly providerReference: string | null;
+  /** Where the customer comes back to after acting at the gateway (the hosted invoice page); null when not on a page. */
+  readonly returnUrl: string | null;
 }
 
 /** A refund of (part of) a charge, identified by our refund id; the same reference again never refunds twice. */

@@ -28,6 +28,7 @@ describe('SandboxGateway (real Postgres)', () => {
       environmentId,
       invoiceId: randomUUID(),
       offSession: false,
+      returnUrl: null,
       providerReference: null,
       ...overrides,
     };

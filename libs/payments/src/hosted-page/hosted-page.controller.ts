@@ -16,8 +16,11 @@ import { FixedWindowRateLimiter } from './rate-limiter';
 
 /** Fixed namespace of the ids of payments made on hosted pages (a random v4 uuid chosen once; never change it). */
 const HOSTED_PAYMENT_NAMESPACE = '5c0b7e2a-93d4-4f1e-8a6b-2e7d9c4f1a38';
-/** The providers a customer pays with on the page: the sandbox's card tokens (manual payments are recorded by staff). */
-const PAGE_PROVIDERS = ['sandbox'];
+/**
+ * The providers a customer pays with on the page, by a token typed in: the sandbox's card tokens, Stripe's
+ * PaymentMethod ids (manual payments are recorded by staff).
+ */
+const PAGE_PROVIDERS = ['sandbox', 'stripe'];
 
 interface OpenInvoice {
   readonly target: HostedLinkTarget;
@@ -37,6 +40,7 @@ interface OpenInvoice {
 @Controller(HOSTED_PAGE_PATH.slice(1))
 export class HostedPageController {
   private readonly limiter: FixedWindowRateLimiter;
+  private readonly publicBaseUrl: string;
 
   constructor(
     private readonly links: HostedLinks,
@@ -49,6 +53,7 @@ export class HostedPageController {
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.limiter = new FixedWindowRateLimiter(config.hostedPages.rateLimitPerMinute);
+    this.publicBaseUrl = config.hostedPages.publicBaseUrl;
   }
 
   @Get(':token')
@@ -101,7 +106,18 @@ export class HostedPageController {
       made = (
         await this.clock.runAt(await this.environmentClock.now(environmentId), () =>
           this.commands.execute(
-            new CreatePaymentCommand(environmentId, { invoiceId: opened.invoice.id, provider, token: cardToken, paymentId }, this.context()),
+            new CreatePaymentCommand(
+              environmentId,
+              // After 3-D Secure the gateway sends the customer back to the page, which says the outcome.
+              {
+                invoiceId: opened.invoice.id,
+                provider,
+                token: cardToken,
+                paymentId,
+                returnUrl: `${this.publicBaseUrl}${HOSTED_PAGE_PATH}/${token}?payment=${paymentId}`,
+              },
+              this.context(),
+            ),
           ),
         )
       ).state;
