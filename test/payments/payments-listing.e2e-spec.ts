@@ -370,7 +370,7 @@ describe('GET /payments: filter, orderBy and paging over 250 payments', () => {
       ['a bad uuid', q(['filter', 'invoiceId eq 12345']), '/query/filter/0', /bad value for invoiceId: expected a uuid; got "12345"/],
       ['a bad customer uuid', q(['filter', 'customerId ne C-1']), '/query/filter/0', /bad value for customerId: expected a uuid/],
       ['a bad status', q(['filter', 'status eq paid']), '/query/filter/0', /bad value for status: expected one of pending, succeeded, failed; got "paid"/],
-      ['a bad provider', q(['filter', 'provider eq stripe']), '/query/filter/0', /bad value for provider: expected one of sandbox, manual/],
+      ['a bad provider', q(['filter', 'provider eq adyen']), '/query/filter/0', /bad value for provider: expected one of sandbox, manual, stripe/],
       ['a bad currency', q(['filter', 'currency eq EURO']), '/query/filter/0', /bad value for currency/],
       ['a decimal amount', q(['filter', 'amount eq 1.5']), '/query/filter/0', /bad value for amount: expected an integer number of minor units/],
       ['a word for an amount', q(['filter', 'amount gt ten']), '/query/filter/0', /bad value for amount/],

@@ -1,5 +1,7 @@
 import { HostedLinks } from '@billing/invoicing';
 import { HostedPageController } from './hosted-page/hosted-page.controller';
+import { GatewayWebhooksController } from './gateway-webhooks/gateway-webhooks.controller';
+import { StripeEvents } from './gateway-webhooks/stripe-events';
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '@billing/platform';
 import { DataSource } from 'typeorm';
@@ -30,7 +32,7 @@ import { PendingPaymentsResolver } from './resolve-payments/pending-payments.res
 
 /** The HTTP surface, handlers, gateways and resolver of the payments context (its definition is paymentsContext). */
 @Module({
-  controllers: [PaymentsController, PaymentProvidersController, PaymentSettingsController, HostedPageController],
+  controllers: [PaymentsController, PaymentProvidersController, PaymentSettingsController, HostedPageController, GatewayWebhooksController],
   providers: [
     PaymentsReadModel,
     CredentialVault,
@@ -46,6 +48,7 @@ import { PendingPaymentsResolver } from './resolve-payments/pending-payments.res
       useFactory: (dataSource: DataSource, stripe: StripeGateway) => new PaymentGateways([new SandboxGateway(dataSource.manager), new ManualGateway(), stripe]),
     },
     PaymentFlow,
+    StripeEvents,
     CreatePaymentHandler,
     RefundPaymentHandler,
     EnableProviderHandler,
