@@ -369,7 +369,12 @@ describe('GET /payments: filter, orderBy and paging over 250 payments', () => {
       ['ordering on currency', q(['filter', 'currency gt EUR']), '/query/filter/0', /operator gt does not apply to currency/],
       ['a bad uuid', q(['filter', 'invoiceId eq 12345']), '/query/filter/0', /bad value for invoiceId: expected a uuid; got "12345"/],
       ['a bad customer uuid', q(['filter', 'customerId ne C-1']), '/query/filter/0', /bad value for customerId: expected a uuid/],
-      ['a bad status', q(['filter', 'status eq paid']), '/query/filter/0', /bad value for status: expected one of pending, succeeded, failed; got "paid"/],
+      [
+        'a bad status',
+        q(['filter', 'status eq paid']),
+        '/query/filter/0',
+        /bad value for status: expected one of pending, requires_action, succeeded, failed, disputed; got "paid"/,
+      ],
       ['a bad provider', q(['filter', 'provider eq adyen']), '/query/filter/0', /bad value for provider: expected one of sandbox, manual, stripe/],
       ['a bad currency', q(['filter', 'currency eq EURO']), '/query/filter/0', /bad value for currency/],
       ['a decimal amount', q(['filter', 'amount eq 1.5']), '/query/filter/0', /bad value for amount: expected an integer number of minor units/],

@@ -226,6 +226,28 @@ describe('Stripe payments (the official client against a local Stripe)', () => {
       await env.invoiceAt(invoiceId, 0);
     });
 
+    it('on the hosted invoice page: the form takes a PaymentMethod id; 3-D Secure sends the customer to Stripe and back', async () => {
+      const { env, invoiceId } = await paying();
+      const pagePath = new URL((await env.invoice(invoiceId)).hostedInvoiceUrl).pathname;
+      const open = (path: string, init?: RequestInit) => fetch(`${t.baseUrl}${path}`, { redirect: 'manual', ...init });
+      const page = await (await open(pagePath)).text();
+      expect(page).toContain('Stripe PaymentMethod id');
+      const nonce = /name="nonce" value="([^"]+)"/.exec(page)![1];
+      const posted = await open(`${pagePath}/pay`, {
+        method: 'POST',
+        body: new URLSearchParams({ nonce, provider: 'stripe', token: PM.threeDSecure }),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      expect(posted.status).toBe(303);
+      const [intent] = [...server.intents.values()].filter((candidate) => candidate.metadata.invoiceId === invoiceId);
+      expect(posted.headers.get('location')).toBe(intent.next_action.redirect_to_url.url);
+      // Stripe sends the customer back to the page that says the payment's state.
+      const returnUrl = new URL(intent.next_action.redirect_to_url.return_url);
+      expect(returnUrl.pathname).toBe(pagePath);
+      expect(await (await open(`${returnUrl.pathname}${returnUrl.search}`)).text()).toContain('confirm this payment');
+      expect(await env.payment(intent.metadata.paymentId)).toMatchObject({ status: 'requires_action', nextAction: { url: posted.headers.get('location') } });
+    });
+
     it('payment_intent.payment_failed after processing: failed with the last error classified', async () => {
       const { env, invoiceId } = await paying();
       const created = await env.pay(invoiceId, PM.processing);
