@@ -195,7 +195,8 @@ export class StripeTestServer {
         answer = stored.answer;
       } else {
         answer = this.route(request.method ?? '', url.pathname, body);
-        this.idempotent.set(key, { fingerprint: text, answer });
+        // Stored as answered then: a replay shows the object as it was, not as it is now (like Stripe's).
+        this.idempotent.set(key, { fingerprint: text, answer: clone(answer) });
       }
     } else {
       answer = this.route(request.method ?? '', url.pathname, body);

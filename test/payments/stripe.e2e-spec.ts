@@ -340,6 +340,22 @@ describe('Stripe payments (the official client against a local Stripe)', () => {
       expect((await env.webhook(server.event('charge.refunded', server.charge(paid.providerReference)))).status).toBe(200);
       expect(await env.events('PaymentRefunded')).toBe(1);
     });
+    it('a pending refund with no event is resolved by the lookup: the create repeated under its key, then the refund retrieved', async () => {
+      const { env, invoiceId } = await paying();
+      const paid = (await env.pay(invoiceId, PM.visa)).body;
+      server.refundStatus = 'pending';
+      const refundId = (await env.call('PUT', `/payments/${paid.id}/refund`, { amount: 4_000 }, 200)).body.refunds[0].id;
+      const refund = [...server.refunds.values()].find((candidate) => candidate.metadata.refundId === refundId);
+      refund.status = 'succeeded';
+      await eventually(
+        () => env.payment(paid.id),
+        (payment) => payment.refunds[0].status === 'succeeded',
+        { what: 'the refund looked up', timeoutMs: 20_000 },
+      );
+      expect(server.calls('GET', `/v1/refunds/${refund.id}`).length).toBeGreaterThan(0);
+      expect([...server.refunds.values()].filter((candidate) => candidate.metadata.refundId === refundId)).toHaveLength(1);
+      await env.invoiceAt(invoiceId, 4_000);
+    });
   });
 
   describe("Stripe's events", () => {
