@@ -15,9 +15,10 @@ export function environmentCall(t: TestApp, environmentId: string): EnvironmentC
 
 /**
  * An environment set up for collection on its test clock: the clock at
- * 2026-01-20 12:00 UTC, the sandbox enabled with `secretKey`, optional payment
- * settings, and a subscription from 2026-02-01 to a monthly 25.00 EUR price
- * billed in advance, paid with the sandbox `token`. Answers the subscription.
+ * 2026-01-20 12:00 UTC, the sandbox enabled with `secretKey` (or `provider`
+ * with its credentials), optional payment settings, and a subscription from
+ * 2026-02-01 to a monthly 25.00 EUR price billed in advance, paid with
+ * `token` of that provider. Answers the subscription.
  */
 export async function collectingSubscription(
   call: EnvironmentCall,
@@ -25,10 +26,16 @@ export async function collectingSubscription(
     secretKey,
     token,
     settings,
-  }: { secretKey: string; token: string; settings?: { retryDays: number[]; paymentTermsDays?: number; afterLastFailure?: string } },
+    provider = { name: 'sandbox', credentials: { secretKey } },
+  }: {
+    secretKey?: string;
+    token: string;
+    settings?: { retryDays: number[]; paymentTermsDays?: number; afterLastFailure?: string };
+    provider?: { name: string; credentials: object };
+  },
 ): Promise<any> {
   await call('POST', '/test-clock/advance', { to: '2026-01-20T12:00:00.000Z' }, 200);
-  await call('POST', '/paymentproviders/enable', { name: 'sandbox', credentials: { secretKey } }, 200);
+  await call('POST', '/paymentproviders/enable', provider, 200);
   if (settings) await call('PUT', '/paymentsettings', settings, 200);
   const productId = (await call('POST', '/products', { name: 'Plan' }, 201)).body.id;
   const price = {
@@ -47,7 +54,7 @@ export async function collectingSubscription(
     currency: 'EUR',
     term: { start: '2026-02-01', end: null },
     items: [{ priceId }],
-    paymentMethod: { provider: 'sandbox', token },
+    paymentMethod: { provider: provider.name, token },
   };
   return (await call('POST', '/subscriptions', subscription, 201)).body;
 }

@@ -73,8 +73,9 @@ describe('Payments API: environments, bodies, Idempotency-Key, notifications', (
       const b = environment();
       expectProblem(await b.call('GET', `/payments/${payment.id}`), 404, 'not-found');
       expectProblem(await b.call('PUT', `/payments/${payment.id}/refund`, { amount: 1 }), 404, 'not-found');
-      // Neither provider was ever enabled in b, nor is `stripe` one: 404 for each.
-      for (const name of ['sandbox', 'manual', 'stripe']) expectProblem(await b.call('PUT', `/paymentproviders/${name}/disable`, {}), 404, 'not-found');
+      // Neither provider was ever enabled in b, nor stripe, nor is `adyen` one: 404 for each.
+      for (const name of ['sandbox', 'manual', 'stripe', 'adyen'])
+        expectProblem(await b.call('PUT', `/paymentproviders/${name}/disable`, {}), 404, 'not-found');
       expect((await b.call('GET', '/payments')).body).toEqual({ items: [], nextPageToken: null });
       expect((await b.call('GET', `/payments?filter=${encodeURIComponent(`invoiceId eq ${invoiceId}`)}`)).body).toEqual({ items: [], nextPageToken: null });
       expect((await b.call('GET', '/paymentproviders')).body).toEqual({ items: [] });
@@ -175,7 +176,7 @@ describe('Payments API: environments, bodies, Idempotency-Key, notifications', (
     });
 
     it('an unknown provider is a 422 at /paymentMethod/provider naming the known ones', async () => {
-      const refused = await env.call('POST', '/payments', { invoiceId, paymentMethod: { provider: 'stripe', token: 'tok_success' } });
+      const refused = await env.call('POST', '/payments', { invoiceId, paymentMethod: { provider: 'adyen', token: 'tok_success' } });
       expectProblem(refused, 422, 'unknown-payment-provider', '/paymentMethod/provider');
       expect(refused.body.errors[0].detail).toContain('sandbox');
     });

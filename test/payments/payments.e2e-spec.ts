@@ -72,7 +72,7 @@ describe('Payments', () => {
 
     it('refuses an unknown provider (listing the known ones) and credentials that do not fit', async () => {
       const env = environment();
-      const unknown = await env.call('POST', '/paymentproviders/enable', { name: 'stripe', credentials: {} });
+      const unknown = await env.call('POST', '/paymentproviders/enable', { name: 'adyen', credentials: {} });
       expectProblem(unknown, 422, 'unknown-payment-provider');
       expect(unknown.body.errors[0]).toMatchObject({ pointer: '/name' });
       expect(unknown.body.errors[0].detail).toContain('sandbox');

@@ -5,6 +5,9 @@ import { invoiceEvolver, invoicePaymentLock, invoiceStream } from '@billing/invo
 import {
   decideCloseInvoicePayment,
   decideCreatePayment,
+  decideDispute,
+  GatewayDispute,
+  isOpenPayment,
   decideOpenInvoicePayment,
   decideRecordOutcome,
   decideRecordRefundOutcome,
@@ -36,6 +39,10 @@ export interface PaymentRequest {
   readonly attempt?: number;
   /** Chosen by a caller that claimed it first (a collection try); absent: a new id. */
   readonly paymentId?: string;
+  /** Made without the customer present (a collection try): the gateway must not ask them to act. */
+  readonly offSession?: boolean;
+  /** The page the customer pays on (the hosted invoice page): where a gateway sends them back after 3-D Secure. */
+  readonly returnUrl?: string;
 }
 
 /**
@@ -79,21 +86,58 @@ export class PaymentFlow {
       // A chosen id may name a payment already recorded (a retry after a lost answer): it is not recorded again,
       // and a pending one is charged again under the same reference, which the gateway answers without charging twice.
       const loaded = await this.commands.load(paymentStream(environmentId, paymentId), paymentEvolver);
-      if (loaded.state.status !== 'none' && loaded.state.status !== 'pending') return { id: paymentId, version: loaded.version, state: loaded.state };
-      const recorded =
-        loaded.state.status === 'pending'
-          ? { id: paymentId, version: loaded.version, state: loaded.state }
-          : await this.recordOnce(environmentId, paymentId, request, context);
-      if (recorded.state.status !== 'pending') return recorded;
-      const outcome = await this.charge(environmentId, recorded.state, request.token, 'charge');
+      if (loaded.state.status !== 'none' && !isOpenPayment(loaded.state)) return { id: paymentId, version: loaded.version, state: loaded.state };
+      const recorded = isOpenPayment(loaded.state)
+        ? { id: paymentId, version: loaded.version, state: loaded.state }
+        : await this.recordOnce(environmentId, paymentId, request, context);
+      if (!isOpenPayment(recorded.state)) return recorded;
+      const outcome = await this.charge(
+        environmentId,
+        recorded.state,
+        { token: request.token, offSession: request.offSession === true, returnUrl: request.returnUrl ?? null },
+        'charge',
+      );
       return (await this.settle(environmentId, paymentId, outcome, context)) ?? recorded;
     });
   }
 
-  /** For a payment still pending: what the gateway says became of its charge. Never charges again. */
+  /** For a payment still open (pending, requires_action): what the gateway says became of its charge. Never charges again. */
   async resolve(environmentId: string, payment: Payment, context: CommandContext): Promise<void> {
-    const outcome = await this.charge(environmentId, payment, '', 'lookup');
+    const outcome = await this.charge(environmentId, payment, { token: '', offSession: false, returnUrl: null }, 'lookup');
     await this.settle(environmentId, payment.id, outcome, context);
+  }
+
+  /**
+   * An outcome a gateway pushed (its webhook): decided exactly like a lookup's
+   * answer, so a repeated or late event records nothing.
+   */
+  recordPushedOutcome(environmentId: string, paymentId: string, outcome: PaymentOutcome, context: CommandContext): Promise<Written<Payment> | null> {
+    return outsideUnitOfWork(async () => (outcome.kind === 'unknown' ? null : this.recordOutcome(environmentId, paymentId, outcome, context)));
+  }
+
+  /** A refund's outcome a gateway pushed: decided like a refund lookup's answer. */
+  recordPushedRefundOutcome(
+    environmentId: string,
+    paymentId: string,
+    refundId: string,
+    outcome: GatewayRefundOutcome,
+    context: CommandContext,
+  ): Promise<Written<Payment> | null> {
+    return outsideUnitOfWork(() => this.recordRefundOutcome(environmentId, paymentId, refundId, outcome, context));
+  }
+
+  /** A dispute opened or closed at the gateway (decideDispute: idempotent, out-of-order safe). */
+  recordDispute(environmentId: string, paymentId: string, dispute: GatewayDispute, context: CommandContext): Promise<Written<Payment>> {
+    return outsideUnitOfWork(async () => {
+      const { state, version } = await this.commands.handle(
+        paymentStream(environmentId, paymentId),
+        paymentEvolver,
+        (current) => decideDispute(dispute, current, context.meta),
+        context,
+        { conflicts: OUTCOME_CONFLICTS },
+      );
+      return { id: paymentId, version, state: state as Payment };
+    });
   }
 
   refund(
@@ -184,7 +228,7 @@ export class PaymentFlow {
   private async charge(
     environmentId: string,
     payment: Payment,
-    token: string,
+    method: { token: string; offSession: boolean; returnUrl: string | null },
     call: 'charge' | 'lookup',
   ): Promise<GatewayOutcome | { kind: 'not_found'; message: string }> {
     const gateway = this.gateways.get(payment.provider);
@@ -192,9 +236,13 @@ export class PaymentFlow {
       reference: payment.id,
       amount: payment.amount,
       currency: payment.currency,
-      token,
+      token: method.token,
       credentials: await this.credentials(environmentId, payment.provider),
       environmentId,
+      invoiceId: payment.invoiceId,
+      offSession: method.offSession,
+      returnUrl: method.returnUrl,
+      providerReference: payment.providerReference,
     };
     try {
       return call === 'charge' ? await gateway.charge(request) : await gateway.lookup(request);
@@ -215,6 +263,7 @@ export class PaymentFlow {
     const request: RefundRequest = {
       reference: refund.id,
       chargeReference: payment.id,
+      chargeProviderReference: payment.providerReference,
       amount: refund.amount,
       currency: payment.currency,
       credentials: await this.credentials(environmentId, payment.provider),
@@ -235,7 +284,8 @@ export class PaymentFlow {
     outcome: GatewayRefundOutcome | RefundLookupOutcome,
     context: CommandContext,
   ): Promise<Written<Payment> | null> {
-    if (outcome.kind === 'unknown') return null;
+    // Pending at the gateway: the refund stays pending until its lookup or the gateway's event tells the end.
+    if (outcome.kind === 'unknown' || outcome.kind === 'pending') return null;
     // A lookup that finds no refund: none was made; the refund failed and its amount is refundable again.
     const known: RefundOutcome = outcome.kind === 'not_found' ? { kind: 'unreachable', message: outcome.message } : outcome;
     const decide = (current: PaymentState) => decideRecordRefundOutcome(refundId, known, current, context.meta);
@@ -270,7 +320,10 @@ export class PaymentFlow {
       const loaded = await session.load(stream, paymentEvolver);
       const decided: PaymentEvent[] = decideRecordOutcome(known, loaded.state, context.meta);
       const payment = foldEvents(paymentEvolver, decided, loaded.state) as Payment;
-      if (decided.length === 0) return { id: paymentId, version: loaded.version, state: payment };
+      // Only a final outcome frees the invoice for another payment: processing and requires_action keep it held.
+      if (decided.length === 0 || isOpenPayment(payment)) {
+        return { id: paymentId, version: decided.length === 0 ? loaded.version : session.append(stream, decided), state: payment };
+      }
       const lockStream = invoicePaymentsStream(environmentId, payment.invoiceId);
       const lock = await session.load(lockStream, invoicePaymentsEvolver);
       const version = session.append(stream, decided);

@@ -31,11 +31,15 @@ import { collectionViewOf, paymentViewOf, providerViewOf } from './views';
 /** Every event type of a stream with the schema version it is written in (a type missing here does not compile). */
 const PAYMENT_EVENTS: Record<PaymentEvent['type'], number> = {
   PaymentCreated: 1,
+  PaymentActionRequired: 1,
+  PaymentProcessing: 1,
   PaymentSucceeded: 1,
   PaymentFailed: 1,
   PaymentRefundRequested: 1,
   PaymentRefunded: 1,
   PaymentRefundFailed: 1,
+  PaymentDisputed: 1,
+  PaymentDisputeClosed: 1,
 };
 const PROVIDER_EVENTS: Record<PaymentProviderEvent['type'], number> = { PaymentProviderEnabled: 1, PaymentProviderDisabled: 1 };
 const INVOICE_PAYMENTS_EVENTS: Record<InvoicePaymentsEvent['type'], number> = { InvoicePaymentOpened: 1, InvoicePaymentClosed: 1 };
@@ -123,6 +127,24 @@ const notifications: NotificationDefinition[] = [
     streamType: PAYMENT_STREAM_TYPE,
     eventType: 'PaymentRefundFailed',
     description: 'The provider refused a refund or could not be reached: nothing was refunded (the refund entry carries failureCode and failureMessage).',
+  },
+  {
+    name: 'payment.action_required',
+    streamType: PAYMENT_STREAM_TYPE,
+    eventType: 'PaymentActionRequired',
+    description: 'The customer must act before the provider charges (3-D Secure): the payment is requires_action, with nextAction.url.',
+  },
+  {
+    name: 'payment.disputed',
+    streamType: PAYMENT_STREAM_TYPE,
+    eventType: 'PaymentDisputed',
+    description: 'The customer disputed a succeeded payment: the disputed amount is taken back from its invoice (unpaid again) until the dispute is won.',
+  },
+  {
+    name: 'payment.dispute_closed',
+    streamType: PAYMENT_STREAM_TYPE,
+    eventType: 'PaymentDisputeClosed',
+    description: "A payment's dispute closed: won (the amount is settled on the invoice again, the payment succeeded) or lost (it stays taken).",
   },
   {
     name: 'payment_provider.enabled',

@@ -1,6 +1,9 @@
 import { HostedLinks } from '@billing/invoicing';
 import { HostedPageController } from './hosted-page/hosted-page.controller';
+import { GatewayWebhooksController } from './gateway-webhooks/gateway-webhooks.controller';
+import { StripeEvents } from './gateway-webhooks/stripe-events';
 import { Module } from '@nestjs/common';
+import { APP_CONFIG, AppConfig } from '@billing/platform';
 import { DataSource } from 'typeorm';
 import { CreatePaymentHandler } from './create-payment/create-payment.handler';
 import { CredentialVault } from './credentials/credential-vault';
@@ -9,6 +12,7 @@ import { EnableProviderHandler } from './enable-provider/enable-provider.handler
 import { PaymentGateways } from './gateway/gateway-registry';
 import { ManualGateway } from './gateway/manual-gateway';
 import { SandboxGateway } from './gateway/sandbox-gateway';
+import { StripeGateway } from './gateway/stripe/stripe-gateway';
 import { PaymentProvidersController } from './http/payment-providers.controller';
 import { PaymentSettingsController } from './http/payment-settings.controller';
 import { CollectionEngine } from './collect-invoices/collection-engine';
@@ -28,17 +32,23 @@ import { PendingPaymentsResolver } from './resolve-payments/pending-payments.res
 
 /** The HTTP surface, handlers, gateways and resolver of the payments context (its definition is paymentsContext). */
 @Module({
-  controllers: [PaymentsController, PaymentProvidersController, PaymentSettingsController, HostedPageController],
+  controllers: [PaymentsController, PaymentProvidersController, PaymentSettingsController, HostedPageController, GatewayWebhooksController],
   providers: [
     PaymentsReadModel,
     CredentialVault,
     // One adapter per provider behind the PaymentGateway port: a real gateway is one more entry here.
     {
+      provide: StripeGateway,
+      inject: [DataSource, APP_CONFIG],
+      useFactory: (dataSource: DataSource, config: AppConfig) => new StripeGateway(dataSource.manager, config.stripe),
+    },
+    {
       provide: PaymentGateways,
-      inject: [DataSource],
-      useFactory: (dataSource: DataSource) => new PaymentGateways([new SandboxGateway(dataSource.manager), new ManualGateway()]),
+      inject: [DataSource, StripeGateway],
+      useFactory: (dataSource: DataSource, stripe: StripeGateway) => new PaymentGateways([new SandboxGateway(dataSource.manager), new ManualGateway(), stripe]),
     },
     PaymentFlow,
+    StripeEvents,
     CreatePaymentHandler,
     RefundPaymentHandler,
     EnableProviderHandler,

@@ -10,6 +10,13 @@ export const PAYMENTS_PROBLEMS: Record<string, ProblemType> = {
   },
   'collection-not-due': { status: 409, title: 'Conflict', description: 'No collection try is due for this invoice (another process claimed it).' },
   'payment-not-refundable': { status: 409, title: 'Conflict', description: 'Only a succeeded payment can be refunded.' },
+  'payment-not-disputable': { status: 409, title: 'Conflict', description: 'Only a succeeded payment can be disputed.' },
+  'payment-disputed': { status: 409, title: 'Conflict', description: 'The payment is disputed already (another dispute).' },
+  'invalid-gateway-event': {
+    status: 400,
+    title: 'Bad Request',
+    description: "A payment gateway's event whose signature does not verify against the environment's webhook secret (or is too old): nothing was recorded.",
+  },
   'invoice-not-found': { status: 422, title: 'Unprocessable Content', description: 'No invoice with this id exists in the environment.' },
   'invoice-not-payable': { status: 422, title: 'Unprocessable Content', description: 'The invoice cannot be paid: a credit note, or nothing is due.' },
   'amount-exceeds-total-due': { status: 422, title: 'Unprocessable Content', description: "The amount is more than the invoice's total due." },

@@ -16,6 +16,10 @@ export interface PaymentView {
   readonly refunds: Payment['refunds'];
   /** 1 for a payment made by POST /payments; the try number for one made by a collection. */
   readonly attempt: number;
+  /** Only while requires_action. */
+  readonly nextAction?: Payment['nextAction'];
+  /** Only once disputed. */
+  readonly dispute?: Payment['dispute'];
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -35,6 +39,8 @@ export function toPaymentView(payment: Payment): PaymentView {
     refundedAmount,
     refunds,
     attempt,
+    nextAction,
+    dispute,
     createdAt,
     updatedAt,
   } = payment;
@@ -52,6 +58,8 @@ export function toPaymentView(payment: Payment): PaymentView {
     refundedAmount,
     refunds,
     attempt,
+    ...(nextAction ? { nextAction } : {}),
+    ...(dispute ? { dispute } : {}),
     createdAt,
     updatedAt,
   };

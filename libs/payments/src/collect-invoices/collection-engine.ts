@@ -153,7 +153,14 @@ export class CollectionEngine implements ClockDrivenWork, OnModuleInit, OnApplic
         payment = (
           await this.flow.pay(
             environmentId,
-            { invoiceId: collection.invoiceId, provider: collection.provider, token: collection.token, attempt: collection.attempts, paymentId },
+            {
+              invoiceId: collection.invoiceId,
+              provider: collection.provider,
+              token: collection.token,
+              attempt: collection.attempts,
+              paymentId,
+              offSession: true,
+            },
             context,
           )
         ).state;

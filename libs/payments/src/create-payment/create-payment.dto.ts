@@ -1,9 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { KNOWN_PROVIDERS } from '../domain';
 import { Type } from 'class-transformer';
 import { IsNumber, IsObject, IsOptional, IsString, Length, ValidateNested } from 'class-validator';
 
 export class PaymentMethodDto {
-  @ApiProperty({ enum: ['sandbox', 'manual'], description: 'an enabled payment provider of the environment' })
+  @ApiProperty({ enum: KNOWN_PROVIDERS, description: 'an enabled payment provider of the environment' })
   @IsString()
   provider!: string;
 

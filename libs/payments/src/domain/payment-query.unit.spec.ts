@@ -123,10 +123,10 @@ describe('filters', () => {
   });
 
   it.each<[string, string]>([
-    ['status eq paid', 'bad value for status: expected one of pending, succeeded, failed; got "paid"'],
-    ['status eq pending ', 'bad value for status: expected one of pending, succeeded, failed; got "pending "'],
+    ['status eq paid', 'bad value for status: expected one of pending, requires_action, succeeded, failed, disputed; got "paid"'],
+    ['status eq pending ', 'bad value for status: expected one of pending, requires_action, succeeded, failed, disputed; got "pending "'],
     ['invoiceId eq 42', 'bad value for invoiceId: expected a uuid; got "42"'],
-    ['provider eq stripe', 'bad value for provider: expected one of sandbox, manual; got "stripe"'],
+    ['provider eq adyen', 'bad value for provider: expected one of sandbox, manual, stripe; got "adyen"'],
     ['currency eq XXX', 'bad value for currency: expected a supported ISO 4217 currency code, e.g. EUR; got "XXX"'],
     ['amount eq 1.5', 'bad value for amount: expected an integer number of minor units within ±9007199254740991; got "1.5"'],
     ['amount eq 9007199254740992', 'bad value for amount: expected an integer number of minor units within ±9007199254740991; got "9007199254740992"'],

@@ -20,8 +20,14 @@ import { KnownProvider, assertKnownProvider } from './provider';
 
 export const PAYMENT_STREAM_TYPE = 'payment';
 
-export type PaymentStatus = 'pending' | 'succeeded' | 'failed';
-export const PAYMENT_STATUSES: readonly PaymentStatus[] = ['pending', 'succeeded', 'failed'];
+/**
+ * pending: the gateway has not told the outcome (or is processing it); requires_action: the customer must
+ * act first (3-D Secure at `nextAction.url`); disputed: succeeded, then the customer disputed the charge.
+ */
+export type PaymentStatus = 'pending' | 'requires_action' | 'succeeded' | 'failed' | 'disputed';
+export const PAYMENT_STATUSES: readonly PaymentStatus[] = ['pending', 'requires_action', 'succeeded', 'failed', 'disputed'];
+/** Statuses whose outcome is still to come: the payment holds its invoice (no second payment) and is looked up. */
+export const OPEN_PAYMENT_STATUSES: readonly PaymentStatus[] = ['pending', 'requires_action'];
 
 // ---------------------------------------------------------------- events
 
@@ -89,13 +95,61 @@ export interface PaymentRefundFailedData {
   readonly failedAt: string;
 }
 
+/** The gateway wants the customer to act (3-D Secure) before it charges; the payment stays open. */
+export interface PaymentActionRequiredData {
+  readonly paymentId: string;
+  readonly providerReference: string;
+  /** Where the customer acts (a redirect the gateway gave); null when the gateway gave none (its own client-side flow). */
+  readonly nextActionUrl: string | null;
+  readonly requiredAt: string;
+}
+/** The gateway holds the charge but has not decided it (Stripe's `processing`), or the customer's action is done and it is deciding. */
+export interface PaymentProcessingData {
+  readonly paymentId: string;
+  readonly providerReference: string;
+  readonly processingAt: string;
+}
+/** The customer disputed a succeeded charge: the disputed amount is taken back from the invoice until the dispute is won. */
+export interface PaymentDisputedData {
+  readonly paymentId: string;
+  readonly invoiceId: string;
+  /** The provider's id of the dispute (Stripe `dp_…`). */
+  readonly disputeId: string;
+  readonly amount: number;
+  readonly reason: string;
+  readonly disputedAt: string;
+}
+/** The dispute's end: won gives the amount back to the invoice; lost leaves it taken. */
+export interface PaymentDisputeClosedData {
+  readonly paymentId: string;
+  readonly invoiceId: string;
+  readonly disputeId: string;
+  readonly amount: number;
+  readonly won: boolean;
+  readonly closedAt: string;
+}
+
 export type PaymentCreated = DomainEvent<'PaymentCreated', PaymentCreatedData>;
+export type PaymentActionRequired = DomainEvent<'PaymentActionRequired', PaymentActionRequiredData>;
+export type PaymentProcessing = DomainEvent<'PaymentProcessing', PaymentProcessingData>;
+export type PaymentDisputed = DomainEvent<'PaymentDisputed', PaymentDisputedData>;
+export type PaymentDisputeClosed = DomainEvent<'PaymentDisputeClosed', PaymentDisputeClosedData>;
 export type PaymentSucceeded = DomainEvent<'PaymentSucceeded', PaymentSucceededData>;
 export type PaymentFailed = DomainEvent<'PaymentFailed', PaymentFailedData>;
 export type PaymentRefundRequested = DomainEvent<'PaymentRefundRequested', PaymentRefundRequestedData>;
 export type PaymentRefunded = DomainEvent<'PaymentRefunded', PaymentRefundedData>;
 export type PaymentRefundFailed = DomainEvent<'PaymentRefundFailed', PaymentRefundFailedData>;
-export type PaymentEvent = PaymentCreated | PaymentSucceeded | PaymentFailed | PaymentRefundRequested | PaymentRefunded | PaymentRefundFailed;
+export type PaymentEvent =
+  | PaymentCreated
+  | PaymentActionRequired
+  | PaymentProcessing
+  | PaymentSucceeded
+  | PaymentFailed
+  | PaymentRefundRequested
+  | PaymentRefunded
+  | PaymentRefundFailed
+  | PaymentDisputed
+  | PaymentDisputeClosed;
 
 /** The failure code recorded when the gateway could not be reached (tok_gateway_error). */
 export const GATEWAY_UNREACHABLE = 'gateway_unreachable';
@@ -118,6 +172,15 @@ export interface Refund {
   readonly creditNoteId?: string;
 }
 
+export interface Dispute {
+  readonly id: string;
+  readonly amount: number;
+  readonly reason: string;
+  readonly status: 'open' | 'won' | 'lost';
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
 export interface Payment {
   readonly status: PaymentStatus;
   readonly id: string;
@@ -135,6 +198,10 @@ export interface Payment {
   /** The succeeded refunds' sum. */
   readonly refundedAmount: number;
   readonly refunds: readonly Refund[];
+  /** Only while requires_action: where the customer completes it. */
+  readonly nextAction?: { readonly url: string | null };
+  /** Only once the charge was disputed: the dispute, open or closed. */
+  readonly dispute?: Dispute;
   readonly createdAt: string;
   /** createdAt until something happens to the payment */
   readonly updatedAt: string;
@@ -172,11 +239,36 @@ export function evolvePayment(state: PaymentState, event: PaymentEvent): Payment
   // A stream always starts with PaymentCreated; anything else on an empty state is ignored.
   if (state.status === 'none') return state;
   switch (event.type) {
+    case 'PaymentActionRequired': {
+      const { providerReference, nextActionUrl, requiredAt } = event.data;
+      return { ...state, status: 'requires_action', providerReference, nextAction: { url: nextActionUrl }, updatedAt: requiredAt };
+    }
+    case 'PaymentProcessing':
+      return { ...withoutNextAction(state), status: 'pending', providerReference: event.data.providerReference, updatedAt: event.data.processingAt };
     case 'PaymentSucceeded':
-      return { ...state, status: 'succeeded', providerReference: event.data.providerReference, updatedAt: event.data.succeededAt };
+      return { ...withoutNextAction(state), status: 'succeeded', providerReference: event.data.providerReference, updatedAt: event.data.succeededAt };
     case 'PaymentFailed': {
       const { failureCode, failureMessage, retryable, failedAt } = event.data;
-      return { ...state, status: 'failed', failureCode, failureMessage, retryable, updatedAt: failedAt };
+      return { ...withoutNextAction(state), status: 'failed', failureCode, failureMessage, retryable, updatedAt: failedAt };
+    }
+    case 'PaymentDisputed': {
+      const { disputeId, amount, reason, disputedAt } = event.data;
+      return {
+        ...state,
+        status: 'disputed',
+        dispute: { id: disputeId, amount, reason, status: 'open', createdAt: disputedAt, updatedAt: disputedAt },
+        updatedAt: disputedAt,
+      };
+    }
+    case 'PaymentDisputeClosed': {
+      const { won, closedAt } = event.data;
+      if (!state.dispute) return state;
+      return {
+        ...state,
+        status: won ? 'succeeded' : 'disputed',
+        dispute: { ...state.dispute, status: won ? 'won' : 'lost', updatedAt: closedAt },
+        updatedAt: closedAt,
+      };
     }
     case 'PaymentRefundRequested': {
       const { refundId, amount, requestedAt, creditNoteId } = event.data;
@@ -225,6 +317,17 @@ export function evolvePayment(state: PaymentState, event: PaymentEvent): Payment
     default:
       return state; // an event type from a newer release: ignored rather than fatal
   }
+}
+
+function withoutNextAction(payment: Payment): Payment {
+  if (!payment.nextAction) return payment;
+  const { nextAction: _done, ...rest } = payment;
+  return rest;
+}
+
+/** Pending or requires_action: the outcome is still to come. */
+export function isOpenPayment(payment: PaymentState): payment is Payment & { readonly status: 'pending' | 'requires_action' } {
+  return payment.status !== 'none' && OPEN_PAYMENT_STATUSES.includes(payment.status);
 }
 
 export const paymentEvolver: Evolver<PaymentState, PaymentEvent> = {
@@ -349,22 +452,48 @@ export type PaymentOutcome =
   | { readonly kind: 'succeeded'; readonly providerReference: string }
   | { readonly kind: 'declined'; readonly code: string; readonly message: string; readonly soft: boolean }
   | { readonly kind: 'unreachable'; readonly message: string }
+  /** The gateway holds the charge and decides later (Stripe `processing`): the payment stays pending, with the gateway's reference. */
+  | { readonly kind: 'processing'; readonly providerReference: string }
+  /** The customer must act first (3-D Secure): the payment waits at `requires_action`. */
+  | { readonly kind: 'requires_action'; readonly providerReference: string; readonly nextActionUrl: string | null }
   | { readonly kind: 'unknown' };
 
 /**
- * Idempotent: only a pending payment takes an outcome. A second report (the
- * worker and the original request racing, a redelivered message) returns no
- * events, so a payment succeeds at most once and its invoice is settled at
- * most once by whoever reacts to PaymentSucceeded.
+ * Idempotent: only an open payment (pending, requires_action) takes an
+ * outcome. A second report (the worker and the original request racing, a
+ * redelivered or late gateway event) returns no events, so a payment
+ * succeeds at most once and its invoice is settled at most once by whoever
+ * reacts to PaymentSucceeded. The interim outcomes (processing,
+ * requires_action) are recorded only when they change something, so a
+ * repeated one records nothing, and one arriving after the final outcome
+ * neither.
  */
-export function decideRecordOutcome(outcome: PaymentOutcome, state: PaymentState, meta: CommandMetadata): Array<PaymentSucceeded | PaymentFailed> {
+export function decideRecordOutcome(
+  outcome: PaymentOutcome,
+  state: PaymentState,
+  meta: CommandMetadata,
+): Array<PaymentSucceeded | PaymentFailed | PaymentActionRequired | PaymentProcessing> {
   // Outcomes come from gateway calls for recorded payments only: an empty stream is a wiring bug.
   if (state.status === 'none') throw new Error('an outcome can only be recorded for an existing payment');
-  if (state.status !== 'pending') return [];
+  if (!isOpenPayment(state)) return [];
   const at = meta.now.toISOString();
   switch (outcome.kind) {
     case 'unknown':
       return [];
+    case 'processing':
+      if (state.status === 'pending' && state.providerReference === outcome.providerReference) return [];
+      return [{ type: 'PaymentProcessing', schemaVersion: 1, data: { paymentId: state.id, providerReference: outcome.providerReference, processingAt: at } }];
+    case 'requires_action':
+      if (state.status === 'requires_action' && state.providerReference === outcome.providerReference && state.nextAction?.url === outcome.nextActionUrl) {
+        return [];
+      }
+      return [
+        {
+          type: 'PaymentActionRequired',
+          schemaVersion: 1,
+          data: { paymentId: state.id, providerReference: outcome.providerReference, nextActionUrl: outcome.nextActionUrl, requiredAt: at },
+        },
+      ];
     case 'succeeded':
       if (outcome.providerReference.length === 0) throw new Error('a succeeded payment needs the provider reference');
       return [
@@ -494,6 +623,52 @@ export function decideRecordRefundOutcome(
 
 function refundFailed(paymentId: string, refundId: string, failureCode: string, failureMessage: string, failedAt: string): PaymentRefundFailed {
   return { type: 'PaymentRefundFailed', schemaVersion: 1, data: { paymentId, refundId, failureCode, failureMessage, failedAt } };
+}
+
+// ---------------------------------------------------------------- disputes
+
+/** A dispute as the gateway reports it. */
+export interface GatewayDispute {
+  readonly disputeId: string;
+  readonly amount: number;
+  readonly reason: string;
+  /** null while open; won or lost once closed. */
+  readonly closed: 'won' | 'lost' | null;
+}
+
+/**
+ * A dispute opened (closed: null) or closed. Idempotent by the dispute's
+ * state: the same report again records nothing. Out-of-order safe: a close
+ * reported before the opening records both (so the invoice's settlements
+ * still add up), and the opening reported after the close records nothing.
+ * A payment that has not succeeded cannot be disputed (the caller records
+ * the success first when the gateway's report shows it).
+ */
+export function decideDispute(dispute: GatewayDispute, state: PaymentState, meta: CommandMetadata): Array<PaymentDisputed | PaymentDisputeClosed> {
+  if (state.status === 'none') throw new Error('a dispute can only be recorded for an existing payment');
+  const known = state.dispute?.id === dispute.disputeId ? state.dispute : undefined;
+  if (!known && state.dispute) throw new ConflictError('payment-disputed', `payment ${state.id} is already disputed (${state.dispute.id})`);
+  if (!known && state.status !== 'succeeded') {
+    throw new ConflictError('payment-not-disputable', `payment ${state.id} is ${state.status}: only a succeeded payment can be disputed`);
+  }
+  const at = meta.now.toISOString();
+  const events: Array<PaymentDisputed | PaymentDisputeClosed> = [];
+  const amount = known?.amount ?? dispute.amount;
+  if (!known) {
+    events.push({
+      type: 'PaymentDisputed',
+      schemaVersion: 1,
+      data: { paymentId: state.id, invoiceId: state.invoiceId, disputeId: dispute.disputeId, amount, reason: dispute.reason, disputedAt: at },
+    });
+  }
+  if (dispute.closed !== null && (known?.status ?? 'open') === 'open') {
+    events.push({
+      type: 'PaymentDisputeClosed',
+      schemaVersion: 1,
+      data: { paymentId: state.id, invoiceId: state.invoiceId, disputeId: dispute.disputeId, amount, won: dispute.closed === 'won', closedAt: at },
+    });
+  }
+  return events;
 }
 
 // ---------------------------------------------------------------- helpers

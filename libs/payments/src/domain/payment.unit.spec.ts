@@ -4,14 +4,19 @@ import { deciderSpec, metadataAt } from '@billing/testing/decider-spec';
 import {
   CreatePayment,
   InvoiceFacts,
+  PaymentActionRequired,
   PaymentCreated,
+  PaymentDisputeClosed,
+  PaymentDisputed,
   PaymentEvent,
+  PaymentProcessing,
   PaymentFailed,
   PaymentRefundFailed,
   PaymentRefundRequested,
   PaymentRefunded,
   PaymentSucceeded,
   decideCreatePayment,
+  decideDispute,
   decideRecordOutcome,
   decideRecordRefundOutcome,
   decideRefund,
@@ -158,7 +163,7 @@ describe('evolvePayment', () => {
     const none = paymentEvolver.initialState();
     expect(evolvePayment(none, succeeded)).toBe(none);
     const pending = foldEvents(paymentEvolver, [created]);
-    expect(evolvePayment(pending, { type: 'PaymentDisputed', schemaVersion: 1, data: {} } as unknown as PaymentEvent)).toBe(pending);
+    expect(evolvePayment(pending, { type: 'PaymentChargedBack', schemaVersion: 1, data: {} } as unknown as PaymentEvent)).toBe(pending);
   });
 
   it('nothing is refundable unless succeeded', () => {
@@ -218,10 +223,10 @@ describe('decideCreatePayment', () => {
   it('refuses an unknown provider, listing the known ones', () => {
     spec
       .given([])
-      .when((state) => decideCreatePayment({ ...create, provider: 'stripe' }, state, meta))
+      .when((state) => decideCreatePayment({ ...create, provider: 'adyen' }, state, meta))
       .thenThrows({
         code: 'unknown-payment-provider',
-        errors: [{ pointer: '/paymentMethod/provider', detail: 'must be a known payment provider: sandbox, manual' }],
+        errors: [{ pointer: '/paymentMethod/provider', detail: 'must be a known payment provider: sandbox, manual, stripe' }],
       });
   });
 
@@ -500,5 +505,144 @@ describe('decideRecordRefundOutcome', () => {
       .given([])
       .when((state) => decideRecordRefundOutcome('r-9', { kind: 'unknown' }, state, later))
       .thenThrows({ name: 'Error' });
+  });
+});
+
+describe('interim outcomes: processing and requires_action', () => {
+  const actionRequired: PaymentActionRequired = {
+    type: 'PaymentActionRequired',
+    schemaVersion: 1,
+    data: { paymentId: 'pay-1', providerReference: 'pi_1', nextActionUrl: 'https://hooks.stripe.com/3d_secure/pi_1', requiredAt: LATER },
+  };
+  const processing: PaymentProcessing = {
+    type: 'PaymentProcessing',
+    schemaVersion: 1,
+    data: { paymentId: 'pay-1', providerReference: 'pi_1', processingAt: LATER },
+  };
+
+  it('records requires_action with where the customer acts, and folds it with nextAction', () => {
+    spec
+      .given([created])
+      .when((state) =>
+        decideRecordOutcome({ kind: 'requires_action', providerReference: 'pi_1', nextActionUrl: 'https://hooks.stripe.com/3d_secure/pi_1' }, state, later),
+      )
+      .then([actionRequired]);
+    expect(foldEvents(paymentEvolver, [created, actionRequired])).toMatchObject({
+      status: 'requires_action',
+      providerReference: 'pi_1',
+      nextAction: { url: 'https://hooks.stripe.com/3d_secure/pi_1' },
+    });
+  });
+
+  it('records the same requires_action only once', () => {
+    spec
+      .given([created, actionRequired])
+      .when((state) =>
+        decideRecordOutcome({ kind: 'requires_action', providerReference: 'pi_1', nextActionUrl: actionRequired.data.nextActionUrl }, state, later),
+      )
+      .then([]);
+  });
+
+  it('records processing (the gateway reference) once; a requires_action payment goes back to pending without nextAction', () => {
+    spec
+      .given([created])
+      .when((state) => decideRecordOutcome({ kind: 'processing', providerReference: 'pi_1' }, state, later))
+      .then([processing]);
+    spec
+      .given([created, processing])
+      .when((state) => decideRecordOutcome({ kind: 'processing', providerReference: 'pi_1' }, state, later))
+      .then([]);
+    const folded = foldEvents(paymentEvolver, [created, actionRequired, processing]);
+    expect(folded).toMatchObject({ status: 'pending', providerReference: 'pi_1' });
+    expect(folded).not.toHaveProperty('nextAction');
+  });
+
+  it('a requires_action payment takes its final outcome, which clears nextAction', () => {
+    const folded = foldEvents(paymentEvolver, [created, actionRequired, succeeded]);
+    expect(folded).toMatchObject({ status: 'succeeded', providerReference: 'ch_1' });
+    expect(folded).not.toHaveProperty('nextAction');
+    spec
+      .given([created, actionRequired])
+      .when((state) => decideRecordOutcome({ kind: 'declined', code: 'card_declined', message: 'declined', soft: false }, state, later))
+      .then([{ ...hardDecline, data: { ...hardDecline.data, failureMessage: 'declined' } }]);
+  });
+
+  it('an interim outcome after the final one records nothing (a late gateway event)', () => {
+    spec
+      .given([created, succeeded])
+      .when((state) => decideRecordOutcome({ kind: 'processing', providerReference: 'pi_1' }, state, later))
+      .then([]);
+    spec
+      .given([created, hardDecline])
+      .when((state) => decideRecordOutcome({ kind: 'requires_action', providerReference: 'pi_1', nextActionUrl: null }, state, later))
+      .then([]);
+  });
+});
+
+describe('decideDispute', () => {
+  const opened = { disputeId: 'dp_1', amount: 12_500, reason: 'fraudulent', closed: null } as const;
+  const disputed: PaymentDisputed = {
+    type: 'PaymentDisputed',
+    schemaVersion: 1,
+    data: { paymentId: 'pay-1', invoiceId: 'inv-1', disputeId: 'dp_1', amount: 12_500, reason: 'fraudulent', disputedAt: LATER },
+  };
+  const closed = (won: boolean): PaymentDisputeClosed => ({
+    type: 'PaymentDisputeClosed',
+    schemaVersion: 1,
+    data: { paymentId: 'pay-1', invoiceId: 'inv-1', disputeId: 'dp_1', amount: 12_500, won, closedAt: LATER },
+  });
+
+  it('opens a dispute on a succeeded payment', () => {
+    spec
+      .given([created, succeeded])
+      .when((state) => decideDispute(opened, state, later))
+      .then([disputed]);
+    expect(foldEvents(paymentEvolver, [created, succeeded, disputed])).toMatchObject({ status: 'disputed', dispute: { id: 'dp_1', status: 'open' } });
+  });
+
+  it('the same opening again records nothing', () => {
+    spec
+      .given([created, succeeded, disputed])
+      .when((state) => decideDispute(opened, state, later))
+      .then([]);
+  });
+
+  it('won: the payment succeeded again; lost: it stays disputed', () => {
+    spec
+      .given([created, succeeded, disputed])
+      .when((state) => decideDispute({ ...opened, closed: 'won' }, state, later))
+      .then([closed(true)]);
+    expect(foldEvents(paymentEvolver, [created, succeeded, disputed, closed(true)])).toMatchObject({ status: 'succeeded', dispute: { status: 'won' } });
+    expect(foldEvents(paymentEvolver, [created, succeeded, disputed, closed(false)])).toMatchObject({ status: 'disputed', dispute: { status: 'lost' } });
+  });
+
+  it('a close reported before the opening records both; the opening arriving after records nothing', () => {
+    spec
+      .given([created, succeeded])
+      .when((state) => decideDispute({ ...opened, closed: 'lost' }, state, later))
+      .then([disputed, closed(false)]);
+    spec
+      .given([created, succeeded, disputed, closed(false)])
+      .when((state) => decideDispute(opened, state, later))
+      .then([]);
+    spec
+      .given([created, succeeded, disputed, closed(false)])
+      .when((state) => decideDispute({ ...opened, closed: 'lost' }, state, later))
+      .then([]);
+  });
+
+  it('refuses a payment that has not succeeded, and a second dispute', () => {
+    spec
+      .given([created])
+      .when((state) => decideDispute(opened, state, later))
+      .thenThrows({ code: 'payment-not-disputable' });
+    spec
+      .given([created, succeeded, disputed])
+      .when((state) => decideDispute({ ...opened, disputeId: 'dp_2' }, state, later))
+      .thenThrows({ code: 'payment-disputed' });
+  });
+
+  it('a disputed payment is not refundable', () => {
+    expect(refundableAmount(foldEvents(paymentEvolver, [created, succeeded, disputed]))).toBe(0);
   });
 });

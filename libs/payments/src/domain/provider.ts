@@ -24,8 +24,8 @@ import {
 
 export const PAYMENT_PROVIDER_STREAM_TYPE = 'payment-provider';
 
-/** sandbox: the test gateway (outcome chosen by token); manual: bank transfers recorded by hand. */
-export const KNOWN_PROVIDERS = ['sandbox', 'manual'] as const;
+/** sandbox: the test gateway (outcome chosen by token); manual: bank transfers recorded by hand; stripe: Stripe, through its official client. */
+export const KNOWN_PROVIDERS = ['sandbox', 'manual', 'stripe'] as const;
 export type KnownProvider = (typeof KNOWN_PROVIDERS)[number];
 
 export const SANDBOX_SECRET_PREFIX = 'sk_sandbox_';
@@ -55,10 +55,16 @@ export interface SandboxCredentials {
   readonly secretKey: string;
 }
 
+/** A Stripe account's API key (secret `sk_test_`/`sk_live_` or restricted `rk_test_`/`rk_live_`) and its webhook endpoint's signing secret. */
+export interface StripeCredentials {
+  readonly secretKey: string;
+  readonly webhookSecret: string;
+}
+
 export interface ValidatedProviderCredentials {
   readonly name: KnownProvider;
   /** Clear text, to be encrypted by the caller at once; null for providers without credentials (manual). */
-  readonly credentials: SandboxCredentials | null;
+  readonly credentials: SandboxCredentials | StripeCredentials | null;
   /** The last characters of the secret, safe to show and store; null without credentials. */
   readonly hint: string | null;
 }
@@ -72,8 +78,9 @@ const SANDBOX_SECRET = /^sk_sandbox_[\x21-\x7e]{4,}$/;
  * credentials' rules depend on it). The returned object is the only place the
  * clear secret lives in the domain.
  */
-export function validateProviderCredentials(name: unknown, credentials: unknown): ValidatedProviderCredentials {
+export function validateProviderCredentials(name: unknown, credentials: unknown, facts: EnableFacts = { clockAdvanced: false }): ValidatedProviderCredentials {
   const provider = assertKnownProvider(name, '/name');
+  if (provider === 'stripe') return validateStripeCredentials(credentials, facts);
   if (provider === 'manual') {
     if (credentials !== null && credentials !== undefined) {
       throw ValidationError.at('/credentials', 'must be null: the manual provider takes no credentials');
@@ -96,6 +103,67 @@ export function validateProviderCredentials(name: unknown, credentials: unknown)
   }
   const key = secretKey as string;
   return { name: provider, credentials: { secretKey: key }, hint: secretHint(key.slice(SANDBOX_SECRET_PREFIX.length)) };
+}
+
+/** What the environment's state says about credentials: live money never moves on simulated time. */
+export interface EnableFacts {
+  /** The environment's test clock was ever advanced. */
+  readonly clockAdvanced: boolean;
+}
+
+/** sk_test_/sk_live_ (secret) or rk_test_/rk_live_ (restricted) keys: the prefix, then the key's own characters. */
+const STRIPE_SECRET_KEY = /^(sk|rk)_(test|live)_[A-Za-z0-9]{8,}$/;
+const STRIPE_WEBHOOK_SECRET = /^whsec_[A-Za-z0-9+/=]{8,}$/;
+
+function validateStripeCredentials(credentials: unknown, facts: EnableFacts): ValidatedProviderCredentials {
+  if (typeof credentials !== 'object' || credentials === null || Array.isArray(credentials)) {
+    throw ValidationError.at('/credentials', 'must be an object {"secretKey": "sk_test_…", "webhookSecret": "whsec_…"}');
+  }
+  const errors: FieldError[] = [];
+  for (const key of Object.keys(credentials)) {
+    if (key !== 'secretKey' && key !== 'webhookSecret') errors.push({ pointer: childPointer('/credentials', key), detail: UNKNOWN_PROPERTY });
+  }
+  const given = credentials as Record<string, unknown>;
+  const secretKey = Object.prototype.hasOwnProperty.call(given, 'secretKey') ? given.secretKey : undefined;
+  const webhookSecret = Object.prototype.hasOwnProperty.call(given, 'webhookSecret') ? given.webhookSecret : undefined;
+  const keyProblem = stripeKeyProblem(secretKey, facts);
+  if (keyProblem !== null) errors.push({ pointer: '/credentials/secretKey', detail: keyProblem });
+  const secretProblem = stripeWebhookSecretProblem(webhookSecret);
+  if (secretProblem !== null) errors.push({ pointer: '/credentials/webhookSecret', detail: secretProblem });
+  if (errors.length > 0) {
+    // As for the sandbox: the details describe the expected form, never the rejected secret.
+    throw new ValidationError(errors.length === 1 ? errors[0].detail : 'The Stripe credentials are invalid.', errors);
+  }
+  const key = secretKey as string;
+  const prefix = key.slice(0, key.indexOf('_', 3) + 1);
+  return {
+    name: 'stripe',
+    credentials: { secretKey: key, webhookSecret: webhookSecret as string },
+    // The mode shows (test or live, which is no secret), then the hint of the key's own part.
+    hint: `${prefix}${secretHint(key.slice(prefix.length))}`,
+  };
+}
+
+function stripeKeyProblem(secretKey: unknown, facts: EnableFacts): string | null {
+  const expected = 'a Stripe secret key (sk_test_…, sk_live_…) or restricted key (rk_test_…, rk_live_…)';
+  if (secretKey === undefined) return `is required: ${expected}`;
+  if (typeof secretKey !== 'string') return `must be ${expected}`;
+  if (secretKey.length > MAX_SECRET_LENGTH) return `must be at most ${MAX_SECRET_LENGTH} characters`;
+  if (secretKey.startsWith('pk_')) return `is a publishable key, which cannot charge: must be ${expected}`;
+  if (!STRIPE_SECRET_KEY.test(secretKey)) return `must be ${expected}`;
+  if (/^(sk|rk)_live_/.test(secretKey) && facts.clockAdvanced) {
+    return "is a live key, but this environment's test clock has been advanced: live money never moves on simulated time (use a test key)";
+  }
+  return null;
+}
+
+function stripeWebhookSecretProblem(webhookSecret: unknown): string | null {
+  const expected = "the webhook endpoint's signing secret (whsec_…), from the Stripe dashboard";
+  if (webhookSecret === undefined) return `is required: ${expected}`;
+  if (typeof webhookSecret !== 'string') return `must be ${expected}`;
+  if (webhookSecret.length > MAX_SECRET_LENGTH) return `must be at most ${MAX_SECRET_LENGTH} characters`;
+  if (!STRIPE_WEBHOOK_SECRET.test(webhookSecret)) return `must be ${expected}`;
+  return null;
 }
 
 function sandboxSecretProblem(secretKey: unknown): string | null {

@@ -43,11 +43,11 @@ describe('validateProviderCredentials', () => {
     expect(validateProviderCredentials('manual', credentials)).toEqual({ name: 'manual', credentials: null, hint: null });
   });
 
-  it.each([undefined, 'stripe', 'Sandbox', 42])('refuses name %p at /name, listing the known providers', (name) => {
+  it.each([undefined, 'adyen', 'Sandbox', 42])('refuses name %p at /name, listing the known providers', (name) => {
     const error = thrown(() => validateProviderCredentials(name, { secretKey: 'sk_sandbox_abcd' }));
     expect(error).toMatchObject({
       code: 'unknown-payment-provider',
-      errors: [{ pointer: '/name', detail: 'must be a known payment provider: sandbox, manual' }],
+      errors: [{ pointer: '/name', detail: 'must be a known payment provider: sandbox, manual, stripe' }],
     });
   });
 
@@ -213,5 +213,45 @@ describe('decideDisableProvider', () => {
       .given([])
       .when((state) => decideDisableProvider({ name: 'sandbox' }, state, metadataAt(LATER)))
       .thenThrows({ kind: 'not_found', message: 'payment provider sandbox was not found' });
+  });
+});
+
+describe('validateProviderCredentials: stripe', () => {
+  const valid = { secretKey: 'sk_test_51AbCdEfGhIjKlMn0123', webhookSecret: 'whsec_0123456789abcdefABCDEF' };
+
+  it.each(['sk_test_51AbCdEfGhIjKlMn0123', 'sk_live_51AbCdEfGhIjKlMn0123', 'rk_test_51AbCdEfGhIjKlMn0123', 'rk_live_51AbCdEfGhIjKlMn0123'])(
+    'accepts %s, hinting at the mode and the last characters only',
+    (secretKey) => {
+      const validated = validateProviderCredentials('stripe', { ...valid, secretKey });
+      expect(validated.credentials).toEqual({ ...valid, secretKey });
+      expect(validated.hint).toBe(`${secretKey.slice(0, 8)}0123`);
+    },
+  );
+
+  it.each([
+    ['pk_test_51AbCdEfGhIjKlMn0123', /publishable key/],
+    ['sk_sandbox_abcdefgh', /Stripe secret key/],
+    ['sk_test_short', /Stripe secret key/],
+    ['sk_test_51AbCdEfGhIjKlMn0123\n', /Stripe secret key/],
+    [42, /Stripe secret key/],
+  ])('refuses secretKey %p at /credentials/secretKey, never echoing it', (secretKey, detail) => {
+    const error = thrown(() => validateProviderCredentials('stripe', { ...valid, secretKey }));
+    expect(error.errors).toEqual([{ pointer: '/credentials/secretKey', detail: expect.stringMatching(detail) }]);
+    if (typeof secretKey === 'string') expect(JSON.stringify(error)).not.toContain(secretKey.trim());
+  });
+
+  it('refuses a live key once the environment test clock was advanced; a test key is fine there', () => {
+    const error = thrown(() => validateProviderCredentials('stripe', { ...valid, secretKey: 'sk_live_51AbCdEfGhIjKlMn0123' }, { clockAdvanced: true }));
+    expect(error.errors).toEqual([{ pointer: '/credentials/secretKey', detail: expect.stringMatching(/live key.*test clock/) }]);
+    expect(validateProviderCredentials('stripe', valid, { clockAdvanced: true }).name).toBe('stripe');
+  });
+
+  it('reports the webhook secret, a missing key and unknown members together', () => {
+    const error = thrown(() => validateProviderCredentials('stripe', { webhookSecret: 'secret', extra: 1 }));
+    expect(error.errors.map((e) => e.pointer)).toEqual(['/credentials/extra', '/credentials/secretKey', '/credentials/webhookSecret']);
+  });
+
+  it('refuses credentials that are not an object', () => {
+    expect(thrown(() => validateProviderCredentials('stripe', null)).errors).toEqual([{ pointer: '/credentials', detail: expect.any(String) }]);
   });
 });

@@ -1,5 +1,6 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandPath, Written } from '@billing/event-store';
+import { EnvironmentClock } from '@billing/platform';
 import { decideEnableProvider, PaymentProvider, paymentProviderEvolver, validateProviderCredentials } from '../domain';
 import { CredentialVault } from '../credentials/credential-vault';
 import { providerStream } from '../streams';
@@ -11,10 +12,11 @@ export class EnableProviderHandler implements ICommandHandler<EnableProviderComm
   constructor(
     private readonly commands: CommandPath,
     private readonly vault: CredentialVault,
+    private readonly environmentClock: EnvironmentClock,
   ) {}
 
   async execute({ environmentId, name, credentials, context }: EnableProviderCommand): Promise<Written<PaymentProvider>> {
-    const validated = validateProviderCredentials(name, credentials);
+    const validated = validateProviderCredentials(name, credentials, { clockAdvanced: await this.environmentClock.isAdvanced(environmentId) });
     const encrypted = validated.credentials === null ? null : this.vault.encrypt(environmentId, validated.name, validated.credentials);
     const { state, version } = await this.commands.handle(
       providerStream(environmentId, validated.name),

@@ -2,7 +2,18 @@ import { PaymentGateways, UnknownPaymentGatewayError } from './gateway-registry'
 import { ManualGateway } from './manual-gateway';
 import { ChargeRequest, PaymentGateway } from './payment-gateway';
 
-const request: ChargeRequest = { reference: 'pay_1', amount: 100, currency: 'EUR', token: 'bank-transfer', credentials: null, environmentId: 'env' };
+const request: ChargeRequest = {
+  reference: 'pay_1',
+  amount: 100,
+  currency: 'EUR',
+  token: 'bank-transfer',
+  credentials: null,
+  environmentId: 'env',
+  invoiceId: 'inv_1',
+  offSession: false,
+  returnUrl: null,
+  providerReference: null,
+};
 
 describe('ManualGateway', () => {
   it('succeeds at once with manual_<reference>, and a lookup answers the same', async () => {
@@ -13,7 +24,15 @@ describe('ManualGateway', () => {
   });
 
   it('refunds at once: the money was sent back by hand', async () => {
-    const refund = { reference: 're_1', chargeReference: 'pay_1', amount: 100, currency: 'EUR', credentials: null, environmentId: 'env' };
+    const refund = {
+      reference: 're_1',
+      chargeReference: 'pay_1',
+      chargeProviderReference: null,
+      amount: 100,
+      currency: 'EUR',
+      credentials: null,
+      environmentId: 'env',
+    };
     expect(await new ManualGateway().refund(refund)).toEqual({ kind: 'succeeded', providerReference: 'manual_re_1' });
     expect(await new ManualGateway().lookupRefund(refund)).toEqual({ kind: 'succeeded', providerReference: 'manual_re_1' });
   });

@@ -1,7 +1,10 @@
 /**
- * The port every payment provider adapter implements (sandbox, manual, and
- * later real gateways: each one adapter behind this interface, registered in
- * PaymentGateways).
+ * The port every payment provider adapter implements (sandbox, manual,
+ * stripe; the next gateway, Adyen or Mollie, is one more adapter behind this
+ * interface, registered in PaymentGateways in payments.module.ts, its name
+ * added to KNOWN_PROVIDERS with its credentials' checks in domain/provider.ts,
+ * and, when it pushes events, a route beside gateway-webhooks/ that turns
+ * them into the same outcomes as a lookup).
  *
  * A charge is identified by `reference`, our payment (attempt) id, which the
  * adapter passes to the gateway as its idempotency key: charging the same
@@ -23,6 +26,10 @@
 export type GatewayOutcome =
   /** Charged. */
   | { readonly kind: 'succeeded'; readonly providerReference: string }
+  /** Accepted, not decided yet (bank debits and the like): the payment stays pending; a lookup or the gateway's event tells the end. */
+  | { readonly kind: 'processing'; readonly providerReference: string }
+  /** The customer must act first (3-D Secure), at `nextActionUrl` when the gateway gave one. */
+  | { readonly kind: 'requires_action'; readonly providerReference: string; readonly nextActionUrl: string | null }
   /** Refused: nothing was charged. `soft` (insufficient funds and the like): a later attempt may succeed. */
   | { readonly kind: 'declined'; readonly code: string; readonly message: string; readonly soft: boolean }
   /** The gateway was not reached: nothing was charged; retryable, with the same reference. */
@@ -38,7 +45,9 @@ export type GatewayOutcome =
  * again later). Never `unreachable`: a lookup that did not reach the gateway
  * does not show that nothing was charged, so adapters answer `unknown`.
  */
-export type LookupOutcome = Extract<GatewayOutcome, { kind: 'succeeded' | 'declined' | 'unknown' }> | { readonly kind: 'not_found'; readonly message: string };
+export type LookupOutcome =
+  | Extract<GatewayOutcome, { kind: 'succeeded' | 'declined' | 'processing' | 'requires_action' | 'unknown' }>
+  | { readonly kind: 'not_found'; readonly message: string };
 
 export interface ChargeRequest {
   /** Our payment id: the gateway's idempotency key, unique per environment. */
@@ -51,6 +60,14 @@ export interface ChargeRequest {
   /** The environment's decrypted provider credentials (see CredentialVault); null for providers without any. */
   readonly credentials: object | null;
   readonly environmentId: string;
+  /** The invoice paid: gateways that keep metadata record it. */
+  readonly invoiceId: string;
+  /** Made by the service without the customer present (a collection try): gateways then never ask the customer to act. */
+  readonly offSession: boolean;
+  /** What the payment holds of the gateway's own id (set once it answered processing or requires_action); null before. Lookups start from it. */
+  readonly providerReference: string | null;
+  /** Where the customer comes back to after acting at the gateway (the hosted invoice page); null when not on a page. */
+  readonly returnUrl: string | null;
 }
 
 /** A refund of (part of) a charge, identified by our refund id; the same reference again never refunds twice. */
@@ -59,6 +76,8 @@ export interface RefundRequest {
   readonly reference: string;
   /** The charge's reference (our payment id). */
   readonly chargeReference: string;
+  /** The gateway's id of the charge (the succeeded payment's providerReference). */
+  readonly chargeProviderReference: string | null;
   /** minor units, 1 … what is left of the charge */
   readonly amount: number;
   readonly currency: string;
@@ -69,13 +88,15 @@ export interface RefundRequest {
 /** What a refund answered: made, refused (nothing refunded), not reached (nothing refunded), or no answer in time (look it up). */
 export type GatewayRefundOutcome =
   | { readonly kind: 'succeeded'; readonly providerReference: string }
+  /** Accepted, not decided yet: the refund stays pending until a lookup or the gateway's event tells. */
+  | { readonly kind: 'pending'; readonly providerReference: string }
   | { readonly kind: 'declined'; readonly code: string; readonly message: string }
   | { readonly kind: 'unreachable'; readonly message: string }
   | { readonly kind: 'unknown'; readonly message: string };
 
 /** What a refund lookup answered: the recorded outcome, `not_found` (no refund was made), or `unknown` (ask again later). */
 export type RefundLookupOutcome =
-  Extract<GatewayRefundOutcome, { kind: 'succeeded' | 'declined' | 'unknown' }> | { readonly kind: 'not_found'; readonly message: string };
+  Extract<GatewayRefundOutcome, { kind: 'succeeded' | 'declined' | 'pending' | 'unknown' }> | { readonly kind: 'not_found'; readonly message: string };
 
 export interface PaymentGateway {
   /** The provider name the environment's configuration uses (`sandbox`, `manual`, …). */

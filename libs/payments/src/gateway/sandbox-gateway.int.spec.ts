@@ -19,7 +19,19 @@ describe('SandboxGateway (real Postgres)', () => {
   afterAll(() => close());
 
   function request(token: string, overrides: Partial<ChargeRequest> = {}): ChargeRequest {
-    return { reference: randomUUID(), amount: 1250, currency: 'EUR', token, credentials: null, environmentId, ...overrides };
+    return {
+      reference: randomUUID(),
+      amount: 1250,
+      currency: 'EUR',
+      token,
+      credentials: null,
+      environmentId,
+      invoiceId: randomUUID(),
+      offSession: false,
+      returnUrl: null,
+      providerReference: null,
+      ...overrides,
+    };
   }
 
   async function rows(reference: string, environment = environmentId): Promise<number> {
@@ -152,6 +164,7 @@ describe('SandboxGateway (real Postgres)', () => {
     const refundOf = (charge: ChargeRequest, amount: number, reference: string = randomUUID()) => ({
       reference,
       chargeReference: charge.reference,
+      chargeProviderReference: null,
       amount,
       currency: charge.currency,
       credentials: null,

@@ -16,8 +16,11 @@ import { FixedWindowRateLimiter } from './rate-limiter';
 
 /** Fixed namespace of the ids of payments made on hosted pages (a random v4 uuid chosen once; never change it). */
 const HOSTED_PAYMENT_NAMESPACE = '5c0b7e2a-93d4-4f1e-8a6b-2e7d9c4f1a38';
-/** The providers a customer pays with on the page: the sandbox's card tokens (manual payments are recorded by staff). */
-const PAGE_PROVIDERS = ['sandbox'];
+/**
+ * The providers a customer pays with on the page, by a token typed in: the sandbox's card tokens, Stripe's
+ * PaymentMethod ids (manual payments are recorded by staff).
+ */
+const PAGE_PROVIDERS = ['sandbox', 'stripe'];
 
 interface OpenInvoice {
   readonly target: HostedLinkTarget;
@@ -37,6 +40,7 @@ interface OpenInvoice {
 @Controller(HOSTED_PAGE_PATH.slice(1))
 export class HostedPageController {
   private readonly limiter: FixedWindowRateLimiter;
+  private readonly publicBaseUrl: string;
 
   constructor(
     private readonly links: HostedLinks,
@@ -49,6 +53,7 @@ export class HostedPageController {
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.limiter = new FixedWindowRateLimiter(config.hostedPages.rateLimitPerMinute);
+    this.publicBaseUrl = config.hostedPages.publicBaseUrl;
   }
 
   @Get(':token')
@@ -96,16 +101,36 @@ export class HostedPageController {
     const { environmentId } = opened.target;
     // The form's nonce names the payment: a double submit (or a reload of the POST) finds the same payment and never charges twice.
     const paymentId = uuidV5(`${environmentId}\n${opened.invoice.id}\n${nonce.toLowerCase()}`, HOSTED_PAYMENT_NAMESPACE);
+    let made: Payment;
     try {
-      await this.clock.runAt(await this.environmentClock.now(environmentId), () =>
-        this.commands.execute(new CreatePaymentCommand(environmentId, { invoiceId: opened.invoice.id, provider, token: cardToken, paymentId }, this.context())),
-      );
+      made = (
+        await this.clock.runAt(await this.environmentClock.now(environmentId), () =>
+          this.commands.execute(
+            new CreatePaymentCommand(
+              environmentId,
+              // After 3-D Secure the gateway sends the customer back to the page, which says the outcome.
+              {
+                invoiceId: opened.invoice.id,
+                provider,
+                token: cardToken,
+                paymentId,
+                returnUrl: `${this.publicBaseUrl}${HOSTED_PAGE_PATH}/${token}?payment=${paymentId}`,
+              },
+              this.context(),
+            ),
+          ),
+        )
+      ).state;
     } catch (error) {
       // A rule the payment broke (another payment pending, nothing due, provider not enabled): said on the page.
       if (!(error instanceof DomainError)) throw error;
       return this.render(token, opened, { kind: 'error', text: error.message }, reply, error.kind === 'conflict' ? 409 : 422);
     }
-    reply.header('location', `${HOSTED_PAGE_PATH}/${token}?payment=${paymentId}`);
+    // 3-D Secure: the customer completes the payment on the gateway's page; the gateway's event then records the outcome.
+    reply.header(
+      'location',
+      made.status === 'requires_action' && made.nextAction?.url ? made.nextAction.url : `${HOSTED_PAGE_PATH}/${token}?payment=${paymentId}`,
+    );
     reply.header('cache-control', 'no-store');
     return '';
   }
@@ -205,6 +230,7 @@ function paymentNotice(payment: Payment): HostedPage['notice'] {
   if (payment.status === 'succeeded') return { kind: 'ok', text: 'Thank you: your payment succeeded.' };
   if (payment.status === 'failed')
     return { kind: 'error', text: `Your payment was declined: ${payment.failureMessage ?? payment.failureCode ?? 'unknown reason'}.` };
+  if (payment.status === 'requires_action') return { kind: 'ok', text: 'Your bank asks you to confirm this payment: complete it, then reload the page.' };
   return { kind: 'ok', text: 'Your payment is being processed: reload the page in a moment.' };
 }
 

@@ -65,7 +65,7 @@ export function hostedPageHtml(page: HostedPage): string {
       : `<form method="post" action="${escape(page.payForm.action)}">
 <input type="hidden" name="nonce" value="${escape(page.payForm.nonce)}">
 <input type="hidden" name="provider" value="${escape(page.payForm.provider)}">
-<label for="token">Card token (sandbox: tok_success, tok_decline, tok_insufficient_funds)</label>
+<label for="token">${page.payForm.provider === 'stripe' ? 'Stripe PaymentMethod id (test mode: pm_card_visa)' : 'Card token (sandbox: tok_success, tok_decline, tok_insufficient_funds)'}</label>
 <input id="token" name="token" required autocomplete="off" value="">
 <button type="submit" id="pay">Pay ${escape(page.payForm.amount)}</button>
 </form>`;

@@ -5,7 +5,7 @@ import { Written } from '@billing/event-store';
 import { ApiNoInput, assertNoInput, Caller, CallerContext, Clock, commandContext, problemResponse, Versioned } from '@billing/platform';
 import { childPointer, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
 import { DisableProviderCommand } from '../disable-provider/disable-provider.command';
-import { PaymentProvider } from '../domain';
+import { KNOWN_PROVIDERS, PaymentProvider } from '../domain';
 import { EnableProviderCommand } from '../enable-provider/enable-provider.command';
 import { PaymentsReadModel } from '../read-model/payments.read-model';
 import { PaymentProviderView, toProviderView } from '../views';
@@ -28,7 +28,7 @@ export class PaymentProvidersController {
   @ApiOperation({
     summary: 'Enable a payment provider (or rotate its credentials)',
     description:
-      'sandbox: credentials {"secretKey": "sk_sandbox_…"}; manual (bank transfers recorded by hand): credentials null. Enabling again replaces the credentials.',
+      'sandbox: credentials {"secretKey": "sk_sandbox_…"}; manual (bank transfers recorded by hand): credentials null; stripe: credentials {"secretKey": "sk_test_…" | "sk_live_…" | "rk_…", "webhookSecret": "whsec_…"} (a live key is refused in an environment whose test clock was advanced). Enabling again replaces the credentials.',
   })
   @ApiBody({ type: EnableProviderDto })
   @ApiResponse({ status: 200, description: 'The provider, enabled', type: PaymentProviderDto, headers: ETAG })
@@ -59,7 +59,7 @@ export class PaymentProvidersController {
     summary: 'Disable a payment provider',
     description: 'Body {} (or none). New payments through it are refused; disabling again answers the same.',
   })
-  @ApiParam({ name: 'name', enum: ['sandbox', 'manual'] })
+  @ApiParam({ name: 'name', enum: KNOWN_PROVIDERS })
   @ApiResponse({ status: 200, description: 'The provider, disabled', type: PaymentProviderDto, headers: ETAG })
   @ApiResponse({ status: 404, ...problemResponse('The provider was never enabled in this environment (or no such provider)') })
   @ApiResponse({ status: 422, ...problemResponse('A body with any property') })

@@ -19,7 +19,7 @@ export class InvoicePaymentTakenHandler implements IQueryHandler<InvoicePaymentT
     if (state.pendingPaymentId !== null) return true;
     for (const paymentId of state.paymentIds) {
       const payment = (await this.commands.load(paymentStream(environmentId, paymentId), paymentEvolver, manager)).state;
-      if (payment.status === 'pending' || payment.status === 'succeeded') return true;
+      if (payment.status !== 'failed' && payment.status !== 'none') return true; // under way (pending, requires_action), or money moved (succeeded, disputed)
     }
     return false;
   }

@@ -27,7 +27,7 @@ const COLLECTION_PAYMENT = `left join payments p on c.status = 'attempting' and 
  * again once its payment has an outcome) instead of being looked at in every
  * run: however many wait, they never stand in front of the tries that are due.
  */
-const COLLECTION_WORK = `(c.status = 'due' or (c.status = 'attempting' and p.status is distinct from 'pending'))`;
+const COLLECTION_WORK = `(c.status = 'due' or (c.status = 'attempting' and coalesce(p.status, '') not in ('pending', 'requires_action')))`;
 
 /** Where a page ended: the order it was read in, the last row's order value (as text) and id. */
 const PAGE_TOKEN = pageTokenCodec({
@@ -163,7 +163,7 @@ export class PaymentsReadModel {
          cross join lateral (select coalesce(c.now, $2) - make_interval(secs => $4::double precision / 1000) as cutoff) e
         where ($6::uuid is null or p.environment_id = $6)
           and ($7::timestamptz is null or (p.recorded_at, p.environment_id, p.id) > ($7, $8::uuid, $9::uuid))
-          and ((p.status = 'pending' and (p.recorded_at < $1 or p.created_at < e.cutoff))
+          and ((p.status in ('pending', 'requires_action') and (p.recorded_at < $1 or p.created_at < e.cutoff))
             or (p.refund_pending_since is not null and (p.recorded_at < $1 or p.refund_pending_since < e.cutoff)))
         order by p.recorded_at, p.environment_id, p.id
         limit $5`,

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { randomUUID } from 'node:crypto';
 import { CommandContext, CommandPath, outsideUnitOfWork } from '@billing/event-store';
 import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, ScopedClock, WorkerLoop } from '@billing/platform';
-import { Payment, paymentEvolver, pendingRefunds } from '../domain';
+import { isOpenPayment, Payment, paymentEvolver, pendingRefunds } from '../domain';
 import { PaymentFlow } from '../payment-flow';
 import { AwaitingLookup, PaymentsReadModel } from '../read-model/payments.read-model';
 import { paymentStream } from '../streams';
@@ -90,7 +90,7 @@ export class PendingPaymentsResolver implements ClockDrivenWork, OnModuleInit, O
     for (const { environmentId, id, realDue, environmentCutoff } of awaiting) {
       const due = (createdAt: string) => realDue || Date.parse(createdAt) < environmentCutoff.getTime();
       await this.resolving(environmentId, id, async (payment, context) => {
-        if (payment.status === 'pending' && due(payment.createdAt)) await this.flow.resolve(environmentId, payment, context);
+        if (isOpenPayment(payment) && due(payment.createdAt)) await this.flow.resolve(environmentId, payment, context);
       });
       await this.resolving(environmentId, id, async (payment, context) => {
         for (const refund of pendingRefunds(payment)) {

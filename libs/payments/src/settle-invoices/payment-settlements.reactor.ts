@@ -4,7 +4,7 @@ import { EntityManager } from 'typeorm';
 import { CommandPath, Reactor, RecordedEvent, UnitOfWork, withinUnitOfWork } from '@billing/event-store';
 import { AddSettlement, decideAddSettlement, invoiceEvolver, invoiceStream } from '@billing/invoicing';
 import { DomainError } from '@billing/shared-kernel';
-import { PAYMENT_STREAM_TYPE, PaymentRefundedData, PaymentSucceededData } from '../domain';
+import { PAYMENT_STREAM_TYPE, PaymentDisputeClosedData, PaymentDisputedData, PaymentRefundedData, PaymentSucceededData } from '../domain';
 
 /**
  * A succeeded payment settles its invoice (a settlement of its amount,
@@ -13,7 +13,8 @@ import { PAYMENT_STREAM_TYPE, PaymentRefundedData, PaymentSucceededData } from '
  * decider: payments uses invoicing, never the other way round (the context
  * map). Both name the payment (so the invoice knows what its payments paid,
  * which bounds a credit note's refund), a refund also the credit note it was
- * made for. Exactly once: the settlement is appended in the reactor's own batch
+ * made for. A dispute takes its amount back (reference `dispute:<id>`), and a
+ * won dispute settles it again (`dispute-won:<id>`). Exactly once: the settlement is appended in the reactor's own batch
  * transaction, which also moves its checkpoint, and a reference the invoice
  * already has is never added again.
  */
@@ -90,6 +91,29 @@ function settlementOf(event: RecordedEvent): (AddSettlement & { reference: strin
       note: `refund of payment ${data.paymentId}`,
       paymentId: data.paymentId,
       refundedCreditNoteId: data.creditNoteId ?? null,
+    };
+  }
+  if (event.type === 'PaymentDisputed') {
+    // The disputed amount is held back by the gateway: the invoice is unpaid by it again until the dispute is won.
+    const data = event.data as PaymentDisputedData;
+    return {
+      invoiceId: data.invoiceId,
+      date: data.disputedAt.slice(0, 10),
+      amount: -data.amount,
+      reference: `dispute:${data.disputeId}`,
+      note: `dispute ${data.disputeId} of payment ${data.paymentId}`,
+      paymentId: data.paymentId,
+    };
+  }
+  if (event.type === 'PaymentDisputeClosed' && (event.data as PaymentDisputeClosedData).won) {
+    const data = event.data as PaymentDisputeClosedData;
+    return {
+      invoiceId: data.invoiceId,
+      date: data.closedAt.slice(0, 10),
+      amount: data.amount,
+      reference: `dispute-won:${data.disputeId}`,
+      note: `dispute ${data.disputeId} of payment ${data.paymentId} won`,
+      paymentId: data.paymentId,
     };
   }
   return null;

@@ -29,6 +29,13 @@ export class EnvironmentClock {
     return row ? new Date(row.now) : this.clock.base.now();
   }
 
+  /** Whether the environment's test clock was ever advanced (it then lives at simulated time). */
+  async isAdvanced(environmentId: string): Promise<boolean> {
+    if (!this.config.testClocks) return false;
+    const rows = await queryRows(this.dataSource.manager, `select 1 from environment_clocks where environment_id = $1`, [environmentId]);
+    return rows.length > 0;
+  }
+
   /**
    * Moves the environment's clock to `to` and answers the new now. `to` may
    * equal the current now (nothing changes) but not precede it, and may be

@@ -60,7 +60,29 @@ export interface AppConfig {
   readonly email: EmailSettings;
   /** Hosted invoice pages (`/i/<token>`): where they are served and the key their links are sealed with. */
   readonly hostedPages: HostedPagesConfig;
+  /** The Stripe payment provider's client (STRIPE_API_BASE, STRIPE_TIMEOUT_MS). */
+  readonly stripe: StripeClientConfig;
 }
+
+/** Where Stripe's API is served: the official client's host, port and protocol options. */
+export interface StripeApiBase {
+  readonly host: string;
+  readonly port: number;
+  readonly protocol: 'http' | 'https';
+}
+
+export interface StripeClientConfig {
+  /** STRIPE_API_BASE (e.g. `http://127.0.0.1:12111`): the override tests use for a local server; null: api.stripe.com. */
+  readonly apiBase: StripeApiBase | null;
+  /**
+   * STRIPE_TIMEOUT_MS (default 20000): one call's time limit, the client's own retries included in none of it.
+   * Must stay below PAYMENTS_RESOLVE_AFTER_MS, so no call is still under way when its payment is looked up.
+   */
+  readonly timeoutMs: number;
+}
+
+/** The path Stripe (and later gateways) post their events to: `/gateway-webhooks/<provider>/<environment id>`, read without a login, its body kept raw. */
+export const GATEWAY_WEBHOOKS_PATH = '/gateway-webhooks';
 
 /** The path of hosted invoice pages: `<PUBLIC_BASE_URL>/i/<token>` (the edge reads their pay form without a login). */
 export const HOSTED_PAGE_PATH = '/i';
@@ -175,6 +197,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhooks: loadWebhookSettings(env, isProduction),
     hostedPages: hostedPagesConfig(env, isProduction, integer(env.PORT, 3000, 'PORT')),
     email: loadEmailSettings(env, isProduction, env.DATA_DIR ?? '.data'),
+    stripe: {
+      apiBase: stripeApiBase(env.STRIPE_API_BASE),
+      timeoutMs: atLeastOne(integer(env.STRIPE_TIMEOUT_MS, 20_000, 'STRIPE_TIMEOUT_MS'), 'STRIPE_TIMEOUT_MS'),
+    },
     logLevel: (['debug', 'info', 'warn', 'error'] as const).find((l) => l === env.LOG_LEVEL) ?? 'info',
     jwt: {
       secret,
@@ -202,6 +228,21 @@ function hostedPagesConfig(env: NodeJS.ProcessEnv, isProduction: boolean, port: 
   if (linkSecret !== null && linkSecret.length < 32) throw new Error('HOSTED_LINK_SECRET: must be at least 32 characters');
   const rateLimitPerMinute = atLeastOne(integer(env.HOSTED_PAGE_RATE_LIMIT, 60, 'HOSTED_PAGE_RATE_LIMIT'), 'HOSTED_PAGE_RATE_LIMIT');
   return { publicBaseUrl: base.replace(/\/+$/, ''), linkSecret, rateLimitPerMinute };
+}
+
+function stripeApiBase(value: string | undefined): StripeApiBase | null {
+  if (value === undefined || value === '') return null;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`STRIPE_API_BASE: not a URL (${value})`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('STRIPE_API_BASE: must be an http or https URL');
+  // The client appends /v1/… itself: a path here would be silently dropped.
+  if (url.pathname !== '/' || url.search !== '' || url.hash !== '') throw new Error('STRIPE_API_BASE: must be scheme, host and port only');
+  const protocol = url.protocol === 'https:' ? 'https' : 'http';
+  return { host: url.hostname, port: url.port === '' ? (protocol === 'https' ? 443 : 80) : Number(url.port), protocol };
 }
 
 function integer(value: string | undefined, fallback: number, name: string): number {

@@ -4,7 +4,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Authenticator } from '../auth/guards';
-import { AppConfig, HOSTED_PAGE_PATH } from '../config/app-config';
+import { AppConfig, GATEWAY_WEBHOOKS_PATH, HOSTED_PAGE_PATH } from '../config/app-config';
 import { JsonLogger } from '../logging/json-logger';
 import { Metrics } from '../metrics/metrics';
 import { buildProblem, HttpProblem, PROBLEM_CONTENT_TYPE } from '../problems/problem';
@@ -77,6 +77,8 @@ export function installEdgeHooks(fastify: FastifyInstance, services: { logger: J
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   fastify.removeContentTypeParser(['application/json', 'text/plain']);
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    // A gateway's event is verified against a signature of its exact bytes: its route gets the text, unparsed.
+    if (isGatewayWebhookPath(request.url)) return done(null, body);
     parseJson(request, body as string, (error: Error | null, value?: unknown) => {
       if (error) return done(error, undefined);
       const defect = findInputDefect(value);
@@ -96,6 +98,8 @@ export function installEdgeHooks(fastify: FastifyInstance, services: { logger: J
     if (request.is404 || !carriesBody(request)) return;
     // The hosted page is public: its pay form is read without a login, and nothing else is read there.
     if (isHostedPagePath(request.url) && request.headers['content-type']?.split(';')[0].trim().toLowerCase() === FORM_CONTENT_TYPE) return;
+    // A gateway's events carry no login: their signature, checked by their route against the environment's secret, is the proof.
+    if (isGatewayWebhookPath(request.url)) return;
     try {
       await authenticator.authenticate(request);
     } catch (error) {
@@ -154,6 +158,10 @@ export function installEdgeHooks(fastify: FastifyInstance, services: { logger: J
 
 function isHostedPagePath(url: string): boolean {
   return url.startsWith(`${HOSTED_PAGE_PATH}/`);
+}
+
+function isGatewayWebhookPath(url: string): boolean {
+  return url.startsWith(`${GATEWAY_WEBHOOKS_PATH}/`);
 }
 
 function carriesBody(request: FastifyRequest): boolean {
