@@ -79,12 +79,13 @@ export interface StripeErrorFacts {
  * - card errors (402): declined, soft or hard by the decline code;
  * - invalid requests (400: an unknown payment method, a currency Stripe does
  *   not take): declined hard, nothing was charged;
- * - rate limits (429), a refused key (401, 403) and connection failures:
- *   unreachable. The client has already retried these itself with the same
- *   Idempotency-Key (maxNetworkRetries), and a request Stripe never answered
- *   had no effect there;
- * - a time-out, a 5xx and anything else: unknown, the request may have been
- *   carried out.
+ * - rate limits (429), a refused key (401, 403), and a connection that was
+ *   never made (refused, no such host, no route): unreachable. Stripe says
+ *   it carried nothing out, or the request never left this machine (the
+ *   client has already retried these itself with the same Idempotency-Key);
+ * - a connection lost after the request may have been sent (reset, hang-up),
+ *   a time-out, a 5xx and anything else: unknown, the request may have been
+ *   carried out: the lookup repeats it under the same key.
  */
 export function outcomeOfError(error: StripeErrorFacts): GatewayOutcome {
   const message = `Stripe: ${error.message ?? 'the call failed'}`;
@@ -100,7 +101,7 @@ export function outcomeOfError(error: StripeErrorFacts): GatewayOutcome {
     case 'StripePermissionError':
       return { kind: 'unreachable', message };
     case 'StripeConnectionError':
-      return isTimeout(error) ? { kind: 'unknown', message } : { kind: 'unreachable', message };
+      return neverConnected(error) ? { kind: 'unreachable', message } : { kind: 'unknown', message };
     default:
       return { kind: 'unknown', message };
   }
@@ -135,7 +136,10 @@ export function disputeStateOf(status: Stripe.Dispute['status']): 'won' | 'lost'
   return null;
 }
 
-function isTimeout(error: StripeErrorFacts): boolean {
+/** Socket errors raised before a connection exists: no byte of the request reached Stripe. */
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+function neverConnected(error: StripeErrorFacts): boolean {
   const detail = error.detail as { code?: unknown } | undefined;
-  return typeof detail === 'object' && detail !== null && detail.code === 'ETIMEDOUT';
+  return typeof detail === 'object' && detail !== null && typeof detail.code === 'string' && NOT_CONNECTED.has(detail.code);
 }

@@ -81,10 +81,19 @@ describe('outcomeOfError: soft and hard declines, unreachable and unknown', () =
     expect(outcomeOfError({ type, message: 'x' })).toEqual({ kind: 'unreachable', message: 'Stripe: x' });
   });
 
-  it('a connection error is unreachable, but a time-out is unknown (the request may have been carried out)', () => {
-    expect(outcomeOfError({ type: 'StripeConnectionError', detail: { code: 'ECONNRESET' } })).toMatchObject({ kind: 'unreachable' });
-    expect(outcomeOfError({ type: 'StripeConnectionError', detail: { code: 'ETIMEDOUT' } })).toMatchObject({ kind: 'unknown' });
-  });
+  it.each(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'])(
+    'a connection never made (%s) is unreachable: nothing was sent',
+    (code) => {
+      expect(outcomeOfError({ type: 'StripeConnectionError', detail: { code } })).toMatchObject({ kind: 'unreachable' });
+    },
+  );
+
+  it.each([{ code: 'ECONNRESET' }, { code: 'ETIMEDOUT' }, { code: 'EPIPE' }, {}, undefined])(
+    'a connection lost after it was made, or an unknown one (%j), is unknown: the request may have been carried out',
+    (detail) => {
+      expect(outcomeOfError({ type: 'StripeConnectionError', detail })).toMatchObject({ kind: 'unknown' });
+    },
+  );
 
   it('a 500, an idempotency error and anything unexpected are unknown', () => {
     expect(outcomeOfError({ type: 'StripeAPIError', statusCode: 500 })).toMatchObject({ kind: 'unknown' });
