@@ -17,6 +17,7 @@ import { Period, TermLength, TermUnit, nthPeriod, periodAt, termEnd, termLengthO
 import {
   ItemSchedule,
   PaymentMethod,
+  ProrationLine,
   SubscriptionCancelled,
   SubscriptionCreated,
   SubscriptionCustomer,
@@ -111,6 +112,20 @@ export interface Subscription {
   readonly advanceBilled?: Readonly<Record<string, AdvancePiece>>;
   /** Coupons redeemed on it, in the order given (absent in states stored before coupons). */
   readonly discounts?: readonly SubscriptionDiscount[];
+  /**
+   * Proration lines waiting for the next invoice the engine books for it (nextDue brings them all; the
+   * SubscriptionBilled that bills them empties the list). Absent: none ever waited.
+   */
+  readonly pendingProrations?: readonly ProrationLine[];
+}
+
+/**
+ * The state with `prorations` waiting for the next invoice: what an event that prorates (a change, a pause)
+ * folds into it.
+ */
+export function withPendingProrations<State extends Subscription>(state: State, prorations: readonly ProrationLine[] | undefined): State {
+  if (prorations === undefined || prorations.length === 0) return state;
+  return { ...state, pendingProrations: [...(state.pendingProrations ?? []), ...prorations] };
 }
 
 export interface AdvancePiece {
@@ -220,6 +235,8 @@ export function evolveSubscription(state: SubscriptionState, event: Subscription
         for (const { itemId, period, daysInFullPeriod, fullAmount } of advance) pieces[itemId] = { period: period!, daysInFullPeriod, fullAmount };
         usageState.advanceBilled = pieces;
       }
+      // A billing with prorations bills every pending one (nextDue brings them all).
+      if ((event.data.prorations ?? []).length > 0) usageState.pendingProrations = [];
       return { ...state, billedThrough, lastBilledAt, billingFailure: null, updatedAt: billedAt, ...usageState };
     }
     case 'SubscriptionInvoiceBooked': {
