@@ -25,6 +25,7 @@ import {
   decideBillDue,
   decideBookUsageInvoice,
   dueBooking,
+  dueChange,
   PendingBooking,
   UsageCharge,
   decideRecordBillingFailure,
@@ -39,6 +40,7 @@ import { PaymentTermsQuery } from '../ports';
 import { SubscriptionsReadModel } from '../read-model/subscriptions.read-model';
 import { subscriptionInvoiceId, subscriptionStream } from '../streams';
 import { UsageStore } from '../usage/usage-store';
+import { ChangeBilling } from '../change-items/change-billing';
 import { BillingInputs, CATALOG_PRICING, composeDue, invoiceInputOf } from './invoice-inputs';
 
 const ACTOR = 'system:billing-engine';
@@ -89,6 +91,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly usage: UsageStore,
     private readonly inputs: BillingInputs,
+    private readonly changes: ChangeBilling,
   ) {}
 
   onModuleInit(): void {
@@ -206,6 +209,17 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
           const trial = decideAdvanceTrial({ subscriptionId }, state, context.meta);
           if (trial.length > 0) {
             session.append(stream, trial);
+            return 'done';
+          }
+          // A scheduled change of items applies at its instant, before the billing due then (whose charges use the new items).
+          const change = dueChange(state, now);
+          const upcoming = change === null ? null : nextDue(state);
+          if (change !== null && (upcoming === null || Date.parse(change.effectiveAt) <= upcoming.billAt.getTime())) {
+            const subscription = state as Subscription;
+            const sources = this.inputs.sources(environmentId, subscription, unit.manager);
+            const changed = await this.changes.applyScheduled(environmentId, subscription, change, sources, context, unit.manager);
+            if (changed.length === 0) return 'nothing';
+            session.append(stream, changed);
             return 'done';
           }
           // A failed item's charge whose retry has come goes before the next charges (it is older than them).

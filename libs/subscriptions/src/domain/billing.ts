@@ -590,6 +590,9 @@ export function nextWorkAt(state: SubscriptionState): Date | null {
   const candidates = (state.pendingBookings ?? []).map((booking) => Date.parse(booking.bookAt));
   const trialWork = nextTrialWorkAt(state);
   if (trialWork !== null) candidates.push(trialWork.getTime());
+  // A scheduled change of items applies at its instant (changes.ts: dueChange), unless the subscription is over by then.
+  const change = state.pendingChanges?.[0];
+  if (change !== undefined && !isOverAt(state, new Date(change.effectiveAt))) candidates.push(Date.parse(change.effectiveAt));
   if (state.status !== 'ended') for (const itemId of heldItems(state)) candidates.push(Date.parse(state.itemFailures![itemId].retryAt));
   if (due !== null) {
     const failure = state.billingFailure;

@@ -314,12 +314,13 @@ function correctionLineOf(item: SubscriptionItem, metricName: string, correction
   };
 }
 
-/** How a proration line's description ends, per reason and kind. */
-const PRORATION_WORDING: Record<ProrationReason, Record<ProrationLine['kind'], string>> = {
-  cancellation: { credit: 'unused after cancellation', charge: 'used before cancellation' },
-  change: { credit: 'unused after the change', charge: 'after the change' },
-  pause: { credit: 'unused while paused', charge: 'used before the pause' },
-  resume: { credit: 'unused after resuming', charge: 'after resuming' },
+/** How a proration line is worded, per reason and kind: its title's start and its description's end. */
+const PRORATION_WORDING: Record<ProrationReason, Record<ProrationLine['kind'], readonly [string, string]>> = {
+  cancellation: { credit: ['Unused time', 'unused after cancellation'], charge: ['Time used', 'used before cancellation'] },
+  change: { credit: ['Unused time', 'unused after the change'], charge: ['Remaining time', 'after the change'] },
+  used_before_change: { credit: ['Unused time', 'unused before the change'], charge: ['Time used', 'used before the change'] },
+  pause: { credit: ['Unused time', 'unused while paused'], charge: ['Time used', 'used before the pause'] },
+  resume: { credit: ['Unused time', 'unused after resuming'], charge: ['Remaining time', 'after resuming'] },
 };
 
 /**
@@ -329,9 +330,10 @@ const PRORATION_WORDING: Record<ProrationReason, Record<ProrationLine['kind'], s
  */
 function prorationLineOf(proration: ProrationLine): ComposedLine {
   const { item, kind, reason, days, daysInFullPeriod, period, amount } = proration;
+  const [title, wording] = PRORATION_WORDING[reason][kind];
   return {
-    title: `${kind === 'credit' ? 'Unused time' : 'Remaining time'}: ${item.priceName}`,
-    description: `${item.product.name}: ${days} of ${daysInFullPeriod} days ${PRORATION_WORDING[reason][kind]}`,
+    title: `${title}: ${item.priceName}`,
+    description: `${item.product.name}: ${days} of ${daysInFullPeriod} days ${wording}`,
     sku: null,
     periodStart: period.start,
     periodEnd: period.end,

@@ -1,6 +1,7 @@
 import { DomainEvent } from '@billing/shared-kernel';
 import { SubscriptionDiscount } from './discounts';
 import { Period, TermLength, TermUnit } from './periods';
+import { ProrationBehavior } from './proration-behavior';
 
 /**
  * The events of a subscription stream (stable `type` strings, schemaVersion 1).
@@ -137,7 +138,7 @@ export interface ProratedItem {
 }
 
 /** Why a proration line was made: its invoice line says so. */
-export type ProrationReason = 'cancellation' | 'change' | 'pause' | 'resume';
+export type ProrationReason = 'cancellation' | 'change' | 'used_before_change' | 'pause' | 'resume';
 
 /**
  * Days of an item billed outside its regular pieces: the unused advance-billed remainder credited (a cancel
@@ -172,6 +173,59 @@ export interface BilledCredit {
   readonly fullAmount: number;
   /** fullAmount × daysUnused ÷ daysInFullPeriod, rounded half away from zero once; positive (the invoice line is its negative). */
   readonly amount: number;
+}
+
+/** The last piece an advance item was billed (what a credit of its remainder is worked out from). */
+export interface AdvancePiece {
+  readonly period: Period;
+  readonly daysInFullPeriod: number;
+  readonly fullAmount: number;
+}
+
+/** One item of a change: added (a new item), updated (its price or quantity; the item as it becomes), or deleted. */
+export type ItemChange =
+  | { readonly action: 'add'; readonly item: SubscriptionItem }
+  | { readonly action: 'update'; readonly item: SubscriptionItem }
+  | { readonly action: 'delete'; readonly itemId: string };
+
+/** A change of items, as requested (validated) and scheduled; applied at effectiveAt. */
+export interface ItemsChange {
+  readonly id: string;
+  /** The first day (local) the change is in force. */
+  readonly date: string;
+  /** The instant it applies: the request's for `now`, else the start of `date` in the subscription's zone. */
+  readonly effectiveAt: string;
+  readonly prorationBehavior: ProrationBehavior;
+  readonly changes: readonly ItemChange[];
+  readonly requestedAt: string;
+}
+
+/** A change to apply later (effective period_end or a date): GET shows it in pendingChanges until it applies or is dropped. */
+export interface SubscriptionChangeScheduledData {
+  readonly subscriptionId: string;
+  readonly change: ItemsChange;
+}
+
+/** DELETE /subscriptions/{id}/changes/{changeId}: a pending change will not apply. */
+export interface SubscriptionChangeDroppedData {
+  readonly subscriptionId: string;
+  readonly changeId: string;
+  readonly droppedAt: string;
+}
+
+/** The items changed (now, or a scheduled change at its instant): the new items, what billing keeps of them, and the proration lines made. */
+export interface SubscriptionItemsChangedData {
+  readonly subscriptionId: string;
+  readonly change: ItemsChange;
+  /** The items from now on. */
+  readonly items: readonly SubscriptionItem[];
+  /** Per item whose billing moves: its last day billed (or billed by a proration line) from now on. */
+  readonly billedThrough: Readonly<Record<string, string>>;
+  /** Per item whose advance-billed piece is now at another amount (prorated to the new price). */
+  readonly advanceBilled: Readonly<Record<string, AdvancePiece>>;
+  /** The lines made: waiting for the next invoice (always_invoice: billed at once by the SubscriptionBilled after this event). */
+  readonly prorations: readonly ProrationLine[];
+  readonly changedAt: string;
 }
 
 /** The usage an event_based item billed for one period, as rated then: quantity a decimal string, amount minor units. */
@@ -266,6 +320,9 @@ export interface SubscriptionDiscountEndedData {
   readonly endedAt: string;
 }
 
+export type SubscriptionChangeScheduled = DomainEvent<'SubscriptionChangeScheduled', SubscriptionChangeScheduledData>;
+export type SubscriptionChangeDropped = DomainEvent<'SubscriptionChangeDropped', SubscriptionChangeDroppedData>;
+export type SubscriptionItemsChanged = DomainEvent<'SubscriptionItemsChanged', SubscriptionItemsChangedData>;
 export type SubscriptionCreated = DomainEvent<'SubscriptionCreated', SubscriptionCreatedData>;
 export type SubscriptionDiscountApplied = DomainEvent<'SubscriptionDiscountApplied', SubscriptionDiscountAppliedData>;
 export type SubscriptionDiscountEnded = DomainEvent<'SubscriptionDiscountEnded', SubscriptionDiscountEndedData>;
@@ -297,6 +354,9 @@ export interface UsageEventCancelledData {
 export type UsageEventCancelled = DomainEvent<'UsageEventCancelled', UsageEventCancelledData>;
 
 export type SubscriptionEvent =
+  | SubscriptionChangeScheduled
+  | SubscriptionChangeDropped
+  | SubscriptionItemsChanged
   | SubscriptionTrialEndAnnounced
   | SubscriptionTrialEnded
   | SubscriptionDiscountApplied
