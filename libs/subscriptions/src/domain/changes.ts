@@ -358,7 +358,7 @@ export function prorationsOf(subscription: Subscription, change: ItemsChange, pr
   const result: Prorated = { billedThrough: {}, advanceBilled: {}, prorations: [] };
   const { date } = change;
   // Before the first billed day (a trial) nothing was billed or used: the items just change.
-  if (date <= subscription.anchor) return result;
+  if (date < subscription.anchor) return result;
   const prorate = change.prorationBehavior !== 'none';
   for (const itemChange of change.changes) {
     if (itemChange.action === 'add') {
