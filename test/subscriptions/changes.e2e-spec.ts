@@ -163,6 +163,33 @@ describe('Subscriptions: changing items', () => {
       ]);
     });
 
+    it('always_invoice of a net credit with a customer record: an invoice of −1200 booked at once, the credit put on the customer’s balance, taken by Feb 1', async () => {
+      const env = environment();
+      const pro = await env.price('Pro', 3100);
+      const premium = await env.price('Premium', 6200);
+      const customer = (await env.call('POST', '/customers', { name: 'Acme Oy' }, 201)).body;
+      const subscription = await env.subscribe([{ priceId: premium }], { customer: undefined, customerId: customer.id });
+      await env.advance('2026-01-20T10:00:00.000Z');
+      const body = { items: [{ id: subscription.items[0].id, priceId: pro }], prorationBehavior: 'always_invoice' };
+      const preview = (await env.call('POST', `/subscriptions/${subscription.id}/changes/preview`, body, 200)).body;
+      await env.change(subscription.id, body, 200);
+      const invoices = await env.invoices();
+      // 1200 − 2400 = −1200.
+      expect(invoices[1]).toMatchObject({ status: 'booked', date: '2026-01-20', totalInclVat: -1200 });
+      expect(asPreviewed(invoices[1])).toEqual(previewed(preview.immediateInvoice));
+      const ledger = async () => (await env.call('GET', `/customers/${customer.id}/balance-transactions?limit=100`, undefined, 200)).body.items;
+      expect(await ledger()).toEqual([
+        expect.objectContaining({ amount: -1200, currency: 'EUR', kind: 'adjustment', description: `Proration credit of invoice ${invoices[1].handle}` }),
+      ]);
+      // Feb 1 bills Pro alone (3100); booking takes the 1200 of credit.
+      expect(lines(await env.upcoming(subscription.id))).toEqual([['Pro', '2026-02-01', '2026-02-28', 3100]]);
+      await env.advance('2026-02-01T00:00:00.000Z');
+      expect((await ledger()).map((entry: any) => [entry.kind, entry.amount]).sort()).toEqual([
+        ['adjustment', -1200],
+        ['invoice_applied', 1200],
+      ]);
+    });
+
     it('none: nothing prorated; Premium from February', async () => {
       const { env, premium, subscription, itemId } = await upgradeSetup();
       const body = { items: [{ id: itemId, priceId: premium }], prorationBehavior: 'none' };
