@@ -229,6 +229,24 @@ describe('Subscriptions: changing items', () => {
     expect(asPreviewed(invoices[1])).toEqual(previewed(upcoming));
   });
 
+  it('discounts with a change: redeemed with it, from its first day; they discount the charge lines, never the proration lines', async () => {
+    const env = environment();
+    const pro = await env.price('Pro', 3100);
+    const subscription = await env.subscribe([{ priceId: pro }]);
+    const coupon = (await env.call('POST', '/coupons', { name: '20 % forever', percentOff: 20, duration: 'forever' }, 201)).body;
+    await env.advance('2026-01-20T10:00:00.000Z');
+    const changed = (await env.change(subscription.id, { items: [{ id: subscription.items[0].id, quantity: 2 }], discounts: [{ couponId: coupon.id }] }, 200))
+      .body;
+    expect(changed.discounts).toEqual([expect.objectContaining({ couponId: coupon.id, start: '2026-01-20', end: null })]);
+    const upcoming = await env.upcoming(subscription.id);
+    // Feb: 6200 less 20 % = 4960; Jan 20 – 31: −1200 + 2400, undiscounted.
+    expect(upcoming.items.map((line: any) => [line.title, line.amount, line.discount?.amount ?? 0])).toEqual([
+      ['Pro', 4960, 1240],
+      ['Unused time: Pro', -1200, 0],
+      ['Remaining time: Pro', 2400, 0],
+    ]);
+  });
+
   it('a downgrade at the period’s end: 202 with the change, shown in pendingChanges, applied on Feb 1 before its billing (Pro 3100, no proration)', async () => {
     const env = environment();
     const pro = await env.price('Pro', 3100);
