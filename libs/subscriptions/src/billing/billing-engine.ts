@@ -26,6 +26,7 @@ import {
   decideBookUsageInvoice,
   dueBooking,
   dueChange,
+  decideDropChange,
   PendingBooking,
   UsageCharge,
   decideRecordBillingFailure,
@@ -217,7 +218,18 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
           if (change !== null && (upcoming === null || Date.parse(change.effectiveAt) <= upcoming.billAt.getTime())) {
             const subscription = state as Subscription;
             const sources = this.inputs.sources(environmentId, subscription, unit.manager);
-            const changed = await this.changes.applyScheduled(environmentId, subscription, change, sources, context, unit.manager);
+            const changed = await this.changes.applyScheduled(environmentId, subscription, change, sources, context, unit.manager).catch((error: unknown) => {
+              if (!(error instanceof DomainError)) throw error;
+              // It cannot be priced now (e.g. a price without pricing in the currency any more): dropped, so billing goes on.
+              this.logger.warn({
+                msg: 'a scheduled change could not be applied; dropped',
+                environmentId,
+                subscriptionId,
+                changeId: change.id,
+                reason: error.message,
+              });
+              return decideDropChange({ subscriptionId, changeId: change.id, reason: error.message }, state, context.meta);
+            });
             if (changed.length === 0) return 'nothing';
             session.append(stream, changed);
             return 'done';

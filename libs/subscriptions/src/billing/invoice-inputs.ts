@@ -10,6 +10,7 @@ import {
   composeInvoice,
   decideApplyScheduledChange,
   decideBillProrations,
+  decideDropChange,
   decideRecordBillingFailure,
   evolveSubscription,
   nextChangeAt,
@@ -166,7 +167,17 @@ async function withScheduledChange(subscription: Subscription, sources: BillingS
   const change = subscription.pendingChanges![0];
   const meta = { now: new Date(change.effectiveAt), newId: noIds };
   const prices = await chargedPrices(subscription, priceIdsOfChange(subscription, priceIdsNamedBy(change)), sources);
-  const events: SubscriptionEvent[] = decideApplyScheduledChange({ subscriptionId: subscription.id, changeId: change.id }, subscription, meta, prices);
+  let events: SubscriptionEvent[];
+  try {
+    events = decideApplyScheduledChange({ subscriptionId: subscription.id, changeId: change.id }, subscription, meta, prices);
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    // The engine drops a change it cannot price at its instant: so does the preview.
+    return decideDropChange({ subscriptionId: subscription.id, changeId: change.id, reason: error.message }, subscription, meta).reduce(
+      evolveSubscription,
+      subscription as SubscriptionState,
+    );
+  }
   if (events.length === 0) throw new RangeError(`the scheduled change ${change.id} does not apply at its instant`);
   const changed = events.reduce(evolveSubscription, subscription as SubscriptionState) as Subscription;
   if (change.prorationBehavior !== 'always_invoice') return changed;

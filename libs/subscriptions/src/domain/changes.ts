@@ -263,14 +263,22 @@ export function decideApplyScheduledChange(
   return [itemsChanged(subscription, change, prices, { ...meta, now: new Date(change.effectiveAt) }, meta.now)];
 }
 
-/** DELETE /subscriptions/{id}/changes/{changeId}: 404 for a change that is not pending (unknown, applied or dropped). */
+/**
+ * DELETE /subscriptions/{id}/changes/{changeId}: 404 for a change that is not pending (unknown, applied or
+ * dropped). The engine drops a change it cannot price at its instant (`reason`) rather than hold up the
+ * subscription's billing.
+ */
 export function decideDropChange(
-  command: { subscriptionId: string; changeId: string },
+  command: { subscriptionId: string; changeId: string; reason?: string },
   state: SubscriptionState,
   meta: CommandMetadata,
 ): SubscriptionChangeDropped[] {
   const subscription = existingSubscription(state, command.subscriptionId);
   if (!(subscription.pendingChanges ?? []).some((change) => change.id === command.changeId)) throw new NotFoundError('change', command.changeId);
+  if (command.reason !== undefined) {
+    const data = { subscriptionId: subscription.id, changeId: command.changeId, droppedAt: meta.now.toISOString(), reason: command.reason };
+    return [{ type: 'SubscriptionChangeDropped', schemaVersion: 1, data }];
+  }
   if (isOverAt(subscription, meta.now)) throw endedError(subscription);
   return [
     {

@@ -273,6 +273,21 @@ describe('decideDropChange', () => {
       .then([{ type: 'SubscriptionChangeDropped', schemaVersion: 1, data: { subscriptionId: SUBSCRIPTION_ID, changeId: 'change-1', droppedAt: JAN20 } }]);
   });
 
+  it('the engine drops a change it cannot price at its instant, with the reason', () => {
+    spec
+      .given([both, billedJanuary, ...scheduled])
+      .when((state) =>
+        decideDropChange({ subscriptionId: SUBSCRIPTION_ID, changeId: 'change-1', reason: 'no pricing' }, state, metadataAt('2026-01-25T00:00:00.000Z')),
+      )
+      .then([
+        {
+          type: 'SubscriptionChangeDropped',
+          schemaVersion: 1,
+          data: { subscriptionId: SUBSCRIPTION_ID, changeId: 'change-1', droppedAt: '2026-01-25T00:00:00.000Z', reason: 'no pricing' },
+        },
+      ]);
+  });
+
   it('404 for a change that is not pending', () => {
     spec.given([both, billedJanuary]).when(drop('change-1')).thenThrows({ kind: 'not_found' });
   });

@@ -206,11 +206,13 @@ export interface SubscriptionChangeScheduledData {
   readonly change: ItemsChange;
 }
 
-/** DELETE /subscriptions/{id}/changes/{changeId}: a pending change will not apply. */
+/** DELETE /subscriptions/{id}/changes/{changeId}: a pending change will not apply (or the engine could not price it at its instant: `reason`). */
 export interface SubscriptionChangeDroppedData {
   readonly subscriptionId: string;
   readonly changeId: string;
   readonly droppedAt: string;
+  /** Why the engine dropped it (its prices could not be priced at its instant); absent: dropped by request. */
+  readonly reason?: string;
 }
 
 /** The items changed (now, or a scheduled change at its instant): the new items, what billing keeps of them, and the proration lines made. */
