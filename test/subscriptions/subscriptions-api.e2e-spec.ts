@@ -145,6 +145,8 @@ describe('Subscriptions API', () => {
         paymentMethod: null,
         billingFailure: null,
         discounts: [],
+        pendingChanges: [],
+        latestChange: null,
         createdAt: START,
         updatedAt: START,
       });
@@ -567,6 +569,7 @@ describe('Subscriptions API', () => {
         'subscription.renewed',
         'subscription.trial_ended',
         'subscription.trial_will_end',
+        'subscription.updated',
       ]);
     });
 

@@ -35,6 +35,8 @@ export { InvoicePaymentTakenQuery, invoicePaymentLock } from './ports';
 export { CustomerInputDto } from './create-invoice/create-invoice.dto';
 // Customers: the record other contexts read (a subscription created with customerId) and the question invoicing asks of subscriptions.
 export { CustomerRecordQuery } from './customers/customer-record.query';
+// A subscription's always_invoice change puts a net proration credit on its customer's balance.
+export { AdjustCustomerBalanceCommand } from './customers/adjust-customer-balance/adjust-customer-balance.command';
 export { CustomerActiveSubscriptionsQuery } from './ports';
 export { toCustomerView, publicPaymentMethod } from './customers/read-model/customer-view';
 export type { CustomerView } from './customers/read-model/customer-view';

@@ -1,5 +1,5 @@
 import { secretHint } from '@billing/shared-kernel';
-import { endsAt, PaymentMethod, Subscription, SubscriptionState, timelineAt } from './domain';
+import { endsAt, ItemsChange, PaymentMethod, Subscription, SubscriptionState, timelineAt } from './domain';
 
 export interface SubscriptionItemView {
   readonly id: string;
@@ -44,6 +44,10 @@ export interface SubscriptionView {
   } | null;
   /** Coupons redeemed on it, in the order they apply. */
   readonly discounts: SubscriptionDiscountView[];
+  /** Changes of items scheduled for later, in the order they apply. */
+  readonly pendingChanges: ChangeView[];
+  /** The last change of items applied; null: never changed. */
+  readonly latestChange: ChangeView | null;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -62,6 +66,48 @@ export interface SubscriptionDiscountView {
   readonly start: string;
   readonly end: string | null;
   readonly endedAt: string | null;
+}
+
+/** One item of a change: added, updated (as it becomes) or deleted. */
+export interface ItemChangeView {
+  readonly action: 'add' | 'update' | 'delete';
+  readonly itemId: string;
+  /** add and update: the item's price, product and quantity from the change on; delete: null. */
+  readonly price: { readonly id: string; readonly name: string } | null;
+  readonly product: { readonly id: string; readonly name: string } | null;
+  readonly quantity: number | null;
+}
+
+/** A change of items (POST /subscriptions/{id}/changes): scheduled (pendingChanges) or applied (latestChange). */
+export interface ChangeView {
+  readonly id: string;
+  /** The first day the change is in force (the subscription's time zone). */
+  readonly date: string;
+  readonly effectiveAt: string;
+  readonly prorationBehavior: string;
+  readonly items: ItemChangeView[];
+  readonly requestedAt: string;
+}
+
+export function toChangeView(change: ItemsChange): ChangeView {
+  return {
+    id: change.id,
+    date: change.date,
+    effectiveAt: change.effectiveAt,
+    prorationBehavior: change.prorationBehavior,
+    items: change.changes.map((itemChange) =>
+      itemChange.action === 'delete'
+        ? { action: 'delete', itemId: itemChange.itemId, price: null, product: null, quantity: null }
+        : {
+            action: itemChange.action,
+            itemId: itemChange.item.id,
+            price: { id: itemChange.item.priceId, name: itemChange.item.priceName },
+            product: itemChange.item.product,
+            quantity: Number(itemChange.item.quantity),
+          },
+    ),
+    requestedAt: change.requestedAt,
+  };
 }
 
 /** A payment method as anything outside the service sees it: the token only as its hint. */
@@ -119,6 +165,8 @@ export function toSubscriptionView(subscription: Subscription, now: Date): Subsc
       end: discount.end,
       endedAt: discount.endedAt,
     })),
+    pendingChanges: (subscription.pendingChanges ?? []).map(toChangeView),
+    latestChange: subscription.latestChange ? toChangeView(subscription.latestChange) : null,
     createdAt: subscription.createdAt,
     updatedAt: subscription.updatedAt,
   };

@@ -38,6 +38,9 @@ const SUBSCRIPTION_EVENTS: Record<SubscriptionEvent['type'], number> = {
   SubscriptionDiscountEnded: 1,
   SubscriptionTrialEndAnnounced: 1,
   SubscriptionTrialEnded: 1,
+  SubscriptionChangeScheduled: 1,
+  SubscriptionChangeDropped: 1,
+  SubscriptionItemsChanged: 1,
 };
 const HANDLE_EVENTS: Record<SubscriptionHandleClaimed['type'], number> = { SubscriptionHandleClaimed: 1 };
 
@@ -116,6 +119,12 @@ const notifications: NotificationDefinition[] = [
     streamType: SUBSCRIPTION_STREAM,
     eventType: 'SubscriptionTrialEnded',
     description: 'A trial is over: at its end, or ended early (PUT /subscriptions/{id}/end-trial); billing starts with it.',
+  },
+  {
+    name: 'subscription.updated',
+    streamType: SUBSCRIPTION_STREAM,
+    eventType: 'SubscriptionItemsChanged',
+    description: 'A subscription’s items changed (POST /subscriptions/{id}/changes, or a scheduled change at its instant); `latestChange` holds the change.',
   },
   {
     name: 'subscription.discount_applied',

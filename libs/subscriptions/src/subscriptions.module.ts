@@ -4,6 +4,7 @@ import { BillingEngine } from './billing/billing-engine';
 import { BillingInputs } from './billing/invoice-inputs';
 import { UpcomingInvoices } from './billing/upcoming-invoice';
 import { UpcomingInvoiceController } from './http/upcoming-invoice.controller';
+import { ChangesController } from './http/changes.controller';
 import { CancelSubscriptionHandler } from './cancel-subscription/cancel-subscription.handler';
 import { EndDiscountHandler } from './end-discount/end-discount.handler';
 import { CreateSubscriptionHandler } from './create-subscription/create-subscription.handler';
@@ -18,10 +19,13 @@ import { UsageController } from './http/usage.controller';
 import { UsageStore } from './usage/usage-store';
 import { BillableMetricExistsHandler } from './billable-metric-exists/billable-metric-exists.handler';
 import { CancelUsageEventHandler } from './cancel-usage-event/cancel-usage-event.handler';
+import { ChangeBilling } from './change-items/change-billing';
+import { ChangeItemsHandler } from './change-items/change-items.handler';
+import { DropChangeHandler } from './drop-change/drop-change.handler';
 
 /** The HTTP surface, command handlers and billing engine of the subscriptions context (its definition is subscriptionsContext). */
 @Module({
-  controllers: [SubscriptionsController, UsageController, UpcomingInvoiceController],
+  controllers: [SubscriptionsController, UsageController, UpcomingInvoiceController, ChangesController],
   providers: [
     SubscriptionsReadModel,
     CreateSubscriptionHandler,
@@ -39,6 +43,9 @@ import { CancelUsageEventHandler } from './cancel-usage-event/cancel-usage-event
     BillableMetricExistsHandler,
     CancelUsageEventHandler,
     CustomerActiveSubscriptionsHandler,
+    ChangeBilling,
+    ChangeItemsHandler,
+    DropChangeHandler,
   ],
 })
 export class SubscriptionsModule {}

@@ -23,7 +23,13 @@ export const SUBSCRIPTIONS_PROBLEMS: Record<string, ProblemType> = {
     status: 409,
     title: 'Conflict',
     description:
-      'Billing due by now (a charge, renewal or end) is still to be booked by the billing engine: a cancel now bills what comes after it; try again shortly.',
+      'Billing due by now (a charge, renewal or end) is still to be booked by the billing engine: a cancel now or a change of items bills what comes after it; try again shortly.',
+  },
+  'subscription-change-pending': {
+    status: 409,
+    title: 'Conflict',
+    description:
+      'The subscription has a scheduled change of items: drop it (DELETE /subscriptions/{id}/changes/{changeId}) before making another (README: Changing items).',
   },
   'subscription-not-cancelled': { status: 409, title: 'Conflict', description: 'Only a cancelled subscription can be reactivated.' },
   'subscription-period-billed': {

@@ -26,7 +26,18 @@ export interface UpcomingInvoiceView extends Pick<
   readonly usage: UpcomingUsageView[];
 }
 
-export function toUpcomingInvoiceView({ subscription, due, composed }: UpcomingComposition, invoice: Invoice): UpcomingInvoiceView {
+/** POST /subscriptions/{id}/changes/preview: what a change would bill, nothing written. */
+export interface ChangePreviewView {
+  /** always_invoice effective now: the invoice of the proration lines booked at once; otherwise null. */
+  readonly immediateInvoice: UpcomingInvoiceView | null;
+  /** The next invoice the engine books after the change; null: nothing left to bill. */
+  readonly upcomingInvoice: UpcomingInvoiceView | null;
+}
+
+export function toUpcomingInvoiceView(
+  { subscription, due, composed }: Pick<UpcomingComposition, 'subscription' | 'composed'> & { due: Pick<UpcomingComposition['due'], 'billAt'> },
+  invoice: Invoice,
+): UpcomingInvoiceView {
   const view = toInvoiceView(invoice);
   return {
     subscriptionId: subscription.id,

@@ -19,11 +19,14 @@ import {
   usageChargeOf,
   usageLinesOf,
   withUsageLines,
+  billsInvoice,
   decideAdvanceSubscription,
   decideAdvanceTrial,
   decideBillDue,
   decideBookUsageInvoice,
   dueBooking,
+  dueChange,
+  decideDropChange,
   PendingBooking,
   UsageCharge,
   decideRecordBillingFailure,
@@ -38,6 +41,7 @@ import { PaymentTermsQuery } from '../ports';
 import { SubscriptionsReadModel } from '../read-model/subscriptions.read-model';
 import { subscriptionInvoiceId, subscriptionStream } from '../streams';
 import { UsageStore } from '../usage/usage-store';
+import { ChangeBilling } from '../change-items/change-billing';
 import { BillingInputs, CATALOG_PRICING, composeDue, invoiceInputOf } from './invoice-inputs';
 
 const ACTOR = 'system:billing-engine';
@@ -88,6 +92,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly usage: UsageStore,
     private readonly inputs: BillingInputs,
+    private readonly changes: ChangeBilling,
   ) {}
 
   onModuleInit(): void {
@@ -207,6 +212,28 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
             session.append(stream, trial);
             return 'done';
           }
+          // A scheduled change of items applies at its instant, before the billing due then (whose charges use the new items).
+          const change = dueChange(state, now);
+          const upcoming = change === null ? null : nextDue(state);
+          if (change !== null && (upcoming === null || Date.parse(change.effectiveAt) <= upcoming.billAt.getTime())) {
+            const subscription = state as Subscription;
+            const sources = this.inputs.sources(environmentId, subscription, unit.manager);
+            const changed = await this.changes.applyScheduled(environmentId, subscription, change, sources, context, unit.manager).catch((error: unknown) => {
+              if (!(error instanceof DomainError)) throw error;
+              // It cannot be priced now (e.g. a price without pricing in the currency any more): dropped, so billing goes on.
+              this.logger.warn({
+                msg: 'a scheduled change could not be applied; dropped',
+                environmentId,
+                subscriptionId,
+                changeId: change.id,
+                reason: error.message,
+              });
+              return decideDropChange({ subscriptionId, changeId: change.id, reason: error.message }, state, context.meta);
+            });
+            if (changed.length === 0) return 'nothing';
+            session.append(stream, changed);
+            return 'done';
+          }
           // A failed item's charge whose retry has come goes before the next charges (it is older than them).
           const retry = retryDue(state, now);
           const next = dueNow(state, now);
@@ -219,10 +246,9 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
           } else {
             billing = due;
             if (billing === null) return 'nothing';
-            events =
-              billing.charges.length === 0
-                ? decideAdvanceSubscription({ subscriptionId }, state, context.meta)
-                : await this.bill(environmentId, state as Subscription, billing, context, unit.manager);
+            events = !billsInvoice(billing)
+              ? decideAdvanceSubscription({ subscriptionId }, state, context.meta)
+              : await this.bill(environmentId, state as Subscription, billing, context, unit.manager);
           }
           if (events.length === 0) return 'nothing';
           session.append(stream, events);

@@ -8,8 +8,15 @@ import {
   ChargedPrice,
   ComposedInvoice,
   composeInvoice,
+  decideApplyScheduledChange,
+  decideBillProrations,
+  decideDropChange,
   decideRecordBillingFailure,
   evolveSubscription,
+  nextChangeAt,
+  priceIdsNamedBy,
+  priceIdsOfChange,
+  SubscriptionEvent,
   DueBilling,
   InvoiceComposition,
   InvoiceCompositionInput,
@@ -56,18 +63,12 @@ export interface SkippedCorrection {
  */
 export async function gatherInvoiceInput(
   subscription: Subscription,
-  due: Pick<DueBilling, 'billAt' | 'charges'>,
+  due: Pick<DueBilling, 'billAt' | 'charges' | 'prorations'>,
   sources: BillingSources,
   skipped: (correction: SkippedCorrection) => void,
 ): Promise<InvoiceCompositionInput<PriceComponent>> {
   const items = new Map(subscription.items.map((item) => [item.id, item]));
-  const found = await sources.prices([...new Set(due.charges.map((charge) => items.get(charge.itemId)!.priceId))]);
-  const prices = new Map<string, ChargedPrice<PriceComponent>>(
-    [...found].map(([id, price]) => {
-      const entry = price.pricing[subscription.currency];
-      return [id, { name: price.name, componentsAt: entry ? (quantity: bigint) => priceComponents(price.priceModel, entry, quantity) : null }];
-    }),
-  );
+  const prices = await chargedPrices(subscription, [...new Set(due.charges.map((charge) => items.get(charge.itemId)!.priceId))], sources);
   const usage = new Map<string, PeriodUsage | DomainError>();
   for (const { itemId, kind, period } of due.charges) {
     if (kind !== 'event_based') continue;
@@ -93,10 +94,25 @@ export async function gatherInvoiceInput(
   return { subscription, due, prices, usage, rerated };
 }
 
+/** The prices among `priceIds` in the subscription's currency, as composition (and a change's proration) prices them. */
+export async function chargedPrices(
+  subscription: Subscription,
+  priceIds: readonly string[],
+  sources: BillingSources,
+): Promise<Map<string, ChargedPrice<PriceComponent>>> {
+  const found = await sources.prices(priceIds);
+  return new Map(
+    [...found].map(([id, price]) => {
+      const entry = price.pricing[subscription.currency];
+      return [id, { name: price.name, componentsAt: entry ? (quantity: bigint) => priceComponents(price.priceModel, entry, quantity) : null }];
+    }),
+  );
+}
+
 /** The invoice of the charges due: gatherInvoiceInput, then composeInvoice with the catalog's pricing maths. */
 export async function composeDue(
   subscription: Subscription,
-  due: Pick<DueBilling, 'billAt' | 'charges'>,
+  due: Pick<DueBilling, 'billAt' | 'charges' | 'prorations'>,
   sources: BillingSources,
   skipped: (correction: SkippedCorrection) => void,
 ): Promise<InvoiceComposition> {
@@ -125,6 +141,12 @@ export async function composeUpcoming(
 ): Promise<UpcomingComposition | null> {
   for (let current = state; ;) {
     const upcoming = upcomingBilling(current);
+    // A scheduled change due by the next billing applies first, as the engine applies it (before the billing at its instant).
+    const changeAt = nextChangeAt(current);
+    if (changeAt !== null && (upcoming === null || changeAt <= upcoming.due.billAt)) {
+      current = await withScheduledChange(upcoming?.subscription ?? (current as Subscription), sources);
+      continue;
+    }
     if (upcoming === null) return null;
     const { subscription, due } = upcoming;
     const composed = await composeDue(subscription, due, sources, skipped);
@@ -137,8 +159,36 @@ export async function composeUpcoming(
   }
 }
 
+/**
+ * The subscription after its first scheduled change, as the engine applies it at its instant; with
+ * always_invoice its lines billed then on an invoice of their own (so not on the upcoming one).
+ */
+async function withScheduledChange(subscription: Subscription, sources: BillingSources): Promise<SubscriptionState> {
+  const change = subscription.pendingChanges![0];
+  const meta = { now: new Date(change.effectiveAt), newId: noIds };
+  const prices = await chargedPrices(subscription, priceIdsOfChange(subscription, priceIdsNamedBy(change)), sources);
+  let events: SubscriptionEvent[];
+  try {
+    events = decideApplyScheduledChange({ subscriptionId: subscription.id, changeId: change.id }, subscription, meta, prices);
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    // The engine drops a change it cannot price at its instant: so does the preview.
+    return decideDropChange({ subscriptionId: subscription.id, changeId: change.id, reason: error.message }, subscription, meta).reduce(
+      evolveSubscription,
+      subscription as SubscriptionState,
+    );
+  }
+  if (events.length === 0) throw new RangeError(`the scheduled change ${change.id} does not apply at its instant`);
+  const changed = events.reduce(evolveSubscription, subscription as SubscriptionState) as Subscription;
+  if (change.prorationBehavior !== 'always_invoice') return changed;
+  return decideBillProrations({ subscriptionId: subscription.id, invoiceId: `proration-invoice-of-${change.id}` }, changed, meta).reduce(
+    evolveSubscription,
+    changed as SubscriptionState,
+  );
+}
+
 function noIds(): string {
-  throw new RangeError('recording a billing failure takes no new id');
+  throw new RangeError('recording a billing failure or applying a scheduled change takes no new id');
 }
 
 /**

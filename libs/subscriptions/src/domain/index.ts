@@ -10,3 +10,5 @@ export * from './billable-metric';
 export * from './invoice-composition';
 export * from './discounts';
 export * from './handle-claim';
+export * from './changes';
+export * from './proration-behavior';

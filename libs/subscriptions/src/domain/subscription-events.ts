@@ -1,6 +1,7 @@
 import { DomainEvent } from '@billing/shared-kernel';
 import { SubscriptionDiscount } from './discounts';
 import { Period, TermLength, TermUnit } from './periods';
+import { ProrationBehavior } from './proration-behavior';
 
 /**
  * The events of a subscription stream (stable `type` strings, schemaVersion 1).
@@ -127,7 +128,41 @@ export interface BilledLine {
   readonly amount: number;
 }
 
-/** The unused advance-billed days of an item credited on a cancel-now's final invoice. */
+/** What a proration line bills of an item: its price and quantity then (a deleted item is gone from the items, its lines stay). */
+export interface ProratedItem {
+  readonly priceId: string;
+  readonly priceName: string;
+  readonly product: { readonly id: string; readonly name: string };
+  readonly quantity: string;
+  readonly taxCode: string | null;
+}
+
+/** Why a proration line was made: its invoice line says so. */
+export type ProrationReason = 'cancellation' | 'change' | 'used_before_change' | 'pause' | 'resume';
+
+/**
+ * Days of an item billed outside its regular pieces: the unused advance-billed remainder credited (a cancel
+ * now, a change, a pause), or days charged at a price (the new price's remainder after a change, an arrears
+ * item's days used at its old price). Waiting in `pendingProrations` for the next invoice the engine books
+ * (or booked at once on one of their own); composeInvoice makes one line of each, after the others.
+ */
+export interface ProrationLine {
+  readonly itemId: string;
+  /** credit: the invoice line is the negative of `amount`; charge: `amount`. */
+  readonly kind: 'credit' | 'charge';
+  readonly reason: ProrationReason;
+  readonly item: ProratedItem;
+  /** The days prorated (inclusive), within one full period of the item. */
+  readonly period: Period;
+  readonly days: number;
+  readonly daysInFullPeriod: number;
+  /** The full-period amount at the item's price and quantity. */
+  readonly fullAmount: number;
+  /** fullAmount × days ÷ daysInFullPeriod, rounded half away from zero once (proRate); never negative. */
+  readonly amount: number;
+}
+
+/** A cancel-now's credit as events written before ProrationLine recorded it (`credits`); nothing reads it any more. */
 export interface BilledCredit {
   readonly itemId: string;
   /** The unused days: from the day after the cancellation to the end of the piece billed in advance. */
@@ -138,6 +173,61 @@ export interface BilledCredit {
   readonly fullAmount: number;
   /** fullAmount × daysUnused ÷ daysInFullPeriod, rounded half away from zero once; positive (the invoice line is its negative). */
   readonly amount: number;
+}
+
+/** The last piece an advance item was billed (what a credit of its remainder is worked out from). */
+export interface AdvancePiece {
+  readonly period: Period;
+  readonly daysInFullPeriod: number;
+  readonly fullAmount: number;
+}
+
+/** One item of a change: added (a new item), updated (its price or quantity; the item as it becomes), or deleted. */
+export type ItemChange =
+  | { readonly action: 'add'; readonly item: SubscriptionItem }
+  | { readonly action: 'update'; readonly item: SubscriptionItem }
+  | { readonly action: 'delete'; readonly itemId: string };
+
+/** A change of items, as requested (validated) and scheduled; applied at effectiveAt. */
+export interface ItemsChange {
+  readonly id: string;
+  /** The first day (local) the change is in force. */
+  readonly date: string;
+  /** The instant it applies: the request's for `now`, else the start of `date` in the subscription's zone. */
+  readonly effectiveAt: string;
+  readonly prorationBehavior: ProrationBehavior;
+  readonly changes: readonly ItemChange[];
+  readonly requestedAt: string;
+}
+
+/** A change to apply later (effective period_end or a date): GET shows it in pendingChanges until it applies or is dropped. */
+export interface SubscriptionChangeScheduledData {
+  readonly subscriptionId: string;
+  readonly change: ItemsChange;
+}
+
+/** DELETE /subscriptions/{id}/changes/{changeId}: a pending change will not apply (or the engine could not price it at its instant: `reason`). */
+export interface SubscriptionChangeDroppedData {
+  readonly subscriptionId: string;
+  readonly changeId: string;
+  readonly droppedAt: string;
+  /** Why the engine dropped it (its prices could not be priced at its instant); absent: dropped by request. */
+  readonly reason?: string;
+}
+
+/** The items changed (now, or a scheduled change at its instant): the new items, what billing keeps of them, and the proration lines made. */
+export interface SubscriptionItemsChangedData {
+  readonly subscriptionId: string;
+  readonly change: ItemsChange;
+  /** The items from now on. */
+  readonly items: readonly SubscriptionItem[];
+  /** Per item whose billing moves: its last day billed (or billed by a proration line) from now on. */
+  readonly billedThrough: Readonly<Record<string, string>>;
+  /** Per item whose advance-billed piece is now at another amount (prorated to the new price). */
+  readonly advanceBilled: Readonly<Record<string, AdvancePiece>>;
+  /** The lines made: waiting for the next invoice (always_invoice: billed at once by the SubscriptionBilled after this event). */
+  readonly prorations: readonly ProrationLine[];
+  readonly changedAt: string;
 }
 
 /** The usage an event_based item billed for one period, as rated then: quantity a decimal string, amount minor units. */
@@ -174,8 +264,13 @@ export interface SubscriptionBilledData {
   /** Set when the invoice stays a draft for the usage grace period: it is booked (its usage re-rated) at this instant. */
   readonly bookAt?: string | null;
   readonly usageLines?: UsageLineRange;
-  /** A cancel-now's final invoice (billAt: the cancellation): the unused advance-billed days credited, after the other lines. */
+  /** Older events' cancel-now credits (now among `prorations`). */
   readonly credits?: readonly BilledCredit[];
+  /**
+   * The proration lines on this invoice, after the other lines: every line pending before it (they leave
+   * `pendingProrations`) and a cancel-now's credits. Absent: none.
+   */
+  readonly prorations?: readonly ProrationLine[];
 }
 
 /** A draft kept open for late usage was booked at the end of the grace period, with its usage re-rated then. */
@@ -227,6 +322,9 @@ export interface SubscriptionDiscountEndedData {
   readonly endedAt: string;
 }
 
+export type SubscriptionChangeScheduled = DomainEvent<'SubscriptionChangeScheduled', SubscriptionChangeScheduledData>;
+export type SubscriptionChangeDropped = DomainEvent<'SubscriptionChangeDropped', SubscriptionChangeDroppedData>;
+export type SubscriptionItemsChanged = DomainEvent<'SubscriptionItemsChanged', SubscriptionItemsChangedData>;
 export type SubscriptionCreated = DomainEvent<'SubscriptionCreated', SubscriptionCreatedData>;
 export type SubscriptionDiscountApplied = DomainEvent<'SubscriptionDiscountApplied', SubscriptionDiscountAppliedData>;
 export type SubscriptionDiscountEnded = DomainEvent<'SubscriptionDiscountEnded', SubscriptionDiscountEndedData>;
@@ -258,6 +356,9 @@ export interface UsageEventCancelledData {
 export type UsageEventCancelled = DomainEvent<'UsageEventCancelled', UsageEventCancelledData>;
 
 export type SubscriptionEvent =
+  | SubscriptionChangeScheduled
+  | SubscriptionChangeDropped
+  | SubscriptionItemsChanged
   | SubscriptionTrialEndAnnounced
   | SubscriptionTrialEnded
   | SubscriptionDiscountApplied

@@ -13,10 +13,13 @@ import {
 } from '@billing/shared-kernel';
 import { SubscriptionDiscount } from './discounts';
 import { LAST_CALENDAR_DATE, maxDate, minDate, validDate } from './calendar';
-import { Period, TermLength, TermUnit, nthPeriod, periodAt, termEnd, termLengthOf } from './periods';
+import { TermLength, TermUnit, nthPeriod, periodAt, termEnd, termLengthOf } from './periods';
 import {
+  AdvancePiece,
   ItemSchedule,
+  ItemsChange,
   PaymentMethod,
+  ProrationLine,
   SubscriptionCancelled,
   SubscriptionCreated,
   SubscriptionCustomer,
@@ -111,12 +114,24 @@ export interface Subscription {
   readonly advanceBilled?: Readonly<Record<string, AdvancePiece>>;
   /** Coupons redeemed on it, in the order given (absent in states stored before coupons). */
   readonly discounts?: readonly SubscriptionDiscount[];
+  /**
+   * Proration lines waiting for the next invoice the engine books for it (nextDue brings them all; the
+   * SubscriptionBilled that bills them empties the list). Absent: none ever waited.
+   */
+  readonly pendingProrations?: readonly ProrationLine[];
+  /** Changes of items scheduled for later (effective period_end or a date), in the order they apply. */
+  readonly pendingChanges?: readonly ItemsChange[];
+  /** The last change of items applied (subscription.updated carries it); absent: never changed. */
+  readonly latestChange?: ItemsChange;
 }
 
-export interface AdvancePiece {
-  readonly period: Period;
-  readonly daysInFullPeriod: number;
-  readonly fullAmount: number;
+/**
+ * The state with `prorations` waiting for the next invoice: what an event that prorates (a change, a pause)
+ * folds into it.
+ */
+export function withPendingProrations<State extends Subscription>(state: State, prorations: readonly ProrationLine[] | undefined): State {
+  if (prorations === undefined || prorations.length === 0) return state;
+  return { ...state, pendingProrations: [...(state.pendingProrations ?? []), ...prorations] };
 }
 
 export interface BillingFailure {
@@ -220,6 +235,8 @@ export function evolveSubscription(state: SubscriptionState, event: Subscription
         for (const { itemId, period, daysInFullPeriod, fullAmount } of advance) pieces[itemId] = { period: period!, daysInFullPeriod, fullAmount };
         usageState.advanceBilled = pieces;
       }
+      // A billing with prorations bills every pending one (nextDue brings them all).
+      if ((event.data.prorations ?? []).length > 0) usageState.pendingProrations = [];
       return { ...state, billedThrough, lastBilledAt, billingFailure: null, updatedAt: billedAt, ...usageState };
     }
     case 'SubscriptionInvoiceBooked': {
@@ -236,6 +253,30 @@ export function evolveSubscription(state: SubscriptionState, event: Subscription
       return { ...state, status: 'ended', endedAt: event.data.endedAt, updatedAt: event.data.endedAt };
     case 'UsageEventCancelled':
       return state;
+    case 'SubscriptionChangeScheduled':
+      return { ...state, pendingChanges: [...(state.pendingChanges ?? []), event.data.change], updatedAt: event.data.change.requestedAt };
+    case 'SubscriptionChangeDropped': {
+      const { changeId, droppedAt } = event.data;
+      return { ...state, pendingChanges: (state.pendingChanges ?? []).filter((change) => change.id !== changeId), updatedAt: droppedAt };
+    }
+    case 'SubscriptionItemsChanged': {
+      const { change, items, billedThrough, advanceBilled, prorations, changedAt } = event.data;
+      const kept = <T>(record: Readonly<Record<string, T>> | undefined): Record<string, T> =>
+        Object.fromEntries(Object.entries(record ?? {}).filter(([itemId]) => items.some((item) => item.id === itemId)));
+      const changed: Subscription = {
+        ...state,
+        items,
+        billedThrough: { ...kept(state.billedThrough), ...billedThrough },
+        ...(state.advanceBilled !== undefined || Object.keys(advanceBilled).length > 0
+          ? { advanceBilled: { ...kept(state.advanceBilled), ...advanceBilled } }
+          : {}),
+        ...(state.itemFailures !== undefined ? { itemFailures: kept(state.itemFailures) } : {}),
+        pendingChanges: (state.pendingChanges ?? []).filter((pending) => pending.id !== change.id),
+        latestChange: change,
+        updatedAt: changedAt,
+      };
+      return withPendingProrations(changed, prorations);
+    }
     case 'SubscriptionDiscountApplied':
       return { ...state, discounts: [...(state.discounts ?? []), event.data.discount], updatedAt: event.data.appliedAt };
     case 'SubscriptionDiscountEnded': {
@@ -448,7 +489,7 @@ function trialEndOf(command: CreateSubscription, start: string, end: string | nu
 /** An item's quantity: > 0, at most 4 decimals, and at most a billion (beyond, no price could bill it within the amount range). */
 export const MAX_SUBSCRIPTION_QUANTITY = 1_000_000_000;
 
-function validQuantity(value: number | string, pointer: string): string {
+export function validQuantity(value: number | string, pointer: string): string {
   const scaled = parseScaledDecimal(value, QUANTITY_SCALE, pointer);
   if (scaled <= 0n) throw ValidationError.at(pointer, 'must be greater than 0');
   if (scaled > BigInt(MAX_SUBSCRIPTION_QUANTITY) * 10n ** BigInt(QUANTITY_SCALE))
@@ -470,7 +511,7 @@ function firstPeriodInCalendar(start: string, schedule: ItemSchedule, pointer: s
   );
 }
 
-function subscribablePrice(
+export function subscribablePrice(
   item: RequestedItem,
   currency: string | null,
   pointer: string,
@@ -597,12 +638,13 @@ export type RedeemedDiscountTerms = Omit<SubscriptionDiscount, 'start' | 'end' |
  * starts within durationInMonths months of the term's start, `forever` all.
  */
 export function decideApplyDiscounts(
-  command: { subscriptionId: string; discounts: readonly RedeemedDiscountTerms[] },
+  command: { subscriptionId: string; discounts: readonly RedeemedDiscountTerms[]; start?: string },
   state: SubscriptionState,
   meta: CommandMetadata,
 ): SubscriptionDiscountApplied[] {
   const subscription = existingSubscription(state, command.subscriptionId);
-  const start = subscription.term.start;
+  // Redeemed with a change: from the change's first day.
+  const start = command.start ?? subscription.term.start;
   return command.discounts.map((terms) => ({
     type: 'SubscriptionDiscountApplied',
     schemaVersion: 1,

@@ -91,6 +91,26 @@ class TrialDto {
   endedAt!: string | null;
 }
 
+class ItemChangeDto {
+  @ApiProperty({ enum: ['add', 'update', 'delete'] }) action!: string;
+  @ApiProperty({ format: 'uuid', description: 'the item (an added item’s new id)' }) itemId!: string;
+  @ApiProperty({ type: NamedRefDto, nullable: true, description: 'add and update: the item’s price from the change on; delete: null' })
+  price!: NamedRefDto | null;
+  @ApiProperty({ type: NamedRefDto, nullable: true }) product!: NamedRefDto | null;
+  @ApiProperty({ type: Number, format: 'double', nullable: true, description: 'add and update: the quantity from the change on; delete: null' })
+  quantity!: number | null;
+}
+
+/** A change of items (README: Changing items): scheduled (pendingChanges, the 202 of a later change) or applied (latestChange). */
+export class SubscriptionChangeDto {
+  @ApiProperty({ format: 'uuid', description: 'DELETE /subscriptions/{id}/changes/{changeId} drops it while pending' }) id!: string;
+  @ApiProperty({ format: 'date', description: 'the first day the change is in force (the subscription’s time zone)' }) date!: string;
+  @ApiProperty({ format: 'date-time', description: 'the instant it applies: the request’s (now) or the start of `date`' }) effectiveAt!: string;
+  @ApiProperty({ enum: ['create_prorations', 'always_invoice', 'none'] }) prorationBehavior!: string;
+  @ApiProperty({ type: [ItemChangeDto] }) items!: ItemChangeDto[];
+  @ApiProperty({ format: 'date-time' }) requestedAt!: string;
+}
+
 /** The Subscription resource (README: Subscriptions). */
 export class SubscriptionDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
@@ -115,6 +135,14 @@ export class SubscriptionDto {
   billingFailure!: BillingFailureDto | null;
   @ApiProperty({ type: [SubscriptionDiscountDto], description: 'coupons redeemed on it, in the order they apply (README: Coupons and promotion codes)' })
   discounts!: SubscriptionDiscountDto[];
+  @ApiProperty({ type: [SubscriptionChangeDto], description: 'changes of items scheduled for later (effective period_end or a date), in the order they apply' })
+  pendingChanges!: SubscriptionChangeDto[];
+  @ApiProperty({
+    type: SubscriptionChangeDto,
+    nullable: true,
+    description: 'the last change of items applied (subscription.updated carries it); null: never changed',
+  })
+  latestChange!: SubscriptionChangeDto | null;
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ format: 'date-time' }) updatedAt!: string;
 }

@@ -32,3 +32,19 @@ export class UpcomingInvoiceDto {
   @ApiProperty({ type: Number, format: 'int64' }) totalVat!: number;
   @ApiProperty({ type: Number, format: 'int64' }) totalInclVat!: number;
 }
+
+/** POST /subscriptions/{id}/changes/preview: what a change would bill, nothing written. */
+export class ChangePreviewDto {
+  @ApiProperty({
+    type: UpcomingInvoiceDto,
+    nullable: true,
+    description: 'always_invoice effective now: the invoice of the proration lines booked at once (billAt: now); otherwise null',
+  })
+  immediateInvoice!: UpcomingInvoiceDto | null;
+  @ApiProperty({
+    type: UpcomingInvoiceDto,
+    nullable: true,
+    description: 'the next invoice the billing engine books after the change; null: nothing left to bill',
+  })
+  upcomingInvoice!: UpcomingInvoiceDto | null;
+}
