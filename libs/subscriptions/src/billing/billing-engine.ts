@@ -19,6 +19,7 @@ import {
   usageChargeOf,
   usageLinesOf,
   withUsageLines,
+  decideAdvancePause,
   decideAdvanceSubscription,
   decideAdvanceTrial,
   decideBillDue,
@@ -205,6 +206,12 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
           const trial = decideAdvanceTrial({ subscriptionId }, state, context.meta);
           if (trial.length > 0) {
             session.append(stream, trial);
+            return 'done';
+          }
+          // A pause ends at its resumeAt, after what falls due before it and before what falls due at that instant.
+          const resumed = decideAdvancePause({ subscriptionId }, state, context.meta);
+          if (resumed.length > 0) {
+            session.append(stream, resumed);
             return 'done';
           }
           // A failed item's charge whose retry has come goes before the next charges (it is older than them).

@@ -15,6 +15,7 @@ import { SubscriptionDiscount } from './discounts';
 import { LAST_CALENDAR_DATE, maxDate, minDate, validDate } from './calendar';
 import { Period, TermLength, TermUnit, nthPeriod, periodAt, termEnd, termLengthOf } from './periods';
 import {
+  BilledCredit,
   ItemSchedule,
   PaymentMethod,
   SubscriptionCancelled,
@@ -25,6 +26,7 @@ import {
   SubscriptionEvent,
   SubscriptionItem,
   SubscriptionReactivated,
+  SubscriptionResumed,
   SubscriptionTrialEnded,
   Term,
   UsageCharge,
@@ -42,7 +44,17 @@ import { localDateOf, startOfDayIn, validTimeZone } from './time-zone';
 
 export const MAX_SUBSCRIPTION_ITEMS = 50;
 
-export type SubscriptionStatus = 'trialing' | 'active' | 'cancelled' | 'ended';
+export type SubscriptionStatus = 'trialing' | 'active' | 'paused' | 'cancelled' | 'ended';
+
+/** A pause in force (README: Pause and resume): nothing is billed from `start` until it resumes. */
+export interface Pause {
+  /** The instant it was paused (the pause day, its local date, is still served). */
+  readonly pausedAt: string;
+  /** The first day not served: the day after the pause day. */
+  readonly start: string;
+  /** The day it resumes by itself (the first day served again); null: only by hand. */
+  readonly resumeAt: string | null;
+}
 
 /** A free trial: the days from `start` to the day before `end` are never billed. */
 export interface Trial {
@@ -111,6 +123,10 @@ export interface Subscription {
   readonly advanceBilled?: Readonly<Record<string, AdvancePiece>>;
   /** Coupons redeemed on it, in the order given (absent in states stored before coupons). */
   readonly discounts?: readonly SubscriptionDiscount[];
+  /** The pause in force (status paused); absent or null: none. */
+  readonly pause?: Pause | null;
+  /** The days of earlier pauses, oldest first: never billed (a piece ends before one and the next starts after it). */
+  readonly pausedDays?: readonly Period[];
 }
 
 export interface AdvancePiece {
@@ -149,6 +165,29 @@ function withBookedUsage(state: Subscription, charges: readonly UsageCharge[], a
   }
   return billed;
 }
+/**
+ * What is billed once `credits` gave their unused days back: each credited item is billed through the day
+ * before its credit (days served again are billed again) and its piece billed in advance ends there, so no
+ * later credit (a cancel now after a pause) gives the same days back twice.
+ */
+function withoutCredited(
+  state: Pick<Subscription, 'advanceBilled' | 'billedThrough'>,
+  credits: readonly BilledCredit[],
+): Pick<Subscription, 'advanceBilled' | 'billedThrough'> {
+  if (credits.length === 0) return state;
+  const pieces: Record<string, AdvancePiece> = { ...state.advanceBilled };
+  const billedThrough = { ...state.billedThrough };
+  for (const { itemId, period } of credits) {
+    const end = addDays(period.start, -1);
+    billedThrough[itemId] = end;
+    const piece = pieces[itemId];
+    if (piece === undefined) continue;
+    if (end < piece.period.start) delete pieces[itemId];
+    else pieces[itemId] = { ...piece, period: { start: piece.period.start, end } };
+  }
+  return { advanceBilled: pieces, billedThrough };
+}
+
 /** Before its SubscriptionCreated a stream holds nothing. */
 export type SubscriptionState = { readonly status: 'none' } | Subscription;
 
@@ -183,9 +222,23 @@ export function evolveSubscription(state: SubscriptionState, event: Subscription
   if (state.status === 'none') return state;
   switch (event.type) {
     case 'SubscriptionCancelled':
-      return { ...state, status: 'cancelled', cancelAt: event.data.cancelAt, updatedAt: event.data.cancelledAt };
-    case 'SubscriptionReactivated':
-      return { ...state, status: trialRunning(state) ? 'trialing' : 'active', cancelAt: null, updatedAt: event.data.reactivatedAt };
+      // A paused subscription stays paused (it shows cancelAt); it is cancelled again when it resumes.
+      return { ...state, status: state.pause != null ? 'paused' : 'cancelled', cancelAt: event.data.cancelAt, updatedAt: event.data.cancelledAt };
+    case 'SubscriptionReactivated': {
+      const status = state.pause != null ? 'paused' : trialRunning(state) ? 'trialing' : 'active';
+      return { ...state, status, cancelAt: null, updatedAt: event.data.reactivatedAt };
+    }
+    case 'SubscriptionPaused': {
+      const { start, resumeAt, credits, pausedAt } = event.data;
+      return { ...state, status: 'paused', pause: { pausedAt, start, resumeAt }, ...withoutCredited(state, credits), updatedAt: pausedAt };
+    }
+    case 'SubscriptionResumed': {
+      const { resumeDay, resumedAt } = event.data;
+      const start = state.pause?.start ?? resumeDay;
+      // A resume on the pause day (or the day after) paused no day at all.
+      const pausedDays = start < resumeDay ? [...(state.pausedDays ?? []), { start, end: addDays(resumeDay, -1) }] : (state.pausedDays ?? []);
+      return { ...state, status: state.cancelAt !== null ? 'cancelled' : 'active', pause: null, pausedDays, updatedAt: resumedAt };
+    }
     case 'SubscriptionTrialEndAnnounced':
       return { ...state, trial: { ...state.trial!, announcedAt: event.data.announcedAt }, updatedAt: event.data.announcedAt };
     case 'SubscriptionTrialEnded': {
@@ -220,7 +273,9 @@ export function evolveSubscription(state: SubscriptionState, event: Subscription
         for (const { itemId, period, daysInFullPeriod, fullAmount } of advance) pieces[itemId] = { period: period!, daysInFullPeriod, fullAmount };
         usageState.advanceBilled = pieces;
       }
-      return { ...state, billedThrough, lastBilledAt, billingFailure: null, updatedAt: billedAt, ...usageState };
+      const billed = { ...state, billedThrough, lastBilledAt, billingFailure: null, updatedAt: billedAt, ...usageState };
+      // A cancel now's final invoice gives the unused advance-billed days back.
+      return { ...billed, ...withoutCredited(billed, event.data.credits ?? []) };
     }
     case 'SubscriptionInvoiceBooked': {
       const { invoiceId, usage, bookedAt } = event.data;
@@ -264,6 +319,24 @@ export function existingSubscription(state: SubscriptionState, subscriptionId: s
 /** A trial that has not ended yet (the engine records its end at the trial's end; end-trial ends it early). */
 export function trialRunning(subscription: Subscription): subscription is Subscription & { readonly trial: Trial } {
   return subscription.trial != null && subscription.trial.endedAt === null;
+}
+
+/** The instant a pause with a resumeAt ends by itself (its local midnight); null: not paused, ended, or resumed only by hand. */
+export function resumeInstant(state: SubscriptionState): Date | null {
+  if (state.status === 'none' || state.status === 'ended' || state.pause?.resumeAt == null) return null;
+  return startOfDayIn(state.pause.resumeAt, state.timeZone);
+}
+
+/**
+ * The end of the pause, billing going on from `day` (never before the pause's first day: a resume on the
+ * pause day pauses no day).
+ */
+export function resumedEvent(subscription: Subscription & { readonly pause: Pause }, day: string, at: Date, automatic: boolean): SubscriptionResumed {
+  return {
+    type: 'SubscriptionResumed',
+    schemaVersion: 1,
+    data: { subscriptionId: subscription.id, resumeDay: maxDate(day, subscription.pause.start), automatic, resumedAt: at.toISOString() },
+  };
 }
 
 /** The first term's start: renewals are measured from it (the billing anchor moves to a trial's end). */
@@ -519,7 +592,7 @@ export function decideCancelSubscription(command: CancelSubscription, state: Sub
     const event = cancelledEvent(subscription, today, meta);
     return [{ ...event, data: { ...event.data, at: 'now' } }];
   }
-  if (subscription.status === 'cancelled') return [];
+  if (subscription.cancelAt !== null) return [];
   if (trialRunning(subscription) && today < subscription.trial.end) return [cancelledEvent(subscription, addDays(subscription.trial.end, -1), meta)];
   let cancelAt = maxDate(today, subscription.anchor);
   const recurring = subscription.items.flatMap(({ schedule }) => (schedule.purchase === 'recurring' ? [schedule] : []));
@@ -563,7 +636,7 @@ export interface ReactivateSubscription {
 export function decideReactivateSubscription(command: ReactivateSubscription, state: SubscriptionState, meta: CommandMetadata): SubscriptionReactivated[] {
   const subscription = existingSubscription(state, command.subscriptionId);
   if (isOverAt(subscription, meta.now)) throw endedError(subscription);
-  if (subscription.status !== 'cancelled') {
+  if (subscription.cancelAt === null) {
     throw new ConflictError('subscription-not-cancelled', `subscription ${subscription.id} is not cancelled`);
   }
   return [{ type: 'SubscriptionReactivated', schemaVersion: 1, data: { subscriptionId: subscription.id, reactivatedAt: meta.now.toISOString() } }];
