@@ -10,6 +10,8 @@ import { CreateSubscriptionHandler } from './create-subscription/create-subscrip
 import { SubscriptionsController } from './http/subscriptions.controller';
 import { ReactivateSubscriptionHandler } from './reactivate-subscription/reactivate-subscription.handler';
 import { EndTrialHandler } from './end-trial/end-trial.handler';
+import { PauseSubscriptionHandler } from './pause-subscription/pause-subscription.handler';
+import { ResumeSubscriptionHandler } from './resume-subscription/resume-subscription.handler';
 import { SubscriptionsReadModel } from './read-model/subscriptions.read-model';
 import { CreateBillableMetricHandler } from './create-billable-metric/create-billable-metric.handler';
 import { IngestUsageEventsHandler } from './ingest-usage-events/ingest-usage-events.handler';
@@ -28,6 +30,8 @@ import { CancelUsageEventHandler } from './cancel-usage-event/cancel-usage-event
     CancelSubscriptionHandler,
     ReactivateSubscriptionHandler,
     EndTrialHandler,
+    PauseSubscriptionHandler,
+    ResumeSubscriptionHandler,
     EndDiscountHandler,
     BillingEngine,
     BillingInputs,
