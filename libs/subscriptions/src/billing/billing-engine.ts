@@ -19,6 +19,7 @@ import {
   usageChargeOf,
   usageLinesOf,
   withUsageLines,
+  billsInvoice,
   decideAdvancePause,
   decideAdvanceSubscription,
   decideAdvanceTrial,
@@ -226,10 +227,9 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
           } else {
             billing = due;
             if (billing === null) return 'nothing';
-            events =
-              billing.charges.length === 0
-                ? decideAdvanceSubscription({ subscriptionId }, state, context.meta)
-                : await this.bill(environmentId, state as Subscription, billing, context, unit.manager);
+            events = !billsInvoice(billing)
+              ? decideAdvanceSubscription({ subscriptionId }, state, context.meta)
+              : await this.bill(environmentId, state as Subscription, billing, context, unit.manager);
           }
           if (events.length === 0) return 'nothing';
           session.append(stream, events);

@@ -56,7 +56,7 @@ export interface SkippedCorrection {
  */
 export async function gatherInvoiceInput(
   subscription: Subscription,
-  due: Pick<DueBilling, 'billAt' | 'charges'>,
+  due: Pick<DueBilling, 'billAt' | 'charges' | 'prorations'>,
   sources: BillingSources,
   skipped: (correction: SkippedCorrection) => void,
 ): Promise<InvoiceCompositionInput<PriceComponent>> {
@@ -96,7 +96,7 @@ export async function gatherInvoiceInput(
 /** The invoice of the charges due: gatherInvoiceInput, then composeInvoice with the catalog's pricing maths. */
 export async function composeDue(
   subscription: Subscription,
-  due: Pick<DueBilling, 'billAt' | 'charges'>,
+  due: Pick<DueBilling, 'billAt' | 'charges' | 'prorations'>,
   sources: BillingSources,
   skipped: (correction: SkippedCorrection) => void,
 ): Promise<InvoiceComposition> {

@@ -12,7 +12,7 @@ import {
   SubscriptionEvent,
   subscriptionEvolver,
   SubscriptionState,
-  withCreditLines,
+  billsInvoice,
 } from '../domain';
 import { BillingInputs, composeDue, invoiceInputOf } from '../billing/invoice-inputs';
 import { PaymentTermsQuery } from '../ports';
@@ -69,11 +69,11 @@ export class CancelSubscriptionHandler implements ICommandHandler<CancelSubscrip
   ): Promise<SubscriptionEvent[]> {
     const { now } = context.meta;
     const final = finalBilling(cancelled, now, prorate);
-    if (final.charges.length === 0 && final.credits.length === 0) return [];
+    if (!billsInvoice(final)) return [];
     // A booked usage period whose late usage cannot be rated now keeps its correction out of the final invoice, as the engine does.
     const composed = await composeDue(cancelled, final, this.inputs.sources(environmentId, cancelled, manager), () => undefined);
     if (composed.kind === 'failed') throw composed.error;
-    const { amounts, usage, corrections, usageLines, invoice } = withCreditLines(composed, cancelled, final.credits);
+    const { amounts, usage, corrections, usageLines, invoice } = composed;
     // A fresh id: the engine's invoice ids are derived from their billAt, which a cancellation at local midnight could share.
     const invoiceId = context.meta.newId();
     const events = decideBillFinal(

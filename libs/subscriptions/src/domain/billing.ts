@@ -2,8 +2,10 @@ import { CommandMetadata, ConflictError, FieldError, ValidationError, addDays, a
 import { daysInclusive, maxDate, minDate } from './calendar';
 import { Period, periodAt, proRate } from './periods';
 import {
-  BilledCredit,
   ChargeKind,
+  ProratedItem,
+  ProrationLine,
+  ProrationReason,
   SubscriptionBilled,
   SubscriptionBillingFailed,
   SubscriptionEnded,
@@ -74,6 +76,13 @@ export interface DueBilling {
   readonly charges: readonly ItemCharge[];
   /** SubscriptionEnded at billAt, after the charges (the final arrears). */
   readonly ends: boolean;
+  /** The proration lines the invoice at billAt bills after the charges: every pending one (none on a retry's invoice of its own). */
+  readonly prorations: readonly ProrationLine[];
+}
+
+/** Whether the billing makes an invoice: charges, or proration lines waiting (they go on the next invoice even without a charge). */
+export function billsInvoice(due: Pick<DueBilling, 'charges' | 'prorations'>): boolean {
+  return due.charges.length > 0 || due.prorations.length > 0;
 }
 
 /**
@@ -154,7 +163,8 @@ export function retryDue(state: SubscriptionState, now: Date): (DueBilling & { r
       state,
       state.items.find((item) => item.id === itemId)!,
     )!;
-    if (found === null || charge.billAt < found.billAt) found = { billAt: charge.billAt, renewal: null, charges: [charge], ends: false, retryOf: itemId };
+    if (found === null || charge.billAt < found.billAt)
+      found = { billAt: charge.billAt, renewal: null, charges: [charge], ends: false, prorations: [], retryOf: itemId };
   }
   return found;
 }
@@ -168,20 +178,23 @@ export function nextDue(state: SubscriptionState): DueBilling | null {
   if (state.status === 'none' || state.status === 'ended') return null;
   const charges = chargesOf(state);
   const chargeAt = earliest(charges);
+  const prorations = state.pendingProrations ?? [];
   if (renewsAfterTerm(state)) {
     const renewAt = startOfDayIn(addDays(state.term.end!, 1), state.timeZone);
     if (chargeAt === null || renewAt <= chargeAt) {
       // Renewing first lets the new term's advance charges join the old term's final arrears at the same instant.
       const renewal = nextTerm(state);
       const renewed = evolveSubscription(state, renewedEvent(state, renewal, renewAt)) as Subscription;
-      return { billAt: renewAt, renewal, charges: chargesOf(renewed).filter((charge) => charge.billAt.getTime() === renewAt.getTime()), ends: false };
+      const due = chargesOf(renewed).filter((charge) => charge.billAt.getTime() === renewAt.getTime());
+      return { billAt: renewAt, renewal, charges: due, ends: false, prorations };
     }
   }
   const end = endsAt(state);
-  if (chargeAt === null) return end === null || heldItems(state).length > 0 ? null : { billAt: end, renewal: null, charges: [], ends: true };
+  if (chargeAt === null) return end === null || heldItems(state).length > 0 ? null : { billAt: end, renewal: null, charges: [], ends: true, prorations };
   const due = charges.filter((charge) => charge.billAt.getTime() === chargeAt.getTime());
   // Pieces stop at the final day, so the last of them (arrears) bill exactly when the subscription ends — unless an item's charge waits for its retry.
-  return { billAt: chargeAt, renewal: null, charges: due, ends: end !== null && end.getTime() === chargeAt.getTime() && heldItems(state).length === 0 };
+  const ends = end !== null && end.getTime() === chargeAt.getTime() && heldItems(state).length === 0;
+  return { billAt: chargeAt, renewal: null, charges: due, ends, prorations };
 }
 
 /** The subscription as the engine will hold it at the next billing with charges, and that billing. */
@@ -213,7 +226,7 @@ export function upcomingBilling(state: SubscriptionState): UpcomingBilling | nul
     }
     if (due === null) return null;
     const subscription = current as Subscription;
-    if (due.charges.length > 0) return { subscription, due };
+    if (billsInvoice(due)) return { subscription, due };
     if (due.renewal !== null && subscription.items.every((item) => item.schedule.purchase === 'one_time')) return null;
     current = evolveSubscription(current, due.renewal !== null ? renewedEvent(subscription, due.renewal, due.billAt) : endedEvent(subscription, due.billAt));
   }
@@ -253,32 +266,31 @@ export function decideBillDue(command: BillDue, state: SubscriptionState, meta: 
   const { billAt } = command;
   const retry = command.retryOf === undefined ? null : retryDue(subscription, meta.now);
   const due = command.retryOf === undefined ? nextDue(subscription) : retry?.retryOf === command.retryOf ? retry : null;
-  const isDue = due !== null && due.charges.length > 0 && due.billAt.getTime() === billAt.getTime();
+  const isDue = due !== null && billsInvoice(due) && due.billAt.getTime() === billAt.getTime();
   // An instant billed already is refused — unless an item's charge at it is still due there (a failed item retried or catching
   // up after the others billed it): each item's billedThrough keeps every charge from being billed twice.
   if (!isDue && subscription.lastBilledAt !== null && billAt.getTime() <= Date.parse(subscription.lastBilledAt)) {
     throw new ConflictError('subscription-period-billed', `the charges due at ${billAt.toISOString()} have been billed already`);
   }
   if (subscription.status === 'ended') throw endedError(subscription);
-  if (due === null || due.charges.length === 0 || due.billAt.getTime() !== billAt.getTime() || billAt > meta.now) {
-    const next = due === null || due.charges.length === 0 ? 'no charge' : `the next charge at ${due.billAt.toISOString()}`;
+  if (due === null || !billsInvoice(due) || due.billAt.getTime() !== billAt.getTime() || billAt > meta.now) {
+    const next = due === null || !billsInvoice(due) ? 'no charge' : `the next charge at ${due.billAt.toISOString()}`;
     throw new ConflictError('subscription-billing-not-due', `nothing is due for billing at ${billAt.toISOString()} (${next}, now ${meta.now.toISOString()})`);
   }
   const events: SubscriptionEvent[] = due.renewal === null ? [] : [renewedEvent(subscription, due.renewal, billAt)];
-  events.push(...billedEvents(subscription, due, command, [], meta));
+  events.push(...billedEvents(subscription, due, command, meta));
   if (due.ends) events.push(endedEvent(subscription, billAt));
   return events;
 }
 
 /**
- * SubscriptionBilled for the charges of `due` (pro rata applied here) and the credits given, and the once
+ * SubscriptionBilled for the charges of `due` (pro rata applied here) and its proration lines, and the once
  * discounts the invoice uses; refuses (422 at /amounts/{itemId}) amounts missing or extra for the charges.
  */
 function billedEvents(
   subscription: Subscription,
-  due: Pick<DueBilling, 'billAt' | 'charges'>,
+  due: Pick<DueBilling, 'billAt' | 'charges' | 'prorations'>,
   command: Omit<BillDue, 'subscriptionId' | 'billAt'>,
-  credits: readonly BilledCredit[],
   meta: CommandMetadata,
 ): SubscriptionEvent[] {
   const { billAt } = due;
@@ -307,7 +319,7 @@ function billedEvents(
       }),
       billedAt: meta.now.toISOString(),
       ...usageMembers(command),
-      ...(credits.length > 0 ? { credits } : {}),
+      ...(due.prorations.length > 0 ? { prorations: due.prorations } : {}),
     },
   } satisfies SubscriptionBilled);
   // A once discount is used by the first invoice billed after it was applied (composeInvoice discounted it when eligible).
@@ -383,7 +395,7 @@ export interface AdvanceSubscription {
 export function decideAdvanceSubscription(command: AdvanceSubscription, state: SubscriptionState, meta: CommandMetadata): SubscriptionEvent[] {
   let current = existingSubscription(state, command.subscriptionId) as SubscriptionState;
   const events: SubscriptionEvent[] = [];
-  for (let due = nextDue(current); due !== null && due.charges.length === 0 && due.billAt <= meta.now; due = nextDue(current)) {
+  for (let due = nextDue(current); due !== null && !billsInvoice(due) && due.billAt <= meta.now; due = nextDue(current)) {
     const subscription = current as Subscription;
     const decided = due.renewal !== null ? [renewedEvent(subscription, due.renewal, due.billAt)] : [endedEvent(subscription, due.billAt)];
     events.push(...decided);
@@ -645,8 +657,37 @@ export interface FinalBilling {
   readonly billAt: Date;
   /** The final arrears and usage pieces: from the first unbilled day to today (cancelAt). */
   readonly charges: readonly ItemCharge[];
-  /** With prorate: per advance item, the days after today of the piece it was billed in advance. */
-  readonly credits: readonly BilledCredit[];
+  /** The proration lines pending, then with prorate per advance item the credit for the days after today of the piece it was billed in advance. */
+  readonly prorations: readonly ProrationLine[];
+}
+
+/** An item as its proration lines name it. */
+export function proratedItem({ priceId, priceName, product, quantity, taxCode }: SubscriptionItem): ProratedItem {
+  return { priceId, priceName, product, quantity, taxCode };
+}
+
+/**
+ * The credit for the advance-billed remainder of an item from day `from` (inclusive) to the end of the last
+ * piece it was billed in advance: fullAmount × days ÷ days in its full period, rounded half away from zero
+ * once (`proRate`, the rule of every pro-rated line). Null when nothing billed in advance is left from `from`
+ * (not an advance item, nothing billed yet, or the piece ends before it).
+ */
+export function advanceCredit(subscription: Subscription, item: SubscriptionItem, from: string, reason: ProrationReason): ProrationLine | null {
+  const piece = subscription.advanceBilled?.[item.id];
+  if (piece === undefined || piece.period.end < from) return null;
+  const start = maxDate(from, piece.period.start);
+  const days = daysInclusive(start, piece.period.end);
+  return {
+    itemId: item.id,
+    kind: 'credit',
+    reason,
+    item: proratedItem(item),
+    period: { start, end: piece.period.end },
+    days,
+    daysInFullPeriod: piece.daysInFullPeriod,
+    fullAmount: piece.fullAmount,
+    amount: Number(proRate(BigInt(piece.fullAmount), days, piece.daysInFullPeriod)),
+  };
 }
 
 /**
@@ -664,33 +705,10 @@ export function finalBilling(cancelled: Subscription, now: Date, prorate: boolea
       `subscription ${cancelled.id} has billing due at ${due.billAt.toISOString()} that the billing engine has yet to book; try again shortly`,
     );
   }
+  const tomorrow = addDays(cancelled.cancelAt!, 1);
   const charges = (due?.charges ?? []).map((charge) => ({ ...charge, billAt: now }));
-  return { billAt: now, charges, credits: prorate ? unusedAdvanceCredits(cancelled, cancelled.cancelAt!) : [] };
-}
-
-/**
- * Per advance item whose piece billed in advance runs past `lastDay` (the last day served), a credit for
- * the days after it: fullAmount × unused days ÷ days in its full period, rounded half away from zero once
- * (`proRate`, the rule of every pro-rated line). A cancel now and a pause give these back.
- */
-export function unusedAdvanceCredits(subscription: Subscription, lastDay: string): BilledCredit[] {
-  const credits: BilledCredit[] = [];
-  for (const item of subscription.items) {
-    const piece = subscription.advanceBilled?.[item.id];
-    if (piece === undefined || piece.period.end <= lastDay) continue;
-    const start = maxDate(addDays(lastDay, 1), piece.period.start);
-    const daysUnused = daysInclusive(start, piece.period.end);
-    const amount = proRate(BigInt(piece.fullAmount), daysUnused, piece.daysInFullPeriod);
-    credits.push({
-      itemId: item.id,
-      period: { start, end: piece.period.end },
-      daysUnused,
-      daysInFullPeriod: piece.daysInFullPeriod,
-      fullAmount: piece.fullAmount,
-      amount: Number(amount),
-    });
-  }
-  return credits;
+  const credits = prorate ? cancelled.items.flatMap((item) => advanceCredit(cancelled, item, tomorrow, 'cancellation') ?? []) : [];
+  return { billAt: now, charges, prorations: [...(cancelled.pendingProrations ?? []), ...credits] };
 }
 
 export interface BillFinal extends CancelNow {
@@ -715,6 +733,6 @@ export function decideBillFinal(command: BillFinal, state: SubscriptionState, me
     throw new ConflictError('subscription-not-cancelled', `subscription ${subscription.id} is not cancelled to end today`);
   }
   const final = finalBilling(subscription, meta.now, command.prorate);
-  if (final.charges.length === 0 && final.credits.length === 0) return [];
-  return billedEvents(subscription, final, { ...command, bookAt: null }, final.credits, meta);
+  if (!billsInvoice(final)) return [];
+  return billedEvents(subscription, final, { ...command, bookAt: null }, meta);
 }

@@ -64,7 +64,7 @@ const firstMonth = charge('a', 'advance', JAN31, ['2026-01-31', '2026-02-27'], 2
 
 describe('nextDue', () => {
   it('advance: the first period, billed at the start of its first day', () => {
-    expect(nextDue(stateOf(created()))).toEqual<DueBilling>({ billAt: instant(JAN31), renewal: null, charges: [firstMonth], ends: false });
+    expect(nextDue(stateOf(created()))).toEqual<DueBilling>({ billAt: instant(JAN31), renewal: null, charges: [firstMonth], ends: false, prorations: [] });
   });
 
   it('billAt is local midnight in the subscription zone (Helsinki, UTC+2 in winter)', () => {
@@ -80,6 +80,7 @@ describe('nextDue', () => {
       renewal: null,
       charges: [charge('a', 'advance', FEB28, ['2026-02-28', '2026-03-30'], 31, 31), charge('r', 'arrears', FEB28, ['2026-01-31', '2026-02-27'], 28, 28)],
       ends: false,
+      prorations: [],
     });
   });
 
@@ -92,6 +93,7 @@ describe('nextDue', () => {
       renewal: null,
       charges: [],
       ends: true,
+      prorations: [],
     });
   });
 
@@ -103,6 +105,7 @@ describe('nextDue', () => {
       renewal: null,
       charges: [charge('r', 'arrears', '2026-03-11T00:00:00.000Z', ['2026-02-28', '2026-03-10'], 11, 31)],
       ends: true,
+      prorations: [],
     });
   });
 
@@ -118,6 +121,7 @@ describe('nextDue', () => {
       renewal: { start: '2026-02-01', end: '2026-02-28' },
       charges: [charge('a', 'advance', feb1, ['2026-02-01', '2026-02-28'], 28, 28), charge('r', 'arrears', feb1, ['2026-01-01', '2026-01-31'], 31, 31)],
       ends: false,
+      prorations: [],
     });
   });
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { deciderSpec, metadataAt } from '@billing/testing/decider-spec';
 import { foldEvents } from '@billing/shared-kernel';
-import { decideBillDue, decideBillFinal, finalBilling, nextDue } from './billing';
+import { decideBillDue, decideBillFinal, finalBilling, nextDue, proratedItem } from './billing';
 import { SubscriptionCancelled, SubscriptionEvent } from './subscription-events';
 import { Subscription, decideCancelSubscription, subscriptionEvolver } from './subscription';
 import { MONTHLY_ADVANCE, MONTHLY_ARREARS, SUBSCRIPTION_ID, created, item } from './subscription.arbitraries';
@@ -74,18 +74,28 @@ describe('cancel now: finalBilling', () => {
     expect(final.charges).toEqual([
       { itemId: 'b', kind: 'arrears', billAt: new Date(NOW), period: { start: '2026-01-01', end: '2026-01-10' }, daysUsed: 10, daysInFullPeriod: 31 },
     ]);
-    expect(final.credits).toEqual([
-      { itemId: 'a', period: { start: '2026-01-11', end: '2026-01-31' }, daysUnused: 21, daysInFullPeriod: 31, fullAmount: 3100, amount: 2100 },
+    expect(final.prorations).toEqual([
+      {
+        itemId: 'a',
+        kind: 'credit',
+        reason: 'cancellation',
+        item: proratedItem(item('a', MONTHLY_ADVANCE)),
+        period: { start: '2026-01-11', end: '2026-01-31' },
+        days: 21,
+        daysInFullPeriod: 31,
+        fullAmount: 3100,
+        amount: 2100,
+      },
     ]);
   });
 
   it('without prorate: the arrears only, no credit', () => {
-    expect(finalBilling(cancelled, new Date(NOW), false).credits).toEqual([]);
+    expect(finalBilling(cancelled, new Date(NOW), false).prorations).toEqual([]);
   });
 
   it('cancelled on the last day of the billed period: nothing unused, no credit', () => {
     const lastDay = fold(both, ...billedJanuary, cancelledToday('2026-01-31', '2026-01-31T10:00:00.000Z'));
-    expect(finalBilling(lastDay, new Date('2026-01-31T10:00:00.000Z'), true).credits).toEqual([]);
+    expect(finalBilling(lastDay, new Date('2026-01-31T10:00:00.000Z'), true).prorations).toEqual([]);
   });
 
   it('refuses while billing due by now waits for the engine (409 subscription-billing-pending)', () => {
@@ -99,7 +109,7 @@ describe('cancel now: finalBilling', () => {
       trialEnd: '2026-01-15',
       items: [item('a', MONTHLY_ADVANCE), item('b', MONTHLY_ARREARS)],
     });
-    expect(finalBilling(fold(trial, cancelledToday('2026-01-10')), new Date(NOW), true)).toEqual({ billAt: new Date(NOW), charges: [], credits: [] });
+    expect(finalBilling(fold(trial, cancelledToday('2026-01-10')), new Date(NOW), true)).toEqual({ billAt: new Date(NOW), charges: [], prorations: [] });
   });
 });
 
@@ -134,8 +144,18 @@ describe('cancel now: decideBillFinal', () => {
               },
             ],
             billedAt: NOW,
-            credits: [
-              { itemId: 'a', period: { start: '2026-01-11', end: '2026-01-31' }, daysUnused: 21, daysInFullPeriod: 31, fullAmount: 3100, amount: 2100 },
+            prorations: [
+              {
+                itemId: 'a',
+                kind: 'credit',
+                reason: 'cancellation',
+                item: proratedItem(item('a', MONTHLY_ADVANCE)),
+                period: { start: '2026-01-11', end: '2026-01-31' },
+                days: 21,
+                daysInFullPeriod: 31,
+                fullAmount: 3100,
+                amount: 2100,
+              },
             ],
           },
         },
@@ -210,9 +230,9 @@ describe('cancel now (property)', () => {
           const cancel = decideCancelSubscription({ subscriptionId: SUBSCRIPTION_ID, at: 'now' }, state, metadataAt(now.toISOString()));
           const final = finalBilling(fold(creation, ...billed, ...cancel), now, true);
           const unused = days - used;
-          const credit = BigInt(final.credits[0]?.amount ?? 0);
-          expect(final.credits.length).toBe(unused > 0 ? 1 : 0);
-          if (unused > 0) expect(final.credits[0]).toMatchObject({ daysUnused: unused, daysInFullPeriod: days, period: { end: period.end } });
+          const credit = BigInt(final.prorations[0]?.amount ?? 0);
+          expect(final.prorations.length).toBe(unused > 0 ? 1 : 0);
+          if (unused > 0) expect(final.prorations[0]).toMatchObject({ days: unused, daysInFullPeriod: days, period: { end: period.end } });
           expect(credit).toBe(oracleShare(full, unused, days));
           const usedPart = full - credit;
           expect(credit + usedPart).toBe(full);

@@ -69,7 +69,11 @@ describe('composeInvoice (properties)', () => {
           composeInvoice(
             {
               subscription: subscriptionOf(scaled),
-              due: { billAt: new Date('2026-01-01T00:00:00Z'), charges: [chargeOf('a', 'advance', '2026-01-01T00:00:00Z', undefined, used, full)] },
+              due: {
+                billAt: new Date('2026-01-01T00:00:00Z'),
+                charges: [chargeOf('a', 'advance', '2026-01-01T00:00:00Z', undefined, used, full)],
+                prorations: [],
+              },
               prices: new Map([['price-a', priceOf('Fee', 'fee', { unitAmount })]]),
               usage: new Map(),
               rerated: [],
@@ -92,7 +96,11 @@ describe('composeInvoice (properties)', () => {
           composeInvoice(
             {
               subscription: subscriptionOf(scaled),
-              due: { billAt: new Date('2026-01-01T00:00:00Z'), charges: [chargeOf('a', 'advance', '2026-01-01T00:00:00Z', undefined, used, full)] },
+              due: {
+                billAt: new Date('2026-01-01T00:00:00Z'),
+                charges: [chargeOf('a', 'advance', '2026-01-01T00:00:00Z', undefined, used, full)],
+                prorations: [],
+              },
               prices: new Map([['price-a', priceOf('Tiers', model, { tiers: steps })]]),
               usage: new Map(),
               rerated: [],

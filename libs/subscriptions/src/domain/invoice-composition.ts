@@ -3,7 +3,7 @@ import { DueBilling } from './billing';
 import { discountAmounts, DiscountableLine, discountsFor } from './discounts';
 import { Period, proRate } from './periods';
 import { Subscription } from './subscription';
-import { BilledCredit, SubscriptionCustomer, SubscriptionItem, UsageCharge, UsageCorrection, UsageLineRange } from './subscription-events';
+import { ProrationLine, ProrationReason, SubscriptionCustomer, SubscriptionItem, UsageCharge, UsageCorrection, UsageLineRange } from './subscription-events';
 import { localDateOf } from './time-zone';
 import { USAGE_SCALE } from './usage';
 
@@ -21,7 +21,10 @@ import { USAGE_SCALE } from './usage';
  *   price version that holds a share of it, that version's lines.
  * - Late usage of periods booked before bills the difference as one correction
  *   line each.
- * Lines come in that order: fixed, usage (`usageLines` says where), corrections.
+ * - Proration lines (a change's credit and charge, a cancel now's credit) bill
+ *   as one line each, the amount recorded when they were made.
+ * Lines come in that order: fixed, usage (`usageLines` says where), corrections,
+ * prorations.
  *
  * The catalog's pricing maths comes in as a port (`CatalogPricing`): a domain
  * depends on the shared kernel only, and the engine passes the catalog's own
@@ -79,8 +82,8 @@ export interface ReratedPeriod {
 
 export interface InvoiceCompositionInput<Component extends PricedComponent> {
   readonly subscription: Subscription;
-  /** The charges due at one billAt (nextDue or retryDue). */
-  readonly due: Pick<DueBilling, 'billAt' | 'charges'>;
+  /** The charges due at one billAt (nextDue or retryDue) and the proration lines billed with them. */
+  readonly due: Pick<DueBilling, 'billAt' | 'charges' | 'prorations'>;
   /** By price id: the prices the charged items name (absent: gone from the catalog). */
   readonly prices: ReadonlyMap<string, ChargedPrice<Component>>;
   /** By item id, for each event_based charge: its period's usage rated, or the domain error that kept it from being rated. */
@@ -181,7 +184,11 @@ export function composeInvoice<Component extends PricedComponent>(
       currency: subscription.currency.toUpperCase(),
       date,
       memo: `Subscription ${subscription.handle}`,
-      lines: [...discounted(subscription, due, date, [...fixedLines, ...usageLines], correctionLines), ...correctionLines],
+      lines: [
+        ...discounted(subscription, due, date, [...fixedLines, ...usageLines], correctionLines),
+        ...correctionLines,
+        ...due.prorations.map(prorationLineOf),
+      ],
     },
   };
 }
@@ -307,31 +314,29 @@ function correctionLineOf(item: SubscriptionItem, metricName: string, correction
   };
 }
 
-/**
- * A cancel-now's final invoice: the composition of its final arrears and usage charges (composeInvoice), then
- * one credit line per credited item — quantity 1, unitAmount the credit's negative, the unused days as its
- * period, the item's tax code (the tax is credited with it). Coupons discount the charge lines as on every
- * invoice; a credit line takes none (it is the price's share, before coupons).
- */
-export function withCreditLines(composed: Extract<InvoiceComposition, { kind: 'composed' }>, subscription: Subscription, credits: readonly BilledCredit[]) {
-  const lines = credits.map((credit) =>
-    creditLineOf(
-      subscription.items.find((item) => item.id === credit.itemId)!,
-      credit,
-    ),
-  );
-  return { ...composed, invoice: { ...composed.invoice, lines: [...composed.invoice.lines, ...lines] } };
-}
+/** How a proration line's description ends, per reason and kind. */
+const PRORATION_WORDING: Record<ProrationReason, Record<ProrationLine['kind'], string>> = {
+  cancellation: { credit: 'unused after cancellation', charge: 'used before cancellation' },
+  change: { credit: 'unused after the change', charge: 'after the change' },
+  pause: { credit: 'unused while paused', charge: 'used before the pause' },
+  resume: { credit: 'unused after resuming', charge: 'after resuming' },
+};
 
-function creditLineOf(item: SubscriptionItem, credit: BilledCredit): ComposedLine {
+/**
+ * A proration line: quantity 1, the amount recorded (a credit's negative), its days as the period, the
+ * item's tax code (tax is credited or charged with it). Coupons take nothing off it: it is the price's share
+ * before coupons, like the credit of what was billed.
+ */
+function prorationLineOf(proration: ProrationLine): ComposedLine {
+  const { item, kind, reason, days, daysInFullPeriod, period, amount } = proration;
   return {
-    title: `Unused time: ${item.priceName}`,
-    description: `${item.product.name}: ${credit.daysUnused} of ${credit.daysInFullPeriod} days unused after cancellation`,
+    title: `${kind === 'credit' ? 'Unused time' : 'Remaining time'}: ${item.priceName}`,
+    description: `${item.product.name}: ${days} of ${daysInFullPeriod} days ${PRORATION_WORDING[reason][kind]}`,
     sku: null,
-    periodStart: credit.period.start,
-    periodEnd: credit.period.end,
+    periodStart: period.start,
+    periodEnd: period.end,
     quantity: 1,
-    unitAmount: -credit.amount,
+    unitAmount: kind === 'credit' ? -amount : amount,
     taxCode: item.taxCode,
   };
 }

@@ -38,7 +38,14 @@ function given(
   return {
     when: (billAt: string, ...charges: ItemCharge[]) => {
       const composed = composeInvoice(
-        { subscription, due: { billAt: new Date(billAt), charges }, prices: new Map(Object.entries(prices)), usage: new Map(), rerated: [], ...extra },
+        {
+          subscription,
+          due: { billAt: new Date(billAt), charges, prorations: [] },
+          prices: new Map(Object.entries(prices)),
+          usage: new Map(),
+          rerated: [],
+          ...extra,
+        },
         PRICING,
       );
       return {

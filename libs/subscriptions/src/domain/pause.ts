@@ -1,5 +1,5 @@
 import { CommandMetadata, ConflictError, ValidationError, addDays } from '@billing/shared-kernel';
-import { AdvanceSubscription, nextDue, unusedAdvanceCredits } from './billing';
+import { AdvanceSubscription, advanceCredit, nextDue } from './billing';
 import { validDate } from './calendar';
 import {
   Pause,
@@ -56,7 +56,7 @@ export function decidePauseSubscription(command: PauseSubscription, state: Subsc
         subscriptionId: subscription.id,
         start: addDays(today, 1),
         resumeAt,
-        credits: unusedAdvanceCredits(subscription, today),
+        prorations: subscription.items.flatMap((item) => advanceCredit(subscription, item, addDays(today, 1), 'pause') ?? []),
         pausedAt: meta.now.toISOString(),
       },
     },

@@ -1,8 +1,8 @@
 import { deciderSpec, metadataAt } from '@billing/testing/decider-spec';
 import { foldEvents } from '@billing/shared-kernel';
-import { finalBilling, nextDue, nextWorkAt, timelineAt, upcomingBilling } from './billing';
+import { finalBilling, proratedItem, nextDue, nextWorkAt, timelineAt, upcomingBilling } from './billing';
 import { decideAdvancePause, decidePauseSubscription, decideResumeSubscription } from './pause';
-import { SubscriptionBilled, SubscriptionCancelled, SubscriptionEvent, SubscriptionPaused, SubscriptionResumed } from './subscription-events';
+import { ProrationLine, SubscriptionBilled, SubscriptionCancelled, SubscriptionEvent, SubscriptionPaused, SubscriptionResumed } from './subscription-events';
 import { Subscription, decideCancelSubscription, decideReactivateSubscription, subscriptionEvolver } from './subscription';
 import { MONTHLY_ADVANCE, MONTHLY_ARREARS, SUBSCRIPTION_ID, created, item, runEngineTo } from './subscription.arbitraries';
 
@@ -22,6 +22,18 @@ const resume = (now: string) => (state: Parameters<typeof decideResumeSubscripti
 const advance = (now: string) => (state: Parameters<typeof decideAdvancePause>[1]) =>
   decideAdvancePause({ subscriptionId: SUBSCRIPTION_ID }, state, metadataAt(now));
 
+/** A pause's credit for item `a` (31.00 a month). */
+const credit = (period: { start: string; end: string }, days: number, daysInFullPeriod: number, amount: number): ProrationLine => ({
+  itemId: 'a',
+  kind: 'credit',
+  reason: 'pause',
+  item: proratedItem(item('a', MONTHLY_ADVANCE)),
+  period,
+  days,
+  daysInFullPeriod,
+  fullAmount: 3100,
+  amount,
+});
 /** Paused on Jan 10 (Jan 10 still served): January's advance credited for Jan 11–31, 3100 × 21 ÷ 31 = 2100. */
 const pausedOnJan10 = (resumeAt: string | null): SubscriptionPaused => ({
   type: 'SubscriptionPaused',
@@ -30,7 +42,7 @@ const pausedOnJan10 = (resumeAt: string | null): SubscriptionPaused => ({
     subscriptionId: SUBSCRIPTION_ID,
     start: '2026-01-11',
     resumeAt,
-    credits: [{ itemId: 'a', period: { start: '2026-01-11', end: '2026-01-31' }, daysUnused: 21, daysInFullPeriod: 31, fullAmount: 3100, amount: 2100 }],
+    prorations: [credit({ start: '2026-01-11', end: '2026-01-31' }, 21, 31, 2100)],
     pausedAt: NOW,
   },
 });
@@ -77,17 +89,35 @@ describe('pause: decidePauseSubscription', () => {
     expect(nextWorkAt(state)).toBeNull();
   });
 
+  it('the credit waits for the next invoice the engine books: the pre-pause arrears’ (Jan 11), or without arrears the resume’s', () => {
+    const events = runEngineTo([both, ...january, pausedOnJan10(null)], '2026-01-11T00:00:00.000Z');
+    const [, arrears] = events.filter((event): event is SubscriptionBilled => event.type === 'SubscriptionBilled');
+    expect(arrears.data).toMatchObject({ billAt: '2026-01-11T00:00:00.000Z', prorations: pausedOnJan10(null).data.prorations });
+    expect(fold(...events).pendingProrations).toEqual([]);
+    const advanceOnly = created({ term: { start: '2026-01-01', end: null }, items: [item('a', MONTHLY_ADVANCE)] });
+    const paused = runEngineTo(
+      [advanceOnly, ...runEngineTo([advanceOnly], '2026-01-01T00:00:00.000Z').slice(1), pausedOnJan10('2026-01-20')],
+      '2026-01-19T00:00:00.000Z',
+    );
+    expect(fold(...paused).pendingProrations).toEqual(pausedOnJan10(null).data.prorations);
+    const resumedBilling = runEngineTo(paused, '2026-01-20T00:00:00.000Z').at(-1) as SubscriptionBilled;
+    // The resume's invoice: Jan 20–31 charged (1200) and Jan 11–31 credited (−2100).
+    expect(resumedBilling.data).toMatchObject({
+      billAt: '2026-01-20T00:00:00.000Z',
+      lines: [{ amount: 1200 }],
+      prorations: pausedOnJan10(null).data.prorations,
+    });
+  });
+
   it('a pause and a billing instant that coincide: what the engine billed is credited; what it had yet to bill is cut at the pause day', () => {
     const atFeb1 = '2026-02-01T00:00:00.000Z';
     // Billed first (the engine was on time): February's advance credited for Feb 2–28, 3100 × 27 ÷ 28 = 2989.29 → 2989.
     const billedFirst = runEngineTo([both, ...january], atFeb1);
     const [afterBilling] = pause(undefined, atFeb1)(fold(both, ...billedFirst));
-    expect(afterBilling.data.credits).toEqual([
-      { itemId: 'a', period: { start: '2026-02-02', end: '2026-02-28' }, daysUnused: 27, daysInFullPeriod: 28, fullAmount: 3100, amount: 2989 },
-    ]);
+    expect(afterBilling.data.prorations).toEqual([credit({ start: '2026-02-02', end: '2026-02-28' }, 27, 28, 2989)]);
     // Not billed yet: no credit; the engine then bills February's advance for Feb 1 only, 3100 × 1 ÷ 28 = 110.71 → 111 (= 3100 − 2989).
     const [beforeBilling] = pause(undefined, atFeb1)(fold(both, ...january));
-    expect(beforeBilling.data.credits).toEqual([]);
+    expect(beforeBilling.data.prorations).toEqual([]);
     const events = runEngineTo([both, ...january, beforeBilling], '2026-03-01T00:00:00.000Z');
     expect(billed(events).slice(1)).toEqual([
       ['2026-02-01', 'a', '2026-02-01', '2026-02-01', 111],
@@ -226,7 +256,7 @@ describe('pause: with cancellation, the view and the preview', () => {
   it('a cancel now after a pause gives no credit twice', () => {
     const paused = runEngineTo([both, ...january, pausedOnJan10(null)], '2026-01-12T00:00:00.000Z');
     const cancelled = decideCancelSubscription({ subscriptionId: SUBSCRIPTION_ID, at: 'now' }, fold(...paused), metadataAt('2026-01-12T00:00:00.000Z'));
-    expect(finalBilling(fold(...paused, ...cancelled), new Date('2026-01-12T00:00:00.000Z'), true).credits).toEqual([]);
+    expect(finalBilling(fold(...paused, ...cancelled), new Date('2026-01-12T00:00:00.000Z'), true).prorations).toEqual([]);
   });
 
   it('timeline: paused until resumeAt by the clock (active from it even before the engine records it); items show the resume’s billAt', () => {

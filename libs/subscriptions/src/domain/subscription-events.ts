@@ -113,8 +113,8 @@ export interface SubscriptionPausedData {
   readonly start: string;
   /** The day it resumes by itself (the first day served again, at its local midnight); null: only when resumed by hand. */
   readonly resumeAt: string | null;
-  /** Per advance item, the days after the pause day of the piece billed in advance: credited on the next invoice. */
-  readonly credits: readonly BilledCredit[];
+  /** Per advance item, the days after the pause day of the piece billed in advance: credits (reason pause) waiting for the next invoice. */
+  readonly prorations: readonly ProrationLine[];
   readonly pausedAt: string;
 }
 
@@ -152,7 +152,41 @@ export interface BilledLine {
   readonly amount: number;
 }
 
-/** The unused advance-billed days of an item credited on a cancel-now's final invoice. */
+/** What a proration line bills of an item: its price and quantity then (a deleted item is gone from the items, its lines stay). */
+export interface ProratedItem {
+  readonly priceId: string;
+  readonly priceName: string;
+  readonly product: { readonly id: string; readonly name: string };
+  readonly quantity: string;
+  readonly taxCode: string | null;
+}
+
+/** Why a proration line was made: its invoice line says so. */
+export type ProrationReason = 'cancellation' | 'change' | 'pause' | 'resume';
+
+/**
+ * Days of an item billed outside its regular pieces: the unused advance-billed remainder credited (a cancel
+ * now, a change, a pause), or days charged at a price (the new price's remainder after a change, an arrears
+ * item's days used at its old price). Waiting in `pendingProrations` for the next invoice the engine books
+ * (or booked at once on one of their own); composeInvoice makes one line of each, after the others.
+ */
+export interface ProrationLine {
+  readonly itemId: string;
+  /** credit: the invoice line is the negative of `amount`; charge: `amount`. */
+  readonly kind: 'credit' | 'charge';
+  readonly reason: ProrationReason;
+  readonly item: ProratedItem;
+  /** The days prorated (inclusive), within one full period of the item. */
+  readonly period: Period;
+  readonly days: number;
+  readonly daysInFullPeriod: number;
+  /** The full-period amount at the item's price and quantity. */
+  readonly fullAmount: number;
+  /** fullAmount × days ÷ daysInFullPeriod, rounded half away from zero once (proRate); never negative. */
+  readonly amount: number;
+}
+
+/** A cancel-now's credit as events written before ProrationLine recorded it (`credits`); nothing reads it any more. */
 export interface BilledCredit {
   readonly itemId: string;
   /** The unused days: from the day after the cancellation to the end of the piece billed in advance. */
@@ -199,8 +233,13 @@ export interface SubscriptionBilledData {
   /** Set when the invoice stays a draft for the usage grace period: it is booked (its usage re-rated) at this instant. */
   readonly bookAt?: string | null;
   readonly usageLines?: UsageLineRange;
-  /** A cancel-now's final invoice (billAt: the cancellation): the unused advance-billed days credited, after the other lines. */
+  /** Older events' cancel-now credits (now among `prorations`). */
   readonly credits?: readonly BilledCredit[];
+  /**
+   * The proration lines on this invoice, after the other lines: every line pending before it (they leave
+   * `pendingProrations`) and a cancel-now's credits. Absent: none.
+   */
+  readonly prorations?: readonly ProrationLine[];
 }
 
 /** A draft kept open for late usage was booked at the end of the grace period, with its usage re-rated then. */

@@ -15,9 +15,9 @@ import { SubscriptionDiscount } from './discounts';
 import { LAST_CALENDAR_DATE, maxDate, minDate, validDate } from './calendar';
 import { Period, TermLength, TermUnit, nthPeriod, periodAt, termEnd, termLengthOf } from './periods';
 import {
-  BilledCredit,
   ItemSchedule,
   PaymentMethod,
+  ProrationLine,
   SubscriptionCancelled,
   SubscriptionCreated,
   SubscriptionCustomer,
@@ -127,6 +127,20 @@ export interface Subscription {
   readonly pause?: Pause | null;
   /** The days of earlier pauses, oldest first: never billed (a piece ends before one and the next starts after it). */
   readonly pausedDays?: readonly Period[];
+  /**
+   * Proration lines waiting for the next invoice the engine books for it (nextDue brings them all; the
+   * SubscriptionBilled that bills them empties the list). Absent: none ever waited.
+   */
+  readonly pendingProrations?: readonly ProrationLine[];
+}
+
+/**
+ * The state with `prorations` waiting for the next invoice: what an event that prorates (a change, a pause)
+ * folds into it.
+ */
+export function withPendingProrations<State extends Subscription>(state: State, prorations: readonly ProrationLine[] | undefined): State {
+  if (prorations === undefined || prorations.length === 0) return state;
+  return { ...state, pendingProrations: [...(state.pendingProrations ?? []), ...prorations] };
 }
 
 export interface AdvancePiece {
@@ -172,7 +186,7 @@ function withBookedUsage(state: Subscription, charges: readonly UsageCharge[], a
  */
 function withoutCredited(
   state: Pick<Subscription, 'advanceBilled' | 'billedThrough'>,
-  credits: readonly BilledCredit[],
+  credits: readonly ProrationLine[],
 ): Pick<Subscription, 'advanceBilled' | 'billedThrough'> {
   if (credits.length === 0) return state;
   const pieces: Record<string, AdvancePiece> = { ...state.advanceBilled };
@@ -229,8 +243,15 @@ export function evolveSubscription(state: SubscriptionState, event: Subscription
       return { ...state, status, cancelAt: null, updatedAt: event.data.reactivatedAt };
     }
     case 'SubscriptionPaused': {
-      const { start, resumeAt, credits, pausedAt } = event.data;
-      return { ...state, status: 'paused', pause: { pausedAt, start, resumeAt }, ...withoutCredited(state, credits), updatedAt: pausedAt };
+      const { start, resumeAt, prorations, pausedAt } = event.data;
+      const paused: Subscription = {
+        ...state,
+        status: 'paused',
+        pause: { pausedAt, start, resumeAt },
+        ...withoutCredited(state, prorations),
+        updatedAt: pausedAt,
+      };
+      return withPendingProrations(paused, prorations);
     }
     case 'SubscriptionResumed': {
       const { resumeDay, resumedAt } = event.data;
@@ -273,9 +294,18 @@ export function evolveSubscription(state: SubscriptionState, event: Subscription
         for (const { itemId, period, daysInFullPeriod, fullAmount } of advance) pieces[itemId] = { period: period!, daysInFullPeriod, fullAmount };
         usageState.advanceBilled = pieces;
       }
+      // A billing with prorations bills every pending one (nextDue brings them all).
+      const prorations = event.data.prorations ?? [];
+      if (prorations.length > 0) usageState.pendingProrations = [];
       const billed = { ...state, billedThrough, lastBilledAt, billingFailure: null, updatedAt: billedAt, ...usageState };
-      // A cancel now's final invoice gives the unused advance-billed days back.
-      return { ...billed, ...withoutCredited(billed, event.data.credits ?? []) };
+      // A cancel now's final invoice gives the unused advance-billed days back (credits made earlier, a pause's, did so when made).
+      return {
+        ...billed,
+        ...withoutCredited(
+          billed,
+          prorations.filter((line) => line.reason === 'cancellation'),
+        ),
+      };
     }
     case 'SubscriptionInvoiceBooked': {
       const { invoiceId, usage, bookedAt } = event.data;
