@@ -1,6 +1,6 @@
 import { foldEvents } from '@billing/shared-kernel';
 import { metadataAt } from '@billing/testing/decider-spec';
-import { decideAdvanceSubscription, decideAdvanceTrial, decideBillDue, nextDue } from './billing';
+import { billsInvoice, decideAdvanceSubscription, decideAdvanceTrial, decideBillDue, nextDue } from './billing';
 import { decideAdvancePause } from './pause';
 import { termLengthOf } from './periods';
 import { ItemSchedule, SubscriptionCreated, SubscriptionEvent, SubscriptionItem, Term } from './subscription-events';
@@ -78,19 +78,23 @@ export function created({
 export function runEngineTo(history: readonly SubscriptionEvent[], now: string, amount = 3100n): SubscriptionEvent[] {
   const events = [...history];
   const meta = metadataAt(now, 'inv');
+  let state = foldEvents(subscriptionEvolver, events);
+  const append = (decided: readonly SubscriptionEvent[]) => {
+    events.push(...decided);
+    state = foldEvents(subscriptionEvolver, decided, state);
+  };
   for (;;) {
-    const state = foldEvents(subscriptionEvolver, events);
     const stepped = [
       ...decideAdvanceTrial({ subscriptionId: SUBSCRIPTION_ID }, state, meta),
       ...decideAdvancePause({ subscriptionId: SUBSCRIPTION_ID }, state, meta),
     ];
     const due = stepped.length > 0 ? null : nextDue(state);
     if (stepped.length === 0 && (due === null || due.billAt > meta.now)) return events;
-    if (stepped.length > 0) events.push(...stepped);
-    else if (due!.charges.length === 0) events.push(...decideAdvanceSubscription({ subscriptionId: SUBSCRIPTION_ID }, state, meta));
+    if (stepped.length > 0) append(stepped);
+    else if (!billsInvoice(due!)) append(decideAdvanceSubscription({ subscriptionId: SUBSCRIPTION_ID }, state, meta));
     else {
       const amounts = Object.fromEntries(due!.charges.map((charge) => [charge.itemId, amount]));
-      events.push(...decideBillDue({ subscriptionId: SUBSCRIPTION_ID, billAt: due!.billAt, invoiceId: meta.newId(), amounts }, state, meta));
+      append(decideBillDue({ subscriptionId: SUBSCRIPTION_ID, billAt: due!.billAt, invoiceId: meta.newId(), amounts }, state, meta));
     }
   }
 }

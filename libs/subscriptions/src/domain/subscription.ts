@@ -188,7 +188,11 @@ function withoutCredited(
   state: Pick<Subscription, 'advanceBilled' | 'billedThrough'>,
   credits: readonly ProrationLine[],
 ): Pick<Subscription, 'advanceBilled' | 'billedThrough'> {
-  if (credits.length === 0) return state;
+  // Nothing credited: nothing changes (and a state without advanceBilled keeps none).
+  if (credits.length === 0)
+    return state.advanceBilled === undefined
+      ? { billedThrough: state.billedThrough }
+      : { advanceBilled: state.advanceBilled, billedThrough: state.billedThrough };
   const pieces: Record<string, AdvancePiece> = { ...state.advanceBilled };
   const billedThrough = { ...state.billedThrough };
   for (const { itemId, period } of credits) {
