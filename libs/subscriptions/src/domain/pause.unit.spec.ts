@@ -4,7 +4,7 @@ import { finalBilling, proratedItem, nextDue, nextWorkAt, timelineAt, upcomingBi
 import { decideAdvancePause, decidePauseSubscription, decideResumeSubscription } from './pause';
 import { ProrationLine, SubscriptionBilled, SubscriptionCancelled, SubscriptionEvent, SubscriptionPaused, SubscriptionResumed } from './subscription-events';
 import { Subscription, decideCancelSubscription, decideReactivateSubscription, subscriptionEvolver } from './subscription';
-import { MONTHLY_ADVANCE, MONTHLY_ARREARS, SUBSCRIPTION_ID, created, item, runEngineTo } from './subscription.arbitraries';
+import { MONTHLY_ADVANCE, MONTHLY_ARREARS, ONE_TIME, SUBSCRIPTION_ID, created, item, runEngineTo } from './subscription.arbitraries';
 
 const spec = deciderSpec(subscriptionEvolver);
 const fold = (...events: SubscriptionEvent[]) => foldEvents(subscriptionEvolver, events) as Subscription;
@@ -221,6 +221,19 @@ describe('pause: resume (decideResumeSubscription, decideAdvancePause)', () => {
       .given([both, ...january, pausedOnJan10('2026-01-20')])
       .when(resume('2026-01-22T09:00:00.000Z'))
       .then([resumed('2026-01-20', '2026-01-22T09:00:00.000Z', false)]);
+  });
+
+  it('paused before its term starts: the one-time charge and the first period wait for the first day served', () => {
+    const future = created({ term: { start: '2026-02-01', end: null }, items: [item('a', MONTHLY_ADVANCE), item('o', ONE_TIME)] });
+    const [paused] = pause('2026-02-10')(fold(future));
+    expect(paused.data).toMatchObject({ start: '2026-01-11', prorations: [] });
+    const events = runEngineTo([future, paused], '2026-03-01T00:00:00.000Z');
+    // Feb 10–28 is 19 of 28 days: 3100 × 19 ÷ 28 = 2103.57 → 2104; the one-time fee on Feb 10; March whole from the anchor day.
+    expect(billed(events)).toEqual([
+      ['2026-02-10', 'a', '2026-02-10', '2026-02-28', 2104],
+      ['2026-02-10', 'o', undefined, undefined, 3100],
+      ['2026-03-01', 'a', '2026-03-01', '2026-03-31', 3100],
+    ]);
   });
 
   it('refuses (409) a subscription that is not paused, or ended', () => {
