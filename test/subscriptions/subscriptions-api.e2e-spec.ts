@@ -121,6 +121,8 @@ describe('Subscriptions API', () => {
         autoRenewal: true,
         trial: null,
         cancelAt: null,
+        pausedAt: null,
+        resumeAt: null,
         endedAt: null,
         items: [
           {
@@ -371,7 +373,7 @@ describe('Subscriptions API', () => {
     });
 
     it.each([
-      ['an unknown status', 'status=paused', '/query/status'],
+      ['an unknown status', 'status=suspended', '/query/status'],
       ['a customerId that is no uuid', 'customerId=cust-1', '/query/customerId'],
       ['an unknown query parameter', 'handle=SUB-000001', '/query/handle'],
       ['a repeated parameter', 'status=active&status=cancelled', '/query/status'],
@@ -565,8 +567,10 @@ describe('Subscriptions API', () => {
         'subscription.discount_applied',
         'subscription.discount_ended',
         'subscription.ended',
+        'subscription.paused',
         'subscription.reactivated',
         'subscription.renewed',
+        'subscription.resumed',
         'subscription.trial_ended',
         'subscription.trial_will_end',
         'subscription.updated',

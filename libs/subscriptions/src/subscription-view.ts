@@ -17,7 +17,7 @@ export interface SubscriptionItemView {
 export interface SubscriptionView {
   readonly id: string;
   readonly handle: string;
-  readonly status: 'trialing' | 'active' | 'cancelled' | 'ended';
+  readonly status: 'trialing' | 'active' | 'paused' | 'cancelled' | 'ended';
   readonly customer: unknown;
   readonly currency: string;
   readonly timeZone: string;
@@ -26,6 +26,10 @@ export interface SubscriptionView {
   /** The free trial: its first day and the day it ends (exclusive, the first day billed); null: none. */
   readonly trial: { readonly start: string; readonly end: string; readonly endedAt: string | null } | null;
   readonly cancelAt: string | null;
+  /** When the pause in force began (the request's instant); null: not paused. */
+  readonly pausedAt: string | null;
+  /** The day the pause in force ends by itself (the first day served again); null: not paused, or only by hand. */
+  readonly resumeAt: string | null;
   readonly endedAt: string | null;
   readonly items: SubscriptionItemView[];
   /** Charged automatically for each booked invoice; null: paid otherwise. */
@@ -136,6 +140,8 @@ export function toSubscriptionView(subscription: Subscription, now: Date): Subsc
     autoRenewal: subscription.autoRenewal,
     trial: subscription.trial ? { start: subscription.trial.start, end: subscription.trial.end, endedAt: subscription.trial.endedAt } : null,
     cancelAt: subscription.cancelAt,
+    // A pause whose resumeAt has come is over, even before the engine records it (as the status shows).
+    ...(timeline.status === 'paused' ? { pausedAt: subscription.pause!.pausedAt, resumeAt: subscription.pause!.resumeAt } : { pausedAt: null, resumeAt: null }),
     endedAt: subscription.endedAt ?? (ended ? (endsAt(subscription)?.toISOString() ?? null) : null),
     items: subscription.items.map((item) => {
       const at = timeline.items.find((entry) => entry.itemId === item.id);

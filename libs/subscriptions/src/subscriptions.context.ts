@@ -28,6 +28,8 @@ const SUBSCRIPTION_EVENTS: Record<SubscriptionEvent['type'], number> = {
   SubscriptionCreated: 1,
   SubscriptionCancelled: 1,
   SubscriptionReactivated: 1,
+  SubscriptionPaused: 1,
+  SubscriptionResumed: 1,
   SubscriptionRenewed: 1,
   SubscriptionBilled: 1,
   SubscriptionBillingFailed: 1,
@@ -96,6 +98,18 @@ const notifications: NotificationDefinition[] = [
     description: 'A subscription is cancelled: it ends at cancelAt.',
   },
   { name: 'subscription.reactivated', streamType: SUBSCRIPTION_STREAM, eventType: 'SubscriptionReactivated', description: 'A cancellation is undone.' },
+  {
+    name: 'subscription.paused',
+    streamType: SUBSCRIPTION_STREAM,
+    eventType: 'SubscriptionPaused',
+    description: 'A subscription is paused: nothing is billed after the pause day until it resumes (at resumeAt, or by hand).',
+  },
+  {
+    name: 'subscription.resumed',
+    streamType: SUBSCRIPTION_STREAM,
+    eventType: 'SubscriptionResumed',
+    description: 'A paused subscription resumes (by hand, or at its resumeAt): billing goes on from the resume day.',
+  },
   {
     name: 'subscription.renewed',
     streamType: SUBSCRIPTION_STREAM,

@@ -11,6 +11,8 @@ import { CreateSubscriptionHandler } from './create-subscription/create-subscrip
 import { SubscriptionsController } from './http/subscriptions.controller';
 import { ReactivateSubscriptionHandler } from './reactivate-subscription/reactivate-subscription.handler';
 import { EndTrialHandler } from './end-trial/end-trial.handler';
+import { PauseSubscriptionHandler } from './pause-subscription/pause-subscription.handler';
+import { ResumeSubscriptionHandler } from './resume-subscription/resume-subscription.handler';
 import { SubscriptionsReadModel } from './read-model/subscriptions.read-model';
 import { CreateBillableMetricHandler } from './create-billable-metric/create-billable-metric.handler';
 import { IngestUsageEventsHandler } from './ingest-usage-events/ingest-usage-events.handler';
@@ -32,6 +34,8 @@ import { DropChangeHandler } from './drop-change/drop-change.handler';
     CancelSubscriptionHandler,
     ReactivateSubscriptionHandler,
     EndTrialHandler,
+    PauseSubscriptionHandler,
+    ResumeSubscriptionHandler,
     EndDiscountHandler,
     BillingEngine,
     BillingInputs,

@@ -31,6 +31,17 @@ export const SUBSCRIPTIONS_PROBLEMS: Record<string, ProblemType> = {
     description:
       'The subscription has a scheduled change of items: drop it (DELETE /subscriptions/{id}/changes/{changeId}) before making another (README: Changing items).',
   },
+  'subscription-paused': {
+    status: 409,
+    title: 'Conflict',
+    description: 'The subscription is paused already: resume it first (README: Pause and resume).',
+  },
+  'subscription-not-paused': { status: 409, title: 'Conflict', description: 'Only a paused subscription can be resumed (README: Pause and resume).' },
+  'subscription-trialing': {
+    status: 409,
+    title: 'Conflict',
+    description: 'The subscription is in its free trial, which bills nothing: it cannot be paused (end the trial or cancel instead; README: Pause and resume).',
+  },
   'subscription-not-cancelled': { status: 409, title: 'Conflict', description: 'Only a cancelled subscription can be reactivated.' },
   'subscription-period-billed': {
     status: 409,

@@ -20,6 +20,7 @@ import {
   usageLinesOf,
   withUsageLines,
   billsInvoice,
+  decideAdvancePause,
   decideAdvanceSubscription,
   decideAdvanceTrial,
   decideBillDue,
@@ -210,6 +211,12 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
           const trial = decideAdvanceTrial({ subscriptionId }, state, context.meta);
           if (trial.length > 0) {
             session.append(stream, trial);
+            return 'done';
+          }
+          // A pause ends at its resumeAt, after what falls due before it and before what falls due at that instant.
+          const resumed = decideAdvancePause({ subscriptionId }, state, context.meta);
+          if (resumed.length > 0) {
+            session.append(stream, resumed);
             return 'done';
           }
           // A scheduled change of items applies at its instant, before the billing due then (whose charges use the new items).

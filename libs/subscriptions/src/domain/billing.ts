@@ -33,7 +33,10 @@ import {
   finalDay,
   isOverAt,
   nextTerm,
+  Pause,
   renewsAfterTerm,
+  resumedEvent,
+  resumeInstant,
   trialRunning,
 } from './subscription';
 import { localDateOf, startOfDayIn } from './time-zone';
@@ -82,19 +85,29 @@ export function billsInvoice(due: Pick<DueBilling, 'charges' | 'prorations'>): b
   return due.charges.length > 0 || due.prorations.length > 0;
 }
 
-/** The item's next unbilled piece, or null when it has nothing left to bill in the current term. */
+/**
+ * The item's next unbilled piece, or null when it has nothing left to bill in the current term (or until
+ * the pause in force ends).
+ */
 export function nextCharge(subscription: Subscription, item: SubscriptionItem): ItemCharge | null {
-  const { anchor, term, cancelAt, timeZone } = subscription;
+  const { anchor, term, cancelAt, timeZone, pause } = subscription;
   const billed = subscription.billedThrough[item.id];
   if (item.schedule.purchase === 'one_time') {
     // Service that ends before the anchor (cancelled within a trial) never reaches the one-time charge.
     if (billed !== undefined || (cancelAt !== null && cancelAt < anchor)) return null;
-    return { itemId: item.id, kind: 'one_time', billAt: startOfDayIn(anchor, timeZone), period: null, daysUsed: 1, daysInFullPeriod: 1 };
+    // A subscription paused before it starts bills its one-time charge on the first day served.
+    const day = afterPausedDays(subscription, anchor);
+    if (pause != null && day >= pause.start) return null;
+    return { itemId: item.id, kind: 'one_time', billAt: startOfDayIn(day, timeZone), period: null, daysUsed: 1, daysInFullPeriod: 1 };
   }
-  const first = billed === undefined ? anchor : addDays(billed, 1);
+  const first = afterPausedDays(subscription, billed === undefined ? anchor : addDays(billed, 1));
+  if (pause != null && first >= pause.start) return null;
   // A piece never crosses a term boundary: one left over from the previous term ends where that term ended.
   const termLast = first < term.start ? addDays(term.start, -1) : term.end;
-  const last = cancelAt === null ? termLast : termLast === null ? cancelAt : minDate(termLast, cancelAt);
+  let last = cancelAt === null ? termLast : termLast === null ? cancelAt : minDate(termLast, cancelAt);
+  // Nor a pause: it ends on the pause day (billed then as any piece cut short), the rest after the resume.
+  const pausedNext = [pause?.start, (subscription.pausedDays ?? []).find((gap) => gap.start > first)?.start].filter((day) => day != null);
+  for (const day of pausedNext) last = last === null ? addDays(day, -1) : minDate(last, addDays(day, -1));
   if (last !== null && first > last) return null;
   const full = periodAt(anchor, item.schedule, first);
   const end = last === null ? full.end : minDate(full.end, last);
@@ -107,6 +120,13 @@ export function nextCharge(subscription: Subscription, item: SubscriptionItem): 
     daysUsed: daysInclusive(first, end),
     daysInFullPeriod: daysInclusive(full.start, full.end),
   };
+}
+
+/** The first day from `day` on that no earlier pause kept from service. */
+function afterPausedDays(subscription: Subscription, day: string): string {
+  let first = day;
+  for (const gap of subscription.pausedDays ?? []) if (gap.start <= first && first <= gap.end) first = addDays(gap.end, 1);
+  return first;
 }
 
 function chargesOf(subscription: Subscription): ItemCharge[] {
@@ -195,13 +215,21 @@ export interface UpcomingBilling {
  */
 export function upcomingBilling(state: SubscriptionState): UpcomingBilling | null {
   let current = state;
-  for (let due = nextDue(current); due !== null; due = nextDue(current)) {
+  for (;;) {
+    const due = nextDue(current);
+    // The engine resumes a pause at its resumeAt before billing what falls due at that instant or later.
+    const resumeAt = resumeInstant(current);
+    if (resumeAt !== null && (due === null || resumeAt <= due.billAt)) {
+      const paused = current as Subscription & { readonly pause: Pause };
+      current = evolveSubscription(current, resumedEvent(paused, paused.pause.resumeAt!, resumeAt, true));
+      continue;
+    }
+    if (due === null) return null;
     const subscription = current as Subscription;
     if (billsInvoice(due)) return { subscription, due };
     if (due.renewal !== null && subscription.items.every((item) => item.schedule.purchase === 'one_time')) return null;
     current = evolveSubscription(current, due.renewal !== null ? renewedEvent(subscription, due.renewal, due.billAt) : endedEvent(subscription, due.billAt));
   }
-  return null;
 }
 
 // ---------------------------------------------------------------- deciders
@@ -466,11 +494,24 @@ export function timelineAt(subscription: Subscription, now: Date): SubscriptionT
     : null;
   // A trial whose end has come is over, even before the engine records SubscriptionTrialEnded.
   const trialOver = subscription.status === 'trialing' && now >= startOfDayIn(subscription.trial!.end, subscription.timeZone);
+  // So is a pause whose resumeAt has come; until then, items show the billAt the resume brings.
+  const resumeAt = resumeInstant(subscription);
+  const resumed =
+    resumeAt === null
+      ? null
+      : (evolveSubscription(
+          subscription,
+          resumedEvent(subscription as Subscription & { readonly pause: Pause }, subscription.pause!.resumeAt!, resumeAt, true),
+        ) as Subscription);
+  const status = trialOver || (resumed !== null && now >= resumeAt!) ? (resumed?.status ?? 'active') : subscription.status;
   return {
-    status: isOverAt(subscription, now) ? 'ended' : trialOver ? 'active' : subscription.status,
+    status: isOverAt(subscription, now) ? 'ended' : status,
     term: subscription.term,
     items: subscription.items.map((item) => {
-      const charge = subscription.status === 'ended' ? null : (nextCharge(subscription, item) ?? (renewed && nextCharge(renewed, item)));
+      const charge =
+        subscription.status === 'ended'
+          ? null
+          : (nextCharge(subscription, item) ?? (renewed && nextCharge(renewed, item)) ?? (resumed && nextCharge(resumed, item)));
       if (item.schedule.purchase === 'one_time') return { itemId: item.id, period: null, billAt: charge?.billAt ?? null };
       const date = last === null ? today : minDate(today, last);
       const full = periodAt(subscription.anchor, item.schedule, maxDate(date, subscription.anchor));
@@ -590,6 +631,9 @@ export function nextWorkAt(state: SubscriptionState): Date | null {
   const candidates = (state.pendingBookings ?? []).map((booking) => Date.parse(booking.bookAt));
   const trialWork = nextTrialWorkAt(state);
   if (trialWork !== null) candidates.push(trialWork.getTime());
+  // The resume waits for what falls due before it (decideAdvancePause), a failed billing's retry included.
+  const resumeAt = resumeInstant(state);
+  if (resumeAt !== null && (due === null || due.billAt >= resumeAt)) candidates.push(resumeAt.getTime());
   // A scheduled change of items applies at its instant (changes.ts: dueChange), unless the subscription is over by then.
   const change = state.pendingChanges?.[0];
   if (change !== undefined && !isOverAt(state, new Date(change.effectiveAt))) candidates.push(Date.parse(change.effectiveAt));

@@ -215,7 +215,8 @@ function changeablePrice(request: RequestedItemChange, subscription: Subscriptio
  * proration lines); one effective later is scheduled (SubscriptionChangeScheduled). Refused: an ended
  * subscription (409 subscription-ended), another change pending (409 subscription-change-pending), billing
  * due before now that the engine has yet to book (409 subscription-billing-pending: the change prorates
- * what was billed).
+ * what was billed), a paused subscription (409 subscription-paused: its paused days were credited and a
+ * change would prorate them again; resume it first).
  */
 export function decideChangeItems(
   command: ChangeItems,
@@ -225,6 +226,9 @@ export function decideChangeItems(
 ): SubscriptionItemsChanged[] | SubscriptionChangeScheduled[] {
   const subscription = existingSubscription(state, command.subscriptionId);
   if (isOverAt(subscription, meta.now)) throw endedError(subscription);
+  if (subscription.pause != null) {
+    throw new ConflictError('subscription-paused', `subscription ${subscription.id} is paused (since ${subscription.pause.pausedAt}): resume it first`);
+  }
   const pending = subscription.pendingChanges ?? [];
   if (pending.length > 0) {
     throw new ConflictError('subscription-change-pending', `subscription ${subscription.id} has a scheduled change (${pending[0].id}): drop it first (DELETE)`);

@@ -12,7 +12,8 @@ import {
 } from './changes';
 import { priceOf } from './invoice-composition.arbitraries';
 import { ProrationBehavior } from './proration-behavior';
-import { ItemsChange, SubscriptionBilled, SubscriptionEvent, SubscriptionItem } from './subscription-events';
+import { decidePauseSubscription } from './pause';
+import { ItemsChange, SubscriptionBilled, SubscriptionEvent, SubscriptionItem, SubscriptionPaused } from './subscription-events';
 import { Subscription, SubscriptionState, subscriptionEvolver } from './subscription';
 import { MONTHLY_ADVANCE, MONTHLY_ARREARS, SUBSCRIPTION_ID, created, item, priceFacts } from './subscription.arbitraries';
 
@@ -220,6 +221,23 @@ describe('decideChangeItems: refusals', () => {
       .given([both])
       .when(decide(change([{ id: 'a', quantity: 2 }])))
       .thenThrows({ kind: 'conflict', code: 'subscription-billing-pending' });
+  });
+
+  it('409 subscription-paused while paused; and a pause is refused (409 subscription-change-pending) while a change is scheduled', () => {
+    const paused: SubscriptionPaused = {
+      type: 'SubscriptionPaused',
+      schemaVersion: 1,
+      data: { subscriptionId: SUBSCRIPTION_ID, start: '2026-01-11', resumeAt: null, prorations: [], pausedAt: '2026-01-10T10:00:00.000Z' },
+    };
+    spec
+      .given([both, billedJanuary, paused])
+      .when(decide(change([{ id: 'a', quantity: 2 }])))
+      .thenThrows({ kind: 'conflict', code: 'subscription-paused' });
+    const scheduled = decide(change([{ id: 'a', ...premium }], 'none', '2026-01-25'))(foldEvents(subscriptionEvolver, [both, billedJanuary]));
+    spec
+      .given([both, billedJanuary, ...scheduled])
+      .when((state) => decidePauseSubscription({ subscriptionId: SUBSCRIPTION_ID }, state, metadataAt(JAN20)))
+      .thenThrows({ kind: 'conflict', code: 'subscription-change-pending' });
   });
 
   it('409 subscription-ended once its end has passed; 404 for no subscription', () => {

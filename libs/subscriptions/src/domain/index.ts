@@ -5,6 +5,7 @@ export * from './periods';
 export * from './subscription-events';
 export * from './subscription';
 export * from './billing';
+export * from './pause';
 export * from './usage';
 export * from './billable-metric';
 export * from './invoice-composition';

@@ -104,6 +104,31 @@ export interface SubscriptionReactivatedData {
   readonly reactivatedAt: string;
 }
 
+/**
+ * PUT /subscriptions/{id}/pause: service stops after the pause day (the request's local date, still served);
+ * nothing is billed from `start` until it resumes.
+ */
+export interface SubscriptionPausedData {
+  readonly subscriptionId: string;
+  /** The first day not served: the day after the pause day. */
+  readonly start: string;
+  /** The day it resumes by itself (the first day served again, at its local midnight); null: only when resumed by hand. */
+  readonly resumeAt: string | null;
+  /** Per advance item, the days after the pause day of the piece billed in advance: credits (reason pause) waiting for the next invoice. */
+  readonly prorations: readonly ProrationLine[];
+  readonly pausedAt: string;
+}
+
+/** The pause is over (PUT …/resume, or the billing engine at resumeAt): billing goes on from `resumeDay`, the anchor kept. */
+export interface SubscriptionResumedData {
+  readonly subscriptionId: string;
+  /** The first day served again: its current period is charged pro rata from it. */
+  readonly resumeDay: string;
+  /** true: by the billing engine at resumeAt; false: PUT …/resume. */
+  readonly automatic: boolean;
+  readonly resumedAt: string;
+}
+
 export interface SubscriptionRenewedData {
   readonly subscriptionId: string;
   /** The new term: it starts the day after the previous one ended. */
@@ -332,6 +357,8 @@ export type SubscriptionTrialEndAnnounced = DomainEvent<'SubscriptionTrialEndAnn
 export type SubscriptionTrialEnded = DomainEvent<'SubscriptionTrialEnded', SubscriptionTrialEndedData>;
 export type SubscriptionCancelled = DomainEvent<'SubscriptionCancelled', SubscriptionCancelledData>;
 export type SubscriptionReactivated = DomainEvent<'SubscriptionReactivated', SubscriptionReactivatedData>;
+export type SubscriptionPaused = DomainEvent<'SubscriptionPaused', SubscriptionPausedData>;
+export type SubscriptionResumed = DomainEvent<'SubscriptionResumed', SubscriptionResumedData>;
 export type SubscriptionRenewed = DomainEvent<'SubscriptionRenewed', SubscriptionRenewedData>;
 export type SubscriptionBilled = DomainEvent<'SubscriptionBilled', SubscriptionBilledData>;
 export type SubscriptionEnded = DomainEvent<'SubscriptionEnded', SubscriptionEndedData>;
@@ -369,6 +396,8 @@ export type SubscriptionEvent =
   | SubscriptionCreated
   | SubscriptionCancelled
   | SubscriptionReactivated
+  | SubscriptionPaused
+  | SubscriptionResumed
   | SubscriptionRenewed
   | SubscriptionBilled
   | SubscriptionEnded;

@@ -1,6 +1,10 @@
+import { foldEvents } from '@billing/shared-kernel';
+import { metadataAt } from '@billing/testing/decider-spec';
+import { billsInvoice, decideAdvanceSubscription, decideAdvanceTrial, decideBillDue, nextDue } from './billing';
+import { decideAdvancePause } from './pause';
 import { termLengthOf } from './periods';
-import { ItemSchedule, SubscriptionCreated, SubscriptionItem, Term } from './subscription-events';
-import { PriceFacts } from './subscription';
+import { ItemSchedule, SubscriptionCreated, SubscriptionEvent, SubscriptionItem, Term } from './subscription-events';
+import { PriceFacts, subscriptionEvolver } from './subscription';
 
 /** Fixtures shared by the subscription and billing tests. */
 
@@ -65,4 +69,32 @@ export function created({
       ...(trialEnd === undefined ? {} : { trialEnd }),
     },
   };
+}
+
+/**
+ * The billing engine's turn, without a database: its clock-driven steps (trial, pause) and each billing due
+ * by `now` (every charge priced at `amount` for a full period), in the engine's order; the events appended.
+ */
+export function runEngineTo(history: readonly SubscriptionEvent[], now: string, amount = 3100n): SubscriptionEvent[] {
+  const events = [...history];
+  const meta = metadataAt(now, 'inv');
+  let state = foldEvents(subscriptionEvolver, events);
+  const append = (decided: readonly SubscriptionEvent[]) => {
+    events.push(...decided);
+    state = foldEvents(subscriptionEvolver, decided, state);
+  };
+  for (;;) {
+    const stepped = [
+      ...decideAdvanceTrial({ subscriptionId: SUBSCRIPTION_ID }, state, meta),
+      ...decideAdvancePause({ subscriptionId: SUBSCRIPTION_ID }, state, meta),
+    ];
+    const due = stepped.length > 0 ? null : nextDue(state);
+    if (stepped.length === 0 && (due === null || due.billAt > meta.now)) return events;
+    if (stepped.length > 0) append(stepped);
+    else if (!billsInvoice(due!)) append(decideAdvanceSubscription({ subscriptionId: SUBSCRIPTION_ID }, state, meta));
+    else {
+      const amounts = Object.fromEntries(due!.charges.map((charge) => [charge.itemId, amount]));
+      append(decideBillDue({ subscriptionId: SUBSCRIPTION_ID, billAt: due!.billAt, invoiceId: meta.newId(), amounts }, state, meta));
+    }
+  }
 }

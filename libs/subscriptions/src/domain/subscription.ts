@@ -13,7 +13,7 @@ import {
 } from '@billing/shared-kernel';
 import { SubscriptionDiscount } from './discounts';
 import { LAST_CALENDAR_DATE, maxDate, minDate, validDate } from './calendar';
-import { TermLength, TermUnit, nthPeriod, periodAt, termEnd, termLengthOf } from './periods';
+import { Period, TermLength, TermUnit, nthPeriod, periodAt, termEnd, termLengthOf } from './periods';
 import {
   AdvancePiece,
   ItemSchedule,
@@ -28,6 +28,7 @@ import {
   SubscriptionEvent,
   SubscriptionItem,
   SubscriptionReactivated,
+  SubscriptionResumed,
   SubscriptionTrialEnded,
   Term,
   UsageCharge,
@@ -45,7 +46,17 @@ import { localDateOf, startOfDayIn, validTimeZone } from './time-zone';
 
 export const MAX_SUBSCRIPTION_ITEMS = 50;
 
-export type SubscriptionStatus = 'trialing' | 'active' | 'cancelled' | 'ended';
+export type SubscriptionStatus = 'trialing' | 'active' | 'paused' | 'cancelled' | 'ended';
+
+/** A pause in force (README: Pause and resume): nothing is billed from `start` until it resumes. */
+export interface Pause {
+  /** The instant it was paused (the pause day, its local date, is still served). */
+  readonly pausedAt: string;
+  /** The first day not served: the day after the pause day. */
+  readonly start: string;
+  /** The day it resumes by itself (the first day served again); null: only by hand. */
+  readonly resumeAt: string | null;
+}
 
 /** A free trial: the days from `start` to the day before `end` are never billed. */
 export interface Trial {
@@ -114,6 +125,10 @@ export interface Subscription {
   readonly advanceBilled?: Readonly<Record<string, AdvancePiece>>;
   /** Coupons redeemed on it, in the order given (absent in states stored before coupons). */
   readonly discounts?: readonly SubscriptionDiscount[];
+  /** The pause in force (status paused); absent or null: none. */
+  readonly pause?: Pause | null;
+  /** The days of earlier pauses, oldest first: never billed (a piece ends before one and the next starts after it). */
+  readonly pausedDays?: readonly Period[];
   /**
    * Proration lines waiting for the next invoice the engine books for it (nextDue brings them all; the
    * SubscriptionBilled that bills them empties the list). Absent: none ever waited.
@@ -164,6 +179,33 @@ function withBookedUsage(state: Subscription, charges: readonly UsageCharge[], a
   }
   return billed;
 }
+/**
+ * What is billed once `credits` gave their unused days back: each credited item is billed through the day
+ * before its credit (days served again are billed again) and its piece billed in advance ends there, so no
+ * later credit (a cancel now after a pause) gives the same days back twice.
+ */
+function withoutCredited(
+  state: Pick<Subscription, 'advanceBilled' | 'billedThrough'>,
+  credits: readonly ProrationLine[],
+): Pick<Subscription, 'advanceBilled' | 'billedThrough'> {
+  // Nothing credited: nothing changes (and a state without advanceBilled keeps none).
+  if (credits.length === 0)
+    return state.advanceBilled === undefined
+      ? { billedThrough: state.billedThrough }
+      : { advanceBilled: state.advanceBilled, billedThrough: state.billedThrough };
+  const pieces: Record<string, AdvancePiece> = { ...state.advanceBilled };
+  const billedThrough = { ...state.billedThrough };
+  for (const { itemId, period } of credits) {
+    const end = addDays(period.start, -1);
+    billedThrough[itemId] = end;
+    const piece = pieces[itemId];
+    if (piece === undefined) continue;
+    if (end < piece.period.start) delete pieces[itemId];
+    else pieces[itemId] = { ...piece, period: { start: piece.period.start, end } };
+  }
+  return { advanceBilled: pieces, billedThrough };
+}
+
 /** Before its SubscriptionCreated a stream holds nothing. */
 export type SubscriptionState = { readonly status: 'none' } | Subscription;
 
@@ -198,9 +240,30 @@ export function evolveSubscription(state: SubscriptionState, event: Subscription
   if (state.status === 'none') return state;
   switch (event.type) {
     case 'SubscriptionCancelled':
-      return { ...state, status: 'cancelled', cancelAt: event.data.cancelAt, updatedAt: event.data.cancelledAt };
-    case 'SubscriptionReactivated':
-      return { ...state, status: trialRunning(state) ? 'trialing' : 'active', cancelAt: null, updatedAt: event.data.reactivatedAt };
+      // A paused subscription stays paused (it shows cancelAt); it is cancelled again when it resumes.
+      return { ...state, status: state.pause != null ? 'paused' : 'cancelled', cancelAt: event.data.cancelAt, updatedAt: event.data.cancelledAt };
+    case 'SubscriptionReactivated': {
+      const status = state.pause != null ? 'paused' : trialRunning(state) ? 'trialing' : 'active';
+      return { ...state, status, cancelAt: null, updatedAt: event.data.reactivatedAt };
+    }
+    case 'SubscriptionPaused': {
+      const { start, resumeAt, prorations, pausedAt } = event.data;
+      const paused: Subscription = {
+        ...state,
+        status: 'paused',
+        pause: { pausedAt, start, resumeAt },
+        ...withoutCredited(state, prorations),
+        updatedAt: pausedAt,
+      };
+      return withPendingProrations(paused, prorations);
+    }
+    case 'SubscriptionResumed': {
+      const { resumeDay, resumedAt } = event.data;
+      const start = state.pause?.start ?? resumeDay;
+      // A resume on the pause day (or the day after) paused no day at all.
+      const pausedDays = start < resumeDay ? [...(state.pausedDays ?? []), { start, end: addDays(resumeDay, -1) }] : (state.pausedDays ?? []);
+      return { ...state, status: state.cancelAt !== null ? 'cancelled' : 'active', pause: null, pausedDays, updatedAt: resumedAt };
+    }
     case 'SubscriptionTrialEndAnnounced':
       return { ...state, trial: { ...state.trial!, announcedAt: event.data.announcedAt }, updatedAt: event.data.announcedAt };
     case 'SubscriptionTrialEnded': {
@@ -236,8 +299,17 @@ export function evolveSubscription(state: SubscriptionState, event: Subscription
         usageState.advanceBilled = pieces;
       }
       // A billing with prorations bills every pending one (nextDue brings them all).
-      if ((event.data.prorations ?? []).length > 0) usageState.pendingProrations = [];
-      return { ...state, billedThrough, lastBilledAt, billingFailure: null, updatedAt: billedAt, ...usageState };
+      const prorations = event.data.prorations ?? [];
+      if (prorations.length > 0) usageState.pendingProrations = [];
+      const billed = { ...state, billedThrough, lastBilledAt, billingFailure: null, updatedAt: billedAt, ...usageState };
+      // A cancel now's final invoice gives the unused advance-billed days back (credits made earlier, a pause's, did so when made).
+      return {
+        ...billed,
+        ...withoutCredited(
+          billed,
+          prorations.filter((line) => line.reason === 'cancellation'),
+        ),
+      };
     }
     case 'SubscriptionInvoiceBooked': {
       const { invoiceId, usage, bookedAt } = event.data;
@@ -305,6 +377,24 @@ export function existingSubscription(state: SubscriptionState, subscriptionId: s
 /** A trial that has not ended yet (the engine records its end at the trial's end; end-trial ends it early). */
 export function trialRunning(subscription: Subscription): subscription is Subscription & { readonly trial: Trial } {
   return subscription.trial != null && subscription.trial.endedAt === null;
+}
+
+/** The instant a pause with a resumeAt ends by itself (its local midnight); null: not paused, ended, or resumed only by hand. */
+export function resumeInstant(state: SubscriptionState): Date | null {
+  if (state.status === 'none' || state.status === 'ended' || state.pause?.resumeAt == null) return null;
+  return startOfDayIn(state.pause.resumeAt, state.timeZone);
+}
+
+/**
+ * The end of the pause, billing going on from `day` (never before the pause's first day: a resume on the
+ * pause day pauses no day).
+ */
+export function resumedEvent(subscription: Subscription & { readonly pause: Pause }, day: string, at: Date, automatic: boolean): SubscriptionResumed {
+  return {
+    type: 'SubscriptionResumed',
+    schemaVersion: 1,
+    data: { subscriptionId: subscription.id, resumeDay: maxDate(day, subscription.pause.start), automatic, resumedAt: at.toISOString() },
+  };
 }
 
 /** The first term's start: renewals are measured from it (the billing anchor moves to a trial's end). */
@@ -560,7 +650,7 @@ export function decideCancelSubscription(command: CancelSubscription, state: Sub
     const event = cancelledEvent(subscription, today, meta);
     return [{ ...event, data: { ...event.data, at: 'now' } }];
   }
-  if (subscription.status === 'cancelled') return [];
+  if (subscription.cancelAt !== null) return [];
   if (trialRunning(subscription) && today < subscription.trial.end) return [cancelledEvent(subscription, addDays(subscription.trial.end, -1), meta)];
   let cancelAt = maxDate(today, subscription.anchor);
   const recurring = subscription.items.flatMap(({ schedule }) => (schedule.purchase === 'recurring' ? [schedule] : []));
@@ -604,7 +694,7 @@ export interface ReactivateSubscription {
 export function decideReactivateSubscription(command: ReactivateSubscription, state: SubscriptionState, meta: CommandMetadata): SubscriptionReactivated[] {
   const subscription = existingSubscription(state, command.subscriptionId);
   if (isOverAt(subscription, meta.now)) throw endedError(subscription);
-  if (subscription.status !== 'cancelled') {
+  if (subscription.cancelAt === null) {
     throw new ConflictError('subscription-not-cancelled', `subscription ${subscription.id} is not cancelled`);
   }
   return [{ type: 'SubscriptionReactivated', schemaVersion: 1, data: { subscriptionId: subscription.id, reactivatedAt: meta.now.toISOString() } }];

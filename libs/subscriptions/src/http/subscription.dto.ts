@@ -116,8 +116,10 @@ export class SubscriptionDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty() handle!: string;
   @ApiProperty({
-    enum: ['trialing', 'active', 'cancelled', 'ended'],
-    description: 'trialing: in its free trial (until trial.end); cancelled: ends at cancelAt; ended: its last day has passed',
+    enum: ['trialing', 'active', 'paused', 'cancelled', 'ended'],
+    description:
+      'trialing: in its free trial (until trial.end); paused: nothing is billed until it resumes (pausedAt, resumeAt; a paused subscription may also have a cancelAt); ' +
+      'cancelled: ends at cancelAt; ended: its last day has passed',
   })
   status!: string;
   @ApiProperty({ type: Object, description: 'the invoice customer of every invoice of the subscription' }) customer!: object;
@@ -127,6 +129,20 @@ export class SubscriptionDto {
   @ApiProperty() autoRenewal!: boolean;
   @ApiProperty({ type: TrialDto, nullable: true, description: 'the free trial it started with (README: Trials); null: none' }) trial!: TrialDto | null;
   @ApiProperty({ type: String, format: 'date', nullable: true, description: 'the last day of service (inclusive) once cancelled' }) cancelAt!: string | null;
+  @ApiProperty({
+    type: String,
+    format: 'date-time',
+    nullable: true,
+    description: 'when the pause in force began (its local date, the pause day, is still served); null: not paused (README: Pause and resume)',
+  })
+  pausedAt!: string | null;
+  @ApiProperty({
+    type: String,
+    format: 'date',
+    nullable: true,
+    description: 'the day the pause in force ends by itself (the first day served again, from its local midnight); null: not paused, or resumed only by hand',
+  })
+  resumeAt!: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) endedAt!: string | null;
   @ApiProperty({ type: [SubscriptionItemDto] }) items!: SubscriptionItemDto[];
   @ApiProperty({ type: PaymentMethodHintDto, nullable: true, description: 'charged automatically for each booked invoice' })

@@ -29,6 +29,9 @@ import { CreateSubscriptionDto, createSubscriptionInput } from '../create-subscr
 import { Subscription } from '../domain';
 import { ReactivateSubscriptionCommand } from '../reactivate-subscription/reactivate-subscription.command';
 import { EndTrialCommand } from '../end-trial/end-trial.command';
+import { PauseSubscriptionCommand } from '../pause-subscription/pause-subscription.command';
+import { PauseSubscriptionDto } from '../pause-subscription/pause-subscription.dto';
+import { ResumeSubscriptionCommand } from '../resume-subscription/resume-subscription.command';
 import { SubscriptionsReadModel } from '../read-model/subscriptions.read-model';
 import { SubscriptionView, toSubscriptionView } from '../subscription-view';
 import { SubscriptionDto, SubscriptionPageDto } from './subscription.dto';
@@ -36,7 +39,7 @@ import { SubscriptionDto, SubscriptionPageDto } from './subscription.dto';
 const SUBSCRIPTION_ID = { name: 'subscriptionId', format: 'uuid', description: 'the subscription id' } as const;
 const ID_PIPE = new ResourceIdPipe('subscription');
 const DISCOUNT_ID_PIPE = new ResourceIdPipe('discount');
-const STATUSES = ['trialing', 'active', 'cancelled', 'ended'] as const;
+const STATUSES = ['trialing', 'active', 'paused', 'cancelled', 'ended'] as const;
 const IF_MATCH = { name: 'if-match', required: false, description: 'The ETag of the version the change is based on; a stale one is a 409.' };
 const ETAG = { etag: { description: 'the version of the subscription, for If-Match', schema: { type: 'string', example: '"1"' } } };
 
@@ -180,6 +183,69 @@ export class SubscriptionsController {
     return this.act(EndTrialCommand, caller, subscriptionId, body, expectedVersion);
   }
 
+  @Put(':subscriptionId/pause')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Pause a subscription',
+    description:
+      'Body {} (or none), or {resumeAt: date}. Today (in the subscription’s time zone) is still served; from tomorrow nothing is billed until it resumes — ' +
+      'at resumeAt (the billing engine, on the environment’s clock) or by PUT …/resume. The advance-billed days after today are credited pro rata on the ' +
+      'next invoice the engine books for it; arrears and usage are billed up to today (README: Pause and resume).',
+  })
+  @ApiParam(SUBSCRIPTION_ID)
+  @ApiHeader(IF_MATCH)
+  @ApiBody({ type: PauseSubscriptionDto, required: false })
+  @ApiResponse({ status: 200, description: 'Paused', type: SubscriptionDto, headers: ETAG })
+  @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
+  @ApiResponse({
+    status: 409,
+    ...problemResponse(
+      'Paused already (subscription-paused), in its free trial (subscription-trialing), ended or past its last day (subscription-ended), or If-Match is stale',
+    ),
+  })
+  @ApiResponse({
+    status: 422,
+    ...problemResponse('resumeAt not a date, not after today, or after the last day of service (/resumeAt); an unknown property'),
+  })
+  async pause(
+    @Caller() caller: CallerContext,
+    @Param('subscriptionId', ID_PIPE) subscriptionId: string,
+    @Body() body: PauseSubscriptionDto,
+    @IfMatch() expectedVersion: number | undefined,
+  ): Promise<Versioned<SubscriptionView>> {
+    const command = new PauseSubscriptionCommand(
+      caller.environmentId,
+      subscriptionId,
+      body?.resumeAt ?? null,
+      commandContext(caller, this.clock),
+      expectedVersion,
+    );
+    return this.answer(await this.commands.execute(command));
+  }
+
+  @ApiNoInput()
+  @Put(':subscriptionId/resume')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Resume a paused subscription',
+    description:
+      'Body {} (or none). Billing goes on from today, on the same anchor: the current period is charged pro rata from today (README: Pause and resume).',
+  })
+  @ApiParam(SUBSCRIPTION_ID)
+  @ApiHeader(IF_MATCH)
+  @ApiResponse({ status: 200, description: 'Active again (or cancelled, if it was cancelled while paused)', type: SubscriptionDto, headers: ETAG })
+  @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
+  @ApiResponse({ status: 409, ...problemResponse('Not paused (subscription-not-paused), ended (subscription-ended), or If-Match is stale') })
+  @ApiResponse({ status: 422, ...problemResponse('A body with any property') })
+  async resume(
+    @Caller() caller: CallerContext,
+    @Param('subscriptionId', ID_PIPE) subscriptionId: string,
+    @Body() body: unknown,
+    @IfMatch() expectedVersion: number | undefined,
+  ): Promise<Versioned<SubscriptionView>> {
+    return this.act(ResumeSubscriptionCommand, caller, subscriptionId, body, expectedVersion);
+  }
+
   @Delete(':subscriptionId/discounts/:discountId')
   @HttpCode(200)
   @ApiOperation({
@@ -212,7 +278,7 @@ export class SubscriptionsController {
 
   /** An action on one subscription: no input but an empty body and If-Match. */
   private async act(
-    Command: typeof ReactivateSubscriptionCommand | typeof EndTrialCommand,
+    Command: typeof ReactivateSubscriptionCommand | typeof EndTrialCommand | typeof ResumeSubscriptionCommand,
     caller: CallerContext,
     subscriptionId: string,
     body: unknown,
