@@ -10,3 +10,4 @@ export * from './billable-metric';
 export * from './invoice-composition';
 export * from './discounts';
 export * from './handle-claim';
+export * from './first-subscription-claim';
