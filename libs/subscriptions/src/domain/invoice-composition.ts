@@ -1,6 +1,15 @@
-import { DomainError, QUANTITY_SCALE, ValidationError, assertAmountInRange, formatScaledDecimal, parseScaledDecimal } from '@billing/shared-kernel';
+import {
+  DomainError,
+  QUANTITY_SCALE,
+  ValidationError,
+  assertAmountInRange,
+  discountAmounts,
+  DiscountableLine,
+  formatScaledDecimal,
+  parseScaledDecimal,
+} from '@billing/shared-kernel';
 import { DueBilling } from './billing';
-import { discountAmounts, DiscountableLine, discountsFor } from './discounts';
+import { discountsFor } from './discounts';
 import { Period, proRate } from './periods';
 import { Subscription } from './subscription';
 import { BilledCredit, SubscriptionCustomer, SubscriptionItem, UsageCharge, UsageCorrection, UsageLineRange } from './subscription-events';
