@@ -36,6 +36,9 @@ export { CustomerInputDto } from './create-invoice/create-invoice.dto';
 // Customers: the record other contexts read (a subscription created with customerId) and the question invoicing asks of subscriptions.
 export { CustomerRecordQuery } from './customers/customer-record.query';
 export { CustomerActiveSubscriptionsQuery } from './ports';
+// A customer's discounts on its subscription invoices: the billing engine and the upcoming invoice read them, the engine uses up the once ones.
+export { CustomerDiscountsQuery } from './customers/customer-discounts/customer-discounts.query';
+export { UseCustomerDiscountsCommand } from './customers/use-customer-discounts/use-customer-discounts.command';
 export { toCustomerView, publicPaymentMethod } from './customers/read-model/customer-view';
 export type { CustomerView } from './customers/read-model/customer-view';
 export { CUSTOMERS_PROJECTION } from './customers/read-model/customers.projection';

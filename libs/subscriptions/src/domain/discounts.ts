@@ -38,16 +38,48 @@ export interface SubscriptionDiscount {
 }
 
 /**
+ * A customer record's discount as a subscription invoice sees it (the
+ * invoicing context's CustomerDiscount, structurally): its window is the
+ * customer's, and an amount off (or a minimum) is in `currency`.
+ */
+export interface CustomerDiscountTerms extends SubscriptionDiscount {
+  /** Uppercase ISO 4217: only invoices in it get the discount; null: any currency. */
+  readonly currency: string | null;
+}
+
+/**
  * The discounts an invoice gets: those still applying whose window holds the
  * invoice's period start (`periodStart`: its earliest charged period's first
  * day), and whose minimum the invoice's lines reach (`subtotal`, before discounts).
  */
 export function discountsFor(discounts: readonly SubscriptionDiscount[] | undefined, periodStart: string, subtotal: bigint): SubscriptionDiscount[] {
-  return (discounts ?? []).filter(
-    (discount) =>
-      discount.endedAt === null &&
-      periodStart >= discount.start &&
-      (discount.end === null || periodStart <= discount.end) &&
-      (discount.minimumAmount === null || subtotal >= BigInt(discount.minimumAmount)),
-  );
+  return (discounts ?? []).filter((discount) => inWindow(discount, periodStart) && reachesMinimum(discount, subtotal));
+}
+
+/**
+ * A customer's discounts on one of its subscription invoices: those whose
+ * window holds the invoice's period start, in the invoice's currency (or any),
+ * apply when the invoice reaches their minimum; the `once` ones among them are
+ * used by the invoice whether or not it reaches it (as a subscription's once
+ * discount is).
+ */
+export function customerDiscountsFor(
+  discounts: readonly CustomerDiscountTerms[],
+  periodStart: string,
+  subtotal: bigint,
+  currency: string,
+): { readonly applied: CustomerDiscountTerms[]; readonly used: string[] } {
+  const open = discounts.filter((discount) => inWindow(discount, periodStart) && (discount.currency === null || discount.currency === currency));
+  return {
+    applied: open.filter((discount) => reachesMinimum(discount, subtotal)),
+    used: open.filter((discount) => discount.duration === 'once').map((discount) => discount.id),
+  };
+}
+
+function inWindow(discount: SubscriptionDiscount, periodStart: string): boolean {
+  return discount.endedAt === null && periodStart >= discount.start && (discount.end === null || periodStart <= discount.end);
+}
+
+function reachesMinimum(discount: SubscriptionDiscount, subtotal: bigint): boolean {
+  return discount.minimumAmount === null || subtotal >= BigInt(discount.minimumAmount);
 }
