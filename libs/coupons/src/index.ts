@@ -10,3 +10,4 @@ export { couponsMigrations } from './migrations';
 export { couponStream, promotionCodeStream } from './streams';
 export { DiscountRequest, MAX_DISCOUNTS, parseDiscountRequests, RedeemedDiscount, Redeemer, redeemDiscounts } from './redemption/redeem-discounts';
 export { DiscountInputDto } from './http/discount-input.dto';
+export { productsOfPrices } from './redemption/price-products';
