@@ -77,7 +77,7 @@ describe('coupons on a draft invoice (the Invoice decider)', () => {
   it('a copy bills the lines again without the coupons; a credit note credits them as billed (coupons negated with the line)', () => {
     const draft = foldEvents(invoiceEvolver, created(lines(1001, 2003), [coupon({ amountOff: 300 })]));
     const copy = decideDuplicateInvoice({ invoiceId: 'inv', newInvoiceId: 'copy', reverse: false, taxes: new Map() }, draft, meta());
-    const copied = (copy.newStreamEvents[0].data as { lines: InvoiceLine[] }).lines;
+    const copied = (copy.newStreamEvents[0].data as unknown as { lines: InvoiceLine[] }).lines;
     expect(copied.map((line) => [line.amount, line.couponAmount])).toEqual([
       [1001, undefined],
       [2003, undefined],
