@@ -74,7 +74,7 @@ describe('coupons on a draft invoice (the Invoice decider)', () => {
       ]);
   });
 
-  it('a copy bills the lines again without the coupons; a credit note credits them as billed (coupons negated with the line)', () => {
+  it('given a draft with coupons, when copied (duplicate, reverse false), then the copy bills the lines whole: the coupons are not redeemed on it', () => {
     const draft = foldEvents(invoiceEvolver, created(lines(1001, 2003), [coupon({ amountOff: 300 })]));
     const copy = decideDuplicateInvoice({ invoiceId: 'inv', newInvoiceId: 'copy', reverse: false, taxes: new Map() }, draft, meta());
     const copied = (copy.newStreamEvents[0].data as unknown as { lines: InvoiceLine[] }).lines;
