@@ -47,6 +47,7 @@ function invoiceWith(lines: number): InvoiceView {
       tax: { taxable: true, taxCode: 'fi-std', taxRate: 0.255 },
       discount: { amount: 0 },
     })),
+    discounts: [],
     settlements: [],
     totalExclVat: 370368 + (lines - 1) * 4998,
     totalVat: 94444 + (lines - 1) * 1274,

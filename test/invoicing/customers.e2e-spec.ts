@@ -64,6 +64,7 @@ describe('Customers over HTTP', () => {
         defaultPaymentMethod: { provider: 'sandbox', tokenHint: 'ss' },
         metadata: { crm: '42' },
         balances: [],
+        discounts: [],
         createdAt: '2026-01-20T10:00:00.000Z',
         updatedAt: null,
         archivedAt: null,

@@ -114,6 +114,7 @@ describe('Invoices over HTTP', () => {
             discount: { amount: 998 },
           },
         ],
+        discounts: [],
         settlements: [],
         totalExclVat: 13496,
         totalVat: 2421,
@@ -951,6 +952,8 @@ describe('Invoices over HTTP', () => {
       'creditNote',
       // null on a draft: it has no hosted page
       'hostedInvoiceUrl',
+      // a draft's coupons (README: Coupons and promotion codes): a promotion code, the other kind of discount, all products
+      ...['promotionCodeId', 'percentOff', 'amountOff', 'appliesTo'].map((field) => `discounts[].${field}`),
     ]);
 
     it('an invoice with every kind of line, settled and credited, has nulls only in nullable members; a discount shows percentage only when it is one', async () => {
@@ -1038,7 +1041,7 @@ describe('Invoices over HTTP', () => {
       expect(body.components.schemas.CustomerInputDto.required).toEqual(['id', 'handle', 'name']);
       expect(body.components.schemas.CustomerInputDto.properties.handle.nullable).toBe(true);
       expect(body.components.schemas.CustomerInputDto.properties.name.nullable).toBe(true);
-      expect(Object.keys(body.components.schemas.UpdateInvoiceDto.properties).sort()).toEqual(['currency', 'date', 'dueDate', 'items']);
+      expect(Object.keys(body.components.schemas.UpdateInvoiceDto.properties).sort()).toEqual(['currency', 'date', 'discounts', 'dueDate', 'items']);
       expect(body.components.schemas.InvoiceDetailDto.properties).toHaveProperty('totalDue');
       expect(body.paths['/invoices'].get.responses['200'].content['application/json'].schema.$ref).toBe('#/components/schemas/InvoicePageDto');
       expect(body.components.schemas.InvoicePageDto.properties.items.items.$ref).toBe('#/components/schemas/InvoiceSummaryDto');

@@ -61,7 +61,14 @@ const taxCodeStream: StreamDefinition<TaxCodeState, TaxCodeEvent> = {
   resource: { type: 'tax_code', path: 'tax-codes', streamIdOf: taxCodeStreamId },
 };
 
-const CUSTOMER_EVENTS: Record<CustomerEvent['type'], number> = { CustomerCreated: 1, CustomerUpdated: 1, CustomerArchived: 1, CustomerBalanceAdjusted: 1 };
+const CUSTOMER_EVENTS: Record<CustomerEvent['type'], number> = {
+  CustomerCreated: 1,
+  CustomerUpdated: 1,
+  CustomerArchived: 1,
+  CustomerBalanceAdjusted: 1,
+  CustomerDiscountApplied: 1,
+  CustomerDiscountEnded: 1,
+};
 const CUSTOMER_HANDLE_EVENTS: Record<CustomerHandleEvent['type'], number> = { CustomerHandleClaimed: 1, CustomerHandleReleased: 1 };
 
 const customerStream: StreamDefinition<CustomerState, CustomerEvent> = {
@@ -145,6 +152,18 @@ const notifications: NotificationDefinition[] = [
     eventType: 'CustomerBalanceAdjusted',
     description:
       "A customer's credit balance changed (a balance transaction: an adjustment, credit applied at booking, a credit note's creditAmount, credit returned by a void): the customer with its balances.",
+  },
+  {
+    name: 'customer.discount_applied',
+    streamType: CUSTOMER_STREAM,
+    eventType: 'CustomerDiscountApplied',
+    description: 'A coupon is redeemed on a customer (POST or PUT /customers with discounts): every subscription invoice of the customer gets it.',
+  },
+  {
+    name: 'customer.discount_ended',
+    streamType: CUSTOMER_STREAM,
+    eventType: 'CustomerDiscountEnded',
+    description: "A customer's discount ends early (DELETE /customers/{id}/discounts/{discountId}) or, duration once, is used by a subscription invoice.",
   },
   {
     name: 'customer.deleted',

@@ -6,6 +6,9 @@ import { CustomerRecordHandler } from './customers/customer-record.query';
 import { CustomersController } from './customers/http/customers.controller';
 import { CustomersReadModel } from './customers/read-model/customers.read-model';
 import { UpdateCustomerHandler } from './customers/update-customer/update-customer.handler';
+import { EndCustomerDiscountHandler } from './customers/end-customer-discount/end-customer-discount.handler';
+import { CustomerDiscountsHandler } from './customers/customer-discounts/customer-discounts.query';
+import { UseCustomerDiscountsHandler } from './customers/use-customer-discounts/use-customer-discounts.handler';
 import { AddSettlementHandler } from './add-settlement/add-settlement.handler';
 import { BookInvoiceHandler } from './book-invoice/book-invoice.handler';
 import { CreateInvoiceHandler } from './create-invoice/create-invoice.handler';
@@ -46,6 +49,9 @@ import { RotateHostedLinkHandler } from './rotate-hosted-link/rotate-hosted-link
     UpdateCustomerHandler,
     ArchiveCustomerHandler,
     AdjustCustomerBalanceHandler,
+    EndCustomerDiscountHandler,
+    CustomerDiscountsHandler,
+    UseCustomerDiscountsHandler,
     CustomerRecordHandler,
     IssueCreditNoteHandler,
     PreviewInvoiceHandler,

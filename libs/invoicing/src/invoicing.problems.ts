@@ -2,6 +2,12 @@ import { ProblemType } from '@billing/platform';
 
 /** Every problem code the invoicing context raises (served at /problems/<code>). */
 export const INVOICING_PROBLEMS: Record<string, ProblemType> = {
+  'customer-discount-ended': {
+    status: 409,
+    title: 'Conflict',
+    description:
+      "A subscription invoice was composed with a customer's once discount that has ended meanwhile (used by another invoice, or ended early); the billing engine composes it again.",
+  },
   'invoice-exists': { status: 409, title: 'Conflict', description: 'An invoice with this id already exists.' },
   'invoice-not-draft': {
     status: 409,

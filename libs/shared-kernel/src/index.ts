@@ -1,6 +1,7 @@
 export * from './decider';
 export * from './domain-error';
 export * from './rounding';
+export * from './coupon-discounts';
 export * from './scaled-decimal';
 export * from './amount';
 export * from './currency';

@@ -4,10 +4,12 @@ import { uuidV5 } from '@billing/shared-kernel';
 /** Stream types: stored in every event row, never renamed. */
 export const SUBSCRIPTION_STREAM = 'subscription';
 export const SUBSCRIPTION_HANDLE_STREAM = 'subscription-handle';
+export const CUSTOMER_FIRST_SUBSCRIPTION_STREAM = 'customer-first-subscription';
 
 /** Fixed namespaces of the name-based ids (random v4 uuids chosen once; never change them). */
 const HANDLE_NAMESPACE = '3c9e5a1f-7b2d-4e8c-9a6f-1d0b5c7e2f48';
 const INVOICE_NAMESPACE = '8a4f2c6e-1b9d-4f3a-b7e5-6c2d0a9f1e37';
+const FIRST_SUBSCRIPTION_NAMESPACE = 'e7c3b9a2-4d6f-4a18-9b5e-3f1c8d2a6e94';
 
 /** One stream per subscription; its id is the subscription id, a random uuid the service chooses. */
 export function subscriptionStream(environmentId: string, subscriptionId: string): StreamRef {
@@ -21,6 +23,15 @@ export function subscriptionStream(environmentId: string, subscriptionId: string
  */
 export function subscriptionHandleStream(environmentId: string, handle: string): StreamRef {
   return { environmentId, streamType: SUBSCRIPTION_HANDLE_STREAM, streamId: uuidV5(`${environmentId}\u0000${handle}`, HANDLE_NAMESPACE) };
+}
+
+/** The claim of a customer record's first subscription (first-subscription-claim.ts): one per (environment, customer). */
+export function customerFirstSubscriptionStream(environmentId: string, customerId: string): StreamRef {
+  return {
+    environmentId,
+    streamType: CUSTOMER_FIRST_SUBSCRIPTION_STREAM,
+    streamId: uuidV5(`${environmentId}\u0000${customerId}`, FIRST_SUBSCRIPTION_NAMESPACE),
+  };
 }
 
 /**

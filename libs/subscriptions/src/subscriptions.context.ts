@@ -1,6 +1,7 @@
 import { BoundedContext, eventTypesOf, NotificationDefinition, StreamDefinition } from '@billing/platform';
 import {
   BillableMetricEvent,
+  CustomerFirstSubscriptionClaimed,
   billableMetricEvolver,
   BillableMetricState,
   SubscriptionCreatedData,
@@ -15,6 +16,7 @@ import { subscriptionsProjection } from './read-model/subscriptions.projection';
 import {
   BILLABLE_METRIC_STREAM,
   billableMetricStream as billableMetricStreamOf,
+  CUSTOMER_FIRST_SUBSCRIPTION_STREAM,
   SUBSCRIPTION_HANDLE_STREAM,
   SUBSCRIPTION_STREAM,
   USAGE_SETTINGS_STREAM,
@@ -45,6 +47,7 @@ const SUBSCRIPTION_EVENTS: Record<SubscriptionEvent['type'], number> = {
   SubscriptionItemsChanged: 1,
 };
 const HANDLE_EVENTS: Record<SubscriptionHandleClaimed['type'], number> = { SubscriptionHandleClaimed: 1 };
+const FIRST_SUBSCRIPTION_EVENTS: Record<CustomerFirstSubscriptionClaimed['type'], number> = { CustomerFirstSubscriptionClaimed: 1 };
 
 const subscriptionStream: StreamDefinition<SubscriptionState, SubscriptionEvent> = {
   type: SUBSCRIPTION_STREAM,
@@ -82,6 +85,12 @@ const handleStream: StreamDefinition = {
   type: SUBSCRIPTION_HANDLE_STREAM,
   idScheme: 'uuid v5 of (environment, handle): a handle can be claimed once (subscriptionHandleStream)',
   events: eventTypesOf(HANDLE_EVENTS),
+};
+
+const firstSubscriptionStream: StreamDefinition = {
+  type: CUSTOMER_FIRST_SUBSCRIPTION_STREAM,
+  idScheme: 'uuid v5 of (environment, customer id): claimed by the first subscription of a customer record (customerFirstSubscriptionStream)',
+  events: eventTypesOf(FIRST_SUBSCRIPTION_EVENTS),
 };
 
 /**
@@ -158,7 +167,7 @@ export const subscriptionsContext: BoundedContext = {
   name: 'subscriptions',
   module: SubscriptionsModule,
   migrations: subscriptionsMigrations,
-  streams: [subscriptionStream, handleStream, billableMetricStream, usageSettingsStream],
+  streams: [subscriptionStream, handleStream, firstSubscriptionStream, billableMetricStream, usageSettingsStream],
   projections: [subscriptionsProjection],
   reactors: [],
   notifications,

@@ -1,6 +1,6 @@
 import { amountForScaledQuantity, ExistingPrice, PriceState } from '@billing/catalog';
-import { parseScaledDecimal, QUANTITY_SCALE } from '@billing/shared-kernel';
-import { discountAmounts, SubscriptionState } from '@billing/subscriptions';
+import { discountAmounts, parseScaledDecimal, QUANTITY_SCALE } from '@billing/shared-kernel';
+import { SubscriptionState } from '@billing/subscriptions';
 import { monthlyAmount } from '../domain/mrr';
 
 /**

@@ -64,14 +64,14 @@ export type CouponUpdated = DomainEvent<
   { readonly couponId: string; readonly name: string; readonly maxRedemptions: number | null; readonly redeemBy: string | null; readonly updatedAt: string }
 >;
 export type CouponArchived = DomainEvent<'CouponArchived', { readonly couponId: string; readonly archivedAt: string }>;
-/** One redemption: `redemptionId` is the discount it became (a subscription's discount id). */
+/** One redemption: `redemptionId` is the discount it became (the discount id on the subscription, customer or invoice that redeemed it). */
 export type CouponRedeemed = DomainEvent<
   'CouponRedeemed',
   {
     readonly couponId: string;
     readonly redemptionId: string;
     readonly promotionCodeId: string | null;
-    readonly redeemedBy: { readonly type: 'subscription'; readonly id: string };
+    readonly redeemedBy: { readonly type: 'subscription' | 'customer' | 'invoice'; readonly id: string };
     readonly redeemedAt: string;
   }
 >;

@@ -51,8 +51,8 @@ export interface RedeemedDiscount {
 export interface Redeemer {
   readonly environmentId: string;
   readonly redeemedBy: CouponRedeemed['data']['redeemedBy'];
-  /** Uppercase ISO 4217. */
-  readonly currency: string;
+  /** Uppercase ISO 4217; null: the redeemer has no currency (a customer without one), so an amount off or a minimum amount is refused. */
+  readonly currency: string | null;
   /** Whether a first-time-only promotion code may be redeemed. */
   readonly firstTimeCustomer: boolean;
   /** Where the request's discounts are (e.g. /discounts). */
@@ -135,10 +135,10 @@ export async function redeemDiscounts(
       decideRedeemCoupon({ couponId, redemptionId: id, promotionCodeId: promotionCode?.id ?? null, redeemedBy: redeemer.redeemedBy }, state, meta),
     );
     const coupon = existingCoupon(state, couponId);
-    const amountOff = coupon.amountOff === null ? null : (coupon.amountOff[currency] ?? null);
-    if (coupon.amountOff !== null && amountOff === null) throw ValidationError.at(at, `the coupon has no amountOff in ${currency}`);
-    const minimumAmount = promotionCode?.minimumAmount ? (promotionCode.minimumAmount[currency] ?? null) : null;
-    if (promotionCode?.minimumAmount && minimumAmount === null) throw ValidationError.at(at, `the promotion code has no minimumAmount in ${currency}`);
+    const amountOff = coupon.amountOff === null ? null : (coupon.amountOff[currency ?? ''] ?? null);
+    if (coupon.amountOff !== null && amountOff === null) throw ValidationError.at(at, noAmountIn('the coupon has no amountOff', currency));
+    const minimumAmount = promotionCode?.minimumAmount ? (promotionCode.minimumAmount[currency ?? ''] ?? null) : null;
+    if (promotionCode?.minimumAmount && minimumAmount === null) throw ValidationError.at(at, noAmountIn('the promotion code has no minimumAmount', currency));
     redeemed.push({
       id,
       couponId,
@@ -154,4 +154,8 @@ export async function redeemDiscounts(
     });
   }
   return redeemed;
+}
+
+function noAmountIn(what: string, currency: string | null): string {
+  return currency === null ? `${what} without a currency: give the customer a currency first` : `${what} in ${currency}`;
 }

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsObject, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsObject, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
+import { DiscountInputDto, DiscountRequest, MAX_DISCOUNTS, parseDiscountRequests } from '@billing/coupons';
 import { MAX_INVOICE_LINES } from '../domain';
 import { InvoiceLineInputDto, LineItems, requestedLines } from '../http/invoice-line-input.dto';
 import { IsRequiredNullableString } from '../http/validators';
@@ -90,6 +91,20 @@ export class CreateInvoiceDto {
   })
   @LineItems()
   items?: InvoiceLineInputDto[] | null;
+
+  @ApiProperty({
+    type: [DiscountInputDto],
+    required: false,
+    maxItems: MAX_DISCOUNTS,
+    description:
+      'Coupons on the draft, applied to its lines in this order after each line’s own discount (README: Coupons and promotion codes), each redeemed in this request’s transaction.',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_DISCOUNTS)
+  @ValidateNested({ each: true })
+  @Type(() => DiscountInputDto)
+  discounts?: DiscountInputDto[];
 }
 
 /** The body as domain input. */
@@ -117,4 +132,12 @@ export function createInvoiceInput(body: CreateInvoiceDto): CreateInvoiceInput {
     memo: body.memo,
     items: requestedLines(body.items),
   };
+}
+
+/** The body's discounts as redemption requests (none when absent); the update keeps apart absent (keep) from given. */
+export function invoiceDiscounts(discounts: readonly DiscountInputDto[] | null | undefined): DiscountRequest[] {
+  return parseDiscountRequests(
+    discounts?.map((discount) => ({ ...discount })),
+    '/discounts',
+  );
 }

@@ -1,9 +1,10 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandPath, Written } from '@billing/event-store';
-import { ValidationError } from '@billing/shared-kernel';
+import { foldEvents, ValidationError } from '@billing/shared-kernel';
 import { CustomerInput, decideCreateInvoice, invoiceCustomerOf, invoiceEvolver, InvoiceState, taxCodesNamedBy } from '../domain';
 import { CustomersReadModel } from '../customers/read-model/customers.read-model';
 import { invoiceStream } from '../streams';
+import { redeemInvoiceDiscounts, withLineProducts } from '../invoice-discounts/invoice-discounts';
 import { TaxRegisterReader } from '../tax-register';
 import { CreateInvoiceCommand, CreateInvoiceInput } from './create-invoice.command';
 
@@ -15,18 +16,29 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
     private readonly customers: CustomersReadModel,
   ) {}
 
-  async execute({ environmentId, input, context, invoiceId: chosenId }: CreateInvoiceCommand): Promise<Written<InvoiceState>> {
+  async execute({ environmentId, input, context, invoiceId: chosenId, discounts: requests }: CreateInvoiceCommand): Promise<Written<InvoiceState>> {
     const invoiceId = chosenId ?? context.meta.newId();
     const customer = await this.customerOf(environmentId, input);
     const taxes = await this.taxRegister.read(environmentId, taxCodesNamedBy(input.items));
-    const { version, state } = await this.commands.handle(
-      invoiceStream(environmentId, invoiceId),
-      invoiceEvolver,
-      (state) => decideCreateInvoice({ ...input, customer, invoiceId, taxes }, state, context.meta),
-      context,
-      { newStream: true },
-    );
-    return { id: invoiceId, version, state };
+    const stream = invoiceStream(environmentId, invoiceId);
+    if (requests.length === 0 && !input.items?.some((item) => item.priceId != null)) {
+      const { version, state } = await this.commands.handle(
+        stream,
+        invoiceEvolver,
+        (state) => decideCreateInvoice({ ...input, customer, invoiceId, taxes }, state, context.meta),
+        context,
+        { newStream: true },
+      );
+      return { id: invoiceId, version, state };
+    }
+    // Coupons are redeemed with the draft, each appended at the version loaded: a limit holds under concurrency (retried on a conflict).
+    return this.commands.run(context, { retries: 2 }, async (session) => {
+      const items = await withLineProducts(session, environmentId, input.items);
+      const currency = typeof input.currency === 'string' ? input.currency : '';
+      const discounts = await redeemInvoiceDiscounts(session, environmentId, invoiceId, currency, requests, [], context.meta);
+      const events = decideCreateInvoice({ ...input, items, customer, invoiceId, taxes, discounts }, invoiceEvolver.initialState(), context.meta);
+      return { id: invoiceId, version: session.append(stream, events), state: foldEvents(invoiceEvolver, events) };
+    });
   }
 
   /**

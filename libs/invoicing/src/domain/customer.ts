@@ -14,6 +14,7 @@ import {
 } from '@billing/shared-kernel';
 import { Address, InvoiceCustomer } from './invoice-events';
 import type { CustomerBalanceAdjusted } from './customer-balance-events';
+import { CustomerDiscount, CustomerDiscountEvent, evolveCustomerDiscounts } from './customer-discounts';
 
 /**
  * The Customer aggregate: the record a billing team keeps per customer (the
@@ -118,6 +119,8 @@ export interface Customer extends CustomerFields {
    * before balances existed: none.
    */
   readonly balances?: Readonly<Record<string, number>>;
+  /** Coupons redeemed on the customer, in the order applied (customer-discounts.ts). Absent on states stored before they existed: none. */
+  readonly discounts?: readonly CustomerDiscount[];
 }
 
 export type CustomerState = { readonly status: 'none' } | Customer;
@@ -142,7 +145,7 @@ export interface CustomerArchivedData {
 export type CustomerCreated = DomainEvent<'CustomerCreated', CustomerCreatedData>;
 export type CustomerUpdated = DomainEvent<'CustomerUpdated', CustomerUpdatedData>;
 export type CustomerArchived = DomainEvent<'CustomerArchived', CustomerArchivedData>;
-export type CustomerEvent = CustomerCreated | CustomerUpdated | CustomerArchived | CustomerBalanceAdjusted;
+export type CustomerEvent = CustomerCreated | CustomerUpdated | CustomerArchived | CustomerBalanceAdjusted | CustomerDiscountEvent;
 
 /** On a handle's claim stream: who holds it now (null: released by a handle change). */
 export type CustomerHandleClaimed = DomainEvent<'CustomerHandleClaimed', { readonly handle: string; readonly customerId: string }>;
@@ -155,7 +158,7 @@ export function evolveCustomer(state: CustomerState, event: CustomerEvent): Cust
   switch (event.type) {
     case 'CustomerCreated': {
       const { customerId, createdAt, ...fields } = event.data;
-      return { ...fields, status: 'active', id: customerId, createdAt, updatedAt: null, archivedAt: null, balances: {} };
+      return { ...fields, status: 'active', id: customerId, createdAt, updatedAt: null, archivedAt: null, balances: {}, discounts: [] };
     }
     case 'CustomerUpdated': {
       if (state.status === 'none') return state;
@@ -170,6 +173,10 @@ export function evolveCustomer(state: CustomerState, event: CustomerEvent): Cust
       // The entry carries the balance it leaves: the ledger's sum is never recomputed from amounts on read.
       return { ...state, balances: { ...(state.balances ?? {}), [currency]: balanceAfter } };
     }
+    case 'CustomerDiscountApplied':
+    case 'CustomerDiscountEnded':
+      // Discounts are not the record's own fields (like the balance): updatedAt stays.
+      return state.status === 'none' ? state : { ...state, discounts: evolveCustomerDiscounts(state.discounts ?? [], event) };
     default:
       return state; // an event type from a newer release: ignored rather than fatal
   }

@@ -8,6 +8,7 @@ export * from './invoice-decisions';
 export { withCurrentTax } from './invoice-current-tax';
 export * from './credit-notes';
 export * from './customer';
+export * from './customer-discounts';
 export * from './customer-balance-events';
 export * from './customer-balance';
 export * from './credit-note-issue';

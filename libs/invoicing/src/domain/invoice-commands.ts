@@ -1,4 +1,4 @@
-import { Address, InvoiceCustomer, InvoiceEvent, InvoiceType } from './invoice-events';
+import { Address, InvoiceCustomer, InvoiceDiscount, InvoiceEvent, InvoiceType } from './invoice-events';
 import type { Invoice } from './invoice';
 import { TaxRegister } from './tax-code';
 
@@ -18,6 +18,10 @@ export interface RequestedLine {
   readonly discount?: { readonly percentage?: number | null; readonly amount?: number | null } | null;
   /** A code of the environment's register; absent or null: the line is not taxed. */
   readonly taxCode?: string | null;
+  /** The price the line bills (optional): its product decides whether an appliesTo coupon discounts it. */
+  readonly priceId?: string | null;
+  /** The product of priceId, resolved by the handler (never given by a caller). */
+  readonly productId?: string | null;
 }
 
 /** The customer as a command gives it: the address and each of its members may be absent (stored as null). */
@@ -44,6 +48,8 @@ export interface CreateInvoice {
   readonly items?: readonly RequestedLine[] | null;
   /** The register's entries for the codes the items name: a code it lacks is unknown (422 unknown-tax-code). */
   readonly taxes: TaxRegister;
+  /** Coupons redeemed on the draft by the handler, applied to its lines in this order. */
+  readonly discounts?: readonly InvoiceDiscount[];
 }
 
 /** The PUT body. `currency: null` keeps the currency; `dueDate`/`items` undefined keep, null clears. */
@@ -57,6 +63,8 @@ export interface UpdateInvoice {
   readonly taxes: TaxRegister;
   /** The snapshot of the customer record the draft is made out to, as it is now (absent: no record, nothing to refresh). */
   readonly customer?: InvoiceCustomer;
+  /** The draft's coupons from now on (those it keeps and those the handler redeemed), in order; absent: it keeps its own. */
+  readonly discounts?: readonly InvoiceDiscount[];
 }
 
 export interface BookInvoice {

@@ -25,7 +25,7 @@ import {
   UpdateInvoice,
   VoidInvoice,
 } from './invoice-commands';
-import { buildLines, lineWith, resolveLines, scaledLineOf } from './invoice-lines';
+import { buildLines, lineWith, resolveLines, scaledLineOf, withCoupons } from './invoice-lines';
 import { withCurrentTax } from './invoice-current-tax';
 
 /** The Invoice aggregate's deciders: each returns the events of its command or throws a typed error. */
@@ -36,7 +36,8 @@ export function decideCreateInvoice(command: CreateInvoice, state: InvoiceState,
   const date = command.date == null ? today(meta) : validDate(command.date, '/date');
   const dueDate = validDueDate(command.dueDate ?? null, date);
   // Create shares the update rules with an empty invoice: a line id cannot refer to anything yet.
-  const lines = buildLines(items, [], meta);
+  const discounts = command.discounts ?? [];
+  const lines = withCoupons(buildLines(items, [], meta), discounts);
   return [
     {
       type: 'InvoiceCreated',
@@ -54,6 +55,7 @@ export function decideCreateInvoice(command: CreateInvoice, state: InvoiceState,
         duplicatedFromInvoiceId: null,
         createdAt: meta.now.toISOString(),
         ...(command.customerId ? { customerId: command.customerId } : {}),
+        ...(discounts.length > 0 ? { discounts } : {}),
       },
     },
   ];
@@ -66,7 +68,13 @@ export function decideUpdateInvoice(command: UpdateInvoice, state: InvoiceState,
   const date = validDate(command.date, '/date');
   const currency = command.currency === null ? invoice.currency : validCurrency(command.currency);
   const dueDate = validDueDate(command.dueDate === undefined ? invoice.dueDate : command.dueDate, date);
-  const lines = items === undefined ? withCurrentTax(invoice, command.taxes).lines : buildLines(items ?? [], invoice.lines, meta);
+  const kept = items === undefined ? withCurrentTax(invoice, command.taxes).lines : buildLines(items ?? [], invoice.lines, meta);
+  // The draft's coupons (the update's, or those it has) on its lines as they are now; their amounts are in its currency.
+  const discounts = command.discounts ?? invoice.discounts ?? [];
+  if (currency !== invoice.currency && discounts.some((discount) => discount.amountOff !== null || discount.minimumAmount !== null)) {
+    throw ValidationError.at('/currency', `must stay ${invoice.currency}: the draft's coupons take amounts in it`);
+  }
+  const lines = withCoupons(kept, discounts);
   return [
     {
       type: 'InvoiceUpdated',
@@ -80,6 +88,7 @@ export function decideUpdateInvoice(command: UpdateInvoice, state: InvoiceState,
         updatedAt: meta.now.toISOString(),
         // A draft made out to a customer record takes its current snapshot with every update.
         ...(invoice.customerId != null && command.customer ? { customer: command.customer } : {}),
+        ...(command.discounts ? { discounts: command.discounts } : {}),
       },
     },
   ];
@@ -186,7 +195,8 @@ export function decideDuplicateInvoice(command: DuplicateInvoice, state: Invoice
     const current = type === 'invoice' && line.tax.taxCode !== null ? command.taxes.get(line.tax.taxCode) : undefined;
     const tax = current ? { taxCode: current.taxCode, taxable: current.taxable, taxRate: current.taxRate } : line.tax;
     const scaled = scaledLineOf({ ...line, tax }, pointer);
-    return lineWith({ ...line, tax, id: meta.newId() }, command.reverse ? negateLine(scaled) : scaled, pointer);
+    // A credit note credits the lines as billed, coupons included; a copy bills them again without the source's coupons (not redeemed on it).
+    return lineWith({ ...line, tax, id: meta.newId() }, command.reverse ? negateLine(scaled) : { ...scaled, coupon: 0n }, pointer);
   });
   const created: InvoiceCreated = {
     type: 'InvoiceCreated',

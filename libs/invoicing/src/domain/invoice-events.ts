@@ -27,6 +27,26 @@ export interface InvoiceCustomer {
   readonly billingAddress: Address;
 }
 
+/**
+ * A coupon redeemed on a draft invoice (its `discounts`), as the coupons
+ * context's redemption answered it: the terms in the invoice's currency.
+ */
+export interface InvoiceDiscount {
+  /** The redemption's id. */
+  readonly id: string;
+  readonly couponId: string;
+  readonly promotionCodeId: string | null;
+  readonly promotionCode: string | null;
+  readonly name: string;
+  readonly percentOff: number | null;
+  /** Minor units of the invoice's currency. */
+  readonly amountOff: number | null;
+  /** Null: every line is eligible. */
+  readonly productIds: readonly string[] | null;
+  /** Lines totalling less than this before coupons are not discounted; null: no minimum. */
+  readonly minimumAmount: number | null;
+}
+
 /** Discount as given on the line: exactly one member is non-null. */
 export interface LineDiscount {
   readonly percentage: number | null;
@@ -45,8 +65,14 @@ export interface InvoiceLine {
   readonly unitAmount: number;
   readonly discount: LineDiscount | null;
   readonly tax: ResolvedTax;
-  /** computed: the discount in cents */
+  /** computed: the discount in cents (the line's own and its invoice's coupons' part together) */
   readonly discountAmount: number;
+  /** computed: the invoice's coupons' part of discountAmount (a draft's `discounts`); absent: none. */
+  readonly couponAmount?: number;
+  /** The price the line bills (a draft's line may name one): its product decides an appliesTo coupon; absent or null: none. */
+  readonly priceId?: string | null;
+  /** The product of `priceId` when the line was written; absent or null: none (no appliesTo coupon discounts the line). */
+  readonly productId?: string | null;
   /** computed: round(unitAmount × quantity) − discountAmount */
   readonly amount: number;
   readonly taxAmount: number;
@@ -79,6 +105,8 @@ export interface InvoiceCreatedData {
    * frozen at booking. Absent or null: a one-off customer given inline.
    */
   readonly customerId?: string | null;
+  /** Coupons redeemed on the draft (POST /invoices with discounts); absent: none. */
+  readonly discounts?: readonly InvoiceDiscount[];
 }
 /** The draft after the update, in full. */
 export interface InvoiceUpdatedData {
@@ -90,6 +118,8 @@ export interface InvoiceUpdatedData {
   readonly updatedAt: string;
   /** The customer record's snapshot as of the update (drafts made out to a customer record only). */
   readonly customer?: InvoiceCustomer;
+  /** The draft's coupons after the update (absent: unchanged). */
+  readonly discounts?: readonly InvoiceDiscount[];
 }
 /** Records the frozen totals so the booked figures never depend on recomputation. */
 export interface InvoiceBookedData {

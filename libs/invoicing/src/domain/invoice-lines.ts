@@ -1,5 +1,5 @@
-import { CommandMetadata, QUANTITY_SCALE, ValidationError, scaledToNumber, validDate } from '@billing/shared-kernel';
-import { InvoiceLine } from './invoice-events';
+import { CommandMetadata, QUANTITY_SCALE, ValidationError, discountAmounts, scaledToNumber, validDate } from '@billing/shared-kernel';
+import { InvoiceDiscount, InvoiceLine } from './invoice-events';
 import { PERCENTAGE_SCALE, ScaledLine, TAX_RATE_SCALE, computeLine, computeTotals, parseLine } from './invoice-maths';
 import { MAX_INVOICE_LINES } from './invoice';
 import type { RequestedLine } from './invoice-commands';
@@ -54,6 +54,7 @@ export function buildLines(items: readonly ResolvedLine[], current: readonly Inv
     );
     const base = {
       id,
+      ...(item.priceId ? { priceId: item.priceId, productId: item.productId ?? null } : {}),
       sku: item.sku ?? null,
       title: item.title ?? null,
       description: item.description ?? null,
@@ -69,7 +70,7 @@ export function buildLines(items: readonly ResolvedLine[], current: readonly Inv
 
 /** Completes a line from its descriptive fields and its exact inputs: numbers are written back from the scaled values. */
 export function lineWith(
-  base: Pick<InvoiceLine, 'id' | 'sku' | 'title' | 'description' | 'periodStart' | 'periodEnd' | 'tax'>,
+  base: Pick<InvoiceLine, 'id' | 'sku' | 'title' | 'description' | 'periodStart' | 'periodEnd' | 'tax' | 'priceId' | 'productId'>,
   scaled: ScaledLine,
   pointer: string,
 ): InvoiceLine {
@@ -77,6 +78,7 @@ export function lineWith(
   const discount = scaled.discount;
   return {
     id: base.id,
+    ...(base.priceId ? { priceId: base.priceId, productId: base.productId ?? null } : {}),
     sku: base.sku,
     title: base.title,
     description: base.description,
@@ -92,6 +94,7 @@ export function lineWith(
           : { percentage: null, amount: Number(discount.amount) },
     tax: { ...base.tax, taxRate: scaledToNumber(scaled.taxRate, TAX_RATE_SCALE) },
     discountAmount: Number(figures.discount),
+    ...(scaled.coupon !== 0n ? { couponAmount: Number(scaled.coupon) } : {}),
     amount: Number(figures.amount),
     taxAmount: Number(figures.taxAmount),
   };
@@ -99,4 +102,24 @@ export function lineWith(
 
 export function scaledLineOf(line: InvoiceLine, pointer: string): ScaledLine {
   return parseLine({ ...line, taxable: line.tax.taxable, taxRate: line.tax.taxRate }, pointer);
+}
+
+/**
+ * A draft's lines with its coupons applied (the shared kernel's
+ * discountAmounts: in the order given, each on what the line's own discount
+ * and the earlier coupons left; an appliesTo coupon only on lines whose price's
+ * product it names). What coupons took before is taken off first, so applying
+ * again (an update, changed lines or coupons) never discounts twice. Lines
+ * totalling less than a promotion code's minimum before coupons get none of it.
+ */
+export function withCoupons(lines: readonly InvoiceLine[], discounts: readonly InvoiceDiscount[]): InvoiceLine[] {
+  const bare = lines.map((line, i) => (line.couponAmount ? lineWith(line, { ...scaledLineOf(line, `/items/${i}`), coupon: 0n }, `/items/${i}`) : line));
+  const subtotal = bare.reduce((sum, line) => sum + BigInt(line.amount), 0n);
+  const applying = discounts.filter((discount) => discount.minimumAmount === null || subtotal >= BigInt(discount.minimumAmount));
+  if (applying.length === 0) return bare;
+  const off = discountAmounts(
+    bare.map((line) => ({ amount: BigInt(line.amount), productId: line.productId ?? null })),
+    applying,
+  );
+  return bare.map((line, i) => (off[i] === 0n ? line : lineWith(line, { ...scaledLineOf(line, `/items/${i}`), coupon: off[i] }, `/items/${i}`)));
 }

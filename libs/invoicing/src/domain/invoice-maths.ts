@@ -27,6 +27,8 @@ export interface ScaledLine {
   readonly quantity: bigint;
   readonly unitAmount: bigint;
   readonly discount: ScaledDiscount | null;
+  /** What the invoice's coupons take off the line after its own discount (draft invoice discounts; the sign of the gross); 0n: none. */
+  readonly coupon: bigint;
   readonly taxable: boolean;
   /** fraction × 10^4 (0.255 → 2550n) */
   readonly taxRate: bigint;
@@ -37,6 +39,8 @@ export interface LineInput {
   readonly quantity: number | string;
   readonly unitAmount: number;
   readonly discount?: { readonly percentage?: number | string | null; readonly amount?: number | null } | null;
+  /** The coupons' part of the line's discount, as stored (InvoiceLine.couponAmount); absent: none. */
+  readonly couponAmount?: number | null;
   readonly taxable: boolean;
   readonly taxRate: number | string;
 }
@@ -101,6 +105,7 @@ export function parseLine(input: LineInput, pointer: string): ScaledLine {
     quantity: parseQuantity(input.quantity, `${pointer}/quantity`),
     unitAmount: parseAmount(input.unitAmount, `${pointer}/unitAmount`),
     discount: parseDiscount(input.discount, `${pointer}/discount`),
+    coupon: BigInt(input.couponAmount ?? 0),
     taxable: input.taxable,
     // The rate comes from the resolved tax code, so a bad rate is reported at the code that named it.
     taxRate: parseTaxRate(input.taxRate, `${pointer}/taxCode`),
@@ -128,8 +133,9 @@ export function computeLine(line: ScaledLine, pointer: string): LineFigures {
       throw ValidationError.at(at, 'must not exceed the line amount (unitAmount × quantity)', 'discount-exceeds-line-amount');
     }
   }
-  const amount = gross - discount;
-  return { gross, discount, amount, taxAmount: taxOf(amount, line.taxable, line.taxRate) };
+  // Coupons take their part of what the line's own discount left (the shared kernel's discountAmounts keeps it within that).
+  const amount = gross - discount - line.coupon;
+  return { gross, discount: discount + line.coupon, amount, taxAmount: taxOf(amount, line.taxable, line.taxRate) };
 }
 
 /** The tax of a line amount: round(amount × taxRate) when taxable, else 0 (taxRate scaled by 10^4). */
@@ -178,6 +184,7 @@ export function negateLine(line: ScaledLine): ScaledLine {
     ...line,
     unitAmount: -line.unitAmount,
     discount: line.discount?.kind === 'amount' ? { kind: 'amount', amount: -line.discount.amount } : line.discount,
+    coupon: -line.coupon,
   };
 }
 

@@ -1,5 +1,14 @@
 import { Evolver, QUANTITY_SCALE, parseScaledDecimal, scaledToNumber } from '@billing/shared-kernel';
-import { CreditNoteDisposition, CreditedLine, InvoiceCustomer, InvoiceEvent, InvoiceLine, InvoiceSettlement, InvoiceType } from './invoice-events';
+import {
+  CreditNoteDisposition,
+  CreditedLine,
+  InvoiceCustomer,
+  InvoiceDiscount,
+  InvoiceEvent,
+  InvoiceLine,
+  InvoiceSettlement,
+  InvoiceType,
+} from './invoice-events';
 import { totalsOf } from './invoice-totals';
 
 /**
@@ -53,6 +62,8 @@ export interface Invoice {
    */
   readonly customerId: string | null;
   readonly lines: readonly InvoiceLine[];
+  /** Coupons redeemed on it while a draft, applied to its lines in this order; absent on states stored before them: none. */
+  readonly discounts?: readonly InvoiceDiscount[];
   /**
    * paymentId: the payment of a settlement the payments context recorded (its charge or a refund of it), else null;
    * balanceEntryId: the customer's balance entry of a settlement from the credit balance (absent on states stored before it: null).
@@ -104,7 +115,8 @@ export function initialInvoiceState(): InvoiceState {
 
 export function evolveInvoice(state: InvoiceState, event: InvoiceEvent): InvoiceState {
   if (event.type === 'InvoiceCreated') {
-    const { invoiceId, type, customer, customerId, currency, date, dueDate, memo, lines, creditedInvoiceId, duplicatedFromInvoiceId, createdAt } = event.data;
+    const { invoiceId, type, customer, customerId, currency, date, dueDate, memo, lines, creditedInvoiceId, duplicatedFromInvoiceId, createdAt, discounts } =
+      event.data;
     return {
       status: 'draft',
       id: invoiceId,
@@ -117,6 +129,7 @@ export function evolveInvoice(state: InvoiceState, event: InvoiceEvent): Invoice
       customer,
       customerId: customerId ?? null,
       lines,
+      ...(discounts ? { discounts } : {}),
       settlements: [],
       ...totalsOf(lines),
       settledAmount: 0,
@@ -137,8 +150,18 @@ export function evolveInvoice(state: InvoiceState, event: InvoiceEvent): Invoice
   if (state.status === 'none') return state;
   switch (event.type) {
     case 'InvoiceUpdated': {
-      const { date, currency, dueDate, lines, updatedAt, customer } = event.data;
-      return { ...state, date, currency, dueDate, lines, ...totalsOf(lines), updatedAt, customer: customer ?? state.customer };
+      const { date, currency, dueDate, lines, updatedAt, customer, discounts } = event.data;
+      return {
+        ...state,
+        date,
+        currency,
+        dueDate,
+        lines,
+        ...totalsOf(lines),
+        updatedAt,
+        customer: customer ?? state.customer,
+        ...(discounts ? { discounts } : {}),
+      };
     }
     case 'InvoiceBooked': {
       const { handle, date, dueDate, lines, totalExclVat, totalVat, totalInclVat, bookedAt, customer } = event.data;

@@ -693,6 +693,7 @@ describe('evolve and toInvoiceView', () => {
         },
         { id: 'id-3', ...noText, description: 'Setup', quantity: 1, unitAmount: 300, amount: 200, taxAmount: 0, tax: NO_TAX, discount: { amount: 100 } },
       ],
+      discounts: [],
       settlements: [{ date: '2025-02-10', amount: 139, reference: null, note: 'partial' }],
       totalExclVat: 3347,
       totalVat: 792,

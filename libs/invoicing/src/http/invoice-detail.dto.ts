@@ -50,6 +50,24 @@ export class InvoiceLineDto {
   @ApiProperty({ type: Number, format: 'int64', readOnly: true, description: 'amount × taxRate; 0 when the line is not taxable.' }) taxAmount!: number;
   @ApiProperty({ type: () => InvoiceLineTaxDto }) tax!: InvoiceLineTaxDto;
   @ApiProperty({ type: () => InvoiceLineDiscountDto }) discount!: InvoiceLineDiscountDto;
+  @ApiProperty({ required: false, format: 'uuid', description: 'The price the line bills, when the line names one (POST/PUT /invoices).' })
+  priceId?: string;
+}
+
+export class InvoiceDiscountAppliesToDto {
+  @ApiProperty({ type: [String], format: 'uuid' }) productIds!: string[];
+}
+
+/** A coupon redeemed on a draft invoice (README: Coupons and promotion codes). */
+export class InvoiceDiscountDto {
+  @ApiProperty({ format: 'uuid', description: 'the redemption' }) id!: string;
+  @ApiProperty({ format: 'uuid' }) couponId!: string;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'the promotion code it was redeemed through' }) promotionCodeId!: string | null;
+  @ApiProperty() name!: string;
+  @ApiProperty({ type: Number, format: 'double', nullable: true }) percentOff!: number | null;
+  @ApiProperty({ type: 'integer', format: 'int64', nullable: true, description: "minor units of the invoice's currency" }) amountOff!: number | null;
+  @ApiProperty({ type: InvoiceDiscountAppliesToDto, nullable: true, description: 'only lines whose price is of these products are discounted' })
+  appliesTo!: InvoiceDiscountAppliesToDto | null;
 }
 
 export class InvoiceSettlementDto {
@@ -101,6 +119,12 @@ export class InvoiceDetailDto {
     description: `The lines, at most ${MAX_INVOICE_LINES}.`,
   })
   items!: InvoiceLineDto[];
+  @ApiProperty({
+    type: () => [InvoiceDiscountDto],
+    readOnly: true,
+    description: 'coupons redeemed on the draft (POST/PUT /invoices discounts), applied to its lines in this order; kept when booked',
+  })
+  discounts!: InvoiceDiscountDto[];
   @ApiProperty({ type: () => [InvoiceSettlementDto], nullable: true, readOnly: true }) settlements!: InvoiceSettlementDto[];
   @ApiProperty({ type: Number, format: 'int64', readOnly: true }) totalExclVat!: number;
   @ApiProperty({ type: Number, format: 'int64', readOnly: true }) totalVat!: number;

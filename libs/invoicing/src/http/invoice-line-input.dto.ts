@@ -93,6 +93,17 @@ export class InvoiceLineInputDto {
   @IsString()
   taxCode?: string | null;
 
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    required: false,
+    description: 'A price of this environment the line bills (optional): a coupon with appliesTo discounts the line only when it names the price’s product.',
+  })
+  @IsOptional()
+  @IsString()
+  priceId?: string | null;
+
   @ApiProperty({ type: () => LineDiscountInputDto, nullable: true, required: false, description: 'Either percentage or amount must be provided.' })
   @IsOptional()
   @IsObject()
@@ -149,5 +160,6 @@ export function requestedLines(items: readonly InvoiceLineInputDto[] | null | un
     periodEnd: item.periodEnd,
     discount: item.discount && { percentage: item.discount.percentage, amount: item.discount.amount },
     taxCode: item.taxCode,
+    priceId: item.priceId,
   }));
 }

@@ -26,7 +26,7 @@ import { AddSettlementDto } from '../add-settlement/add-settlement.dto';
 import { BookInvoiceCommand } from '../book-invoice/book-invoice.command';
 import { BookInvoiceDto } from '../book-invoice/book-invoice.dto';
 import { CreateInvoiceCommand } from '../create-invoice/create-invoice.command';
-import { CreateInvoiceDto, createInvoiceInput } from '../create-invoice/create-invoice.dto';
+import { CreateInvoiceDto, createInvoiceInput, invoiceDiscounts } from '../create-invoice/create-invoice.dto';
 import { DuplicateInvoiceCommand } from '../duplicate-invoice/duplicate-invoice.command';
 import { DuplicateInvoiceDto } from '../duplicate-invoice/duplicate-invoice.dto';
 import { IssueCreditNoteCommand } from '../issue-credit-note/issue-credit-note.command';
@@ -58,6 +58,12 @@ const INVOICE_ID = { name: 'invoiceId', format: 'uuid', description: 'The invoic
 /** Path ids are uuids; anything else names no invoice: 404 like an unknown id. */
 const INVOICE_ID_PIPE = new ResourceIdPipe('Invoice');
 
+const INVALID_INVOICE =
+  'Invalid body: unknown property, unknown tax code or currency, too many decimals, discount, more than 500 lines (pointer /items), ' +
+  'an unknown priceId (/items/<i>/priceId), a malformed or unusable discount (/discounts/<i>: unknown coupon or code, the same coupon twice, no amountOff or minimumAmount in the currency)';
+const REDEMPTION_CONFLICTS =
+  'a new discount cannot be redeemed: coupon-exhausted, coupon-expired, coupon-archived, promotion-code-exhausted, promotion-code-expired, promotion-code-archived, promotion-code-restricted (a first-time-only code)';
+
 @ApiTags('Invoices')
 @ApiExtraModels(InvoiceLineInputDto)
 @Controller('invoices')
@@ -77,13 +83,11 @@ export class InvoicesController {
     description: 'Lines name tax codes of the environment; the figures are computed. Read-only fields are refused (422).',
   })
   @ApiResponse({ status: 201, description: 'The new draft invoice.', type: InvoiceDetailDto, headers: CREATED_HEADERS })
-  @ApiResponse({
-    status: 422,
-    ...problemResponse('Invalid body: unknown property, unknown tax code or currency, too many decimals, discount, more than 500 lines (pointer /items)'),
-  })
+  @ApiResponse({ status: 409, ...problemResponse(REDEMPTION_CONFLICTS) })
+  @ApiResponse({ status: 422, ...problemResponse(`${INVALID_INVOICE}`) })
   async create(@Caller() caller: CallerContext, @Body() body: CreateInvoiceDto): Promise<Versioned<InvoiceDetail>> {
     const written = await this.commands.execute<CreateInvoiceCommand, Written<InvoiceState>>(
-      new CreateInvoiceCommand(caller.environmentId, createInvoiceInput(body), this.context(caller)),
+      new CreateInvoiceCommand(caller.environmentId, createInvoiceInput(body), this.context(caller), undefined, invoiceDiscounts(body.discounts)),
     );
     return this.answer(caller, written, `/invoices/${written.id}`);
   }
@@ -133,12 +137,9 @@ export class InvoicesController {
   @ApiResponse({ status: 404, ...problemResponse('No such invoice in this environment') })
   @ApiResponse({
     status: 409,
-    ...problemResponse('The invoice is booked (invoice-not-draft), or If-Match is stale / a concurrent write won (version-conflict)'),
+    ...problemResponse(`The invoice is booked (invoice-not-draft), If-Match is stale / a concurrent write won (version-conflict), or ${REDEMPTION_CONFLICTS}`),
   })
-  @ApiResponse({
-    status: 422,
-    ...problemResponse('Invalid body: unknown property, unknown tax code or currency, too many decimals, discount, more than 500 lines (pointer /items)'),
-  })
+  @ApiResponse({ status: 422, ...problemResponse(`${INVALID_INVOICE}; a currency change of a draft with amount-off coupons (/currency)`) })
   async update(
     @Caller() caller: CallerContext,
     @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string,
@@ -146,7 +147,14 @@ export class InvoicesController {
     @IfMatch() expectedVersion: number | undefined,
   ): Promise<Versioned<InvoiceDetail>> {
     const written = await this.commands.execute<UpdateInvoiceCommand, Written<InvoiceState>>(
-      new UpdateInvoiceCommand(caller.environmentId, invoiceId, updateInvoiceInput(body), this.context(caller), expectedVersion),
+      new UpdateInvoiceCommand(
+        caller.environmentId,
+        invoiceId,
+        updateInvoiceInput(body),
+        this.context(caller),
+        expectedVersion,
+        body.discounts === undefined ? undefined : invoiceDiscounts(body.discounts),
+      ),
     );
     return this.answer(caller, written);
   }

@@ -32,6 +32,19 @@ export interface InvoiceLineView extends Pick<
    * only on a percentage discount (the OpenAPI document does not let it be null).
    */
   readonly discount: { readonly percentage?: number; readonly amount: number };
+  /** The price the line bills, when it names one (a coupon's appliesTo looks at its product). */
+  readonly priceId?: string;
+}
+
+/** A coupon on a draft (and then booked) invoice, as the invoice shows it: its terms in the invoice's currency. */
+export interface InvoiceDiscountView {
+  readonly id: string;
+  readonly couponId: string;
+  readonly promotionCodeId: string | null;
+  readonly name: string;
+  readonly percentOff: number | null;
+  readonly amountOff: number | null;
+  readonly appliesTo: { readonly productIds: readonly string[] } | null;
 }
 
 /** Exactly the InvoiceDetail of the README's invoice resource (INTERFACE.md's fields and `uncollectible`), no other properties. */
@@ -49,6 +62,8 @@ export interface InvoiceView {
   readonly updatedAt: string | null;
   readonly customer: InvoiceCustomer;
   readonly items: InvoiceLineView[];
+  /** The coupons redeemed on it while a draft, applied to its lines in this order. */
+  readonly discounts: InvoiceDiscountView[];
   readonly settlements: InvoiceSettlement[];
   readonly totalExclVat: number;
   readonly totalVat: number;
@@ -103,7 +118,21 @@ export function toInvoiceView(invoice: Invoice): InvoiceView {
       amount: line.amount,
       taxAmount: line.taxAmount,
       tax: { taxable: line.tax.taxable, taxCode: line.tax.taxCode, taxRate: line.tax.taxRate },
-      discount: line.discount?.percentage == null ? { amount: line.discountAmount } : { percentage: line.discount.percentage, amount: line.discountAmount },
+      // With a coupon's part the discount is no longer the line's own percentage: the amount alone.
+      discount:
+        line.discount?.percentage == null || line.couponAmount
+          ? { amount: line.discountAmount }
+          : { percentage: line.discount.percentage, amount: line.discountAmount },
+      ...(line.priceId ? { priceId: line.priceId } : {}),
+    })),
+    discounts: (invoice.discounts ?? []).map((discount) => ({
+      id: discount.id,
+      couponId: discount.couponId,
+      promotionCodeId: discount.promotionCodeId,
+      name: discount.name,
+      percentOff: discount.percentOff,
+      amountOff: discount.amountOff,
+      appliesTo: discount.productIds === null ? null : { productIds: discount.productIds },
     })),
     settlements: invoice.settlements.map(({ date, amount, reference, note }) => ({ date, amount, reference, note })),
     totalExclVat: invoice.totalExclVat,

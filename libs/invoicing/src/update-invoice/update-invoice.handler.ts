@@ -1,8 +1,10 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandPath, Written } from '@billing/event-store';
+import { foldEvents } from '@billing/shared-kernel';
 import { customerEvolver, decideUpdateInvoice, invoiceCustomerOf, invoiceEvolver, InvoiceState, taxCodesNamedBy, taxCodesOf } from '../domain';
 import { customerStream, invoiceStream } from '../streams';
 import { TaxRegisterReader } from '../tax-register';
+import { redeemInvoiceDiscounts, withLineProducts } from '../invoice-discounts/invoice-discounts';
 import { UpdateInvoiceCommand } from './update-invoice.command';
 
 @CommandHandler(UpdateInvoiceCommand)
@@ -12,7 +14,7 @@ export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceComman
     private readonly taxRegister: TaxRegisterReader,
   ) {}
 
-  async execute({ environmentId, invoiceId, input, context, expectedVersion }: UpdateInvoiceCommand): Promise<Written<InvoiceState>> {
+  async execute({ environmentId, invoiceId, input, context, expectedVersion, discounts: requests }: UpdateInvoiceCommand): Promise<Written<InvoiceState>> {
     const stream = invoiceStream(environmentId, invoiceId);
     const { state: current } = await this.commands.load(stream, invoiceEvolver);
     // The register for the codes the new lines name or, items omitted, the kept lines name (they are written at today's rates).
@@ -22,13 +24,15 @@ export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceComman
     const customerId = current.status === 'none' ? null : current.customerId;
     const record = customerId == null ? null : (await this.commands.load(customerStream(environmentId, customerId), customerEvolver)).state;
     const customer = record && record.status !== 'none' ? invoiceCustomerOf(record) : undefined;
-    const { version, state } = await this.commands.handle(
-      stream,
-      invoiceEvolver,
-      (state) => decideUpdateInvoice({ ...input, invoiceId, taxes, customer }, state, context.meta),
-      context,
-      { expectedVersion },
-    );
-    return { id: invoiceId, version, state };
+    // New coupons are redeemed with the update (those the draft has keep their redemption), appended at the versions loaded.
+    return this.commands.run(context, { retries: 2 }, async (session) => {
+      const { state } = await session.load(stream, invoiceEvolver, expectedVersion);
+      const items = await withLineProducts(session, environmentId, input.items);
+      const currency = (input.currency ?? (state.status === 'none' ? '' : state.currency)) || '';
+      const kept = state.status === 'none' ? [] : (state.discounts ?? []);
+      const discounts = requests && (await redeemInvoiceDiscounts(session, environmentId, invoiceId, currency, requests, kept, context.meta));
+      const events = decideUpdateInvoice({ ...input, items, invoiceId, taxes, customer, discounts }, state, context.meta);
+      return { id: invoiceId, version: session.append(stream, events), state: foldEvents(invoiceEvolver, events, state) };
+    });
   }
 }

@@ -14,7 +14,7 @@ import {
 } from '@billing/event-store';
 import { BookInvoiceCommand, CreateInvoiceCommand, Invoice, invoiceEvolver, invoiceStream, RequestedLine, UpdateInvoiceCommand } from '@billing/invoicing';
 import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, ScopedClock, WorkerLoop } from '@billing/platform';
-import { DomainError } from '@billing/shared-kernel';
+import { ConflictError, DomainError } from '@billing/shared-kernel';
 import {
   usageChargeOf,
   usageLinesOf,
@@ -43,7 +43,7 @@ import { SubscriptionsReadModel } from '../read-model/subscriptions.read-model';
 import { subscriptionInvoiceId, subscriptionStream } from '../streams';
 import { UsageStore } from '../usage/usage-store';
 import { ChangeBilling } from '../change-items/change-billing';
-import { BillingInputs, CATALOG_PRICING, composeDue, invoiceInputOf } from './invoice-inputs';
+import { BillingInputs, CATALOG_PRICING, composeDue, invoiceInputOf, useCustomerDiscounts } from './invoice-inputs';
 
 const ACTOR = 'system:billing-engine';
 /**
@@ -263,7 +263,8 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
         });
       }, written);
     } catch (error) {
-      if (error instanceof StreamVersionConflictError) return 'busy';
+      // Another writer moved a stream the step loaded, or used a customer's once discount the invoice was composed with: composed again.
+      if (error instanceof StreamVersionConflictError || isRecomposeConflict(error)) return 'busy';
       if (billing === null) throw error;
       await this.recordFailure(environmentId, subscriptionId, billing, error, context, written);
       return 'done';
@@ -314,6 +315,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     const paymentTermsDays = await this.queries.execute(new PaymentTermsQuery(environmentId, manager));
     // Made out to the customer record when the subscription has one: drafts show it as it is, booking freezes it.
     await this.bus.execute(new CreateInvoiceCommand(environmentId, invoiceInputOf(invoice, paymentTermsDays, subscription.customerId), context, invoiceId));
+    await useCustomerDiscounts(this.bus, environmentId, subscription, composed, invoiceId, context);
     // With usage and a grace period the invoice stays a draft: late events still count until bookAt (bookAfterGrace).
     if (bookAt === null) await this.bus.execute(new BookInvoiceCommand(environmentId, invoiceId, invoice.date, context, 1));
     return events;
@@ -430,6 +432,11 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
       written,
     );
   }
+}
+
+/** The invoice was composed with a customer's once discount another invoice used first (UseCustomerDiscountsCommand). */
+function isRecomposeConflict(error: unknown): boolean {
+  return error instanceof ConflictError && error.code === 'customer-discount-ended';
 }
 
 /** The subscription's next due work at `now`, unless a failed attempt at it waits for its retry. */

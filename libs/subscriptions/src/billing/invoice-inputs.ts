@@ -1,13 +1,16 @@
 import { Injectable } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { EntityManager } from 'typeorm';
+import { CommandContext } from '@billing/event-store';
 import { chargeLines, componentLabel, ExistingPrice, PriceComponent, priceComponents } from '@billing/catalog';
-import { CreateInvoiceInput } from '@billing/invoicing';
+import { CreateInvoiceInput, CustomerDiscountsQuery, UseCustomerDiscountsCommand } from '@billing/invoicing';
 import { addDays, DomainError } from '@billing/shared-kernel';
 import {
   CatalogPricing,
   ChargedPrice,
   ComposedInvoice,
   composeInvoice,
+  CustomerDiscountTerms,
   decideApplyScheduledChange,
   decideBillProrations,
   decideDropChange,
@@ -45,6 +48,8 @@ export interface BillingSources {
   prices(priceIds: readonly string[]): Promise<ReadonlyMap<string, ExistingPrice>>;
   /** The item's usage events of a period (its days in the subscription's time zone), rated at the price versions in force when they happened. */
   usage(item: SubscriptionItem, period: Period): Promise<PeriodUsage>;
+  /** The discounts of the customer record the subscription names, in the order applied (none without one). */
+  customerDiscounts(): Promise<readonly CustomerDiscountTerms[]>;
 }
 
 /** A booked usage period whose late usage could not be rated now: its correction waits for a later billing. */
@@ -56,8 +61,8 @@ export interface SkippedCorrection {
 
 /**
  * Everything composeInvoice needs to bill `due`: the charged items' prices,
- * the usage of their event_based periods and the booked usage periods
- * re-rated now (corrections). One function for the billing engine and the
+ * the usage of their event_based periods, the booked usage periods re-rated
+ * now (corrections) and the customer record's discounts. One function for the billing engine and the
  * upcoming invoice, so a preview reads exactly what the engine reads at
  * billAt (the same answers when nothing changed in between).
  */
@@ -91,7 +96,7 @@ export async function gatherInvoiceInput(
       }
     }
   }
-  return { subscription, due, prices, usage, rerated };
+  return { subscription, due, prices, usage, rerated, customerDiscounts: await sources.customerDiscounts() };
 }
 
 /** The prices among `priceIds` in the subscription's currency, as composition (and a change's proration) prices them. */
@@ -207,21 +212,42 @@ export function invoiceInputOf(invoice: ComposedInvoice, paymentTermsDays: numbe
   };
 }
 
+/**
+ * The customer's once discounts a subscription invoice used, used up in the
+ * command's transaction with the invoice (the engine's step, a cancel-now):
+ * one that another invoice used meanwhile is a 409 customer-discount-ended,
+ * on which the engine composes the invoice again (isRecomposeConflict).
+ */
+export async function useCustomerDiscounts(
+  bus: CommandBus,
+  environmentId: string,
+  subscription: Subscription,
+  composed: Extract<InvoiceComposition, { kind: 'composed' }>,
+  invoiceId: string,
+  context: CommandContext,
+): Promise<void> {
+  if (composed.customerDiscountsUsed.length === 0 || !subscription.customerId) return;
+  await bus.execute(
+    new UseCustomerDiscountsCommand(environmentId, subscription.customerId, invoiceId, composed.invoice.date, composed.customerDiscountsUsed, context),
+  );
+}
+
 /** A domain error is the item's failure (composeInvoice reports it); anything else fails the whole step. */
 function domainErrorOnly(error: unknown): DomainError {
   if (error instanceof DomainError) return error;
   throw error;
 }
 
-/** The database's BillingSources: the context's own tables (catalog prices, price versions, usage events). */
+/** The database's BillingSources: the context's own tables (catalog prices, price versions, usage events) and invoicing's customer discounts. */
 @Injectable()
 export class BillingInputs {
   constructor(
     private readonly readModel: SubscriptionsReadModel,
     private readonly store: UsageStore,
+    private readonly queries: QueryBus,
   ) {}
 
-  /** Usage is read on `manager` when given (the engine's unit of work), so a billing step rates what its transaction sees. */
+  /** Usage and the customer's discounts are read on `manager` when given (the engine's unit of work), so a billing step sees what its transaction sees. */
   sources(environmentId: string, subscription: Subscription, manager?: EntityManager): BillingSources {
     return {
       prices: async (priceIds) => new Map([...(await this.readModel.prices(environmentId, priceIds))].map(([id, { price }]) => [id, price])),
@@ -229,6 +255,8 @@ export class BillingInputs {
         const { from, to } = periodInstants(subscription, period);
         return this.store.rate(environmentId, subscription, item, from, to, manager);
       },
+      customerDiscounts: async () =>
+        subscription.customerId ? this.queries.execute(new CustomerDiscountsQuery(environmentId, subscription.customerId, manager)) : [],
     };
   }
 }

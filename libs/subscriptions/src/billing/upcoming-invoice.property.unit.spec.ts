@@ -64,6 +64,8 @@ function sourcesAt(world: World, at: number): BillingSources {
   const versionsOf = (price: PriceHistory): StoredPriceVersion[] =>
     price.versions.filter((v) => v.effectiveAt <= at).map((v) => ({ effectiveAt: new Date(v.effectiveAt), pricing: { eur: v.entry } }));
   return {
+    // These subscriptions name no customer record: no customer discounts.
+    customerDiscounts: async () => [],
     prices: async (ids) =>
       new Map(
         ids.flatMap((id) => {

@@ -14,7 +14,7 @@ import {
   SubscriptionState,
   billsInvoice,
 } from '../domain';
-import { BillingInputs, composeDue, invoiceInputOf } from '../billing/invoice-inputs';
+import { BillingInputs, composeDue, invoiceInputOf, useCustomerDiscounts } from '../billing/invoice-inputs';
 import { PaymentTermsQuery } from '../ports';
 import { subscriptionStream } from '../streams';
 import { CancelSubscriptionCommand } from './cancel-subscription.command';
@@ -83,6 +83,7 @@ export class CancelSubscriptionHandler implements ICommandHandler<CancelSubscrip
     );
     const paymentTermsDays = await this.queries.execute(new PaymentTermsQuery(environmentId, manager));
     await this.bus.execute(new CreateInvoiceCommand(environmentId, invoiceInputOf(invoice, paymentTermsDays, cancelled.customerId), context, invoiceId));
+    await useCustomerDiscounts(this.bus, environmentId, cancelled, composed, invoiceId, context);
     await this.bus.execute(new BookInvoiceCommand(environmentId, invoiceId, invoice.date, context, 1));
     return events;
   }

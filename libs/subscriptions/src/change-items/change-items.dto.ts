@@ -1,9 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsNumber, IsOptional, IsString, ValidateNested } from 'class-validator';
-import { MAX_DISCOUNTS, parseDiscountRequests } from '@billing/coupons';
+import { DiscountInputDto, MAX_DISCOUNTS, parseDiscountRequests } from '@billing/coupons';
 import { MAX_SUBSCRIPTION_ITEMS, PRORATION_BEHAVIORS } from '../domain';
-import { DiscountInputDto } from '../create-subscription/create-subscription.dto';
 import { ChangeItemsInput } from './change-items.command';
 
 export class ChangeItemInputDto {

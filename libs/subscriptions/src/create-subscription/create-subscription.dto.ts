@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsNumber, IsObject, IsOptional, IsString, IsUUID, Length, ValidateNested } from 'class-validator';
-import { MAX_DISCOUNTS, parseDiscountRequests } from '@billing/coupons';
+import { DiscountInputDto, MAX_DISCOUNTS, parseDiscountRequests } from '@billing/coupons';
 import { CustomerInputDto } from '@billing/invoicing';
 import { MAX_SUBSCRIPTION_ITEMS } from '../domain';
 import { CreateSubscriptionInput } from './create-subscription.command';
@@ -41,22 +41,6 @@ export class SubscriptionPaymentMethodDto {
   @IsString()
   @Length(1, 500)
   token!: string;
-}
-
-export class DiscountInputDto {
-  @ApiProperty({ required: false, format: 'uuid', description: 'a coupon of this environment; exactly one of couponId and promotionCode' })
-  @IsOptional()
-  @IsString()
-  couponId?: string;
-
-  @ApiProperty({
-    required: false,
-    maxLength: 100,
-    description: 'a promotion code of this environment (case-insensitive); exactly one of couponId and promotionCode',
-  })
-  @IsOptional()
-  @IsString()
-  promotionCode?: string;
 }
 
 /** Creates a subscription; id, status and every other read-only field are refused. */

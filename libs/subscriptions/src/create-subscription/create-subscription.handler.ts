@@ -5,7 +5,9 @@ import { CommandPath, CommandSession, Written } from '@billing/event-store';
 import { FieldError, foldEvents, ValidationError } from '@billing/shared-kernel';
 import {
   decideApplyDiscounts,
+  decideClaimFirstSubscription,
   decideClaimHandle,
+  firstSubscriptionClaimEvolver,
   decideCreateSubscription,
   handleClaimEvolver,
   handleIsFree,
@@ -15,7 +17,7 @@ import {
   subscriptionEvolver,
 } from '../domain';
 import { priceFactsOf, SubscriptionsReadModel } from '../read-model/subscriptions.read-model';
-import { subscriptionHandleStream, subscriptionStream } from '../streams';
+import { customerFirstSubscriptionStream, subscriptionHandleStream, subscriptionStream } from '../streams';
 import { UsageStore } from '../usage/usage-store';
 import { CreateSubscriptionCommand, CreateSubscriptionInput } from './create-subscription.command';
 
@@ -48,7 +50,8 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
     );
     const metricCodes = [...prices.values()].flatMap(({ price }) => (price.metricCode ? [price.metricCode] : []));
     const metrics = await this.usage.metrics(environmentId, metricCodes);
-    const firstTimeCustomer = input.customerId !== null && !(await this.readModel.hasSubscriptions(environmentId, input.customerId));
+    // Subscriptions from before first-subscription claims were recorded: the claim's decider counts them.
+    const earlierSubscriptions = input.customerId !== null && (await this.readModel.hasSubscriptions(environmentId, input.customerId));
     const items = input.items.map((item) => {
       const found = prices.get(item.priceId);
       const facts = found ? priceFactsOf(found) : null;
@@ -82,6 +85,8 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
       );
       const handleStream = subscriptionHandleStream(environmentId, handle);
       session.append(handleStream, decideClaimHandle({ handle, subscriptionId }, (await session.load(handleStream, handleClaimEvolver)).state));
+      const firstTimeCustomer =
+        input.customerId !== null && (await this.claimFirstSubscription(session, environmentId, input.customerId, subscriptionId, earlierSubscriptions));
       // Each coupon's redemption is appended at the version loaded, with the subscription: its limit holds under concurrency.
       const redeemed = await redeemDiscounts(
         session,
@@ -99,6 +104,27 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
       const version = session.append(subscriptionStream(environmentId, subscriptionId), events);
       return { id: subscriptionId, version, state: foldEvents(subscriptionEvolver, events) as Subscription };
     });
+  }
+
+  /**
+   * Whether this is the customer record's first subscription, decided in the
+   * command's transaction: the first one appends the customer's claim
+   * expecting no stream, so a concurrent first subscription conflicts and,
+   * decided again, finds the claim taken (a first-time-only promotion code is
+   * then refused to it).
+   */
+  private async claimFirstSubscription(
+    session: CommandSession,
+    environmentId: string,
+    customerId: string,
+    subscriptionId: string,
+    earlierSubscriptions: boolean,
+  ): Promise<boolean> {
+    const stream = customerFirstSubscriptionStream(environmentId, customerId);
+    const { state } = await session.load(stream, firstSubscriptionClaimEvolver);
+    const { firstTime, events } = decideClaimFirstSubscription({ customerId, subscriptionId, earlierSubscriptions }, state);
+    if (events.length > 0) session.append(stream, events);
+    return firstTime;
   }
 
   /**

@@ -30,20 +30,8 @@ export function maxDate(a: string, b: string): string {
   return a >= b ? a : b;
 }
 
-function daysInMonth(year: number, month: number): number {
-  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
-  return [4, 6, 9, 11].includes(month) ? 30 : 31;
-}
-
-/** `date` plus whole months, keeping its day of month, clamped to the last day of a shorter month (Jan 31 + 1 → Feb 28). */
-export function addMonths(date: string, months: number): string {
-  const [year, month, day] = date.split('-').map(Number);
-  const index = year * 12 + (month - 1) + months;
-  const targetYear = Math.floor(index / 12);
-  const targetMonth = index - targetYear * 12 + 1;
-  const targetDay = Math.min(day, daysInMonth(targetYear, targetMonth));
-  return `${String(targetYear).padStart(4, '0')}-${String(targetMonth).padStart(2, '0')}-${String(targetDay).padStart(2, '0')}`;
-}
+/** Month steps live in the shared kernel (customers' discounts count months too); re-exported for this domain's users. */
+export { addMonths } from '@billing/shared-kernel';
 
 /** Calendar months from `from`'s month to `to`'s month, ignoring the days. */
 export function monthsBetween(from: string, to: string): number {

@@ -1,16 +1,9 @@
-import { divideRoundingHalfAwayFromZero, parseScaledDecimal, splitByLargestRemainder } from '@billing/shared-kernel';
-
 /**
- * A subscription's discounts (coupons redeemed on it) and the one place their
- * cents are worked out. On an invoice each discount takes its part of the
- * eligible lines' amounts, in the order the discounts were given, each from
- * what the earlier ones left:
- * - a percentage: per line, `left × percentOff ÷ 100`, rounded half away from zero;
- * - an amount off: min(amountOff, Σ left over the eligible lines), spread over
- *   them in proportion to what each has left by the largest-remainder rule
- *   (ties to the earlier line): it adds up exactly and never takes a line below zero.
- * Eligible: lines with a positive amount of the coupon's appliesTo products
- * (any product without appliesTo); correction lines (late usage) never.
+ * A subscription's discounts (coupons redeemed on it) and which invoices get
+ * them. Their cents are the shared kernel's discountAmounts (the one place,
+ * shared with customers' and draft invoices' coupons); on a subscription
+ * invoice the eligible lines are its charge lines, correction lines (late
+ * usage) never.
  */
 
 export type DiscountDuration = 'once' | 'repeating' | 'forever';
@@ -44,37 +37,14 @@ export interface SubscriptionDiscount {
   readonly endedAt: string | null;
 }
 
-/** A line as discounting sees it: its amount (after pro-rating) and its product, null for a line no coupon discounts. */
-export interface DiscountableLine {
-  readonly amount: bigint;
-  readonly productId: string | null;
-}
-
-export type DiscountTerms = Pick<SubscriptionDiscount, 'percentOff' | 'amountOff' | 'productIds'>;
-
-const PERCENT_SCALE = 2;
-const HUNDRED_PERCENT = 10000n;
-
-/** Per line, what the discounts take off it altogether (≥ 0, never more than its amount). */
-export function discountAmounts(lines: readonly DiscountableLine[], discounts: readonly DiscountTerms[]): bigint[] {
-  const start = lines.map((line) => (line.amount > 0n && line.productId !== null ? line.amount : 0n));
-  const left = [...start];
-  for (const discount of discounts) {
-    const eligible = lines.flatMap((line, index) =>
-      left[index] > 0n && (discount.productIds === null || discount.productIds.includes(line.productId!)) ? [index] : [],
-    );
-    if (eligible.length === 0) continue;
-    if (discount.percentOff !== null) {
-      const percent = parseScaledDecimal(discount.percentOff, PERCENT_SCALE, '/percentOff');
-      for (const index of eligible) left[index] -= divideRoundingHalfAwayFromZero(left[index] * percent, HUNDRED_PERCENT);
-    } else {
-      const weights = eligible.map((index) => left[index]);
-      const total = weights.reduce((sum, weight) => sum + weight, 0n);
-      const off = BigInt(discount.amountOff ?? 0) < total ? BigInt(discount.amountOff ?? 0) : total;
-      splitByLargestRemainder(off, weights).forEach((share, position) => (left[eligible[position]] -= share));
-    }
-  }
-  return start.map((amount, index) => amount - left[index]);
+/**
+ * A customer record's discount as a subscription invoice sees it (the
+ * invoicing context's CustomerDiscount, structurally): its window is the
+ * customer's, and an amount off (or a minimum) is in `currency`.
+ */
+export interface CustomerDiscountTerms extends SubscriptionDiscount {
+  /** Uppercase ISO 4217: only invoices in it get the discount; null: any currency. */
+  readonly currency: string | null;
 }
 
 /**
@@ -83,11 +53,33 @@ export function discountAmounts(lines: readonly DiscountableLine[], discounts: r
  * day), and whose minimum the invoice's lines reach (`subtotal`, before discounts).
  */
 export function discountsFor(discounts: readonly SubscriptionDiscount[] | undefined, periodStart: string, subtotal: bigint): SubscriptionDiscount[] {
-  return (discounts ?? []).filter(
-    (discount) =>
-      discount.endedAt === null &&
-      periodStart >= discount.start &&
-      (discount.end === null || periodStart <= discount.end) &&
-      (discount.minimumAmount === null || subtotal >= BigInt(discount.minimumAmount)),
-  );
+  return (discounts ?? []).filter((discount) => inWindow(discount, periodStart) && reachesMinimum(discount, subtotal));
+}
+
+/**
+ * A customer's discounts on one of its subscription invoices: those whose
+ * window holds the invoice's period start, in the invoice's currency (or any),
+ * apply when the invoice reaches their minimum; the `once` ones among them are
+ * used by the invoice whether or not it reaches it (as a subscription's once
+ * discount is).
+ */
+export function customerDiscountsFor(
+  discounts: readonly CustomerDiscountTerms[],
+  periodStart: string,
+  subtotal: bigint,
+  currency: string,
+): { readonly applied: CustomerDiscountTerms[]; readonly used: string[] } {
+  const open = discounts.filter((discount) => inWindow(discount, periodStart) && (discount.currency === null || discount.currency === currency));
+  return {
+    applied: open.filter((discount) => reachesMinimum(discount, subtotal)),
+    used: open.filter((discount) => discount.duration === 'once').map((discount) => discount.id),
+  };
+}
+
+function inWindow(discount: SubscriptionDiscount, periodStart: string): boolean {
+  return discount.endedAt === null && periodStart >= discount.start && (discount.end === null || periodStart <= discount.end);
+}
+
+function reachesMinimum(discount: SubscriptionDiscount, subtotal: bigint): boolean {
+  return discount.minimumAmount === null || subtotal >= BigInt(discount.minimumAmount);
 }

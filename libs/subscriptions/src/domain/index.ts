@@ -13,3 +13,4 @@ export * from './discounts';
 export * from './handle-claim';
 export * from './changes';
 export * from './proration-behavior';
+export * from './first-subscription-claim';

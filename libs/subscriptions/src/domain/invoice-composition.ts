@@ -1,6 +1,15 @@
-import { DomainError, QUANTITY_SCALE, ValidationError, assertAmountInRange, formatScaledDecimal, parseScaledDecimal } from '@billing/shared-kernel';
+import {
+  DomainError,
+  QUANTITY_SCALE,
+  ValidationError,
+  assertAmountInRange,
+  discountAmounts,
+  DiscountableLine,
+  formatScaledDecimal,
+  parseScaledDecimal,
+} from '@billing/shared-kernel';
 import { DueBilling } from './billing';
-import { discountAmounts, DiscountableLine, discountsFor } from './discounts';
+import { CustomerDiscountTerms, customerDiscountsFor, discountsFor } from './discounts';
 import { Period, proRate } from './periods';
 import { Subscription } from './subscription';
 import { ProrationLine, ProrationReason, SubscriptionCustomer, SubscriptionItem, UsageCharge, UsageCorrection, UsageLineRange } from './subscription-events';
@@ -90,6 +99,8 @@ export interface InvoiceCompositionInput<Component extends PricedComponent> {
   readonly usage: ReadonlyMap<string, RatedPeriod<Component> | DomainError>;
   /** Booked usage periods re-rated now (the ones that could be), in the subscription's order. */
   readonly rerated: readonly ReratedPeriod[];
+  /** The discounts of the customer record the subscription names (none without one), in the order applied. */
+  readonly customerDiscounts?: readonly CustomerDiscountTerms[];
 }
 
 /** An invoice line as the invoicing context's create command takes it. */
@@ -124,6 +135,8 @@ export type InvoiceComposition =
       readonly corrections: readonly UsageCorrection[];
       readonly usageLines: UsageLineRange;
       readonly invoice: ComposedInvoice;
+      /** The customer's once discounts this invoice uses up (UseCustomerDiscountsCommand, with the invoice). */
+      readonly customerDiscountsUsed: readonly string[];
     }
   /** The first charge (in due order) that cannot be priced or rated: it alone waits for its retry. */
   | { readonly kind: 'failed'; readonly itemId: string; readonly error: DomainError };
@@ -173,6 +186,7 @@ export function composeInvoice<Component extends PricedComponent>(
   const corrections = changed.map(({ record, now }) => correctionOf(record, now));
   const correctionLines = changed.map(({ item, metricName }, index) => correctionLineOf(item, metricName, corrections[index]));
   const date = localDateOf(due.billAt, subscription.timeZone);
+  const { lines, customerDiscountsUsed } = discounted(subscription, input, date, [...fixedLines, ...usageLines], correctionLines);
   return {
     kind: 'composed',
     amounts,
@@ -184,12 +198,9 @@ export function composeInvoice<Component extends PricedComponent>(
       currency: subscription.currency.toUpperCase(),
       date,
       memo: `Subscription ${subscription.handle}`,
-      lines: [
-        ...discounted(subscription, due, date, [...fixedLines, ...usageLines], correctionLines),
-        ...correctionLines,
-        ...due.prorations.map(prorationLineOf),
-      ],
+      lines: [...lines, ...correctionLines, ...due.prorations.map(prorationLineOf)],
     },
+    customerDiscountsUsed,
   };
 }
 
@@ -252,30 +263,36 @@ function pricedLine<Component extends PricedComponent>(charged: ComponentLine<Co
 }
 
 /**
- * The charge lines with the subscription's discounts taken off (discounts.ts
- * says how): an invoice line carries one discount amount, so a line's
- * pro-rating and every coupon's part add up in it, and `amount = unitAmount ×
- * quantity − discount` holds. The invoice's period starts at its earliest
- * charged period (its date for one-time charges only); its subtotal, for a
- * promotion code's minimum, is every line's amount before coupons.
+ * The charge lines with the discounts taken off (the shared kernel's
+ * discountAmounts says how): the subscription's own first, in the order
+ * given, then its customer record's, in the order applied. An invoice line
+ * carries one discount amount, so a line's pro-rating and every coupon's part
+ * add up in it, and `amount = unitAmount × quantity − discount` holds. The
+ * invoice's period starts at its earliest charged period (its date for
+ * one-time charges only); its subtotal, for a promotion code's minimum, is
+ * every line's amount before coupons.
  */
 function discounted(
   subscription: Subscription,
-  due: InvoiceCompositionInput<PricedComponent>['due'],
+  { due, customerDiscounts }: Pick<InvoiceCompositionInput<PricedComponent>, 'due' | 'customerDiscounts'>,
   date: string,
   lines: readonly PricedLine[],
   corrections: readonly ComposedLine[],
-): ComposedLine[] {
+): { lines: ComposedLine[]; customerDiscountsUsed: string[] } {
   const starts = due.charges.flatMap((charge) => (charge.period ? [charge.period.start] : []));
   const periodStart = starts.length === 0 ? date : starts.reduce((first, start) => (start < first ? start : first));
   const subtotal = lines.reduce((sum, { amount }) => sum + amount, 0n) + corrections.reduce((sum, line) => sum + BigInt(line.unitAmount), 0n);
-  const discounts = discountsFor(subscription.discounts, periodStart, subtotal);
-  if (discounts.length === 0) return lines.map(({ line }) => line);
+  const customer = customerDiscountsFor(customerDiscounts ?? [], periodStart, subtotal, subscription.currency.toUpperCase());
+  const discounts = [...discountsFor(subscription.discounts, periodStart, subtotal), ...customer.applied];
+  if (discounts.length === 0) return { lines: lines.map(({ line }) => line), customerDiscountsUsed: customer.used };
   const off = discountAmounts(lines, discounts);
-  return lines.map(({ line }, index) => {
-    if (off[index] === 0n) return line;
-    return { ...line, discount: { amount: (line.discount?.amount ?? 0) + Number(off[index]) } };
-  });
+  return {
+    lines: lines.map(({ line }, index) => {
+      if (off[index] === 0n) return line;
+      return { ...line, discount: { amount: (line.discount?.amount ?? 0) + Number(off[index]) } };
+    }),
+    customerDiscountsUsed: customer.used,
+  };
 }
 
 /** One invoice line of a charge: its component's quantity × unit amount, its discount, the component named after the description. */

@@ -12,7 +12,7 @@ import {
   withUsageLines,
 } from './invoice-composition';
 import { chargeOf, JAN, PRICING, priceOf, subscriptionWith, USAGE } from './invoice-composition.arbitraries';
-import { SubscriptionDiscount } from './discounts';
+import { CustomerDiscountTerms, SubscriptionDiscount } from './discounts';
 import { Subscription } from './subscription';
 import { UsageCharge } from './subscription-events';
 import { item, MONTHLY_ADVANCE, MONTHLY_ARREARS } from './subscription.arbitraries';
@@ -33,7 +33,7 @@ function ratedAt(quantity: bigint, unitAmount: number): RatedPeriod<PriceCompone
 function given(
   subscription: Subscription,
   prices: Record<string, ChargedPrice<PriceComponent>>,
-  extra: Partial<Pick<InvoiceCompositionInput<PriceComponent>, 'usage' | 'rerated'>> = {},
+  extra: Partial<Pick<InvoiceCompositionInput<PriceComponent>, 'usage' | 'rerated' | 'customerDiscounts'>> = {},
 ) {
   return {
     when: (billAt: string, ...charges: ItemCharge[]) => {
@@ -248,5 +248,57 @@ describe('composeInvoice with the subscription’s discounts', () => {
     given(withDiscounts(subscriptionWith([pro]), { percentOff: 50, endedAt: '2025-12-31T00:00:00.000Z' }), prices)
       .when('2026-01-01T00:00:00.000Z', charge)
       .then({ lines: [{ discount: null }] });
+  });
+});
+
+describe('composeInvoice with the customer record’s discounts', () => {
+  const pro = { ...item('a', MONTHLY_ADVANCE), quantity: '1', taxCode: 'standard' };
+  const prices = { 'price-a': priceOf('Pro monthly', 'fee', { unitAmount: 2999 }) };
+  const charge = chargeOf('a', 'advance', '2026-02-01T00:00:00.000Z', { start: '2026-02-01', end: '2026-02-28' });
+  const customerDiscount = (overrides: Partial<CustomerDiscountTerms>): CustomerDiscountTerms => ({
+    id: 'cd',
+    couponId: 'cc',
+    promotionCodeId: null,
+    promotionCode: null,
+    name: 'customer coupon',
+    percentOff: null,
+    amountOff: null,
+    currency: null,
+    duration: 'forever',
+    durationInMonths: null,
+    productIds: null,
+    minimumAmount: null,
+    start: '2026-01-20',
+    end: null,
+    endedAt: null,
+    ...overrides,
+  });
+  const subscription = (): Subscription => ({
+    ...subscriptionWith([pro]),
+    discounts: [{ ...customerDiscount({ amountOff: 1000 }), id: 'sd', couponId: 'sc', start: '2026-01-01' }],
+  });
+
+  it('the subscription’s discounts first, then the customer’s: 2999 − 1000 = 1999, then 20 % of it (399.8 → 400): discount 1400', () => {
+    given(subscription(), prices, { customerDiscounts: [customerDiscount({ percentOff: 20 })] })
+      .when('2026-02-01T00:00:00.000Z', charge)
+      .then({ lines: [{ unitAmount: 2999, discount: { amount: 1400 } }], customerDiscountsUsed: [] });
+  });
+
+  it('a once discount in its window is used by the invoice, even below its minimum; one in another currency or window is neither applied nor used', () => {
+    const once = customerDiscount({ id: 'once', duration: 'once', amountOff: 300, currency: 'EUR', minimumAmount: 5000 });
+    given(subscriptionWith([pro]), prices, { customerDiscounts: [once] })
+      .when('2026-02-01T00:00:00.000Z', charge)
+      .then({ lines: [{ discount: null }], customerDiscountsUsed: ['once'] });
+    given(subscriptionWith([pro]), prices, { customerDiscounts: [{ ...once, minimumAmount: null }] })
+      .when('2026-02-01T00:00:00.000Z', charge)
+      .then({ lines: [{ discount: { amount: 300 } }], customerDiscountsUsed: ['once'] });
+    given(subscriptionWith([pro]), prices, {
+      customerDiscounts: [
+        { ...once, currency: 'USD' },
+        { ...once, id: 'later', start: '2026-02-02' },
+      ],
+    })
+      .when('2026-02-01T00:00:00.000Z', charge)
+      .then({ lines: [{ discount: null }], customerDiscountsUsed: [] });
   });
 });

@@ -1,4 +1,4 @@
-import { dayNumber } from '@billing/shared-kernel';
+import { dayNumber, localTimeAt } from '@billing/shared-kernel';
 
 /**
  * IANA time zones through Intl (Node ships full ICU): a subscription's dates
@@ -9,55 +9,14 @@ import { dayNumber } from '@billing/shared-kernel';
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
-/** One formatter per zone: building an Intl.DateTimeFormat costs far more than using it. */
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatter(timeZone: string): Intl.DateTimeFormat {
-  let format = formatters.get(timeZone);
-  if (format === undefined) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    formatters.set(timeZone, format);
-  }
-  return format;
-}
-
-/** Validation lives in the shared kernel (customers carry a time zone too); re-exported for this domain's users. */
-export { validTimeZone } from '@billing/shared-kernel';
-
-interface LocalTime {
-  readonly date: string;
-  /** milliseconds since local midnight */
-  readonly sinceMidnight: number;
-}
-
-function localTimeAt(epochMs: number, timeZone: string): LocalTime {
-  const parts: Record<string, string> = {};
-  for (const { type, value } of formatter(timeZone).formatToParts(new Date(epochMs))) parts[type] = value;
-  return {
-    date: `${parts.year.padStart(4, '0')}-${parts.month}-${parts.day}`,
-    sinceMidnight: (Number(parts.hour) * 60 + Number(parts.minute)) * 60_000 + Number(parts.second) * 1000,
-  };
-}
+/** Validation and local dates live in the shared kernel (customers carry a time zone too); re-exported for this domain's users. */
+export { localDateOf, validTimeZone } from '@billing/shared-kernel';
 
 /** The zone's offset from UTC at an instant (whole seconds, like every tzdata offset). */
 function offsetAt(epochMs: number, timeZone: string): number {
   const wholeSeconds = Math.floor(epochMs / 1000) * 1000;
   const local = localTimeAt(wholeSeconds, timeZone);
   return dayNumber(local.date) * DAY_MS + local.sinceMidnight - wholeSeconds;
-}
-
-/** The local date of an instant in the zone. */
-export function localDateOf(instant: Date, timeZone: string): string {
-  return localTimeAt(instant.getTime(), timeZone).date;
 }
 
 /**

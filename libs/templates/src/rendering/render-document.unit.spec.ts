@@ -51,6 +51,7 @@ const invoice: InvoiceView = {
       discount: { amount: 0 },
     },
   ],
+  discounts: [],
   settlements: [{ date: '2026-03-10', amount: 100000, reference: 'PAY-1', note: null }],
   totalExclVat: 385368,
   totalVat: 94444,

@@ -21,6 +21,7 @@ const invoice: InvoiceView = {
     billingAddress: { street1: null, street2: null, postalCode: null, city: null, county: null, country: null, state: null },
   },
   items: [],
+  discounts: [],
   settlements: [],
   totalExclVat: 0,
   totalVat: 0,

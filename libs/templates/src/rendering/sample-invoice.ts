@@ -68,6 +68,7 @@ export const SAMPLE_INVOICE: InvoiceView = {
       discount: { amount: 0 },
     },
   ],
+  discounts: [],
   settlements: [{ date: '2026-03-06', amount: 100000, reference: 'PAY-0001', note: null }],
   totalExclVat: 380368,
   totalVat: 93994,

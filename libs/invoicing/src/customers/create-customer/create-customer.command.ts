@@ -1,4 +1,5 @@
 import { Command } from '@nestjs/cqrs';
+import { DiscountRequest } from '@billing/coupons';
 import { CommandContext, Written } from '@billing/event-store';
 import { Customer, CustomerFieldsInput } from '../../domain';
 
@@ -7,6 +8,8 @@ export class CreateCustomerCommand extends Command<Written<Customer>> {
     readonly environmentId: string,
     readonly input: CustomerFieldsInput,
     readonly context: CommandContext,
+    /** Coupons to redeem on the new customer, in this order. */
+    readonly discounts: readonly DiscountRequest[] = [],
   ) {
     super();
   }

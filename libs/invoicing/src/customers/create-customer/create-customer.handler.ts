@@ -3,18 +3,20 @@ import { CommandPath, Written } from '@billing/event-store';
 import { foldEvents } from '@billing/shared-kernel';
 import { Customer, customerEvolver, customerHandleEvolver, decideClaimCustomerHandle, decideCreateCustomer, defaultCustomerHandle } from '../../domain';
 import { customerHandleStream, customerStream } from '../../streams';
+import { redeemCustomerDiscounts } from '../customer-discounts/redeem-customer-discounts';
 import { CreateCustomerCommand } from './create-customer.command';
 
 /**
- * Writes the customer and claims its handle in one transaction: a handle is
- * never held by two customers of an environment, also under concurrency (the
- * claim stream is appended at the version it was loaded at).
+ * Writes the customer, claims its handle and redeems its discounts in one
+ * transaction: a handle is never held by two customers of an environment, nor
+ * a coupon redeemed beyond its limit, also under concurrency (the claim and
+ * coupon streams are appended at the versions they were loaded at).
  */
 @CommandHandler(CreateCustomerCommand)
 export class CreateCustomerHandler implements ICommandHandler<CreateCustomerCommand, Written<Customer>> {
   constructor(private readonly commands: CommandPath) {}
 
-  async execute({ environmentId, input, context }: CreateCustomerCommand): Promise<Written<Customer>> {
+  async execute({ environmentId, input, context, discounts }: CreateCustomerCommand): Promise<Written<Customer>> {
     const customerId = context.meta.newId();
     const handle = input.handle ?? defaultCustomerHandle(customerId);
     const events = decideCreateCustomer({ customerId, handle, input }, customerEvolver.initialState(), context.meta);
@@ -22,8 +24,10 @@ export class CreateCustomerHandler implements ICommandHandler<CreateCustomerComm
     return this.commands.run(context, { retries: 2 }, async (session) => {
       const claimStream = customerHandleStream(environmentId, handle);
       session.append(claimStream, decideClaimCustomerHandle(handle, customerId, (await session.load(claimStream, customerHandleEvolver)).state));
-      const version = session.append(customerStream(environmentId, customerId), events);
-      return { id: customerId, version, state: foldEvents(customerEvolver, events) as Customer };
+      // Each coupon's redemption is appended at the version loaded, with the customer: its limit holds under concurrency.
+      const applied = await redeemCustomerDiscounts(session, environmentId, foldEvents(customerEvolver, events) as Customer, discounts, true, context.meta);
+      const version = session.append(customerStream(environmentId, customerId), [...events, ...applied]);
+      return { id: customerId, version, state: foldEvents(customerEvolver, [...events, ...applied]) as Customer };
     });
   }
 }

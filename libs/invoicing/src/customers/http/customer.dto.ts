@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsArray, IsInt, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsInt, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { DiscountInputDto, DiscountRequest, MAX_DISCOUNTS, parseDiscountRequests } from '@billing/coupons';
 import {
   MAX_METADATA_ENTRIES,
   MAX_METADATA_KEY_LENGTH,
@@ -119,6 +120,20 @@ export class CustomerRequestDto {
   @IsOptional()
   @IsObject()
   metadata?: Record<string, string> | null;
+
+  @ApiProperty({
+    type: [DiscountInputDto],
+    required: false,
+    maxItems: MAX_DISCOUNTS,
+    description:
+      'coupons to redeem on the customer (added to those it has), applied to every subscription invoice of the customer after the subscription’s own, in this order; each redemption is counted in this request’s transaction (README: Customers, Discounts)',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_DISCOUNTS)
+  @ValidateNested({ each: true })
+  @Type(() => DiscountInputDto)
+  discounts?: DiscountInputDto[];
 }
 
 /** The body as domain input (class instances become plain data). */
@@ -137,6 +152,14 @@ export function customerInput(body: CustomerRequestDto): CustomerFieldsInput {
     defaultPaymentMethod: plain(body.defaultPaymentMethod),
     metadata: body.metadata,
   };
+}
+
+/** The body's discounts as redemption requests (none when absent). */
+export function customerDiscounts(body: CustomerRequestDto): DiscountRequest[] {
+  return parseDiscountRequests(
+    body.discounts?.map((discount) => ({ ...discount })),
+    '/discounts',
+  );
 }
 
 // ---------------------------------------------------------------- output
@@ -172,6 +195,41 @@ export class CustomerBalanceDto {
   available!: number;
 }
 
+export class CustomerDiscountAppliesToDto {
+  @ApiProperty({ type: [String], format: 'uuid' }) productIds!: string[];
+}
+
+export class CustomerDiscountDto {
+  @ApiProperty({ format: 'uuid', description: 'the discount (its redemption): DELETE /customers/{id}/discounts/{discountId} ends it' }) id!: string;
+  @ApiProperty({ format: 'uuid' }) couponId!: string;
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'the promotion code it was redeemed through' }) promotionCodeId!: string | null;
+  @ApiProperty() name!: string;
+  @ApiProperty({ type: Number, format: 'double', nullable: true }) percentOff!: number | null;
+  @ApiProperty({ type: 'integer', format: 'int64', nullable: true, description: 'minor units of currency' }) amountOff!: number | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'EUR',
+    description: 'the currency its amount off (or its promotion code’s minimum) is in: only invoices in it get the discount; null: any currency',
+  })
+  currency!: string | null;
+  @ApiProperty({ enum: ['once', 'repeating', 'forever'] }) duration!: string;
+  @ApiProperty({ type: 'integer', nullable: true }) durationInMonths!: number | null;
+  @ApiProperty({ type: CustomerDiscountAppliesToDto, nullable: true, description: 'only lines of these products are discounted' })
+  appliesTo!: CustomerDiscountAppliesToDto | null;
+  @ApiProperty({ format: 'date', description: 'the day it was applied (customer’s time zone): invoices whose period starts on or after it are discounted' })
+  start!: string;
+  @ApiProperty({
+    type: String,
+    format: 'date',
+    nullable: true,
+    description:
+      'the last day an invoice period may start on (repeating: start + months − 1 day; once: the date of the invoice that used it; ended early: that day); null: open-ended',
+  })
+  end!: string | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true, description: 'when it stopped discounting (used or ended early)' }) endedAt!: string | null;
+}
+
 /** The Customer resource (README: Customers). */
 export class CustomerDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
@@ -191,6 +249,11 @@ export class CustomerDto {
   metadata!: Record<string, string>;
   @ApiProperty({ type: () => [CustomerBalanceDto], description: "the customer's credit balance per currency; empty until a balance transaction exists" })
   balances!: CustomerBalanceDto[];
+  @ApiProperty({
+    type: () => [CustomerDiscountDto],
+    description: 'coupons redeemed on the customer, in the order applied (ended ones too): every subscription invoice of the customer gets them',
+  })
+  discounts!: CustomerDiscountDto[];
   @ApiProperty({ format: 'date-time' }) createdAt!: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) updatedAt!: string | null;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) archivedAt!: string | null;

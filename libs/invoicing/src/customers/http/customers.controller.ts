@@ -8,13 +8,14 @@ import { Customer } from '../../domain';
 import { ArchiveCustomerCommand } from '../archive-customer/archive-customer.command';
 import { CreateCustomerCommand } from '../create-customer/create-customer.command';
 import { UpdateCustomerCommand } from '../update-customer/update-customer.command';
+import { EndCustomerDiscountCommand } from '../end-customer-discount/end-customer-discount.command';
 import { AdjustCustomerBalanceCommand } from '../adjust-customer-balance/adjust-customer-balance.command';
 import { BalanceTransactionView, toBalanceTransactionView } from '../read-model/balance-transaction-view';
 import { BalanceTransactionPageDto, BalanceTransactionDto, BalanceTransactionRequestDto } from './balance-transaction.dto';
 import { CUSTOMER_ORDER_BY, parseCustomerQuery } from '../read-model/customer-query';
 import { CustomerView, toCustomerView } from '../read-model/customer-view';
 import { CustomersReadModel, parseBalanceTransactionQuery } from '../read-model/customers.read-model';
-import { CustomerDto, CustomerRequestDto, customerInput, CustomerPageDto } from './customer.dto';
+import { CustomerDto, CustomerRequestDto, customerDiscounts, customerInput, CustomerPageDto } from './customer.dto';
 
 const CUSTOMER_ID = { name: 'customerId', format: 'uuid', description: 'The customer id.' } as const;
 /** Path ids are uuids; anything else names no customer: 404 like an unknown id. */
@@ -22,6 +23,7 @@ const CUSTOMER_ID_PIPE = new ResourceIdPipe('Customer');
 const ETAG_HEADER = { ETag: { description: 'The customer version, for If-Match.', schema: { type: 'string', example: '"3"' } } };
 const CREATED_HEADERS = { ...ETAG_HEADER, Location: { description: 'The new customer: /customers/{customerId}.', required: true, schema: { type: 'string' } } };
 const ENTRY_ID_PIPE = new ResourceIdPipe('BalanceTransaction');
+const DISCOUNT_ID_PIPE = new ResourceIdPipe('discount');
 const ENTRY_ETAG = { ETag: { description: 'Always "1": an entry never changes.', schema: { type: 'string', example: '"1"' } } };
 const ENTRY_HEADERS = {
   ...ENTRY_ETAG,
@@ -29,7 +31,11 @@ const ENTRY_HEADERS = {
 };
 const IF_MATCH = { name: 'if-match', required: false, description: 'An ETag from an earlier response; a stale one is a 409.' };
 const INVALID_BODY =
-  'Invalid body (pointer at the member): unknown property, an e-mail, tax id (eu_vat: EU prefix and shape), locale (BCP 47), time zone (IANA), currency, payment terms (0–365) or metadata (≤ 50 pairs, keys ≤ 40, values ≤ 500) that is not valid';
+  'Invalid body (pointer at the member): unknown property, an e-mail, tax id (eu_vat: EU prefix and shape), locale (BCP 47), time zone (IANA), currency, payment terms (0–365) or metadata (≤ 50 pairs, keys ≤ 40, values ≤ 500) that is not valid; ' +
+  'a discount that is malformed (more than 5, not exactly one of couponId and promotionCode), names no coupon or promotion code of the environment, ' +
+  'a coupon twice or one the customer has running, more than 5 running, or an amount off (or a minimum amount) without one in the customer’s currency (/discounts/<i>)';
+const REDEMPTION_CONFLICTS =
+  'a discount cannot be redeemed: coupon-exhausted, coupon-expired, coupon-archived, promotion-code-exhausted, promotion-code-expired, promotion-code-archived, promotion-code-restricted';
 
 @ApiTags('Customers')
 @Controller('customers')
@@ -48,10 +54,12 @@ export class CustomersController {
   })
   @ApiBody({ type: CustomerRequestDto })
   @ApiResponse({ status: 201, description: 'The new customer.', type: CustomerDto, headers: CREATED_HEADERS })
-  @ApiResponse({ status: 409, ...problemResponse('Another customer of the environment has the handle (customer-handle-taken)') })
+  @ApiResponse({ status: 409, ...problemResponse(`Another customer of the environment has the handle (customer-handle-taken), or ${REDEMPTION_CONFLICTS}`) })
   @ApiResponse({ status: 422, ...problemResponse(INVALID_BODY) })
   async create(@Caller() caller: CallerContext, @Body() body: CustomerRequestDto): Promise<Versioned<CustomerView>> {
-    const written = await this.commands.execute(new CreateCustomerCommand(caller.environmentId, customerInput(body), commandContext(caller, this.clock)));
+    const written = await this.commands.execute(
+      new CreateCustomerCommand(caller.environmentId, customerInput(body), commandContext(caller, this.clock), customerDiscounts(body)),
+    );
     return answer(written, `/customers/${written.id}`);
   }
 
@@ -99,7 +107,9 @@ export class CustomersController {
   @ApiResponse({ status: 404, ...problemResponse('No such customer in this environment') })
   @ApiResponse({
     status: 409,
-    ...problemResponse('Archived (customer-archived), the handle is taken (customer-handle-taken), or If-Match is stale (version-conflict)'),
+    ...problemResponse(
+      `Archived (customer-archived), the handle is taken (customer-handle-taken), If-Match is stale (version-conflict), or ${REDEMPTION_CONFLICTS}`,
+    ),
   })
   @ApiResponse({ status: 422, ...problemResponse(`${INVALID_BODY}; a malformed If-Match (/headers/if-match)`) })
   async update(
@@ -110,7 +120,14 @@ export class CustomersController {
   ): Promise<Versioned<CustomerView>> {
     return answer(
       await this.commands.execute(
-        new UpdateCustomerCommand(caller.environmentId, customerId, customerInput(body), commandContext(caller, this.clock), expectedVersion),
+        new UpdateCustomerCommand(
+          caller.environmentId,
+          customerId,
+          customerInput(body),
+          commandContext(caller, this.clock),
+          expectedVersion,
+          customerDiscounts(body),
+        ),
       ),
     );
   }
@@ -141,6 +158,37 @@ export class CustomersController {
       await this.commands.execute(new ArchiveCustomerCommand(caller.environmentId, customerId, commandContext(caller, this.clock), expectedVersion)),
     );
   }
+
+  @Delete(':customerId/discounts/:discountId')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: "End a customer's discount early",
+    description:
+      'No subscription invoice made from now on gets the discount; its end becomes today (in the customer’s time zone). Invoices already made keep theirs.',
+  })
+  @ApiParam(CUSTOMER_ID)
+  @ApiParam({ name: 'discountId', format: 'uuid', description: 'the id of one of the customer’s discounts' })
+  @ApiHeader(IF_MATCH)
+  @ApiResponse({ status: 200, description: 'The customer, the discount ended.', type: CustomerDto, headers: ETAG_HEADER })
+  @ApiResponse({ status: 404, ...problemResponse('No such customer in this environment, or no such discount of it') })
+  @ApiResponse({
+    status: 409,
+    ...problemResponse('The discount has ended already (discount-ended), the customer is archived (customer-archived), or If-Match is stale'),
+  })
+  @ApiResponse({ status: 422, ...problemResponse('A malformed If-Match (/headers/if-match)') })
+  async endDiscount(
+    @Caller() caller: CallerContext,
+    @Param('customerId', CUSTOMER_ID_PIPE) customerId: string,
+    @Param('discountId', DISCOUNT_ID_PIPE) discountId: string,
+    @IfMatch() expectedVersion: number | undefined,
+  ): Promise<Versioned<CustomerView>> {
+    return answer(
+      await this.commands.execute(
+        new EndCustomerDiscountCommand(caller.environmentId, customerId, discountId, commandContext(caller, this.clock), expectedVersion),
+      ),
+    );
+  }
+
   @Post(':customerId/balance-transactions')
   @HttpCode(201)
   @ApiOperation({

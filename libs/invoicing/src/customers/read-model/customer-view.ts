@@ -13,6 +13,23 @@ export interface CustomerBalanceView {
   readonly available: number;
 }
 
+/** A discount as the customer shows it: the coupon's terms (an amount in its currency) and the window of invoice periods it discounts. */
+export interface CustomerDiscountView {
+  readonly id: string;
+  readonly couponId: string;
+  readonly promotionCodeId: string | null;
+  readonly name: string;
+  readonly percentOff: number | null;
+  readonly amountOff: number | null;
+  readonly currency: string | null;
+  readonly duration: string;
+  readonly durationInMonths: number | null;
+  readonly appliesTo: { readonly productIds: readonly string[] } | null;
+  readonly start: string;
+  readonly end: string | null;
+  readonly endedAt: string | null;
+}
+
 /** The customer as the API returns it: in responses, notifications, history and as-of reads alike. */
 export interface CustomerView {
   readonly id: string;
@@ -30,6 +47,8 @@ export interface CustomerView {
   readonly metadata: Readonly<Record<string, string>>;
   /** The customer's credit balance per currency; empty until a balance transaction exists. */
   readonly balances: readonly CustomerBalanceView[];
+  /** Coupons redeemed on the customer, in the order applied (ended ones too). */
+  readonly discounts: readonly CustomerDiscountView[];
   readonly createdAt: string;
   readonly updatedAt: string | null;
   readonly archivedAt: string | null;
@@ -57,6 +76,21 @@ export function toCustomerView(customer: Customer): CustomerView {
     balances: Object.keys(customer.balances ?? {})
       .sort()
       .map((currency) => ({ currency, available: availableCredit(customer, currency) })),
+    discounts: (customer.discounts ?? []).map((discount) => ({
+      id: discount.id,
+      couponId: discount.couponId,
+      promotionCodeId: discount.promotionCodeId,
+      name: discount.name,
+      percentOff: discount.percentOff,
+      amountOff: discount.amountOff,
+      currency: discount.currency,
+      duration: discount.duration,
+      durationInMonths: discount.durationInMonths,
+      appliesTo: discount.productIds === null ? null : { productIds: discount.productIds },
+      start: discount.start,
+      end: discount.end,
+      endedAt: discount.endedAt,
+    })),
     createdAt: customer.createdAt,
     updatedAt: customer.updatedAt,
     archivedAt: customer.archivedAt,

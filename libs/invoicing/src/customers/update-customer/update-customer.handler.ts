@@ -11,18 +11,19 @@ import {
   decideUpdateCustomer,
 } from '../../domain';
 import { customerHandleStream, customerStream } from '../../streams';
+import { redeemCustomerDiscounts } from '../customer-discounts/redeem-customer-discounts';
 import { UpdateCustomerCommand } from './update-customer.command';
 
 /**
  * A partial update. A new handle is claimed and the old one released in the
  * same transaction as the update, so the old handle is free again exactly
- * when the new one is taken.
+ * when the new one is taken; discounts it names are redeemed in it too.
  */
 @CommandHandler(UpdateCustomerCommand)
 export class UpdateCustomerHandler implements ICommandHandler<UpdateCustomerCommand, Written<Customer>> {
   constructor(private readonly commands: CommandPath) {}
 
-  async execute({ environmentId, customerId, input, context, expectedVersion }: UpdateCustomerCommand): Promise<Written<Customer>> {
+  async execute({ environmentId, customerId, input, context, expectedVersion, discounts }: UpdateCustomerCommand): Promise<Written<Customer>> {
     const stream = customerStream(environmentId, customerId);
     return this.commands.run(context, { retries: 2 }, async (session) => {
       const { state } = await session.load(stream, customerEvolver, expectedVersion);
@@ -35,7 +36,9 @@ export class UpdateCustomerHandler implements ICommandHandler<UpdateCustomerComm
         const release = customerHandleStream(environmentId, before.handle);
         session.append(release, decideReleaseCustomerHandle(before.handle, customerId, (await session.load(release, customerHandleEvolver)).state));
       }
-      return { id: customerId, version: session.append(stream, events), state: after };
+      // Redeemed in the currency the update leaves the customer with; appended with the update at the versions loaded.
+      const applied = await redeemCustomerDiscounts(session, environmentId, after, discounts, false, context.meta);
+      return { id: customerId, version: session.append(stream, [...events, ...applied]), state: foldEvents(customerEvolver, applied, after) as Customer };
     });
   }
 }
