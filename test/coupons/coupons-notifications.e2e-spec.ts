@@ -59,7 +59,8 @@ describe('Coupon notifications and history', () => {
       body: {
         customer: { id: randomUUID(), handle: 'C-1', name: 'Acme' },
         currency: 'EUR',
-        term: { start: '2026-02-01' },
+        // Starting in a month: nothing is billed (a SubscriptionBilled would join the stream's events).
+        term: { start: new Date(Date.now() + 30 * 86_400_000).toISOString().slice(0, 10) },
         items: [{ priceId: price }],
         discounts: [{ promotionCode: code.code }],
       },

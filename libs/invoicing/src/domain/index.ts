@@ -9,6 +9,7 @@ export { withCurrentTax } from './invoice-current-tax';
 export * from './credit-notes';
 export * from './customer';
 export * from './customer-discounts';
+export * from './customer-discount-decisions';
 export * from './customer-balance-events';
 export * from './customer-balance';
 export * from './credit-note-issue';

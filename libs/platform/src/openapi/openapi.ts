@@ -100,7 +100,8 @@ export function buildOpenApiDocument(app: INestApplication, description: string)
       }
       if (method === 'post' || method === 'put' || method === 'patch')
         operation.responses['413'] ??= problemResponse('The request body exceeds BODY_LIMIT_BYTES (payload-too-large)');
-      if (method === 'post' || method === 'put') documentIdempotency(operation);
+      // A public write (a gateway's signed webhook) has no caller to scope a key to: the interceptor ignores the header.
+      if ((method === 'post' || method === 'put') && !isPublic(operation)) documentIdempotency(operation);
       documentLocation(operation);
     }
   }
@@ -109,7 +110,12 @@ export function buildOpenApiDocument(app: INestApplication, description: string)
 
 type OperationObject = NonNullable<OpenAPIObject['paths'][string]['post']>;
 
-/** Every POST and PUT takes Idempotency-Key (see IdempotencyInterceptor). */
+/** An operation that needs no token (`@Public()` documents it with `@ApiSecurity({})`: one empty requirement). */
+function isPublic(operation: OperationObject): boolean {
+  return operation.security !== undefined && operation.security.length > 0 && operation.security.every((requirement) => Object.keys(requirement).length === 0);
+}
+
+/** Every authenticated POST and PUT takes Idempotency-Key (see IdempotencyInterceptor). */
 function documentIdempotency(operation: OperationObject): void {
   operation.parameters = [...(operation.parameters ?? []), { $ref: '#/components/parameters/IdempotencyKey' }];
   for (const [status, response] of Object.entries(operation.responses)) {

@@ -1,13 +1,7 @@
 import { deciderSpec, metadataAt } from '@billing/testing/decider-spec';
 import { CustomerCreated, CustomerEvent, customerEvolver } from './customer';
-import {
-  CustomerDiscountApplied,
-  CustomerDiscountEnded,
-  decideApplyCustomerDiscounts,
-  decideEndCustomerDiscount,
-  decideUseCustomerDiscounts,
-  RedeemedCustomerDiscount,
-} from './customer-discounts';
+import { decideApplyCustomerDiscounts, decideEndCustomerDiscount, decideUseCustomerDiscounts } from './customer-discount-decisions';
+import { CustomerDiscountApplied, CustomerDiscountEnded, RedeemedCustomerDiscount } from './customer-discounts';
 
 const spec = deciderSpec(customerEvolver);
 const ID = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
