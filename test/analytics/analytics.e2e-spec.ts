@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { analyticsContext } from '@billing/analytics';
 import { replayReadModels } from '@billing/platform';
 import { eventually, expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
+import { analyticsEnvironment } from './analytics-kit';
 
 /**
  * Revenue analytics (issue 28) over HTTP against real Postgres on the environment's test clock: four months of
@@ -20,45 +21,7 @@ describe('Analytics: revenue, MRR and receivables from the log', () => {
   });
   afterAll(() => t.close());
 
-  function environment() {
-    const id = randomUUID();
-    const options = { environment: id, token: t.token([id]) };
-    const call = async (method: string, path: string, body?: unknown, expected?: number) => {
-      const response = await t.request(method, path, { ...options, body });
-      if (expected !== undefined && response.status !== expected) throw new Error(`${method} ${path}: ${response.status} ${response.text}`);
-      return response;
-    };
-    return {
-      id,
-      call,
-      get: async (path: string) => (await call('GET', path, undefined, 200)).body,
-      advance: (to: string) => call('POST', '/test-clock/advance', { to }, 200),
-      async monthlyPrice(unitAmount: number): Promise<string> {
-        const productId = (await call('POST', '/products', { name: 'Pro plan' }, 201)).body.id;
-        const body = { priceModel: 'fee', purchase: 'recurring', termCount: 1, termUnit: 'month', billingTiming: 'advance', productId, name: 'Pro' };
-        return (await call('POST', '/prices', { ...body, pricing: { eur: { unitAmount } } }, 201)).body.id;
-      },
-      async subscribe(priceId: string, start: string, quantity = 1) {
-        const body = {
-          customer: { id: randomUUID(), handle: null, name: 'Acme Oy' },
-          currency: 'EUR',
-          term: { start, end: null },
-          items: [{ priceId, quantity }],
-        };
-        return (await call('POST', '/subscriptions', body, 201)).body;
-      },
-      async bookedInvoice(unitAmount: number, currency = 'EUR', dueDate?: string) {
-        const body = {
-          customer: { id: randomUUID(), handle: null, name: 'Direct Ltd' },
-          currency,
-          items: [{ title: 'Consulting', quantity: 1, unitAmount }],
-          ...(dueDate ? { dueDate } : {}),
-        };
-        const draft = (await call('POST', '/invoices', body, 201)).body;
-        return (await call('PUT', `/invoices/${draft.id}/book`, {}, 200)).body;
-      },
-    };
-  }
+  const environment = () => analyticsEnvironment(t);
 
   it('revenue per closed month equals the booked invoices and credit notes of GET /invoices; collected equals payments less refunds; MRR moves as the subscriptions did', async () => {
     const env = environment();

@@ -46,6 +46,12 @@ export interface OpenInvoice {
   readonly open: number;
 }
 
+export interface ReceivablesFigures {
+  readonly buckets: Record<AgeBucket, number>;
+  readonly total: number;
+  readonly largest: OpenInvoice[];
+}
+
 /** How many of the largest open invoices a receivables answer lists. */
 export const LARGEST_OPEN_INVOICES = 20;
 const DAY_MS = 86_400_000;
@@ -85,7 +91,7 @@ export class AnalyticsReadModel {
     return figures;
   }
 
-  async receivables({ environmentId, currency, asOf }: Scope): Promise<{ buckets: Record<AgeBucket, number>; total: number; largest: OpenInvoice[] }> {
+  async receivables({ environmentId, currency, asOf }: Scope): Promise<ReceivablesFigures> {
     const buckets = Object.fromEntries(AGE_BUCKETS.map((bucket) => [bucket, 0])) as Record<AgeBucket, number>;
     if (currency === null) return { buckets, total: 0, largest: [] };
     const rows = await queryRows<{
