@@ -55,7 +55,7 @@ export interface ChartLayout {
 export const CHART_WIDTH = 640;
 export const CHART_HEIGHT = 240;
 const TOP = 12;
-const BOTTOM = 28;
+const BOTTOM = 30;
 const SIDE = 8;
 
 /** Where every bar, marker and label goes; the plot spans `height − TOP − BOTTOM` from the largest stack up to the deepest down. */
@@ -121,7 +121,7 @@ export function chartSvg(
       `<circle class="marker" data-column="${escapeHtml(marker.column)}" data-kind="${escapeHtml(marker.kind)}" data-amount="${marker.amount}" cx="${marker.x}" cy="${marker.y}" r="4" fill="#1c1c1c"><title>${escapeHtml(`${columnName(marker.column)}, ${kinds[marker.kind]?.name ?? marker.kind}: ${format(marker.amount)}`)}</title></circle>`,
   );
   const labels = layout.labels.map(
-    (label) => `<text x="${label.x}" y="${layout.height - 8}" text-anchor="middle" font-size="12" fill="#555">${escapeHtml(label.text)}</text>`,
+    (label) => `<text x="${label.x}" y="${layout.height - 8}" text-anchor="middle" font-size="18" fill="#555">${escapeHtml(label.text)}</text>`,
   );
   return [
     `<svg viewBox="0 0 ${layout.width} ${layout.height}" width="100%" role="img" aria-label="${escapeHtml(title)}" xmlns="http://www.w3.org/2000/svg">`,

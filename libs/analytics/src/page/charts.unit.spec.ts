@@ -38,7 +38,7 @@ describe('chart layout', () => {
     const layout = layoutChart([column('a', [[{ kind: 'x', amount: 3_000 }]]), column('b', [[{ kind: 'x', amount: 1_000 }]])], 640, 240);
     const [a, b] = layout.bars;
     expect(a.height).toBeCloseTo(3 * b.height, 1);
-    expect(a.height).toBe(200); // 240 − 12 top − 28 for the labels
+    expect(a.height).toBe(198); // 240 − 12 top − 30 for the labels
     expect(a.y + a.height).toBe(layout.axisY);
     expect(b.y).toBeGreaterThan(a.y);
   });
@@ -46,19 +46,19 @@ describe('chart layout', () => {
   it('given only zeros (or no column), then every bar is 0 high on the axis at the bottom, no division by zero', () => {
     const layout = layoutChart([column('a', [[{ kind: 'x', amount: 0 }], [{ kind: 'y', amount: 0 }]], { kind: 'mrr', amount: 0 })]);
     expect(layout.scale).toBe(0);
-    expect(layout.axisY).toBe(212);
+    expect(layout.axisY).toBe(210);
     expect(layout.bars.map((bar) => [bar.height, bar.y])).toEqual([
-      [0, 212],
-      [0, 212],
+      [0, 210],
+      [0, 210],
     ]);
-    expect(layout.markers[0].y).toBe(212);
+    expect(layout.markers[0].y).toBe(210);
     expect(layoutChart([]).bars).toEqual([]);
   });
 
   it('given only a negative figure, then the axis is at the top and the bar hangs below it', () => {
     const layout = layoutChart([column('a', [[{ kind: 'churn', amount: -500 }]])]);
     expect(layout.axisY).toBe(12);
-    expect(layout.bars[0]).toMatchObject({ y: 12, height: 200, amount: -500 });
+    expect(layout.bars[0]).toMatchObject({ y: 12, height: 198, amount: -500 });
   });
 
   it('given side-by-side stacks, then they do not overlap and each starts at the axis', () => {
@@ -72,7 +72,7 @@ describe('chart layout', () => {
   it('given a marker above every bar, then the scale includes it', () => {
     const layout = layoutChart([column('m', [[{ kind: 'new', amount: 100 }]], { kind: 'mrr', amount: 400 })]);
     expect(layout.markers[0]).toMatchObject({ amount: 400, y: 12 });
-    expect(layout.bars[0].height).toBe(50);
+    expect(layout.bars[0].height).toBe(49.5);
   });
 });
 
