@@ -81,6 +81,58 @@ describe('Analytics: revenue, MRR and receivables from the log', () => {
     expect(report.tables.map(({ table, equal }) => [table, equal])).toEqual(analyticsContext.projections[0].tables.map((table) => [table, true]));
   });
 
+  it('reports usage billed per interval as usageRevenue, outside MRR', async () => {
+    const env = environment();
+    await env.advance('2026-01-01T08:00:00.000Z');
+    await env.call('POST', '/billable-metrics', { code: 'api_calls', name: 'API calls', aggregation: 'count' }, 201);
+    const productId = (await env.call('POST', '/products', { name: 'Usage plan' }, 201)).body.id;
+    const usagePrice = {
+      name: 'Usage',
+      priceModel: 'fee',
+      pricing: { eur: { unitAmount: 100 } },
+      purchase: 'recurring',
+      termCount: 1,
+      termUnit: 'month',
+      billingTiming: 'event_based',
+      metricCode: 'api_calls',
+      productId,
+    };
+    const priceId = (await env.call('POST', '/prices', usagePrice, 201)).body.id;
+    const body = {
+      customer: { id: randomUUID(), handle: null, name: 'Metered Oy' },
+      currency: 'EUR',
+      term: { start: '2026-01-01', end: null },
+      items: [{ priceId }],
+    };
+    const subscription = (await env.call('POST', '/subscriptions', body, 201)).body;
+    const calls = (timestamp: string, count: number) =>
+      Array.from({ length: count }, () => ({ id: randomUUID(), subscriptionId: subscription.id, metricCode: 'api_calls', timestamp, properties: {} }));
+    // Each batch sent after its calls happened (the environment's clock): 3 in January, 2 in February.
+    await env.advance('2026-01-20T08:00:00.000Z');
+    expect((await env.call('POST', '/usage-events', { events: calls('2026-01-10T10:00:00.000Z', 3) }, 200)).body).toMatchObject({ accepted: 3 });
+    await env.advance('2026-02-15T08:00:00.000Z');
+    expect((await env.call('POST', '/usage-events', { events: calls('2026-02-11T10:00:00.000Z', 2) }, 200)).body).toMatchObject({ accepted: 2 });
+    await env.advance('2026-03-10T08:00:00.000Z');
+
+    // The engine bills after the advance answered: wait for both invoices.
+    const invoices: any[] = await eventually(
+      async () => ((await env.get('/invoices?limit=100')).items as any[]).filter((invoice) => invoice.status === 'booked'),
+      (items) => items.length === 2,
+      { what: 'the two usage invoices' },
+    );
+    const mrr = await env.get('/analytics/mrr?from=2026-01-01&to=2026-04-01');
+    // January's 3 calls are billed on February 1's invoice, February's 2 on March 1's; usage is never MRR.
+    expect(mrr.intervals.map((i: any) => [i.usageRevenue, i.mrr])).toEqual([
+      [0, 0],
+      [300, 0],
+      [200, 0],
+    ]);
+    expect(invoices.map((invoice) => [invoice.date, invoice.totalExclVat ?? invoice.totalInclVat - invoice.totalVat]).sort()).toEqual([
+      ['2026-02-01', 300],
+      ['2026-03-01', 200],
+    ]);
+  });
+
   it('answers as of an instant the same after later events; without asOf the later events count', async () => {
     const env = environment();
     await env.advance('2026-06-01T08:00:00.000Z');

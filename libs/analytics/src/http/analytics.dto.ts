@@ -49,6 +49,12 @@ export class MrrIntervalDto {
   @ApiProperty({ type: 'integer', description: 'Subscriptions with MRR > 0 at the end.' }) activeSubscriptions!: number;
   @ApiProperty({ type: 'integer', description: 'Customers with MRR > 0 at the end.' }) activeCustomers!: number;
   @ApiProperty(CENTS('Average revenue per account: mrr ÷ activeCustomers, half away from zero; 0 without customers')) arpa!: number;
+  @ApiProperty(
+    CENTS(
+      'Usage (event_based) charges billed on subscription invoices dated in the interval, as rated (before discounts and tax), late-usage corrections included; not MRR',
+    ),
+  )
+  usageRevenue!: number;
 }
 
 export class MrrDto extends RangeScope {

@@ -112,7 +112,7 @@ export function analyticsPageHtml(page: AnalyticsPage): string {
     (key) => BUCKET_NAMES[key] ?? key,
   );
   const mrrTable = table(
-    ['Month', 'MRR', 'New', 'Expansion', 'Reactivation', 'Contraction', 'Churn', 'Customers'],
+    ['Month', 'MRR', 'New', 'Expansion', 'Reactivation', 'Contraction', 'Churn', 'Customers', 'Usage (not MRR)'],
     mrr.intervals.map((i) => [
       month(i.start),
       money(i.mrr),
@@ -122,6 +122,7 @@ export function analyticsPageHtml(page: AnalyticsPage): string {
       money(i.contraction),
       money(i.churn),
       String(i.activeCustomers),
+      money(i.usageRevenue),
     ]),
   );
   const revenueTable = table(
