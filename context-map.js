@@ -33,8 +33,8 @@ const CONTEXTS = [
   // payment-failed notices, and subscriptions' trial-will-end notices (it follows their published events).
   { name: 'email', uses: ['invoicing', 'payments', 'subscriptions', 'templates'] },
   // Revenue, receivables and MRR (issue 28): read models from invoicing's, payments' and subscriptions' published
-  // events, and the catalog's prices an MRR is priced with.
-  { name: 'analytics', uses: ['catalog', 'invoicing', 'payments', 'subscriptions'] },
+  // events, and the catalog's prices an MRR is priced with; its page formats money and dates with templates' formatting.
+  { name: 'analytics', uses: ['catalog', 'invoicing', 'payments', 'subscriptions', 'templates'] },
 ];
 
 /** Every package under libs/ with the packages it may import. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { analyticsContext } from '@billing/analytics';
 import { replayReadModels } from '@billing/platform';
 import { eventually, expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
+import { analyticsEnvironment } from './analytics-kit';
 
 /**
  * Revenue analytics (issue 28) over HTTP against real Postgres on the environment's test clock: four months of
@@ -20,45 +21,7 @@ describe('Analytics: revenue, MRR and receivables from the log', () => {
   });
   afterAll(() => t.close());
 
-  function environment() {
-    const id = randomUUID();
-    const options = { environment: id, token: t.token([id]) };
-    const call = async (method: string, path: string, body?: unknown, expected?: number) => {
-      const response = await t.request(method, path, { ...options, body });
-      if (expected !== undefined && response.status !== expected) throw new Error(`${method} ${path}: ${response.status} ${response.text}`);
-      return response;
-    };
-    return {
-      id,
-      call,
-      get: async (path: string) => (await call('GET', path, undefined, 200)).body,
-      advance: (to: string) => call('POST', '/test-clock/advance', { to }, 200),
-      async monthlyPrice(unitAmount: number): Promise<string> {
-        const productId = (await call('POST', '/products', { name: 'Pro plan' }, 201)).body.id;
-        const body = { priceModel: 'fee', purchase: 'recurring', termCount: 1, termUnit: 'month', billingTiming: 'advance', productId, name: 'Pro' };
-        return (await call('POST', '/prices', { ...body, pricing: { eur: { unitAmount } } }, 201)).body.id;
-      },
-      async subscribe(priceId: string, start: string, quantity = 1) {
-        const body = {
-          customer: { id: randomUUID(), handle: null, name: 'Acme Oy' },
-          currency: 'EUR',
-          term: { start, end: null },
-          items: [{ priceId, quantity }],
-        };
-        return (await call('POST', '/subscriptions', body, 201)).body;
-      },
-      async bookedInvoice(unitAmount: number, currency = 'EUR', dueDate?: string) {
-        const body = {
-          customer: { id: randomUUID(), handle: null, name: 'Direct Ltd' },
-          currency,
-          items: [{ title: 'Consulting', quantity: 1, unitAmount }],
-          ...(dueDate ? { dueDate } : {}),
-        };
-        const draft = (await call('POST', '/invoices', body, 201)).body;
-        return (await call('PUT', `/invoices/${draft.id}/book`, {}, 200)).body;
-      },
-    };
-  }
+  const environment = () => analyticsEnvironment(t);
 
   it('revenue per closed month equals the booked invoices and credit notes of GET /invoices; collected equals payments less refunds; MRR moves as the subscriptions did', async () => {
     const env = environment();
@@ -116,6 +79,58 @@ describe('Analytics: revenue, MRR and receivables from the log', () => {
 
     const [report] = await replayReadModels({ dataSource: t.dataSource, databaseUrl: t.database.url, contexts: [analyticsContext] });
     expect(report.tables.map(({ table, equal }) => [table, equal])).toEqual(analyticsContext.projections[0].tables.map((table) => [table, true]));
+  });
+
+  it('reports usage billed per interval as usageRevenue, outside MRR', async () => {
+    const env = environment();
+    await env.advance('2026-01-01T08:00:00.000Z');
+    await env.call('POST', '/billable-metrics', { code: 'api_calls', name: 'API calls', aggregation: 'count' }, 201);
+    const productId = (await env.call('POST', '/products', { name: 'Usage plan' }, 201)).body.id;
+    const usagePrice = {
+      name: 'Usage',
+      priceModel: 'fee',
+      pricing: { eur: { unitAmount: 100 } },
+      purchase: 'recurring',
+      termCount: 1,
+      termUnit: 'month',
+      billingTiming: 'event_based',
+      metricCode: 'api_calls',
+      productId,
+    };
+    const priceId = (await env.call('POST', '/prices', usagePrice, 201)).body.id;
+    const body = {
+      customer: { id: randomUUID(), handle: null, name: 'Metered Oy' },
+      currency: 'EUR',
+      term: { start: '2026-01-01', end: null },
+      items: [{ priceId }],
+    };
+    const subscription = (await env.call('POST', '/subscriptions', body, 201)).body;
+    const calls = (timestamp: string, count: number) =>
+      Array.from({ length: count }, () => ({ id: randomUUID(), subscriptionId: subscription.id, metricCode: 'api_calls', timestamp, properties: {} }));
+    // Each batch sent after its calls happened (the environment's clock): 3 in January, 2 in February.
+    await env.advance('2026-01-20T08:00:00.000Z');
+    expect((await env.call('POST', '/usage-events', { events: calls('2026-01-10T10:00:00.000Z', 3) }, 200)).body).toMatchObject({ accepted: 3 });
+    await env.advance('2026-02-15T08:00:00.000Z');
+    expect((await env.call('POST', '/usage-events', { events: calls('2026-02-11T10:00:00.000Z', 2) }, 200)).body).toMatchObject({ accepted: 2 });
+    await env.advance('2026-03-10T08:00:00.000Z');
+
+    // The engine bills after the advance answered: wait for both invoices.
+    const invoices: any[] = await eventually(
+      async () => ((await env.get('/invoices?limit=100')).items as any[]).filter((invoice) => invoice.status === 'booked'),
+      (items) => items.length === 2,
+      { what: 'the two usage invoices' },
+    );
+    const mrr = await env.get('/analytics/mrr?from=2026-01-01&to=2026-04-01');
+    // January's 3 calls are billed on February 1's invoice, February's 2 on March 1's; usage is never MRR.
+    expect(mrr.intervals.map((i: any) => [i.usageRevenue, i.mrr])).toEqual([
+      [0, 0],
+      [300, 0],
+      [200, 0],
+    ]);
+    expect(invoices.map((invoice) => [invoice.date, invoice.totalExclVat ?? invoice.totalInclVat - invoice.totalVat]).sort()).toEqual([
+      ['2026-02-01', 300],
+      ['2026-03-01', 200],
+    ]);
   });
 
   it('answers as of an instant the same after later events; without asOf the later events count', async () => {

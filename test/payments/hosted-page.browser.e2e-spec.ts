@@ -1,17 +1,8 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import puppeteer, { Browser, Page } from 'puppeteer-core';
+import { Browser, Page } from 'puppeteer-core';
 import { eventually, startTestApp, TestApp } from '@billing/testing';
-
-/**
- * @sparticuz/chromium's flags, less those that would weaken what is tested or break a second browser context:
- * one process for everything (contexts die with it), and the same-origin and mixed-content checks switched off.
- */
-const WEAKENING_FLAGS = new Set(['--single-process', '--disable-web-security', '--allow-running-insecure-content']);
-
-/** Screenshots of the page, for a person to look at (ignored by git; docs/hosted-invoice-page.png is one of them). */
-const OUTPUT = join(__dirname, '..', '..', 'test-output');
+import { launchBrowser, phonePage as phonePageIn, TEST_OUTPUT as OUTPUT } from '../support/browser';
 
 /**
  * The hosted invoice page in a real browser: headless Chromium from the @sparticuz/chromium npm package (nothing
@@ -25,11 +16,7 @@ describe('Hosted invoice page in a browser', () => {
 
   beforeAll(async () => {
     t = await startTestApp();
-    // The package is ESM with a CommonJS build; its typings resolve only as ESM, hence import().
-    const { default: chromium } = await import('@sparticuz/chromium');
-    const args = chromium.args.filter((flag) => !WEAKENING_FLAGS.has(flag));
-    browser = await puppeteer.launch({ executablePath: await chromium.executablePath(), args, headless: true });
-    mkdirSync(OUTPUT, { recursive: true });
+    browser = await launchBrowser();
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -65,16 +52,7 @@ describe('Hosted invoice page in a browser', () => {
     };
   }
 
-  /** A page at phone width that records every request it makes and every console message (CSP violations show there). */
-  async function phonePage(context = browser.defaultBrowserContext()): Promise<{ page: Page; requests: string[]; console: string[] }> {
-    const page = await context.newPage();
-    await page.setViewport({ width: 375, height: 812 });
-    const requests: string[] = [];
-    const console: string[] = [];
-    page.on('request', (request) => requests.push(request.url()));
-    page.on('console', (message) => console.push(message.text()));
-    return { page, requests, console };
-  }
+  const phonePage = (context = browser.defaultBrowserContext()) => phonePageIn(context);
 
   const pagePath = (invoice: { hostedInvoiceUrl: string }) => new URL(invoice.hostedInvoiceUrl).pathname;
   const text = (page: Page, selector: string) => page.$eval(selector, (element) => (element as unknown as { innerText: string }).innerText);

@@ -35,3 +35,5 @@ export * from './audit/event-log';
 export * from './audit/head-signer';
 export * from './audit/audit-resources';
 export * from './audit/replay';
+export * from './pages/sealed-token';
+export * from './pages/html-page';

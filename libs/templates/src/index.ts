@@ -16,7 +16,7 @@ export { RenderPool } from './rendering/render-pool';
 export { RecordedInvoiceDocumentQuery } from './documents/recorded-invoice-document.query';
 export type { RecordedInvoiceDocument } from './documents/recorded-invoice-document.query';
 // Money and dates as documents show them, for the hosted invoice page's frame.
-export { formatMoney, formatDate } from './rendering/formatting';
+export { formatMoney, formatDate, resolveLocale } from './rendering/formatting';
 // A booked invoice's e-mail (body, subject, recorded PDF), for the e-mail context.
 export { InvoiceEmailQuery } from './invoice-email/invoice-email.query';
 export type { InvoiceEmailContent } from './invoice-email/invoice-email.query';

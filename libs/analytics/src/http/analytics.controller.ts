@@ -1,12 +1,11 @@
-import { Controller, Get, Query } from '@nestjs/common';
-import { ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Caller, CallerContext, Clock, instant, oneOf, problemResponse, readQuery } from '@billing/platform';
-import { isSupportedCurrency, validDate, ValidationError } from '@billing/shared-kernel';
-import { ProjectionRunner } from '@billing/event-store';
-import { Interval, INTERVALS, Period, periodsOf } from '../domain/intervals';
-import { ANALYTICS_PROJECTION } from '../read-model/analytics.projection';
-import { AnalyticsReadModel, currencyRequired, Scope } from '../read-model/analytics.read-model';
-import { MrrDto, ReceivablesDto, RevenueDto } from './analytics.dto';
+import { Body, Controller, Get, Post, Query, Res } from '@nestjs/common';
+import { ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { Caller, CallerContext, Clock, problemResponse } from '@billing/platform';
+import { INTERVALS } from '../domain/intervals';
+import { AnalyticsLinks, parseLinkBody } from '../page/analytics-links';
+import { AnalyticsAnswers } from './analytics-answers';
+import { AnalyticsLinkDto, CreateAnalyticsLinkDto, MrrDto, ReceivablesDto, RevenueDto } from './analytics.dto';
 
 const INVALID_QUERY = {
   status: 422,
@@ -37,16 +36,14 @@ const RANGE = [
     schema: { type: 'string', enum: [...INTERVALS], default: 'month' },
   },
 ] as const;
-const RANGE_QUERY = ['from', 'to', 'interval', 'currency', 'asOf'] as const;
-
 /** Revenue analytics (issue 28): read models built from the log, answered as of any past instant. */
 @ApiTags('Analytics')
 @Controller('analytics')
 export class AnalyticsController {
   constructor(
-    private readonly readModel: AnalyticsReadModel,
+    private readonly answers: AnalyticsAnswers,
+    private readonly links: AnalyticsLinks,
     private readonly clock: Clock,
-    private readonly runner: ProjectionRunner,
   ) {}
 
   @Get('revenue')
@@ -59,9 +56,7 @@ export class AnalyticsController {
   @ApiResponse({ status: 200, type: RevenueDto })
   @ApiResponse(INVALID_QUERY)
   async revenue(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<RevenueDto> {
-    const { scope, range, periods } = await this.rangeOf(caller, query);
-    const figures = await this.readModel.revenue(scope, periods);
-    return { ...answerScope(scope), ...range, intervals: periods.map((period, index) => ({ ...period, ...figures[index] })) };
+    return this.answers.revenue(caller.environmentId, query);
   }
 
   @Get('mrr')
@@ -74,8 +69,7 @@ export class AnalyticsController {
   @ApiResponse({ status: 200, type: MrrDto })
   @ApiResponse(INVALID_QUERY)
   async mrr(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<MrrDto> {
-    const { scope, range, periods } = await this.rangeOf(caller, query);
-    return { ...answerScope(scope), ...range, intervals: await this.readModel.mrr(scope, periods) };
+    return this.answers.mrr(caller.environmentId, query);
   }
 
   @Get('receivables')
@@ -85,42 +79,20 @@ export class AnalyticsController {
   @ApiResponse({ status: 200, type: ReceivablesDto })
   @ApiResponse(INVALID_QUERY)
   async receivables(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<ReceivablesDto> {
-    const q = readQuery(query, ['currency', 'asOf'] as const);
-    const scope = await this.scopeOf(caller, q);
-    return { ...answerScope(scope), ...(await this.readModel.receivables(scope)) };
+    return this.answers.receivables(caller.environmentId, query);
   }
 
-  private async rangeOf(
-    caller: CallerContext,
-    query: Record<string, unknown>,
-  ): Promise<{ scope: Scope; range: { from: string; to: string; interval: Interval }; periods: Period[] }> {
-    const q = readQuery(query, RANGE_QUERY);
-    if (q.from === undefined) throw ValidationError.at('/query/from', 'is required: a date (YYYY-MM-DD)');
-    if (q.to === undefined) throw ValidationError.at('/query/to', 'is required: a date (YYYY-MM-DD)');
-    const from = validDate(q.from, '/query/from');
-    const to = validDate(q.to, '/query/to');
-    if (to <= from) throw ValidationError.at('/query/to', 'must be after from');
-    const interval = oneOf('interval', q.interval, INTERVALS) ?? 'month';
-    const periods = periodsOf(from, to, interval);
-    return { scope: await this.scopeOf(caller, q), range: { from, to, interval }, periods };
+  @Post('links')
+  @ApiOperation({
+    summary: 'A short-lived signed link to the analytics page (HTML charts) of this environment',
+    description: 'A browser cannot send the bearer header: the link carries the environment and its expiry, sealed. See README, Analytics.',
+  })
+  @ApiBody({ type: CreateAnalyticsLinkDto, required: false })
+  @ApiResponse({ status: 201, type: AnalyticsLinkDto, headers: { Location: { description: 'The page: the same as url.' } } })
+  @ApiResponse({ status: 422, ...problemResponse('Invalid body: ttlSeconds not an integer from 1 to 86400, or an unknown property') })
+  createLink(@Caller() caller: CallerContext, @Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply): AnalyticsLinkDto {
+    const link = this.links.create(caller.environmentId, this.clock.now(), parseLinkBody(body));
+    reply.header('location', link.url);
+    return link;
   }
-
-  /** Also brings the read model to the head of the log: no write waits for it (`caughtUpOnRead`), every read does. */
-  private async scopeOf(caller: CallerContext, q: { currency?: string; asOf?: string }): Promise<Scope> {
-    await this.runner.catchUp(ANALYTICS_PROJECTION);
-    const now = this.clock.now();
-    const asOf = instant('asOf', q.asOf) ?? now;
-    if (asOf.getTime() > now.getTime()) throw ValidationError.at('/query/asOf', 'must not be in the future: a later answer could differ');
-    if (q.currency !== undefined) {
-      if (!isSupportedCurrency(q.currency.toLowerCase())) throw ValidationError.at('/query/currency', 'must be a supported ISO 4217 currency code, e.g. EUR');
-      return { environmentId: caller.environmentId, currency: q.currency.toUpperCase(), asOf };
-    }
-    const inUse = await this.readModel.currenciesInUse(caller.environmentId, asOf);
-    if (inUse.length > 1) throw currencyRequired(inUse);
-    return { environmentId: caller.environmentId, currency: inUse[0] ?? null, asOf };
-  }
-}
-
-function answerScope(scope: Scope) {
-  return { currency: scope.currency, asOf: scope.asOf.toISOString() };
 }

@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { AGE_BUCKETS } from '../read-model/analytics.read-model';
 import { INTERVALS } from '../domain/intervals';
+import { DEFAULT_LINK_TTL_SECONDS, MAX_LINK_TTL_SECONDS } from '../page/analytics-links';
 
 const CURRENCY = {
   type: String,
@@ -48,6 +49,12 @@ export class MrrIntervalDto {
   @ApiProperty({ type: 'integer', description: 'Subscriptions with MRR > 0 at the end.' }) activeSubscriptions!: number;
   @ApiProperty({ type: 'integer', description: 'Customers with MRR > 0 at the end.' }) activeCustomers!: number;
   @ApiProperty(CENTS('Average revenue per account: mrr ÷ activeCustomers, half away from zero; 0 without customers')) arpa!: number;
+  @ApiProperty(
+    CENTS(
+      'Usage (event_based) charges billed on subscription invoices dated in the interval, as rated (before discounts and tax), late-usage corrections included; not MRR',
+    ),
+  )
+  usageRevenue!: number;
 }
 
 export class MrrDto extends RangeScope {
@@ -78,4 +85,26 @@ export class ReceivablesDto extends AnswerScope {
   @ApiProperty(CENTS('Everything still due on booked invoices (the sum of the buckets)')) total!: number;
   @ApiProperty({ type: AgeBucketsDto }) buckets!: AgeBucketsDto;
   @ApiProperty({ type: [OpenInvoiceDto], description: 'The 20 largest open invoices, largest first (ties by number).' }) largest!: OpenInvoiceDto[];
+}
+
+export class CreateAnalyticsLinkDto {
+  @ApiProperty({
+    type: 'integer',
+    required: false,
+    minimum: 1,
+    maximum: MAX_LINK_TTL_SECONDS,
+    default: DEFAULT_LINK_TTL_SECONDS,
+    description: 'How long the link works, in seconds (default 15 minutes, at most 24 hours).',
+  })
+  ttlSeconds?: number;
+}
+
+export class AnalyticsLinkDto {
+  @ApiProperty({
+    format: 'uri',
+    example: 'https://billing.example.com/analytics?token=…',
+    description: 'The analytics page (GET /analytics?token=…), without a login until expiresAt; add &from=&to=&currency= to choose.',
+  })
+  url!: string;
+  @ApiProperty({ format: 'date-time', description: "When the link stops working (the environment's time)." }) expiresAt!: string;
 }

@@ -4,7 +4,7 @@ import { Projection, RecordedEvent, streamBatches } from '@billing/event-store';
 import { INVOICE_STREAM, InvoiceEvent, invoiceEvolver, InvoiceState } from '@billing/invoicing';
 import { PAYMENT_STREAM_TYPE, PaymentEvent, paymentEvolver, PaymentState } from '@billing/payments';
 import { localDateOf, SUBSCRIPTION_STREAM, SubscriptionEvent, subscriptionEvolver, SubscriptionState } from '@billing/subscriptions';
-import { invoiceEntry, LedgerEntry, paymentEntry } from './ledger-entries';
+import { invoiceEntry, LedgerEntry, paymentEntry, usageEntry } from './ledger-entries';
 import { subscriptionMrr } from './subscription-mrr';
 
 export const ANALYTICS_PROJECTION = 'analytics.read-model';
@@ -92,6 +92,8 @@ export const analyticsProjection: Projection = {
           mrr: 0,
         }));
         const subscription = subscriptionEvolver.evolve(tracked.subscription, event as unknown as SubscriptionEvent);
+        const usage = usageEntry(event as unknown as SubscriptionEvent, subscription);
+        if (usage) ledger.push({ event, entry: usage });
         const mrr = mrrOf(subscription, environmentId, states, event.occurredAt);
         if (mrr !== tracked.mrr && subscription.status !== 'none') {
           const at = effectiveAt(event, tracked.at);
@@ -195,9 +197,9 @@ async function insertLedger(rows: readonly { event: RecordedEvent; entry: Ledger
   if (rows.length === 0) return;
   const column = <K extends keyof LedgerEntry>(name: K) => rows.map(({ entry }) => entry[name]);
   await tx.query(
-    `insert into analytics_ledger (environment_id, event_id, invoice_id, currency, day, known_at, invoiced, tax, discounts, credit_notes, collected, receivable)
+    `insert into analytics_ledger (environment_id, event_id, invoice_id, currency, day, known_at, invoiced, tax, discounts, credit_notes, collected, receivable, usage)
      select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::date[], $6::timestamptz[], $7::bigint[], $8::bigint[], $9::bigint[],
-       $10::bigint[], $11::bigint[], $12::bigint[])
+       $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[])
      on conflict do nothing`,
     [
       rows.map(({ event }) => event.environmentId),
@@ -212,6 +214,7 @@ async function insertLedger(rows: readonly { event: RecordedEvent; entry: Ledger
       column('creditNotes'),
       column('collected'),
       column('receivable'),
+      column('usage'),
     ],
   );
 }

@@ -29,6 +29,7 @@ export interface MrrInterval extends MrrMovements {
   readonly activeSubscriptions: number;
   readonly activeCustomers: number;
   readonly arpa: number;
+  readonly usageRevenue: number;
 }
 
 export const AGE_BUCKETS = ['current', '1-30', '31-60', '61-90', 'over-90'] as const;
@@ -44,6 +45,12 @@ export interface OpenInvoice {
   readonly daysPastDue: number;
   readonly bucket: AgeBucket;
   readonly open: number;
+}
+
+export interface ReceivablesFigures {
+  readonly buckets: Record<AgeBucket, number>;
+  readonly total: number;
+  readonly largest: OpenInvoice[];
 }
 
 /** How many of the largest open invoices a receivables answer lists. */
@@ -85,7 +92,7 @@ export class AnalyticsReadModel {
     return figures;
   }
 
-  async receivables({ environmentId, currency, asOf }: Scope): Promise<{ buckets: Record<AgeBucket, number>; total: number; largest: OpenInvoice[] }> {
+  async receivables({ environmentId, currency, asOf }: Scope): Promise<ReceivablesFigures> {
     const buckets = Object.fromEntries(AGE_BUCKETS.map((bucket) => [bucket, 0])) as Record<AgeBucket, number>;
     if (currency === null) return { buckets, total: 0, largest: [] };
     const rows = await queryRows<{
@@ -166,6 +173,7 @@ export class AnalyticsReadModel {
       snapshots.push({ subscriptions: active, customers: byCustomer.size, mrr: [...byCustomer.values()].reduce((sum, mrr) => sum + mrr, 0) });
     });
     const movements = intervalMovements([...customers.values()], periods.length);
+    const usage = await this.usageRevenue({ environmentId, currency, asOf }, periods);
     return periods.map((period, index) => {
       const end = snapshots[index + 1];
       return {
@@ -177,8 +185,24 @@ export class AnalyticsReadModel {
         activeSubscriptions: end.subscriptions,
         activeCustomers: end.customers,
         arpa: end.customers === 0 ? 0 : Number(divideRoundingHalfAwayFromZero(BigInt(end.mrr), BigInt(end.customers))),
+        usageRevenue: usage[index],
       };
     });
+  }
+
+  /** Per period, the usage charges billed on invoices dated in it (ledger-entries.ts, `usage`), known by `asOf`. */
+  private async usageRevenue({ environmentId, currency, asOf }: Scope, periods: readonly Period[]): Promise<number[]> {
+    const usage = periods.map(() => 0);
+    if (currency === null) return usage;
+    const rows = await queryRows<{ day: string; usage: string }>(
+      this.dataSource.manager,
+      `select to_char(day, 'YYYY-MM-DD') as day, sum(usage) as usage from analytics_ledger
+        where environment_id = $1 and currency = $2 and day >= $3 and day < $4 and known_at <= $5 and usage <> 0
+        group by day`,
+      [environmentId, currency, periods[0].start, periods[periods.length - 1].end, asOf],
+    );
+    for (const row of rows) usage[periodIndex(periods, row.day)] += Number(row.usage);
+    return usage;
   }
 }
 

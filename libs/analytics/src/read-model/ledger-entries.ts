@@ -1,5 +1,6 @@
 import { Invoice, InvoiceEvent, InvoiceState } from '@billing/invoicing';
 import { PaymentEvent, PaymentState } from '@billing/payments';
+import { localDateOf, SubscriptionEvent, SubscriptionState } from '@billing/subscriptions';
 
 /**
  * What one event does to the money figures, in minor units of `currency`, counted on `day` (a UTC date):
@@ -9,6 +10,10 @@ import { PaymentEvent, PaymentState } from '@billing/payments';
  * - `collected`: a succeeded payment's amount on the day it succeeded, less a succeeded refund on the day it was refunded;
  * - `receivable`: the change of an invoice's amount still due (booked: its total; any settlement: less its amount;
  *   void: less what was still due). Credit notes are not receivables.
+ * - `usage`: the usage (event_based) charges a subscription billed, as rated (before discounts and tax), on its
+ *   invoice's date (the billing instant's date in the subscription's time zone): those of an invoice booked at once
+ *   when it is billed, with the late-usage corrections it carries; those of an invoice held for the usage grace
+ *   period when it is booked, as re-rated then.
  */
 export interface LedgerEntry {
   readonly invoiceId: string | null;
@@ -20,9 +25,10 @@ export interface LedgerEntry {
   readonly creditNotes: number;
   readonly collected: number;
   readonly receivable: number;
+  readonly usage: number;
 }
 
-const ZERO = { invoiced: 0, tax: 0, discounts: 0, creditNotes: 0, collected: 0, receivable: 0 };
+const ZERO = { invoiced: 0, tax: 0, discounts: 0, creditNotes: 0, collected: 0, receivable: 0, usage: 0 };
 
 /** The ledger entry of an invoice event, from the invoice's state before and after it; null when it moves no figure. */
 export function invoiceEntry(event: InvoiceEvent, before: InvoiceState, after: InvoiceState): LedgerEntry | null {
@@ -68,4 +74,24 @@ export function paymentEntry(event: PaymentEvent, after: PaymentState): LedgerEn
     default:
       return null;
   }
+}
+
+/** The ledger entry of a subscription event that billed usage (its state after it carries currency and time zone); null otherwise. */
+export function usageEntry(event: SubscriptionEvent, after: SubscriptionState): LedgerEntry | null {
+  if (after.status === 'none') return null;
+  let usage: number;
+  if (event.type === 'SubscriptionBilled') {
+    const { usage: charges = [], corrections = [], bookAt } = event.data;
+    // An invoice held for the grace period counts its usage when it is booked (re-rated): only its corrections now.
+    usage = (bookAt == null ? sum(charges.map((charge) => charge.amount)) : 0) + sum(corrections.map((correction) => correction.amountDelta));
+  } else if (event.type === 'SubscriptionInvoiceBooked') {
+    usage = sum(event.data.usage.map((charge) => charge.amount));
+  } else return null;
+  if (usage === 0) return null;
+  const day = localDateOf(new Date(event.data.billAt), after.timeZone);
+  return { ...ZERO, invoiceId: event.data.invoiceId, currency: after.currency.toUpperCase(), day, usage };
+}
+
+function sum(amounts: readonly number[]): number {
+  return amounts.reduce((total, amount) => total + amount, 0);
 }

@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { CommandContext, EventStore, foldStream } from '@billing/event-store';
 import { HostedLinks, HostedLinkTarget, Invoice, invoiceEvolver, invoiceStream, toInvoiceView } from '@billing/invoicing';
-import { APP_CONFIG, AppConfig, EnvironmentClock, HOSTED_PAGE_PATH, isUuid, Public, ScopedClock } from '@billing/platform';
+import { APP_CONFIG, AppConfig, EnvironmentClock, HOSTED_PAGE_PATH, isUuid, Public, ScopedClock, setPageHeaders } from '@billing/platform';
 import { DomainError, uuidV5 } from '@billing/shared-kernel';
 import { formatDate, formatMoney, RecordedInvoiceDocumentQuery } from '@billing/templates';
 import { CreatePaymentCommand } from '../create-payment/create-payment.command';
@@ -137,10 +137,7 @@ export class HostedPageController {
 
   /** The invoice a token opens now, or the 404 / 429 page (already set on the reply). */
   private async admit(token: string, request: FastifyRequest, reply: FastifyReply): Promise<OpenInvoice | string> {
-    reply.header('cache-control', 'no-store');
-    reply.header('referrer-policy', 'no-referrer');
-    reply.header('x-content-type-options', 'nosniff');
-    reply.header('content-security-policy', CSP_HEADER);
+    setPageHeaders(reply, CSP_HEADER);
     const now = Date.now();
     if (!this.limiter.allow(request.ip, now)) {
       reply

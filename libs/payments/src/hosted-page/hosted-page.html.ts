@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { parseDocument } from 'htmlparser2';
+import { escapeHtml as escape, plainPage, strictPageCsp } from '@billing/platform';
 
 /**
  * The hosted invoice page's HTML: server-rendered, usable without JavaScript, no external asset. The one style
@@ -28,10 +28,8 @@ a{color:#1f5eff}
 .document h1{font-size:1.4rem}.document h2{font-size:1.2rem}.document h3{font-size:1rem}
 @media (max-width:30rem){main{padding:.5rem}.frame,.document{padding:.75rem}.document table{font-size:.75rem}.document th,.document td{padding:.2rem .15rem}}`;
 
-const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
-
 /** Nothing loads but this style sheet; forms post only here; the page is never framed. */
-export const CSP_HEADER = `default-src 'none'; style-src ${STYLE_HASH}; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`;
+export const CSP_HEADER = strictPageCsp(STYLE);
 
 export type PageState = 'open' | 'paid' | 'void' | 'credit_note';
 
@@ -98,25 +96,8 @@ ${sanitizedDocument(page.documentHtml)}
 }
 
 /** The same bytes for every token that opens nothing: an unknown, forged, rotated or other environment's link. */
-export const NOT_FOUND_PAGE = plainPage('Not found', 'This invoice link is not valid. It may have been replaced: ask the sender for a new link.');
-export const TOO_MANY_REQUESTS_PAGE = plainPage('Too many requests', 'Too many requests from your address. Wait a minute and try again.');
-
-function plainPage(title: string, text: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${title}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<main><section class="frame"><h1>${title}</h1><p>${text}</p></section></main>
-</body>
-</html>
-`;
-}
+export const NOT_FOUND_PAGE = plainPage('Not found', 'This invoice link is not valid. It may have been replaced: ask the sender for a new link.', STYLE);
+export const TOO_MANY_REQUESTS_PAGE = plainPage('Too many requests', 'Too many requests from your address. Wait a minute and try again.', STYLE);
 
 /** The elements the PDF layout understands, with the attributes it reads; anything else keeps only its text. */
 const KEPT = new Set(['h1', 'h2', 'h3', 'p', 'div', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'strong', 'b', 'em', 'i', 'br', 'hr']);
@@ -156,8 +137,4 @@ function serialise(nodes: readonly Node[]): string {
     }
   }
   return out;
-}
-
-function escape(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
