@@ -19,12 +19,15 @@ interface Operation {
   readonly path: string;
   readonly bodySchema: Schema | null;
   readonly queryNames: readonly string[];
+  /** A page for browsers (the analytics page): it documents its 4xx answers as text/html, not problem details. */
+  readonly htmlErrors: boolean;
 }
 
 type Schema = Record<string, any>;
 
 interface Attempt {
   readonly label: string;
+  readonly htmlErrors: boolean;
   readonly method: string;
   readonly path: string;
   readonly headers: Record<string, string>;
@@ -152,6 +155,7 @@ function operationsOf(document: any): Operation[] {
           .map((p: any) => resolve(document, p))
           .filter((p: any) => p.in === 'query')
           .map((p: any) => p.name),
+        htmlErrors: Object.entries<any>(operation.responses ?? {}).some(([status, response]) => status.startsWith('4') && response?.content?.['text/html']),
       });
     }
   }
@@ -234,7 +238,14 @@ function attemptsFor(document: any, operation: Operation, ids: Record<string, st
   const headers = { authorization: `Bearer ${t.token()}`, 'x-environment': t.environmentId, 'content-type': 'application/json' };
   const attempts: Attempt[] = [];
   const add = (label: string, init: Partial<Attempt>) =>
-    attempts.push({ label: `${operation.method} ${operation.path}: ${label}`, method: operation.method, path: realPath, headers, ...init });
+    attempts.push({
+      label: `${operation.method} ${operation.path}: ${label}`,
+      htmlErrors: operation.htmlErrors,
+      method: operation.method,
+      path: realPath,
+      headers,
+      ...init,
+    });
 
   const valid = operation.bodySchema ? sample(document, operation.bodySchema) : undefined;
   const send = (value: unknown) => (operation.bodySchema || operation.method !== 'GET' ? JSON.stringify(value) : undefined);
@@ -323,7 +334,7 @@ it(`answers at least ${MIN_REQUESTS} generated hostile requests over every opera
         });
         const text = await response.text();
         histogram.set(response.status, (histogram.get(response.status) ?? 0) + 1);
-        const failure = judge(response.status, response.headers.get('content-type'), text);
+        const failure = judge(response.status, response.headers.get('content-type'), text, attempt.htmlErrors);
         if (failure && failures.length < 25) failures.push(`${attempt.label} → ${response.status}: ${failure}`);
       }
     };
@@ -339,9 +350,11 @@ it(`answers at least ${MIN_REQUESTS} generated hostile requests over every opera
   }
 }, 300_000);
 
-function judge(status: number, contentType: string | null, text: string): string | null {
+function judge(status: number, contentType: string | null, text: string, htmlErrors: boolean): string | null {
   if (status >= 500) return `server error ${text.slice(0, 200)}`;
   if (status < 400) return null;
+  // A documented HTML error page (a browser's page): what it must be is an HTML document, never a stack or JSON.
+  if (htmlErrors && contentType?.startsWith('text/html')) return /^<!doctype html>/i.test(text.trimStart()) ? null : `not an HTML page: ${text.slice(0, 200)}`;
   if (!contentType?.startsWith('application/problem+json')) return `error with content type ${contentType}`;
   try {
     const problem = JSON.parse(text);

@@ -1,6 +1,5 @@
-import { Body, Controller, Get, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
 import { Caller, CallerContext, Clock, problemResponse } from '@billing/platform';
 import { INTERVALS } from '../domain/intervals';
 import { AnalyticsLinks, parseLinkBody } from '../page/analytics-links';
@@ -88,11 +87,11 @@ export class AnalyticsController {
     description: 'A browser cannot send the bearer header: the link carries the environment and its expiry, sealed. See README, Analytics.',
   })
   @ApiBody({ type: CreateAnalyticsLinkDto, required: false })
-  @ApiResponse({ status: 201, type: AnalyticsLinkDto, headers: { Location: { description: 'The page: the same as url.' } } })
+  // 200, not 201: nothing is stored (the link is sealed, derived from the environment and its expiry).
+  @HttpCode(200)
+  @ApiResponse({ status: 200, type: AnalyticsLinkDto })
   @ApiResponse({ status: 422, ...problemResponse('Invalid body: ttlSeconds not an integer from 1 to 86400, or an unknown property') })
-  createLink(@Caller() caller: CallerContext, @Body() body: unknown, @Res({ passthrough: true }) reply: FastifyReply): AnalyticsLinkDto {
-    const link = this.links.create(caller.environmentId, this.clock.now(), parseLinkBody(body));
-    reply.header('location', link.url);
-    return link;
+  createLink(@Caller() caller: CallerContext, @Body() body: unknown): AnalyticsLinkDto {
+    return this.links.create(caller.environmentId, this.clock.now(), parseLinkBody(body));
   }
 }
