@@ -80,7 +80,7 @@ export function redactUrl(url: string): string {
   }
 }
 
-/** Connects once to DATABASE_URL, so an unreachable or wrong one fails with what is wrong and what to do. */
+/** Connects to DATABASE_URL (a time-out is tried again), so an unreachable or wrong one fails with what is wrong and what to do. */
 export async function checkConnection(url: string): Promise<void> {
   const shown = redactUrl(url);
   let where = shown;
@@ -93,27 +93,43 @@ export async function checkConnection(url: string): Promise<void> {
       'use postgres://user:password@host:5432/database, or unset DATABASE_URL to use the embedded Postgres',
     );
   }
+  // A server that answers nothing within 10 s may be busy (many processes starting at once on a small machine), not
+  // absent: a time-out is tried again, up to CONNECTION_CHECK_TRIES in all; every other failure is reported at once.
+  let error: unknown = null;
+  for (let attempt = 1; attempt <= CONNECTION_CHECK_TRIES; attempt++) {
+    error = await tryConnection(url);
+    if (error === null) return;
+    if (!/timeout/i.test(errorText(error))) break;
+  }
+  const code = errorCode(error);
+  const fix = 'or unset DATABASE_URL to use the embedded Postgres';
+  const hint =
+    code === 'ECONNREFUSED'
+      ? `nothing accepts connections at ${where}: start Postgres there or correct the host and port in DATABASE_URL, ${fix}`
+      : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+        ? `the host in DATABASE_URL does not resolve: correct it, ${fix}`
+        : code === '28P01' || code === '28000'
+          ? `Postgres at ${where} refused the user or password of DATABASE_URL: correct them, ${fix}`
+          : code === '3D000'
+            ? `the database named in DATABASE_URL does not exist: create it (createdb) or correct the name, ${fix}`
+            : /timeout/i.test(errorText(error))
+              ? `no answer from ${where} within ${CONNECTION_CHECK_TRIES} tries of 10 s: check the host, port and firewall in DATABASE_URL, ${fix}`
+              : `check that Postgres runs at ${where} and that DATABASE_URL is right, ${fix}`;
+  throw new StartupError(`cannot connect to the Postgres of DATABASE_URL (${shown}): ${errorText(error)}`, hint, { cause: error });
+}
+
+const CONNECTION_CHECK_TRIES = 3;
+
+/** One connection and `select 1` within 10 s: null when it worked, else the error. */
+async function tryConnection(url: string): Promise<unknown> {
   const client = new Client({ connectionString: url, connectionTimeoutMillis: 10_000, application_name: 'billing-connection-check' });
   client.on('error', () => undefined);
   try {
     await client.connect();
     await client.query('select 1');
+    return null;
   } catch (error) {
-    const code = errorCode(error);
-    const fix = 'or unset DATABASE_URL to use the embedded Postgres';
-    const hint =
-      code === 'ECONNREFUSED'
-        ? `nothing accepts connections at ${where}: start Postgres there or correct the host and port in DATABASE_URL, ${fix}`
-        : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
-          ? `the host in DATABASE_URL does not resolve: correct it, ${fix}`
-          : code === '28P01' || code === '28000'
-            ? `Postgres at ${where} refused the user or password of DATABASE_URL: correct them, ${fix}`
-            : code === '3D000'
-              ? `the database named in DATABASE_URL does not exist: create it (createdb) or correct the name, ${fix}`
-              : /timeout/i.test(errorText(error))
-                ? `no answer from ${where} within 10 s: check the host, port and firewall in DATABASE_URL, ${fix}`
-                : `check that Postgres runs at ${where} and that DATABASE_URL is right, ${fix}`;
-    throw new StartupError(`cannot connect to the Postgres of DATABASE_URL (${shown}): ${errorText(error)}`, hint, { cause: error });
+    return error;
   } finally {
     await client.end().catch(() => undefined);
   }
