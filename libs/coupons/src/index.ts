@@ -9,5 +9,5 @@ export { couponsContext } from './coupons.context';
 export { couponsMigrations } from './migrations';
 export { couponStream, promotionCodeStream } from './streams';
 export { DiscountRequest, MAX_DISCOUNTS, parseDiscountRequests, RedeemedDiscount, Redeemer, redeemDiscounts } from './redemption/redeem-discounts';
-export { DiscountInputDto } from './http/discount-input.dto';
+export { DiscountInputDto, DiscountsProperty } from './http/discount-input.dto';
 export { productsOfPrices } from './redemption/price-products';

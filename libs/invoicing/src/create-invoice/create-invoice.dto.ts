@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsObject, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
-import { DiscountInputDto, DiscountRequest, MAX_DISCOUNTS, parseDiscountRequests } from '@billing/coupons';
+import { IsObject, IsOptional, IsString, IsUUID, MaxLength, ValidateNested } from 'class-validator';
+import { DiscountInputDto, DiscountsProperty, DiscountRequest, parseDiscountRequests } from '@billing/coupons';
 import { MAX_INVOICE_LINES } from '../domain';
 import { InvoiceLineInputDto, LineItems, requestedLines } from '../http/invoice-line-input.dto';
 import { IsRequiredNullableString } from '../http/validators';
@@ -92,18 +92,9 @@ export class CreateInvoiceDto {
   @LineItems()
   items?: InvoiceLineInputDto[] | null;
 
-  @ApiProperty({
-    type: [DiscountInputDto],
-    required: false,
-    maxItems: MAX_DISCOUNTS,
-    description:
-      'Coupons on the draft, applied to its lines in this order after each line’s own discount (README: Coupons and promotion codes), each redeemed in this request’s transaction.',
-  })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(MAX_DISCOUNTS)
-  @ValidateNested({ each: true })
-  @Type(() => DiscountInputDto)
+  @DiscountsProperty(
+    'Coupons on the draft, applied to its lines in this order after each line’s own discount (README: Coupons and promotion codes), each redeemed in this request’s transaction.',
+  )
   discounts?: DiscountInputDto[];
 }
 

@@ -1,7 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsOptional, IsString, ValidateIf, ValidateNested } from 'class-validator';
-import { Type } from 'class-transformer';
-import { DiscountInputDto, MAX_DISCOUNTS } from '@billing/coupons';
+import { IsOptional, IsString, ValidateIf } from 'class-validator';
+import { DiscountInputDto, DiscountsProperty } from '@billing/coupons';
 import { MAX_INVOICE_LINES } from '../domain';
 import { InvoiceLineInputDto, LineItems, requestedLines } from '../http/invoice-line-input.dto';
 import { UpdateInvoiceInput } from './update-invoice.command';
@@ -32,18 +31,9 @@ export class UpdateInvoiceDto {
   @LineItems()
   items?: InvoiceLineInputDto[] | null;
 
-  @ApiProperty({
-    type: [DiscountInputDto],
-    required: false,
-    maxItems: MAX_DISCOUNTS,
-    description:
-      'Coupons on the draft, applied to its lines in this order after each line’s own discount (README: Coupons and promotion codes), each redeemed in this request’s transaction. Omitted: the draft keeps its coupons (re-applied to its lines). Given: the draft’s coupons from now on — one it has already keeps its redemption (never counted twice), a new one is redeemed, one left out leaves the draft (its redemption stays counted).',
-  })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(MAX_DISCOUNTS)
-  @ValidateNested({ each: true })
-  @Type(() => DiscountInputDto)
+  @DiscountsProperty(
+    'Coupons on the draft, applied to its lines in this order after each line’s own discount (README: Coupons and promotion codes), each redeemed in this request’s transaction. Omitted: the draft keeps its coupons (re-applied to its lines). Given: the draft’s coupons from now on — one it has already keeps its redemption (never counted twice), a new one is redeemed, one left out leaves the draft (its redemption stays counted).',
+  )
   discounts?: DiscountInputDto[];
 }
 

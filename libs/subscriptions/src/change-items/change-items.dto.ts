@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsNumber, IsOptional, IsString, ValidateNested } from 'class-validator';
-import { DiscountInputDto, MAX_DISCOUNTS, parseDiscountRequests } from '@billing/coupons';
+import { DiscountInputDto, DiscountsProperty, parseDiscountRequests } from '@billing/coupons';
 import { MAX_SUBSCRIPTION_ITEMS, PRORATION_BEHAVIORS } from '../domain';
 import { ChangeItemsInput } from './change-items.command';
 
@@ -57,17 +57,7 @@ export class ChangeItemsDto {
   @IsIn(PRORATION_BEHAVIORS)
   prorationBehavior?: (typeof PRORATION_BEHAVIORS)[number];
 
-  @ApiProperty({
-    type: [DiscountInputDto],
-    required: false,
-    maxItems: MAX_DISCOUNTS,
-    description: 'coupons to redeem with the change (not by a preview): they discount invoices whose period starts on or after the change’s first day',
-  })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(MAX_DISCOUNTS)
-  @ValidateNested({ each: true })
-  @Type(() => DiscountInputDto)
+  @DiscountsProperty('coupons to redeem with the change (not by a preview): they discount invoices whose period starts on or after the change’s first day')
   discounts?: DiscountInputDto[];
 }
 

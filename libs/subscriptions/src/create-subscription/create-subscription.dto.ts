@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsNumber, IsObject, IsOptional, IsString, IsUUID, Length, ValidateNested } from 'class-validator';
-import { DiscountInputDto, MAX_DISCOUNTS, parseDiscountRequests } from '@billing/coupons';
+import { DiscountInputDto, DiscountsProperty, parseDiscountRequests } from '@billing/coupons';
 import { CustomerInputDto } from '@billing/invoicing';
 import { MAX_SUBSCRIPTION_ITEMS } from '../domain';
 import { CreateSubscriptionInput } from './create-subscription.command';
@@ -138,18 +138,9 @@ export class CreateSubscriptionDto {
   @IsNumber({ allowNaN: false, allowInfinity: false })
   trialDays?: number | null;
 
-  @ApiProperty({
-    type: [DiscountInputDto],
-    required: false,
-    maxItems: MAX_DISCOUNTS,
-    description:
-      'coupons to redeem on the subscription, applied in this order (README: Coupons and promotion codes); each redemption is counted in this request’s transaction',
-  })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(MAX_DISCOUNTS)
-  @ValidateNested({ each: true })
-  @Type(() => DiscountInputDto)
+  @DiscountsProperty(
+    'coupons to redeem on the subscription, applied in this order (README: Coupons and promotion codes); each redemption is counted in this request’s transaction',
+  )
   discounts?: DiscountInputDto[];
 }
 

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsInt, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
-import { DiscountInputDto, DiscountRequest, MAX_DISCOUNTS, parseDiscountRequests } from '@billing/coupons';
+import { IsArray, IsInt, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { DiscountInputDto, DiscountsProperty, DiscountRequest, parseDiscountRequests } from '@billing/coupons';
 import {
   MAX_METADATA_ENTRIES,
   MAX_METADATA_KEY_LENGTH,
@@ -121,18 +121,9 @@ export class CustomerRequestDto {
   @IsObject()
   metadata?: Record<string, string> | null;
 
-  @ApiProperty({
-    type: [DiscountInputDto],
-    required: false,
-    maxItems: MAX_DISCOUNTS,
-    description:
-      'coupons to redeem on the customer (added to those it has), applied to every subscription invoice of the customer after the subscription’s own, in this order; each redemption is counted in this request’s transaction (README: Customers, Discounts)',
-  })
-  @IsOptional()
-  @IsArray()
-  @ArrayMaxSize(MAX_DISCOUNTS)
-  @ValidateNested({ each: true })
-  @Type(() => DiscountInputDto)
+  @DiscountsProperty(
+    'coupons to redeem on the customer (added to those it has), applied to every subscription invoice of the customer after the subscription’s own, in this order; each redemption is counted in this request’s transaction (README: Customers, Discounts)',
+  )
   discounts?: DiscountInputDto[];
 }
 
