@@ -8,6 +8,7 @@
  * project, once per path): `npm run test:unit` needs no database.
  */
 const { readFileSync } = require('node:fs');
+const { availableParallelism } = require('node:os');
 const swc = JSON.parse(readFileSync(`${__dirname}/.swcrc`, 'utf8'));
 // `@billing/<context>` and `@billing/testing[/<file>]`, from the same paths swc compiles with.
 const aliases = Object.fromEntries(
@@ -32,6 +33,9 @@ module.exports = {
   // Real Postgres and real sockets on a 2-core machine running every file in parallel: a generous per-test
   // budget (these are correctness tests; speed is measured by `npm run bench`, never asserted here).
   testTimeout: 30_000,
+  // Jest's default (cores − 1) runs one file at a time on a 2-core machine, where most of a file's time is spent
+  // waiting on Postgres, sockets and child processes: two files at once keep both cores busy.
+  maxWorkers: Math.max(2, availableParallelism() - 1),
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,test}/**/*.unit.spec.ts'] },
     { ...shared, ...withPostgres, displayName: 'int', testMatch: ['<rootDir>/{apps,libs,test}/**/*.int.spec.ts'] },
