@@ -1297,11 +1297,14 @@ async function usageAggregationScenario(databaseUrl: string, service: Service): 
       const subscription = await usageSubscription(service, caller, environment, metric);
       await withClient(databaseUrl, async (client) => {
         await client.query(
-          `insert into usage_events (environment_id, id, subscription_id, metric_code, occurred_at, properties, received_at)
+          // With the aggregated value beside the properties, as ingestion stores it (UsageStore.ingest).
+          `insert into usage_events (environment_id, id, subscription_id, metric_code, occurred_at, properties, received_at, scaled_value, unique_value)
            select $1, 'agg-' || $3 || '-' || i, $2, $3, now() - interval '1 hour' - i * interval '1 millisecond',
-                  jsonb_build_object('gb', (i % 97) + 0.5, 'user', 'u' || (i % 5000)), now()
+                  jsonb_build_object('gb', (i % 97) + 0.5, 'user', 'u' || (i % 5000)), now(),
+                  case when $5 in ('sum', 'max') then ((i % 97) * 10000 + 5000)::bigint end,
+                  case when $5 = 'unique_count' then to_jsonb('u' || (i % 5000))::text end
              from generate_series(1, $4::int) as i`,
-          [environment, subscription.id, metric.code, USAGE_AGGREGATED],
+          [environment, subscription.id, metric.code, USAGE_AGGREGATED, metric.aggregation],
         );
         await client.query('analyze usage_events');
       });

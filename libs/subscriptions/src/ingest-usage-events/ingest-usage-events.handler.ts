@@ -67,7 +67,7 @@ export class IngestUsageEventsHandler implements ICommandHandler<IngestUsageEven
     const first = new Map<string, UsageRow>();
     for (const outcome of outcomes) if (!(outcome instanceof Rejection) && !first.has(outcome.id)) first.set(outcome.id, outcome);
     const { inserted, existing } = await this.commands.run(context, 'reject', (session) =>
-      this.store.ingest(environmentId, [...first.values()], now, session.tx),
+      this.store.ingest(environmentId, [...first.values()], metrics, now, session.tx),
     );
 
     const claimed = new Set<string>();

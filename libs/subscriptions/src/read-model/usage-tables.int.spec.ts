@@ -5,6 +5,7 @@ import { CommandMetadata, DomainEvent } from '@billing/shared-kernel';
 import { createTestDataSource } from '@billing/testing';
 import { BillableMetricCreated, UsageSettingsChanged } from '../domain';
 import { billableMetricId, billableMetricStream, usageSettingsStream } from '../streams';
+import { UsageEventsAggregatedValues1764600500000 } from '../migrations/1764600500000-usage-events-aggregated-values';
 import { subscriptionsProjection } from './subscriptions.projection';
 
 /**
@@ -139,5 +140,55 @@ describe('usage tables (Postgres)', () => {
       [environmentId],
     );
     expect(row.n).toBe(1);
+  });
+
+  it('migration 1764600500000 fills the aggregated values of the events recorded before it, from the metrics in the log', async () => {
+    const environmentId = randomUUID();
+    const subscriptionId = randomUUID();
+    const metrics: [string, BillableMetricCreated['data']['aggregation'], string | null][] = [
+      ['calls', 'count', null],
+      ['storage', 'sum', 'gb'],
+      ['peak', 'max', 'gb'],
+      ['users', 'unique_count', 'user'],
+    ];
+    for (const [code, aggregation, field] of metrics) {
+      const created: BillableMetricCreated = {
+        type: 'BillableMetricCreated',
+        schemaVersion: 1,
+        data: { metricId: billableMetricId(environmentId, code), code, name: code, aggregation, field, createdAt: '2026-03-01T00:00:00.000Z' },
+      };
+      await append(billableMetricStream(environmentId, code), [created], '2026-03-01T00:00:00.000Z');
+    }
+    const migration = new UsageEventsAggregatedValues1764600500000();
+    const runner = dataSource.createQueryRunner();
+    try {
+      // The table as it was before the migration, with rows recorded then.
+      await migration.down(runner);
+      await dataSource.query(
+        `insert into usage_events (environment_id, id, subscription_id, metric_code, occurred_at, properties, received_at)
+         select $1, code || '-' || n, $2, code, now(), properties, now()
+           from unnest($3::text[], $4::jsonb[]) as t(code, properties), generate_series(1, 2) as n`,
+        [
+          environmentId,
+          subscriptionId,
+          metrics.map(([code]) => code),
+          [{ gb: 1 }, { gb: '12.3456' }, { gb: 7.5 }, { user: { b: 1, a: 'x' } }].map((properties) => JSON.stringify(properties)),
+        ],
+      );
+      await migration.up(runner);
+    } finally {
+      await runner.release();
+    }
+    const rows = await queryRows<{ metric_code: string; scaled_value: string | null; unique_value: string | null }>(
+      dataSource.manager,
+      `select distinct metric_code, scaled_value, unique_value from usage_events where environment_id = $1 order by metric_code`,
+      [environmentId],
+    );
+    expect(rows).toEqual([
+      { metric_code: 'calls', scaled_value: null, unique_value: null },
+      { metric_code: 'peak', scaled_value: '75000', unique_value: null },
+      { metric_code: 'storage', scaled_value: '123456', unique_value: null },
+      { metric_code: 'users', scaled_value: null, unique_value: '{"a": "x", "b": 1}' },
+    ]);
   });
 });

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { createTestDataSource } from '@billing/testing';
 import { Aggregation, AGGREGATIONS, attributeUsage, BillableMetric, PriceVersion, UsageRecord, usageValue } from '../domain';
-import { UsageStore } from './usage-store';
+import { UsageRow, UsageStore } from './usage-store';
 
 /**
  * Usage aggregated in SQL (UsageStore.shares) against its definition in code (attributeUsage), on real Postgres:
@@ -57,19 +57,16 @@ describe('usage aggregation in SQL (Postgres)', () => {
         const properties = (event: (typeof events)[number]) =>
           event.unique === undefined ? { units: event.value } : { units: event.value, user: event.unique };
         if (events.length > 0) {
-          await dataSource.query(
-            `insert into usage_events (environment_id, id, subscription_id, metric_code, occurred_at, properties, received_at)
-             select $1, id, subscription_id, metric_code, occurred_at, properties, now()
-               from unnest($2::text[], $3::uuid[], $4::text[], $5::timestamptz[], $6::jsonb[]) as t(id, subscription_id, metric_code, occurred_at, properties)`,
-            [
-              environmentId,
-              events.map((event) => event.id),
-              events.map((event) => (event.elsewhere === 'subscription' ? randomUUID() : subscriptionId)),
-              events.map((event) => (event.elsewhere === 'metric' ? 'other' : 'calls')),
-              events.map((event) => new Date(event.at).toISOString()),
-              events.map((event) => JSON.stringify(properties(event))),
-            ],
-          );
+          // Through ingestion, which stores each row's aggregated value beside its properties.
+          const metrics = new Map([metric, { ...metric, code: 'other' }].map((each) => [each.code, each]));
+          const rows: UsageRow[] = events.map((event) => ({
+            id: event.id,
+            subscriptionId: event.elsewhere === 'subscription' ? randomUUID() : subscriptionId,
+            metricCode: event.elsewhere === 'metric' ? 'other' : 'calls',
+            occurredAt: new Date(event.at),
+            properties: properties(event),
+          }));
+          await store.ingest(environmentId, rows, metrics, new Date(), dataSource.manager);
           await dataSource.query(`insert into usage_event_cancellations (environment_id, id, cancelled_at) select $1, unnest($2::text[]), now()`, [
             environmentId,
             events.filter((event) => event.cancelled).map((event) => event.id),

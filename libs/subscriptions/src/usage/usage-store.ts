@@ -110,15 +110,22 @@ export class UsageStore {
   async ingest(
     environmentId: string,
     rows: readonly UsageRow[],
+    metrics: ReadonlyMap<string, BillableMetric>,
     receivedAt: Date,
     manager: EntityManager,
   ): Promise<{ inserted: Set<string>; existing: Map<string, UsageRow> }> {
     if (rows.length === 0) return { inserted: new Set(), existing: new Map() };
+    const metricOf = (row: UsageRow): BillableMetric => metrics.get(row.metricCode)!;
+    // The value the row's metric aggregates, kept beside its properties (migration 1764600500000): a sum / max value
+    // scaled by 10^4 (checked canonical at ingestion, so exact), a unique_count value as jsonb's canonical text.
     const inserted = await queryRows<{ id: string }>(
       manager,
-      `insert into usage_events (environment_id, id, subscription_id, metric_code, occurred_at, properties, received_at)
-       select $1, id, subscription_id, metric_code, occurred_at, properties, $7
-         from unnest($2::text[], $3::uuid[], $4::text[], $5::timestamptz[], $6::jsonb[]) as t(id, subscription_id, metric_code, occurred_at, properties)
+      `insert into usage_events (environment_id, id, subscription_id, metric_code, occurred_at, properties, received_at, scaled_value, unique_value)
+       select $1, id, subscription_id, metric_code, occurred_at, properties, $7,
+              case when aggregation in ('sum', 'max') then ((properties ->> field)::numeric * ${ONE_UNIT})::bigint end,
+              case when aggregation = 'unique_count' then coalesce(properties -> field, 'null'::jsonb)::text end
+         from unnest($2::text[], $3::uuid[], $4::text[], $5::timestamptz[], $6::jsonb[], $8::text[], $9::text[])
+           as t(id, subscription_id, metric_code, occurred_at, properties, aggregation, field)
        on conflict (environment_id, id) do nothing returning id`,
       [
         environmentId,
@@ -128,6 +135,8 @@ export class UsageStore {
         rows.map((row) => row.occurredAt.toISOString()),
         rows.map((row) => JSON.stringify(row.properties)),
         receivedAt.toISOString(),
+        rows.map((row) => metricOf(row).aggregation),
+        rows.map((row) => metricOf(row).field),
       ],
     );
     const ids = new Set(inserted.map((row) => row.id));
@@ -226,8 +235,9 @@ export class UsageStore {
    * period of a million events is never read into Node. `attributeUsage` (domain/usage.ts) defines the same in code.
    * A version is a function of the event's time alone and later versions start later, so "the first event" (of a
    * unique value, or reaching the maximum) lies in the smallest version among those events: `min` of the version
-   * index, with no sort and no tie-break by id. Values were checked at ingestion (canonical decimals with at most 4
-   * places), so the numeric cast, the sum and the scaling are exact.
+   * index, with no sort and no tie-break by id. The values aggregated were stored at ingestion in columns of their
+   * own (`scaled_value`, `unique_value`), so no row's jsonb is parsed here. With one version in force over the
+   * whole period (the usual case) the version is the constant 0, which lets Postgres aggregate in parallel.
    */
   async shares(
     environmentId: string,
@@ -243,21 +253,20 @@ export class UsageStore {
     const events = `from usage_events e
         where e.environment_id = $1 and e.subscription_id = $2 and e.metric_code = $3 and e.occurred_at >= $4 and e.occurred_at < $5
           and not exists (select 1 from usage_event_cancellations c where c.environment_id = e.environment_id and c.id = e.id)`;
-    const version = `width_bucket(e.occurred_at, $6::timestamptz[])`;
-    const value = `(e.properties ->> $7)::numeric`;
+    const version = thresholds.length === 0 ? '0' : `width_bucket(e.occurred_at, $6::timestamptz[])`;
     const statements: Record<Aggregation, string> = {
       count: `select ${version} as version, count(*) * ${ONE_UNIT} as quantity ${events} group by 1`,
-      sum: `select ${version} as version, (sum(${value}) * ${ONE_UNIT})::bigint as quantity ${events} group by 1`,
+      sum: `select ${version} as version, sum(e.scaled_value) as quantity ${events} group by 1`,
       // The greatest value, and with it the smallest version holding it (arrays compare element by element).
-      max: `select -top[2] as version, (top[1] * ${ONE_UNIT})::bigint as quantity
-              from (select max(array[${value}, -${version}]) as top ${events}) as greatest
+      max: `select -top[2] as version, top[1] as quantity
+              from (select max(array[e.scaled_value, -${version}]) as top ${events}) as greatest
              where top is not null`,
       unique_count: `select version, count(*) * ${ONE_UNIT} as quantity
-                       from (select min(${version}) as version ${events} group by coalesce(e.properties -> $7, 'null'::jsonb)) as first_seen
+                       from (select min(${version}) as version ${events} group by e.unique_value) as first_seen
                       group by 1`,
     };
-    const params: unknown[] = [environmentId, subscriptionId, metric.code, from, to, thresholds];
-    if (metric.aggregation !== 'count') params.push(metric.field);
+    const params: unknown[] = [environmentId, subscriptionId, metric.code, from, to];
+    if (thresholds.length > 0) params.push(thresholds);
     const rows = await queryRows<{ version: number; quantity: string }>(manager, statements[metric.aggregation], params);
     return new Map(rows.map((row) => [Number(row.version), BigInt(row.quantity)]));
   }
