@@ -257,10 +257,8 @@ export class UsageStore {
     const statements: Record<Aggregation, string> = {
       count: `select ${version} as version, count(*) * ${ONE_UNIT} as quantity ${events} group by 1`,
       sum: `select ${version} as version, sum(e.scaled_value) as quantity ${events} group by 1`,
-      // The greatest value, and with it the smallest version holding it (arrays compare element by element).
-      max: `select -top[2] as version, top[1] as quantity
-              from (select max(array[e.scaled_value, -${version}]) as top ${events}) as greatest
-             where top is not null`,
+      // The greatest value, and with it the smallest version holding it: each version's greatest, the first of the greatest.
+      max: `select ${version} as version, max(e.scaled_value) as quantity ${events} group by 1 order by 2 desc, 1 limit 1`,
       unique_count: `select version, count(*) * ${ONE_UNIT} as quantity
                        from (select min(${version}) as version ${events} group by e.unique_value) as first_seen
                       group by 1`,
