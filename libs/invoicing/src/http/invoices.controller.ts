@@ -1,5 +1,5 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { CommandBus } from '@nestjs/cqrs';
+import { applyDecorators, Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Command, CommandBus } from '@nestjs/cqrs';
 import { ApiBody, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { NotFoundError, ValidationError } from '@billing/shared-kernel';
 import { CommandContext, Written } from '@billing/event-store';
@@ -63,6 +63,21 @@ const INVALID_INVOICE =
   'an unknown priceId (/items/<i>/priceId), a malformed or unusable discount (/discounts/<i>: unknown coupon or code, the same coupon twice, no amountOff or minimumAmount in the currency)';
 const REDEMPTION_CONFLICTS =
   'a new discount cannot be redeemed: coupon-exhausted, coupon-expired, coupon-archived, promotion-code-exhausted, promotion-code-expired, promotion-code-archived, promotion-code-restricted (a first-time-only code)';
+
+/** The OpenAPI of an action on one invoice that takes no input (PUT /invoices/{id}/<action>, 200 with the invoice). */
+function InvoiceAction(action: { summary: string; description: string; answer: string; conflicts: string }): MethodDecorator {
+  return applyDecorators(
+    HttpCode(200),
+    ApiOperation({ summary: action.summary, description: action.description }),
+    ApiParam(INVOICE_ID),
+    ApiHeader(IF_MATCH),
+    ApiNoInput(),
+    ApiResponse({ status: 200, description: action.answer, type: InvoiceDetailDto, headers: ETAG_HEADER }),
+    ApiResponse({ status: 404, ...problemResponse('No such invoice in this environment') }),
+    ApiResponse({ status: 409, ...problemResponse(action.conflicts) }),
+    ApiResponse({ status: 422, ...problemResponse('A body with any property, or a malformed If-Match (/headers/if-match)') }),
+  );
+}
 
 @ApiTags('Invoices')
 @ApiExtraModels(InvoiceLineInputDto)
@@ -258,97 +273,59 @@ export class InvoicesController {
   }
 
   @Put(':invoiceId/void')
-  @HttpCode(200)
-  @ApiOperation({
+  @InvoiceAction({
     summary: 'Void a booked, unpaid invoice',
     description:
       'Body {} (or none). The invoice becomes `void`: it keeps its number (the sequence stays gapless), shows `totalDue` 0, takes no settlement and is no longer collected (its dunning stops at once). ' +
       'Only an invoice that nothing has settled (no payment, not even one refunded since, and no credit note applied); otherwise credit it. Voiding a void invoice answers it unchanged.',
-  })
-  @ApiParam(INVOICE_ID)
-  @ApiHeader(IF_MATCH)
-  @ApiNoInput()
-  @ApiResponse({ status: 200, description: 'The void invoice.', type: InvoiceDetailDto, headers: ETAG_HEADER })
-  @ApiResponse({ status: 404, ...problemResponse('No such invoice in this environment') })
-  @ApiResponse({
-    status: 409,
-    ...problemResponse(
+    answer: 'The void invoice.',
+    conflicts:
       'Settled wholly or in part (invoice-paid: credit it instead), a payment of it under way or succeeded (invoice-payment-under-way), a draft (invoice-not-booked), a credit note (invoice-is-credit-note), stale If-Match (version-conflict)',
-    ),
   })
-  @ApiResponse({ status: 422, ...problemResponse('A body with any property, or a malformed If-Match (/headers/if-match)') })
-  async voidInvoice(
+  voidInvoice(
     @Caller() caller: CallerContext,
     @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string,
     @Body() body: unknown,
     @IfMatch() expectedVersion: number | undefined,
   ): Promise<Versioned<InvoiceDetail>> {
-    assertNoInput(body);
-    const written = await this.commands.execute<VoidInvoiceCommand, Written<InvoiceState>>(
-      new VoidInvoiceCommand(caller.environmentId, invoiceId, this.context(caller), expectedVersion),
-    );
-    return this.answer(caller, written);
+    return this.act(caller, body, new VoidInvoiceCommand(caller.environmentId, invoiceId, this.context(caller), expectedVersion));
   }
 
   @Put(':invoiceId/mark-uncollectible')
-  @HttpCode(200)
-  @ApiOperation({
+  @InvoiceAction({
     summary: 'Mark an invoice uncollectible',
     description:
       'Body {} (or none). Its collection (dunning) stops; it stays payable, and a settlement that settles it clears `uncollectible`. ' +
       'Only a booked invoice with something due. Marking it again answers it unchanged.',
-  })
-  @ApiParam(INVOICE_ID)
-  @ApiHeader(IF_MATCH)
-  @ApiNoInput()
-  @ApiResponse({ status: 200, description: 'The invoice, `uncollectible: true`.', type: InvoiceDetailDto, headers: ETAG_HEADER })
-  @ApiResponse({ status: 404, ...problemResponse('No such invoice in this environment') })
-  @ApiResponse({
-    status: 409,
-    ...problemResponse(
+    answer: 'The invoice, `uncollectible: true`.',
+    conflicts:
       'Nothing due (invoice-nothing-due), a draft (invoice-not-booked), void (invoice-void), a credit note (invoice-is-credit-note), stale If-Match (version-conflict)',
-    ),
   })
-  @ApiResponse({ status: 422, ...problemResponse('A body with any property, or a malformed If-Match (/headers/if-match)') })
-  async markUncollectible(
+  markUncollectible(
     @Caller() caller: CallerContext,
     @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string,
     @Body() body: unknown,
     @IfMatch() expectedVersion: number | undefined,
   ): Promise<Versioned<InvoiceDetail>> {
-    assertNoInput(body);
-    const written = await this.commands.execute<MarkInvoiceUncollectibleCommand, Written<InvoiceState>>(
-      new MarkInvoiceUncollectibleCommand(caller.environmentId, invoiceId, this.context(caller), expectedVersion),
-    );
-    return this.answer(caller, written);
+    return this.act(caller, body, new MarkInvoiceUncollectibleCommand(caller.environmentId, invoiceId, this.context(caller), expectedVersion));
   }
 
   @Put(':invoiceId/hosted-link/rotate')
-  @HttpCode(200)
-  @ApiOperation({
+  @InvoiceAction({
     summary: "Replace an invoice's hosted page link",
     description:
       'Body {} (or none). The invoice gets a new `hostedInvoiceUrl`; the old link opens only the 404 page from now on. ' +
       'A booked invoice or credit note (void included); a draft has no link.',
+    answer: 'The invoice with its new hostedInvoiceUrl.',
+    conflicts: 'A draft (invoice-not-booked), stale If-Match (version-conflict)',
   })
-  @ApiParam(INVOICE_ID)
-  @ApiHeader(IF_MATCH)
-  @ApiNoInput()
-  @ApiResponse({ status: 200, description: 'The invoice with its new hostedInvoiceUrl.', type: InvoiceDetailDto, headers: ETAG_HEADER })
-  @ApiResponse({ status: 404, ...problemResponse('No such invoice in this environment') })
-  @ApiResponse({ status: 409, ...problemResponse('A draft (invoice-not-booked), stale If-Match (version-conflict)') })
-  @ApiResponse({ status: 422, ...problemResponse('A body with any property, or a malformed If-Match (/headers/if-match)') })
-  async rotateHostedLink(
+  rotateHostedLink(
     @Caller() caller: CallerContext,
     @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string,
     @Body() body: unknown,
     @IfMatch() expectedVersion: number | undefined,
   ): Promise<Versioned<InvoiceDetail>> {
-    assertNoInput(body);
-    const written = await this.commands.execute<RotateHostedLinkCommand, Written<InvoiceState>>(
-      new RotateHostedLinkCommand(caller.environmentId, invoiceId, this.context(caller), expectedVersion),
-    );
-    return this.answer(caller, written);
+    return this.act(caller, body, new RotateHostedLinkCommand(caller.environmentId, invoiceId, this.context(caller), expectedVersion));
   }
 
   @Post(':invoiceId/settlements')
@@ -379,6 +356,12 @@ export class InvoicesController {
 
   private context(caller: CallerContext): CommandContext {
     return commandContext(caller, this.clock);
+  }
+
+  /** An action on an invoice that takes no input: an empty body (or none), the command, the invoice as it left it. */
+  private async act(caller: CallerContext, body: unknown, command: Command<Written<InvoiceState>>): Promise<Versioned<InvoiceDetail>> {
+    assertNoInput(body);
+    return this.answer(caller, await this.commands.execute(command));
   }
 
   /** The invoice as the read model has it, with its version for the ETag. */
