@@ -2,12 +2,11 @@ import { Logger } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
 import type Mail from 'nodemailer/lib/mailer';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { CommandPath, EventStore, foldStream, queryRows } from '@billing/event-store';
 import { HostedLinks, invoiceEvolver, invoiceStream } from '@billing/invoicing';
 import { paymentEvolver, paymentStream } from '@billing/payments';
-import { Clock, EmailSettings as EmailConfig } from '@billing/platform';
+import { Clock, EmailSettings as EmailConfig, NotifiedRounds } from '@billing/platform';
 import { minorUnits } from '@billing/shared-kernel';
 import { subscriptionEvolver, subscriptionStream } from '@billing/subscriptions';
 import { InvoiceEmailQuery } from '@billing/templates';
@@ -69,11 +68,7 @@ const BATCH = 10;
  */
 export class EmailDispatcher {
   private readonly logger = new Logger('EmailDispatcher');
-  private running = false;
-  private loop: Promise<void> | null = null;
-  private again = false;
-  private pollTimer: NodeJS.Timeout | null = null;
-  private listener: Client | null = null;
+  private readonly rounds: NotifiedRounds;
 
   constructor(
     private readonly deps: {
@@ -89,60 +84,31 @@ export class EmailDispatcher {
       readonly databaseUrl: string | null;
     },
     private readonly transport: MailTransport,
-  ) {}
+  ) {
+    this.rounds = new NotifiedRounds({
+      name: 'e-mail',
+      channel: EMAIL_DELIVERIES_CHANNEL,
+      databaseUrl: deps.databaseUrl,
+      pollIntervalMs: deps.config.pollIntervalMs,
+      round: () => this.drain(),
+    });
+  }
 
-  async start(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    if (this.deps.databaseUrl) {
-      const listener = new Client({ connectionString: this.deps.databaseUrl, application_name: 'billing-email-listen' });
-      listener.on('notification', () => this.wake());
-      listener.on('error', (error) => this.logger.warn({ msg: 'e-mail listener connection failed; polling continues', error: String(error) }));
-      try {
-        await listener.connect();
-        await listener.query(`listen ${EMAIL_DELIVERIES_CHANNEL}`);
-        this.listener = listener;
-      } catch (error) {
-        this.logger.warn({ msg: 'could not LISTEN for e-mail deliveries; polling only', error: String(error) });
-        await listener.end().catch(() => undefined);
-      }
-    }
-    this.pollTimer = setInterval(() => this.wake(), this.deps.config.pollIntervalMs);
-    this.pollTimer.unref();
-    this.wake();
+  start(): Promise<void> {
+    return this.rounds.start();
   }
 
   async stop(): Promise<void> {
-    const wasRunning = this.running;
-    this.running = false;
-    if (this.pollTimer) clearInterval(this.pollTimer);
-    this.pollTimer = null;
-    await this.loop;
-    await this.listener?.end().catch(() => undefined);
-    this.listener = null;
-    if (wasRunning) this.transport.close();
+    if (await this.rounds.stop()) this.transport.close();
   }
 
   /** Looks for due deliveries now (coalesced while a round runs). */
   wake(): void {
-    if (!this.running) return;
-    if (this.loop) {
-      this.again = true;
-      return;
-    }
-    this.loop = this.drain()
-      .catch((error: unknown) => this.logger.error({ msg: 'e-mail dispatcher round failed; will retry', error: String(error) }))
-      .finally(() => {
-        this.loop = null;
-        if (this.again && this.running) {
-          this.again = false;
-          this.wake();
-        }
-      });
+    this.rounds.wake();
   }
 
   private async drain(): Promise<void> {
-    while (this.running) {
+    while (this.rounds.isRunning) {
       const claimed = await this.claim(BATCH);
       await Promise.all(
         claimed.map((email) =>

@@ -1,9 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { CommandPath, queryRows } from '@billing/event-store';
-import { Clock } from '@billing/platform';
+import { Clock, NotifiedRounds } from '@billing/platform';
 import { decideDisable, nextAttemptAt, webhookSubscriptionEvolver } from '../domain';
 import { WebhooksConfig } from '../config/webhooks-config';
 import { SignatureKeyVault } from '../key-vault';
@@ -84,13 +83,9 @@ const GONE_REASON = 'receiver answered 410 Gone';
 export class WebhookDispatcher {
   private readonly logger = new Logger('WebhookDispatcher');
   private readonly inFlight = new Set<Promise<void>>();
-  private running = false;
-  private loop: Promise<void> | null = null;
-  private again = false;
   /** The last round stopped with every slot taken, so due deliveries may be waiting: a finished send looks again. */
   private backlog = false;
-  private pollTimer: NodeJS.Timeout | null = null;
-  private listener: Client | null = null;
+  private readonly rounds: NotifiedRounds;
   private readonly recorder: AttemptRecorder;
 
   constructor(
@@ -99,61 +94,34 @@ export class WebhookDispatcher {
     readonly sender: WebhookSender = new WebhookSender(config),
   ) {
     this.recorder = new AttemptRecorder(deps.dataSource);
+    this.rounds = new NotifiedRounds({
+      name: 'webhook',
+      channel: DELIVERIES_CHANNEL,
+      databaseUrl: deps.databaseUrl,
+      pollIntervalMs: config.pollIntervalMs,
+      round: () => this.fill(),
+    });
   }
 
   get isRunning(): boolean {
-    return this.running;
+    return this.rounds.isRunning;
   }
 
   /** Starts sending: woken by NOTIFY and by this process's fan-out commits, with a poll as the fallback. */
-  async start(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
-    if (this.deps.databaseUrl) {
-      const listener = new Client({ connectionString: this.deps.databaseUrl, application_name: 'billing-webhooks-listen' });
-      listener.on('notification', () => this.wake());
-      listener.on('error', (error) => this.logger.warn({ msg: 'webhook listener connection failed; polling continues', error: String(error) }));
-      try {
-        await listener.connect();
-        await listener.query(`listen ${DELIVERIES_CHANNEL}`);
-        this.listener = listener;
-      } catch (error) {
-        this.logger.warn({ msg: 'could not LISTEN for webhook deliveries; polling only', error: String(error) });
-        await listener.end().catch(() => undefined);
-      }
-    }
-    this.pollTimer = setInterval(() => this.wake(), this.config.pollIntervalMs);
-    this.pollTimer.unref();
-    this.wake();
+  start(): Promise<void> {
+    return this.rounds.start();
   }
 
   /** Stops claiming, then waits for the sends in flight to be recorded. */
   async stop(): Promise<void> {
-    const wasRunning = this.running;
-    this.running = false;
-    if (this.pollTimer) clearInterval(this.pollTimer);
-    this.pollTimer = null;
-    await this.loop;
+    const wasRunning = await this.rounds.stop();
     await Promise.all([...this.inFlight]);
-    await this.listener?.end().catch(() => undefined);
-    this.listener = null;
     if (wasRunning) this.sender.close();
   }
 
   /** Looks for due deliveries now (coalesced when a round is already running). */
   wake(): void {
-    if (!this.running) return;
-    if (this.loop) {
-      this.again = true;
-      return;
-    }
-    this.loop = this.fill().finally(() => {
-      this.loop = null;
-      if (this.again && this.running) {
-        this.again = false;
-        this.wake();
-      }
-    });
+    this.rounds.wake();
   }
 
   /** One round for tests and tools: claims a batch of due deliveries, sends them, records them. */
@@ -312,7 +280,7 @@ export class WebhookDispatcher {
   /** Keeps up to batchSize sends in flight; while a backlog waits, each finished send frees a slot and looks again. */
   private async fill(): Promise<void> {
     try {
-      while (this.running) {
+      while (this.rounds.isRunning) {
         const free = this.config.batchSize - this.inFlight.size;
         if (free <= 0) {
           this.backlog = true;
