@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { TestApp } from '@billing/testing';
+import { environmentCall, TestApp } from '@billing/testing';
 
 /**
  * A fresh environment per test for the coupon e2e files (its own clock,
@@ -8,11 +8,7 @@ import { TestApp } from '@billing/testing';
 export function couponEnvironment(t: TestApp) {
   const id = randomUUID();
   const options = { environment: id, token: t.token([id]) };
-  const call = async (method: string, path: string, body?: unknown, expected?: number) => {
-    const response = await t.request(method, path, { ...options, body });
-    if (expected !== undefined && response.status !== expected) throw new Error(`${method} ${path}: ${response.status} ${response.text}`);
-    return response;
-  };
+  const call = environmentCall(t, id);
   return {
     id,
     options,

@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EventStore } from '@billing/event-store';
 import { invoiceStream } from '@billing/invoicing';
 import { CreditNoteRefundsReactor, creditNoteRefundId } from '@billing/payments';
-import { eventually, expectProblem, startTestApp, TestApp } from '@billing/testing';
-import { environmentCall, EnvironmentCall } from '../payments/collection-kit';
+import { environmentCall, EnvironmentCall, eventually, expectProblem, startTestApp, TestApp } from '@billing/testing';
 import { customer, expectReadModelMatchesStream } from './invoicing-helpers';
 
 /**

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventStore } from '@billing/event-store';
 import { NotificationCatalogue } from '@billing/platform';
-import { eventually, expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
-import { environmentCall } from '../payments/collection-kit';
+import { environmentCall, eventually, expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
 import { customer as inlineCustomer, otherEnvironment, pointersOf } from './invoicing-helpers';
 
 /**

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { eventually, expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
+import { environmentCall, EnvironmentCall, eventually, expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
 import { createSelfSignedCertificate, Receiver, TestCertificate } from '../webhooks/webhook-test-kit';
-import { environmentCall, EnvironmentCall } from '../payments/collection-kit';
 import { customer, expectReadModelMatchesStream, otherEnvironment } from './invoicing-helpers';
 
 /**

@@ -11,8 +11,8 @@ import {
   PaymentFlow,
   paymentStream,
 } from '@billing/payments';
-import { eventually, FakeClock, startTestApp, TestApp } from '@billing/testing';
-import { collectingSubscription, environmentCall } from './collection-kit';
+import { environmentCall, eventually, FakeClock, startTestApp, TestApp } from '@billing/testing';
+import { collectingSubscription } from './collection-kit';
 
 const STUCK = 120;
 

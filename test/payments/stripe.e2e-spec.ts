@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import Stripe from 'stripe';
-import { eventually, expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
-import { collectingSubscription, environmentCall } from './collection-kit';
+import { environmentCall, eventually, expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
+import { collectingSubscription } from './collection-kit';
 import { STRIPE_TEST_METHODS as PM, StripeTestServer } from './stripe-test-server';
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { eventually, expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
-import { collectingSubscription, environmentCall } from './collection-kit';
+import { environmentCall, eventually, expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
+import { collectingSubscription } from './collection-kit';
 
 /**
  * Void and uncollectible invoices and dunning, on the test clock: voiding or

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { eventually, expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
+import { environmentCall, eventually, expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
 
 /**
  * Pause and resume (issue 23 §3) over HTTP against real Postgres on the environment's test clock: a pause
@@ -18,12 +18,7 @@ describe('Subscriptions: pause and resume', () => {
 
   function environment() {
     const id = randomUUID();
-    const options = { environment: id, token: t.token([id]) };
-    const call = async (method: string, path: string, body?: unknown, expected?: number) => {
-      const response = await t.request(method, path, { ...options, body });
-      if (expected !== undefined && response.status !== expected) throw new Error(`${method} ${path}: ${response.status} ${response.text}`);
-      return response;
-    };
+    const call = environmentCall(t, id);
     return {
       id,
       call,
