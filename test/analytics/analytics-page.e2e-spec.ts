@@ -5,7 +5,8 @@ import { analyticsEnvironment, fiveMonthsOfBilling } from './analytics-kit';
 /**
  * The analytics page (issue 28 §3) over HTTP: POST /analytics/links and its 422s, the page a link opens (its figures
  * in data attributes equal to the JSON answers, its CSP, its locale), and the 404 page for a forged, another key's or
- * expired token. The same page in a browser: analytics-page.browser.e2e-spec.ts.
+ * expired token (expired in real time, the base clock: an environment's test clock does not move it). The same page
+ * in a browser: analytics-page.browser.e2e-spec.ts.
  */
 describe('Analytics page behind a signed link', () => {
   const clock = new FakeClock(new Date('2026-01-01T00:00:00.000Z'));
@@ -37,7 +38,8 @@ describe('Analytics page behind a signed link', () => {
     const env = analyticsEnvironment(t);
     await fiveMonthsOfBilling(env);
     const link = await env.call('POST', '/analytics/links', {}, 200);
-    expect(link.body.expiresAt).toBe('2026-05-20T08:15:00.000Z');
+    // Real time (the base clock, 2026-01-01T00:00Z) + 15 minutes, not the environment's May 20.
+    expect(link.body.expiresAt).toBe('2026-01-01T00:15:00.000Z');
     expect(link.body.url).toMatch(/^https:\/\/billing\.example\.com\/analytics\?token=[A-Za-z0-9_-]{70}$/);
 
     const page = await open(`${link.body.url}&from=2026-01-01&to=2026-06-01`);
@@ -126,8 +128,13 @@ describe('Analytics page behind a signed link', () => {
     expect((await open(url)).text).toContain('currency is required');
     expect((await open(`${url}&currency=usd`)).status).toBe(200);
 
-    await env.advance('2026-02-01T08:10:00.000Z');
-    const expired = await open(url);
+    // The environment's test clock moving years on does not expire it; real time moving past its expiry does.
+    await env.advance('2029-02-01T08:00:00.000Z');
+    expect((await open(`${url}&currency=eur`)).status).toBe(200);
+    clock.advance(599_999);
+    expect((await open(`${url}&currency=eur`)).status).toBe(200);
+    clock.advance(1);
+    const expired = await open(`${url}&currency=eur`);
     expect([expired.status, expired.text]).toEqual([404, notFound.text]);
   });
 });

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Caller, CallerContext, Clock, problemResponse } from '@billing/platform';
+import { Caller, CallerContext, problemResponse, ScopedClock } from '@billing/platform';
 import { INTERVALS } from '../domain/intervals';
 import { AnalyticsLinks, parseLinkBody } from '../page/analytics-links';
 import { AnalyticsAnswers } from './analytics-answers';
@@ -42,7 +42,7 @@ export class AnalyticsController {
   constructor(
     private readonly answers: AnalyticsAnswers,
     private readonly links: AnalyticsLinks,
-    private readonly clock: Clock,
+    private readonly clock: ScopedClock,
   ) {}
 
   @Get('revenue')
@@ -92,6 +92,8 @@ export class AnalyticsController {
   @ApiResponse({ status: 200, type: AnalyticsLinkDto })
   @ApiResponse({ status: 422, ...problemResponse('Invalid body: ttlSeconds not an integer from 1 to 86400, or an unknown property') })
   createLink(@Caller() caller: CallerContext, @Body() body: unknown): AnalyticsLinkDto {
-    return this.links.create(caller.environmentId, this.clock.now(), parseLinkBody(body));
+    // Real time, not the environment's: a test clock advanced by years must neither expire a link at once nor keep
+    // it open for ever.
+    return this.links.create(caller.environmentId, this.clock.base.now(), parseLinkBody(body));
   }
 }

@@ -106,5 +106,9 @@ export class AnalyticsLinkDto {
     description: 'The analytics page (GET /analytics?token=…), without a login until expiresAt; add &from=&to=&currency= to choose.',
   })
   url!: string;
-  @ApiProperty({ format: 'date-time', description: "When the link stops working (the environment's time)." }) expiresAt!: string;
+  @ApiProperty({
+    format: 'date-time',
+    description: "When the link stops working, in real time (the environment's test clock neither moves nor is compared with it).",
+  })
+  expiresAt!: string;
 }

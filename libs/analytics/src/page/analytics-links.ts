@@ -32,7 +32,7 @@ export class AnalyticsLinks {
     this.baseUrl = config.hostedPages.publicBaseUrl;
   }
 
-  /** A link for the environment, valid from `now` for `ttlSeconds`. */
+  /** A link for the environment, valid from `now` (real time: the base clock, never a test clock) for `ttlSeconds`. */
   create(environmentId: string, now: Date, ttlSeconds: number): { url: string; expiresAt: string } {
     const expiresAt = new Date(now.getTime() + ttlSeconds * 1000);
     const expiry = Buffer.alloc(8);
@@ -41,7 +41,7 @@ export class AnalyticsLinks {
     return { url: `${this.baseUrl}${ANALYTICS_PAGE_PATH}?token=${token}`, expiresAt: expiresAt.toISOString() };
   }
 
-  /** What a token names, or null (not sealed here, or not a string). The caller compares the expiry with the environment's now. */
+  /** What a token names, or null (not sealed here, or not a string). The caller compares the expiry with the real (base) now. */
   open(token: unknown): AnalyticsLinkTarget | null {
     if (typeof token !== 'string') return null;
     const plaintext = openToken(this.keys, token, PLAINTEXT_BYTES);

@@ -15,8 +15,9 @@ const DEFAULT_MONTHS = 12;
 /**
  * The analytics page (issue 28 §3): `GET /analytics?token=<token>[&from=&to=&currency=]`, what a signed link from
  * `POST /analytics/links` opens in a browser (which cannot send the bearer header). The token names the environment
- * and its expiry; an unknown, forged or expired one answers the same 404 page. In the environment's time, like the
- * API; numbers in the browser's first Accept-Language locale (environments have no locale setting), else `en`.
+ * and its expiry (real time, whatever the environment's test clock says); an unknown, forged or expired one answers
+ * the same 404 page. Figures in the environment's time, like the API; numbers in the browser's first Accept-Language
+ * locale (environments have no locale setting), else `en`.
  */
 @ApiTags('Analytics')
 @Public()
@@ -62,11 +63,12 @@ export class AnalyticsPageController {
     setPageHeaders(reply, ANALYTICS_CSP);
     reply.header('content-type', 'text/html; charset=utf-8');
     const target = this.links.open(query.token);
-    const now = target === null ? null : await this.environmentClock.now(target.environmentId);
-    if (target === null || now === null || now.getTime() >= target.expiresAt.getTime()) {
+    // A link expires in real time (the base clock), as it was created: never by the environment's test clock.
+    if (target === null || this.clock.base.now().getTime() >= target.expiresAt.getTime()) {
       reply.status(404);
       return ANALYTICS_NOT_FOUND_PAGE;
     }
+    const now = await this.environmentClock.now(target.environmentId);
     const locale = localeOf(acceptLanguage);
     try {
       const q = readQuery(query, ['token', 'from', 'to', 'currency'] as const);
