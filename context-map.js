@@ -32,8 +32,9 @@ const CONTEXTS = [
   // Mails booked invoices with their recorded PDFs (templates' published e-mail query), payment receipts and
   // payment-failed notices, and subscriptions' trial-will-end notices (it follows their published events).
   { name: 'email', uses: ['invoicing', 'payments', 'subscriptions', 'templates'] },
-  // Revenue, receivables and MRR (issue 28): read models from invoicing's, payments' and subscriptions' published
-  // events, and the catalog's prices an MRR is priced with; its page formats money and dates with templates' formatting.
+  // Revenue, receivables and MRR (issue 28): read models from invoicing's (invoices, customers' discounts), payments'
+  // and subscriptions' published events, and the catalog's prices an MRR is priced with; an MRR's discounts follow
+  // subscriptions' published discount rules; its page formats money and dates with templates' formatting.
   { name: 'analytics', uses: ['catalog', 'invoicing', 'payments', 'subscriptions', 'templates'] },
 ];
 

@@ -1,4 +1,9 @@
 import { CreateAnalyticsTables1764500500000 } from './1764500500000-create-analytics-tables';
 import { AnalyticsUsageRevenue1764500520000 } from './1764500520000-analytics-usage-revenue';
+import { AnalyticsCustomerDiscounts1764600200000 } from './1764600200000-analytics-customer-discounts';
 
-export const analyticsMigrations: Function[] = [CreateAnalyticsTables1764500500000, AnalyticsUsageRevenue1764500520000];
+export const analyticsMigrations: Function[] = [
+  CreateAnalyticsTables1764500500000,
+  AnalyticsUsageRevenue1764500520000,
+  AnalyticsCustomerDiscounts1764600200000,
+];

@@ -1,11 +1,12 @@
 import { EntityManager } from 'typeorm';
 import { PRICE_STREAM_TYPE, PriceEvent, priceEvolver, PriceState } from '@billing/catalog';
-import { Projection, RecordedEvent, streamBatches } from '@billing/event-store';
-import { INVOICE_STREAM, InvoiceEvent, invoiceEvolver, InvoiceState } from '@billing/invoicing';
+import { Projection, queryRows, RecordedEvent, streamBatches } from '@billing/event-store';
+import { CUSTOMER_STREAM, CustomerEvent, INVOICE_STREAM, InvoiceEvent, invoiceEvolver, InvoiceState } from '@billing/invoicing';
 import { PAYMENT_STREAM_TYPE, PaymentEvent, paymentEvolver, PaymentState } from '@billing/payments';
-import { localDateOf, SUBSCRIPTION_STREAM, SubscriptionEvent, subscriptionEvolver, SubscriptionState } from '@billing/subscriptions';
+import { localDateOf, Subscription, SUBSCRIPTION_STREAM, SubscriptionEvent, subscriptionEvolver, SubscriptionState } from '@billing/subscriptions';
 import { invoiceEntry, LedgerEntry, paymentEntry, usageEntry } from './ledger-entries';
 import { subscriptionMrr } from './subscription-mrr';
+import { evolveTrackedCustomer, NO_CUSTOMER, TrackedCustomer } from './tracked-customer';
 
 export const ANALYTICS_PROJECTION = 'analytics.read-model';
 
@@ -16,12 +17,13 @@ interface TrackedSubscription {
   readonly at?: string;
 }
 
-type FoldedTable = 'analytics_invoices' | 'analytics_payments' | 'analytics_subscriptions' | 'analytics_prices';
+type FoldedTable = 'analytics_invoices' | 'analytics_payments' | 'analytics_subscriptions' | 'analytics_prices' | 'analytics_customers';
 const FOLDED: readonly { readonly table: FoldedTable; readonly streamType: string }[] = [
   { table: 'analytics_invoices', streamType: INVOICE_STREAM },
   { table: 'analytics_payments', streamType: PAYMENT_STREAM_TYPE },
   { table: 'analytics_subscriptions', streamType: SUBSCRIPTION_STREAM },
   { table: 'analytics_prices', streamType: PRICE_STREAM_TYPE },
+  { table: 'analytics_customers', streamType: CUSTOMER_STREAM },
 ];
 
 interface MrrChange {
@@ -34,9 +36,12 @@ interface MrrChange {
 }
 
 /**
- * The analytics read models from invoicing's, payments', subscriptions' and the catalog's published events. Every
- * event is applied in log order (a subscription's MRR is worked out with the prices as they were at its event), so
- * the rows never depend on where batches begin: a rebuild makes exactly the same rows (`npm run replay`).
+ * The analytics read models from invoicing's (invoices, customers' discounts), payments', subscriptions' and the
+ * catalog's published events. Every event is applied in log order (a subscription's MRR is worked out with the
+ * prices and its customer's discounts as they were at the event), so the rows never depend on where batches begin:
+ * a rebuild makes exactly the same rows (`npm run replay`). A subscription's MRR is worked out again at each of its
+ * own events and at each event of its customer record (a discount applied or ended changes it without any event of
+ * the subscription's).
  */
 const TABLES = ['analytics_ledger', 'analytics_mrr_changes', ...FOLDED.map(({ table }) => table)];
 
@@ -55,7 +60,9 @@ export const analyticsProjection: Projection = {
         if (stream.stored !== null) states.set(keyOf(table, stream.environmentId, stream.id), stream.stored);
       }
     }
-    await loadPricesOfSubscriptions(states, events, tx);
+    await loadSubscriptionsOfCustomers(states, events, tx);
+    await loadWhatSubscriptionsUse(states, events, tx);
+    const subscriptionsOf = customersSubscriptions(states);
     const ledger: { event: RecordedEvent; entry: LedgerEntry }[] = [];
     const mrrChanges: MrrChange[] = [];
     const state = <S>(table: FoldedTable, environmentId: string, id: string, initial: () => S): S =>
@@ -63,6 +70,18 @@ export const analyticsProjection: Projection = {
     const keep = (table: FoldedTable, environmentId: string, id: string, value: unknown) => {
       states.set(keyOf(table, environmentId, id), value);
       touched.get(table)!.add(keyOf(table, environmentId, id));
+    };
+    /** Keeps the subscription's state after `event` and records its MRR when that changed. */
+    const track = (event: RecordedEvent, subscriptionId: string, tracked: TrackedSubscription, subscription: SubscriptionState) => {
+      const { environmentId } = event;
+      const mrr = mrrOf(subscription, environmentId, states, event.occurredAt);
+      if (mrr === tracked.mrr || subscription.status === 'none') {
+        keep('analytics_subscriptions', environmentId, subscriptionId, { ...tracked, subscription });
+        return;
+      }
+      const at = effectiveAt(event, tracked.at);
+      keep('analytics_subscriptions', environmentId, subscriptionId, { subscription, mrr, at });
+      mrrChanges.push({ event, subscriptionId, customerKey: customerKeyOf(subscription), currency: subscription.currency.toUpperCase(), at, mrr });
     };
     for (const event of events) {
       const { environmentId, streamId } = event;
@@ -86,27 +105,22 @@ export const analyticsProjection: Projection = {
           event as unknown as PriceEvent,
         );
         keep('analytics_prices', environmentId, streamId, after);
+      } else if (event.streamType === CUSTOMER_STREAM) {
+        const before = state<TrackedCustomer>('analytics_customers', environmentId, streamId, () => NO_CUSTOMER);
+        const after = evolveTrackedCustomer(before, event as unknown as CustomerEvent);
+        if (after === before) continue;
+        keep('analytics_customers', environmentId, streamId, after);
+        for (const subscriptionId of subscriptionsOf.get(`${environmentId}/${streamId}`) ?? []) {
+          const tracked = state<TrackedSubscription>('analytics_subscriptions', environmentId, subscriptionId, untracked);
+          track(event, subscriptionId, tracked, tracked.subscription);
+        }
       } else if (event.streamType === SUBSCRIPTION_STREAM) {
-        const tracked = state<TrackedSubscription>('analytics_subscriptions', environmentId, streamId, () => ({
-          subscription: subscriptionEvolver.initialState(),
-          mrr: 0,
-        }));
+        const tracked = state<TrackedSubscription>('analytics_subscriptions', environmentId, streamId, untracked);
         const subscription = subscriptionEvolver.evolve(tracked.subscription, event as unknown as SubscriptionEvent);
         const usage = usageEntry(event as unknown as SubscriptionEvent, subscription);
         if (usage) ledger.push({ event, entry: usage });
-        const mrr = mrrOf(subscription, environmentId, states, event.occurredAt);
-        if (mrr !== tracked.mrr && subscription.status !== 'none') {
-          const at = effectiveAt(event, tracked.at);
-          keep('analytics_subscriptions', environmentId, streamId, { subscription, mrr, at });
-          mrrChanges.push({
-            event,
-            subscriptionId: streamId,
-            customerKey: customerKeyOf(subscription),
-            currency: subscription.currency.toUpperCase(),
-            at,
-            mrr,
-          });
-        } else keep('analytics_subscriptions', environmentId, streamId, { ...tracked, subscription });
+        if (subscription.status !== 'none' && subscription.customerId) indexSubscription(subscriptionsOf, environmentId, subscription.customerId, streamId);
+        track(event, streamId, tracked, subscription);
       }
     }
     for (const { table } of FOLDED)
@@ -123,6 +137,10 @@ export const analyticsProjection: Projection = {
   },
 };
 
+function untracked(): TrackedSubscription {
+  return { subscription: subscriptionEvolver.initialState(), mrr: 0 };
+}
+
 function keyOf(table: FoldedTable, environmentId: string, id: string): string {
   return `${table}/${environmentId}/${id}`;
 }
@@ -138,6 +156,7 @@ function effectiveAt(event: RecordedEvent, previous: string | undefined): string
   return previous !== undefined && previous > at ? previous : at;
 }
 
+/** The subscription's MRR at `at`, with the prices and its customer record's discounts known then. */
 function mrrOf(subscription: SubscriptionState, environmentId: string, states: ReadonlyMap<string, unknown>, at: Date): number {
   if (subscription.status === 'none') return 0;
   const prices = new Map<string, PriceState>();
@@ -145,42 +164,98 @@ function mrrOf(subscription: SubscriptionState, environmentId: string, states: R
     const price = states.get(keyOf('analytics_prices', environmentId, item.priceId)) as PriceState | undefined;
     if (price) prices.set(item.priceId, price);
   }
-  return Number(subscriptionMrr(subscription, prices, localDateOf(at, subscription.timeZone)));
+  const customer = subscription.customerId
+    ? (states.get(keyOf('analytics_customers', environmentId, subscription.customerId)) as TrackedCustomer | undefined)
+    : undefined;
+  const discounts = customer === undefined ? null : { discounts: customer.discounts, day: localDateOf(at, customer.timeZone) };
+  return Number(subscriptionMrr(subscription, prices, localDateOf(at, subscription.timeZone), discounts));
 }
 
 /** Who the MRR belongs to: the customer record, else the inline customer's id, else the subscription itself. */
-function customerKeyOf(subscription: Exclude<SubscriptionState, { status: 'none' }>): string {
+function customerKeyOf(subscription: Subscription): string {
   if (subscription.customerId) return subscription.customerId;
   const inline = subscription.customer.id;
   return typeof inline === 'string' && inline !== '' ? `inline:${inline}` : `subscription:${subscription.id}`;
 }
 
-/** The prices of the batch's subscriptions that the batch does not begin (their states, for the MRR). */
-async function loadPricesOfSubscriptions(states: Map<string, unknown>, events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
-  const wanted = new Map<string, { environmentId: string; id: string }>();
-  const add = (environmentId: string, id: string) => {
-    const key = keyOf('analytics_prices', environmentId, id);
-    if (!states.has(key)) wanted.set(key, { environmentId, id });
-  };
-  for (const event of events) {
-    if (event.streamType !== SUBSCRIPTION_STREAM) continue;
-    const stored = states.get(keyOf('analytics_subscriptions', event.environmentId, event.streamId)) as TrackedSubscription | undefined;
-    const items =
-      event.type === 'SubscriptionCreated'
-        ? (event.data as { items: { priceId: string }[] }).items
-        : stored?.subscription.status !== 'none'
-          ? ((stored?.subscription as { items?: { priceId: string }[] } | undefined)?.items ?? [])
-          : [];
-    for (const item of items) add(event.environmentId, item.priceId);
+/** Per customer record (`environmentId/customerId`), the subscriptions of it among the states loaded. */
+function customersSubscriptions(states: ReadonlyMap<string, unknown>): Map<string, Set<string>> {
+  const index = new Map<string, Set<string>>();
+  for (const [key, value] of states) {
+    const [table, environmentId, id] = key.split('/');
+    if (table !== 'analytics_subscriptions') continue;
+    const { subscription } = value as TrackedSubscription;
+    if (subscription.status !== 'none' && subscription.customerId) indexSubscription(index, environmentId, subscription.customerId, id);
   }
-  if (wanted.size === 0) return;
-  const keys = [...wanted.values()];
-  const rows: { environment_id: string; id: string; state: PriceState }[] = await tx.query(
-    `select p.environment_id, p.id, p.state from analytics_prices p
-       join unnest($1::uuid[], $2::uuid[]) as k(environment_id, id) on p.environment_id = k.environment_id and p.id = k.id`,
+  return index;
+}
+
+function indexSubscription(index: Map<string, Set<string>>, environmentId: string, customerId: string, subscriptionId: string): void {
+  const key = `${environmentId}/${customerId}`;
+  index.set(key, (index.get(key) ?? new Set<string>()).add(subscriptionId));
+}
+
+/** The stored subscriptions of the customer records the batch has events of (their MRR follows the customer's discounts). */
+async function loadSubscriptionsOfCustomers(states: Map<string, unknown>, events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
+  const customers = new Map<string, { environmentId: string; id: string }>();
+  for (const event of events) {
+    if (event.streamType === CUSTOMER_STREAM)
+      customers.set(`${event.environmentId}/${event.streamId}`, { environmentId: event.environmentId, id: event.streamId });
+  }
+  if (customers.size === 0) return;
+  const keys = [...customers.values()];
+  const rows = await queryRows<{ environment_id: string; id: string; state: TrackedSubscription }>(
+    tx,
+    `select s.environment_id, s.id, s.state from analytics_subscriptions s
+       join unnest($1::uuid[], $2::text[]) as k(environment_id, customer_id)
+         on s.environment_id = k.environment_id and s.state #>> '{subscription,customerId}' = k.customer_id`,
     [keys.map((k) => k.environmentId), keys.map((k) => k.id)],
   );
-  for (const row of rows) states.set(keyOf('analytics_prices', row.environment_id, row.id), row.state);
+  for (const row of rows) {
+    const key = keyOf('analytics_subscriptions', row.environment_id, row.id);
+    if (!states.has(key)) states.set(key, row.state);
+  }
+}
+
+/**
+ * The stored prices and customer records the batch's subscriptions use at any of their events (each subscription
+ * folded through its events here, so an item a change adds is priced too) that the batch does not begin.
+ */
+async function loadWhatSubscriptionsUse(states: Map<string, unknown>, events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
+  const wanted: Record<'analytics_prices' | 'analytics_customers', Map<string, { environmentId: string; id: string }>> = {
+    analytics_prices: new Map(),
+    analytics_customers: new Map(),
+  };
+  const uses = (environmentId: string, subscription: SubscriptionState) => {
+    if (subscription.status === 'none') return;
+    const add = (table: keyof typeof wanted, id: string) => {
+      const key = keyOf(table, environmentId, id);
+      if (!states.has(key)) wanted[table].set(key, { environmentId, id });
+    };
+    for (const item of subscription.items) add('analytics_prices', item.priceId);
+    if (subscription.customerId) add('analytics_customers', subscription.customerId);
+  };
+  for (const [key, value] of states) if (key.startsWith('analytics_subscriptions/')) uses(key.split('/')[1], (value as TrackedSubscription).subscription);
+  const folded = new Map<string, SubscriptionState>();
+  for (const event of events) {
+    if (event.streamType !== SUBSCRIPTION_STREAM) continue;
+    const key = keyOf('analytics_subscriptions', event.environmentId, event.streamId);
+    const before = folded.get(key) ?? (states.get(key) as TrackedSubscription | undefined)?.subscription ?? subscriptionEvolver.initialState();
+    const after = subscriptionEvolver.evolve(before, event as unknown as SubscriptionEvent);
+    folded.set(key, after);
+    uses(event.environmentId, after);
+  }
+  for (const table of ['analytics_prices', 'analytics_customers'] as const) {
+    const keys = [...wanted[table].values()];
+    if (keys.length === 0) continue;
+    const rows = await queryRows<{ environment_id: string; id: string; state: unknown }>(
+      tx,
+      `select t.environment_id, t.id, t.state from ${table} t
+         join unnest($1::uuid[], $2::uuid[]) as k(environment_id, id) on t.environment_id = k.environment_id and t.id = k.id`,
+      [keys.map((k) => k.environmentId), keys.map((k) => k.id)],
+    );
+    for (const row of rows) states.set(keyOf(table, row.environment_id, row.id), row.state);
+  }
 }
 
 async function upsert(table: FoldedTable, rows: [string, unknown][], tx: EntityManager): Promise<void> {
