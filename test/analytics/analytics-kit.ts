@@ -16,18 +16,28 @@ export function analyticsEnvironment(t: TestApp) {
     get: async (path: string) => (await call('GET', path, undefined, 200)).body,
     advance: (to: string) => call('POST', '/test-clock/advance', { to }, 200),
     async monthlyPrice(unitAmount: number): Promise<string> {
-      const productId = (await call('POST', '/products', { name: 'Pro plan' }, 201)).body.id;
-      const body = { priceModel: 'fee', purchase: 'recurring', termCount: 1, termUnit: 'month', billingTiming: 'advance', productId, name: 'Pro' };
+      return this.price(unitAmount);
+    },
+    /** A recurring advance fee price (monthly by default) of a new product, or of `productId`. */
+    async price(unitAmount: number, termUnit = 'month', productId?: string): Promise<string> {
+      const product = productId ?? (await call('POST', '/products', { name: 'Pro plan' }, 201)).body.id;
+      const body = { priceModel: 'fee', purchase: 'recurring', termCount: 1, termUnit, billingTiming: 'advance', productId: product, name: 'Pro' };
       return (await call('POST', '/prices', { ...body, pricing: { eur: { unitAmount } } }, 201)).body.id;
     },
     async subscribe(priceId: string, start: string, quantity = 1) {
-      const body = {
-        customer: { id: randomUUID(), handle: null, name: 'Acme Oy' },
-        currency: 'EUR',
-        term: { start, end: null },
-        items: [{ priceId, quantity }],
-      };
+      return this.subscription({ term: { start, end: null }, items: [{ priceId, quantity }] });
+    },
+    /** A subscription in EUR of an inline customer of its own, unless `fields` say otherwise. */
+    async subscription(fields: Record<string, unknown>) {
+      const body = { customer: { id: randomUUID(), handle: null, name: 'Acme Oy' }, currency: 'EUR', ...fields };
       return (await call('POST', '/subscriptions', body, 201)).body;
+    },
+    async coupon(fields: Record<string, unknown>): Promise<string> {
+      return (await call('POST', '/coupons', { name: 'coupon', ...fields }, 201)).body.id;
+    },
+    /** A customer record in EUR; `discounts`: coupon ids redeemed on it. */
+    async customer(discounts: string[] = []): Promise<string> {
+      return (await call('POST', '/customers', { currency: 'EUR', discounts: discounts.map((couponId) => ({ couponId })) }, 201)).body.id;
     },
     async bookedInvoice(unitAmount: number, currency = 'EUR', dueDate?: string) {
       const body = {

@@ -81,6 +81,38 @@ describe('Analytics: revenue, MRR and receivables from the log', () => {
     expect(report.tables.map(({ table, equal }) => [table, equal])).toEqual(analyticsContext.projections[0].tables.map((table) => [table, true]));
   });
 
+  it("counts a customer record's recurring discount in MRR from when it is applied until it is removed, a once discount never; trialing and paused subscriptions count 0", async () => {
+    const env = environment();
+    await env.advance('2026-01-01T08:00:00.000Z');
+    const price = await env.monthlyPrice(10_000);
+    const discounted = await env.customer();
+    const withOnce = await env.customer([await env.coupon({ amountOff: { EUR: 3_000 }, duration: 'once' })]);
+    await env.subscription({ customer: undefined, customerId: discounted, term: { start: '2026-01-01', end: null }, items: [{ priceId: price }] });
+    const paused = await env.subscription({ customer: undefined, customerId: withOnce, term: { start: '2026-01-01', end: null }, items: [{ priceId: price }] });
+    await env.subscription({ term: { start: '2026-01-01', end: null }, trialDays: 31, items: [{ priceId: price }] });
+    await env.advance('2026-02-10T08:00:00.000Z');
+    const twenty = await env.coupon({ percentOff: 20, duration: 'forever' });
+    const [discount] = (await env.call('PUT', `/customers/${discounted}`, { discounts: [{ couponId: twenty }] }, 200)).body.discounts;
+    await env.call('PUT', `/subscriptions/${paused.id}/pause`, {}, 200);
+    const asOf = '2026-02-10T08:00:00.000Z';
+    const february = await env.get(`/analytics/mrr?from=2026-02-01&to=2026-03-01&asOf=${asOf}`);
+    await env.advance('2026-03-10T08:00:00.000Z');
+    await env.call('DELETE', `/customers/${discounted}/discounts/${discount.id}`, undefined, 200);
+    await env.call('PUT', `/subscriptions/${paused.id}/resume`, {}, 200);
+
+    const mrr = await env.get('/analytics/mrr?from=2026-01-01&to=2026-04-01');
+    // January: two subscriptions of 10 000 (the once discount is not MRR), the third trialing (0). February: the
+    // trial ends on the 1st (new), 20 % off the first (contraction), the second paused (churn). March: the discount
+    // removed (expansion) and the pause resumed (reactivation).
+    expect(mrr.intervals.map((i: any) => [i.new, i.expansion, i.contraction, i.churn, i.reactivation, i.mrr, i.activeSubscriptions])).toEqual([
+      [20_000, 0, 0, 0, 0, 20_000, 2],
+      [10_000, 0, -2_000, -10_000, 0, 18_000, 2],
+      [0, 2_000, 0, 0, 10_000, 30_000, 3],
+    ]);
+    expect(await env.get(`/analytics/mrr?from=2026-02-01&to=2026-03-01&asOf=${asOf}`)).toEqual(february);
+    expect(february.intervals[0]).toMatchObject({ mrr: 18_000, contraction: -2_000 });
+  });
+
   it('reports usage billed per interval as usageRevenue, outside MRR', async () => {
     const env = environment();
     await env.advance('2026-01-01T08:00:00.000Z');
