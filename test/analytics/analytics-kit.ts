@@ -1,15 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { TestApp } from '@billing/testing';
+import { environmentCall, TestApp } from '@billing/testing';
 
 /** One environment of the analytics tests, calling the API with its own token; `expected` fails on any other status. */
 export function analyticsEnvironment(t: TestApp) {
   const id = randomUUID();
-  const options = { environment: id, token: t.token([id]) };
-  const call = async (method: string, path: string, body?: unknown, expected?: number) => {
-    const response = await t.request(method, path, { ...options, body });
-    if (expected !== undefined && response.status !== expected) throw new Error(`${method} ${path}: ${response.status} ${response.text}`);
-    return response;
-  };
+  const call = environmentCall(t, id);
   return {
     id,
     call,
