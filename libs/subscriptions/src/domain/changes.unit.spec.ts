@@ -204,6 +204,32 @@ describe('decideChangeItems: refusals', () => {
     expect(thrown!.errors.map((error) => error.pointer)).toEqual(['/effective', '/items/0/id', '/items/1/priceId', '/items/2/quantity']);
   });
 
+  it('422: a usage-based (event_based) item is neither changed nor deleted, and no usage-based price is added or put on an item', () => {
+    const usage: SubscriptionItem = {
+      ...item('u', { purchase: 'recurring', termCount: 1, termUnit: 'month', billingTiming: 'event_based', metricCode: 'calls' }),
+      priceId: 'price-calls',
+    };
+    // As the change handler gives it: the catalog's facts, without looking up whether the metric exists.
+    const calls = { priceId: 'price-calls', price: priceFacts({ id: 'price-calls', name: 'Calls', billingTiming: 'event_based', metricCode: 'calls' }) };
+    const itemDetail = 'a usage-based (event_based) item cannot be changed';
+    const priceDetail = 'a usage-based (event_based) price cannot be added by a change, nor replace an item’s price';
+    spec
+      .given([created({ term: { start: '2026-01-01', end: null }, items: [item('a', MONTHLY_ADVANCE), usage] }), billedJanuary])
+      .when(decide(change([{ id: 'u', quantity: 2 }, { id: 'a', ...calls }, calls])))
+      .thenThrows({
+        kind: 'validation',
+        errors: [
+          { pointer: '/items/0/id', detail: itemDetail },
+          { pointer: '/items/1/priceId', detail: priceDetail },
+          { pointer: '/items/2/priceId', detail: priceDetail },
+        ],
+      });
+    spec
+      .given([created({ term: { start: '2026-01-01', end: null }, items: [item('a', MONTHLY_ADVANCE), usage] }), billedJanuary])
+      .when(decide(change([{ id: 'u', delete: true }])))
+      .thenThrows({ kind: 'validation', errors: [{ pointer: '/items/0/id', detail: itemDetail }] });
+  });
+
   it('422: deleting the last recurring item', () => {
     spec
       .given([created({ term: { start: '2026-01-01', end: null } }), billedJanuary])
