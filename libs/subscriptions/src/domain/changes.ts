@@ -8,7 +8,7 @@ import {
   addDays,
   parseScaledDecimal,
 } from '@billing/shared-kernel';
-import { advanceCredit, nextDue, proratedItem } from './billing';
+import { advanceCredit, nextDue, proratedItem, refuseBilledSince } from './billing';
 import { daysInclusive, maxDate, minDate, validDate } from './calendar';
 import { ChargedPrice, PricedComponent } from './invoice-composition';
 import { periodAt, proRate } from './periods';
@@ -237,6 +237,8 @@ export function decideChangeItems(
   if (pending.length > 0) {
     throw new ConflictError('subscription-change-pending', `subscription ${subscription.id} has a scheduled change (${pending[0].id}): drop it first (DELETE)`);
   }
+  // Also for a scheduled change: period_end is worked out from today.
+  refuseBilledSince(subscription, meta.now);
   const change = planChange(command, subscription, meta);
   if (Date.parse(change.effectiveAt) > meta.now.getTime()) {
     return [{ type: 'SubscriptionChangeScheduled', schemaVersion: 1, data: { subscriptionId: subscription.id, change } }];

@@ -15,7 +15,7 @@ import { ProrationBehavior } from './proration-behavior';
 import { decidePauseSubscription } from './pause';
 import { ItemsChange, SubscriptionBilled, SubscriptionEvent, SubscriptionItem, SubscriptionPaused } from './subscription-events';
 import { Subscription, SubscriptionState, subscriptionEvolver } from './subscription';
-import { MONTHLY_ADVANCE, MONTHLY_ARREARS, SUBSCRIPTION_ID, created, item, priceFacts } from './subscription.arbitraries';
+import { MONTHLY_ADVANCE, MONTHLY_ARREARS, SUBSCRIPTION_ID, created, item, priceFacts, runEngineTo } from './subscription.arbitraries';
 
 /** Given a subscription's history, when its items change, then these events (README: Changing items). */
 
@@ -247,6 +247,23 @@ describe('decideChangeItems: refusals', () => {
       .given([both])
       .when(decide(change([{ id: 'a', quantity: 2 }])))
       .thenThrows({ kind: 'conflict', code: 'subscription-billing-pending' });
+  });
+
+  it('409 subscription-billing-pending when billing has moved past the request’s time (the clock advanced while it ran): now or scheduled', () => {
+    // The request read Jan 20; before it decided, the engine billed Feb 1 (a test clock's advance, another process).
+    const february = runEngineTo([both, billedJanuary], '2026-02-01T00:00:00.000Z');
+    for (const effective of ['now', 'period_end']) {
+      spec
+        .given(february)
+        .when(decide(change([{ id: 'a', ...premium }], 'create_prorations', effective)))
+        .thenThrows({ kind: 'conflict', code: 'subscription-billing-pending' });
+    }
+    // Sent again, it runs at the clock's time: February is prorated from Feb 1, nothing of January.
+    const [again] = decide(change([{ id: 'a', ...premium }]), '2026-02-01T00:00:00.000Z')(foldEvents(subscriptionEvolver, february));
+    expect(again.type === 'SubscriptionItemsChanged' && again.data.prorations.map((line) => [line.kind, line.period, line.amount])).toEqual([
+      ['credit', { start: '2026-02-01', end: '2026-02-28' }, 3100],
+      ['charge', { start: '2026-02-01', end: '2026-02-28' }, 6200],
+    ]);
   });
 
   it('409 subscription-paused while paused; and a pause is refused (409 subscription-change-pending) while a change is scheduled', () => {
