@@ -53,7 +53,7 @@ export class ChangesController {
     status: 409,
     ...problemResponse(
       'The subscription has ended (subscription-ended), is paused (subscription-paused), a change is scheduled already (subscription-change-pending), ' +
-        'billing due before now is still to be booked (subscription-billing-pending), a coupon is exhausted or archived, or If-Match is stale',
+        'billing due before now is still to be booked or was booked past the request’s time while it ran (subscription-billing-pending; send it again), a coupon is exhausted or archived, or If-Match is stale',
     ),
   })
   @ApiResponse({ status: 422, ...problemResponse(INVALID_CHANGE) })
@@ -91,7 +91,7 @@ export class ChangesController {
   @ApiResponse({
     status: 409,
     ...problemResponse(
-      'Ended (subscription-ended), paused (subscription-paused), a change is scheduled already (subscription-change-pending), billing due before now still to be booked',
+      'Ended (subscription-ended), paused (subscription-paused), a change is scheduled already (subscription-change-pending), billing due before now still to be booked or booked past the request’s time (subscription-billing-pending)',
     ),
   })
   @ApiResponse({ status: 422, ...problemResponse(INVALID_CHANGE) })
