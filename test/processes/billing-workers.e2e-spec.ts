@@ -14,7 +14,8 @@ const proRate = (amount: number, days: number, daysInPeriod: number) => Math.flo
 /**
  * Issue: "three worker processes billing the same environment after a big
  * advance produce no duplicate and no gap; a kill -9 of the worker
- * mid-catch-up loses nothing and bills nothing twice." Real service
+ * mid-catch-up loses nothing and bills nothing twice", and issue 23's "three
+ * processes billing while changes arrive (no double, no gap)". Real service
  * processes on one database; the checks read the event store itself.
  */
 describe('the billing engine across processes', () => {
