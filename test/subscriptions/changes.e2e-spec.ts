@@ -381,13 +381,19 @@ describe('Subscriptions: changing items', () => {
     const yearly = await env.price('Yearly', 31000, 'advance', { termUnit: 'year' });
     const subscription = await env.subscribe([{ priceId: pro }]);
     const itemId = subscription.items[0].id;
-    const invalid = async (body: unknown, pointer: string, paths = ['changes', 'changes/preview']) => {
-      for (const path of paths) {
-        const response = await env.call('POST', `/subscriptions/${subscription.id}/${path}`, body);
-        expect({ body, status: response.status }).toEqual({ body, status: 422 });
-        expect(response.body.errors.map((error: { pointer: string }) => error.pointer)).toContain(pointer);
-      }
-    };
+    const invalidOn =
+      (subscriptionId: string) =>
+      async (body: unknown, pointer: string, paths = ['changes', 'changes/preview']): Promise<string[]> => {
+        const details: string[] = [];
+        for (const path of paths) {
+          const response = await env.call('POST', `/subscriptions/${subscriptionId}/${path}`, body);
+          expect({ body, status: response.status }).toEqual({ body, status: 422 });
+          expect(response.body.errors.map((error: { pointer: string }) => error.pointer)).toContain(pointer);
+          details.push(...response.body.errors.map((error: { detail: string }) => error.detail));
+        }
+        return details;
+      };
+    const invalid = invalidOn(subscription.id);
     await invalid({ items: [] }, '/items');
     await invalid({}, '/items');
     await invalid({ items: [{ id: randomUUID(), quantity: 2 }] }, '/items/0/id');
@@ -417,6 +423,19 @@ describe('Subscriptions: changing items', () => {
     await invalid({ items: [{ id: itemId, quantity: 2 }], prorationBehavior: 'sometimes' }, '/prorationBehavior');
     await invalid({ items: [{ id: itemId, quantity: 2 }], unknown: true }, '/unknown');
     await invalid({ items: [{ id: itemId, quantity: 2 }], discounts: [{ couponId: randomUUID() }] }, '/discounts/0/couponId', ['changes']);
+    // Usage-based (event_based) items are neither changed nor deleted by a change, and a change adds no usage-based price.
+    await env.call('POST', '/billable-metrics', { code: 'calls', name: 'API calls', aggregation: 'count' }, 201);
+    const calls = await env.price('Calls', 10, 'advance', { billingTiming: 'event_based', metricCode: 'calls' });
+    const metered = await env.subscribe([{ priceId: pro }, { priceId: calls }]);
+    const [seatItem, usageItem] = metered.items.map((item: { id: string }) => item.id);
+    const usageBased = expect.stringContaining('usage-based (event_based)');
+    const invalidMetered = invalidOn(metered.id);
+    expect(await invalidMetered({ items: [{ id: usageItem, quantity: 2 }] }, '/items/0/id')).toEqual([usageBased, usageBased]);
+    expect(await invalidMetered({ items: [{ id: usageItem, priceId: calls }] }, '/items/0/id')).toEqual([usageBased, usageBased]);
+    expect(await invalidMetered({ items: [{ id: usageItem, delete: true }] }, '/items/0/id')).toEqual([usageBased, usageBased]);
+    expect(await invalidMetered({ items: [{ priceId: calls }] }, '/items/0/priceId')).toEqual([usageBased, usageBased]);
+    expect(await invalidMetered({ items: [{ id: seatItem, priceId: calls }] }, '/items/0/priceId')).toEqual([usageBased, usageBased]);
+    expect(await invalid({ items: [{ priceId: calls }] }, '/items/0/priceId')).toEqual([usageBased, usageBased]);
     // A subscription cancelled at the period's end: no change after its last day.
     await env.call('PUT', `/subscriptions/${subscription.id}/cancel`, {}, 202);
     await invalid({ items: [{ id: itemId, quantity: 2 }], effective: 'period_end' }, '/effective');

@@ -23,7 +23,7 @@ export const SUBSCRIPTIONS_PROBLEMS: Record<string, ProblemType> = {
     status: 409,
     title: 'Conflict',
     description:
-      'Billing due by now (a charge, renewal or end) is still to be booked by the billing engine: a cancel now or a change of items bills what comes after it; try again shortly.',
+      'Billing due by now (a charge, renewal or end) is still to be booked by the billing engine, or the engine booked billing later than the request’s time while the request ran (the clock moved on): a cancel now, a pause or a change of items bills what comes after it; try again shortly.',
   },
   'subscription-change-pending': {
     status: 409,

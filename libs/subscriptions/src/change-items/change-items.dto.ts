@@ -6,7 +6,11 @@ import { MAX_SUBSCRIPTION_ITEMS, PRORATION_BEHAVIORS } from '../domain';
 import { ChangeItemsInput } from './change-items.command';
 
 export class ChangeItemInputDto {
-  @ApiProperty({ required: false, format: 'uuid', description: 'an item of the subscription to change or delete; absent: add an item' })
+  @ApiProperty({
+    required: false,
+    format: 'uuid',
+    description: 'an item of the subscription to change or delete (not a usage-based, event_based, item: those do not change); absent: add an item',
+  })
   @IsOptional()
   @IsString()
   id?: string;
@@ -15,7 +19,7 @@ export class ChangeItemInputDto {
     required: false,
     format: 'uuid',
     description:
-      'adding: required, an active recurring (advance or arrears) price with pricing in the subscription’s currency; changing: the new price, billing like the old one (same interval and timing)',
+      'adding: required, an active recurring (advance or arrears, never usage-based event_based) price with pricing in the subscription’s currency; changing: the new price, billing like the old one (same interval and timing)',
   })
   @IsOptional()
   @IsString()

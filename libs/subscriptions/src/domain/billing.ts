@@ -173,6 +173,27 @@ function earliest(charges: readonly ItemCharge[]): Date | null {
   return charges.reduce<Date | null>((min, { billAt }) => (min === null || billAt < min ? billAt : min), null);
 }
 
+/**
+ * Refuses (409 subscription-billing-pending) a command that prorates from `now` on a subscription whose billing
+ * has moved past `now`: an instant billed, or a change of items applied, later than it. A request reads its
+ * environment's clock when it starts; the billing engine (another process, or a test clock's advance) may bill
+ * the next instant before the request's decision loads the subscription. Decided at the stale `now`, a change,
+ * pause or cancel now would take its first day from before that billing and its credits from the period billed
+ * since, leaving the days between billed at the old terms. Sent again, the request runs at the clock's new time.
+ */
+export function refuseBilledSince(subscription: Subscription, now: Date): void {
+  const latest = [subscription.lastBilledAt, subscription.latestChange?.effectiveAt ?? null].reduce<string | null>(
+    (max, at) => (at !== null && (max === null || Date.parse(at) > Date.parse(max)) ? at : max),
+    null,
+  );
+  if (latest !== null && Date.parse(latest) > now.getTime()) {
+    throw new ConflictError(
+      'subscription-billing-pending',
+      `subscription ${subscription.id} was billed or changed for ${latest}, after this request's time (${now.toISOString()}): the clock moved on meanwhile; try again`,
+    );
+  }
+}
+
 /** The next instant something falls due for the subscription, with all it brings; null when nothing ever will. */
 export function nextDue(state: SubscriptionState): DueBilling | null {
   if (state.status === 'none' || state.status === 'ended') return null;
@@ -701,6 +722,7 @@ export function advanceCredit(subscription: Subscription, item: SubscriptionItem
  * renewal or end due by now waits for the billing engine: the final invoice bills what comes after it.
  */
 export function finalBilling(cancelled: Subscription, now: Date, prorate: boolean): FinalBilling {
+  refuseBilledSince(cancelled, now);
   const due = nextDue(cancelled);
   if (due !== null && due.billAt <= now) {
     throw new ConflictError(

@@ -103,6 +103,16 @@ describe('cancel now: finalBilling', () => {
     expect(() => finalBilling(behind, new Date(NOW), true)).toThrow(expect.objectContaining({ code: 'subscription-billing-pending' }));
   });
 
+  it('refuses (409 subscription-billing-pending) a final billing at a time the engine has billed past (the clock moved on meanwhile)', () => {
+    const billedFebruary = decideBillDue(
+      { subscriptionId: SUBSCRIPTION_ID, billAt: new Date('2026-02-01T00:00:00.000Z'), invoiceId: 'inv-feb', amounts: { a: FULL, b: FULL } },
+      fold(both, ...billedJanuary),
+      metadataAt('2026-02-01T00:00:00.000Z'),
+    );
+    const overtaken = fold(both, ...billedJanuary, ...billedFebruary, cancelledToday('2026-01-10'));
+    expect(() => finalBilling(overtaken, new Date(NOW), true)).toThrow(expect.objectContaining({ code: 'subscription-billing-pending' }));
+  });
+
   it('within a trial: nothing was billed, nothing to bill', () => {
     const trial = created({
       term: { start: '2026-01-01', end: null },

@@ -8,7 +8,7 @@ import {
   addDays,
   parseScaledDecimal,
 } from '@billing/shared-kernel';
-import { advanceCredit, nextDue, proratedItem } from './billing';
+import { advanceCredit, nextDue, proratedItem, refuseBilledSince } from './billing';
 import { daysInclusive, maxDate, minDate, validDate } from './calendar';
 import { ChargedPrice, PricedComponent } from './invoice-composition';
 import { periodAt, proRate } from './periods';
@@ -200,11 +200,15 @@ function sameBilling(a: SubscriptionItem['schedule'], b: SubscriptionItem['sched
   return a.termCount === b.termCount && a.termUnit === b.termUnit && a.billingTiming === b.billingTiming;
 }
 
-/** A price a change can bill: subscribable in the subscription's currency, recurring, not usage-based (its schedule). */
+/** A price a change can bill: not usage-based, subscribable in the subscription's currency, recurring (its schedule). */
 function changeablePrice(request: RequestedItemChange, subscription: Subscription, pointer: string): SubscriptionItem['schedule'] {
+  // Refused before the subscribable checks: those refuse a usage price whose metric is not known to exist, and a change
+  // never looks its metric up, so the answer would blame a metric that exists rather than say why.
+  if (request.price?.billingTiming === 'event_based') {
+    throw ValidationError.at(pointer, 'a usage-based (event_based) price cannot be added by a change, nor replace an item’s price');
+  }
   const { schedule } = subscribablePrice({ priceId: request.priceId!, price: request.price ?? null, quantity: 1 }, subscription.currency, pointer);
   if (schedule.purchase === 'one_time') throw ValidationError.at(pointer, 'a one-time price cannot be added by a change');
-  if (schedule.billingTiming === 'event_based') throw ValidationError.at(pointer, 'a usage-based (event_based) price cannot be added by a change');
   return schedule;
 }
 
@@ -233,6 +237,8 @@ export function decideChangeItems(
   if (pending.length > 0) {
     throw new ConflictError('subscription-change-pending', `subscription ${subscription.id} has a scheduled change (${pending[0].id}): drop it first (DELETE)`);
   }
+  // Also for a scheduled change: period_end is worked out from today.
+  refuseBilledSince(subscription, meta.now);
   const change = planChange(command, subscription, meta);
   if (Date.parse(change.effectiveAt) > meta.now.getTime()) {
     return [{ type: 'SubscriptionChangeScheduled', schemaVersion: 1, data: { subscriptionId: subscription.id, change } }];

@@ -15,7 +15,7 @@ import { ProrationBehavior } from './proration-behavior';
 import { decidePauseSubscription } from './pause';
 import { ItemsChange, SubscriptionBilled, SubscriptionEvent, SubscriptionItem, SubscriptionPaused } from './subscription-events';
 import { Subscription, SubscriptionState, subscriptionEvolver } from './subscription';
-import { MONTHLY_ADVANCE, MONTHLY_ARREARS, SUBSCRIPTION_ID, created, item, priceFacts } from './subscription.arbitraries';
+import { MONTHLY_ADVANCE, MONTHLY_ARREARS, SUBSCRIPTION_ID, created, item, priceFacts, runEngineTo } from './subscription.arbitraries';
 
 /** Given a subscription's history, when its items change, then these events (README: Changing items). */
 
@@ -204,6 +204,32 @@ describe('decideChangeItems: refusals', () => {
     expect(thrown!.errors.map((error) => error.pointer)).toEqual(['/effective', '/items/0/id', '/items/1/priceId', '/items/2/quantity']);
   });
 
+  it('422: a usage-based (event_based) item is neither changed nor deleted, and no usage-based price is added or put on an item', () => {
+    const usage: SubscriptionItem = {
+      ...item('u', { purchase: 'recurring', termCount: 1, termUnit: 'month', billingTiming: 'event_based', metricCode: 'calls' }),
+      priceId: 'price-calls',
+    };
+    // As the change handler gives it: the catalog's facts, without looking up whether the metric exists.
+    const calls = { priceId: 'price-calls', price: priceFacts({ id: 'price-calls', name: 'Calls', billingTiming: 'event_based', metricCode: 'calls' }) };
+    const itemDetail = 'a usage-based (event_based) item cannot be changed';
+    const priceDetail = 'a usage-based (event_based) price cannot be added by a change, nor replace an item’s price';
+    spec
+      .given([created({ term: { start: '2026-01-01', end: null }, items: [item('a', MONTHLY_ADVANCE), usage] }), billedJanuary])
+      .when(decide(change([{ id: 'u', quantity: 2 }, { id: 'a', ...calls }, calls])))
+      .thenThrows({
+        kind: 'validation',
+        errors: [
+          { pointer: '/items/0/id', detail: itemDetail },
+          { pointer: '/items/1/priceId', detail: priceDetail },
+          { pointer: '/items/2/priceId', detail: priceDetail },
+        ],
+      });
+    spec
+      .given([created({ term: { start: '2026-01-01', end: null }, items: [item('a', MONTHLY_ADVANCE), usage] }), billedJanuary])
+      .when(decide(change([{ id: 'u', delete: true }])))
+      .thenThrows({ kind: 'validation', errors: [{ pointer: '/items/0/id', detail: itemDetail }] });
+  });
+
   it('422: deleting the last recurring item', () => {
     spec
       .given([created({ term: { start: '2026-01-01', end: null } }), billedJanuary])
@@ -221,6 +247,23 @@ describe('decideChangeItems: refusals', () => {
       .given([both])
       .when(decide(change([{ id: 'a', quantity: 2 }])))
       .thenThrows({ kind: 'conflict', code: 'subscription-billing-pending' });
+  });
+
+  it('409 subscription-billing-pending when billing has moved past the request’s time (the clock advanced while it ran): now or scheduled', () => {
+    // The request read Jan 20; before it decided, the engine billed Feb 1 (a test clock's advance, another process).
+    const february = runEngineTo([both, billedJanuary], '2026-02-01T00:00:00.000Z');
+    for (const effective of ['now', 'period_end']) {
+      spec
+        .given(february)
+        .when(decide(change([{ id: 'a', ...premium }], 'create_prorations', effective)))
+        .thenThrows({ kind: 'conflict', code: 'subscription-billing-pending' });
+    }
+    // Sent again, it runs at the clock's time: February is prorated from Feb 1, nothing of January.
+    const [again] = decide(change([{ id: 'a', ...premium }]), '2026-02-01T00:00:00.000Z')(foldEvents(subscriptionEvolver, february));
+    expect(again.type === 'SubscriptionItemsChanged' && again.data.prorations.map((line) => [line.kind, line.period, line.amount])).toEqual([
+      ['credit', { start: '2026-02-01', end: '2026-02-28' }, 3100],
+      ['charge', { start: '2026-02-01', end: '2026-02-28' }, 6200],
+    ]);
   });
 
   it('409 subscription-paused while paused; and a pause is refused (409 subscription-change-pending) while a change is scheduled', () => {

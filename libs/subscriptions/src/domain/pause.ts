@@ -1,5 +1,5 @@
 import { CommandMetadata, ConflictError, ValidationError, addDays } from '@billing/shared-kernel';
-import { AdvanceSubscription, advanceCredit, nextDue } from './billing';
+import { AdvanceSubscription, advanceCredit, nextDue, refuseBilledSince } from './billing';
 import { validDate } from './calendar';
 import {
   Pause,
@@ -48,6 +48,7 @@ export function decidePauseSubscription(command: PauseSubscription, state: Subsc
     // A change scheduled into a pause would prorate days the pause credited: one or the other.
     throw new ConflictError('subscription-change-pending', `subscription ${subscription.id} has a scheduled change (${pending[0].id}): drop it first (DELETE)`);
   }
+  refuseBilledSince(subscription, meta.now);
   const today = localDateOf(meta.now, subscription.timeZone);
   if (trialRunning(subscription) && today < subscription.trial.end) {
     throw new ConflictError('subscription-trialing', `subscription ${subscription.id} is in its free trial until ${subscription.trial.end}: nothing to pause`);

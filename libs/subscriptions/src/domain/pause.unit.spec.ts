@@ -138,6 +138,11 @@ describe('pause: decidePauseSubscription', () => {
       .thenThrows({ kind: 'validation', errors: [expect.objectContaining({ pointer: '/resumeAt' })] });
   });
 
+  it('refuses (409 subscription-billing-pending) a pause decided at a time the engine has billed past (the clock moved on while it ran)', () => {
+    // Read at Jan 10, decided after the engine billed Feb 1: a pause from Jan 11 would leave January's days billed and credit February's.
+    spec.given(runEngineTo(january, '2026-02-01T00:00:00.000Z')).when(pause()).thenThrows({ kind: 'conflict', code: 'subscription-billing-pending' });
+  });
+
   it('refuses a resumeAt after the last day of service (422)', () => {
     const cancelled = decideCancelSubscription({ subscriptionId: SUBSCRIPTION_ID }, fold(both, ...january), metadataAt(NOW));
     expect(cancelled[0].data.cancelAt).toBe('2026-01-31');

@@ -18,7 +18,9 @@ const IF_MATCH = { name: 'if-match', required: false, description: 'The ETag of 
 const ETAG = { etag: { description: 'the version of the subscription, for If-Match', schema: { type: 'string', example: '"1"' } } };
 const INVALID_CHANGE =
   'Every invalid member at its pointer: no items, an unknown item id (/items/{i}/id), an item named twice, a change that changes nothing, delete with priceId or quantity, ' +
-  'an unknown, archived, one-time, usage-based or product-less price or one without pricing in the subscription’s currency, a price that bills unlike the item it replaces, ' +
+  'a usage-based (event_based) item changed or deleted (/items/{i}/id: usage items do not change), ' +
+  'an unknown, archived, one-time, usage-based (event_based) or product-less price or one without pricing in the subscription’s currency (/items/{i}/priceId: ' +
+  'a change neither adds a usage-based price nor puts one on an item), a price that bills unlike the item it replaces, ' +
   'a quantity ≤ 0 or with more than 4 decimals, no recurring item left or more than 50, effective not now/period_end/a date after today or after the subscription’s last day, ' +
   'an unknown prorationBehavior or property, a coupon that cannot be redeemed (/discounts/{i})';
 
@@ -50,8 +52,8 @@ export class ChangesController {
   @ApiResponse({
     status: 409,
     ...problemResponse(
-      'The subscription has ended (subscription-ended), a change is scheduled already (subscription-change-pending), billing due before now is still to be booked ' +
-        '(subscription-billing-pending), a coupon is exhausted or archived, or If-Match is stale',
+      'The subscription has ended (subscription-ended), is paused (subscription-paused), a change is scheduled already (subscription-change-pending), ' +
+        'billing due before now is still to be booked or was booked past the request’s time while it ran (subscription-billing-pending; send it again), a coupon is exhausted or archived, or If-Match is stale',
     ),
   })
   @ApiResponse({ status: 422, ...problemResponse(INVALID_CHANGE) })
@@ -88,7 +90,9 @@ export class ChangesController {
   @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
   @ApiResponse({
     status: 409,
-    ...problemResponse('Ended (subscription-ended), a change is scheduled already (subscription-change-pending), billing due before now still to be booked'),
+    ...problemResponse(
+      'Ended (subscription-ended), paused (subscription-paused), a change is scheduled already (subscription-change-pending), billing due before now still to be booked or booked past the request’s time (subscription-billing-pending)',
+    ),
   })
   @ApiResponse({ status: 422, ...problemResponse(INVALID_CHANGE) })
   preview(@Caller() caller: CallerContext, @Param('subscriptionId', ID_PIPE) subscriptionId: string, @Body() body: ChangeItemsDto): Promise<ChangePreviewView> {

@@ -120,7 +120,8 @@ export class SubscriptionsController {
   @ApiResponse({
     status: 409,
     ...problemResponse(
-      'The subscription has ended (subscription-ended), billing due by now is still to be booked by the engine (subscription-billing-pending, at: now), or If-Match is stale',
+      'The subscription has ended (subscription-ended), billing due by now is still to be booked by the engine or was booked past the request’s time while it ran ' +
+        '(subscription-billing-pending, at: now; send it again), or If-Match is stale',
     ),
   })
   @ApiResponse({ status: 422, ...problemResponse('An unknown property, an unknown `at`, a non-boolean prorate, or prorate without at: now') })
@@ -200,7 +201,8 @@ export class SubscriptionsController {
   @ApiResponse({
     status: 409,
     ...problemResponse(
-      'Paused already (subscription-paused), in its free trial (subscription-trialing), ended or past its last day (subscription-ended), or If-Match is stale',
+      'Paused already (subscription-paused), in its free trial (subscription-trialing), ended or past its last day (subscription-ended), a change is scheduled ' +
+        '(subscription-change-pending), billing was booked past the request’s time while it ran (subscription-billing-pending; send it again), or If-Match is stale',
     ),
   })
   @ApiResponse({
