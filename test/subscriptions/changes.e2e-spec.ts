@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { eventually, expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
+import { environmentCall, eventually, expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
 
 /**
  * Changing a subscription's items (issue 23 §1, §5 changes preview) over HTTP against real Postgres on the
@@ -20,12 +20,7 @@ describe('Subscriptions: changing items', () => {
 
   function environment() {
     const id = randomUUID();
-    const options = { environment: id, token: t.token([id]) };
-    const call = async (method: string, path: string, body?: unknown, expected?: number) => {
-      const response = await t.request(method, path, { ...options, body });
-      if (expected !== undefined && response.status !== expected) throw new Error(`${method} ${path}: ${response.status} ${response.text}`);
-      return response;
-    };
+    const call = environmentCall(t, id);
     let productId: string | undefined;
     return {
       id,

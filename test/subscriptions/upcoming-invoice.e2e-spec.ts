@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
+import { environmentCall, expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
 
 /**
  * GET /subscriptions/{id}/upcoming-invoice over HTTP against real Postgres on
@@ -23,12 +23,7 @@ describe('Subscriptions: the upcoming invoice equals the booked invoice', () => 
 
   function environment() {
     const id = randomUUID();
-    const options = { environment: id, token: t.token([id]) };
-    const call = async (method: string, path: string, body?: unknown, expected?: number) => {
-      const response = await t.request(method, path, { ...options, body });
-      if (expected !== undefined && response.status !== expected) throw new Error(`${method} ${path}: ${response.status} ${response.text}`);
-      return response;
-    };
+    const call = environmentCall(t, id);
     return {
       id,
       call,
