@@ -35,7 +35,8 @@ const COMMON_ERRORS: Record<string, string> = {
   '422': 'Validation failed',
   '431': 'The request headers exceed 16 KiB (headers-too-large)',
   '500': 'Internal Server Error',
-  '503': "The database is unreachable (database-unavailable), or a write's read models did not catch up in time (read-model-timeout; Retry-After)",
+  '503':
+    "The database is unreachable or restarting (database-unavailable), broke the request off for concurrent work (database-conflict), or a write's read models did not catch up in time (read-model-timeout); each with Retry-After",
 };
 
 /**

@@ -110,6 +110,17 @@ registerProblemTypes({
     description:
       'The write was recorded, but the read models did not show it within READ_MODEL_TIMEOUT_MS, so the service does not claim success. A GET may still show the old state for a moment; retrying with the same Idempotency-Key is safe.',
   },
-  'database-unavailable': { status: 503, title: 'Service Unavailable', description: 'The service cannot reach its database.' },
+  'database-unavailable': {
+    status: 503,
+    title: 'Service Unavailable',
+    description:
+      'The service cannot reach its database, or it is restarting (Retry-After). Send the request again; a write with the same Idempotency-Key is answered once.',
+  },
+  'database-conflict': {
+    status: 503,
+    title: 'Service Unavailable',
+    description:
+      'The database broke off the request because of concurrent work (a deadlock or a serialization failure) and rolled it back whole (Retry-After): send it again.',
+  },
   'internal-error': { status: 500, title: 'Internal Server Error', description: 'An unexpected error; the log holds the detail under the request id.' },
 });

@@ -34,8 +34,39 @@ export interface ProblemParts {
   readonly detail: string;
   readonly errors?: HttpProblem['errors'];
   readonly headers?: Record<string, string>;
-  /** True when the cause is a defect: log it in full, answer with a generic body. */
+  /** True when the cause is a defect or a failing database: log it in full (the answer stays generic). */
   readonly unexpected?: boolean;
+}
+
+/**
+ * SQLSTATEs of a transaction Postgres broke off because of concurrent work: it was rolled back whole, so the
+ * request may simply be sent again.
+ */
+const CONCURRENCY_STATES = new Set(['40001', '40P01', '55P03']);
+/** SQLSTATEs and socket errors that say the database cannot be reached or is going away. */
+const UNAVAILABLE_STATES = new Set(['53300', '57P01', '57P02', '57P03']);
+const UNAVAILABLE_SOCKET_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND']);
+const UNAVAILABLE_MESSAGES = /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error)/;
+
+/**
+ * The database, not the request, failed: a 503 with Retry-After instead of a 500, since sending the same request
+ * again is the remedy (a write either was rolled back whole or, once recorded, replays under its Idempotency-Key).
+ * Still logged in full: many of them mean the database needs attention.
+ */
+function databaseTrouble(error: unknown): ProblemParts | null {
+  // Duck-typed: socket errors come from Node's own realm, where `instanceof Error` may not hold (Jest's sandbox).
+  if (typeof error !== 'object' || error === null) return null;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && CONCURRENCY_STATES.has(code)) {
+    const detail = 'The database broke off this request because of concurrent work (nothing of it was written); send it again.';
+    return { status: 503, code: 'database-conflict', detail, headers: { 'retry-after': '1' }, unexpected: true };
+  }
+  const unavailable =
+    (typeof code === 'string' && (UNAVAILABLE_STATES.has(code) || UNAVAILABLE_SOCKET_ERRORS.has(code) || code.startsWith('08'))) ||
+    (typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message));
+  if (!unavailable) return null;
+  const detail = 'The database cannot be reached or is restarting; send the request again shortly (with the same Idempotency-Key for a write).';
+  return { status: 503, code: 'database-unavailable', detail, headers: { 'retry-after': '1' }, unexpected: true };
 }
 
 /** The one place where errors become HTTP statuses and problem codes. */
@@ -66,5 +97,7 @@ export function toProblemParts(error: unknown): ProblemParts {
     const detail = status === 404 ? 'No operation exists at this method and path.' : (error as Error).message || 'The request could not be processed.';
     return { status, code, detail };
   }
+  const database = databaseTrouble(error);
+  if (database) return database;
   return { status: 500, code: 'internal-error', detail: 'An unexpected error occurred.', unexpected: true };
 }
