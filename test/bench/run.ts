@@ -25,8 +25,9 @@
  * BENCH_REPORT (file to write, default docs/BENCHMARKS.md; "-" for none),
  * BENCH_REPORT_HEADING (section heading, default "Latest run"), BENCH_KEEP_DATABASE=1
  * (do not drop the bench database, for debugging), BENCH_ONLY=usage (only the
- * usage ingestion scenario) or BENCH_ONLY=http (the raw anchors and the HTTP
- * scenarios, no usage, billing engine or rebuild), BENCH_USAGE_BATCH (1000),
+ * usage ingestion scenario), BENCH_ONLY=billing (only the billing engine) or
+ * BENCH_ONLY=http (the raw anchors and the HTTP scenarios, no usage, billing
+ * engine or rebuild), BENCH_USAGE_BATCH (1000),
  * BENCH_USAGE_AGGREGATED (1000000: the events of each aggregated period).
  */
 import { execFileSync } from 'node:child_process';
@@ -1039,6 +1040,15 @@ async function main(): Promise<void> {
       rmSync(scratch, { recursive: true, force: true });
     })());
   cleanupOnSignal = cleanup;
+  /** The billing engine scenario, on a service started with test clocks for it. */
+  async function billingEngine(): Promise<void> {
+    log('starting the service with test clocks for the billing engine');
+    service = await startService(databaseUrl, true);
+    const billed = await attempt('billing engine', () => billingScenario(databaseUrl, service!));
+    if (billed) billing = billed;
+    await stopChild(service.child, 20_000);
+    service = null;
+  }
   /** Every scenario but BENCH_ONLY's shortcut, in order. */
   async function allScenarios(): Promise<void> {
     const raw = await attempt('raw Postgres baseline', () => rawPostgres(databaseUrl));
@@ -1066,12 +1076,7 @@ async function main(): Promise<void> {
     await stopChild(receiver);
     if (ONLY === 'http') return;
 
-    log('starting the service with test clocks for the billing engine');
-    service = await startService(databaseUrl, true);
-    const billed = await attempt('billing engine', () => billingScenario(databaseUrl, service!));
-    if (billed) billing = billed;
-    await stopChild(service.child, 20_000);
-    service = null;
+    await billingEngine();
 
     if (templateEnvironment) {
       const rebuilt = await attempt('rebuild', async () => runRebuild(databaseUrl, await replicateEvents(databaseUrl)));
@@ -1095,7 +1100,10 @@ async function main(): Promise<void> {
       async (client) => (await client.query<{ server_version: string }>('show server_version')).rows[0].server_version,
     );
 
-    if (ONLY === 'usage') {
+    if (ONLY === 'billing') {
+      log('BENCH_ONLY=billing: the billing engine scenario only');
+      await billingEngine();
+    } else if (ONLY === 'usage') {
       log('BENCH_ONLY=usage: the usage ingestion and aggregation scenarios only');
       service = await startService(databaseUrl);
       await usageScenario(databaseUrl, service);
