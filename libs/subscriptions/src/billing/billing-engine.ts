@@ -10,6 +10,7 @@ import {
   ProjectionRunner,
   queryRows,
   ReadModelTimeoutError,
+  StreamRef,
   StreamVersionConflictError,
   UnitOfWork,
   WrittenStream,
@@ -25,7 +26,7 @@ import {
   UpdateInvoiceCommand,
 } from '@billing/invoicing';
 import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, ScopedClock, WorkerLoop } from '@billing/platform';
-import { ConflictError, DomainError } from '@billing/shared-kernel';
+import { CommandMetadata, ConflictError, DomainError, foldEvents } from '@billing/shared-kernel';
 import {
   usageChargeOf,
   usageLinesOf,
@@ -48,6 +49,7 @@ import {
   Subscription,
   subscriptionEvolver,
   SubscriptionEvent,
+  SubscriptionState,
 } from '../domain';
 import { PaymentTermsQuery } from '../ports';
 import { SubscriptionsReadModel } from '../read-model/subscriptions.read-model';
@@ -75,7 +77,8 @@ const POLL_MS = 1_000;
 /** How long a catch-up waits without any progress (its own or another process's) before it gives up with an error. */
 const STALL_LIMIT_MS = 30_000;
 
-type Step = 'done' | 'nothing' | 'busy';
+/** A step made, and more is due ('again') or not ('done'); nothing due; the subscription busy (composed again later). */
+type Step = 'again' | 'done' | 'nothing' | 'busy';
 type Billing = DueBilling & { retryOf?: string };
 
 /** An invoice a step created, booked at the end of its batch. */
@@ -93,11 +96,32 @@ class Batch {
   /** The catalog's prices read so far (null: gone from it). */
   readonly prices = new Map<string, ExistingPrice | null>();
   paymentTermsDays: number | undefined;
+  /** The subscription whose work staged each stream's appends. */
+  private readonly owners = new Map<string, string>();
 
   constructor(
     readonly environmentId: string,
     readonly unit: UnitOfWork,
   ) {}
+
+  /** Runs work of the subscription's, which owns the appends it stages. */
+  async owning<Result>(subscriptionId: string, work: () => Promise<Result>): Promise<Result> {
+    const from = this.unit.staged!.length;
+    try {
+      return await work();
+    } finally {
+      for (const { append } of this.unit.staged!.slice(from)) this.owners.set(streamKey(append.stream), subscriptionId);
+    }
+  }
+
+  /** The subscription whose staged append another writer's moved a stream under (written at commit), if any. */
+  ownerOf(error: unknown): string | undefined {
+    return error instanceof StreamVersionConflictError ? this.owners.get(streamKey(error.stream)) : undefined;
+  }
+}
+
+function streamKey({ environmentId, streamType, streamId }: StreamRef): string {
+  return `${environmentId}/${streamType}/${streamId}`;
 }
 
 /** A booking at the end of a batch failed: the batch rolled back and runs again without its subscription. */
@@ -242,25 +266,32 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     written: WrittenStream[],
   ): Promise<number | null> {
     let claimed: string[] = [];
+    let batch: Batch | null = null;
     for (let claimIn = claim; ;) {
       try {
-        return await this.commands.atomically(async (unit) => {
-          claimed = await claimIn(unit.manager);
-          // Nothing left to claim ends the lane; a batch run again whose other subscriptions were taken meanwhile made no steps.
-          if (claimed.length === 0) return claimIn === claim ? null : 0;
-          const batch = new Batch(environmentId, unit);
-          let steps = 0;
-          for (const subscriptionId of claimed) steps += await this.work(batch, subscriptionId, now, written);
-          await this.bookAll(batch);
-          return steps;
-        }, written);
+        return await this.commands.atomically(
+          async (unit) => {
+            batch = null;
+            claimed = await claimIn(unit.manager);
+            // Nothing left to claim ends the lane; a batch run again whose other subscriptions were taken meanwhile made no steps.
+            if (claimed.length === 0) return claimIn === claim ? null : 0;
+            const working = (batch = new Batch(environmentId, unit));
+            let steps = 0;
+            for (const subscriptionId of claimed) steps += await working.owning(subscriptionId, () => this.work(working, subscriptionId, now, written));
+            await this.bookAll(working);
+            return steps;
+          },
+          written,
+          { stageAppends: true },
+        );
       } catch (error) {
-        if (!(error instanceof BookingFailed)) throw error;
-        const { booking, reason } = error;
-        if (!(reason instanceof StreamVersionConflictError || isRecomposeConflict(reason))) {
+        const failing = error instanceof BookingFailed ? error.booking.subscriptionId : (batch as Batch | null)?.ownerOf(error);
+        if (!failing) throw error;
+        if (error instanceof BookingFailed && !(error.reason instanceof StreamVersionConflictError || isRecomposeConflict(error.reason))) {
+          const { booking, reason } = error;
           await this.recordFailure(environmentId, booking.subscriptionId, booking.due, reason, booking.context, written);
         }
-        const rest = claimed.filter((id) => id !== booking.subscriptionId);
+        const rest = claimed.filter((id) => id !== failing);
         claimIn = (manager) =>
           queryRows<{ id: string }>(
             manager,
@@ -272,7 +303,8 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
   }
 
   /** The batch's invoices booked in the order created, with numbers taken from the environment's counter in one statement. */
-  private async bookAll({ environmentId, bookings, unit }: Batch): Promise<void> {
+  private async bookAll(batch: Batch): Promise<void> {
+    const { environmentId, bookings, unit } = batch;
     if (bookings.length === 0) return;
     const numbers = await reserveInvoiceNumbers(
       unit.manager,
@@ -281,11 +313,13 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
       bookings.map((booking) => booking.invoiceId),
     );
     for (const booking of bookings) {
-      await this.bus
-        .execute(new BookInvoiceCommand(environmentId, booking.invoiceId, booking.date, booking.context, 1, numbers.get(booking.invoiceId)))
-        .catch((reason: unknown) => {
-          throw new BookingFailed(booking, reason);
-        });
+      await batch.owning(booking.subscriptionId, () =>
+        this.bus
+          .execute(new BookInvoiceCommand(environmentId, booking.invoiceId, booking.date, booking.context, 1, numbers.get(booking.invoiceId)))
+          .catch((reason: unknown) => {
+            throw new BookingFailed(booking, reason);
+          }),
+      );
     }
   }
 
@@ -318,10 +352,17 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
    * process holds it or got there first.
    */
   private async work(batch: Batch, subscriptionId: string, now: Date, written: WrittenStream[]): Promise<number> {
-    for (let steps = 0; steps < MAX_STEPS_PER_TURN; steps++) {
-      // Nothing to do for a row listed as due: the read model has yet to show another process's step.
-      if ((await this.step(batch, subscriptionId, now, written)) !== 'done') return steps;
+    let steps = 0;
+    // Nothing to do for a row listed as due: the read model has yet to show another process's step.
+    for (let step: Step = 'again'; step === 'again';) {
+      if (steps === MAX_STEPS_PER_TURN) return this.yieldTurn(batch, subscriptionId);
+      step = await this.step(batch, subscriptionId, now, written);
+      if (step === 'again' || step === 'done') steps++;
     }
+    return steps;
+  }
+
+  private yieldTurn(batch: Batch, subscriptionId: string): number {
     this.logger.log({
       msg: 'billing turn bound reached; the subscription yields to the others and goes on in this catch-up',
       environmentId: batch.environmentId,
@@ -340,24 +381,21 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     };
     const stream = subscriptionStream(environmentId, subscriptionId);
     let billing: Billing | null = null;
-    // What the step wrote and the invoice it leaves to book count only once its savepoint is released.
-    const writtenBefore = unit.written.length;
+    // The invoice it leaves to book counts only once its savepoint is released (what it staged is dropped with the savepoint).
     const bookings: Booking[] = [];
     try {
       const step = await this.commands.run<Step>(context, 'reject', async (session) => {
         const { state } = await session.load(stream, subscriptionEvolver);
+        const stepped = (events: readonly SubscriptionEvent[]): Step => {
+          session.append(stream, events);
+          return moreDue(subscriptionId, foldEvents(subscriptionEvolver, events, state), context.meta) ? 'again' : 'done';
+        };
         // The trial's notice and end come before anything billed at the same instant (its first charges bill at its end).
         const trial = decideAdvanceTrial({ subscriptionId }, state, context.meta);
-        if (trial.length > 0) {
-          session.append(stream, trial);
-          return 'done';
-        }
+        if (trial.length > 0) return stepped(trial);
         // A pause ends at its resumeAt, after what falls due before it and before what falls due at that instant.
         const resumed = decideAdvancePause({ subscriptionId }, state, context.meta);
-        if (resumed.length > 0) {
-          session.append(stream, resumed);
-          return 'done';
-        }
+        if (resumed.length > 0) return stepped(resumed);
         // A scheduled change of items applies at its instant, before the billing due then (whose charges use the new items).
         const change = dueChange(state, now);
         const upcoming = change === null ? null : nextDue(state);
@@ -377,8 +415,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
             return decideDropChange({ subscriptionId, changeId: change.id, reason: error.message }, state, context.meta);
           });
           if (changed.length === 0) return 'nothing';
-          session.append(stream, changed);
-          return 'done';
+          return stepped(changed);
         }
         // A failed item's charge whose retry has come goes before the next charges (it is older than them).
         const retry = retryDue(state, now);
@@ -397,18 +434,16 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
             : await this.bill(batch, state as Subscription, billing, context, bookings);
         }
         if (events.length === 0) return 'nothing';
-        session.append(stream, events);
-        return 'done';
+        return stepped(events);
       });
       batch.bookings.push(...bookings);
       return step;
     } catch (error) {
-      unit.written.splice(writtenBefore);
       // Another writer moved a stream the step loaded, or used a customer's once discount the invoice was composed with: composed again.
       if (error instanceof StreamVersionConflictError || isRecomposeConflict(error)) return 'busy';
       if (billing === null) throw error;
       await this.recordFailure(environmentId, subscriptionId, billing, error, context, written);
-      return 'done';
+      return 'again';
     }
   }
 
@@ -595,6 +630,24 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
 /** The invoice was composed with a customer's once discount another invoice used first (UseCustomerDiscountsCommand). */
 function isRecomposeConflict(error: unknown): boolean {
   return error instanceof ConflictError && error.code === 'customer-discount-ended';
+}
+
+/**
+ * Whether more is due at `now` after a step: the step's own checks, on the
+ * state its events lead to. A subscription with more is stepped again at
+ * once; one without needs no step that loads it only to find nothing (what
+ * this misses, the catch-up's next pass still finds).
+ */
+function moreDue(subscriptionId: string, state: SubscriptionState, meta: CommandMetadata): boolean {
+  const { now } = meta;
+  return (
+    decideAdvanceTrial({ subscriptionId }, state, meta).length > 0 ||
+    decideAdvancePause({ subscriptionId }, state, meta).length > 0 ||
+    dueChange(state, now) !== null ||
+    retryDue(state, now) !== null ||
+    dueNow(state, now) !== null ||
+    dueBooking(state, now) !== null
+  );
 }
 
 /** The subscription's next due work at `now`, unless a failed attempt at it waits for its retry. */
