@@ -53,6 +53,8 @@ const REBUILD_EVENTS = positive('BENCH_REBUILD_EVENTS', 200_000);
 const REBUILD_TIMEOUT_SECONDS = positive('BENCH_REBUILD_TIMEOUT_SECONDS', 100);
 const BILLING_SUBSCRIPTIONS = positive('BENCH_BILLING_SUBSCRIPTIONS', 10_000);
 const BILLING_PROCESSES = positive('BENCH_BILLING_PROCESSES', 3);
+/** Connections per service process when several bill together. */
+const BILLING_POOL_SIZE = 10;
 const USAGE_BATCH = positive('BENCH_USAGE_BATCH', 1000);
 const USAGE_AGGREGATED = positive('BENCH_USAGE_AGGREGATED', 1_000_000);
 const ONLY = process.env.BENCH_ONLY;
@@ -377,7 +379,7 @@ interface Service {
 }
 
 /** The service as `npm start` runs it; test clocks only for the billing scenario (else every request would look its clock up). */
-async function startService(databaseUrl: string, testClocks = false): Promise<Service> {
+async function startService(databaseUrl: string, testClocks = false, poolSize?: number): Promise<Service> {
   const port = await freePort();
   const child = startChild('service', process.execPath, [join(DIST, 'apps', 'api', 'src', 'main.js')], {
     cwd: ROOT,
@@ -390,6 +392,7 @@ async function startService(databaseUrl: string, testClocks = false): Promise<Se
       LOG_LEVEL: 'warn',
       NODE_ENV: 'development',
       TEST_CLOCKS: String(testClocks),
+      ...(poolSize ? { DATABASE_POOL_SIZE: String(poolSize) } : {}),
       JWT_SECRET,
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_ALLOW_INSECURE_HTTP: 'true',
@@ -1047,9 +1050,11 @@ async function main(): Promise<void> {
   async function billingEngine(): Promise<void> {
     for (const processes of new Set([1, BILLING_PROCESSES])) {
       log(`starting ${processes} service process(es) with test clocks for the billing engine`);
-      service = await startService(databaseUrl, true);
+      // Several processes share the server's connections (max_connections, 100 by default).
+      const poolSize = processes > 1 ? BILLING_POOL_SIZE : undefined;
+      service = await startService(databaseUrl, true, poolSize);
       const others: Service[] = [];
-      for (let more = 1; more < processes; more++) others.push(await startService(databaseUrl, true));
+      for (let more = 1; more < processes; more++) others.push(await startService(databaseUrl, true, poolSize));
       const billed = await attempt(`billing engine, ${processes} process(es)`, () => billingScenario(databaseUrl, service!, others));
       if (billed) billing.push(billed);
       for (const other of others) await stopChild(other.child, 20_000);
