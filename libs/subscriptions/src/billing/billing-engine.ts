@@ -67,7 +67,7 @@ const ACTOR = 'system:billing-engine';
  * it answers, as the advance promises.
  */
 export const MAX_STEPS_PER_TURN = 500;
-/** Due subscriptions claimed and worked in one transaction. */
+/** Due subscriptions claimed in one transaction, which ends after about as many steps. */
 export const BATCH_SIZE = 100;
 /** Batches one catch-up works on at once (their steps overlap; their bookings take the environment's numbers in turn, one batch after another). */
 const LANES = 4;
@@ -277,7 +277,12 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
             if (claimed.length === 0) return claimIn === claim ? null : 0;
             const working = (batch = new Batch(environmentId, unit));
             let steps = 0;
-            for (const subscriptionId of claimed) steps += await working.owning(subscriptionId, () => this.work(working, subscriptionId, now, written));
+            for (const subscriptionId of claimed) {
+              // A batch whose subscriptions have many instants due each (a long advance) commits after about BATCH_SIZE steps;
+              // the subscriptions it did not reach are claimed again in the next pass.
+              if (steps >= BATCH_SIZE) break;
+              steps += await working.owning(subscriptionId, () => this.work(working, subscriptionId, now, written));
+            }
             await this.bookAll(working);
             return steps;
           },
