@@ -9,7 +9,8 @@
  * 3. the service as its own process: POST /invoices, the same with one webhook
  *    subscription, PUT /invoices/{id}, GET /invoices/{id}, GET /invoices, and
  *    POST /invoices again at half the measured maximum rate;
- * 4. the billing engine: 10 000 due subscriptions billed by one test-clock advance;
+ * 4. the billing engine: 10 000 due subscriptions billed by one test-clock advance,
+ *    in one service process and again in three, with a concurrent GET /invoices/{id} reader;
  * 5. a rebuild of every projection over at least 200 000 events;
  * 6. usage ingestion: POST /usage-events with batches of 1 000 new events;
  * 7. usage aggregation: GET /subscriptions/{id}/usage over a period of
@@ -21,12 +22,14 @@
  *
  * Settings: BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (16),
  * BENCH_REBUILD_EVENTS (200000), BENCH_REBUILD_TIMEOUT_SECONDS (100), BENCH_BILLING_SUBSCRIPTIONS (10000),
+ * BENCH_BILLING_PROCESSES (3: the billing engine again with that many service processes; 1: only once),
  * BENCH_RAW=pg (use the pg child even when pgbench is there),
  * BENCH_REPORT (file to write, default docs/BENCHMARKS.md; "-" for none),
  * BENCH_REPORT_HEADING (section heading, default "Latest run"), BENCH_KEEP_DATABASE=1
  * (do not drop the bench database, for debugging), BENCH_ONLY=usage (only the
- * usage ingestion scenario) or BENCH_ONLY=http (the raw anchors and the HTTP
- * scenarios, no usage, billing engine or rebuild), BENCH_USAGE_BATCH (1000),
+ * usage ingestion scenario), BENCH_ONLY=billing (only the billing engine) or
+ * BENCH_ONLY=http (the raw anchors and the HTTP scenarios, no usage, billing
+ * engine or rebuild), BENCH_USAGE_BATCH (1000),
  * BENCH_USAGE_AGGREGATED (1000000: the events of each aggregated period).
  */
 import { execFileSync } from 'node:child_process';
@@ -49,6 +52,9 @@ const CONNECTIONS = positive('BENCH_CONNECTIONS', 16);
 const REBUILD_EVENTS = positive('BENCH_REBUILD_EVENTS', 200_000);
 const REBUILD_TIMEOUT_SECONDS = positive('BENCH_REBUILD_TIMEOUT_SECONDS', 100);
 const BILLING_SUBSCRIPTIONS = positive('BENCH_BILLING_SUBSCRIPTIONS', 10_000);
+const BILLING_PROCESSES = positive('BENCH_BILLING_PROCESSES', 3);
+/** Connections per service process when several bill together. */
+const BILLING_POOL_SIZE = 10;
 const USAGE_BATCH = positive('BENCH_USAGE_BATCH', 1000);
 const USAGE_AGGREGATED = positive('BENCH_USAGE_AGGREGATED', 1_000_000);
 const ONLY = process.env.BENCH_ONLY;
@@ -103,8 +109,8 @@ const failures: string[] = [];
 let rebuild: Rebuild | null = null;
 let rawTool = '';
 let eventBytes = 0;
-/** The billing engine: due subscriptions billed by one POST /test-clock/advance. */
-let billing: { subscriptions: number; invoices: number; seconds: number } | null = null;
+/** The billing engine: due subscriptions billed by one POST /test-clock/advance, per number of service processes. */
+const billing: BillingRun[] = [];
 /** GET /subscriptions/{id}/usage over USAGE_AGGREGATED events, per aggregation: the median of 3 timed reads after one warm-up. */
 const aggregations: { aggregation: string; events: number; medianMs: number; quantity: number }[] = [];
 let deliveries: { received: number; receivedDuringLoad: number; expected: number; drainSeconds: number } | null = null;
@@ -373,7 +379,7 @@ interface Service {
 }
 
 /** The service as `npm start` runs it; test clocks only for the billing scenario (else every request would look its clock up). */
-async function startService(databaseUrl: string, testClocks = false): Promise<Service> {
+async function startService(databaseUrl: string, testClocks = false, poolSize?: number): Promise<Service> {
   const port = await freePort();
   const child = startChild('service', process.execPath, [join(DIST, 'apps', 'api', 'src', 'main.js')], {
     cwd: ROOT,
@@ -386,6 +392,7 @@ async function startService(databaseUrl: string, testClocks = false): Promise<Se
       LOG_LEVEL: 'warn',
       NODE_ENV: 'development',
       TEST_CLOCKS: String(testClocks),
+      ...(poolSize ? { DATABASE_POOL_SIZE: String(poolSize) } : {}),
       JWT_SECRET,
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_ALLOW_INSECURE_HTTP: 'true',
@@ -892,9 +899,9 @@ function report(serverVersion: string, databaseNote: string): string {
       `| usage aggregation: GET /subscriptions/{id}/usage over a period of ${events} events, \`${aggregation}\` (median of 3) | | ${fmt(medianMs, 0)} ms | | | |`,
     );
   }
-  if (billing) {
+  for (const run of billing) {
     lines.push(
-      `| billing engine: ${billing.subscriptions} due subscriptions, one invoice each created and booked (one \`POST /test-clock/advance\`, one process) | ${fmt(billing.invoices / billing.seconds, 0)} invoices/s | | | | ${fmt(billing.seconds, 1)} s |`,
+      `| billing engine: ${run.subscriptions} due subscriptions, one invoice each created and booked (one \`POST /test-clock/advance\`, ${run.processes === 1 ? 'one process' : `${run.processes} processes`}); p50/p99: a concurrent \`GET /invoices/{id}\` reader (${run.reads} reads); per invoice ${fmt(run.cost.serviceCpuMs, 2)} ms service CPU, ${fmt(run.cost.postgresCpuMs, 2)} ms Postgres CPU, ${fmt(run.cost.commits, 2)} commits | ${fmt(run.invoices / run.seconds, 0)} invoices/s | ${fmt(run.read.p50, 2)} | ${fmt(run.read.p99, 2)} | | ${fmt(run.seconds, 1)} s |`,
     );
   }
   if (rebuild) {
@@ -985,7 +992,7 @@ function writeReport(section: string): void {
     '1. raw Postgres doing the same durable write as an invoice command: one ~600 B jsonb event row (into a copy of the events table with the same keys and indexes) and one outbox row per transaction (pgbench `-n -c 16 -j 2 -T 10`, latencies from its `-l` log; a pg child process when pgbench is not on PATH);',
     '2. a bare Fastify route answering ~1 KB of JSON (the ceiling for HTTP + JSON in Node here);',
     "3. the service as its own process (`node dist/apps/api/src/main.js`, api and worker roles, `LOG_LEVEL=warn`): `POST /invoices` with 2 lines, the same in an environment with one webhook subscription to a local receiver (a child process answering 200), `PUT /invoices/{id}` over 300 drafts, `GET /invoices/{id}` over the same ids, `GET /invoices?limit=20`, and `POST /invoices` again at half the measured maximum rate, once with autocannon's `overallRate` and once evenly paced;",
-    '4. the billing engine: 10 000 monthly subscriptions made through the API (a second service process, with `TEST_CLOCKS=true`; the first runs with test clocks off, as in production), then one `POST /test-clock/advance` to their start, timed to its answer (it answers once every due invoice is created and booked), checked against the event store;',
+    '4. the billing engine: 10 000 monthly subscriptions made through the API (a second service process, with `TEST_CLOCKS=true`; the first runs with test clocks off, as in production), then one `POST /test-clock/advance` to their start, timed to its answer (it answers once every due invoice is created and booked), checked against the event store; then again on fresh subscriptions with `BENCH_BILLING_PROCESSES` (3) service processes on the one database (the advance goes to one, the worker loops of the others see the clock move and share the work); during each advance one client reads `GET /invoices/{id}` in a loop (its p50/p99 in the row);',
     '5. `node dist/apps/api/src/rebuild.js` (every projection) over at least 200 000 events: 300 invoices made through the API and updated once, their events replicated with SQL under fresh stream ids; the read model is checked afterwards. A rebuild that does not finish within the time limit is killed and reported as an upper bound with its progress.',
     "6. usage ingestion: `POST /usage-events` with batches of 1 000 new events; usage aggregation: per aggregation, a subscription whose current period holds 1 000 000 events (written with one `generate_series` insert), then `GET /subscriptions/{id}/usage` (the usage store's one SQL statement, the same the billing engine and the preview run) once to warm up and 3 times timed: the median is in the p50 column.",
     '',
@@ -1039,6 +1046,22 @@ async function main(): Promise<void> {
       rmSync(scratch, { recursive: true, force: true });
     })());
   cleanupOnSignal = cleanup;
+  /** The billing engine scenario on one service process started with test clocks for it, then on BILLING_PROCESSES of them. */
+  async function billingEngine(): Promise<void> {
+    for (const processes of new Set([1, BILLING_PROCESSES])) {
+      log(`starting ${processes} service process(es) with test clocks for the billing engine`);
+      // Several processes share the server's connections (max_connections, 100 by default).
+      const poolSize = processes > 1 ? BILLING_POOL_SIZE : undefined;
+      service = await startService(databaseUrl, true, poolSize);
+      const others: Service[] = [];
+      for (let more = 1; more < processes; more++) others.push(await startService(databaseUrl, true, poolSize));
+      const billed = await attempt(`billing engine, ${processes} process(es)`, () => billingScenario(databaseUrl, service!, others));
+      if (billed) billing.push(billed);
+      for (const other of others) await stopChild(other.child, 20_000);
+      await stopChild(service.child, 20_000);
+      service = null;
+    }
+  }
   /** Every scenario but BENCH_ONLY's shortcut, in order. */
   async function allScenarios(): Promise<void> {
     const raw = await attempt('raw Postgres baseline', () => rawPostgres(databaseUrl));
@@ -1066,12 +1089,7 @@ async function main(): Promise<void> {
     await stopChild(receiver);
     if (ONLY === 'http') return;
 
-    log('starting the service with test clocks for the billing engine');
-    service = await startService(databaseUrl, true);
-    const billed = await attempt('billing engine', () => billingScenario(databaseUrl, service!));
-    if (billed) billing = billed;
-    await stopChild(service.child, 20_000);
-    service = null;
+    await billingEngine();
 
     if (templateEnvironment) {
       const rebuilt = await attempt('rebuild', async () => runRebuild(databaseUrl, await replicateEvents(databaseUrl)));
@@ -1095,7 +1113,10 @@ async function main(): Promise<void> {
       async (client) => (await client.query<{ server_version: string }>('show server_version')).rows[0].server_version,
     );
 
-    if (ONLY === 'usage') {
+    if (ONLY === 'billing') {
+      log('BENCH_ONLY=billing: the billing engine scenario only');
+      await billingEngine();
+    } else if (ONLY === 'usage') {
       log('BENCH_ONLY=usage: the usage ingestion and aggregation scenarios only');
       service = await startService(databaseUrl);
       await usageScenario(databaseUrl, service);
@@ -1121,14 +1142,55 @@ async function main(): Promise<void> {
   }
 }
 
+interface BillingRun {
+  readonly processes: number;
+  readonly subscriptions: number;
+  readonly invoices: number;
+  readonly seconds: number;
+  /** GET /invoices/{id} latencies (ms) of one reader looping during the advance. */
+  readonly read: { p50: number; p99: number };
+  readonly reads: number;
+  /** Per invoice, during the advance: CPU of the service processes and of the bench database's Postgres backends (ms), and commits. */
+  readonly cost: { serviceCpuMs: number; postgresCpuMs: number; commits: number };
+}
+
+/** What the advance costs, read before and after it: CPU seconds of the service processes and of the bench database's backends, its commits. */
+async function billingCost(databaseUrl: string, services: readonly Service[]): Promise<{ service: number; postgres: number; commits: number }> {
+  const { pids, commits } = await withClient(databaseUrl, async (client) => ({
+    pids: (await client.query<{ pid: number }>(`select pid from pg_stat_activity where datname = current_database()`)).rows.map((row) => row.pid),
+    commits: Number((await client.query(`select xact_commit::text as n from pg_stat_database where datname = current_database()`)).rows[0].n),
+  }));
+  const servicePids = services.map((one) => one.child.process.pid!);
+  return { service: cpuSeconds(servicePids), postgres: cpuSeconds(pids), commits };
+}
+
+/** User + system CPU seconds of the processes (Linux /proc; 0 for one that is gone). */
+function cpuSeconds(pids: readonly number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+        .replace(/^.*\) /, '')
+        .split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      /* ended */
+    }
+  }
+  return ticks / 100;
+}
+
 /**
  * BILLING_SUBSCRIPTIONS monthly subscriptions (one fee item each) starting
  * in two days, made through the API 16 at a time; then one POST
- * /test-clock/advance to their start, which answers once the engine has
- * created and booked one invoice per subscription. Timed from the request to
- * the answer, and checked against the event store.
+ * /test-clock/advance to their start, which answers once the engine (of this
+ * process and, with `processes` > 1, the worker loops of the others, which
+ * see the clock moved) has created and booked one invoice per subscription.
+ * Timed from the request to the answer, and checked against the event store;
+ * meanwhile one reader GETs an invoice of the environment in a loop.
  */
-async function billingScenario(databaseUrl: string, service: Service): Promise<{ subscriptions: number; invoices: number; seconds: number }> {
+async function billingScenario(databaseUrl: string, service: Service, others: readonly Service[]): Promise<BillingRun> {
+  const processes = 1 + others.length;
   const environment = randomUUID();
   const caller: Caller = { token: sign({ environments: [environment] }, JWT_SECRET, { algorithm: 'HS256', subject: 'bench', expiresIn: 3600 }) };
   const product = await call<{ id: string }>(service, caller, environment, 'POST', '/products', { name: 'Plan' }, 201);
@@ -1167,16 +1229,46 @@ async function billingScenario(databaseUrl: string, service: Service): Promise<{
       }
     }),
   );
-  log(`billing: POST /test-clock/advance to ${start}T00:00:00Z`);
+  const read = await call<{ id: string }>(service, caller, environment, 'POST', '/invoices', JSON.parse(createBody()), 201);
+  log(`billing: POST /test-clock/advance to ${start}T00:00:00Z (${processes} process(es))`);
+  const before = await billingCost(databaseUrl, [service, ...others]);
   const started = process.hrtime.bigint();
-  await call(service, caller, environment, 'POST', '/test-clock/advance', { to: `${start}T00:00:00Z` }, 200);
+  let advancing = true;
+  const latencies: number[] = [];
+  const reader = (async () => {
+    while (advancing) {
+      const sent = process.hrtime.bigint();
+      await call(service, caller, environment, 'GET', `/invoices/${read.id}`, undefined, 200);
+      latencies.push(Number(process.hrtime.bigint() - sent) / 1e6);
+    }
+  })();
+  await call(service, caller, environment, 'POST', '/test-clock/advance', { to: `${start}T00:00:00Z` }, 200).finally(() => (advancing = false));
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  await reader;
+  const after = await billingCost(databaseUrl, [service, ...others]);
+  const sorted = sortedLatencies(latencies);
   const invoices = await withClient(databaseUrl, async (client) =>
     Number((await client.query(`select count(*)::int as n from events where environment_id = $1 and event_type = 'InvoiceBooked'`, [environment])).rows[0].n),
   );
   if (invoices !== BILLING_SUBSCRIPTIONS) throw new Error(`billing: ${invoices} invoices booked for ${BILLING_SUBSCRIPTIONS} due subscriptions`);
-  log(`billing: ${invoices} invoices in ${seconds.toFixed(1)} s`);
-  return { subscriptions: BILLING_SUBSCRIPTIONS, invoices, seconds };
+  log(`billing: ${invoices} invoices in ${seconds.toFixed(1)} s (${processes} process(es))`);
+  const cost = {
+    serviceCpuMs: ((after.service - before.service) * 1000) / invoices,
+    postgresCpuMs: ((after.postgres - before.postgres) * 1000) / invoices,
+    commits: (after.commits - before.commits) / invoices,
+  };
+  log(
+    `billing: per invoice ${cost.serviceCpuMs.toFixed(2)} ms service CPU, ${cost.postgresCpuMs.toFixed(2)} ms Postgres CPU, ${cost.commits.toFixed(2)} commits`,
+  );
+  return {
+    processes,
+    subscriptions: BILLING_SUBSCRIPTIONS,
+    invoices,
+    seconds,
+    read: { p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99) },
+    reads: latencies.length,
+    cost,
+  };
 }
 
 /**

@@ -5,7 +5,8 @@ import { createTestDataSource } from '@billing/testing';
 import { CommandContext, CommandPath } from './command-path';
 import { EventStore } from './event-store';
 import { ProjectionRunner } from './projection-runner';
-import { StreamRef } from './types';
+import { StreamRef, WrittenStream } from './types';
+import { outsideUnitOfWork } from './unit-of-work';
 
 type Noted = DomainEvent<'Noted', { readonly note: string }>;
 
@@ -198,5 +199,103 @@ describe('CommandPath (Postgres)', () => {
       session.append(a, (await session.load(a, notes)).state.includes('pending') ? [noted('outcome')] : []),
     );
     expect(await read(a)).toEqual(['pending', 'outcome']);
+  });
+
+  describe('a unit of work that stages its appends', () => {
+    const events = (ref: StreamRef) =>
+      dataSource.query(
+        `select stream_version, data->>'note' as note, metadata->>'correlationId' as correlation from events where stream_id = $1 order by stream_version`,
+        [ref.streamId],
+      );
+
+    it('holds every command’s appends until it commits, shows them to its loads, and writes them with each command’s metadata', async () => {
+      const [a, b, c] = [stream(), stream(), stream()];
+      await path.handle(a, notes, () => [noted('a1')], context(), { newStream: true });
+      const [first, second] = [context(), context()];
+      const written: WrittenStream[] = [];
+      const seen = await path.atomically(
+        async () => {
+          await path.handle(a, notes, (state) => [noted(`a${state.length + 1}`)], first);
+          await path.run(second, 'reject', async (session) => {
+            const loaded = await session.load(a, notes);
+            session.append(a, [noted(`a${loaded.state.length + 1}`)]);
+            session.append(b, [noted('b1'), noted('b2')]);
+          });
+          await path.handle(c, notes, () => [noted('c1')], first, { newStream: true });
+          // Nothing is in the log before the commit: the loads of the unit see what it staged.
+          expect(await events(b)).toEqual([]);
+          return (await path.load(a, notes)).state;
+        },
+        written,
+        { stageAppends: true },
+      );
+      expect(seen).toEqual(['a1', 'a2', 'a3']);
+      expect(await events(a)).toEqual([
+        { stream_version: 1, note: 'a1', correlation: expect.any(String) },
+        { stream_version: 2, note: 'a2', correlation: first.metadata.correlationId },
+        { stream_version: 3, note: 'a3', correlation: second.metadata.correlationId },
+      ]);
+      expect(await read(b)).toEqual(['b1', 'b2']);
+      expect(await read(c)).toEqual(['c1']);
+      expect(written).toEqual([{ streamType: 'note', position: { transactionId: expect.any(String), globalPosition: expect.any(String) } }]);
+      const [last] = await dataSource.query(`select max(global_position)::text as position from events where stream_id = any($1)`, [
+        [a.streamId, b.streamId, c.streamId],
+      ]);
+      expect(written[0].position.globalPosition).toBe(last.position);
+    });
+
+    it('drops what a failing part (a savepoint) staged, and commits the rest', async () => {
+      const [a, b] = [stream(), stream()];
+      await path.atomically(
+        async () => {
+          await path.run(context(), 'reject', async (session) => session.append(a, [noted('kept')]));
+          await expect(
+            path.run(context(), 'reject', async (session) => {
+              session.append(b, [noted('dropped')]);
+              session.append(a, [noted('dropped too')]);
+              throw new Error('this part fails');
+            }),
+          ).rejects.toThrow('this part fails');
+          await path.run(context(), 'reject', async (session) => session.append(a, [noted(`after ${(await session.load(a, notes)).state.join()}`)]));
+        },
+        undefined,
+        { stageAppends: true },
+      );
+      expect(await read(a)).toEqual(['kept', 'after kept']);
+      expect(await read(b)).toEqual([]);
+    });
+
+    it('writes nothing and names the stream when another writer moved it before the commit', async () => {
+      const [a, b] = [stream(), stream()];
+      await path.handle(a, notes, () => [noted('a1')], context(), { newStream: true });
+      const attempt = path.atomically(
+        async () => {
+          await path.handle(b, notes, () => [noted('b1')], context(), { newStream: true });
+          await path.handle(a, notes, () => [noted('mine')], context());
+          // Another writer, outside the unit, after the unit loaded the stream.
+          await outsideUnitOfWork(() => path.handle(a, notes, () => [noted('other')], context()));
+        },
+        undefined,
+        { stageAppends: true },
+      );
+      await expect(attempt).rejects.toMatchObject({ stream: a, code: 'version-conflict' });
+      expect(await read(a)).toEqual(['a1', 'other']);
+      expect(await read(b)).toEqual([]);
+    });
+
+    it('refuses an append that does not follow on what the unit staged for the stream', async () => {
+      const a = stream();
+      await expect(
+        path.atomically(
+          async () => {
+            await path.handle(a, notes, () => [noted('first')], context(), { newStream: true });
+            await path.handle(a, notes, () => [noted('second')], context(), { newStream: true });
+          },
+          undefined,
+          { stageAppends: true },
+        ),
+      ).rejects.toMatchObject({ stream: a, code: 'stream-exists' });
+      expect(await read(a)).toEqual([]);
+    });
   });
 });

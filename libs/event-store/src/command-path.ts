@@ -124,17 +124,26 @@ export class CommandPath {
    * transaction, which commits when `work` returns and rolls back when it
    * throws; the read models are awaited after the commit, unless the caller
    * collects what was written in `deferred` to await many units at once.
-   * Inside a unit of work already, `work` joins it.
+   * With `stageAppends` (a unit of many commands: the billing engine's
+   * batch) their appends are held and written together with one statement
+   * just before the commit; a stream another writer moved meanwhile then
+   * fails the unit with its StreamVersionConflictError. Inside a unit of
+   * work already, `work` joins it.
    */
-  async atomically<Result>(work: (unit: UnitOfWork) => Promise<Result>, deferred?: WrittenStream[]): Promise<Result> {
+  async atomically<Result>(
+    work: (unit: UnitOfWork) => Promise<Result>,
+    deferred?: WrittenStream[],
+    { stageAppends = false }: { stageAppends?: boolean } = {},
+  ): Promise<Result> {
     const current = currentUnitOfWork();
     if (current) return work(current);
     const queryRunner = this.dataSource.createQueryRunner();
     await queryRunner.connect();
-    const unit = new UnitOfWork(queryRunner.manager);
+    const unit = new UnitOfWork(queryRunner.manager, stageAppends);
     try {
       await queryRunner.startTransaction();
       const result = await withinUnitOfWork(unit, () => work(unit));
+      if (unit.staged) unit.written.push(...(await this.eventStore.appendStaged(unit.manager, unit.staged)));
       unit.close();
       await queryRunner.commitTransaction();
       if (deferred) deferred.push(...unit.written);

@@ -1,7 +1,7 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { StreamVersionConflictError } from './errors';
 import { queryRows } from './sql';
-import { inTransaction } from './unit-of-work';
+import { currentUnitOfWork, inTransaction, StagedAppend, UnitOfWork } from './unit-of-work';
 import { AppendResult, EventMetadata, LogPosition, RecordedEvent, StoredEvent, StreamAppend, StreamRef, Upcaster, WrittenStream } from './types';
 
 export const EVENTS_CHANNEL = 'billing_events';
@@ -57,6 +57,42 @@ const EXTEND_STREAM = APPEND_EVENTS(
 );
 
 /**
+ * The appends a unit of work staged, in one statement: every stream's version
+ * claimed (created, or moved from the version its first append expected) and
+ * every event inserted, only if all the claims succeed; the claimed streams
+ * are answered so that one another writer moved is named. One NOTIFY per
+ * stream type, at commit.
+ */
+const APPEND_STAGED = `
+  with wanted as (
+    select * from unnest($1::uuid[], $2::text[], $3::uuid[], $4::int[], $5::int[]) as w(environment_id, stream_type, stream_id, expected, version)),
+  created as (
+    insert into streams (environment_id, stream_type, stream_id, version)
+    select environment_id, stream_type, stream_id, version from wanted where expected is null
+    on conflict do nothing returning environment_id, stream_type, stream_id),
+  extended as (
+    update streams s set version = w.version from wanted w
+     where w.expected is not null and s.environment_id = w.environment_id and s.stream_type = w.stream_type
+       and s.stream_id = w.stream_id and s.version = w.expected
+    returning s.environment_id, s.stream_type, s.stream_id),
+  claimed as (select * from created union all select * from extended),
+  inserted as (
+    insert into events (event_id, environment_id, stream_type, stream_id, stream_version,
+                        event_type, schema_version, data, metadata, occurred_at, recorded_at)
+    select e.event_id, e.environment_id, e.stream_type, e.stream_id, e.stream_version, e.event_type, e.schema_version, e.data, e.metadata,
+           e.occurred_at, $16::timestamptz
+      from unnest($6::uuid[], $7::uuid[], $8::text[], $9::uuid[], $10::int[], $11::text[], $12::int[], $13::jsonb[], $14::jsonb[], $15::timestamptz[])
+           as e(event_id, environment_id, stream_type, stream_id, stream_version, event_type, schema_version, data, metadata, occurred_at)
+     where (select count(*) from claimed) = cardinality($1::uuid[])
+    returning global_position, transaction_id, stream_type)
+  select (select coalesce(json_agg(json_build_array(environment_id, stream_type, stream_id)), '[]'::json) from claimed) as claimed,
+         (select coalesce(json_agg(json_build_object('streamType', stream_type, 'position',
+                    json_build_object('transactionId', transaction_id, 'globalPosition', global_position))), '[]'::json)
+            from (select stream_type, min(transaction_id::text) as transaction_id, max(global_position)::text as global_position
+                    from inserted group by stream_type) last) as written,
+         (select count(pg_notify('${EVENTS_CHANNEL}', t)) from (select distinct stream_type as t from inserted) types) as notified`;
+
+/**
  * Append-only event log in Postgres with optimistic concurrency per stream.
  * Events written with an older schema version are upcast when read, by the
  * upcaster the stream's bounded context registered.
@@ -82,6 +118,7 @@ export class EventStore {
     return upcaster ? upcaster(stored) : stored;
   }
 
+  /** The stream's events; inside a unit of work that stages its appends, followed by those it staged. */
   async readStream(stream: StreamRef, manager: EntityManager = this.dataSource.manager): Promise<RecordedEvent[]> {
     const rows = await queryRows<EventRow>(
       manager,
@@ -90,7 +127,9 @@ export class EventStore {
         order by stream_version`,
       [stream.environmentId, stream.streamType, stream.streamId],
     );
-    return rows.map((row) => this.toRecordedEvent(row));
+    const stored = rows.map((row) => this.toRecordedEvent(row));
+    const staged = currentUnitOfWork()?.staged;
+    return staged ? [...stored, ...stagedEvents(staged, stream)] : stored;
   }
 
   /** Several streams, each up to a version, in one query: by stream, then version. */
@@ -116,6 +155,8 @@ export class EventStore {
    * one, or a new one).
    */
   async append(appends: readonly StreamAppend[], metadata: EventMetadata, manager?: EntityManager): Promise<AppendResult> {
+    const unit = currentUnitOfWork();
+    if (unit?.staged) return stage(unit, appends, metadata);
     if (manager) return this.appendWithin(manager, appends, metadata);
     if (appends.length === 1) return this.appendWithin(this.dataSource.manager, appends, metadata);
     return inTransaction(this.dataSource, (tx) => this.appendWithin(tx, appends, metadata));
@@ -145,6 +186,51 @@ export class EventStore {
       [after.transactionId, after.globalPosition, limit, streamTypes ?? null],
     );
     return rows.map((row) => this.toRecordedEvent(row));
+  }
+
+  /**
+   * Writes what a unit of work staged, with one statement in its transaction
+   * (APPEND_STAGED): each stream's appends together, at the version the first
+   * expected. Throws StreamVersionConflictError, naming the stream, when
+   * another writer moved one first (nothing is inserted; the unit rolls back).
+   */
+  async appendStaged(tx: EntityManager, staged: readonly StagedAppend[]): Promise<WrittenStream[]> {
+    if (staged.length === 0) return [];
+    const streams = new Map<string, { stream: StreamRef; expected: number | null; version: number }>();
+    const events: { stream: StreamRef; version: number; event: StreamAppend['events'][number]; metadata: string }[] = [];
+    for (const { append, metadata } of staged) {
+      const key = streamKey(append.stream);
+      const first = append.expectedVersion === 'no_stream' ? 0 : append.expectedVersion;
+      const entry = streams.get(key) ?? { stream: append.stream, expected: append.expectedVersion === 'no_stream' ? null : first, version: first };
+      const json = JSON.stringify(metadata);
+      for (const event of append.events) events.push({ stream: append.stream, version: ++entry.version, event, metadata: json });
+      streams.set(key, entry);
+    }
+    const wanted = [...streams.values()];
+    const [row] = await queryRows<{ claimed: [string, string, string][]; written: WrittenStream[] }>(tx, APPEND_STAGED, [
+      wanted.map((w) => w.stream.environmentId),
+      wanted.map((w) => w.stream.streamType),
+      wanted.map((w) => w.stream.streamId),
+      wanted.map((w) => w.expected),
+      wanted.map((w) => w.version),
+      events.map((e) => e.event.eventId),
+      events.map((e) => e.stream.environmentId),
+      events.map((e) => e.stream.streamType),
+      events.map((e) => e.stream.streamId),
+      events.map((e) => e.version),
+      events.map((e) => e.event.type),
+      events.map((e) => e.event.schemaVersion),
+      events.map((e) => JSON.stringify(e.event.data)),
+      events.map((e) => e.metadata),
+      events.map((e) => e.event.occurredAt),
+      this.realNow(),
+    ]);
+    if (row.claimed.length < wanted.length) {
+      const claimed = new Set(row.claimed.map(([environmentId, streamType, streamId]) => streamKey({ environmentId, streamType, streamId })));
+      const moved = wanted.find((w) => !claimed.has(streamKey(w.stream)))!;
+      throw new StreamVersionConflictError(moved.stream, moved.expected ?? 'no_stream');
+    }
+    return row.written;
   }
 
   private async appendWithin(tx: EntityManager, appends: readonly StreamAppend[], metadata: EventMetadata): Promise<AppendResult> {
@@ -201,4 +287,51 @@ export class EventStore {
       globalPosition: row.global_position,
     };
   }
+}
+
+function sameStream(a: StreamRef, b: StreamRef): boolean {
+  return a.streamId === b.streamId && a.streamType === b.streamType && a.environmentId === b.environmentId;
+}
+
+function streamKey(stream: StreamRef): string {
+  return `${stream.environmentId}/${stream.streamType}/${stream.streamId}`;
+}
+
+/**
+ * Holds appends in the unit until it commits. Each must follow on what the
+ * unit staged for its stream already (as loads in the unit see it); the
+ * stored version the first one expects is checked when they are written.
+ */
+function stage(unit: UnitOfWork, appends: readonly StreamAppend[], metadata: EventMetadata): AppendResult {
+  const nextVersions: number[] = [];
+  for (const append of appends) {
+    const before = unit.staged!.filter((staged) => sameStream(staged.append.stream, append.stream));
+    if (before.length > 0) {
+      const last = before[before.length - 1].append;
+      const version = (last.expectedVersion === 'no_stream' ? 0 : last.expectedVersion) + last.events.length;
+      if (append.expectedVersion !== version) throw new StreamVersionConflictError(append.stream, append.expectedVersion);
+    }
+    unit.staged!.push({ append, metadata });
+    nextVersions.push((append.expectedVersion === 'no_stream' ? 0 : append.expectedVersion) + append.events.length);
+  }
+  return { nextVersions, written: [] };
+}
+
+/** The events a unit staged for `stream`, as a load in the unit sees them after the stored ones. */
+function stagedEvents(staged: readonly StagedAppend[], stream: StreamRef): RecordedEvent[] {
+  return staged
+    .filter(({ append }) => sameStream(append.stream, stream))
+    .flatMap(({ append, metadata }) => {
+      const first = (append.expectedVersion === 'no_stream' ? 0 : append.expectedVersion) + 1;
+      return append.events.map((event, index) => ({
+        ...event,
+        ...stream,
+        streamVersion: first + index,
+        metadata,
+        recordedAt: event.occurredAt,
+        // Not in the log yet: no position.
+        transactionId: '0',
+        globalPosition: '0',
+      }));
+    });
 }

@@ -1,6 +1,18 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DataSource, EntityManager } from 'typeorm';
-import { WrittenStream } from './types';
+import { EventMetadata, StreamAppend, WrittenStream } from './types';
+
+/** An append a unit holds until it commits, with the metadata of the command that decided it. */
+export interface StagedAppend {
+  readonly append: StreamAppend;
+  readonly metadata: EventMetadata;
+}
+
+/** Where a part of a unit (a savepoint) begins: what the part wrote and staged after it is undone with it. */
+export interface UnitMark {
+  readonly written: number;
+  readonly staged: number;
+}
 
 /**
  * A transaction that the whole of one command runs in, opened by whoever
@@ -13,9 +25,31 @@ import { WrittenStream } from './types';
 export class UnitOfWork {
   /** The streams the command wrote: what its owner awaits the read models for after committing. */
   readonly written: WrittenStream[] = [];
+  /**
+   * With `stageAppends` (the billing engine's batch): the appends of every
+   * command in the unit, in order, held until the unit commits and then
+   * written with one statement (EventStore.appendStaged); loads in the unit
+   * see them (EventStore.readStream). Null: each append is written at once.
+   */
+  readonly staged: StagedAppend[] | null;
   private open = true;
 
-  constructor(readonly manager: EntityManager) {}
+  constructor(
+    readonly manager: EntityManager,
+    stageAppends = false,
+  ) {
+    this.staged = stageAppends ? [] : null;
+  }
+
+  mark(): UnitMark {
+    return { written: this.written.length, staged: this.staged?.length ?? 0 };
+  }
+
+  /** Forgets what was written and staged since `mark`: its savepoint rolled back. */
+  rollbackTo(mark: UnitMark): void {
+    this.written.splice(mark.written);
+    this.staged?.splice(mark.staged);
+  }
 
   get isOpen(): boolean {
     return this.open;
@@ -47,10 +81,17 @@ export function currentUnitOfWork(): UnitOfWork | undefined {
 
 /**
  * Runs `work` in a transaction: a savepoint inside the ambient unit of work
- * (so a failing part rolls back alone and the unit commits once), else a
- * transaction of its own.
+ * (so a failing part rolls back alone, with what it wrote and staged, and the
+ * unit commits once), else a transaction of its own.
  */
-export function inTransaction<Result>(dataSource: DataSource, work: (tx: EntityManager) => Promise<Result>): Promise<Result> {
+export async function inTransaction<Result>(dataSource: DataSource, work: (tx: EntityManager) => Promise<Result>): Promise<Result> {
   const unit = currentUnitOfWork();
-  return unit ? unit.manager.transaction(work) : dataSource.transaction(work);
+  if (!unit) return dataSource.transaction(work);
+  const mark = unit.mark();
+  try {
+    return await unit.manager.transaction(work);
+  } catch (error) {
+    unit.rollbackTo(mark);
+    throw error;
+  }
 }

@@ -1,6 +1,12 @@
 import { Command } from '@nestjs/cqrs';
 import { CommandContext, Written } from '@billing/event-store';
-import { InvoiceState } from '../domain';
+import { InvoiceState, InvoiceType } from '../domain';
+
+/** A number taken for this booking from the environment's counter of `type` in the caller's transaction (reserveInvoiceNumbers). */
+export interface ReservedInvoiceNumber {
+  readonly type: InvoiceType;
+  readonly value: number;
+}
 
 export class BookInvoiceCommand extends Command<Written<InvoiceState>> {
   constructor(
@@ -11,6 +17,8 @@ export class BookInvoiceCommand extends Command<Written<InvoiceState>> {
     readonly context: CommandContext,
     /** The version the client's change is based on (If-Match); absent: whatever is current. */
     readonly expectedVersion?: number,
+    /** Absent: the next number of the counter, taken by the booking itself. */
+    readonly number?: ReservedInvoiceNumber,
   ) {
     super();
   }

@@ -1,6 +1,7 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandMetadata, foldEvents } from '@billing/shared-kernel';
-import { CommandPath, CommandSession, Written } from '@billing/event-store';
+import { EntityManager } from 'typeorm';
+import { CommandPath, CommandSession, queryRows, Written } from '@billing/event-store';
 import {
   BookInvoice,
   creditNoteApplication,
@@ -19,7 +20,7 @@ import {
 } from '../domain';
 import { customerStream, invoiceStream } from '../streams';
 import { TaxRegisterReader } from '../tax-register';
-import { BookInvoiceCommand } from './book-invoice.command';
+import { BookInvoiceCommand, ReservedInvoiceNumber } from './book-invoice.command';
 
 /**
  * Books a draft, in one transaction with what is this command's own:
@@ -46,7 +47,7 @@ export class BookInvoiceHandler implements ICommandHandler<BookInvoiceCommand, W
     private readonly taxRegister: TaxRegisterReader,
   ) {}
 
-  async execute({ environmentId, invoiceId, date, context, expectedVersion }: BookInvoiceCommand): Promise<Written<InvoiceState>> {
+  async execute({ environmentId, invoiceId, date, context, expectedVersion, number }: BookInvoiceCommand): Promise<Written<InvoiceState>> {
     const { meta } = context;
     const stream = invoiceStream(environmentId, invoiceId);
     // Another writer of the customer's stream (a balance entry, another booking taking its credit) is retried on a fresh load;
@@ -54,7 +55,10 @@ export class BookInvoiceHandler implements ICommandHandler<BookInvoiceCommand, W
     return this.commands.run(context, { retries: 3 }, async (session) => {
       const { state } = await session.load(stream, invoiceEvolver, expectedVersion);
       // Only a draft takes a number and reads its codes' rates; for anything else the decider refuses first.
-      const handle = state.status === 'draft' ? formatInvoiceHandle(state.type, await nextNumber(session, environmentId, state.type)) : '';
+      const handle =
+        state.status === 'draft'
+          ? formatInvoiceHandle(state.type, number ? reserved(number, state.type) : await nextNumber(session, environmentId, state.type))
+          : '';
       const taxes = state.status === 'draft' ? await this.taxRegister.read(environmentId, taxCodesOf(state), session.tx) : new Map();
       // Loaded after the number was taken: the counter row serialises the environment's bookings, so the credit a booking just took is seen.
       const customerRef = state.status === 'draft' && state.customerId != null ? customerStream(environmentId, state.customerId) : null;
@@ -101,6 +105,36 @@ export class BookInvoiceHandler implements ICommandHandler<BookInvoiceCommand, W
 function customerAtBooking(state: CustomerState): BookInvoice['customer'] {
   if (state.status === 'none') return undefined;
   return { snapshot: invoiceCustomerOf(state), paymentTermsDays: state.invoiceSettings.paymentTermsDays };
+}
+
+/** A number reserved for the booking, which must be of the counter's type. */
+function reserved(number: ReservedInvoiceNumber, type: InvoiceType): number {
+  if (number.type !== type) throw new Error(`a number of the ${number.type} counter cannot book a ${type}`);
+  return number.value;
+}
+
+/**
+ * The next numbers of the environment's counter for the type, one per invoice
+ * in the order given, taken with one statement in the caller's transaction (a
+ * billing batch): the row stays locked until the transaction ends. Gapless
+ * only because the caller books every one of them with its number
+ * (BookInvoiceCommand `number`) or rolls the transaction back.
+ */
+export async function reserveInvoiceNumbers(
+  manager: EntityManager,
+  environmentId: string,
+  type: InvoiceType,
+  invoiceIds: readonly string[],
+): Promise<Map<string, ReservedInvoiceNumber>> {
+  const [row] = await queryRows<{ last: string }>(
+    manager,
+    `insert into invoice_number_sequences (environment_id, type, last) values ($1, $2, $3)
+     on conflict (environment_id, type) do update set last = invoice_number_sequences.last + $3
+     returning last::text`,
+    [environmentId, type, invoiceIds.length],
+  );
+  const first = Number(row.last) - invoiceIds.length + 1;
+  return new Map(invoiceIds.map((invoiceId, index) => [invoiceId, { type, value: first + index }]));
 }
 
 /** The next number of the environment's counter for the type; the row stays locked until the transaction ends. */

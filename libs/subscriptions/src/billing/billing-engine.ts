@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
+import { ExistingPrice } from '@billing/catalog';
 import {
   CommandContext,
   CommandPath,
@@ -9,12 +10,23 @@ import {
   ProjectionRunner,
   queryRows,
   ReadModelTimeoutError,
+  StreamRef,
   StreamVersionConflictError,
+  UnitOfWork,
   WrittenStream,
 } from '@billing/event-store';
-import { BookInvoiceCommand, CreateInvoiceCommand, Invoice, invoiceEvolver, invoiceStream, RequestedLine, UpdateInvoiceCommand } from '@billing/invoicing';
+import {
+  BookInvoiceCommand,
+  CreateInvoiceCommand,
+  Invoice,
+  invoiceEvolver,
+  invoiceStream,
+  RequestedLine,
+  reserveInvoiceNumbers,
+  UpdateInvoiceCommand,
+} from '@billing/invoicing';
 import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, ScopedClock, WorkerLoop } from '@billing/platform';
-import { ConflictError, DomainError } from '@billing/shared-kernel';
+import { CommandMetadata, ConflictError, DomainError, foldEvents } from '@billing/shared-kernel';
 import {
   usageChargeOf,
   usageLinesOf,
@@ -37,13 +49,14 @@ import {
   Subscription,
   subscriptionEvolver,
   SubscriptionEvent,
+  SubscriptionState,
 } from '../domain';
 import { PaymentTermsQuery } from '../ports';
 import { SubscriptionsReadModel } from '../read-model/subscriptions.read-model';
 import { subscriptionInvoiceId, subscriptionStream } from '../streams';
 import { UsageStore } from '../usage/usage-store';
 import { ChangeBilling } from '../change-items/change-billing';
-import { BillingInputs, CATALOG_PRICING, composeDue, invoiceInputOf, useCustomerDiscounts } from './invoice-inputs';
+import { BillingInputs, BillingSources, CATALOG_PRICING, composeDue, invoiceInputOf, useCustomerDiscounts } from './invoice-inputs';
 
 const ACTOR = 'system:billing-engine';
 /**
@@ -54,25 +67,88 @@ const ACTOR = 'system:billing-engine';
  * it answers, as the advance promises.
  */
 export const MAX_STEPS_PER_TURN = 500;
-const DUE_BATCH = 100;
-/** Subscriptions one catch-up works on at once (their steps overlap; bookings of one environment still take numbers in turn). */
+/** Due subscriptions claimed in one transaction, which ends after about as many steps. */
+export const BATCH_SIZE = 100;
+/** Batches one catch-up works on at once (their steps overlap; their bookings take the environment's numbers in turn, one batch after another). */
 const LANES = 4;
+/** Before the first subscription in (next_work_at, id) order. */
+const START = { at: '-infinity', id: '00000000-0000-0000-0000-000000000000' };
 const POLL_MS = 1_000;
 /** How long a catch-up waits without any progress (its own or another process's) before it gives up with an error. */
 const STALL_LIMIT_MS = 30_000;
 
-type Step = 'done' | 'nothing' | 'busy';
+/** A step made, and more is due ('again') or not ('done'); nothing due; the subscription busy (composed again later). */
+type Step = 'again' | 'done' | 'nothing' | 'busy';
+type Billing = DueBilling & { retryOf?: string };
+
+/** An invoice a step created, booked at the end of its batch. */
+interface Booking {
+  readonly subscriptionId: string;
+  readonly invoiceId: string;
+  readonly date: string;
+  readonly due: Billing;
+  readonly context: CommandContext;
+}
+
+/** What the subscriptions of one batch share: reads that stay as they are within it, and the invoices booked at its end. */
+class Batch {
+  readonly bookings: Booking[] = [];
+  /** The catalog's prices read so far (null: gone from it). */
+  readonly prices = new Map<string, ExistingPrice | null>();
+  paymentTermsDays: number | undefined;
+  /** The subscription whose work staged each stream's appends. */
+  private readonly owners = new Map<string, string>();
+
+  constructor(
+    readonly environmentId: string,
+    readonly unit: UnitOfWork,
+  ) {}
+
+  /** Runs work of the subscription's, which owns the appends it stages. */
+  async owning<Result>(subscriptionId: string, work: () => Promise<Result>): Promise<Result> {
+    const from = this.unit.staged!.length;
+    try {
+      return await work();
+    } finally {
+      for (const { append } of this.unit.staged!.slice(from)) this.owners.set(streamKey(append.stream), subscriptionId);
+    }
+  }
+
+  /** The subscription whose staged append another writer's moved a stream under (written at commit), if any. */
+  ownerOf(error: unknown): string | undefined {
+    return error instanceof StreamVersionConflictError ? this.owners.get(streamKey(error.stream)) : undefined;
+  }
+}
+
+function streamKey({ environmentId, streamType, streamId }: StreamRef): string {
+  return `${environmentId}/${streamType}/${streamId}`;
+}
+
+/** A booking at the end of a batch failed: the batch rolled back and runs again without its subscription. */
+class BookingFailed extends Error {
+  constructor(
+    readonly booking: Booking,
+    readonly reason: unknown,
+  ) {
+    super(`booking the invoice ${booking.invoiceId} of subscription ${booking.subscriptionId} failed`);
+  }
+}
 
 /**
  * Turns subscriptions into booked invoices, exactly once by construction:
- * each step is one transaction that locks the subscription's row (other
- * processes skip it), bills the next due instant through the invoicing
- * context's own commands (create with the id derived from subscription and
- * billAt, then book: a gapless number) and appends the subscription's events
- * with the version it loaded. Any second attempt finds the billAt billed, the
+ * one transaction works a batch of due subscriptions whose rows it locks with
+ * one claim (other processes skip them and claim others). Each step of a
+ * subscription (a savepoint of its own in the batch) bills the next due
+ * instant through the invoicing context's own commands (create with the id
+ * derived from subscription and billAt) and appends the subscription's
+ * events with the version it loaded; the batch's invoices are booked at its
+ * end, their gapless numbers taken from the environment's counter with one
+ * statement just before the commit, so other processes' batches wait for
+ * that row only that long. Any second attempt finds the billAt billed, the
  * invoice id taken or the version moved, and writes nothing. A failure is
  * recorded on the subscription (SubscriptionBillingFailed) and retried later;
- * it never stops the others.
+ * it never stops the others: a failing step rolls back alone, a failing
+ * booking rolls the batch back, which then runs again without it.
  */
 @Injectable()
 export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicationBootstrap, OnApplicationShutdown {
@@ -113,8 +189,11 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
   /**
    * Everything due in the environment up to `now` is billed when this
    * resolves, by this process or others, and the read models show it.
-   * Subscriptions are worked on LANES at a time; the read models are awaited
-   * once at the end rather than after every step.
+   * Each pass claims the due subscriptions in (next_work_at, id) order, in
+   * batches LANES at a time, after the last one claimed (the read model
+   * still lists the ones just worked until it catches up); the read models
+   * are awaited once per pass, and another pass runs while any is still due
+   * (one another process held, or one that yielded its turn).
    */
   catchUp(environmentId: string, now: Date): Promise<void> {
     // Work of its own: never part of a caller's transaction (a request's Idempotency-Key).
@@ -122,29 +201,131 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
       const written: WrittenStream[] = [];
       let lastProgress = Date.now();
       let steps = 0;
-      for (;;) {
-        const due = await this.readModel.dueIn(environmentId, now, DUE_BATCH);
-        if (due.length === 0 || this.stopped) break;
-        let next = 0;
-        const lanes = Array.from({ length: Math.min(LANES, due.length) }, async () => {
+      while (!this.stopped) {
+        const claim = this.claimsInTurn(environmentId, now);
+        const lanes = Array.from({ length: LANES }, async () => {
           let made = 0;
-          while (next < due.length) made += await this.work(environmentId, due[next++], now, written);
+          for (let batch: number | null; (batch = await this.batch(environmentId, now, claim, written)) !== null;) made += batch;
           return made;
         });
         const made = (await Promise.all(lanes)).reduce((a, b) => a + b, 0);
         steps += made;
+        await this.readModelsShow(written.splice(0));
+        const due = await this.readModel.dueIn(environmentId, now, 1);
+        if (due.length === 0) break;
         if (made > 0) lastProgress = Date.now();
         else if (Date.now() - lastProgress > STALL_LIMIT_MS) {
-          throw new Error(`billing of environment ${environmentId} made no progress for ${STALL_LIMIT_MS} ms (${due.length} subscriptions still due)`);
+          throw new Error(`billing of environment ${environmentId} made no progress for ${STALL_LIMIT_MS} ms (subscriptions still due)`);
         } else {
           // Due rows another process holds, or whose step the read model has yet to show.
-          await this.readModelsShow(written.splice(0));
           await new Promise((resolve) => setTimeout(resolve, 20));
         }
       }
-      await this.readModelsShow(written);
       if (steps > 0) this.logger.log({ msg: 'billing caught up', environmentId, now: now.toISOString(), steps });
     });
+  }
+
+  /**
+   * One pass's claims, taken one after another (each after the last
+   * subscription the one before claimed): up to BATCH_SIZE due subscriptions
+   * in one statement, locked until the claiming batch ends and skipped by
+   * every other claim meanwhile.
+   */
+  private claimsInTurn(environmentId: string, now: Date): (manager: EntityManager) => Promise<string[]> {
+    let after = START;
+    let turn: Promise<unknown> = Promise.resolve();
+    return (manager) => {
+      const claimed = turn.then(async () => {
+        const rows = await queryRows<{ id: string; at: string }>(
+          manager,
+          `select id, next_work_at::text as at from subscriptions
+            where environment_id = $1 and next_work_at <= $2 and (next_work_at, id) > ($3::timestamptz, $4::uuid)
+            order by next_work_at, id limit $5 for update skip locked`,
+          [environmentId, now, after.at, after.id, BATCH_SIZE],
+        );
+        if (rows.length > 0) after = rows[rows.length - 1];
+        return rows.map((row) => row.id);
+      });
+      turn = claimed.catch(() => undefined);
+      return claimed;
+    };
+  }
+
+  /**
+   * One transaction over the subscriptions `claim` locks: each worked as
+   * before (every step in a savepoint of its own), then the invoices they
+   * created booked together. A booking that fails rolls the batch back; the
+   * batch runs again without that subscription, whose failure is recorded
+   * (none for a conflict: a later pass composes it again). Answers the steps
+   * made, or null when nothing was left to claim.
+   */
+  private async batch(
+    environmentId: string,
+    now: Date,
+    claim: (manager: EntityManager) => Promise<string[]>,
+    written: WrittenStream[],
+  ): Promise<number | null> {
+    let claimed: string[] = [];
+    let batch: Batch | null = null;
+    for (let claimIn = claim; ;) {
+      try {
+        return await this.commands.atomically(
+          async (unit) => {
+            batch = null;
+            claimed = await claimIn(unit.manager);
+            // Nothing left to claim ends the lane; a batch run again whose other subscriptions were taken meanwhile made no steps.
+            if (claimed.length === 0) return claimIn === claim ? null : 0;
+            const working = (batch = new Batch(environmentId, unit));
+            let steps = 0;
+            for (const subscriptionId of claimed) {
+              // A batch whose subscriptions have many instants due each (a long advance) commits after about BATCH_SIZE steps;
+              // the subscriptions it did not reach are claimed again in the next pass.
+              if (steps >= BATCH_SIZE) break;
+              steps += await working.owning(subscriptionId, () => this.work(working, subscriptionId, now, written));
+            }
+            await this.bookAll(working);
+            return steps;
+          },
+          written,
+          { stageAppends: true },
+        );
+      } catch (error) {
+        const failing = error instanceof BookingFailed ? error.booking.subscriptionId : (batch as Batch | null)?.ownerOf(error);
+        if (!failing) throw error;
+        if (error instanceof BookingFailed && !(error.reason instanceof StreamVersionConflictError || isRecomposeConflict(error.reason))) {
+          const { booking, reason } = error;
+          await this.recordFailure(environmentId, booking.subscriptionId, booking.due, reason, booking.context, written);
+        }
+        const rest = claimed.filter((id) => id !== failing);
+        claimIn = (manager) =>
+          queryRows<{ id: string }>(
+            manager,
+            `select id from subscriptions where environment_id = $1 and id = any($2::uuid[]) order by next_work_at, id for update skip locked`,
+            [environmentId, rest],
+          ).then((rows) => rows.map((row) => row.id));
+      }
+    }
+  }
+
+  /** The batch's invoices booked in the order created, with numbers taken from the environment's counter in one statement. */
+  private async bookAll(batch: Batch): Promise<void> {
+    const { environmentId, bookings, unit } = batch;
+    if (bookings.length === 0) return;
+    const numbers = await reserveInvoiceNumbers(
+      unit.manager,
+      environmentId,
+      'invoice',
+      bookings.map((booking) => booking.invoiceId),
+    );
+    for (const booking of bookings) {
+      await batch.owning(booking.subscriptionId, () =>
+        this.bus
+          .execute(new BookInvoiceCommand(environmentId, booking.invoiceId, booking.date, booking.context, 1, numbers.get(booking.invoiceId)))
+          .catch((reason: unknown) => {
+            throw new BookingFailed(booking, reason);
+          }),
+      );
+    }
   }
 
   /** Waits for the read models to show the steps, however long a large catch-up keeps them busy. */
@@ -175,111 +356,112 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
    * (billings, renewals, ends, recorded failures) it made: 0 when another
    * process holds it or got there first.
    */
-  private async work(environmentId: string, subscriptionId: string, now: Date, written: WrittenStream[]): Promise<number> {
-    for (let steps = 0; steps < MAX_STEPS_PER_TURN; steps++) {
-      // Nothing to do for a row listed as due: the read model has yet to show another process's step.
-      if ((await this.step(environmentId, subscriptionId, now, written)) !== 'done') return steps;
+  private async work(batch: Batch, subscriptionId: string, now: Date, written: WrittenStream[]): Promise<number> {
+    let steps = 0;
+    // Nothing to do for a row listed as due: the read model has yet to show another process's step.
+    for (let step: Step = 'again'; step === 'again';) {
+      if (steps === MAX_STEPS_PER_TURN) return this.yieldTurn(batch, subscriptionId);
+      step = await this.step(batch, subscriptionId, now, written);
+      if (step === 'again' || step === 'done') steps++;
     }
+    return steps;
+  }
+
+  private yieldTurn(batch: Batch, subscriptionId: string): number {
     this.logger.log({
       msg: 'billing turn bound reached; the subscription yields to the others and goes on in this catch-up',
-      environmentId,
+      environmentId: batch.environmentId,
       subscriptionId,
       bound: MAX_STEPS_PER_TURN,
     });
     return MAX_STEPS_PER_TURN;
   }
 
-  /** One transaction: the subscription's next due work (bill, renew, end), or nothing. */
-  private async step(environmentId: string, subscriptionId: string, now: Date, written: WrittenStream[]): Promise<Step> {
+  /** One savepoint in the batch: the subscription's next due work (bill, renew, end), or nothing. */
+  private async step(batch: Batch, subscriptionId: string, now: Date, written: WrittenStream[]): Promise<Step> {
+    const { environmentId, unit } = batch;
     const context: CommandContext = {
       meta: { now, newId: randomUUID },
       metadata: { actor: ACTOR, requestId: null, correlationId: randomUUID(), causationId: null },
     };
     const stream = subscriptionStream(environmentId, subscriptionId);
-    let billing: (DueBilling & { retryOf?: string }) | null = null;
+    let billing: Billing | null = null;
+    // The invoice it leaves to book counts only once its savepoint is released (what it staged is dropped with the savepoint).
+    const bookings: Booking[] = [];
     try {
-      return await this.commands.atomically(async (unit) => {
-        const [row] = await queryRows(unit.manager, `select 1 from subscriptions where environment_id = $1 and id = $2 for update skip locked`, [
-          environmentId,
-          subscriptionId,
-        ]);
-        if (!row) return 'busy';
-        // The step's own pass through the command path, in the unit (the invoices it creates and books join it).
-        return this.commands.run<Step>(context, 'reject', async (session) => {
-          const { state } = await session.load(stream, subscriptionEvolver);
-          // The trial's notice and end come before anything billed at the same instant (its first charges bill at its end).
-          const trial = decideAdvanceTrial({ subscriptionId }, state, context.meta);
-          if (trial.length > 0) {
-            session.append(stream, trial);
-            return 'done';
-          }
-          // A pause ends at its resumeAt, after what falls due before it and before what falls due at that instant.
-          const resumed = decideAdvancePause({ subscriptionId }, state, context.meta);
-          if (resumed.length > 0) {
-            session.append(stream, resumed);
-            return 'done';
-          }
-          // A scheduled change of items applies at its instant, before the billing due then (whose charges use the new items).
-          const change = dueChange(state, now);
-          const upcoming = change === null ? null : nextDue(state);
-          if (change !== null && (upcoming === null || Date.parse(change.effectiveAt) <= upcoming.billAt.getTime())) {
-            const subscription = state as Subscription;
-            const sources = this.inputs.sources(environmentId, subscription, unit.manager);
-            const changed = await this.changes.applyScheduled(environmentId, subscription, change, sources, context, unit.manager).catch((error: unknown) => {
-              if (!(error instanceof DomainError)) throw error;
-              // It cannot be priced now (e.g. a price without pricing in the currency any more): dropped, so billing goes on.
-              this.logger.warn({
-                msg: 'a scheduled change could not be applied; dropped',
-                environmentId,
-                subscriptionId,
-                changeId: change.id,
-                reason: error.message,
-              });
-              return decideDropChange({ subscriptionId, changeId: change.id, reason: error.message }, state, context.meta);
-            });
-            if (changed.length === 0) return 'nothing';
-            session.append(stream, changed);
-            return 'done';
-          }
-          // A failed item's charge whose retry has come goes before the next charges (it is older than them).
-          const retry = retryDue(state, now);
-          const next = dueNow(state, now);
-          const due = retry !== null && (next === null || retry.billAt <= next.billAt) ? retry : next;
-          const booking = dueBooking(state, now);
-          let events: SubscriptionEvent[];
-          if (booking !== null && (due === null || Date.parse(booking.bookAt) <= due.billAt.getTime())) {
-            // A draft kept open for late usage comes first: its grace period ended before the next billing.
-            events = await this.bookAfterGrace(environmentId, state as Subscription, booking, context, unit.manager);
-          } else {
-            billing = due;
-            if (billing === null) return 'nothing';
-            events = !billsInvoice(billing)
-              ? decideAdvanceSubscription({ subscriptionId }, state, context.meta)
-              : await this.bill(environmentId, state as Subscription, billing, context, unit.manager);
-          }
-          if (events.length === 0) return 'nothing';
+      const step = await this.commands.run<Step>(context, 'reject', async (session) => {
+        const { state } = await session.load(stream, subscriptionEvolver);
+        const stepped = (events: readonly SubscriptionEvent[]): Step => {
           session.append(stream, events);
-          return 'done';
-        });
-      }, written);
+          return moreDue(subscriptionId, foldEvents(subscriptionEvolver, events, state), context.meta) ? 'again' : 'done';
+        };
+        // The trial's notice and end come before anything billed at the same instant (its first charges bill at its end).
+        const trial = decideAdvanceTrial({ subscriptionId }, state, context.meta);
+        if (trial.length > 0) return stepped(trial);
+        // A pause ends at its resumeAt, after what falls due before it and before what falls due at that instant.
+        const resumed = decideAdvancePause({ subscriptionId }, state, context.meta);
+        if (resumed.length > 0) return stepped(resumed);
+        // A scheduled change of items applies at its instant, before the billing due then (whose charges use the new items).
+        const change = dueChange(state, now);
+        const upcoming = change === null ? null : nextDue(state);
+        if (change !== null && (upcoming === null || Date.parse(change.effectiveAt) <= upcoming.billAt.getTime())) {
+          const subscription = state as Subscription;
+          const sources = this.inputs.sources(environmentId, subscription, unit.manager);
+          const changed = await this.changes.applyScheduled(environmentId, subscription, change, sources, context, unit.manager).catch((error: unknown) => {
+            if (!(error instanceof DomainError)) throw error;
+            // It cannot be priced now (e.g. a price without pricing in the currency any more): dropped, so billing goes on.
+            this.logger.warn({
+              msg: 'a scheduled change could not be applied; dropped',
+              environmentId,
+              subscriptionId,
+              changeId: change.id,
+              reason: error.message,
+            });
+            return decideDropChange({ subscriptionId, changeId: change.id, reason: error.message }, state, context.meta);
+          });
+          if (changed.length === 0) return 'nothing';
+          return stepped(changed);
+        }
+        // A failed item's charge whose retry has come goes before the next charges (it is older than them).
+        const retry = retryDue(state, now);
+        const next = dueNow(state, now);
+        const due = retry !== null && (next === null || retry.billAt <= next.billAt) ? retry : next;
+        const booking = dueBooking(state, now);
+        let events: SubscriptionEvent[];
+        if (booking !== null && (due === null || Date.parse(booking.bookAt) <= due.billAt.getTime())) {
+          // A draft kept open for late usage comes first: its grace period ended before the next billing.
+          events = await this.bookAfterGrace(environmentId, state as Subscription, booking, context, unit.manager);
+        } else {
+          billing = due;
+          if (billing === null) return 'nothing';
+          events = !billsInvoice(billing)
+            ? decideAdvanceSubscription({ subscriptionId }, state, context.meta)
+            : await this.bill(batch, state as Subscription, billing, context, bookings);
+        }
+        if (events.length === 0) return 'nothing';
+        return stepped(events);
+      });
+      batch.bookings.push(...bookings);
+      return step;
     } catch (error) {
       // Another writer moved a stream the step loaded, or used a customer's once discount the invoice was composed with: composed again.
       if (error instanceof StreamVersionConflictError || isRecomposeConflict(error)) return 'busy';
       if (billing === null) throw error;
       await this.recordFailure(environmentId, subscriptionId, billing, error, context, written);
-      return 'done';
+      return 'again';
     }
   }
 
-  /** Loads what the charges need, composes their invoice (composeInvoice), creates and books it, and decides the subscription's events. */
-  private async bill(
-    environmentId: string,
-    subscription: Subscription,
-    due: DueBilling & { retryOf?: string },
-    context: CommandContext,
-    manager: EntityManager,
-  ): Promise<SubscriptionEvent[]> {
-    const composed = await composeDue(subscription, due, this.inputs.sources(environmentId, subscription, manager), (skipped) =>
+  /**
+   * Loads what the charges need, composes their invoice (composeInvoice),
+   * creates it, leaves it in `bookings` to book at the end of the batch
+   * (unless a grace period keeps it a draft), and decides the subscription's
+   * events.
+   */
+  private async bill(batch: Batch, subscription: Subscription, due: Billing, context: CommandContext, bookings: Booking[]): Promise<SubscriptionEvent[]> {
+    const { environmentId, unit } = batch;
+    const manager = unit.manager;
+    const composed = await composeDue(subscription, due, this.batchSources(batch, subscription), (skipped) =>
       this.logger.warn({
         msg: 'a usage correction could not be rated; the billing goes on without it',
         environmentId,
@@ -311,14 +493,30 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
       subscription,
       context.meta,
     );
-    // The environment's payment terms (GET/PUT /paymentsettings; 0 by default: due on the invoice date).
-    const paymentTermsDays = await this.queries.execute(new PaymentTermsQuery(environmentId, manager));
+    // The environment's payment terms (GET/PUT /paymentsettings; 0 by default: due on the invoice date), read once per batch.
+    const paymentTermsDays = (batch.paymentTermsDays ??= await this.queries.execute(new PaymentTermsQuery(environmentId, manager)));
     // Made out to the customer record when the subscription has one: drafts show it as it is, booking freezes it.
     await this.bus.execute(new CreateInvoiceCommand(environmentId, invoiceInputOf(invoice, paymentTermsDays, subscription.customerId), context, invoiceId));
     await useCustomerDiscounts(this.bus, environmentId, subscription, composed, invoiceId, context);
     // With usage and a grace period the invoice stays a draft: late events still count until bookAt (bookAfterGrace).
-    if (bookAt === null) await this.bus.execute(new BookInvoiceCommand(environmentId, invoiceId, invoice.date, context, 1));
+    if (bookAt === null) bookings.push({ subscriptionId: subscription.id, invoiceId, date: invoice.date, due, context });
     return events;
+  }
+
+  /** The subscription's billing sources, the catalog's prices read once per batch. */
+  private batchSources(batch: Batch, subscription: Subscription): BillingSources {
+    const sources = this.inputs.sources(batch.environmentId, subscription, batch.unit.manager);
+    return {
+      ...sources,
+      prices: async (priceIds) => {
+        const unread = priceIds.filter((id) => !batch.prices.has(id));
+        if (unread.length > 0) {
+          const found = await sources.prices(unread);
+          for (const id of unread) batch.prices.set(id, found.get(id) ?? null);
+        }
+        return new Map(priceIds.flatMap((id) => (batch.prices.get(id) ? [[id, batch.prices.get(id)!] as const] : [])));
+      },
+    };
   }
 
   /** The usage of a pending draft's charges, rated with every event counted by now, and their invoice lines. */
@@ -406,7 +604,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
   private async recordFailure(
     environmentId: string,
     subscriptionId: string,
-    due: DueBilling & { retryOf?: string },
+    due: Billing,
     error: unknown,
     context: CommandContext,
     written: WrittenStream[],
@@ -437,6 +635,24 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
 /** The invoice was composed with a customer's once discount another invoice used first (UseCustomerDiscountsCommand). */
 function isRecomposeConflict(error: unknown): boolean {
   return error instanceof ConflictError && error.code === 'customer-discount-ended';
+}
+
+/**
+ * Whether more is due at `now` after a step: the step's own checks, on the
+ * state its events lead to. A subscription with more is stepped again at
+ * once; one without needs no step that loads it only to find nothing (what
+ * this misses, the catch-up's next pass still finds).
+ */
+function moreDue(subscriptionId: string, state: SubscriptionState, meta: CommandMetadata): boolean {
+  const { now } = meta;
+  return (
+    decideAdvanceTrial({ subscriptionId }, state, meta).length > 0 ||
+    decideAdvancePause({ subscriptionId }, state, meta).length > 0 ||
+    dueChange(state, now) !== null ||
+    retryDue(state, now) !== null ||
+    dueNow(state, now) !== null ||
+    dueBooking(state, now) !== null
+  );
 }
 
 /** The subscription's next due work at `now`, unless a failed attempt at it waits for its retry. */
