@@ -27,7 +27,8 @@
  * BENCH_REPORT (file to write, default docs/BENCHMARKS.md; "-" for none),
  * BENCH_REPORT_HEADING (section heading, default "Latest run"), BENCH_KEEP_DATABASE=1
  * (do not drop the bench database, for debugging), BENCH_ONLY=usage (only the
- * usage ingestion scenario), BENCH_ONLY=billing (only the billing engine) or
+ * usage ingestion scenario), BENCH_ONLY=billing (only the billing engine),
+ * BENCH_ONLY=rebuild (only the rebuild, over a log of the template invoices alone) or
  * BENCH_ONLY=http (the raw anchors and the HTTP scenarios, no usage, billing
  * engine or rebuild), BENCH_USAGE_BATCH (1000),
  * BENCH_USAGE_AGGREGATED (1000000: the events of each aggregated period).
@@ -653,7 +654,11 @@ async function serviceScenarios(databaseUrl: string, service: Service, receiverB
     ...(paced ? {} : { failure: post ? failures[failures.length - 1] : 'not run: scenario a failed' }),
   });
 
-  // Events for the rebuild: invoices made through the API, each updated once.
+  await rebuildTemplate(service, caller, template);
+}
+
+/** Events for the rebuild: invoices made through the API, each updated once. */
+async function rebuildTemplate(service: Service, caller: Caller, template: string): Promise<void> {
   await attempt('rebuild template invoices', async () => {
     log(`rebuild: creating ${TEMPLATE_INVOICES} invoices (each updated once) through the API`);
     const created = await inParallel(
@@ -999,7 +1004,8 @@ function writeReport(section: string): void {
     'Every scenario counts non-2xx answers, socket errors and timeouts; a run with any of them, or with a failed step, says so in a warning above its table and exits with status 1.',
     '',
     'Settings: `BENCH_SECONDS` (10), `BENCH_WARMUP_SECONDS` (2), `BENCH_CONNECTIONS` (16), `BENCH_REBUILD_EVENTS` (200000), `BENCH_REBUILD_TIMEOUT_SECONDS` (100), `BENCH_BILLING_SUBSCRIPTIONS` (10000),',
-    '`BENCH_RAW=pg` (the pg child instead of pgbench), `BENCH_REPORT` (the file to write, `-` for none), `BENCH_REPORT_HEADING`, `BENCH_KEEP_DATABASE=1`.',
+    '`BENCH_RAW=pg` (the pg child instead of pgbench), `BENCH_REPORT` (the file to write, `-` for none), `BENCH_REPORT_HEADING`, `BENCH_KEEP_DATABASE=1`,',
+    '`BENCH_ONLY=usage` (the usage scenarios alone), `BENCH_ONLY=http` (the raw anchors and the HTTP scenarios alone), `BENCH_ONLY=rebuild` (the rebuild alone, over a log of the replicated template invoices only).',
     'With `DATABASE_URL` set the bench creates its own database on that server and drops it afterwards; else it starts an embedded Postgres in a temporary folder.',
     'The commit is `git rev-parse --short HEAD`, with `-dirty` when `git status --porcelain` lists anything (other work in progress included).',
     '',
@@ -1123,6 +1129,18 @@ async function main(): Promise<void> {
       await usageAggregationScenario(databaseUrl, service);
       await stopChild(service.child, 20_000);
       service = null;
+    } else if (ONLY === 'rebuild') {
+      log('BENCH_ONLY=rebuild: the rebuild scenario only');
+      service = await startService(databaseUrl);
+      const template = randomUUID();
+      const caller = { token: sign({ environments: [template] }, JWT_SECRET, { algorithm: 'HS256', subject: 'bench', expiresIn: 3600 }) };
+      await rebuildTemplate(service, caller, template);
+      await stopChild(service.child, 20_000);
+      service = null;
+      if (templateEnvironment) {
+        const rebuilt = await attempt('rebuild', async () => runRebuild(databaseUrl, await replicateEvents(databaseUrl)));
+        if (rebuilt) rebuild = rebuilt;
+      }
     } else {
       await allScenarios();
     }

@@ -101,6 +101,7 @@ describe('npm run audit:verify and npm run replay', () => {
     const replayed = await script('replay');
     expect(replayed.stdout).not.toContain('DIFFERENT');
     const tables = replayed.stdout.trim().split('\n');
+    expect(tables.pop()).toBe('IDENTICAL');
     expect(tables).toEqual(
       expect.arrayContaining([
         'catalog.read-model prices: equal',
@@ -127,6 +128,7 @@ describe('npm run audit:verify and npm run replay', () => {
     expect(different.stdout).toMatch(/live only: +\{.*"Tampered"/);
     expect(different.stdout).toMatch(/replay only: \{.*"Plans"/);
     expect(different.stdout).toContain('catalog.read-model prices: equal');
+    expect(different.stdout).toContain(`\nDIFFERENT: first differing row products (environment_id=${first}, id=${product.id}): {`);
 
     // One event's data changed by a superuser past the guard.
     const [event] = await t.dataSource.query(`select event_id from events where environment_id = $1 and event_type = 'PriceUpdated'`, [second]);
@@ -169,7 +171,9 @@ describe('npm run audit:verify and npm run replay', () => {
       expect(verified.stderr).toContain(`"databaseUrl":"postgres://postgres:postgres@127.0.0.1:`);
       const replayed = await script('replay', [], beside);
       expect(replayed.code).toBe(0);
-      for (const line of replayed.stdout.trim().split('\n')) expect(line).toMatch(/^\S+ \S+: equal$/);
+      const lines = replayed.stdout.trim().split('\n');
+      expect(lines.pop()).toBe('IDENTICAL');
+      for (const line of lines) expect(line).toMatch(/^\S+ \S+: equal$/);
       expect(replayed.stdout).toContain('catalog.read-model products: equal');
       expect(replayed.stderr).toMatch(/^\{"level":"info"/m);
 

@@ -8,9 +8,13 @@ export class ProgressBar {
 
   constructor(private readonly stream: NodeJS.WriteStream = process.stderr) {}
 
-  update(label: string, done: number, total: number): void {
+  /** With `elapsedMs`, also the rate so far and the time left at that rate. */
+  update(label: string, done: number, total: number, elapsedMs?: number): void {
     const fraction = total > 0 ? Math.min(done / total, 1) : 1;
-    const text = `${label} ${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')} events`;
+    const perSecond = elapsedMs === undefined ? null : done / Math.max(elapsedMs / 1000, 0.001);
+    const rate =
+      perSecond === null ? '' : `, ${Math.round(perSecond).toLocaleString('en-US')} events/s, ETA ${Math.round((total - done) / Math.max(perSecond, 1))} s`;
+    const text = `${label} ${done.toLocaleString('en-US')}/${total.toLocaleString('en-US')} events${rate}`;
     if (this.stream.isTTY) {
       const width = 30;
       const filled = Math.round(fraction * width);

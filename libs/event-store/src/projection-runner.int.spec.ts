@@ -33,6 +33,31 @@ function countingProjection(name: string, failOn?: (event: RecordedEvent, attemp
   };
 }
 
+/**
+ * A read model of one row per stream that adds each event's amount to it: not idempotent (an event applied twice,
+ * or skipped, shows), and the row of a stream whose events span batches is read back and written again.
+ */
+function balancesProjection(name: string, streamTypes: string[]): Projection {
+  return {
+    name,
+    streamTypes,
+    tables: ['test_balances'],
+    async applyBatch(events: readonly RecordedEvent[], tx: EntityManager) {
+      await tx.query(
+        `insert into test_balances (projection, stream_id, total, events, version)
+         select $1, stream_id, sum(amount), count(*), max(version) from unnest($2::uuid[], $3::bigint[], $4::int[]) as e(stream_id, amount, version)
+          group by stream_id
+         on conflict (projection, stream_id) do update
+           set total = test_balances.total + excluded.total, events = test_balances.events + excluded.events, version = excluded.version`,
+        [name, events.map((e) => e.streamId), events.map((e) => (e.data as { amount: number }).amount), events.map((e) => e.streamVersion)],
+      );
+    },
+    async reset(tx: EntityManager) {
+      await tx.query(`delete from test_balances where projection = $1`, [name]);
+    },
+  };
+}
+
 describe('ProjectionRunner (Postgres)', () => {
   let database: TestDatabase;
   let close: () => Promise<void>;
@@ -74,6 +99,9 @@ describe('ProjectionRunner (Postgres)', () => {
   beforeAll(async () => {
     ({ database, dataSource, close } = await createTestDataSource());
     await dataSource.query(`create table test_applied (projection text, event_id uuid, times int, primary key (projection, event_id))`);
+    await dataSource.query(
+      `create table test_balances (projection text, stream_id uuid, total bigint not null, events int not null, version int not null, primary key (projection, stream_id))`,
+    );
     store = new EventStore(dataSource);
   });
 
@@ -267,6 +295,64 @@ describe('ProjectionRunner (Postgres)', () => {
     for (const id of ids) expect(result.get(id)).toBe(1);
     await expect(runner.rebuild(reactor.name)).rejects.toThrow('never replayed');
     expect(reacted.length).toBe(reactedOnce);
+  });
+
+  it('rebuilds several projections in one pass to the rows an incremental build made, while a runner keeps following them', async () => {
+    const [typeA, typeB] = [`ledger-a-${randomUUID()}`, `ledger-b-${randomUUID()}`];
+    const streams = Array.from({ length: 6 }, (_unused, index) => ({ type: index % 2 === 0 ? typeA : typeB, id: randomUUID(), version: 0 }));
+    // Streams interleaved in the log, several events each, some appended together: rows span pages and batches.
+    for (let round = 0; round < 5; round++) {
+      for (const [index, stream] of streams.entries()) {
+        const count = 1 + ((round + index) % 3);
+        await store.append(
+          [
+            {
+              stream: { environmentId: stream.id, streamType: stream.type, streamId: stream.id },
+              expectedVersion: stream.version === 0 ? 'no_stream' : stream.version,
+              events: Array.from({ length: count }, (_e, i) => ({
+                eventId: randomUUID(),
+                type: 'Deposited',
+                schemaVersion: 1,
+                data: { amount: 1 + ((round * 7 + index * 3 + i) % 11) },
+                occurredAt: new Date(),
+              })),
+            },
+          ],
+          metadata,
+        );
+        stream.version += count;
+      }
+    }
+    const projections = [balancesProjection(`balances-a-${randomUUID()}`, [typeA]), balancesProjection(`balances-ab-${randomUUID()}`, [typeA, typeB])];
+    const rows = async () =>
+      queryRows(dataSource.manager, `select * from test_balances where projection = any($1::text[]) order by projection, stream_id`, [
+        projections.map((p) => p.name),
+      ]);
+    const incremental = runnerWith(projections, { batchSize: 2 });
+    for (const projection of projections) await drain(incremental, projection.name);
+    const built = await rows();
+    expect(built.length).toBe(3 + 6);
+
+    const rebuilding = runnerWith(projections);
+    const progress: { events: number; total: number }[] = [];
+    // A live runner of one of them goes on meanwhile (one event a batch): the rebuild applies only what lies past its checkpoint.
+    let following = true;
+    const follower = (async () => {
+      while (following) await incremental.runBatch(projections[1].name, 1);
+    })();
+    try {
+      const events = await rebuilding.rebuild(
+        projections.map((p) => p.name),
+        { pageSize: 5, progress: ({ events: done, total }) => progress.push({ events: done, total }) },
+      );
+      expect(events).toBe(streams.reduce((sum, stream) => sum + stream.version, 0));
+    } finally {
+      following = false;
+      await follower;
+    }
+    expect(progress.at(-1)).toEqual({ events: progress[0].total, total: progress[0].total });
+    expect(progress.map((p) => p.events)).toEqual([...progress.map((p) => p.events)].sort((a, b) => a - b));
+    expect(await rows()).toEqual(built);
   });
 
   it('reports how many events each subscriber is behind', async () => {

@@ -1,5 +1,5 @@
 import { Client, PoolClient, QueryResult } from 'pg';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { ReadModelTimeoutError } from './errors';
 import { EVENTS_CHANNEL, EventStore } from './event-store';
 import { queryRows } from './sql';
@@ -40,6 +40,22 @@ interface Entry {
   stalled: boolean;
 }
 
+export interface RebuildOptions {
+  /** Events per page of the log (default REBUILD_PAGE_SIZE). */
+  readonly pageSize?: number;
+  /** Called after each page. */
+  readonly progress?: (progress: RebuildProgress) => void;
+}
+
+export interface RebuildProgress {
+  /** Events read so far, of `total` (the events of the rebuilt projections' streams up to the head). */
+  readonly events: number;
+  readonly total: number;
+  readonly elapsedMs: number;
+  /** Per projection, the time its pages took to apply so far (pages apply side by side, so these overlap). */
+  readonly applyMs: ReadonlyMap<string, number>;
+}
+
 export interface SubscriberLag {
   readonly name: string;
   readonly kind: 'projection' | 'reactor';
@@ -47,6 +63,12 @@ export interface SubscriberLag {
   readonly eventsBehind: number;
   readonly checkpointUpdatedAt: Date | null;
 }
+
+/**
+ * Events per page of a rebuild: a projection writes each row it touches once per page, so the larger the page the
+ * fewer writes (two events per invoice stream, both usually in one page); 20 000 events hold some tens of MB.
+ */
+export const REBUILD_PAGE_SIZE = 20_000;
 
 /** Between retries of a waited-for batch that made no progress; commits elsewhere wake it sooner (LISTEN). */
 const MAX_BACKOFF_MS = 10;
@@ -248,6 +270,20 @@ export class ProjectionRunner {
    */
   async runBatch(name: string, batchSize = this.batchSize, upTo?: LogPosition): Promise<number | null> {
     const entry = this.entry(name);
+    return this.inBatch(entry, async (from, manager) => {
+      // Read before writing anything: this transaction has no xid yet, so it cannot hold back the snapshot horizon.
+      const read = await this.eventStore.readAll(from, batchSize, manager, entry.streamTypes === 'all' ? undefined : entry.streamTypes);
+      return upTo ? read.filter((event) => comparePositions(event, upTo) <= 0) : read;
+    });
+  }
+
+  /**
+   * One batch transaction of one subscriber: its lock (null if another runner holds it), its checkpoint `from`,
+   * the events `select` picks after it applied, and the checkpoint moved to the last of them, all committed
+   * together. Returns how many events it applied.
+   */
+  private async inBatch(entry: Entry, select: (from: LogPosition, manager: EntityManager) => Promise<readonly RecordedEvent[]>): Promise<number | null> {
+    const { name } = entry;
     const queryRunner = this.dataSource.createQueryRunner();
     await queryRunner.connect();
     // The batch's own statements travel with BEGIN and COMMIT (simple protocol, our own literals only):
@@ -269,9 +305,7 @@ export class ProjectionRunner {
       const state = checkpoint.rows[0];
       const from = state?.transaction_id ? { transactionId: state.transaction_id, globalPosition: state.global_position! } : ZERO_POSITION;
       this.remember(entry, from);
-      // Read before writing anything: this transaction has no xid yet, so it cannot hold back the snapshot horizon.
-      const read = await this.eventStore.readAll(from, batchSize, queryRunner.manager, entry.streamTypes === 'all' ? undefined : entry.streamTypes);
-      const events = upTo ? read.filter((event) => comparePositions(event, upTo) <= 0) : read;
+      const events = await select(from, queryRunner.manager);
       if (events.length === 0) return 0;
       await entry.handle(events, queryRunner.manager);
       const last = events[events.length - 1];
@@ -295,31 +329,93 @@ export class ProjectionRunner {
     }
   }
 
-  /** Empties a projection's read model and replays it from position zero. Reactors are never replayed. */
-  async rebuild(name: string, batchSize = Math.max(this.batchSize, 5000)): Promise<number> {
-    const entry = this.entry(name);
-    if (!entry.projection) throw new Error(`${name} is a reactor: reactors have side effects and are never replayed`);
-    const projection = entry.projection;
+  /**
+   * Empties the read models of these projections and replays them from position zero up to the head of the log
+   * as it is when the call begins; answers how many events it read. Reactors are never replayed.
+   *
+   * One pass over the log for all of them: pages of `pageSize` events in log order (keyset on the position), the
+   * next page read while the current one is applied, each page applied by every projection at once, on a
+   * connection of its own, as one batch: the same `applyBatch` and checkpointing as the live path (so a rebuild
+   * makes the rows an incremental build makes), only with batches large enough that a projection folds each
+   * row's events in memory and writes it once per page. Runners of the same projections may go on meanwhile: a
+   * page waits for a batch holding a projection's lock and applies only what lies past its checkpoint.
+   */
+  async rebuild(names: string | readonly string[], options: RebuildOptions = {}): Promise<number> {
+    const entries = (typeof names === 'string' ? [names] : names).map((name) => this.entry(name));
+    for (const entry of entries) {
+      if (!entry.projection) throw new Error(`${entry.name} is a reactor: reactors have side effects and are never replayed`);
+    }
+    if (entries.length === 0) return 0;
+    const pageSize = options.pageSize ?? REBUILD_PAGE_SIZE;
     await this.dataSource.transaction(async (tx) => {
-      await tx.query(`select pg_advisory_xact_lock(hashtext($1))`, [`projection:${name}`]);
-      await projection.reset(tx);
+      // In one order whatever the caller's, so two rebuilds of overlapping sets cannot deadlock.
+      for (const name of entries.map((entry) => entry.name).sort()) await tx.query(`select pg_advisory_xact_lock(hashtext($1))`, [`projection:${name}`]);
+      for (const entry of entries) await entry.projection!.reset(tx);
       await tx.query(
-        `insert into projection_checkpoints (name, transaction_id, global_position, updated_at) values ($1, '0', 0, now())
+        `insert into projection_checkpoints (name, transaction_id, global_position, updated_at) select unnest($1::text[]), '0', 0, now()
          on conflict (name) do update set transaction_id = '0', global_position = 0, updated_at = now()`,
-        [name],
+        [entries.map((entry) => entry.name)],
       );
     });
-    entry.checkpoint = ZERO_POSITION;
-    // Replay up to the head of the log as it is now. A batch can find nothing for a moment while an older
-    // transaction anywhere in the cluster is still open (the snapshot horizon): that is not the end.
-    const head = await this.headOf(projection.streamTypes);
-    let total = 0;
-    while (head && !reached(entry, head)) {
-      const applied = await this.runBatch(name, batchSize);
-      total += applied ?? 0;
-      if (!applied) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (const entry of entries) entry.checkpoint = ZERO_POSITION;
+    const streamTypes = [...new Set(entries.flatMap((entry) => entry.projection!.streamTypes))];
+    // Replay up to the head of the log as it is now.
+    const head = await this.headOf(streamTypes);
+    if (!head) return 0;
+    const [{ total }] = await queryRows<{ total: number }>(
+      this.dataSource.manager,
+      `select count(*)::int as total from events where stream_type = any($1::text[]) and (transaction_id, global_position) <= ($2::xid8, $3::bigint)`,
+      [streamTypes, head.transactionId, head.globalPosition],
+    );
+    const started = Date.now();
+    const applyMs = new Map(entries.map((entry) => [entry.name, 0]));
+    /** Where each projection's checkpoint must stand at least: the last of its events this rebuild applied. */
+    const applied = new Map(entries.map((entry) => [entry, ZERO_POSITION]));
+    const readPage = (after: LogPosition) => {
+      const page = this.eventStore.readAll(after, pageSize, this.dataSource.manager, streamTypes);
+      // Read ahead while the current page is applied: a failure surfaces when the page is awaited.
+      page.catch(() => undefined);
+      return page;
+    };
+    let cursor = ZERO_POSITION;
+    let done = 0;
+    let next = readPage(cursor);
+    while (comparePositions(cursor, head) < 0) {
+      const events = (await next).filter((event) => comparePositions(event, head) <= 0);
+      if (events.length === 0) {
+        // An older transaction somewhere in the cluster is still open (the snapshot horizon): not the end yet.
+        await sleep(10);
+        next = readPage(cursor);
+        continue;
+      }
+      cursor = events[events.length - 1];
+      next = comparePositions(cursor, head) < 0 ? readPage(cursor) : Promise.resolve([]);
+      await Promise.all(
+        entries.map(async (entry) => {
+          const began = Date.now();
+          const own = events.filter((event) => reads(entry, [event.streamType]));
+          await this.applyPage(entry, own, applied.get(entry)!);
+          if (own.length > 0) applied.set(entry, own[own.length - 1]);
+          applyMs.set(entry.name, applyMs.get(entry.name)! + Date.now() - began);
+        }),
+      );
+      done += events.length;
+      options.progress?.({ events: done, total, elapsedMs: Date.now() - started, applyMs });
     }
-    return total;
+    return done;
+  }
+
+  /** One page of a rebuild for one projection: what lies past its checkpoint, in one batch; waits while another runner holds it. */
+  private async applyPage(entry: Entry, events: readonly RecordedEvent[], applied: LogPosition): Promise<void> {
+    if (events.length === 0) return;
+    while (
+      (await this.inBatch(entry, async (from) => {
+        if (comparePositions(from, applied) < 0) throw new Error(`${entry.name} was reset by someone else during its rebuild`);
+        return events.filter((event) => comparePositions(event, from) > 0);
+      })) === null
+    ) {
+      await sleep(10);
+    }
   }
 
   /** How far behind each subscriber is, for readiness and metrics. */
@@ -458,6 +554,10 @@ function digits(value: string): string {
 
 function reads(entry: Entry, streamTypes: readonly string[]): boolean {
   return entry.streamTypes === 'all' || streamTypes.some((type) => entry.streamTypes.includes(type));
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function reached(entry: Entry, position: LogPosition): boolean {

@@ -63,8 +63,7 @@ export const catalogProjection: Projection = {
     await applyTo(PRODUCTS, events, tx);
   },
   async reset(tx: EntityManager): Promise<void> {
-    await tx.query(`delete from prices`);
-    await tx.query(`delete from products`);
+    await tx.query(`truncate prices, products`);
   },
 };
 

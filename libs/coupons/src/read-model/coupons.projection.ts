@@ -33,7 +33,6 @@ export const couponsProjection: Projection = {
     await upsertViewRows(PROMOTION_CODES.table, await viewRows(PROMOTION_CODES, events, tx), tx);
   },
   async reset(tx: EntityManager): Promise<void> {
-    await tx.query(`delete from coupons`);
-    await tx.query(`delete from promotion_codes`);
+    await tx.query(`truncate coupons, promotion_codes`);
   },
 };

@@ -61,8 +61,7 @@ export const invoicingProjection: Projection = {
   },
 
   async reset(tx: EntityManager): Promise<void> {
-    await tx.query(`delete from invoices`);
-    await tx.query(`delete from tax_codes`);
+    await tx.query(`truncate invoices, tax_codes`);
   },
 };
 

@@ -122,9 +122,6 @@ export const paymentsProjection: Projection = {
     );
   },
   async reset(tx: EntityManager): Promise<void> {
-    await tx.query(`delete from payments`);
-    await tx.query(`delete from payment_providers`);
-    await tx.query(`delete from payment_invoice_facts`);
-    await tx.query(`delete from payment_collections`);
+    await tx.query(`truncate payments, payment_providers, payment_invoice_facts, payment_collections`);
   },
 };

@@ -96,7 +96,11 @@ describe('replay against live read models kept by several runners', () => {
     const [{ events }] = await dataSource.query(`select coalesce(sum(events), 0)::int as events from test_totals`);
     expect(events).toBe(240);
     const [report] = await replayReadModels({ dataSource, databaseUrl: database.url, contexts: [context] });
-    expect(report).toEqual({ projection: totals.name, events: 240, tables: [{ table: 'test_totals', equal: true, liveOnly: 0, replayOnly: 0, examples: [] }] });
+    expect(report).toEqual({
+      projection: totals.name,
+      events: 240,
+      tables: [{ table: 'test_totals', equal: true, liveOnly: 0, replayOnly: 0, examples: [], key: ['account'] }],
+    });
   });
 
   it('issue 20 #6: a replay while writers append and runners follow compares live and replay at one position: equal', async () => {
@@ -116,7 +120,7 @@ describe('replay against live read models kept by several runners', () => {
       // Replays, each while events keep coming: every one compares at one position of the log.
       for (let i = 0; i < 3; i++) {
         const [report] = await replayReadModels({ dataSource, databaseUrl: database.url, contexts: [context] });
-        expect(report.tables).toEqual([{ table: 'test_totals', equal: true, liveOnly: 0, replayOnly: 0, examples: [] }]);
+        expect(report.tables).toEqual([{ table: 'test_totals', equal: true, liveOnly: 0, replayOnly: 0, examples: [], key: ['account'] }]);
       }
     } finally {
       writing = false;
@@ -126,5 +130,23 @@ describe('replay against live read models kept by several runners', () => {
     }
     const [{ events }] = await dataSource.query(`select count(*)::int as events from events where stream_type = 'account'`);
     expect(events).toBeGreaterThan(240);
+  });
+
+  it('names the first differing row by its key when a live row differs from the log', async () => {
+    const changed = [...accounts].sort().slice(2, 5).reverse();
+    await dataSource.query(`update test_totals set total = total + 1 where account = any($1::uuid[])`, [changed]);
+    const [report] = await replayReadModels({ dataSource, databaseUrl: database.url, contexts: [context] });
+    const [table] = report.tables;
+    expect({ equal: table.equal, liveOnly: table.liveOnly, replayOnly: table.replayOnly, key: table.key }).toEqual({
+      equal: false,
+      liveOnly: 3,
+      replayOnly: 3,
+      key: ['account'],
+    });
+    // In key order, each side: the live row and its replayed twin under the same key.
+    expect(table.examples.map((example) => [example.side, (example.row as { account: string }).account])).toEqual([
+      ...[...changed].sort().map((account) => ['live', account]),
+      ...[...changed].sort().map((account) => ['replay', account]),
+    ]);
   });
 });

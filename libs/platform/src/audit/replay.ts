@@ -12,8 +12,10 @@ export interface TableComparison {
   /** Rows only in the live table, and only in the replayed one (as multisets). */
   readonly liveOnly: number;
   readonly replayOnly: number;
-  /** The first differing rows of each side, as JSON. */
+  /** The first differing rows of each side (in the order of `key`), as JSON. */
   readonly examples: readonly { readonly side: 'live' | 'replay'; readonly row: unknown }[];
+  /** The columns that name a row: the table's primary key (all compared columns when it has none). */
+  readonly key: readonly string[];
 }
 
 export interface ReplayReport {
@@ -22,7 +24,8 @@ export interface ReplayReport {
   readonly tables: readonly TableComparison[];
 }
 
-export type ReplayProgress = (projection: string, eventsDone: number, eventsTotal: number) => void;
+/** After each page of the one pass over the log that rebuilds every read model. */
+export type ReplayProgress = (eventsDone: number, eventsTotal: number) => void;
 
 /**
  * `npm run replay`: rebuilds every read model from the log into shadow
@@ -63,33 +66,36 @@ export async function replayReadModels(options: {
     }
     const runner = new ProjectionRunner(shadow, eventStore, { batchSize: 5000 });
     const liveRunner = new ProjectionRunner(dataSource, liveEventStore, { batchSize: 5000 });
-    const reports: ReplayReport[] = [];
-    for (const projection of projections) {
-      const [{ total }] = await queryRows<{ total: number }>(
-        dataSource.manager,
-        `select count(*)::int as total from events where stream_type = any($1::text[])`,
-        [projection.streamTypes],
-      );
-      let done = 0;
+    const applied = new Map<string, number>();
+    const replicas = projections.map((projection) => {
       const replica: Projection = {
         ...projection,
         name: `replay:${projection.name}`,
         applyBatch: async (events, tx) => {
           await projection.applyBatch(events, tx);
-          done += events.length;
-          options.progress?.(projection.name, done, total);
+          applied.set(projection.name, (applied.get(projection.name) ?? 0) + events.length);
         },
       };
       runner.registerProjection(replica);
       liveRunner.registerProjection(projection);
-      options.progress?.(projection.name, 0, total);
-      await runner.rebuild(replica.name);
-      const tables = await atOnePosition({ dataSource, liveSchema, live: liveRunner, replay: runner, projection, replica: replica.name }, async (snapshot) => {
-        const compared: TableComparison[] = [];
-        for (const table of projection.tables) compared.push(await compare(snapshot, liveSchema, table));
-        return compared;
-      });
-      reports.push({ projection: projection.name, events: done, tables });
+      return replica;
+    });
+    // Every read model in one pass over the log (as `npm run rebuild`), then each brought to its live one's position.
+    await runner.rebuild(
+      replicas.map((replica) => replica.name),
+      { progress: ({ events, total }) => options.progress?.(events, total) },
+    );
+    const reports: ReplayReport[] = [];
+    for (const [index, projection] of projections.entries()) {
+      const tables = await atOnePosition(
+        { dataSource, liveSchema, live: liveRunner, replay: runner, projection, replica: replicas[index].name },
+        async (snapshot) => {
+          const compared: TableComparison[] = [];
+          for (const table of projection.tables) compared.push(await compare(snapshot, liveSchema, table));
+          return compared;
+        },
+      );
+      reports.push({ projection: projection.name, events: applied.get(projection.name) ?? 0, tables });
     }
     return reports;
   } finally {
@@ -182,7 +188,23 @@ async function compare(manager: EntityManager, liveSchema: string, table: ReadMo
   )
     .map((row) => row.column_name)
     .filter((column) => !except.includes(column));
-  const list = columns.map((column) => `"${column.replace(/"/g, '""')}"`).join(', ');
+  const primaryKey = (
+    await queryRows<{ column_name: string }>(
+      manager,
+      `select a.attname as column_name from pg_index i
+         cross join lateral unnest(i.indkey) with ordinality as k(attnum, n)
+         join pg_attribute a on a.attrelid = i.indrelid and a.attnum = k.attnum
+        where i.indrelid = to_regclass($1) and i.indisprimary order by k.n`,
+      [`${liveSchema}.${name}`],
+    )
+  )
+    .map((row) => row.column_name)
+    .filter((column) => columns.includes(column));
+  const key = primaryKey.length > 0 ? primaryKey : columns;
+  const quote = (column: string) => `"${column.replace(/"/g, '""')}"`;
+  const list = columns.map(quote).join(', ');
+  // The first differing rows by key: a row that differs in a value shows on both sides under one key.
+  const order = [...key, ...columns.filter((column) => !key.includes(column))].map(quote).join(', ');
   const live = `select ${list} from ${liveSchema}.${name}`;
   const replay = `select ${list} from ${REPLAY_SCHEMA}.${name}`;
   const side = async (first: string, second: string) => {
@@ -192,7 +214,7 @@ async function compare(manager: EntityManager, liveSchema: string, table: ReadMo
         ? []
         : await queryRows<{ row: unknown }>(
             manager,
-            `select to_jsonb(differing) as row from (${first} except all ${second}) as differing limit ${DIFFERENCES_SHOWN}`,
+            `select to_jsonb(differing) as row from (${first} except all ${second}) as differing order by ${order} limit ${DIFFERENCES_SHOWN}`,
           );
     return { count, rows: rows.map((row) => row.row) };
   };
@@ -204,5 +226,6 @@ async function compare(manager: EntityManager, liveSchema: string, table: ReadMo
     liveOnly: liveOnly.count,
     replayOnly: replayOnly.count,
     examples: [...liveOnly.rows.map((row) => ({ side: 'live' as const, row })), ...replayOnly.rows.map((row) => ({ side: 'replay' as const, row }))],
+    key,
   };
 }

@@ -92,6 +92,8 @@ async function recordPriceVersions(events: readonly RecordedEvent[], tx: EntityM
   );
 }
 
+const READ_MODEL_TABLES = [...TABLES.map(({ table }) => table), 'subscription_price_versions'];
+
 /**
  * The subscriptions read model (with when the engine next has work for each)
  * and the facts subscriptions are checked against and priced with, folded
@@ -101,15 +103,14 @@ async function recordPriceVersions(events: readonly RecordedEvent[], tx: EntityM
  */
 export const subscriptionsProjection: Projection = {
   name: SUBSCRIPTIONS_PROJECTION,
-  tables: [...TABLES.map(({ table }) => table), 'subscription_price_versions'],
+  tables: READ_MODEL_TABLES,
   streamTypes: [SUBSCRIPTION_STREAM, PRICE_STREAM_TYPE, PRODUCT_STREAM_TYPE, TAX_CODE_STREAM, BILLABLE_METRIC_STREAM, USAGE_SETTINGS_STREAM],
   async applyBatch(events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
     for (const table of TABLES) await fold(table as FoldedTable<{ status: string }>, events, tx);
     await recordPriceVersions(events, tx);
   },
   async reset(tx: EntityManager): Promise<void> {
-    for (const { table } of TABLES) await tx.query(`delete from ${table}`);
-    await tx.query(`delete from subscription_price_versions`);
+    await tx.query(`truncate ${READ_MODEL_TABLES.join(', ')}`);
   },
 };
 

@@ -26,6 +26,6 @@ export const templatesProjection: Projection = {
     await upsertViewRows('template_groups', await viewRows(TEMPLATE_GROUPS, events, tx), tx);
   },
   async reset(tx: EntityManager): Promise<void> {
-    await tx.query(`delete from template_groups`);
+    await tx.query(`truncate template_groups`);
   },
 };

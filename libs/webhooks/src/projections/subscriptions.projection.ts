@@ -19,7 +19,7 @@ export const subscriptionsProjection: Projection = {
     for (const event of events) await applyOne(event, tx);
   },
   async reset(tx: EntityManager): Promise<void> {
-    await tx.query(`delete from webhook_subscriptions`);
+    await tx.query(`truncate webhook_subscriptions`);
   },
 };
 

@@ -45,8 +45,7 @@ export const customersProjection: Projection = {
   },
 
   async reset(tx: EntityManager): Promise<void> {
-    await tx.query(`delete from customer_balance_transactions`);
-    await tx.query(`delete from customers`);
+    await tx.query(`truncate customer_balance_transactions, customers`);
   },
 };
 
