@@ -27,6 +27,9 @@ describe('GET /metrics', () => {
     expect(text).toMatch(/projector_events_behind\{subscriber="test-notes",kind="projection"\} 0/);
     expect(text).toMatch(/projector_events_behind\{subscriber="webhooks.fan-out",kind="reactor"\} \d+/);
     expect(text).toMatch(/webhook_deliveries_pending \d+/);
+    expect(text).toMatch(/payment_collections_due \d+/);
+    // The invoice documents' backlog is their reactor's lag.
+    expect(text).toMatch(/projector_events_behind\{subscriber="templates.invoice-documents",kind="reactor"\} \d+/);
     expect(text).toContain('# TYPE webhook_deliveries_total counter');
   });
 });

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { CommandContext, CommandPath, outsideUnitOfWork, StreamVersionConflictError } from '@billing/event-store';
-import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, ScopedClock, WorkerLoop } from '@billing/platform';
+import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, Metrics, ScopedClock, WorkerLoop } from '@billing/platform';
 import { ConflictError, DomainError } from '@billing/shared-kernel';
 import { invoiceEvolver, invoiceStream } from '@billing/invoicing';
 import {
@@ -44,10 +44,15 @@ export class CollectionEngine implements ClockDrivenWork, OnModuleInit, OnApplic
     private readonly clock: EnvironmentClock,
     private readonly realClock: ScopedClock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly metrics: Metrics,
   ) {}
 
   onModuleInit(): void {
     this.registry.register(this);
+    // Collection runs after booking, asynchronously: a backlog that grows (a month-end, a slow gateway) shows here.
+    this.metrics.gauge('payment_collections_due', 'Collection tries due and not yet made (all environments): the backlog.', [], async (gauge) =>
+      gauge.set(await this.readModel.collectionsDueCount(this.realClock.base.now(), this.config.testClocks)),
+    );
   }
 
   onApplicationBootstrap(): void {

@@ -127,6 +127,18 @@ export class PaymentsReadModel {
     return rows.map((row) => ({ invoiceId: row.invoice_id, nextAttemptAt: row.next_attempt_at }));
   }
 
+  /** How many collection tries are due and not yet made, all environments (by real time, or each test clock): the backlog. */
+  async collectionsDueCount(now: Date, testClocks: boolean): Promise<number> {
+    const [row] = await queryRows<{ due: number }>(
+      this.dataSource.manager,
+      `select count(*)::int as due from payment_collections c ${COLLECTION_PAYMENT}
+         left join environment_clocks k on $2 and k.environment_id = c.environment_id
+        where ${COLLECTION_WORK} and c.next_attempt_at <= coalesce(k.now, $1)`,
+      [now, testClocks],
+    );
+    return row.due;
+  }
+
   /** Environments with collection work due by real time (`now`) or, with test clocks, by their own clock. */
   async environmentsWithCollections(now: Date, testClocks: boolean): Promise<string[]> {
     const rows = await queryRows<{ environment_id: string }>(
