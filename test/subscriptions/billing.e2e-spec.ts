@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { CommandBus } from '@nestjs/cqrs';
+import { BookInvoiceCommand } from '@billing/invoicing';
+import { ConflictError } from '@billing/shared-kernel';
 import { environmentCall, expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
 
 /**
@@ -260,5 +263,44 @@ describe('Subscriptions: the billing engine on a test clock', () => {
     await env.advance('2026-02-01T00:05:00.000Z');
     expect((await env.call('GET', `/subscriptions/${failing.id}`)).body.billingFailure).toBeNull();
     expect((await env.invoices()).map((i) => i.totalExclVat).sort()).toEqual([1000, 3000]);
+  });
+
+  it('a booking that fails at the end of a batch: the batch runs again without it, the others are booked with gapless numbers, it is retried once', async () => {
+    const env = environment();
+    await env.advance('2026-01-20T12:00:00.000Z');
+    const price = await env.price(await env.product(), {});
+    const subscriptions = [];
+    for (let i = 0; i < 4; i++) subscriptions.push(await env.subscribe({ term: { start: '2026-02-01', end: null }, items: [{ priceId: price }] }));
+    // The engine books a batch's invoices at its end; the first booking of this environment fails (as a rule of invoicing would).
+    const bus = t.app.get(CommandBus);
+    const execute = bus.execute.bind(bus);
+    let failedInvoice: string | null = null;
+    jest.spyOn(bus, 'execute').mockImplementation(async (command: unknown) => {
+      if (command instanceof BookInvoiceCommand && command.environmentId === env.id && failedInvoice === null) {
+        failedInvoice = command.invoiceId;
+        throw new ConflictError('injected-booking-failure', 'a booking refused by the test');
+      }
+      return execute(command as never);
+    });
+    try {
+      await env.advance('2026-02-01T00:00:00.000Z');
+    } finally {
+      jest.restoreAllMocks();
+    }
+    const booked = await env.invoices();
+    expect(booked.map((invoice) => invoice.handle)).toEqual(['INV-000001', 'INV-000002', 'INV-000003']);
+    expect(booked.map((invoice) => invoice.id)).not.toContain(failedInvoice);
+    const views = await Promise.all(subscriptions.map(async ({ id }) => (await env.call('GET', `/subscriptions/${id}`, undefined, 200)).body));
+    const failures = views.filter((view) => view.billingFailure !== null);
+    expect(failures).toHaveLength(1);
+    expect(failures[0].billingFailure).toMatchObject({ billAt: '2026-02-01T00:00:00.000Z', attempts: 1, retryAt: '2026-02-01T00:01:00.000Z' });
+    expect(failures[0].billingFailure.reason).toContain('a booking refused by the test');
+
+    // The retry books it once, with the next number; nothing is billed twice.
+    await env.advance('2026-02-01T00:05:00.000Z');
+    const all = await env.invoices();
+    expect(all.map((invoice) => invoice.handle)).toEqual(['INV-000001', 'INV-000002', 'INV-000003', 'INV-000004']);
+    expect(all.map((invoice) => invoice.id)).toContain(failedInvoice);
+    expect((await env.call('GET', `/subscriptions/${failures[0].id}`, undefined, 200)).body.billingFailure).toBeNull();
   });
 });
