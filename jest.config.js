@@ -34,7 +34,8 @@ module.exports = {
   // budget (these are correctness tests; speed is measured by `npm run bench`, never asserted here).
   testTimeout: 30_000,
   // Jest's default (cores − 1) runs one file at a time on a 2-core machine, where most of a file's time is spent
-  // waiting on Postgres, sockets and child processes: two files at once keep both cores busy.
+  // waiting on Postgres and sockets: two files at once keep both cores busy. `npm test` runs test/processes (many
+  // service processes each: concurrent starts, kill -9, three billing workers) afterwards, one file at a time.
   maxWorkers: Math.max(2, availableParallelism() - 1),
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,test}/**/*.unit.spec.ts'] },

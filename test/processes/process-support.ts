@@ -112,7 +112,8 @@ export function startService(main: string, env: Record<string, string | undefine
       while (Date.now() < deadline) {
         if (hasExited) throw new Error(`the service exited before it was ready:\n${text}`);
         try {
-          const response = await fetch(`http://127.0.0.1:${port}/health/ready`, { signal: AbortSignal.timeout(2_000) });
+          // A process still busy starting (its workers catching up, on shared cores) may answer slowly: slow is still ready.
+          const response = await fetch(`http://127.0.0.1:${port}/health/ready`, { signal: AbortSignal.timeout(10_000) });
           if (response.status === 200) return;
         } catch {
           /* not listening yet */
