@@ -6,7 +6,7 @@ import { AppendResult, EventMetadata, LogPosition, RecordedEvent, StoredEvent, S
 
 export const EVENTS_CHANNEL = 'billing_events';
 
-interface EventRow {
+export interface EventRow {
   global_position: string;
   transaction_id: string;
   event_id: string;
@@ -185,6 +185,29 @@ export class EventStore {
         limit $3`,
       [after.transactionId, after.globalPosition, limit, streamTypes ?? null],
     );
+    return rows.map((row) => this.toRecordedEvent(row));
+  }
+
+  /**
+   * readAll's statement as one text of literals, after the position that `afterSql` selects (at most one row of
+   * `transaction_id` xid8 and `global_position` bigint; none or nulls: the start of the log): for a batch that sends it in one round trip with
+   * its BEGIN and lock (simple protocol). `recordedEvents` decodes its rows.
+   */
+  pageAfterSql(afterSql: string, limit: number, streamTypes?: readonly string[]): string {
+    if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`not a page size: ${limit}`);
+    const types = streamTypes?.map((type) => {
+      if (!/^[a-z][a-z0-9-]*$/.test(type)) throw new Error(`not a stream type: ${type}`);
+      return `'${type}'`;
+    });
+    return `select ${EVENT_COLUMNS} from events
+        where (transaction_id, global_position) > (select coalesce(a.transaction_id, '0'::xid8), coalesce(a.global_position, 0) from (select 1) as one left join (${afterSql}) as a on true)
+          and transaction_id < events_horizon()
+          ${types ? `and stream_type in (${types.join(', ')})` : ''}
+        order by events.transaction_id, events.global_position
+        limit ${limit}`;
+  }
+
+  recordedEvents(rows: readonly EventRow[]): RecordedEvent[] {
     return rows.map((row) => this.toRecordedEvent(row));
   }
 

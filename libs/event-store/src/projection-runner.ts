@@ -1,7 +1,7 @@
 import { Client, PoolClient, QueryResult } from 'pg';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { ReadModelTimeoutError } from './errors';
-import { EVENTS_CHANNEL, EventStore } from './event-store';
+import { EventRow, EVENTS_CHANNEL, EventStore } from './event-store';
 import { queryRows } from './sql';
 import { Projection, Reactor } from './subscriptions';
 import { comparePositions, LogPosition, RecordedEvent, WrittenStream, ZERO_POSITION } from './types';
@@ -73,13 +73,13 @@ export const REBUILD_PAGE_SIZE = 20_000;
 /** Between retries of a waited-for batch that made no progress; commits elsewhere wake it sooner (LISTEN). */
 const MAX_BACKOFF_MS = 10;
 /**
- * Nobody waits for a reactor, so it gathers the appends of this long into
- * one batch: a batch costs four or five round trips whatever its size, and
- * under load gathering 25 ms instead of 5 took the statements per POST from
- * 3.4 to 2.8 (docs/BENCHMARKS.md) for at most 20 ms more before a
- * notification is queued.
+ * A subscriber nobody waits for gathers the appends of this long into one
+ * batch: a batch costs four or five round trips whatever its size, and under
+ * load gathering 25 ms instead of 5 took the statements per POST from 3.4 to
+ * 2.8 (docs/BENCHMARKS.md) for at most 20 ms more before a notification is
+ * queued. Waited-for batches (a write's read-your-writes, a `catchUp`) start at once.
  */
-const REACTOR_GATHER_MS = 25;
+const GATHER_MS = 25;
 
 /**
  * Runs projections and reactors over the global log. Each subscriber advances
@@ -270,19 +270,20 @@ export class ProjectionRunner {
    */
   async runBatch(name: string, batchSize = this.batchSize, upTo?: LogPosition): Promise<number | null> {
     const entry = this.entry(name);
-    return this.inBatch(entry, async (from, manager) => {
-      // Read before writing anything: this transaction has no xid yet, so it cannot hold back the snapshot horizon.
-      const read = await this.eventStore.readAll(from, batchSize, manager, entry.streamTypes === 'all' ? undefined : entry.streamTypes);
-      return upTo ? read.filter((event) => comparePositions(event, upTo) <= 0) : read;
-    });
+    return this.inBatch(entry, (page) => (upTo ? page.filter((event) => comparePositions(event, upTo) <= 0) : page), batchSize);
   }
 
   /**
    * One batch transaction of one subscriber: its lock (null if another runner holds it), its checkpoint `from`,
    * the events `select` picks after it applied, and the checkpoint moved to the last of them, all committed
-   * together. Returns how many events it applied.
+   * together. Returns how many events it applied. With `pageSize`, `select` picks from the log's next page after
+   * the checkpoint (at most that many of the subscriber's events), read in the lock's round trip; else from none.
    */
-  private async inBatch(entry: Entry, select: (from: LogPosition, manager: EntityManager) => Promise<readonly RecordedEvent[]>): Promise<number | null> {
+  private async inBatch(
+    entry: Entry,
+    select: (page: readonly RecordedEvent[], from: LogPosition) => readonly RecordedEvent[],
+    pageSize?: number,
+  ): Promise<number | null> {
     const { name } = entry;
     const queryRunner = this.dataSource.createQueryRunner();
     await queryRunner.connect();
@@ -296,16 +297,25 @@ export class ProjectionRunner {
       // The checkpoint is read by a statement of its own, after the lock's: a statement reads the snapshot taken
       // when it began, so read together with the lock it could miss the checkpoint of a batch committed (and its
       // lock released) while the statement ran, and apply that batch again. Still one round trip.
+      // The page (a statement of its own too, so it sees what the checkpoint's statement saw or later) is read
+      // before anything is written: this transaction has no xid yet, so it cannot hold back the snapshot horizon.
       open = true;
-      const [, locking, checkpoint] = (await client.query(
+      const checkpointSql = `select c.transaction_id, c.global_position from projection_checkpoints c where c.name = ${literal(name)}`;
+      const [, locking, checkpoint, page] = (await client.query(
         `begin; select pg_try_advisory_xact_lock(hashtext(${literal(`projection:${name}`)})) as locked, set_config('synchronous_commit', 'off', true);
-         select c.transaction_id::text, c.global_position::text from projection_checkpoints c where c.name = ${literal(name)}`,
-      )) as unknown as [unknown, QueryResult<{ locked: boolean }>, QueryResult<{ transaction_id: string | null; global_position: string | null }>];
+         select c.transaction_id::text, c.global_position::text from projection_checkpoints c where c.name = ${literal(name)}
+         ${pageSize ? `; ${this.eventStore.pageAfterSql(checkpointSql, pageSize, entry.streamTypes === 'all' ? undefined : entry.streamTypes)}` : ''}`,
+      )) as unknown as [
+        unknown,
+        QueryResult<{ locked: boolean }>,
+        QueryResult<{ transaction_id: string | null; global_position: string | null }>,
+        QueryResult<EventRow> | undefined,
+      ];
       if (!locking.rows[0].locked) return null;
       const state = checkpoint.rows[0];
       const from = state?.transaction_id ? { transactionId: state.transaction_id, globalPosition: state.global_position! } : ZERO_POSITION;
       this.remember(entry, from);
-      const events = await select(from, queryRunner.manager);
+      const events = select(page ? this.eventStore.recordedEvents(page.rows) : [], from);
       if (events.length === 0) return 0;
       await entry.handle(events, queryRunner.manager);
       const last = events[events.length - 1];
@@ -409,7 +419,7 @@ export class ProjectionRunner {
   private async applyPage(entry: Entry, events: readonly RecordedEvent[], applied: LogPosition): Promise<void> {
     if (events.length === 0) return;
     while (
-      (await this.inBatch(entry, async (from) => {
+      (await this.inBatch(entry, (_page, from) => {
         if (comparePositions(from, applied) < 0) throw new Error(`${entry.name} was reset by someone else during its rebuild`);
         return events.filter((event) => comparePositions(event, from) > 0);
       })) === null
@@ -455,12 +465,13 @@ export class ProjectionRunner {
       entry.again = true;
       return;
     }
-    if (entry.kind === 'reactor') {
-      // Nobody waits for a reactor: gather the appends of REACTOR_GATHER_MS into one batch.
+    if (entry.waiters.length === 0) {
+      // Nobody in this process waits (a reactor, a projection read on demand, or one following other processes'
+      // writes): gather the appends of GATHER_MS into one batch. A waiter arriving meanwhile launches it at once.
       entry.retryTimer ??= setTimeout(() => {
         entry.retryTimer = null;
         this.launch(entry);
-      }, REACTOR_GATHER_MS);
+      }, GATHER_MS);
       return;
     }
     if (entry.retryTimer) {
