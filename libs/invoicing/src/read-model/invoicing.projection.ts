@@ -190,9 +190,11 @@ async function evolveInvoices(
   tx: EntityManager,
 ): Promise<Rows<InvoiceState>> {
   const touched = new Map(events.map((event) => [invoiceKey(event), event]));
+  // A stream whose first event is in the batch has no row yet: only the others are looked up.
+  const begun = new Set(events.filter((event) => event.streamVersion === 1).map(invoiceKey));
   const stored: InvoiceRow[] = [];
-  if (touched.size > 0) {
-    const keys = [...touched.values()];
+  const keys = [...touched.entries()].filter(([key]) => !begun.has(key)).map(([, event]) => event);
+  if (keys.length > 0) {
     stored.push(
       ...(await queryRows<InvoiceRow>(
         tx,
