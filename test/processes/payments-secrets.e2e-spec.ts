@@ -153,7 +153,6 @@ describe('payment provider credentials never leave the vault', () => {
       'events',
       'payments',
       'payment_providers',
-      'payment_invoice_facts',
       'sandbox_gateway_charges',
       'webhook_notifications',
       'webhook_deliveries',

@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { CommandContext, CommandPath, ConflictPolicy, outsideUnitOfWork, Written } from '@billing/event-store';
-import { foldEvents } from '@billing/shared-kernel';
-import { invoiceEvolver, invoicePaymentLock, invoiceStream } from '@billing/invoicing';
+import { foldEvents, isUuid } from '@billing/shared-kernel';
+import { invoiceEvolver, invoicePaymentLock, InvoiceState, invoiceStream, toInvoiceView } from '@billing/invoicing';
 import {
   decideCloseInvoicePayment,
   decideCreatePayment,
   decideDispute,
   GatewayDispute,
+  InvoiceFacts,
   isOpenPayment,
   decideOpenInvoicePayment,
   decideRecordOutcome,
@@ -27,7 +28,6 @@ import {
 import { CredentialVault } from './credentials/credential-vault';
 import { ChargeRequest, GatewayOutcome, GatewayRefundOutcome, RefundLookupOutcome, RefundRequest } from './gateway/payment-gateway';
 import { PaymentGateways } from './gateway/gateway-registry';
-import { PaymentsReadModel } from './read-model/payments.read-model';
 import { invoicePaymentsStream, paymentStream, providerStream } from './streams';
 
 export interface PaymentRequest {
@@ -71,11 +71,17 @@ export interface PaymentRequest {
  */
 const OUTCOME_CONFLICTS: ConflictPolicy = { retries: 2 };
 
+/** What a payment is checked against: the invoice as its events say (null: there is no such invoice). */
+function invoiceFacts(invoice: InvoiceState): InvoiceFacts | null {
+  if (invoice.status === 'none') return null;
+  const view = toInvoiceView(invoice);
+  return { invoiceId: view.id, status: view.status, type: view.type, currency: view.currency, customerId: view.customer.id, totalDue: view.totalDue };
+}
+
 @Injectable()
 export class PaymentFlow {
   constructor(
     private readonly commands: CommandPath,
-    private readonly readModel: PaymentsReadModel,
     private readonly gateways: PaymentGateways,
     private readonly vault: CredentialVault,
   ) {}
@@ -188,14 +194,13 @@ export class PaymentFlow {
   }
 
   private async record(environmentId: string, paymentId: string, request: PaymentRequest, context: CommandContext): Promise<Written<Payment>> {
-    let invoice = await this.readModel.invoiceFacts(environmentId, request.invoiceId);
     return this.commands.run(context, 'reject', async (session) => {
-      // Under the invoice's payment lock, re-read from its stream: a void committed since the facts were read refuses the payment.
-      if (invoice) {
-        const lock = invoicePaymentLock(environmentId, invoice.invoiceId);
+      // The invoice as its stream says, read under its payment lock: a void committed meanwhile refuses the payment.
+      let invoice: InvoiceFacts | null = null;
+      if (isUuid(request.invoiceId)) {
+        const lock = invoicePaymentLock(environmentId, request.invoiceId);
         await session.query(lock.sql, lock.parameters);
-        const current = await session.load(invoiceStream(environmentId, invoice.invoiceId), invoiceEvolver);
-        if (current.state.status === 'void') invoice = { ...invoice, status: 'void' };
+        invoice = invoiceFacts((await session.load(invoiceStream(environmentId, request.invoiceId), invoiceEvolver)).state);
       }
       // Read on the transaction's own connection: a second one while holding this one could starve the pool.
       const provider =

@@ -3,6 +3,7 @@ import { CreatePaymentsReadModels1763800300000 } from './1763800300000-create-pa
 import { AddPaymentsRefundPendingSince1764000300000 } from './1764000300000-add-payments-refund-pending-since';
 import { AddPaymentsRecordedAt1764100300000 } from './1764100300000-add-payments-recorded-at';
 import { PaymentsAwaitingLookupIndexes1764500310000 } from './1764500310000-payments-awaiting-lookup-indexes';
+import { DropPaymentInvoiceFacts1764600800000 } from './1764600800000-drop-payment-invoice-facts';
 
 export const paymentsMigrations: Function[] = [
   CreatePaymentsReadModels1763800300000,
@@ -10,4 +11,5 @@ export const paymentsMigrations: Function[] = [
   AddPaymentsRefundPendingSince1764000300000,
   AddPaymentsRecordedAt1764100300000,
   PaymentsAwaitingLookupIndexes1764500310000,
+  DropPaymentInvoiceFacts1764600800000,
 ];

@@ -1,6 +1,5 @@
 import { EntityManager } from 'typeorm';
 import { FoldedStream, foldStreamBatches, Projection, RecordedEvent } from '@billing/event-store';
-import { INVOICE_STREAM, invoiceEvolver, InvoiceState } from '@billing/invoicing';
 import { DomainEvent, Evolver } from '@billing/shared-kernel';
 import {
   Collection,
@@ -32,14 +31,15 @@ async function fold<State extends { status: string }>(
 
 /**
  * Payments (with the columns GET /payments filters and orders on), provider
- * views (never their credentials) and the invoices as invoicing's events
- * describe them (folded with invoicing's published evolver): set-wise, one
- * select and one upsert per table and batch.
+ * views (never their credentials) and collections: set-wise, one select and
+ * one upsert per table and batch. A payment reads its invoice from the
+ * invoice's stream (under the invoice's payment lock), so no invoice events
+ * are followed here and a write of an invoice never waits for this projection.
  */
 export const paymentsProjection: Projection = {
   name: PAYMENTS_PROJECTION,
-  tables: ['payments', 'payment_providers', 'payment_invoice_facts', 'payment_collections'],
-  streamTypes: [PAYMENT_STREAM_TYPE, PAYMENT_PROVIDER_STREAM_TYPE, INVOICE_COLLECTION_STREAM_TYPE, INVOICE_STREAM],
+  tables: ['payments', 'payment_providers', 'payment_collections'],
+  streamTypes: [PAYMENT_STREAM_TYPE, PAYMENT_PROVIDER_STREAM_TYPE, INVOICE_COLLECTION_STREAM_TYPE],
   async applyBatch(events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
     await fold<Payment>(events, tx, PAYMENT_STREAM_TYPE, 'payments', paymentEvolver as unknown as Evolver<Payment, DomainEvent>, (rows) =>
       tx.query(
@@ -107,21 +107,8 @@ export const paymentsProjection: Projection = {
           ],
         ),
     );
-    await fold<InvoiceState & { status: string }>(
-      events,
-      tx,
-      INVOICE_STREAM,
-      'payment_invoice_facts',
-      invoiceEvolver as unknown as Evolver<InvoiceState & { status: string }, DomainEvent>,
-      (rows) =>
-        tx.query(
-          `insert into payment_invoice_facts (environment_id, id, state) select * from unnest($1::uuid[], $2::uuid[], $3::jsonb[])
-         on conflict (environment_id, id) do update set state = excluded.state`,
-          [rows.map((r) => r.environmentId), rows.map((r) => r.id), rows.map((r) => JSON.stringify(r.state))],
-        ),
-    );
   },
   async reset(tx: EntityManager): Promise<void> {
-    await tx.query(`truncate payments, payment_providers, payment_invoice_facts, payment_collections`);
+    await tx.query(`truncate payments, payment_providers, payment_collections`);
   },
 };

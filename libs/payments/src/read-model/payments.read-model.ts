@@ -1,10 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { queryRows } from '@billing/event-store';
-import { InvoiceState, toInvoiceView } from '@billing/invoicing';
 import { invalidPageToken, keysetPage, Page, pageTokenCodec, tokenField } from '@billing/platform';
-import { isUuid } from '@billing/shared-kernel';
-import { FilterOp, InvoiceFacts, OrderField, Payment, PaymentProvider, PaymentQuery } from '../domain';
+import { FilterOp, OrderField, Payment, PaymentProvider, PaymentQuery } from '../domain';
 import { PaymentProviderView, PaymentView, toPaymentView, toProviderView } from '../views';
 
 const COLUMNS: Readonly<Record<PaymentQuery['filters'][number]['field'], string>> = {
@@ -99,19 +97,6 @@ export class PaymentsReadModel {
       [environmentId],
     );
     return rows.map((row) => toProviderView(row.state));
-  }
-
-  /** What invoicing's events say about the invoice: what a payment is checked against. */
-  async invoiceFacts(environmentId: string, invoiceId: string): Promise<InvoiceFacts | null> {
-    if (!isUuid(invoiceId)) return null;
-    const [row] = await queryRows<{ state: InvoiceState }>(
-      this.dataSource.manager,
-      `select state from payment_invoice_facts where environment_id = $1 and id = $2`,
-      [environmentId, invoiceId],
-    );
-    if (!row || row.state.status === 'none') return null;
-    const view = toInvoiceView(row.state);
-    return { invoiceId: view.id, status: view.status, type: view.type, currency: view.currency, customerId: view.customer.id, totalDue: view.totalDue };
   }
 
   /** The environment's collections with a try due at `now` (or one under way to look at), oldest first, after `page.after`. */

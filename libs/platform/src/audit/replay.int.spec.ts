@@ -8,7 +8,7 @@ import { replayReadModels } from './replay';
 /**
  * A read model that adds each event's amount to its account: not idempotent,
  * so a batch applied twice shows as a total the replay does not reach (what
- * `payment_invoice_facts` showed when a settlement was applied twice).
+ * a copy of the invoices in the payments read model once showed when a settlement was applied twice).
  */
 const totals: Projection = {
   name: 'test.totals',
