@@ -8,3 +8,4 @@ export * from './command-path';
 export * from './migrations';
 export * from './unit-of-work';
 export * from './stream-batches';
+export * from './batched-lookup';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { queryRows } from '@billing/event-store';
+import { BatchedLookup, queryRows } from '@billing/event-store';
+import { isUuid } from '@billing/shared-kernel';
 import { keysetPage, Page, Versioned } from '@billing/platform';
 import { InvoiceCustomer, InvoiceStatus, InvoiceType, ResolvedTax, SettlementStatus, TaxCodeState, TaxRegister, resolveTax } from '../domain';
 import { TaxRegisterReader } from '../tax-register';
@@ -29,19 +30,35 @@ interface ViewRow<View> {
   version: number;
 }
 
+interface InvoiceRow extends ViewRow<InvoiceView> {
+  environment_id: string;
+  id: string;
+  hosted_link_version: number | null;
+}
+
 /** Reads of the invoicing read models (`invoices`, `tax_codes`); every query is scoped by environment. */
 @Injectable()
 export class InvoicingReadModel implements TaxRegisterReader {
+  /** GET /invoices/{id} is the hottest read: concurrent ones share a statement. */
+  private readonly invoiceRows = new BatchedLookup<{ environmentId: string; id: string }, InvoiceRow>(
+    (keys) =>
+      queryRows<InvoiceRow>(
+        this.dataSource.manager,
+        `select i.environment_id, i.id, ${VIEW_WITH_CURRENT_CUSTOMER} as view, i.version, (i.state->>'hostedLinkVersion')::int as hosted_link_version
+           from unnest($1::uuid[], $2::uuid[]) as k(environment_id, id)
+           join invoices i on i.environment_id = k.environment_id and i.id = k.id ${CUSTOMER_OF_DRAFT}`,
+        [keys.map((key) => key.environmentId), keys.map((key) => key.id)],
+      ),
+    { key: ({ environmentId, id }) => `${environmentId}/${id}`, row: (row) => `${row.environment_id}/${row.id}` },
+  );
+
   constructor(private readonly dataSource: DataSource) {}
 
   /** The invoice's view with the version of its hosted page link (state.hostedLinkVersion; absent before links existed). */
   async invoice(environmentId: string, id: string): Promise<Versioned<{ view: InvoiceView; hostedLinkVersion: number | undefined }> | null> {
-    const [row] = await queryRows<ViewRow<InvoiceView> & { hosted_link_version: number | null }>(
-      this.dataSource.manager,
-      `select ${VIEW_WITH_CURRENT_CUSTOMER} as view, i.version, (i.state->>'hostedLinkVersion')::int as hosted_link_version
-         from invoices i ${CUSTOMER_OF_DRAFT} where i.environment_id = $1 and i.id = $2`,
-      [environmentId, id],
-    );
+    // One malformed id must not fail the statement it would share with others.
+    if (!isUuid(id)) return null;
+    const row = await this.invoiceRows.load({ environmentId, id });
     return row ? new Versioned({ view: row.view, hostedLinkVersion: row.hosted_link_version ?? undefined }, row.version) : null;
   }
 
