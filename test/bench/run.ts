@@ -908,6 +908,11 @@ function report(serverVersion: string, databaseNote: string): string {
     lines.push(
       `| billing engine: ${run.subscriptions} due subscriptions, one invoice each created and booked (one \`POST /test-clock/advance\`, ${run.processes === 1 ? 'one process' : `${run.processes} processes`}); p50/p99: a concurrent \`GET /invoices/{id}\` reader (${run.reads} reads); per invoice ${fmt(run.cost.serviceCpuMs, 2)} ms service CPU, ${fmt(run.cost.postgresCpuMs, 2)} ms Postgres CPU, ${fmt(run.cost.commits, 2)} commits | ${fmt(run.invoices / run.seconds, 0)} invoices/s | ${fmt(run.read.p50, 2)} | ${fmt(run.read.p99, 2)} | | ${fmt(run.seconds, 1)} s |`,
     );
+    const { atAnswer, drainSeconds } = run.documents;
+    const total = drainSeconds === null ? null : run.seconds + drainSeconds;
+    lines.push(
+      `| invoice documents of that run (rendered beside booking, one render thread per process): ${atAnswer} of ${run.invoices} rendered when the advance answered, the backlog drained ${drainSeconds === null ? 'not within 600 s' : `${fmt(drainSeconds, 1)} s later`} | ${total === null ? '–' : `${fmt(run.invoices / total, 0)} documents/s`} | | | | ${total === null ? '–' : `${fmt(total, 1)} s`} |`,
+    );
   }
   if (rebuild) {
     lines.push(
@@ -997,7 +1002,7 @@ function writeReport(section: string): void {
     '1. raw Postgres doing the same durable write as an invoice command: one ~600 B jsonb event row (into a copy of the events table with the same keys and indexes) and one outbox row per transaction (pgbench `-n -c 16 -j 2 -T 10`, latencies from its `-l` log; a pg child process when pgbench is not on PATH);',
     '2. a bare Fastify route answering ~1 KB of JSON (the ceiling for HTTP + JSON in Node here);',
     "3. the service as its own process (`node dist/apps/api/src/main.js`, api and worker roles, `LOG_LEVEL=warn`): `POST /invoices` with 2 lines, the same in an environment with one webhook subscription to a local receiver (a child process answering 200), `PUT /invoices/{id}` over 300 drafts, `GET /invoices/{id}` over the same ids, `GET /invoices?limit=20`, and `POST /invoices` again at half the measured maximum rate, once with autocannon's `overallRate` and once evenly paced;",
-    '4. the billing engine: 10 000 monthly subscriptions made through the API (a second service process, with `TEST_CLOCKS=true`; the first runs with test clocks off, as in production), then one `POST /test-clock/advance` to their start, timed to its answer (it answers once every due invoice is created and booked), checked against the event store; then again on fresh subscriptions with `BENCH_BILLING_PROCESSES` (3) service processes on the one database (the advance goes to one, the worker loops of the others see the clock move and share the work); during each advance one client reads `GET /invoices/{id}` in a loop (its p50/p99 in the row);',
+    '4. the billing engine: 10 000 monthly subscriptions made through the API (a second service process, with `TEST_CLOCKS=true`; the first runs with test clocks off, as in production), then one `POST /test-clock/advance` to their start, timed to its answer (it answers once every due invoice is created and booked), checked against the event store; then again on fresh subscriptions with `BENCH_BILLING_PROCESSES` (3) service processes on the one database (the advance goes to one, the worker loops of the others see the clock move and share the work); during each advance one client reads `GET /invoices/{id}` in a loop (its p50/p99 in the row); after it answers, the bench waits until every invoice has its document (`InvoiceDocumentRendered`): the render backlog at the answer, its drain time and documents/s over the advance and the drain;',
     '5. `node dist/apps/api/src/rebuild.js` (every projection) over at least 200 000 events: 300 invoices made through the API and updated once, their events replicated with SQL under fresh stream ids; the read model is checked afterwards. A rebuild that does not finish within the time limit is killed and reported as an upper bound with its progress.',
     "6. usage ingestion: `POST /usage-events` with batches of 1 000 new events; usage aggregation: per aggregation, a subscription whose current period holds 1 000 000 events (written with one `generate_series` insert), then `GET /subscriptions/{id}/usage` (the usage store's one SQL statement, the same the billing engine and the preview run) once to warm up and 3 times timed: the median is in the p50 column.",
     '',
@@ -1170,6 +1175,26 @@ interface BillingRun {
   readonly reads: number;
   /** Per invoice, during the advance: CPU of the service processes and of the bench database's Postgres backends (ms), and commits. */
   readonly cost: { serviceCpuMs: number; postgresCpuMs: number; commits: number };
+  /** Invoice documents rendered when the advance answered, and how long after it the last one was (null: not within 600 s). */
+  readonly documents: { atAnswer: number; drainSeconds: number | null };
+}
+
+/** The invoice documents' backlog after an advance: rendered when it answered, then the time until every invoice has its document. */
+async function renderBacklog(databaseUrl: string, environment: string, invoices: number): Promise<BillingRun['documents']> {
+  const rendered = () =>
+    withClient(databaseUrl, async (client) =>
+      Number(
+        (await client.query(`select count(*)::int as n from events where environment_id = $1 and event_type = 'InvoiceDocumentRendered'`, [environment]))
+          .rows[0].n,
+      ),
+    );
+  const atAnswer = await rendered();
+  const started = Date.now();
+  for (let now = atAnswer; now < invoices; now = await rendered()) {
+    if (Date.now() - started > 600_000) return { atAnswer, drainSeconds: null };
+    await sleep(250);
+  }
+  return { atAnswer, drainSeconds: (Date.now() - started) / 1000 };
 }
 
 /** What the advance costs, read before and after it: CPU seconds of the service processes and of the bench database's backends, its commits. */
@@ -1278,6 +1303,10 @@ async function billingScenario(databaseUrl: string, service: Service, others: re
   log(
     `billing: per invoice ${cost.serviceCpuMs.toFixed(2)} ms service CPU, ${cost.postgresCpuMs.toFixed(2)} ms Postgres CPU, ${cost.commits.toFixed(2)} commits`,
   );
+  const documents = await renderBacklog(databaseUrl, environment, invoices);
+  log(
+    `billing: ${documents.atAnswer} of ${invoices} invoice documents rendered when the advance answered; ${documents.drainSeconds === null ? 'the rest not within 600 s' : `the rest ${documents.drainSeconds.toFixed(1)} s later`}`,
+  );
   return {
     processes,
     subscriptions: BILLING_SUBSCRIPTIONS,
@@ -1286,6 +1315,7 @@ async function billingScenario(databaseUrl: string, service: Service, others: re
     read: { p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99) },
     reads: latencies.length,
     cost,
+    documents,
   };
 }
 
