@@ -16,17 +16,16 @@ export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceComman
 
   async execute({ environmentId, invoiceId, input, context, expectedVersion, discounts: requests }: UpdateInvoiceCommand): Promise<Written<InvoiceState>> {
     const stream = invoiceStream(environmentId, invoiceId);
-    const { state: current } = await this.commands.load(stream, invoiceEvolver);
-    // The register for the codes the new lines name or, items omitted, the kept lines name (they are written at today's rates).
-    const codes = input.items === undefined ? (current.status === 'none' ? [] : taxCodesOf(current)) : taxCodesNamedBy(input.items);
-    const taxes = await this.taxRegister.read(environmentId, codes);
-    // A draft made out to a customer record (which it never changes) takes the record's snapshot as it is now.
-    const customerId = current.status === 'none' ? null : current.customerId;
-    const record = customerId == null ? null : (await this.commands.load(customerStream(environmentId, customerId), customerEvolver)).state;
-    const customer = record && record.status !== 'none' ? invoiceCustomerOf(record) : undefined;
     // New coupons are redeemed with the update (those the draft has keep their redemption), appended at the versions loaded.
     return this.commands.run(context, { retries: 2 }, async (session) => {
       const { state } = await session.load(stream, invoiceEvolver, expectedVersion);
+      // The register for the codes the new lines name or, items omitted, the kept lines name (they are written at today's rates).
+      const codes = input.items === undefined ? (state.status === 'none' ? [] : taxCodesOf(state)) : taxCodesNamedBy(input.items);
+      const taxes = await this.taxRegister.read(environmentId, codes, session.tx);
+      // A draft made out to a customer record (which it never changes) takes the record's snapshot as it is now.
+      const customerId = state.status === 'none' ? null : state.customerId;
+      const record = customerId == null ? null : (await session.load(customerStream(environmentId, customerId), customerEvolver)).state;
+      const customer = record && record.status !== 'none' ? invoiceCustomerOf(record) : undefined;
       const items = await withLineProducts(session, environmentId, input.items);
       const currency = (input.currency ?? (state.status === 'none' ? '' : state.currency)) || '';
       const kept = state.status === 'none' ? [] : (state.discounts ?? []);
