@@ -1,6 +1,7 @@
 import { DataSource, EntityManager } from 'typeorm';
 import { StreamVersionConflictError } from './errors';
 import { queryRows } from './sql';
+import { GroupedAppends } from './grouped-appends';
 import { currentUnitOfWork, inTransaction, StagedAppend, UnitOfWork } from './unit-of-work';
 import { AppendResult, EventMetadata, LogPosition, RecordedEvent, StoredEvent, StreamAppend, StreamRef, Upcaster, WrittenStream } from './types';
 
@@ -99,6 +100,10 @@ const APPEND_STAGED = `
  */
 export class EventStore {
   private readonly upcasters = new Map<string, Upcaster>();
+  private readonly grouped = new GroupedAppends(
+    (append, metadata) => this.appendWithin(this.dataSource.manager, [append], metadata),
+    (staged) => inTransaction(this.dataSource, (tx) => this.appendStaged(tx, staged)),
+  );
 
   /** `realNow`: the real (base) clock, never an environment's test clock; it stamps each event's `recordedAt`. */
   constructor(
@@ -151,13 +156,15 @@ export class EventStore {
 
   /**
    * Appends to one or more streams atomically; all succeed or none does. A
-   * single stream is one statement; several share a transaction (the given
-   * one, or a new one).
+   * single stream is one statement (outside a unit of work, grouped with the
+   * single-stream appends of the same turn: GroupedAppends); several share a
+   * transaction (the given one, or a new one).
    */
   async append(appends: readonly StreamAppend[], metadata: EventMetadata, manager?: EntityManager): Promise<AppendResult> {
     const unit = currentUnitOfWork();
     if (unit?.staged) return stage(unit, appends, metadata);
     if (manager) return this.appendWithin(manager, appends, metadata);
+    if (appends.length === 1 && !unit) return this.grouped.append(appends[0], metadata);
     if (appends.length === 1) return this.appendWithin(this.dataSource.manager, appends, metadata);
     return inTransaction(this.dataSource, (tx) => this.appendWithin(tx, appends, metadata));
   }

@@ -1,0 +1,96 @@
+import { StreamVersionConflictError } from './errors';
+import { GroupedAppends, MIN_GROUP } from './grouped-appends';
+import { AppendResult, EventMetadata, StreamAppend, WrittenStream } from './types';
+import { StagedAppend, UnitOfWork, withinUnitOfWork, currentUnitOfWork } from './unit-of-work';
+import { EntityManager } from 'typeorm';
+
+const METADATA: EventMetadata = { actor: 'test', requestId: null, correlationId: 'c', causationId: null };
+
+function appendTo(streamId: string, expectedVersion: StreamAppend['expectedVersion'] = 'no_stream'): StreamAppend {
+  return {
+    stream: { environmentId: 'e', streamType: 'invoice', streamId },
+    expectedVersion,
+    events: [{ eventId: `${streamId}-event`, type: 'InvoiceCreated', schemaVersion: 1, data: {}, occurredAt: new Date(0) }],
+  };
+}
+
+const position = (globalPosition: string): WrittenStream => ({ streamType: 'invoice', position: { transactionId: '9', globalPosition } });
+
+/** A fake log: `taken` streams conflict; `failing` groups fail with a connection error; every statement is recorded. */
+function groupedOver({ taken = [] as string[], failing = false } = {}) {
+  const statements: string[][] = [];
+  const units: boolean[] = [];
+  const grouped = new GroupedAppends(
+    async (append): Promise<AppendResult> => {
+      statements.push([append.stream.streamId]);
+      units.push(currentUnitOfWork() !== undefined);
+      if (taken.includes(append.stream.streamId)) throw new StreamVersionConflictError(append.stream, append.expectedVersion);
+      return { nextVersions: [1], written: [position('1')] };
+    },
+    async (staged: readonly StagedAppend[]) => {
+      statements.push(staged.map(({ append }) => append.stream.streamId));
+      units.push(currentUnitOfWork() !== undefined);
+      if (failing) throw new Error('connection lost');
+      const moved = staged.find(({ append }) => taken.includes(append.stream.streamId));
+      if (moved) throw new StreamVersionConflictError(moved.append.stream, moved.append.expectedVersion);
+      return [position('7')];
+    },
+  );
+  return { grouped, statements, units };
+}
+
+describe('GroupedAppends', () => {
+  it(`given ${MIN_GROUP} or more appends in one turn, when they are written, then one statement writes them all and each gets its version`, async () => {
+    const { grouped, statements } = groupedOver();
+    const results = await Promise.all(['a', 'b', 'c'].map((id) => grouped.append(appendTo(id), METADATA)));
+    expect(statements).toEqual([['a', 'b', 'c']]);
+    expect(results.map((result) => result.nextVersions)).toEqual([[1], [1], [1]]);
+    expect(results[0].written).toEqual([position('7')]);
+  });
+
+  it(`given fewer than ${MIN_GROUP}, when they are written, then each is its own statement`, async () => {
+    const { grouped, statements } = groupedOver();
+    await Promise.all(['a', 'b'].map((id) => grouped.append(appendTo(id), METADATA)));
+    expect(statements).toEqual([['a'], ['b']]);
+  });
+
+  it('given a stream another writer moved, when its group is written, then only its append fails and the others are written without it', async () => {
+    const { grouped, statements } = groupedOver({ taken: ['b'] });
+    const results = await Promise.allSettled(['a', 'b', 'c', 'd'].map((id) => grouped.append(appendTo(id), METADATA)));
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(StreamVersionConflictError);
+    expect(statements).toEqual([
+      ['a', 'b', 'c', 'd'],
+      ['a', 'c', 'd'],
+    ]);
+  });
+
+  it('given a group that fails otherwise, when it is written, then each append is written alone and answers for itself', async () => {
+    const { grouped, statements } = groupedOver({ failing: true });
+    const results = await Promise.all(['a', 'b', 'c'].map((id) => grouped.append(appendTo(id), METADATA)));
+    expect(results).toHaveLength(3);
+    expect(statements).toEqual([['a', 'b', 'c'], ['a'], ['b'], ['c']]);
+  });
+
+  it('given two appends to one stream in one turn, when they are written, then the second waits for the next turn (its version checked after the first)', async () => {
+    const { grouped, statements } = groupedOver();
+    await Promise.all([
+      grouped.append(appendTo('a'), METADATA),
+      grouped.append(appendTo('b'), METADATA),
+      grouped.append(appendTo('a', 1), METADATA),
+      grouped.append(appendTo('c'), METADATA),
+    ]);
+    expect(statements).toEqual([['a', 'b', 'c'], ['a']]);
+  });
+
+  it('given the first appender runs in a unit of work, when the group is written, then it is written outside it', async () => {
+    const { grouped, units } = groupedOver();
+    const unit = new UnitOfWork({} as EntityManager);
+    await Promise.all([
+      withinUnitOfWork(unit, () => grouped.append(appendTo('a'), METADATA)),
+      grouped.append(appendTo('b'), METADATA),
+      grouped.append(appendTo('c'), METADATA),
+    ]);
+    expect(units).toEqual([false]);
+  });
+});
