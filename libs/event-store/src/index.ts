@@ -9,3 +9,4 @@ export * from './migrations';
 export * from './unit-of-work';
 export * from './stream-batches';
 export * from './batched-lookup';
+export * from './grouped-appends';
