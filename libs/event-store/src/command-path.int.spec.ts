@@ -108,6 +108,39 @@ describe('CommandPath (Postgres)', () => {
     expect(await read(a)).toEqual([`#${first}`, 'other', `#${first + 1}`]);
   });
 
+  it('begins a command’s transaction with its first read of its own, not before: one that only loads and appends to one stream opens none', async () => {
+    const begun = jest.fn();
+    const createQueryRunner = dataSource.createQueryRunner.bind(dataSource);
+    const spy = jest.spyOn(dataSource, 'createQueryRunner').mockImplementation((mode) => {
+      const runner = createQueryRunner(mode);
+      const startTransaction = runner.startTransaction.bind(runner);
+      runner.startTransaction = (isolation) => {
+        begun();
+        return startTransaction(isolation);
+      };
+      return runner;
+    });
+    try {
+      const a = stream();
+      await path.run(context(), 'reject', async (session) => session.append(a, [noted(`a${(await session.load(a, notes)).state.length + 1}`)]));
+      expect(begun).not.toHaveBeenCalled();
+      const transactions = await path.run(context(), 'reject', async (session) => {
+        const [first] = await session.query<{ xid: string }>(`select pg_current_xact_id()::text as xid`, []);
+        const { state } = await session.load(a, notes);
+        const [second] = await session.query<{ xid: string }>(`select pg_current_xact_id()::text as xid`, []);
+        session.append(a, [noted(`a${state.length + 1}`)]);
+        return [first.xid, second.xid];
+      });
+      expect(begun).toHaveBeenCalledTimes(1);
+      expect(transactions[0]).toBe(transactions[1]);
+      const [appended] = await dataSource.query(`select transaction_id::text as xid from events where stream_id = $1 and stream_version = 2`, [a.streamId]);
+      expect(appended.xid).toBe(transactions[0]);
+      expect(await read(a)).toEqual(['a1', 'a2']);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('decides again on a fresh load as many times as its policy says, then answers version-conflict', async () => {
     const a = stream();
     await path.handle(a, notes, () => [noted('a1')], context(), { newStream: true });

@@ -1,5 +1,5 @@
 import { CommandMetadata, DomainEvent, Evolver, foldEvents } from '@billing/shared-kernel';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { StreamVersionConflictError } from './errors';
 import { EventStore } from './event-store';
 import { ProjectionRunner } from './projection-runner';
@@ -168,13 +168,17 @@ export class CommandPath {
     const retries = conflicts === 'reject' ? 0 : conflicts.retries;
     for (let attempt = 0; ; attempt++) {
       let session: CommandSession | undefined;
-      const pass = async (manager: EntityManager) => {
-        session = new CommandSession(manager, this.eventStore, context.meta);
+      const pass = async (manager: EntityManager, lazy?: LazyTransaction) => {
+        session = new CommandSession(manager, this.eventStore, context.meta, lazy);
         const result = await command(session);
         return { result, written: await session.commit(context.metadata, transactional) };
       };
       try {
-        const { result, written } = transactional ? await inTransaction(this.dataSource, pass) : await pass(this.dataSource.manager);
+        const { result, written } = !transactional
+          ? await pass(this.dataSource.manager)
+          : currentUnitOfWork()
+            ? await inTransaction(this.dataSource, pass)
+            : await LazyTransaction.run(this.dataSource, (lazy) => pass(lazy.manager, lazy));
         await this.awaitReadModels(written);
         return result;
       } catch (error) {
@@ -207,6 +211,8 @@ export class CommandSession {
     readonly tx: EntityManager,
     private readonly eventStore: EventStore,
     private readonly meta: CommandMetadata,
+    /** For `run` outside a unit of work: `tx` begins its transaction with its first statement. */
+    private readonly lazy?: LazyTransaction,
   ) {}
 
   /**
@@ -222,7 +228,9 @@ export class CommandSession {
   /** Loads and folds a stream; with `expectedVersion` (a client's If-Match) a stream at another version is a 409. */
   async load<State, Event extends DomainEvent>(stream: StreamRef, evolver: Evolver<State, Event>, expectedVersion?: number): Promise<LoadedStream<State>> {
     if (expectedVersion !== undefined) this.clientVersions.add(keyOf(stream));
-    const loaded = expectVersion(stream, foldStream(await this.eventStore.readStream(stream, this.tx), evolver), expectedVersion);
+    // Until the transaction has begun, a load needs none: the append checks the version it was loaded at.
+    const reader = this.lazy && !this.lazy.begun ? undefined : this.tx;
+    const loaded = expectVersion(stream, foldStream(await this.eventStore.readStream(stream, reader), evolver), expectedVersion);
     this.loaded.set(keyOf(stream), loaded.version);
     return loaded;
   }
@@ -251,7 +259,58 @@ export class CommandSession {
     const appends = [...this.staged.values()].filter((append) => append.events.length > 0);
     if (appends.length === 0) return [];
     if (!transactional && appends.length > 1) throw new Error('a command over several streams runs through CommandPath.run');
-    return (await this.eventStore.append(appends, metadata, transactional ? this.tx : undefined)).written;
+    // A `run` whose transaction never began (it only loaded streams) appends like `handle`: one statement for one stream.
+    const inTransaction = transactional && (!this.lazy || this.lazy.begun);
+    return (await this.eventStore.append(appends, metadata, inTransaction ? this.tx : undefined)).written;
+  }
+}
+
+/**
+ * The transaction of a `run` outside any unit of work, begun by the first statement sent on its manager (a read
+ * the decision needs: a counter row to lock, a claim, an advisory lock), not before: a command that only loads
+ * streams (loads need no transaction, the append checks their versions) and appends to one never opens one, and
+ * its append is one statement, grouped with others (GroupedAppends). Loads after it began run in it. Commits when
+ * the command's pass returns, rolls back when it throws; released either way.
+ */
+export class LazyTransaction {
+  private started = false;
+
+  private constructor(private readonly queryRunner: QueryRunner) {
+    const query = queryRunner.query.bind(queryRunner);
+    // Every statement on the manager goes through `query` until the connection is made (queryRows then uses the
+    // connection, inside the transaction): the first one begins the transaction.
+    queryRunner.query = (async (...args: Parameters<QueryRunner['query']>) => {
+      if (!this.started) {
+        this.started = true;
+        queryRunner.query = query;
+        // Unless this very statement is the START TRANSACTION of someone who began it on the runner itself.
+        if (!queryRunner.isTransactionActive) await queryRunner.startTransaction();
+      }
+      return query(...args);
+    }) as QueryRunner['query'];
+  }
+
+  get begun(): boolean {
+    return this.started;
+  }
+
+  get manager(): EntityManager {
+    return this.queryRunner.manager;
+  }
+
+  static async run<Result>(dataSource: DataSource, pass: (transaction: LazyTransaction) => Promise<Result>): Promise<Result> {
+    const transaction = new LazyTransaction(dataSource.createQueryRunner());
+    const { queryRunner } = transaction;
+    try {
+      const result = await pass(transaction);
+      if (queryRunner.isTransactionActive) await queryRunner.commitTransaction();
+      return result;
+    } catch (error) {
+      if (queryRunner.isTransactionActive) await queryRunner.rollbackTransaction().catch(() => undefined);
+      throw error;
+    } finally {
+      await queryRunner.release();
+    }
   }
 }
 
