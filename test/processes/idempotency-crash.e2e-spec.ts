@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sign } from 'jsonwebtoken';
 import { Client } from 'pg';
 import { DEVELOPMENT_JWT_SECRET } from '@billing/platform';
-import { createTestDatabase, TestDatabase } from '@billing/testing';
-import { buildService, freePort, killLeftoverServices, ServiceProcess, sleep, startService } from './process-support';
+import { builtServiceOnFreshDatabase, sleep } from './process-support';
 
 /**
  * Issue: "a process killed between the append and the answer leaves a key
@@ -16,28 +15,8 @@ import { buildService, freePort, killLeftoverServices, ServiceProcess, sleep, st
  */
 describe('Idempotency-Key across a kill -9 between the commit and the answer', () => {
   jest.setTimeout(120_000);
-  let build: ReturnType<typeof buildService>;
-  let database: TestDatabase;
-  let services: ServiceProcess[] = [];
-
-  beforeAll(async () => {
-    build = buildService();
-    database = await createTestDatabase();
-  });
-
-  afterAll(async () => {
-    killLeftoverServices();
-    await database?.drop();
-    build?.remove();
-  });
-
-  async function start(): Promise<{ service: ServiceProcess; baseUrl: string }> {
-    const port = await freePort();
-    const service = startService(build.main, { DATABASE_URL: database.url, PORT: String(port), READ_MODEL_TIMEOUT_MS: '60000', LOG_LEVEL: 'warn' });
-    services.push(service);
-    await service.waitForReady(60_000);
-    return { service, baseUrl: `http://127.0.0.1:${port}` };
-  }
+  const fixture = builtServiceOnFreshDatabase();
+  const start = () => fixture.start({ READ_MODEL_TIMEOUT_MS: '60000' });
 
   it('replays the committed result of every write whose answer was lost, and runs none twice', async () => {
     const environment = randomUUID();
@@ -50,7 +29,7 @@ describe('Idempotency-Key across a kill -9 between the commit and the answer', (
       });
 
     const first = await start();
-    const blocker = new Client({ connectionString: database.url });
+    const blocker = new Client({ connectionString: fixture.database().url });
     await blocker.connect();
     const sql = async <Row>(text: string, values: unknown[] = []) => (await blocker.query(text, values)).rows as Row[];
     try {

@@ -4,6 +4,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer, Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createTestDatabase, TestDatabase } from '@billing/testing';
 
 /**
  * Helpers for tests that run the built service as real processes, the way
@@ -131,6 +132,37 @@ export function startService(main: string, env: Record<string, string | undefine
         await sleep(20);
       }
       throw new Error(`no such log line within ${timeoutMs} ms:\n${text}`);
+    },
+  };
+}
+
+/**
+ * For a describe block: the service built and a fresh database before its tests; afterwards any service left
+ * running killed, the database dropped and the build removed. `start` runs a service on a free port and waits
+ * until it is ready.
+ */
+export function builtServiceOnFreshDatabase(): {
+  readonly database: () => TestDatabase;
+  start(env?: Record<string, string>): Promise<{ service: ServiceProcess; baseUrl: string }>;
+} {
+  let build: ReturnType<typeof buildService> | undefined;
+  let database: TestDatabase | undefined;
+  beforeAll(async () => {
+    build = buildService();
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    killLeftoverServices();
+    await database?.drop();
+    build?.remove();
+  });
+  return {
+    database: () => database!,
+    async start(env = {}) {
+      const port = await freePort();
+      const service = startService(build!.main, { DATABASE_URL: database!.url, PORT: String(port), LOG_LEVEL: 'warn', ...env });
+      await service.waitForReady(60_000);
+      return { service, baseUrl: `http://127.0.0.1:${port}` };
     },
   };
 }

@@ -3,8 +3,7 @@ import { sign } from 'jsonwebtoken';
 import { Client } from 'pg';
 import { MIN_GROUP } from '@billing/event-store';
 import { DEVELOPMENT_JWT_SECRET } from '@billing/platform';
-import { createTestDatabase, TestDatabase } from '@billing/testing';
-import { buildService, freePort, killLeftoverServices, ServiceProcess, sleep, startService } from './process-support';
+import { builtServiceOnFreshDatabase, sleep } from './process-support';
 
 /**
  * Nothing acknowledged is lost, with group commit: sixteen clients create
@@ -16,26 +15,8 @@ import { buildService, freePort, killLeftoverServices, ServiceProcess, sleep, st
  */
 describe('POST /invoices under load across a kill -9', () => {
   jest.setTimeout(120_000);
-  let build: ReturnType<typeof buildService>;
-  let database: TestDatabase;
-
-  beforeAll(async () => {
-    build = buildService();
-    database = await createTestDatabase();
-  });
-
-  afterAll(async () => {
-    killLeftoverServices();
-    await database?.drop();
-    build?.remove();
-  });
-
-  async function start(): Promise<{ service: ServiceProcess; baseUrl: string }> {
-    const port = await freePort();
-    const service = startService(build.main, { DATABASE_URL: database.url, PORT: String(port), LOG_LEVEL: 'warn' });
-    await service.waitForReady(60_000);
-    return { service, baseUrl: `http://127.0.0.1:${port}` };
-  }
+  const fixture = builtServiceOnFreshDatabase();
+  const start = () => fixture.start();
 
   it('keeps every invoice it answered 201 for, each written whole', async () => {
     const environment = randomUUID();
@@ -70,7 +51,7 @@ describe('POST /invoices under load across a kill -9', () => {
     expect(refused).toEqual([]);
     expect(acknowledged.length).toBeGreaterThanOrEqual(300);
 
-    const sql = new Client({ connectionString: database.url });
+    const sql = new Client({ connectionString: fixture.database().url });
     await sql.connect();
     try {
       const created = new Set(
