@@ -55,9 +55,10 @@ export function jsonRows(rows: readonly object[]): string {
 
 /**
  * The FROM item reading a `jsonRows` parameter (`$parameter`) as rows of these columns (`name type, …` in the
- * order a `select *` should give them). Read as `json`, not `jsonb`: Postgres checks the text once and parses
- * only each row's members, instead of building one binary document of the whole batch.
+ * order a `select *` should give them). Read as `jsonb`: Postgres parses the text once and hands each `jsonb`
+ * column its part as it is (`json_to_recordset` parsed every such part a second time, half as fast again
+ * measured on 10 000 invoices). jsonb holds at most 255 MB: a rebuild's page of 20 000 events writes some 60.
  */
 export function jsonRowsFrom(parameter: number, columns: string): string {
-  return `json_to_recordset($${parameter}::json) as r(${columns})`;
+  return `jsonb_to_recordset($${parameter}::jsonb) as r(${columns})`;
 }
