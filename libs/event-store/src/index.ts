@@ -10,3 +10,4 @@ export * from './unit-of-work';
 export * from './stream-batches';
 export * from './batched-lookup';
 export * from './grouped-appends';
+export * from './toast-compression';

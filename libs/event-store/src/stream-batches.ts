@@ -1,6 +1,6 @@
 import { EntityManager } from 'typeorm';
 import { DomainEvent, Evolver, foldEvents } from '@billing/shared-kernel';
-import { queryRows } from './sql';
+import { jsonRows, jsonRowsFrom, queryRows } from './sql';
 import { RecordedEvent } from './types';
 
 /** One stream's events within a projection batch, and the state its table held before them (null: the stream begins here). */
@@ -143,16 +143,8 @@ export async function upsertViewRows(table: string, rows: readonly ViewRow<unkno
   if (rows.length === 0) return;
   await tx.query(
     `insert into ${table} (environment_id, id, position, version, state, view)
-     select environment_id, id, position, version, state::jsonb, view::jsonb
-       from unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::integer[], $5::text[], $6::text[]) as r(environment_id, id, position, version, state, view)
+     select * from ${jsonRowsFrom(1, 'environment_id uuid, id uuid, position bigint, version integer, state jsonb, view jsonb')}
      on conflict (environment_id, id) do update set version = excluded.version, state = excluded.state, view = excluded.view`,
-    [
-      rows.map((r) => r.environmentId),
-      rows.map((r) => r.id),
-      rows.map((r) => r.position),
-      rows.map((r) => r.version),
-      rows.map((r) => JSON.stringify(r.state)),
-      rows.map((r) => JSON.stringify(r.view)),
-    ],
+    [jsonRows(rows.map((r) => ({ environment_id: r.environmentId, id: r.id, position: r.position, version: r.version, state: r.state, view: r.view })))],
   );
 }

@@ -1,6 +1,6 @@
 import { EntityManager } from 'typeorm';
 import { PRICE_STREAM_TYPE, PriceEvent, priceEvolver, PriceState } from '@billing/catalog';
-import { Projection, queryRows, RecordedEvent, streamBatches } from '@billing/event-store';
+import { jsonRows, jsonRowsFrom, Projection, queryRows, RecordedEvent, streamBatches } from '@billing/event-store';
 import { CUSTOMER_STREAM, CustomerEvent, INVOICE_STREAM, InvoiceEvent, invoiceEvolver, InvoiceState } from '@billing/invoicing';
 import { PAYMENT_STREAM_TYPE, PaymentEvent, paymentEvolver, PaymentState } from '@billing/payments';
 import { localDateOf, Subscription, SUBSCRIPTION_STREAM, SubscriptionEvent, subscriptionEvolver, SubscriptionState } from '@billing/subscriptions';
@@ -260,36 +260,48 @@ async function loadWhatSubscriptionsUse(states: Map<string, unknown>, events: re
 
 async function upsert(table: FoldedTable, rows: [string, unknown][], tx: EntityManager): Promise<void> {
   if (rows.length === 0) return;
-  const parsed = rows.map(([key, state]) => ({ ids: key.split('/'), state }));
   await tx.query(
-    `insert into ${table} (environment_id, id, state) select * from unnest($1::uuid[], $2::uuid[], $3::jsonb[])
+    `insert into ${table} (environment_id, id, state) select * from ${jsonRowsFrom(1, 'environment_id uuid, id uuid, state jsonb')}
      on conflict (environment_id, id) do update set state = excluded.state`,
-    [parsed.map((r) => r.ids[1]), parsed.map((r) => r.ids[2]), parsed.map((r) => JSON.stringify(r.state))],
+    [
+      jsonRows(
+        rows.map(([key, state]) => {
+          const [, environmentId, id] = key.split('/');
+          return { environment_id: environmentId, id, state };
+        }),
+      ),
+    ],
   );
 }
 
 async function insertLedger(rows: readonly { event: RecordedEvent; entry: LedgerEntry }[], tx: EntityManager): Promise<void> {
   if (rows.length === 0) return;
-  const column = <K extends keyof LedgerEntry>(name: K) => rows.map(({ entry }) => entry[name]);
   await tx.query(
     `insert into analytics_ledger (environment_id, event_id, invoice_id, currency, day, known_at, invoiced, tax, discounts, credit_notes, collected, receivable, usage)
-     select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::date[], $6::timestamptz[], $7::bigint[], $8::bigint[], $9::bigint[],
-       $10::bigint[], $11::bigint[], $12::bigint[], $13::bigint[])
+     select * from ${jsonRowsFrom(
+       1,
+       `environment_id uuid, event_id uuid, invoice_id uuid, currency text, day date, known_at timestamptz, invoiced bigint, tax bigint, discounts bigint,
+        credit_notes bigint, collected bigint, receivable bigint, usage bigint`,
+     )}
      on conflict do nothing`,
     [
-      rows.map(({ event }) => event.environmentId),
-      rows.map(({ event }) => event.eventId),
-      column('invoiceId'),
-      column('currency'),
-      column('day'),
-      rows.map(({ event }) => event.occurredAt.toISOString()),
-      column('invoiced'),
-      column('tax'),
-      column('discounts'),
-      column('creditNotes'),
-      column('collected'),
-      column('receivable'),
-      column('usage'),
+      jsonRows(
+        rows.map(({ event, entry }) => ({
+          environment_id: event.environmentId,
+          event_id: event.eventId,
+          invoice_id: entry.invoiceId,
+          currency: entry.currency,
+          day: entry.day,
+          known_at: event.occurredAt,
+          invoiced: entry.invoiced,
+          tax: entry.tax,
+          discounts: entry.discounts,
+          credit_notes: entry.creditNotes,
+          collected: entry.collected,
+          receivable: entry.receivable,
+          usage: entry.usage,
+        })),
+      ),
     ],
   );
 }
@@ -298,18 +310,25 @@ async function insertMrrChanges(rows: readonly MrrChange[], tx: EntityManager): 
   if (rows.length === 0) return;
   await tx.query(
     `insert into analytics_mrr_changes (environment_id, event_id, position, subscription_id, customer_key, currency, at, known_at, mrr)
-     select * from unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::uuid[], $5::text[], $6::text[], $7::timestamptz[], $8::timestamptz[], $9::bigint[])
+     select * from ${jsonRowsFrom(
+       1,
+       'environment_id uuid, event_id uuid, position bigint, subscription_id uuid, customer_key text, currency text, at timestamptz, known_at timestamptz, mrr bigint',
+     )}
      on conflict do nothing`,
     [
-      rows.map((r) => r.event.environmentId),
-      rows.map((r) => r.event.eventId),
-      rows.map((r) => r.event.globalPosition),
-      rows.map((r) => r.subscriptionId),
-      rows.map((r) => r.customerKey),
-      rows.map((r) => r.currency),
-      rows.map((r) => r.at),
-      rows.map((r) => r.event.occurredAt.toISOString()),
-      rows.map((r) => r.mrr),
+      jsonRows(
+        rows.map((r) => ({
+          environment_id: r.event.environmentId,
+          event_id: r.event.eventId,
+          position: r.event.globalPosition,
+          subscription_id: r.subscriptionId,
+          customer_key: r.customerKey,
+          currency: r.currency,
+          at: r.at,
+          known_at: r.event.occurredAt,
+          mrr: r.mrr,
+        })),
+      ),
     ],
   );
 }

@@ -33,19 +33,20 @@ const ZERO = { invoiced: 0, tax: 0, discounts: 0, creditNotes: 0, collected: 0, 
 /** The ledger entry of an invoice event, from the invoice's state before and after it; null when it moves no figure. */
 export function invoiceEntry(event: InvoiceEvent, before: InvoiceState, after: InvoiceState): LedgerEntry | null {
   if (after.status === 'none') return null;
-  const base = { ...ZERO, invoiceId: after.id, currency: after.currency.toUpperCase(), day: after.date };
+  // Built only for the events that move a figure: most invoice events (drafts created and edited) move none.
+  const base = () => ({ ...ZERO, invoiceId: after.id, currency: after.currency.toUpperCase(), day: after.date });
   const receivable = after.type === 'invoice';
   switch (event.type) {
     case 'InvoiceBooked':
-      return { ...base, ...booked(after, 1), receivable: receivable ? after.totalInclVat - after.settledAmount : 0 };
+      return { ...base(), ...booked(after, 1), receivable: receivable ? after.totalInclVat - after.settledAmount : 0 };
     case 'InvoiceVoided': {
       if (before.status !== 'booked') return null;
-      return { ...base, ...booked(before, -1), receivable: receivable ? -(before.totalInclVat - before.settledAmount) : 0 };
+      return { ...base(), ...booked(before, -1), receivable: receivable ? -(before.totalInclVat - before.settledAmount) : 0 };
     }
     case 'InvoiceSettlementAdded':
       // A settlement of a draft moves nothing due yet: booking counts what is due then.
       if (!receivable || after.status !== 'booked') return null;
-      return { ...base, receivable: -event.data.amount };
+      return { ...base(), receivable: -event.data.amount };
     default:
       return null;
   }

@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import { Projection, RecordedEvent, upsertViewRows, ViewRow, ViewTable, viewRows } from '@billing/event-store';
+import { jsonRows, jsonRowsFrom, Projection, RecordedEvent, upsertViewRows, ViewRow, ViewTable, viewRows } from '@billing/event-store';
 import { DomainEvent } from '@billing/shared-kernel';
 import { PRICE_STREAM_TYPE, PRODUCT_STREAM_TYPE, PriceEvent, PriceState, ProductEvent, ProductState, priceEvolver, productEvolver } from '../domain';
 import { priceViewOf, PriceView, productViewOf, ProductView } from '../views';
@@ -19,20 +19,22 @@ const PRICES: ReadModelTable<PriceState, PriceEvent, PriceView> = {
   upsert: (rows, tx) =>
     tx.query(
       `insert into prices (environment_id, id, product_id, archived, position, version, state, view)
-       select environment_id, id, product_id, archived, position, version, state::jsonb, view::jsonb
-         from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::boolean[], $5::bigint[], $6::integer[], $7::text[], $8::text[])
-           as r(environment_id, id, product_id, archived, position, version, state, view)
+       select * from ${jsonRowsFrom(1, 'environment_id uuid, id uuid, product_id uuid, archived boolean, position bigint, version integer, state jsonb, view jsonb')}
        on conflict (environment_id, id) do update set product_id = excluded.product_id, archived = excluded.archived,
          version = excluded.version, state = excluded.state, view = excluded.view`,
       [
-        rows.map((r) => r.environmentId),
-        rows.map((r) => r.id),
-        rows.map((r) => r.view.productId),
-        rows.map((r) => r.view.archived),
-        rows.map((r) => r.position),
-        rows.map((r) => r.version),
-        rows.map((r) => JSON.stringify(r.state)),
-        rows.map((r) => JSON.stringify(r.view)),
+        jsonRows(
+          rows.map((r) => ({
+            environment_id: r.environmentId,
+            id: r.id,
+            product_id: r.view.productId,
+            archived: r.view.archived,
+            position: r.position,
+            version: r.version,
+            state: r.state,
+            view: r.view,
+          })),
+        ),
       ],
     ),
 };

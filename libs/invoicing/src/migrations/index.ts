@@ -6,6 +6,7 @@ import { CreateCustomers1764200200000 } from './1764200200000-create-customers';
 import { RefoldInvoiceState1764300100000 } from './1764300100000-refold-invoice-state';
 import { CreateCustomerBalanceTransactions1764400100000 } from './1764400100000-create-customer-balance-transactions';
 
+import { InvoicesLz41764600600000 } from './1764600600000-invoices-lz4';
 export const invoicingMigrations: Function[] = [
   CreateInvoicingReadModels1763700100000,
   OmitNullDiscountPercentage1763700110000,
@@ -14,4 +15,5 @@ export const invoicingMigrations: Function[] = [
   CreateCustomers1764200200000,
   RefoldInvoiceState1764300100000,
   CreateCustomerBalanceTransactions1764400100000,
+  InvoicesLz41764600600000,
 ];

@@ -1,6 +1,6 @@
 import { EntityManager } from 'typeorm';
 import { DomainEvent, Evolver, foldEvents, formatScaledDecimal } from '@billing/shared-kernel';
-import { Projection, queryRows, RecordedEvent, StoredEvent } from '@billing/event-store';
+import { jsonRows, jsonRowsFrom, Projection, queryRows, RecordedEvent, StoredEvent } from '@billing/event-store';
 import {
   InvoiceEvent,
   InvoiceState,
@@ -149,19 +149,23 @@ async function writeTaxCodes(taxCodes: Rows<TaxCodeState>, tx: EntityManager): P
   if (rows.length === 0) return;
   await tx.query(
     `insert into tax_codes (environment_id, code, stream_id, rate, taxable, version, view, state)
-     select * from unnest($1::uuid[], $2::text[], $3::uuid[], $4::numeric[], $5::boolean[], $6::int[], $7::jsonb[], $8::jsonb[])
+     select * from ${jsonRowsFrom(1, 'environment_id uuid, code text, stream_id uuid, rate numeric, taxable boolean, version int, view jsonb, state jsonb')}
      on conflict (environment_id, code) do update set
        stream_id = excluded.stream_id, rate = excluded.rate, taxable = excluded.taxable,
        version = excluded.version, view = excluded.view, state = excluded.state`,
     [
-      rows.map((row) => row.environmentId),
-      rows.map((row) => row.taxCode.code),
-      rows.map((row) => row.streamId),
-      rows.map((row) => formatScaledDecimal(BigInt(row.taxCode.rateBasisPoints), TAX_RATE_SCALE)),
-      rows.map((row) => row.taxCode.taxable),
-      rows.map((row) => row.version),
-      rows.map((row) => JSON.stringify(toTaxCodeView(row.taxCode))),
-      rows.map((row) => JSON.stringify(row.taxCode)),
+      jsonRows(
+        rows.map((row) => ({
+          environment_id: row.environmentId,
+          code: row.taxCode.code,
+          stream_id: row.streamId,
+          rate: formatScaledDecimal(BigInt(row.taxCode.rateBasisPoints), TAX_RATE_SCALE),
+          taxable: row.taxCode.taxable,
+          version: row.version,
+          view: toTaxCodeView(row.taxCode),
+          state: row.taxCode,
+        })),
+      ),
     ],
   );
 }
@@ -300,29 +304,32 @@ async function writeInvoices(invoices: Rows<InvoiceState>, registers: Map<string
   const rows = [...invoices.values()].flatMap((row) => (row.changed && row.state.status !== 'none' ? [{ ...row, invoice: row.state }] : []));
   if (rows.length === 0) return;
   const views = rows.map((row) => renderInvoiceView(row.invoice, registers.get(row.environmentId)));
-  // One JSON document for the whole batch: JSON.stringify and jsonb_to_recordset are far cheaper than
-  // escaping every view into a Postgres array literal and parsing it back.
-  const records = rows.map((row, index) => ({
-    environment_id: row.environmentId,
-    id: row.streamId,
-    status: views[index].status,
-    type: views[index].type,
-    settlement_status: views[index].settlementStatus,
-    customer_id: views[index].customer.id,
-    handle: views[index].handle,
-    created_at: views[index].createdAt,
-    version: row.version,
-    view: views[index],
-    state: row.invoice,
-  }));
   await tx.query(
     `insert into invoices (environment_id, id, status, type, settlement_status, customer_id, handle, created_at, version, view, state)
-     select * from jsonb_to_recordset($1::jsonb) as r(environment_id uuid, id uuid, status text, type text, settlement_status text,
-       customer_id text, handle text, created_at timestamptz, version int, view jsonb, state jsonb)
+     select * from ${jsonRowsFrom(
+       1,
+       'environment_id uuid, id uuid, status text, type text, settlement_status text, customer_id text, handle text, created_at timestamptz, version int, view jsonb, state jsonb',
+     )}
      on conflict (environment_id, id) do update set
        status = excluded.status, type = excluded.type, settlement_status = excluded.settlement_status,
        customer_id = excluded.customer_id, handle = excluded.handle, created_at = excluded.created_at,
        version = excluded.version, view = excluded.view, state = excluded.state`,
-    [JSON.stringify(records)],
+    [
+      jsonRows(
+        rows.map((row, index) => ({
+          environment_id: row.environmentId,
+          id: row.streamId,
+          status: views[index].status,
+          type: views[index].type,
+          settlement_status: views[index].settlementStatus,
+          customer_id: views[index].customer.id,
+          handle: views[index].handle,
+          created_at: views[index].createdAt,
+          version: row.version,
+          view: views[index],
+          state: row.invoice,
+        })),
+      ),
+    ],
   );
 }

@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import { FoldedStream, foldStreamBatches, Projection, RecordedEvent } from '@billing/event-store';
+import { FoldedStream, foldStreamBatches, jsonRows, jsonRowsFrom, Projection, RecordedEvent } from '@billing/event-store';
 import { DomainEvent, Evolver } from '@billing/shared-kernel';
 import {
   Collection,
@@ -44,24 +44,32 @@ export const paymentsProjection: Projection = {
     await fold<Payment>(events, tx, PAYMENT_STREAM_TYPE, 'payments', paymentEvolver as unknown as Evolver<Payment, DomainEvent>, (rows) =>
       tx.query(
         `insert into payments (environment_id, id, invoice_id, customer_id, provider, currency, amount, status, created_at, version, state, refund_pending_since, recorded_at)
-         select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::text[], $9::timestamptz[], $10::integer[], $11::jsonb[], $12::timestamptz[], $13::timestamptz[])
+         select * from ${jsonRowsFrom(
+           1,
+           `environment_id uuid, id uuid, invoice_id uuid, customer_id text, provider text, currency text, amount bigint, status text,
+            created_at timestamptz, version integer, state jsonb, refund_pending_since timestamptz, recorded_at timestamptz`,
+         )}
          on conflict (environment_id, id) do update set status = excluded.status, version = excluded.version, state = excluded.state, refund_pending_since = excluded.refund_pending_since,
            recorded_at = excluded.recorded_at`,
         [
-          rows.map((r) => r.environmentId),
-          rows.map((r) => r.id),
-          rows.map((r) => r.state.invoiceId),
-          rows.map((r) => r.state.customerId),
-          rows.map((r) => r.state.provider),
-          rows.map((r) => r.state.currency),
-          rows.map((r) => r.state.amount),
-          rows.map((r) => r.state.status),
-          rows.map((r) => r.state.createdAt),
-          rows.map((r) => r.version),
-          rows.map((r) => JSON.stringify(r.state)),
-          rows.map((r) => pendingRefunds(r.state)[0]?.createdAt ?? null),
-          // Real time: a pending payment or refund is looked up a while after this, whatever the environment's clock.
-          rows.map((r) => r.recordedAt),
+          jsonRows(
+            rows.map((r) => ({
+              environment_id: r.environmentId,
+              id: r.id,
+              invoice_id: r.state.invoiceId,
+              customer_id: r.state.customerId,
+              provider: r.state.provider,
+              currency: r.state.currency,
+              amount: r.state.amount,
+              status: r.state.status,
+              created_at: r.state.createdAt,
+              version: r.version,
+              state: r.state,
+              refund_pending_since: pendingRefunds(r.state)[0]?.createdAt ?? null,
+              // Real time: a pending payment or refund is looked up a while after this, whatever the environment's clock.
+              recorded_at: r.recordedAt,
+            })),
+          ),
         ],
       ),
     );
@@ -73,15 +81,20 @@ export const paymentsProjection: Projection = {
       paymentProviderEvolver as unknown as Evolver<PaymentProvider, DomainEvent>,
       (rows) =>
         tx.query(
-          `insert into payment_providers (environment_id, id, name, version, state) select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::integer[], $5::jsonb[])
-         on conflict (environment_id, id) do update set version = excluded.version, state = excluded.state`,
+          `insert into payment_providers (environment_id, id, name, version, state)
+           select * from ${jsonRowsFrom(1, 'environment_id uuid, id uuid, name text, version integer, state jsonb')}
+           on conflict (environment_id, id) do update set version = excluded.version, state = excluded.state`,
           // Stored without the (encrypted) credentials: nothing reads them from here.
           [
-            rows.map((r) => r.environmentId),
-            rows.map((r) => r.id),
-            rows.map((r) => r.state.name),
-            rows.map((r) => r.version),
-            rows.map((r) => JSON.stringify({ ...r.state, credentials: null })),
+            jsonRows(
+              rows.map((r) => ({
+                environment_id: r.environmentId,
+                id: r.id,
+                name: r.state.name,
+                version: r.version,
+                state: { ...r.state, credentials: null },
+              })),
+            ),
           ],
         ),
     );
@@ -94,16 +107,20 @@ export const paymentsProjection: Projection = {
       (rows) =>
         tx.query(
           `insert into payment_collections (environment_id, id, invoice_id, status, next_attempt_at, state)
-         select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::timestamptz[], $6::jsonb[])
-         on conflict (environment_id, id) do update set status = excluded.status, next_attempt_at = excluded.next_attempt_at, state = excluded.state`,
+           select * from ${jsonRowsFrom(1, 'environment_id uuid, id uuid, invoice_id uuid, status text, next_attempt_at timestamptz, state jsonb')}
+           on conflict (environment_id, id) do update set status = excluded.status, next_attempt_at = excluded.next_attempt_at, state = excluded.state`,
           [
-            rows.map((r) => r.environmentId),
-            rows.map((r) => r.id),
-            rows.map((r) => r.state.invoiceId),
-            rows.map((r) => r.state.status),
-            // A try under way is looked at again at once (its payment may have its outcome by now).
-            rows.map((r) => (r.state.status === 'attempting' ? r.state.updatedAt : r.state.nextAttemptAt)),
-            rows.map((r) => JSON.stringify(r.state)),
+            jsonRows(
+              rows.map((r) => ({
+                environment_id: r.environmentId,
+                id: r.id,
+                invoice_id: r.state.invoiceId,
+                status: r.state.status,
+                // A try under way is looked at again at once (its payment may have its outcome by now).
+                next_attempt_at: r.state.status === 'attempting' ? r.state.updatedAt : r.state.nextAttemptAt,
+                state: r.state,
+              })),
+            ),
           ],
         ),
     );

@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import { FoldedStream, foldStreamBatches, Projection, RecordedEvent } from '@billing/event-store';
+import { FoldedStream, foldStreamBatches, jsonRows, jsonRowsFrom, Projection, RecordedEvent } from '@billing/event-store';
 import { PRICE_STREAM_TYPE, PRODUCT_STREAM_TYPE, priceEvolver, productEvolver } from '@billing/catalog';
 import { TAX_CODE_STREAM, taxCodeEvolver } from '@billing/invoicing';
 import { DomainEvent, Evolver } from '@billing/shared-kernel';
@@ -24,19 +24,26 @@ const SUBSCRIPTIONS: FoldedTable<SubscriptionState> = {
     const subscriptions = rows.map((row) => ({ ...row, state: row.state as Subscription }));
     return tx.query(
       `insert into subscriptions (environment_id, id, handle, status, customer_id, created_at, version, state, next_work_at)
-       select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::integer[], $8::jsonb[], $9::timestamptz[])
+       select * from ${jsonRowsFrom(
+         1,
+         'environment_id uuid, id uuid, handle text, status text, customer_id text, created_at timestamptz, version integer, state jsonb, next_work_at timestamptz',
+       )}
        on conflict (environment_id, id) do update set status = excluded.status, version = excluded.version, state = excluded.state,
          next_work_at = excluded.next_work_at`,
       [
-        subscriptions.map((r) => r.environmentId),
-        subscriptions.map((r) => r.id),
-        subscriptions.map((r) => r.state.handle),
-        subscriptions.map((r) => r.state.status),
-        subscriptions.map((r) => customerIdOf(r.state.customer)),
-        subscriptions.map((r) => r.state.createdAt),
-        subscriptions.map((r) => r.version),
-        subscriptions.map((r) => JSON.stringify(r.state)),
-        subscriptions.map((r) => nextWorkAt(r.state)?.toISOString() ?? null),
+        jsonRows(
+          subscriptions.map((r) => ({
+            environment_id: r.environmentId,
+            id: r.id,
+            handle: r.state.handle,
+            status: r.state.status,
+            customer_id: customerIdOf(r.state.customer),
+            created_at: r.state.createdAt,
+            version: r.version,
+            state: r.state,
+            next_work_at: nextWorkAt(r.state),
+          })),
+        ),
       ],
     );
   },
@@ -50,9 +57,9 @@ const factsTable = <State extends { status: string }>(table: FactsTable, streamT
   evolver,
   upsert: (rows, tx) =>
     tx.query(
-      `insert into ${table} (environment_id, id, state) select * from unnest($1::uuid[], $2::uuid[], $3::jsonb[])
+      `insert into ${table} (environment_id, id, state) select * from ${jsonRowsFrom(1, 'environment_id uuid, id uuid, state jsonb')}
        on conflict (environment_id, id) do update set state = excluded.state`,
-      [rows.map((r) => r.environmentId), rows.map((r) => r.id), rows.map((r) => JSON.stringify(r.state))],
+      [jsonRows(rows.map((r) => ({ environment_id: r.environmentId, id: r.id, state: r.state })))],
     ),
 });
 
@@ -81,13 +88,17 @@ async function recordPriceVersions(events: readonly RecordedEvent[], tx: EntityM
   if (versions.length === 0) return;
   await tx.query(
     `insert into subscription_price_versions (environment_id, price_id, version, effective_at, pricing)
-     select * from unnest($1::uuid[], $2::uuid[], $3::integer[], $4::timestamptz[], $5::jsonb[]) on conflict do nothing`,
+     select * from ${jsonRowsFrom(1, 'environment_id uuid, price_id uuid, version integer, effective_at timestamptz, pricing jsonb')} on conflict do nothing`,
     [
-      versions.map((e) => e.environmentId),
-      versions.map((e) => e.streamId),
-      versions.map((e) => e.streamVersion),
-      versions.map((e) => (e.data as { createdAt?: string; updatedAt?: string }).createdAt ?? (e.data as { updatedAt: string }).updatedAt),
-      versions.map((e) => JSON.stringify((e.data as { pricing: unknown }).pricing)),
+      jsonRows(
+        versions.map((e) => ({
+          environment_id: e.environmentId,
+          price_id: e.streamId,
+          version: e.streamVersion,
+          effective_at: (e.data as { createdAt?: string; updatedAt?: string }).createdAt ?? (e.data as { updatedAt: string }).updatedAt,
+          pricing: (e.data as { pricing: unknown }).pricing,
+        })),
+      ),
     ],
   );
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { queryRows, Reactor, RecordedEvent } from '@billing/event-store';
+import { jsonRows, jsonRowsFrom, queryRows, Reactor, RecordedEvent } from '@billing/event-store';
 import { NotificationCatalogue } from '@billing/platform';
 import { RETRY_WINDOW_SECONDS, WEBHOOK_SUBSCRIPTION_STREAM_TYPE } from '../domain';
 import { deliveryIdFor, notificationIdFor } from '../ids';
@@ -74,83 +74,56 @@ export class FanOutReactor implements Reactor {
  * commit; this process's is woken by the commit hook).
  */
 class QueuedNotifications {
-  private readonly notifications = {
-    environmentIds: [] as string[],
-    ids: [] as string[],
-    eventIds: [] as string[],
-    types: [] as string[],
-    occurredAt: [] as Date[],
-    data: [] as string[],
-  };
-  private readonly deliveries = {
-    environmentIds: [] as string[],
-    ids: [] as string[],
-    subscriptionIds: [] as string[],
-    notificationIds: [] as string[],
-    dueAt: [] as Date[],
-    deadlines: [] as Date[],
-  };
+  private notifications: object[] = [];
+  private deliveries: object[] = [];
 
   add(event: RecordedEvent, names: readonly string[], subscriptionIds: readonly string[], data: unknown): void {
     // Due at once and retried for 72 hours in real time from when the event was recorded, whatever its
     // environment's test clock says: the notification carries occurredAt, its environment's time.
     const deadline = new Date(event.recordedAt.getTime() + RETRY_WINDOW_SECONDS * 1000);
-    const json = JSON.stringify(data ?? null);
     for (const [index, name] of names.entries()) {
       const notificationId = notificationIdFor(event.eventId, name, index);
-      const n = this.notifications;
-      n.environmentIds.push(event.environmentId);
-      n.ids.push(notificationId);
-      n.eventIds.push(event.eventId);
-      n.types.push(name);
-      n.occurredAt.push(event.occurredAt);
-      n.data.push(json);
+      this.notifications.push({
+        environment_id: event.environmentId,
+        id: notificationId,
+        event_id: event.eventId,
+        type: name,
+        occurred_at: event.occurredAt,
+        data,
+      });
       for (const subscriptionId of subscriptionIds) {
-        const d = this.deliveries;
-        d.environmentIds.push(event.environmentId);
-        d.ids.push(deliveryIdFor(notificationId, subscriptionId));
-        d.subscriptionIds.push(subscriptionId);
-        d.notificationIds.push(notificationId);
-        d.dueAt.push(event.recordedAt);
-        d.deadlines.push(deadline);
+        this.deliveries.push({
+          environment_id: event.environmentId,
+          id: deliveryIdFor(notificationId, subscriptionId),
+          subscription_id: subscriptionId,
+          notification_id: notificationId,
+          due_at: event.recordedAt,
+          deadline_at: deadline,
+        });
       }
     }
   }
 
   async insert(tx: EntityManager): Promise<void> {
-    const n = this.notifications;
-    const d = this.deliveries;
-    if (n.ids.length === 0) return;
+    if (this.notifications.length === 0) return;
     await queryRows(
       tx,
       `with notifications as (
          insert into webhook_notifications (environment_id, id, event_id, type, occurred_at, data)
-         select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::timestamptz[], $6::jsonb[])
+         -- A resource that is absent is stored as JSON null, as it always was.
+         select environment_id, id, event_id, type, occurred_at, coalesce(data, 'null')
+           from ${jsonRowsFrom(1, 'environment_id uuid, id uuid, event_id uuid, type text, occurred_at timestamptz, data jsonb')}
          on conflict do nothing),
        deliveries as (
          insert into webhook_deliveries (environment_id, id, subscription_id, notification_id, status, next_attempt_at, deadline_at, created_at)
-         select d.environment_id, d.id, d.subscription_id, d.notification_id, 'pending', d.due_at, d.deadline_at, d.due_at
-           from unnest($7::uuid[], $8::uuid[], $9::uuid[], $10::uuid[], $11::timestamptz[], $12::timestamptz[])
-                as d(environment_id, id, subscription_id, notification_id, due_at, deadline_at)
+         select environment_id, id, subscription_id, notification_id, 'pending', due_at, deadline_at, due_at
+           from ${jsonRowsFrom(2, 'environment_id uuid, id uuid, subscription_id uuid, notification_id uuid, due_at timestamptz, deadline_at timestamptz')}
          on conflict do nothing)
-       select pg_notify($13, '')`,
-      [
-        n.environmentIds,
-        n.ids,
-        n.eventIds,
-        n.types,
-        n.occurredAt,
-        n.data,
-        d.environmentIds,
-        d.ids,
-        d.subscriptionIds,
-        d.notificationIds,
-        d.dueAt,
-        d.deadlines,
-        DELIVERIES_CHANNEL,
-      ],
+       select pg_notify($3, '')`,
+      [jsonRows(this.notifications), jsonRows(this.deliveries), DELIVERIES_CHANNEL],
     );
-    for (const column of [...Object.values(n), ...Object.values(d)]) column.length = 0;
+    this.notifications = [];
+    this.deliveries = [];
   }
 }
 

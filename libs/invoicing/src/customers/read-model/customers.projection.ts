@@ -1,6 +1,6 @@
 import { EntityManager } from 'typeorm';
 import { DomainEvent, Evolver } from '@billing/shared-kernel';
-import { foldStreamBatches, Projection, RecordedEvent } from '@billing/event-store';
+import { foldStreamBatches, jsonRows, jsonRowsFrom, Projection, RecordedEvent } from '@billing/event-store';
 import { Customer, CustomerBalanceAdjustedData, customerEvolver, invoiceCustomerOf } from '../../domain';
 import { toBalanceTransactionView } from './balance-transaction-view';
 import { CUSTOMER_STREAM } from '../../streams';
@@ -27,19 +27,26 @@ export const customersProjection: Projection = {
     if (rows.length === 0) return;
     await tx.query(
       `insert into customers (environment_id, id, handle, email, status, created_at, version, state, invoice_customer)
-       select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::timestamptz[], $7::integer[], $8::jsonb[], $9::jsonb[])
+       select * from ${jsonRowsFrom(
+         1,
+         'environment_id uuid, id uuid, handle text, email text, status text, created_at timestamptz, version integer, state jsonb, invoice_customer jsonb',
+       )}
        on conflict (environment_id, id) do update set handle = excluded.handle, email = excluded.email, status = excluded.status,
          version = excluded.version, state = excluded.state, invoice_customer = excluded.invoice_customer`,
       [
-        rows.map((r) => r.environmentId),
-        rows.map((r) => r.id),
-        rows.map((r) => r.state.handle),
-        rows.map((r) => r.state.email),
-        rows.map((r) => r.state.status),
-        rows.map((r) => r.state.createdAt),
-        rows.map((r) => r.version),
-        rows.map((r) => JSON.stringify(r.state)),
-        rows.map((r) => JSON.stringify(invoiceCustomerOf(r.state))),
+        jsonRows(
+          rows.map((r) => ({
+            environment_id: r.environmentId,
+            id: r.id,
+            handle: r.state.handle,
+            email: r.state.email,
+            status: r.state.status,
+            created_at: r.state.createdAt,
+            version: r.version,
+            state: r.state,
+            invoice_customer: invoiceCustomerOf(r.state),
+          })),
+        ),
       ],
     );
   },
@@ -52,17 +59,23 @@ export const customersProjection: Projection = {
 async function insertBalanceTransactions(events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
   const entries = events.filter((event) => event.streamType === CUSTOMER_STREAM && event.type === 'CustomerBalanceAdjusted');
   if (entries.length === 0) return;
-  const data = entries.map((event) => event.data as CustomerBalanceAdjustedData);
   await tx.query(
     `insert into customer_balance_transactions (environment_id, id, customer_id, position, view)
-     select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::bigint[], $5::jsonb[])
+     select * from ${jsonRowsFrom(1, 'environment_id uuid, id uuid, customer_id uuid, position bigint, view jsonb')}
      on conflict (environment_id, id) do nothing`,
     [
-      entries.map((event) => event.environmentId),
-      data.map((entry) => entry.entryId),
-      entries.map((event) => event.streamId),
-      entries.map((event) => event.globalPosition),
-      data.map((entry) => JSON.stringify(toBalanceTransactionView(entry))),
+      jsonRows(
+        entries.map((event) => {
+          const entry = event.data as CustomerBalanceAdjustedData;
+          return {
+            environment_id: event.environmentId,
+            id: entry.entryId,
+            customer_id: event.streamId,
+            position: event.globalPosition,
+            view: toBalanceTransactionView(entry),
+          };
+        }),
+      ),
     ],
   );
 }
