@@ -97,6 +97,44 @@ describe('EventStore (Postgres)', () => {
     expect(await store.readStream(fresh)).toHaveLength(0);
   });
 
+  it('writes a group of appends with one statement in one transaction, each with its own metadata', async () => {
+    const [a, b, c] = [stream(), stream(), stream()];
+    await store.append([{ stream: b, expectedVersion: 'no_stream', events: [event()] }], metadata);
+    const other = { ...metadata, actor: 'user-2', requestId: 'req-2' };
+    const written = await store.appendGroup([
+      { append: { stream: a, expectedVersion: 'no_stream', events: [event(), event()] }, metadata },
+      { append: { stream: b, expectedVersion: 1, events: [event()] }, metadata: other },
+      { append: { stream: c, expectedVersion: 'no_stream', events: [event()] }, metadata },
+    ]);
+    expect(written.map((w) => w.streamType)).toEqual(['thing']);
+    expect((await store.readStream(a)).map((e) => e.streamVersion)).toEqual([1, 2]);
+    expect((await store.readStream(b)).map((e) => e.metadata.actor)).toEqual(['user-1', 'user-2']);
+    const transactions = await dataSource.query(
+      `select count(distinct transaction_id)::int as n from events where stream_id = any($1::uuid[]) and stream_version <> 1 or stream_id = any($2::uuid[])`,
+      [[b.streamId], [a.streamId, c.streamId]],
+    );
+    expect(transactions[0].n).toBe(1);
+  });
+
+  it('writes nothing of a group, not even the other streams’ claims, when another writer moved one of its streams', async () => {
+    const [a, b, c] = [stream(), stream(), stream()];
+    await store.append([{ stream: b, expectedVersion: 'no_stream', events: [event(), event()] }], metadata);
+    await expect(
+      store.appendGroup([
+        { append: { stream: a, expectedVersion: 'no_stream', events: [event()] }, metadata },
+        { append: { stream: b, expectedVersion: 1, events: [event()] }, metadata },
+        { append: { stream: c, expectedVersion: 'no_stream', events: [event()] }, metadata },
+      ]),
+    ).rejects.toMatchObject({ code: 'BL409' });
+    expect(await store.readStream(a)).toEqual([]);
+    expect((await store.readStream(b)).map((e) => e.streamVersion)).toEqual([1, 2]);
+    const claims = await dataSource.query(`select count(*)::int as n from streams where stream_id = any($1::uuid[])`, [[a.streamId, c.streamId]]);
+    expect(claims[0].n).toBe(0);
+    // So the stream can still be created by its own append.
+    await store.append([{ stream: a, expectedVersion: 'no_stream', events: [event()] }], metadata);
+    expect((await store.readStream(a)).map((e) => e.streamVersion)).toEqual([1]);
+  });
+
   it("is not held back by a transaction open in another database of the server: only this database's can append here", async () => {
     const elsewhere = new URL(database.url);
     elsewhere.pathname = '/postgres';

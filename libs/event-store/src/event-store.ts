@@ -58,13 +58,15 @@ const EXTEND_STREAM = APPEND_EVENTS(
 );
 
 /**
- * The appends a unit of work staged, in one statement: every stream's version
- * claimed (created, or moved from the version its first append expected) and
- * every event inserted, only if all the claims succeed; the claimed streams
- * are answered so that one another writer moved is named. One NOTIFY per
- * stream type, at commit.
+ * Several appends in one statement: every stream's version claimed (created,
+ * or moved from the version its first append expected) and every event
+ * inserted, only if all the claims succeed. When one does not: `answer` (in a
+ * unit's transaction, which then rolls back) answers the claimed streams so
+ * that the one another writer moved is named; `fail` (a group written outside
+ * any transaction) fails the statement (events_group_moved(), SQLSTATE BL409),
+ * so that no claim of it stays. One NOTIFY per stream type, at commit.
  */
-const APPEND_STAGED = `
+const appendSeveral = (whenMoved: 'answer' | 'fail') => `
   with wanted as (
     select * from unnest($1::uuid[], $2::text[], $3::uuid[], $4::int[], $5::int[]) as w(environment_id, stream_type, stream_id, expected, version)),
   created as (
@@ -91,7 +93,10 @@ const APPEND_STAGED = `
                     json_build_object('transactionId', transaction_id, 'globalPosition', global_position))), '[]'::json)
             from (select stream_type, min(transaction_id::text) as transaction_id, max(global_position)::text as global_position
                     from inserted group by stream_type) last) as written,
-         (select count(pg_notify('${EVENTS_CHANNEL}', t)) from (select distinct stream_type as t from inserted) types) as notified`;
+         (select count(pg_notify('${EVENTS_CHANNEL}', t)) from (select distinct stream_type as t from inserted) types) as notified
+         ${whenMoved === 'fail' ? `, (select events_group_moved() where (select count(*) from claimed) < cardinality($1::uuid[])) as moved` : ''}`;
+const APPEND_STAGED = appendSeveral('answer');
+const APPEND_GROUP = appendSeveral('fail');
 
 /**
  * Append-only event log in Postgres with optimistic concurrency per stream.
@@ -102,7 +107,7 @@ export class EventStore {
   private readonly upcasters = new Map<string, Upcaster>();
   private readonly grouped = new GroupedAppends(
     (append, metadata) => this.appendWithin(this.dataSource.manager, [append], metadata),
-    (staged) => inTransaction(this.dataSource, (tx) => this.appendStaged(tx, staged)),
+    (staged) => this.appendGroup(staged),
   );
 
   /** `realNow`: the real (base) clock, never an environment's test clock; it stamps each event's `recordedAt`. */
@@ -225,6 +230,18 @@ export class EventStore {
    * another writer moved one first (nothing is inserted; the unit rolls back).
    */
   async appendStaged(tx: EntityManager, staged: readonly StagedAppend[]): Promise<WrittenStream[]> {
+    return this.appendSeveral(tx, staged, APPEND_STAGED);
+  }
+
+  /**
+   * Appends of several commands outside any transaction (GroupedAppends), with one statement that commits on its
+   * own: all of them, or none when another writer moved one of their streams (the statement fails, SQLSTATE BL409).
+   */
+  appendGroup(staged: readonly StagedAppend[]): Promise<WrittenStream[]> {
+    return this.appendSeveral(this.dataSource.manager, staged, APPEND_GROUP);
+  }
+
+  private async appendSeveral(tx: EntityManager, staged: readonly StagedAppend[], sql: string): Promise<WrittenStream[]> {
     if (staged.length === 0) return [];
     const streams = new Map<string, { stream: StreamRef; expected: number | null; version: number }>();
     const events: { stream: StreamRef; version: number; event: StreamAppend['events'][number]; metadata: string }[] = [];
@@ -237,7 +254,7 @@ export class EventStore {
       streams.set(key, entry);
     }
     const wanted = [...streams.values()];
-    const [row] = await queryRows<{ claimed: [string, string, string][]; written: WrittenStream[] }>(tx, APPEND_STAGED, [
+    const [row] = await queryRows<{ claimed: [string, string, string][]; written: WrittenStream[] }>(tx, sql, [
       wanted.map((w) => w.stream.environmentId),
       wanted.map((w) => w.stream.streamType),
       wanted.map((w) => w.stream.streamId),

@@ -9,20 +9,17 @@ interface Pending {
   readonly reject: (error: unknown) => void;
 }
 
-/**
- * Fewer than this many waiting appends are written one statement each: a group costs a transaction of its own
- * (BEGIN, the statement, COMMIT), which only pays for itself from three appends on.
- */
-export const MIN_GROUP = 3;
+/** Fewer than this many waiting appends are written one statement each, side by side. */
+export const MIN_GROUP = 2;
 
 /**
  * Group commit for the commands that append to one stream outside any transaction (most API writes): the appends
- * that arrive in the same turn of the event loop are written together, one statement in one transaction, so under
- * concurrent writes one round trip and one commit (one WAL flush) serve several commands. Each command keeps its
- * own outcome: a stream another writer moved fails only the command that appended to it (the others are written
- * again without it), and a group that fails otherwise is written again one append at a time, so that each command
- * gets its own answer. A stream appears at most once per group: a second append to it waits for the next turn,
- * where its expected version is checked against what the first one wrote. Nothing is answered before its commit.
+ * that arrive in the same turn of the event loop are written together by one statement, which commits on its own,
+ * so under concurrent writes one round trip and one commit (one WAL flush) serve several commands. Each command
+ * keeps its own outcome: when another writer moved one of the group's streams, or the statement fails otherwise,
+ * nothing of the group is written and each append is written again on its own (the moved one then fails with its
+ * conflict, alone). A stream appears at most once per group: a second append to it waits for the next turn, where
+ * its expected version is checked against what the first one wrote. Nothing is answered before its commit.
  */
 export class GroupedAppends {
   private pending: Pending[] = [];
@@ -30,7 +27,7 @@ export class GroupedAppends {
   constructor(
     /** One append, one statement (atomic on its own). */
     private readonly one: (append: StreamAppend, metadata: EventMetadata) => Promise<AppendResult>,
-    /** Several appends, one statement, in a transaction of their own: all written, or none and a StreamVersionConflictError. */
+    /** Several appends, one statement that commits on its own: all written, or none and an error (a StreamVersionConflictError naming a moved stream, or any other). */
     private readonly many: (staged: readonly StagedAppend[]) => Promise<readonly WrittenStream[]>,
   ) {}
 

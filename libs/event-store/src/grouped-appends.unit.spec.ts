@@ -17,7 +17,7 @@ function appendTo(streamId: string, expectedVersion: StreamAppend['expectedVersi
 const position = (globalPosition: string): WrittenStream => ({ streamType: 'invoice', position: { transactionId: '9', globalPosition } });
 
 /** A fake log: `taken` streams conflict; `failing` groups fail with a connection error; every statement is recorded. */
-function groupedOver({ taken = [] as string[], failing = false } = {}) {
+function groupedOver({ taken = [] as string[], failing = false, unnamed = false } = {}) {
   const statements: string[][] = [];
   const units: boolean[] = [];
   const grouped = new GroupedAppends(
@@ -32,6 +32,7 @@ function groupedOver({ taken = [] as string[], failing = false } = {}) {
       units.push(currentUnitOfWork() !== undefined);
       if (failing) throw new Error('connection lost');
       const moved = staged.find(({ append }) => taken.includes(append.stream.streamId));
+      if (moved && unnamed) throw new Error('a stream of the group was moved by another writer');
       if (moved) throw new StreamVersionConflictError(moved.append.stream, moved.append.expectedVersion);
       return [position('7')];
     },
@@ -48,10 +49,18 @@ describe('GroupedAppends', () => {
     expect(results[0].written).toEqual([position('7')]);
   });
 
-  it(`given fewer than ${MIN_GROUP}, when they are written, then each is its own statement`, async () => {
+  it('given one append in a turn, when it is written, then it is one statement of its own', async () => {
     const { grouped, statements } = groupedOver();
-    await Promise.all(['a', 'b'].map((id) => grouped.append(appendTo(id), METADATA)));
-    expect(statements).toEqual([['a'], ['b']]);
+    expect(MIN_GROUP).toBe(2);
+    await grouped.append(appendTo('a'), METADATA);
+    expect(statements).toEqual([['a']]);
+  });
+
+  it('given a group whose statement fails because a stream moved (without naming it), when it is written, then each is written alone and only the moved one fails', async () => {
+    const { grouped, statements } = groupedOver({ taken: ['b'], unnamed: true });
+    const results = await Promise.allSettled(['a', 'b', 'c'].map((id) => grouped.append(appendTo(id), METADATA)));
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(statements).toEqual([['a', 'b', 'c'], ['a'], ['b'], ['c']]);
   });
 
   it('given a stream another writer moved, when its group is written, then only its append fails and the others are written without it', async () => {
