@@ -31,7 +31,8 @@
  * BENCH_ONLY=rebuild (only the rebuild, over a log of the template invoices alone) or
  * BENCH_ONLY=http (the raw anchors and the HTTP scenarios, no usage, billing
  * engine or rebuild), BENCH_USAGE_BATCH (1000),
- * BENCH_USAGE_AGGREGATED (1000000: the events of each aggregated period).
+ * BENCH_USAGE_AGGREGATED (1000000: the events of each aggregated period),
+ * BENCH_CPU_PROFILE_DIR (unset: every service process writes a V8 CPU profile into that folder at its exit).
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -59,6 +60,8 @@ const BILLING_POOL_SIZE = 10;
 const USAGE_BATCH = positive('BENCH_USAGE_BATCH', 1000);
 const USAGE_AGGREGATED = positive('BENCH_USAGE_AGGREGATED', 1_000_000);
 const ONLY = process.env.BENCH_ONLY;
+/** Every service process writes a V8 CPU profile there when it exits (summarise with profile-summary). */
+const CPU_PROFILE_FLAGS = process.env.BENCH_CPU_PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', resolve(process.env.BENCH_CPU_PROFILE_DIR)] : [];
 /** Invoices created through the API (each then updated once) whose events are replicated for the rebuild. */
 const TEMPLATE_INVOICES = 300;
 /** Draft ids the PUT and GET-by-id scenarios rotate over. */
@@ -382,7 +385,7 @@ interface Service {
 /** The service as `npm start` runs it; test clocks only for the billing scenario (else every request would look its clock up). */
 async function startService(databaseUrl: string, testClocks = false, poolSize?: number): Promise<Service> {
   const port = await freePort();
-  const child = startChild('service', process.execPath, [join(DIST, 'apps', 'api', 'src', 'main.js')], {
+  const child = startChild('service', process.execPath, [...CPU_PROFILE_FLAGS, join(DIST, 'apps', 'api', 'src', 'main.js')], {
     cwd: ROOT,
     env: {
       ...process.env,
