@@ -1281,6 +1281,15 @@ async function billingScenario(databaseUrl: string, service: Service, others: re
   log(
     `billing: per invoice ${cost.serviceCpuMs.toFixed(2)} ms service CPU, ${cost.postgresCpuMs.toFixed(2)} ms Postgres CPU, ${cost.commits.toFixed(2)} commits`,
   );
+  // What the advance leaves to do afterwards (the documents, and the reactors and projections behind them) counts too:
+  // one process leaves more of it for later than three do, so the costs above alone would favour it.
+  const documented = await documentsRendered(databaseUrl, environment, invoices, 180_000);
+  const drained = await billingCost(databaseUrl, [service, ...others]);
+  log(
+    `billing: every document rendered ${documented.toFixed(1)} s after the answer; per invoice from the advance until then ` +
+      `${(((drained.service - before.service) * 1000) / invoices).toFixed(2)} ms service CPU, ${(((drained.postgres - before.postgres) * 1000) / invoices).toFixed(2)} ms Postgres CPU, ` +
+      `${((drained.commits - before.commits) / invoices).toFixed(2)} commits`,
+  );
   return {
     processes,
     subscriptions: BILLING_SUBSCRIPTIONS,
@@ -1290,6 +1299,19 @@ async function billingScenario(databaseUrl: string, service: Service, others: re
     reads: latencies.length,
     cost,
   };
+}
+
+/** Seconds until the environment has `count` invoice documents (polled every 200 ms), or an error after `timeoutMs`. */
+async function documentsRendered(databaseUrl: string, environment: string, count: number, timeoutMs: number): Promise<number> {
+  const started = Date.now();
+  return withClient(databaseUrl, async (client) => {
+    for (;;) {
+      const { rows } = await client.query<{ n: number }>(`select count(*)::int as n from invoice_documents where environment_id = $1`, [environment]);
+      if (rows[0].n >= count) return (Date.now() - started) / 1000;
+      if (Date.now() - started > timeoutMs) throw new Error(`billing: ${rows[0].n} of ${count} documents rendered after ${timeoutMs} ms`);
+      await sleep(200);
+    }
+  });
 }
 
 /**
