@@ -70,8 +70,6 @@ const ACTOR = 'system:billing-engine';
 export const MAX_STEPS_PER_TURN = 500;
 /** Due subscriptions claimed in one transaction, which ends after about as many steps. */
 export const BATCH_SIZE = 100;
-/** Bookings at the end of a batch between two turns of the event loop (they make no round trip, so nothing else yields). */
-const BOOKINGS_PER_TURN = 10;
 /** Batches one catch-up works on at once (their steps overlap; their bookings take the environment's numbers in turn, one batch after another). */
 const LANES = 4;
 /** Before the first subscription in (next_work_at, id) order. */
@@ -329,9 +327,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     // no round trip it can avoid: a failing booking fails the batch (BookingFailed), so the bookings take no savepoints,
     // and the invoices they load were created in this batch (read from what it staged).
     await unit.wholeOrNothing(async () => {
-      for (const [index, booking] of bookings.entries()) {
-        // Without a round trip a booking never yields to the event loop: let the process's requests in between.
-        if (index % BOOKINGS_PER_TURN === BOOKINGS_PER_TURN - 1) await new Promise((resolve) => setImmediate(resolve));
+      for (const booking of bookings) {
         await batch.owning(booking.subscriptionId, () =>
           this.bus
             .execute(new BookInvoiceCommand(environmentId, booking.invoiceId, booking.date, booking.context, 1, numbers.get(booking.invoiceId)))
