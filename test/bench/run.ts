@@ -31,7 +31,8 @@
  * BENCH_ONLY=rebuild (only the rebuild, over a log of the template invoices alone) or
  * BENCH_ONLY=http (the raw anchors and the HTTP scenarios, no usage, billing
  * engine or rebuild), BENCH_USAGE_BATCH (1000),
- * BENCH_USAGE_AGGREGATED (1000000: the events of each aggregated period).
+ * BENCH_USAGE_AGGREGATED (1000000: the events of each aggregated period),
+ * BENCH_CPU_PROFILE_DIR (unset: every service process writes a V8 CPU profile into that folder at its exit).
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -59,6 +60,8 @@ const BILLING_POOL_SIZE = 10;
 const USAGE_BATCH = positive('BENCH_USAGE_BATCH', 1000);
 const USAGE_AGGREGATED = positive('BENCH_USAGE_AGGREGATED', 1_000_000);
 const ONLY = process.env.BENCH_ONLY;
+/** Every service process writes a V8 CPU profile there when it exits (summarise with profile-summary). */
+const CPU_PROFILE_FLAGS = process.env.BENCH_CPU_PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', resolve(process.env.BENCH_CPU_PROFILE_DIR)] : [];
 /** Invoices created through the API (each then updated once) whose events are replicated for the rebuild. */
 const TEMPLATE_INVOICES = 300;
 /** Draft ids the PUT and GET-by-id scenarios rotate over. */
@@ -382,7 +385,7 @@ interface Service {
 /** The service as `npm start` runs it; test clocks only for the billing scenario (else every request would look its clock up). */
 async function startService(databaseUrl: string, testClocks = false, poolSize?: number): Promise<Service> {
   const port = await freePort();
-  const child = startChild('service', process.execPath, [join(DIST, 'apps', 'api', 'src', 'main.js')], {
+  const child = startChild('service', process.execPath, [...CPU_PROFILE_FLAGS, join(DIST, 'apps', 'api', 'src', 'main.js')], {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -911,7 +914,7 @@ function report(serverVersion: string, databaseNote: string): string {
     const { atAnswer, drainSeconds } = run.documents;
     const total = drainSeconds === null ? null : run.seconds + drainSeconds;
     lines.push(
-      `| invoice documents of that run (rendered beside booking, one render thread per process): ${atAnswer} of ${run.invoices} rendered when the advance answered, the backlog drained ${drainSeconds === null ? 'not within 600 s' : `${fmt(drainSeconds, 1)} s later`} | ${total === null ? '–' : `${fmt(run.invoices / total, 0)} documents/s`} | | | | ${total === null ? '–' : `${fmt(total, 1)} s`} |`,
+      `| invoice documents of that run (rendered beside booking, one render thread per process): ${atAnswer} of ${run.invoices} rendered when the advance answered, the backlog drained ${drainSeconds === null ? 'not within 600 s' : `${fmt(drainSeconds, 1)} s later`}; per invoice from the advance until then ${fmt(run.documents.serviceCpuMs, 2)} ms service CPU, ${fmt(run.documents.postgresCpuMs, 2)} ms Postgres CPU, ${fmt(run.documents.commits, 2)} commits | ${total === null ? '–' : `${fmt(run.invoices / total, 0)} documents/s`} | | | | ${total === null ? '–' : `${fmt(total, 1)} s`} |`,
     );
   }
   if (rebuild) {
@@ -1175,12 +1178,15 @@ interface BillingRun {
   readonly reads: number;
   /** Per invoice, during the advance: CPU of the service processes and of the bench database's Postgres backends (ms), and commits. */
   readonly cost: { serviceCpuMs: number; postgresCpuMs: number; commits: number };
-  /** Invoice documents rendered when the advance answered, and how long after it the last one was (null: not within 600 s). */
-  readonly documents: { atAnswer: number; drainSeconds: number | null };
+  /**
+   * Invoice documents rendered when the advance answered, and how long after it the last one was (null: not within
+   * 600 s); per invoice, the CPU and commits from the advance until then.
+   */
+  readonly documents: { atAnswer: number; drainSeconds: number | null; serviceCpuMs: number; postgresCpuMs: number; commits: number };
 }
 
 /** The invoice documents' backlog after an advance: rendered when it answered, then the time until every invoice has its document. */
-async function renderBacklog(databaseUrl: string, environment: string, invoices: number): Promise<BillingRun['documents']> {
+async function renderBacklog(databaseUrl: string, environment: string, invoices: number): Promise<{ atAnswer: number; drainSeconds: number | null }> {
   const rendered = () =>
     withClient(databaseUrl, async (client) =>
       Number(
@@ -1303,9 +1309,20 @@ async function billingScenario(databaseUrl: string, service: Service, others: re
   log(
     `billing: per invoice ${cost.serviceCpuMs.toFixed(2)} ms service CPU, ${cost.postgresCpuMs.toFixed(2)} ms Postgres CPU, ${cost.commits.toFixed(2)} commits`,
   );
-  const documents = await renderBacklog(databaseUrl, environment, invoices);
+  // What the advance leaves to do afterwards (the documents, and the reactors and projections behind them) counts too:
+  // one process leaves more of it for later than three do, so the costs above alone would favour it.
+  const backlog = await renderBacklog(databaseUrl, environment, invoices);
+  const drained = await billingCost(databaseUrl, [service, ...others]);
+  const documents = {
+    ...backlog,
+    serviceCpuMs: ((drained.service - before.service) * 1000) / invoices,
+    postgresCpuMs: ((drained.postgres - before.postgres) * 1000) / invoices,
+    commits: (drained.commits - before.commits) / invoices,
+  };
   log(
-    `billing: ${documents.atAnswer} of ${invoices} invoice documents rendered when the advance answered; ${documents.drainSeconds === null ? 'the rest not within 600 s' : `the rest ${documents.drainSeconds.toFixed(1)} s later`}`,
+    `billing: ${documents.atAnswer} of ${invoices} invoice documents rendered when the advance answered; ` +
+      `${documents.drainSeconds === null ? 'the rest not within 600 s' : `the rest ${documents.drainSeconds.toFixed(1)} s later`}; per invoice from the advance until then ` +
+      `${documents.serviceCpuMs.toFixed(2)} ms service CPU, ${documents.postgresCpuMs.toFixed(2)} ms Postgres CPU, ${documents.commits.toFixed(2)} commits`,
   );
   return {
     processes,

@@ -38,6 +38,8 @@ interface Entry {
   retryTimer: NodeJS.Timeout | null;
   /** The last batch made no progress: check the snapshot horizon (one cheap query) before trying a whole batch again. */
   stalled: boolean;
+  /** Until then (ms since the epoch) another process holds this subscriber: wakes are put off (HELD_ELSEWHERE_MS). */
+  heldElsewhereUntil: number;
 }
 
 export interface RebuildOptions {
@@ -80,6 +82,18 @@ const MAX_BACKOFF_MS = 10;
  * queued. Waited-for batches (a write's read-your-writes, a `catchUp`) start at once.
  */
 const GATHER_MS = 25;
+/**
+ * A runner that finds a subscriber's lock held by another process leaves it
+ * to that one this long: the holder gets the same wakes and goes on with the
+ * next batches itself, and a write waiting here is woken by the holder's
+ * checkpoint announcement. Trying again at every append and every other
+ * subscriber's announcement only made the processes take turns on the lock (three
+ * processes billing 2 000 invoices: 2 297 batch transactions rolled back
+ * beside 4 495 commits, against 480 in one process).
+ * Should the holder die, its lock goes with its connection and this process
+ * takes over after at most this long.
+ */
+const HELD_ELSEWHERE_MS = 250;
 
 /**
  * Runs projections and reactors over the global log. Each subscriber advances
@@ -301,10 +315,18 @@ export class ProjectionRunner {
       // before anything is written: this transaction has no xid yet, so it cannot hold back the snapshot horizon.
       open = true;
       const checkpointSql = `select c.transaction_id, c.global_position from projection_checkpoints c where c.name = ${literal(name)}`;
+      // The page is read only by the runner that got the lock (a one-time filter on the lock's outcome): with several
+      // processes following the log, the others lose the lock to it, and reading the page it applies (up to batchSize
+      // events) for nothing cost more than the batch itself.
+      const pageSql = pageSize
+        ? `; select * from (${this.eventStore.pageAfterSql(checkpointSql, pageSize, entry.streamTypes === 'all' ? undefined : entry.streamTypes)}) as page
+             where current_setting('billing.batch_locked') = 'true'`
+        : '';
       const [, locking, checkpoint, page] = (await client.query(
-        `begin; select pg_try_advisory_xact_lock(hashtext(${literal(`projection:${name}`)})) as locked, set_config('synchronous_commit', 'off', true);
+        `begin; select set_config('billing.batch_locked', pg_try_advisory_xact_lock(hashtext(${literal(`projection:${name}`)}))::text, true) = 'true' as locked,
+                       set_config('synchronous_commit', 'off', true);
          select c.transaction_id::text, c.global_position::text from projection_checkpoints c where c.name = ${literal(name)}
-         ${pageSize ? `; ${this.eventStore.pageAfterSql(checkpointSql, pageSize, entry.streamTypes === 'all' ? undefined : entry.streamTypes)}` : ''}`,
+         ${pageSql}`,
       )) as unknown as [
         unknown,
         QueryResult<{ locked: boolean }>,
@@ -448,9 +470,19 @@ export class ProjectionRunner {
     return lags;
   }
 
-  private add(entry: Omit<Entry, 'running' | 'again' | 'checkpoint' | 'waiters' | 'backoffMs' | 'retryTimer' | 'stalled'>): void {
+  private add(entry: Omit<Entry, 'running' | 'again' | 'checkpoint' | 'waiters' | 'backoffMs' | 'retryTimer' | 'stalled' | 'heldElsewhereUntil'>): void {
     if (this.entries.has(entry.name)) throw new Error(`subscriber ${entry.name} is registered twice`);
-    this.entries.set(entry.name, { ...entry, running: null, again: false, checkpoint: null, waiters: [], backoffMs: 1, retryTimer: null, stalled: false });
+    this.entries.set(entry.name, {
+      ...entry,
+      running: null,
+      again: false,
+      checkpoint: null,
+      waiters: [],
+      backoffMs: 1,
+      retryTimer: null,
+      stalled: false,
+      heldElsewhereUntil: 0,
+    });
   }
 
   private entry(name: string): Entry {
@@ -465,13 +497,17 @@ export class ProjectionRunner {
       entry.again = true;
       return;
     }
-    if (entry.waiters.length === 0) {
-      // Nobody in this process waits (a reactor, a projection read on demand, or one following other processes'
-      // writes): gather the appends of GATHER_MS into one batch. A waiter arriving meanwhile launches it at once.
+    // Nobody in this process waits (a reactor, a projection read on demand, or one following other processes'
+    // writes): gather the appends of GATHER_MS into one batch. A waiter arriving meanwhile launches it at once, unless
+    // another process holds the subscriber: then the waiter is woken by that process's checkpoint announcement
+    // (onCheckpointAnnounced), not by every other subscriber's.
+    const heldElsewhere = entry.heldElsewhereUntil - Date.now();
+    const delay = entry.waiters.length === 0 ? Math.max(GATHER_MS, heldElsewhere) : heldElsewhere;
+    if (delay > 0) {
       entry.retryTimer ??= setTimeout(() => {
         entry.retryTimer = null;
         this.launch(entry);
-      }, GATHER_MS);
+      }, delay);
       return;
     }
     if (entry.retryTimer) {
@@ -491,7 +527,10 @@ export class ProjectionRunner {
         this.schedule(entry);
       } else if (entry.waiters.length > 0) {
         // Someone still waits: the lock is held elsewhere or an older transaction has not committed yet.
-        entry.retryTimer = setTimeout(() => this.schedule(entry), entry.backoffMs);
+        entry.retryTimer = setTimeout(() => {
+          entry.retryTimer = null;
+          this.schedule(entry);
+        }, entry.backoffMs);
         entry.backoffMs = Math.min(entry.backoffMs * 2, MAX_BACKOFF_MS);
       }
     });
@@ -504,6 +543,8 @@ export class ProjectionRunner {
       do {
         applied = await this.runBatch(entry.name);
         entry.stalled = !applied;
+        // A write waiting here tries again sooner: the holder's batch may end without an announcement (nothing new for it).
+        if (applied === null) entry.heldElsewhereUntil = Date.now() + (entry.waiters.length > 0 ? GATHER_MS : HELD_ELSEWHERE_MS);
         if (applied) entry.backoffMs = 1;
       } while (applied === this.batchSize && !this.stopped);
     } catch (error) {
@@ -527,7 +568,10 @@ export class ProjectionRunner {
   private onCheckpointAnnounced(payload: string): void {
     const [name, transactionId, globalPosition] = payload.split('|');
     const entry = this.entries.get(name);
-    if (entry && transactionId && globalPosition) this.remember(entry, { transactionId, globalPosition });
+    if (!entry || !transactionId || !globalPosition) return;
+    // The process that held it committed a batch: whoever still waits here may try again at once.
+    entry.heldElsewhereUntil = 0;
+    this.remember(entry, { transactionId, globalPosition });
   }
 
   private remember(entry: Entry, position: LogPosition): void {

@@ -33,6 +33,8 @@ export class UnitOfWork {
    */
   readonly staged: StagedAppend[] | null;
   private open = true;
+  /** Inside `wholeOrNothing`: a part that fails fails the unit, so it takes no savepoint. */
+  private partsFailTheUnit = false;
 
   constructor(
     readonly manager: EntityManager,
@@ -49,6 +51,25 @@ export class UnitOfWork {
   rollbackTo(mark: UnitMark): void {
     this.written.splice(mark.written);
     this.staged?.splice(mark.staged);
+  }
+
+  /**
+   * Runs `work`, whose parts (commands) need no savepoint each: the caller
+   * rolls the whole unit back if any of them fails (the billing batch's
+   * bookings). Two round trips fewer per part.
+   */
+  async wholeOrNothing<Result>(work: () => Promise<Result>): Promise<Result> {
+    this.partsFailTheUnit = true;
+    try {
+      return await work();
+    } finally {
+      this.partsFailTheUnit = false;
+    }
+  }
+
+  /** Whether a part of the unit runs in a savepoint of its own (so that it can fail alone). */
+  get partsRollBackAlone(): boolean {
+    return !this.partsFailTheUnit;
   }
 
   get isOpen(): boolean {
@@ -89,7 +110,7 @@ export async function inTransaction<Result>(dataSource: DataSource, work: (tx: E
   if (!unit) return dataSource.transaction(work);
   const mark = unit.mark();
   try {
-    return await unit.manager.transaction(work);
+    return await (unit.partsRollBackAlone ? unit.manager.transaction(work) : work(unit.manager));
   } catch (error) {
     unit.rollbackTo(mark);
     throw error;
