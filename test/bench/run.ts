@@ -32,7 +32,7 @@
  * BENCH_ONLY=http (the raw anchors and the HTTP scenarios, no usage, billing
  * engine or rebuild), BENCH_USAGE_BATCH (1000),
  * BENCH_USAGE_AGGREGATED (1000000: the events of each aggregated period),
- * BENCH_CPU_PROFILE_DIR (unset: every service process writes a V8 CPU profile into that folder at its exit).
+ * BENCH_CPU_PROFILE_DIR (when set, every service process writes a V8 CPU profile into that folder at its exit).
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -1012,8 +1012,9 @@ function writeReport(section: string): void {
     'Every scenario counts non-2xx answers, socket errors and timeouts; a run with any of them, or with a failed step, says so in a warning above its table and exits with status 1.',
     '',
     'Settings: `BENCH_SECONDS` (10), `BENCH_WARMUP_SECONDS` (2), `BENCH_CONNECTIONS` (16), `BENCH_REBUILD_EVENTS` (200000), `BENCH_REBUILD_TIMEOUT_SECONDS` (100), `BENCH_BILLING_SUBSCRIPTIONS` (10000),',
-    '`BENCH_RAW=pg` (the pg child instead of pgbench), `BENCH_REPORT` (the file to write, `-` for none), `BENCH_REPORT_HEADING`, `BENCH_KEEP_DATABASE=1`,',
-    '`BENCH_ONLY=usage` (the usage scenarios alone), `BENCH_ONLY=http` (the raw anchors and the HTTP scenarios alone), `BENCH_ONLY=rebuild` (the rebuild alone, over a log of the replicated template invoices only).',
+    '`BENCH_BILLING_PROCESSES` (3), `BENCH_RAW=pg` (the pg child instead of pgbench), `BENCH_REPORT` (the file to write, `-` for none), `BENCH_REPORT_HEADING`, `BENCH_KEEP_DATABASE=1`,',
+    '`BENCH_CPU_PROFILE_DIR` (every service process writes a V8 CPU profile there; summarise with `node dist/test/bench/profile-summary.js`),',
+    '`BENCH_ONLY=usage` (the usage scenarios alone), `BENCH_ONLY=http` (the raw anchors and the HTTP scenarios alone), `BENCH_ONLY=billing` (the billing engine alone), `BENCH_ONLY=rebuild` (the rebuild alone, over a log of the replicated template invoices only).',
     'With `DATABASE_URL` set the bench creates its own database on that server and drops it afterwards; else it starts an embedded Postgres in a temporary folder.',
     'The commit is `git rev-parse --short HEAD`, with `-dirty` when `git status --porcelain` lists anything (other work in progress included).',
     '',
