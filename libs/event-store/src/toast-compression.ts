@@ -1,5 +1,3 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
-
 /**
  * SQL for a migration: these jsonb columns compressed with lz4 where this Postgres was built with it (its
  * `default_toast_compression` offers it), else left as they are (pglz). A read model's documents of 1–3 KB are
@@ -7,7 +5,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * `invoices` (docs/BENCHMARKS.md). Rows keep how they were stored until they are written again; a value reads the
  * same either way.
  */
-function lz4WherePossible(table: string, columns: readonly string[]): string {
+export function lz4WherePossible(table: string, columns: readonly string[]): string {
   return `do $$ begin
     if exists (select 1 from pg_settings where name = 'default_toast_compression' and 'lz4' = any(enumvals)) then
       alter table ${table} ${columns.map((column) => `alter column ${column} set compression lz4`).join(', ')};
@@ -16,21 +14,6 @@ function lz4WherePossible(table: string, columns: readonly string[]): string {
 }
 
 /** The undoing of lz4WherePossible: the server's default compression again. */
-function defaultCompression(table: string, columns: readonly string[]): string {
+export function defaultCompression(table: string, columns: readonly string[]): string {
   return `alter table ${table} ${columns.map((column) => `alter column ${column} set compression default`).join(', ')}`;
-}
-
-/** A migration (named `name`, its timestamp last) that moves these jsonb columns to lz4 where possible, and back. */
-export function lz4Migration(name: string, table: string, columns: readonly string[]): new () => MigrationInterface {
-  return class implements MigrationInterface {
-    name = name;
-
-    async up(queryRunner: QueryRunner): Promise<void> {
-      await queryRunner.query(lz4WherePossible(table, columns));
-    }
-
-    async down(queryRunner: QueryRunner): Promise<void> {
-      await queryRunner.query(defaultCompression(table, columns));
-    }
-  };
 }
