@@ -340,20 +340,6 @@ export class EventStore {
   }
 }
 
-/**
- * The stream's current version, as a scalar subquery for a query over a read
- * model: a row projected at a lower version lags its stream (what it says may
- * be out of date). A scalar subquery, not `exists`, so that Postgres looks the
- * one stream up per row it reads (the key of `streams`) instead of joining the
- * whole table. The arguments are SQL expressions of the caller's query
- * (columns), never values.
- */
-export function streamVersionSql(streamType: string, environmentId: string, streamId: string): string {
-  if (!/^[a-z][a-z0-9-]*$/.test(streamType)) throw new Error(`not a stream type: ${streamType}`);
-  return `(select streams.version from streams where streams.environment_id = ${environmentId} and streams.stream_type = '${streamType}'
-             and streams.stream_id = ${streamId})`;
-}
-
 function sameStream(a: StreamRef, b: StreamRef): boolean {
   return a.streamId === b.streamId && a.streamType === b.streamType && a.environmentId === b.environmentId;
 }

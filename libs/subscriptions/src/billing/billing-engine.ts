@@ -11,7 +11,6 @@ import {
   queryRows,
   ReadModelTimeoutError,
   StreamRef,
-  streamVersionSql,
   StreamVersionConflictError,
   UnitOfWork,
   WrittenStream,
@@ -54,7 +53,7 @@ import {
 } from '../domain';
 import { PaymentTermsQuery } from '../ports';
 import { SubscriptionsReadModel } from '../read-model/subscriptions.read-model';
-import { SUBSCRIPTION_STREAM, subscriptionInvoiceId, subscriptionStream } from '../streams';
+import { subscriptionInvoiceId, subscriptionStream } from '../streams';
 import { UsageStore } from '../usage/usage-store';
 import { ChangeBilling } from '../change-items/change-billing';
 import { BillingInputs, BillingSources, CATALOG_PRICING, composeDue, invoiceInputOf, useCustomerDiscounts } from './invoice-inputs';
@@ -237,15 +236,14 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     let turn: Promise<unknown> = Promise.resolve();
     return (manager) => {
       const claimed = turn.then(async () => {
-        // A row whose stream moved past it (a batch just committed its step, the projection has yet to show it) is
-        // skipped: it may not be due any more. This pass's own steps are behind `after` already; another process's
-        // pass would claim them again, load each subscription to find nothing due, and hold the row the projection
-        // waits to update. A later pass takes up what is still due once the read model shows it.
+        // A row whose stream moved past it (another process's batch just billed it, the projection has yet to show
+        // it) is claimed too and found with nothing due when loaded. Skipping such rows saved that load, but a catch-up
+        // then depended on the subscriptions projection moving, and with three processes it once stood still for
+        // 30 s ("made no progress") for a cause not found yet: correctness first.
         const rows = await queryRows<{ id: string; at: string }>(
           manager,
           `select s.id, s.next_work_at::text as at from subscriptions s
             where s.environment_id = $1 and s.next_work_at <= $2 and (s.next_work_at, s.id) > ($3::timestamptz, $4::uuid)
-              and s.version = ${streamVersionSql(SUBSCRIPTION_STREAM, 's.environment_id', 's.id')}
             order by s.next_work_at, s.id limit $5 for update of s skip locked`,
           [environmentId, now, after.at, after.id, BATCH_SIZE],
         );
