@@ -99,6 +99,12 @@ describe('Payments API: environments, bodies, Idempotency-Key, notifications', (
       await a.enableSandbox();
       const invoiceId = await a.bookedInvoice(1_000);
       const payment = (await a.pay(invoiceId, 'tok_success')).body;
+      // The payment settles its invoice through a reactor, in its own time: wait for it, it is not a write of these requests.
+      await eventually(
+        () => a.call('GET', `/invoices/${invoiceId}`),
+        (invoice) => invoice.body.totalDue === 0,
+        { what: 'the payment settled on its invoice' },
+      );
       const other = randomUUID();
       // Booked invoices' documents are recorded by a reactor, in its own time: not a write of these requests.
       const events = async () =>
