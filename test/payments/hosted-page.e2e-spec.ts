@@ -175,7 +175,12 @@ describe('Hosted invoice page', () => {
     const payments = await env.call('GET', `/payments?filter=${encodeURIComponent(`invoiceId eq ${invoice.id}`)}`);
     expect(payments.body.items).toHaveLength(1);
     expect(payments.body.items[0]).toMatchObject({ status: 'succeeded', amount: 7_500 });
-    expect((await env.call('GET', `/invoices/${invoice.id}`)).body.totalDue).toBe(0);
+    // The payment settles the invoice through a reactor, in its own time.
+    await eventually(
+      () => env.call('GET', `/invoices/${invoice.id}`),
+      (settled) => settled.body.totalDue === 0,
+      { what: 'the payment settled on the invoice' },
+    );
     // An incomplete form is said on the page; nothing is paid.
     const incomplete = await payForm(pathOf(declined.hostedInvoiceUrl), { nonce: 'x', provider: 'sandbox', token: '' });
     expect(incomplete.status).toBe(400);
