@@ -1,4 +1,4 @@
-import { currentUnitOfWork } from './unit-of-work';
+import { connectedUnitOfWork } from './unit-of-work';
 
 /**
  * Lookups by key that arrive in the same turn of the event loop share one statement: under concurrent reads one
@@ -18,7 +18,7 @@ export class BatchedLookup<Key, Row> {
   ) {}
 
   load(key: Key): Promise<Row | null> {
-    if (currentUnitOfWork()) return this.fetch([key]).then((rows) => rows[0] ?? null);
+    if (connectedUnitOfWork()) return this.fetch([key]).then((rows) => rows[0] ?? null);
     return new Promise((resolve, reject) => {
       if (this.pending.push({ key, resolve, reject }) === 1) setImmediate(() => void this.flush());
     });

@@ -4,8 +4,9 @@ import { DomainEvent, Evolver } from '@billing/shared-kernel';
 import { createTestDataSource } from '@billing/testing';
 import { CommandContext, CommandPath } from './command-path';
 import { EventStore } from './event-store';
+import { RequestAnsweredBeforeError } from './errors';
 import { ProjectionRunner } from './projection-runner';
-import { StreamRef, WrittenStream } from './types';
+import { RequestAnswer, StreamRef, WrittenStream } from './types';
 import { outsideUnitOfWork } from './unit-of-work';
 
 type Noted = DomainEvent<'Noted', { readonly note: string }>;
@@ -329,6 +330,122 @@ describe('CommandPath (Postgres)', () => {
         ),
       ).rejects.toMatchObject({ stream: a, code: 'stream-exists' });
       expect(await read(a)).toEqual([]);
+    });
+  });
+
+  describe('a request with an Idempotency-Key (answered)', () => {
+    const subject = 'user-1';
+    const answerOf = (key: string, body = '{}'): RequestAnswer => ({
+      environmentId,
+      subject,
+      key,
+      fingerprint: 'f',
+      method: 'POST',
+      path: '/notes',
+      status: 201,
+      headers: { 'content-type': 'application/json' },
+      body,
+      createdAt: new Date(),
+      expiresAt: new Date(Date.now() + 3_600_000),
+    });
+    const storedBody = async (key: string): Promise<string | undefined> =>
+      (await dataSource.query(`select body from idempotency_keys where environment_id = $1 and subject = $2 and key = $3`, [environmentId, subject, key]))[0]
+        ?.body;
+    const transactionsOf = async (refs: readonly StreamRef[]): Promise<string[]> =>
+      (await dataSource.query(`select distinct transaction_id::text as tx from events where stream_id = any($1)`, [refs.map((ref) => ref.streamId)])).map(
+        (row: { tx: string }) => row.tx,
+      );
+
+    it('commits the events of requests that began no transaction with their answers, and a plain write beside them, in one statement', async () => {
+      const [a, b, c] = [stream(), stream(), stream()];
+      const [k1, k2] = [randomUUID(), randomUUID()];
+      const answers = await Promise.all([
+        path.answered(async () => {
+          await path.handle(a, notes, () => [noted('a1')], context(), { newStream: true });
+          return answerOf(k1, 'first');
+        }),
+        path.answered(async () => {
+          await path.handle(b, notes, () => [noted('b1')], context(), { newStream: true });
+          return answerOf(k2, 'second');
+        }),
+        path.handle(c, notes, () => [noted('c1')], context(), { newStream: true }),
+      ]);
+      expect(answers.slice(0, 2).map((answer) => (answer as RequestAnswer).body)).toEqual(['first', 'second']);
+      expect([await read(a), await read(b), await read(c)]).toEqual([['a1'], ['b1'], ['c1']]);
+      expect([await storedBody(k1), await storedBody(k2)]).toEqual(['first', 'second']);
+      expect(await transactionsOf([a, b, c])).toHaveLength(1);
+    });
+
+    it('commits nothing of a request whose key another request answered first (grouped or alone), and the others of its group', async () => {
+      const [a, b] = [stream(), stream()];
+      const key = randomUUID();
+      expect(await store.recordAnswer(answerOf(key, 'the twin'))).toBe(true);
+      const [twin, other] = await Promise.allSettled([
+        path.answered(async () => {
+          await path.handle(a, notes, () => [noted('a1')], context(), { newStream: true });
+          return answerOf(key, 'mine');
+        }),
+        path.handle(b, notes, () => [noted('b1')], context(), { newStream: true }),
+      ]);
+      expect(twin).toMatchObject({ status: 'rejected', reason: expect.any(RequestAnsweredBeforeError) });
+      expect(other.status).toBe('fulfilled');
+      await expect(
+        path.answered(async () => {
+          await path.handle(a, notes, () => [noted('a1')], context(), { newStream: true });
+          return answerOf(key, 'mine again');
+        }),
+      ).rejects.toBeInstanceOf(RequestAnsweredBeforeError);
+      expect(await read(a)).toEqual([]);
+      expect(await read(b)).toEqual(['b1']);
+      expect(await storedBody(key)).toBe('the twin');
+    });
+
+    it('stores the answer in the transaction that the request began with a read of its own, and nothing when the request fails', async () => {
+      const a = stream();
+      const key = randomUUID();
+      await dataSource.query(`insert into command_path_numbers values ($1, 0) on conflict (environment_id) do update set last = 0`, [environmentId]);
+      const takeNumber = () =>
+        path.run(context(), 'reject', async (session) => {
+          const [row] = await session.query<{ last: number }>(`update command_path_numbers set last = last + 1 where environment_id = $1 returning last`, [
+            environmentId,
+          ]);
+          return session.append(a, [noted(`number ${row.last}`)]);
+        });
+      await expect(
+        path.answered(async () => {
+          await takeNumber();
+          throw new Error('the request fails after its read');
+        }),
+      ).rejects.toThrow('the request fails after its read');
+      await path.answered(async () => {
+        await takeNumber();
+        return answerOf(key, 'numbered');
+      });
+      expect(await read(a)).toEqual(['number 1']);
+      expect(await storedBody(key)).toBe('numbered');
+    });
+
+    it("runs the request again when a stream it appended to moved before its commit, as the command's policy allows", async () => {
+      for (const [conflicts, outcome] of [
+        [{ retries: 1 }, 'fulfilled'],
+        ['reject', 'rejected'],
+      ] as const) {
+        const a = stream();
+        await path.handle(a, notes, () => [noted('a1')], context(), { newStream: true });
+        let attempts = 0;
+        const result = await Promise.allSettled([
+          path.answered(async () => {
+            attempts++;
+            await path.handle(a, notes, (state) => [noted(`mine after ${state.join()}`)], context(), { conflicts });
+            // Another writer, after the request loaded the stream, the first time only.
+            if (attempts === 1) await outsideUnitOfWork(() => path.handle(a, notes, () => [noted('other')], context()));
+            return answerOf(randomUUID());
+          }),
+        ]);
+        expect(result[0].status).toBe(outcome);
+        expect(attempts).toBe(outcome === 'fulfilled' ? 2 : 1);
+        expect(await read(a)).toEqual(outcome === 'fulfilled' ? ['a1', 'other', 'mine after a1,other'] : ['a1', 'other']);
+      }
     });
   });
 });

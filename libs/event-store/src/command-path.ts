@@ -1,11 +1,11 @@
 import { CommandMetadata, DomainEvent, Evolver, foldEvents } from '@billing/shared-kernel';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { StreamVersionConflictError } from './errors';
+import { RequestAnsweredBeforeError, StreamVersionConflictError } from './errors';
 import { EventStore } from './event-store';
 import { ProjectionRunner } from './projection-runner';
-import { currentUnitOfWork, inTransaction, UnitOfWork, withinUnitOfWork } from './unit-of-work';
+import { currentUnitOfWork, DeferredTransaction, inTransaction, UnitOfWork, withinUnitOfWork } from './unit-of-work';
 import { queryRows } from './sql';
-import { EventMetadata, NewEvent, RecordedEvent, StreamAppend, StreamRef, WrittenStream } from './types';
+import { EventMetadata, NewEvent, RecordedEvent, RequestAnswer, StreamAppend, StreamRef, streamKey, WrittenStream } from './types';
 
 export interface LoadedStream<State> {
   readonly state: State;
@@ -158,6 +158,46 @@ export class CommandPath {
     }
   }
 
+  /**
+   * A request with an Idempotency-Key: `work` (the whole request, which answers what to store with the key) runs
+   * as one unit of work that stages every append and begins a transaction only with its first statement of its own
+   * (a locked counter, a claim, a savepoint); its answer then commits with its events, or neither does. A unit that
+   * began none (a command that only loads streams and decides) is written by one statement grouped with the other
+   * writes of the same turn (EventStore.appendAnswered); one that began one appends and stores the answer in it,
+   * then commits. Throws RequestAnsweredBeforeError, with nothing committed, when another request with the key
+   * stored its answer first. A stream another writer moved before the commit runs `work` again as the policy of
+   * the command that appended to it allows (see UnitOfWork.allowRetries). The read models are awaited after the
+   * commit.
+   */
+  async answered(work: () => Promise<RequestAnswer>): Promise<RequestAnswer> {
+    if (currentUnitOfWork()) throw new Error('a keyed request runs in a unit of work of its own');
+    for (let attempt = 0; ; attempt++) {
+      let unit: UnitOfWork | undefined;
+      try {
+        const { answer, written } = await LazyTransaction.run(this.dataSource, async (transaction) => {
+          unit = new UnitOfWork(transaction.manager, true, transaction);
+          return this.commitAnswered(unit, transaction, await withinUnitOfWork(unit, work).finally(() => unit!.close()));
+        });
+        await this.runner.awaitProjections(written);
+        return answer;
+      } catch (error) {
+        if (!(error instanceof StreamVersionConflictError) || unit === undefined || attempt >= unit.retriesOn(error.stream)) throw error;
+      }
+    }
+  }
+
+  private async commitAnswered(
+    unit: UnitOfWork,
+    transaction: LazyTransaction,
+    answer: RequestAnswer,
+  ): Promise<{ answer: RequestAnswer; written: readonly WrittenStream[] }> {
+    const staged = unit.staged!;
+    if (!transaction.begun) return { answer, written: await this.eventStore.appendAnswered(staged, answer) };
+    const written = [...unit.written, ...(await this.eventStore.appendStaged(unit.manager, staged))];
+    if (!(await this.eventStore.recordAnswer(answer, unit.manager))) throw new RequestAnsweredBeforeError();
+    return { answer, written };
+  }
+
   /** One pass per attempt: a fresh session, the command, the staged appends; a conflict retried as the policy says. */
   private async execute<Result>(
     context: CommandContext,
@@ -179,6 +219,8 @@ export class CommandPath {
           : currentUnitOfWork()
             ? await inTransaction(this.dataSource, pass)
             : await LazyTransaction.run(this.dataSource, (lazy) => pass(lazy.manager, lazy));
+        // A unit that stages its appends finds a conflict only at its commit: it then retries as this command says.
+        for (const stream of session!.appendedStreams()) currentUnitOfWork()?.allowRetries(stream, session!.pinned(stream) ? 0 : retries);
         await this.awaitReadModels(written);
         return result;
       } catch (error) {
@@ -222,16 +264,21 @@ export class CommandSession {
    * fresh pass checks the If-Match again.
    */
   pinned(stream: StreamRef): boolean {
-    return this.clientVersions.has(keyOf(stream));
+    return this.clientVersions.has(streamKey(stream));
+  }
+
+  /** The streams the command appended to. */
+  appendedStreams(): StreamRef[] {
+    return [...this.staged.values()].map((append) => append.stream);
   }
 
   /** Loads and folds a stream; with `expectedVersion` (a client's If-Match) a stream at another version is a 409. */
   async load<State, Event extends DomainEvent>(stream: StreamRef, evolver: Evolver<State, Event>, expectedVersion?: number): Promise<LoadedStream<State>> {
-    if (expectedVersion !== undefined) this.clientVersions.add(keyOf(stream));
+    if (expectedVersion !== undefined) this.clientVersions.add(streamKey(stream));
     // Until the transaction has begun, a load needs none: the append checks the version it was loaded at.
     const reader = this.lazy && !this.lazy.begun ? undefined : this.tx;
     const loaded = expectVersion(stream, foldStream(await this.eventStore.readStream(stream, reader), evolver), expectedVersion);
-    this.loaded.set(keyOf(stream), loaded.version);
+    this.loaded.set(streamKey(stream), loaded.version);
     return loaded;
   }
 
@@ -246,7 +293,7 @@ export class CommandSession {
    * exist yet). Answers the stream's version after the commit.
    */
   append(stream: StreamRef, events: readonly DomainEvent[]): number {
-    const key = keyOf(stream);
+    const key = streamKey(stream);
     const before = this.staged.get(key);
     const base = before ?? { stream, expectedVersion: this.loaded.get(key) || ('no_stream' as const), events: [] };
     const next: StreamAppend = { ...base, events: [...base.events, ...toNewEvents(events, this.meta)] };
@@ -272,7 +319,7 @@ export class CommandSession {
  * its append is one statement, grouped with others (GroupedAppends). Loads after it began run in it. Commits when
  * the command's pass returns, rolls back when it throws; released either way.
  */
-export class LazyTransaction {
+export class LazyTransaction implements DeferredTransaction {
   private started = false;
 
   private constructor(private readonly queryRunner: QueryRunner) {
@@ -298,6 +345,11 @@ export class LazyTransaction {
     return this.queryRunner.manager;
   }
 
+  async begin(): Promise<void> {
+    // START TRANSACTION goes through `query` like any statement: it marks the transaction begun.
+    if (!this.queryRunner.isTransactionActive) await this.queryRunner.startTransaction();
+  }
+
   static async run<Result>(dataSource: DataSource, pass: (transaction: LazyTransaction) => Promise<Result>): Promise<Result> {
     const transaction = new LazyTransaction(dataSource.createQueryRunner());
     const { queryRunner } = transaction;
@@ -312,10 +364,6 @@ export class LazyTransaction {
       await queryRunner.release();
     }
   }
-}
-
-function keyOf(stream: StreamRef): string {
-  return `${stream.environmentId}/${stream.streamType}/${stream.streamId}`;
 }
 
 /** The one If-Match rule: a stream at another version is a conflict; a missing one is the decider's to report (a 404). */

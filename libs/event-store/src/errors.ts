@@ -32,3 +32,14 @@ export class ReadModelTimeoutError extends Error {
     this.name = 'ReadModelTimeoutError';
   }
 }
+
+/**
+ * Another request with the same Idempotency-Key stored its answer first (a twin in another process): nothing of
+ * this request was committed, and its answer is that stored one.
+ */
+export class RequestAnsweredBeforeError extends Error {
+  constructor() {
+    super('another request with the same idempotency key stored its answer first');
+    this.name = 'RequestAnsweredBeforeError';
+  }
+}

@@ -1,9 +1,21 @@
 import { DataSource, EntityManager } from 'typeorm';
-import { StreamVersionConflictError } from './errors';
-import { queryRows } from './sql';
+import { RequestAnsweredBeforeError, StreamVersionConflictError } from './errors';
+import { jsonRows, jsonRowsFrom, queryRows } from './sql';
 import { GroupedAppends } from './grouped-appends';
 import { currentUnitOfWork, inTransaction, StagedAppend, UnitOfWork } from './unit-of-work';
-import { AppendResult, EventMetadata, LogPosition, RecordedEvent, StoredEvent, StreamAppend, StreamRef, Upcaster, WrittenStream } from './types';
+import {
+  AppendResult,
+  EventMetadata,
+  LogPosition,
+  RecordedEvent,
+  RequestAnswer,
+  StoredEvent,
+  StreamAppend,
+  StreamRef,
+  streamKey,
+  Upcaster,
+  WrittenStream,
+} from './types';
 
 export const EVENTS_CHANNEL = 'billing_events';
 
@@ -94,9 +106,38 @@ const appendSeveral = (whenMoved: 'answer' | 'fail') => `
             from (select stream_type, min(transaction_id::text) as transaction_id, max(global_position)::text as global_position
                     from inserted group by stream_type) last) as written,
          (select count(pg_notify('${EVENTS_CHANNEL}', t)) from (select distinct stream_type as t from inserted) types) as notified
-         ${whenMoved === 'fail' ? `, (select events_group_moved() where (select count(*) from claimed) < cardinality($1::uuid[])) as moved` : ''}`;
+         ${whenMoved === 'fail' ? GROUP_CHECKS : ''}`;
+
+/**
+ * Stores a keyed request's answer (`idempotency_keys`): a new row, or over one whose retention is over; nothing
+ * (no row returned) when a live one is there.
+ */
+const answerUpsert = (rows: string) => `
+    insert into idempotency_keys (environment_id, subject, key, fingerprint, method, path, status, headers, body, created_at, expires_at)
+    ${rows}
+    on conflict (environment_id, subject, key) do update
+       set fingerprint = excluded.fingerprint, method = excluded.method, path = excluded.path, status = excluded.status,
+           headers = excluded.headers, body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at
+     where idempotency_keys.expires_at <= excluded.created_at
+    returning 1`;
+const RECORD_ANSWER = answerUpsert(`values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`);
+const ANSWER_COLUMNS =
+  'environment_id uuid, subject text, key text, fingerprint text, method text, path text, status smallint, headers jsonb, body text, created_at timestamptz, expires_at timestamptz';
+
+/**
+ * A group's statement fails whole when one of its streams was moved (events_group_moved(), BL409) or one of its
+ * keyed requests' answers cannot be stored because another request with the key stored one first
+ * (request_answered_before(), BL412): the answers of its keyed requests ($17, `jsonRows`) commit with the events.
+ */
+const GROUP_CHECKS = `,
+         (select events_group_moved() where (select count(*) from claimed) < cardinality($1::uuid[])) as moved,
+         (select request_answered_before() where (select count(*) from answered) < jsonb_array_length($17::jsonb)) as answered_before`;
 const APPEND_STAGED = appendSeveral('answer');
-const APPEND_GROUP = appendSeveral('fail');
+const APPEND_GROUP = appendSeveral('fail').replace(
+  '  claimed as (',
+  `  answered as (${answerUpsert(`select * from ${jsonRowsFrom(17, ANSWER_COLUMNS)}`)}),
+  claimed as (`,
+);
 
 /**
  * Append-only event log in Postgres with optimistic concurrency per stream.
@@ -107,7 +148,8 @@ export class EventStore {
   private readonly upcasters = new Map<string, Upcaster>();
   private readonly grouped = new GroupedAppends(
     (append, metadata) => this.appendWithin(this.dataSource.manager, [append], metadata),
-    (staged) => this.appendGroup(staged),
+    (staged, answer) => this.appendAnsweredAlone(staged, answer),
+    (staged, answers) => this.appendGroup(staged, answers),
   );
 
   /** `realNow`: the real (base) clock, never an environment's test clock; it stamps each event's `recordedAt`. */
@@ -241,11 +283,56 @@ export class EventStore {
    * Appends of several commands outside any transaction (GroupedAppends), with one statement that commits on its
    * own: all of them, or none when another writer moved one of their streams (the statement fails, SQLSTATE BL409).
    */
-  appendGroup(staged: readonly StagedAppend[]): Promise<WrittenStream[]> {
-    return this.appendSeveral(this.dataSource.manager, staged, APPEND_GROUP);
+  appendGroup(staged: readonly StagedAppend[], answers: readonly RequestAnswer[] = []): Promise<WrittenStream[]> {
+    return this.appendSeveral(this.dataSource.manager, staged, APPEND_GROUP, [jsonRows(answers.map(answerRow))]);
   }
 
-  private async appendSeveral(tx: EntityManager, staged: readonly StagedAppend[], sql: string): Promise<WrittenStream[]> {
+  /**
+   * A keyed request's appends (staged by its unit of work, which began no transaction) and its answer, committed
+   * together: grouped with the appends of the same turn (GroupedAppends, one statement), or alone. Throws
+   * RequestAnsweredBeforeError, with nothing written, when another request with the key stored its answer first,
+   * and StreamVersionConflictError when another writer moved one of the streams.
+   */
+  appendAnswered(staged: readonly StagedAppend[], answer: RequestAnswer): Promise<readonly WrittenStream[]> {
+    return this.grouped.appendAnswered(staged, answer);
+  }
+
+  /** Stores a keyed request's answer, in `manager`'s transaction or alone; false when a live answer of the key is there. */
+  async recordAnswer(answer: RequestAnswer, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
+    const row = answerRow(answer);
+    const recorded = await queryRows(manager, RECORD_ANSWER, [
+      row.environment_id,
+      row.subject,
+      row.key,
+      row.fingerprint,
+      row.method,
+      row.path,
+      row.status,
+      JSON.stringify(row.headers),
+      row.body,
+      row.created_at,
+      row.expires_at,
+    ]);
+    return recorded.length > 0;
+  }
+
+  /** A keyed request's appends and answer outside a group: one transaction (or the answer's statement alone). */
+  private async appendAnsweredAlone(staged: readonly StagedAppend[], answer: RequestAnswer): Promise<readonly WrittenStream[]> {
+    const recordIn = async (manager?: EntityManager) => {
+      if (!(await this.recordAnswer(answer, manager))) throw new RequestAnsweredBeforeError();
+    };
+    if (staged.length === 0) {
+      await recordIn();
+      return [];
+    }
+    return this.dataSource.transaction(async (tx) => {
+      const written = await this.appendStaged(tx, staged);
+      await recordIn(tx);
+      return written;
+    });
+  }
+
+  private async appendSeveral(tx: EntityManager, staged: readonly StagedAppend[], sql: string, extra: readonly unknown[] = []): Promise<WrittenStream[]> {
     if (staged.length === 0) return [];
     const streams = new Map<string, { stream: StreamRef; expected: number | null; version: number }>();
     const events: { stream: StreamRef; version: number; event: StreamAppend['events'][number]; metadata: string }[] = [];
@@ -275,6 +362,7 @@ export class EventStore {
       events.map((e) => e.metadata),
       events.map((e) => e.event.occurredAt),
       this.realNow(),
+      ...extra,
     ]);
     if (row.claimed.length < wanted.length) {
       const claimed = new Set(row.claimed.map(([environmentId, streamType, streamId]) => streamKey({ environmentId, streamType, streamId })));
@@ -340,12 +428,25 @@ export class EventStore {
   }
 }
 
-function sameStream(a: StreamRef, b: StreamRef): boolean {
-  return a.streamId === b.streamId && a.streamType === b.streamType && a.environmentId === b.environmentId;
+/** A request's answer as its `idempotency_keys` row. */
+function answerRow(answer: RequestAnswer) {
+  return {
+    environment_id: answer.environmentId,
+    subject: answer.subject,
+    key: answer.key,
+    fingerprint: answer.fingerprint,
+    method: answer.method,
+    path: answer.path,
+    status: answer.status,
+    headers: answer.headers,
+    body: answer.body,
+    created_at: answer.createdAt,
+    expires_at: answer.expiresAt,
+  };
 }
 
-function streamKey(stream: StreamRef): string {
-  return `${stream.environmentId}/${stream.streamType}/${stream.streamId}`;
+function sameStream(a: StreamRef, b: StreamRef): boolean {
+  return a.streamId === b.streamId && a.streamType === b.streamType && a.environmentId === b.environmentId;
 }
 
 /**

@@ -1,6 +1,6 @@
-import { StreamVersionConflictError } from './errors';
+import { RequestAnsweredBeforeError, StreamVersionConflictError } from './errors';
 import { GroupedAppends, MIN_GROUP } from './grouped-appends';
-import { AppendResult, EventMetadata, StreamAppend, WrittenStream } from './types';
+import { AppendResult, EventMetadata, RequestAnswer, StreamAppend, WrittenStream } from './types';
 import { StagedAppend, UnitOfWork, withinUnitOfWork, currentUnitOfWork } from './unit-of-work';
 import { EntityManager } from 'typeorm';
 
@@ -16,8 +16,27 @@ function appendTo(streamId: string, expectedVersion: StreamAppend['expectedVersi
 
 const position = (globalPosition: string): WrittenStream => ({ streamType: 'invoice', position: { transactionId: '9', globalPosition } });
 
-/** A fake log: `taken` streams conflict; `failing` groups fail with a connection error; every statement is recorded. */
-function groupedOver({ taken = [] as string[], failing = false, unnamed = false } = {}) {
+function answerOf(key: string): RequestAnswer {
+  return {
+    environmentId: 'e',
+    subject: 's',
+    key,
+    fingerprint: 'f',
+    method: 'POST',
+    path: '/invoices',
+    status: 201,
+    headers: {},
+    body: '{}',
+    createdAt: new Date(0),
+    expiresAt: new Date(1),
+  };
+}
+
+/**
+ * A fake log: `taken` streams conflict; `answered` keys were answered by another request; `failing` groups fail with
+ * a connection error; every statement is recorded (its streams, then `key <key>` for each answer it stores).
+ */
+function groupedOver({ taken = [] as string[], answered = [] as string[], failing = false, unnamed = false } = {}) {
   const statements: string[][] = [];
   const units: boolean[] = [];
   const grouped = new GroupedAppends(
@@ -27,10 +46,18 @@ function groupedOver({ taken = [] as string[], failing = false, unnamed = false 
       if (taken.includes(append.stream.streamId)) throw new StreamVersionConflictError(append.stream, append.expectedVersion);
       return { nextVersions: [1], written: [position('1')] };
     },
-    async (staged: readonly StagedAppend[]) => {
-      statements.push(staged.map(({ append }) => append.stream.streamId));
+    async (staged: readonly StagedAppend[], answer: RequestAnswer) => {
+      statements.push([...staged.map(({ append }) => append.stream.streamId), `key ${answer.key}`]);
+      const moved = staged.find(({ append }) => taken.includes(append.stream.streamId));
+      if (moved) throw new StreamVersionConflictError(moved.append.stream, moved.append.expectedVersion);
+      if (answered.includes(answer.key)) throw new RequestAnsweredBeforeError();
+      return staged.length === 0 ? [] : [position('3')];
+    },
+    async (staged: readonly StagedAppend[], answers: readonly RequestAnswer[]) => {
+      statements.push([...staged.map(({ append }) => append.stream.streamId), ...answers.map(({ key }) => `key ${key}`)]);
       units.push(currentUnitOfWork() !== undefined);
       if (failing) throw new Error('connection lost');
+      if (answers.some(({ key }) => answered.includes(key))) throw new Error('another request with the same idempotency key stored its answer first');
       const moved = staged.find(({ append }) => taken.includes(append.stream.streamId));
       if (moved && unnamed) throw new Error('a stream of the group was moved by another writer');
       if (moved) throw new StreamVersionConflictError(moved.append.stream, moved.append.expectedVersion);
@@ -39,6 +66,8 @@ function groupedOver({ taken = [] as string[], failing = false, unnamed = false 
   );
   return { grouped, statements, units };
 }
+
+const staged = (...streamIds: string[]): StagedAppend[] => streamIds.map((id) => ({ append: appendTo(id), metadata: METADATA }));
 
 describe('GroupedAppends', () => {
   it(`given ${MIN_GROUP} or more appends in one turn, when they are written, then one statement writes them all and each gets its version`, async () => {
@@ -101,5 +130,48 @@ describe('GroupedAppends', () => {
       grouped.append(appendTo('c'), METADATA),
     ]);
     expect(units).toEqual([false]);
+  });
+
+  it("given keyed requests' appends and answers in one turn, when they are written, then one statement writes every append and every answer", async () => {
+    const { grouped, statements } = groupedOver();
+    const [first, second] = await Promise.all([
+      grouped.appendAnswered(staged('a', 'b'), answerOf('k1')),
+      grouped.appendAnswered(staged('c'), answerOf('k2')),
+      grouped.append(appendTo('d'), METADATA),
+    ]);
+    expect(statements).toEqual([['a', 'b', 'c', 'd', 'key k1', 'key k2']]);
+    expect(first).toEqual([position('7')]);
+    expect(second).toEqual([position('7')]);
+  });
+
+  it('given a key another request answered first, when its group is written, then only that request fails (RequestAnsweredBeforeError) and the others are written alone', async () => {
+    const { grouped, statements } = groupedOver({ answered: ['k2'] });
+    const results = await Promise.allSettled([
+      grouped.appendAnswered(staged('a'), answerOf('k1')),
+      grouped.appendAnswered(staged('b'), answerOf('k2')),
+      grouped.append(appendTo('c'), METADATA),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(RequestAnsweredBeforeError);
+    expect(statements).toEqual([['a', 'b', 'c', 'key k1', 'key k2'], ['a', 'key k1'], ['b', 'key k2'], ['c']]);
+  });
+
+  it('given two requests with one key in one turn, when they are written, then the second waits for the next turn (where the first answer is found)', async () => {
+    const { grouped, statements } = groupedOver();
+    await Promise.all([
+      grouped.appendAnswered(staged('a'), answerOf('k')),
+      grouped.appendAnswered(staged('b'), answerOf('k')),
+      grouped.append(appendTo('c'), METADATA),
+    ]);
+    expect(statements).toEqual([
+      ['a', 'c', 'key k'],
+      ['b', 'key k'],
+    ]);
+  });
+
+  it('given a keyed request that appended nothing, when its answer is written, then it is stored alone at once', async () => {
+    const { grouped, statements } = groupedOver();
+    expect(await grouped.appendAnswered([], answerOf('k'))).toEqual([]);
+    expect(statements).toEqual([['key k']]);
   });
 });

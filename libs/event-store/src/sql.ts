@@ -1,6 +1,6 @@
 import { EntityManager } from 'typeorm';
 import type { Pool, PoolClient, QueryResult } from 'pg';
-import { currentUnitOfWork } from './unit-of-work';
+import { connectedUnitOfWork } from './unit-of-work';
 
 const statementNames = new Map<string, string>();
 
@@ -25,7 +25,7 @@ function statementName(sql: string): string {
  * `[rows, rowCount]` but everything else with `rows`.
  */
 export async function queryRows<Row = Record<string, unknown>>(manager: EntityManager, sql: string, parameters: readonly unknown[] = []): Promise<Row[]> {
-  if (!manager.queryRunner) manager = currentUnitOfWork()?.manager ?? manager;
+  if (!manager.queryRunner) manager = connectedUnitOfWork()?.manager ?? manager;
   // A transaction's connection, or the pool: either way a named prepared statement.
   const connection = manager.queryRunner
     ? (manager.queryRunner as unknown as { databaseConnection?: PoolClient }).databaseConnection

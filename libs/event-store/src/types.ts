@@ -5,6 +5,11 @@ export interface StreamRef {
   readonly streamId: string;
 }
 
+/** A stream's identity as one string (for maps and sets of streams). */
+export function streamKey(stream: StreamRef): string {
+  return `${stream.environmentId}/${stream.streamType}/${stream.streamId}`;
+}
+
 /** Who and what caused an append; stored with every event for auditors. */
 export interface EventMetadata {
   /** The token's `sub`, or `system:<component>` for the service's own reactions. */
@@ -60,6 +65,27 @@ export interface AppendResult {
   readonly nextVersions: readonly number[];
   /** The last event's position per appended stream (none for an append without events). */
   readonly written: readonly WrittenStream[];
+}
+
+/**
+ * The stored answer of a request made with an Idempotency-Key (a row of `idempotency_keys`), committed with the
+ * events the request appended, or alone when it appended none: the two exist together or not at all.
+ */
+export interface RequestAnswer {
+  readonly environmentId: string;
+  /** The caller (the token's `sub`): a key is the caller's own. */
+  readonly subject: string;
+  readonly key: string;
+  /** The request's method, path and body, hashed: the same key with another request is refused. */
+  readonly fingerprint: string;
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+  readonly createdAt: Date;
+  /** After this the key counts as absent (and may be taken again). */
+  readonly expiresAt: Date;
 }
 
 /** An event as stored, before or after upcasting: what an upcaster reads and returns. */

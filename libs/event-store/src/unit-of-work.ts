@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DataSource, EntityManager } from 'typeorm';
-import { EventMetadata, StreamAppend, WrittenStream } from './types';
+import { EventMetadata, StreamAppend, StreamRef, streamKey, WrittenStream } from './types';
 
 /** An append a unit holds until it commits, with the metadata of the command that decided it. */
 export interface StagedAppend {
@@ -12,6 +12,13 @@ export interface StagedAppend {
 export interface UnitMark {
   readonly written: number;
   readonly staged: number;
+}
+
+/** A unit's transaction that begins with its first statement (LazyTransaction), not when the unit opens. */
+export interface DeferredTransaction {
+  readonly begun: boolean;
+  /** Begins it now, if it has not begun. */
+  begin(): Promise<void>;
 }
 
 /**
@@ -35,12 +42,35 @@ export class UnitOfWork {
   private open = true;
   /** Inside `wholeOrNothing`: a part that fails fails the unit, so it takes no savepoint. */
   private partsFailTheUnit = false;
+  /** Per staged stream, how many times a conflict on it at the unit's commit may run the unit again (its command's policy). */
+  private readonly retries = new Map<string, number>();
 
   constructor(
     readonly manager: EntityManager,
     stageAppends = false,
+    /** Given: the unit's transaction begins with its first statement of its own (reads go to the pool until then). */
+    readonly deferred?: DeferredTransaction,
   ) {
     this.staged = stageAppends ? [] : null;
+  }
+
+  /** Whether statements on the default manager go to the unit's connection: always, unless its transaction has not begun yet. */
+  get connected(): boolean {
+    return !this.deferred || this.deferred.begun;
+  }
+
+  /**
+   * The conflict policy of a command whose appends the unit staged: a conflict on `stream` found at the unit's
+   * commit may run the whole unit again this many times (the least any of its commands allows).
+   */
+  allowRetries(stream: StreamRef, retries: number): void {
+    const key = streamKey(stream);
+    this.retries.set(key, Math.min(this.retries.get(key) ?? retries, retries));
+  }
+
+  /** How many times a conflict on `stream` at the unit's commit may run the unit again: none for a stream no command declared. */
+  retriesOn(stream: StreamRef): number {
+    return this.retries.get(streamKey(stream)) ?? 0;
   }
 
   mark(): UnitMark {
@@ -100,6 +130,12 @@ export function currentUnitOfWork(): UnitOfWork | undefined {
   return unit?.isOpen ? unit : undefined;
 }
 
+/** The current unit of work if statements go to its connection (see UnitOfWork.connected). */
+export function connectedUnitOfWork(): UnitOfWork | undefined {
+  const unit = currentUnitOfWork();
+  return unit?.connected ? unit : undefined;
+}
+
 /**
  * Runs `work` in a transaction: a savepoint inside the ambient unit of work
  * (so a failing part rolls back alone, with what it wrote and staged, and the
@@ -108,6 +144,8 @@ export function currentUnitOfWork(): UnitOfWork | undefined {
 export async function inTransaction<Result>(dataSource: DataSource, work: (tx: EntityManager) => Promise<Result>): Promise<Result> {
   const unit = currentUnitOfWork();
   if (!unit) return dataSource.transaction(work);
+  // A part needs the unit's transaction (a savepoint in it): begun first, or the part's own would be the unit's.
+  await unit.deferred?.begin();
   const mark = unit.mark();
   try {
     return await (unit.partsRollBackAlone ? unit.manager.transaction(work) : work(unit.manager));

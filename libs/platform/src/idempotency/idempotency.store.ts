@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { escapeLiteral, type PoolClient, type QueryResult } from 'pg';
 import { DataSource } from 'typeorm';
-import { CommandPath, queryRows, UnitOfWork } from '@billing/event-store';
+import { CommandPath, EventStore, queryRows, RequestAnswer, RequestAnsweredBeforeError } from '@billing/event-store';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Clock } from '../http/request-context';
 import { ScopedClock } from '../clock/scoped-clock';
@@ -23,16 +22,17 @@ export interface IdempotentOutcome {
 /** A rendered failure to keep with the key, or undefined to release the key (5xx, version conflicts). */
 export type KeptFailure = (error: unknown) => StoredResponse | undefined;
 
-const SAVEPOINT = 'idempotent_command';
-
 /**
- * Runs a command at most once per key. One unit of work (one transaction)
- * holds a lock on the key (`pg_try_advisory_xact_lock`: a second request
- * with the key while the first runs is told so at once rather than queued),
- * the command's own statements and the key's row with the response; the read
- * models are awaited after its commit.
- * So the events and the key commit together or not at all, across processes
- * and crashes; the lock goes with the transaction, so a crash releases it.
+ * Runs a command at most once per key. The request's stored answer is looked
+ * up first (a replay, or a 422 for another request with the key); else the
+ * command runs in a unit of work (CommandPath.answered) whose answer commits
+ * with its events in one statement (or one transaction), or neither does: a
+ * key never exists without its events, nor events without their key, across
+ * processes and crashes. Two requests with one key at once: in one process
+ * the second is told so at once (409 in flight); across processes both may
+ * decide, but the one whose answer is stored second commits nothing and
+ * answers the first one's as its replay. The read models are awaited after
+ * the commit.
  * A key is kept for the retention in real time (the base clock), whatever the
  * environment's test clock says: a client's retries run in real time, so
  * advancing an environment's clock must not forget a key (and run its command
@@ -42,10 +42,13 @@ const SAVEPOINT = 'idempotent_command';
 export class IdempotencyStore {
   /** The base clock: retention is real time. */
   private readonly clock: Clock;
+  /** The keys of this process's requests that are running now. */
+  private readonly running = new Set<string>();
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly commands: CommandPath,
+    private readonly eventStore: EventStore,
     scopedClock: ScopedClock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
@@ -58,26 +61,34 @@ export class IdempotencyStore {
     execute: () => Promise<StoredResponse>,
     keptFailure: KeptFailure,
   ): Promise<IdempotentOutcome> {
-    return this.commands.atomically(async (unit) => {
-      const now = this.clock.now();
-      // One round trip: the key's lock and its stored response, and the savepoint the command runs after. A
-      // response committed between this statement's snapshot and the lock is not seen here; the insert below
-      // then finds it, and the command is rolled back and that response answered as the replay it is, so it
-      // never runs twice.
-      const found = await lockKey(unit, scope, now);
-      if (!found.locked) throw inFlight();
-      if (found.fingerprint !== null) {
-        if (found.fingerprint !== request.fingerprint) throw reused();
-        return { response: { status: found.status, headers: found.headers, body: found.body }, replayed: true };
-      }
-      const writtenBefore = unit.written.length;
-      const response = await runOnce(unit, execute, keptFailure);
-      if (await this.save(scope, request, response, now)) return { response, replayed: false };
-      // Another request with the key committed its answer after this statement's snapshot: the command
-      // did not run here after all (rolled back), and this is its replay.
-      await rollBackCommand(unit, writtenBefore);
-      return this.replayOfStored(scope, request);
-    });
+    const running = `${scope.environmentId}\n${scope.subject}\n${scope.key}`;
+    if (this.running.has(running)) throw inFlight();
+    this.running.add(running);
+    try {
+      const stored = await this.stored(scope, request);
+      if (stored) return { response: stored, replayed: true };
+      return await this.run(scope, request, execute, keptFailure);
+    } finally {
+      this.running.delete(running);
+    }
+  }
+
+  private async run(
+    scope: IdempotencyScope,
+    request: IdempotentRequest,
+    execute: () => Promise<StoredResponse>,
+    keptFailure: KeptFailure,
+  ): Promise<IdempotentOutcome> {
+    try {
+      const answer = await this.commands.answered(async () => this.answerOf(scope, request, await execute()));
+      return { response: responseOf(answer), replayed: false };
+    } catch (error) {
+      if (error instanceof RequestAnsweredBeforeError) return this.replayOfStored(scope, request);
+      const response = keptFailure(error);
+      if (!response) throw error;
+      // Nothing of the command was committed: its failure is stored alone.
+      return this.keep(scope, request, response);
+    }
   }
 
   /**
@@ -105,7 +116,7 @@ export class IdempotencyStore {
    * other is its replay.
    */
   async keep(scope: IdempotencyScope, request: IdempotentRequest, response: StoredResponse): Promise<IdempotentOutcome> {
-    if (await this.save(scope, request, response, this.clock.now())) return { response, replayed: false };
+    if (await this.eventStore.recordAnswer(this.answerOf(scope, request, response))) return { response, replayed: false };
     return this.replayOfStored(scope, request);
   }
 
@@ -116,32 +127,16 @@ export class IdempotencyStore {
     return { response: stored, replayed: true };
   }
 
-  /** The key's row with its response; false when a live one is there already. */
-  private async save(scope: IdempotencyScope, request: IdempotentRequest, response: StoredResponse, now: Date): Promise<boolean> {
-    const saved = await queryRows(
-      this.dataSource.manager,
-      `insert into idempotency_keys (environment_id, subject, key, fingerprint, method, path, status, headers, body, created_at, expires_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-       on conflict (environment_id, subject, key) do update
-          set fingerprint = excluded.fingerprint, method = excluded.method, path = excluded.path, status = excluded.status,
-              headers = excluded.headers, body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at
-        where idempotency_keys.expires_at <= excluded.created_at
-       returning 1`,
-      [
-        scope.environmentId,
-        scope.subject,
-        scope.key,
-        request.fingerprint,
-        request.method,
-        request.path,
-        response.status,
-        JSON.stringify(response.headers),
-        response.body,
-        now,
-        new Date(now.getTime() + this.config.idempotencyRetentionHours * 3_600_000),
-      ],
-    );
-    return saved.length > 0;
+  /** The key's row with this response, kept for the retention from now. */
+  private answerOf(scope: IdempotencyScope, request: IdempotentRequest, response: StoredResponse): RequestAnswer {
+    const now = this.clock.now();
+    return {
+      ...scope,
+      ...request,
+      ...response,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + this.config.idempotencyRetentionHours * 3_600_000),
+    };
   }
 
   /** Deletes keys past their retention, a batch at a time; answers how many. */
@@ -158,51 +153,8 @@ export class IdempotencyStore {
   }
 }
 
-interface FoundKey {
-  locked: boolean;
-  fingerprint: string | null;
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/**
- * Takes the key's lock (`pg_try_advisory_xact_lock`), reads its live stored
- * response if any, and sets the savepoint runOnce rolls back to, in one
- * simple-protocol round trip: the values travel as literals quoted by pg's
- * escapeLiteral. The savepoint comes after the lock, so rolling back to it
- * keeps the lock.
- */
-async function lockKey(unit: UnitOfWork, scope: IdempotencyScope, now: Date): Promise<FoundKey> {
-  const client = (unit.manager.queryRunner as unknown as { databaseConnection: PoolClient }).databaseConnection;
-  const [found] = (await client.query(
-    `select pg_try_advisory_xact_lock(hashtextextended(${escapeLiteral(`${scope.environmentId}\n${scope.subject}\n${scope.key}`)}, 0)) as locked,
-            k.fingerprint, k.status, k.headers, k.body
-       from (select 1) as one
-       left join idempotency_keys k on k.environment_id = ${escapeLiteral(scope.environmentId)}::uuid and k.subject = ${escapeLiteral(scope.subject)}
-        and k.key = ${escapeLiteral(scope.key)} and k.expires_at > ${escapeLiteral(now.toISOString())}::timestamptz;
-     savepoint ${SAVEPOINT}`,
-  )) as unknown as [QueryResult<FoundKey>, QueryResult];
-  return found.rows[0];
-}
-
-/** The command inside the key's transaction (after lockKey's savepoint); a failure it keeps is rolled back to before the command and stored. */
-async function runOnce(unit: UnitOfWork, execute: () => Promise<StoredResponse>, keptFailure: KeptFailure): Promise<StoredResponse> {
-  const writtenBefore = unit.written.length;
-  try {
-    return await execute();
-  } catch (error) {
-    const response = keptFailure(error);
-    if (!response) throw error;
-    await rollBackCommand(unit, writtenBefore);
-    return response;
-  }
-}
-
-/** Undoes the command's statements (to the savepoint runOnce set) and forgets the streams it wrote. */
-async function rollBackCommand(unit: UnitOfWork, writtenBefore: number): Promise<void> {
-  await unit.manager.query(`rollback to savepoint ${SAVEPOINT}`);
-  unit.written.splice(writtenBefore);
+function responseOf({ status, headers, body }: RequestAnswer): StoredResponse {
+  return { status, headers, body };
 }
 
 function inFlight(): HttpProblem {
