@@ -4,7 +4,8 @@ import { DomainEvent, Evolver } from '@billing/shared-kernel';
 import { createTestDataSource } from '@billing/testing';
 import { CommandContext, CommandPath } from './command-path';
 import { EventStore } from './event-store';
-import { RequestAnsweredBeforeError } from './errors';
+import { Projection } from './subscriptions';
+import { ReadModelTimeoutError, RequestAnsweredBeforeError } from './errors';
 import { ProjectionRunner } from './projection-runner';
 import { RequestAnswer, StreamRef, WrittenStream } from './types';
 import { outsideUnitOfWork } from './unit-of-work';
@@ -30,6 +31,7 @@ function context(): CommandContext {
 
 describe('CommandPath (Postgres)', () => {
   let dataSource: DataSource;
+  let databaseUrl: string;
   let close: () => Promise<void>;
   let store: EventStore;
   let path: CommandPath;
@@ -38,7 +40,9 @@ describe('CommandPath (Postgres)', () => {
   const read = async (ref: StreamRef) => (await path.load(ref, notes)).state;
 
   beforeAll(async () => {
-    ({ dataSource, close } = await createTestDataSource());
+    let database: { url: string };
+    ({ database, dataSource, close } = await createTestDataSource());
+    databaseUrl = database.url;
     store = new EventStore(dataSource);
     path = new CommandPath(dataSource, store, new ProjectionRunner(dataSource, store));
     await dataSource.query(`create table if not exists command_path_numbers (environment_id uuid primary key, last int not null)`);
@@ -446,6 +450,95 @@ describe('CommandPath (Postgres)', () => {
         expect(attempts).toBe(outcome === 'fulfilled' ? 2 : 1);
         expect(await read(a)).toEqual(outcome === 'fulfilled' ? ['a1', 'other', 'mine after a1,other'] : ['a1', 'other']);
       }
+    });
+  });
+
+  describe('read models written ahead', () => {
+    const name = `ahead-${randomUUID()}`;
+    const aheadStream = (): StreamRef => ({ environmentId, streamType: 'note-ahead', streamId: randomUUID() });
+    /** Writes ahead every stream's notes but those of a stream noted "not ahead"; its batches never get the lock (held below). */
+    const projection: Projection = {
+      name,
+      streamTypes: ['note-ahead'],
+      tables: [],
+      applyBatch: async () => undefined,
+      reset: async () => undefined,
+      writeAhead: {
+        streamType: 'note-ahead',
+        row: (ref, state, version) => ((state as string[]).includes('not ahead') ? null : { stream_id: ref.streamId, version, notes: state }),
+        write: async (rows, manager) => {
+          await manager.query(
+            `insert into command_path_ahead select * from jsonb_to_recordset($1::jsonb) as r(stream_id uuid, version int, notes jsonb)
+             on conflict (stream_id) do update set version = excluded.version, notes = excluded.notes where command_path_ahead.version < excluded.version`,
+            [JSON.stringify(rows)],
+          );
+        },
+      },
+    };
+    let aheadPath: CommandPath;
+    let runner: ProjectionRunner;
+    const held = () => dataSource.createQueryRunner();
+    let holder: ReturnType<typeof held>;
+    const row = async (ref: StreamRef) =>
+      (await dataSource.query(`select version, notes from command_path_ahead where stream_id = $1`, [ref.streamId]))[0] as
+        { version: number; notes: string[] } | undefined;
+
+    beforeAll(async () => {
+      await dataSource.query(`create table if not exists command_path_ahead (stream_id uuid primary key, version int not null, notes jsonb not null)`);
+      runner = new ProjectionRunner(dataSource, store, { readModelTimeoutMs: 300 });
+      runner.registerProjection(projection);
+      await runner.start(databaseUrl, { runContinuously: false });
+      aheadPath = new CommandPath(dataSource, store, runner);
+      // The projection's batches never run: a command that waited for it would time out.
+      holder = held();
+      await holder.connect();
+      await holder.startTransaction();
+      await holder.query(`select pg_advisory_xact_lock(hashtext($1))`, [`projection:${name}`]);
+    });
+
+    afterAll(async () => {
+      await holder.rollbackTransaction();
+      await holder.release();
+      await runner.stop();
+    });
+
+    it('answers a one-stream command once its row is written ahead, without waiting for the projection, keyed or not', async () => {
+      const [a, b] = [aheadStream(), aheadStream()];
+      await aheadPath.handle(a, notes, () => [noted('a1')], context(), { newStream: true });
+      await aheadPath.handle(a, notes, (state) => [noted(`a${state.length + 1}`)], context());
+      expect(await row(a)).toEqual({ version: 2, notes: ['a1', 'a2'] });
+      await aheadPath.answered(async () => {
+        await aheadPath.handle(b, notes, () => [noted('b1')], context(), { newStream: true });
+        return {
+          environmentId,
+          subject: 'user-1',
+          key: randomUUID(),
+          fingerprint: 'f',
+          method: 'POST',
+          path: '/notes',
+          status: 201,
+          headers: {},
+          body: '',
+          createdAt: new Date(),
+          expiresAt: new Date(Date.now() + 60_000),
+        };
+      });
+      expect(await row(b)).toEqual({ version: 1, notes: ['b1'] });
+    });
+
+    it('waits for the projection when the row cannot be written ahead (here: the read-model timeout, its batches being held)', async () => {
+      const a = aheadStream();
+      await expect(aheadPath.handle(a, notes, () => [noted('not ahead')], context(), { newStream: true })).rejects.toBeInstanceOf(ReadModelTimeoutError);
+      expect(await row(a)).toBeUndefined();
+      // Committed all the same.
+      expect(await read(a)).toEqual(['not ahead']);
+    });
+
+    it('never takes a row written ahead back to an older version (two commands on one stream, rows of one turn)', async () => {
+      const a = aheadStream();
+      await aheadPath.handle(a, notes, () => [noted('a1')], context(), { newStream: true });
+      await Promise.all([runner.writeAhead(a, ['a1', 'a2'], 2), runner.writeAhead(a, ['a1'], 1)]);
+      expect(await row(a)).toEqual({ version: 2, notes: ['a1', 'a2'] });
     });
   });
 });

@@ -3,7 +3,7 @@ import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { RequestAnsweredBeforeError, StreamVersionConflictError } from './errors';
 import { EventStore } from './event-store';
 import { ProjectionRunner } from './projection-runner';
-import { currentUnitOfWork, DeferredTransaction, inTransaction, UnitOfWork, withinUnitOfWork } from './unit-of-work';
+import { currentUnitOfWork, DecidedStream, DeferredTransaction, inTransaction, UnitOfWork, withinUnitOfWork } from './unit-of-work';
 import { queryRows } from './sql';
 import { EventMetadata, NewEvent, RecordedEvent, RequestAnswer, StreamAppend, StreamRef, streamKey, WrittenStream } from './types';
 
@@ -96,13 +96,19 @@ export class CommandPath {
     context: CommandContext,
     options: CommandOptions = {},
   ): Promise<Decided<State, Event>> {
-    return this.execute(context, options.conflicts ?? 'reject', false, async (session) => {
-      const { state, version } = options.newStream
-        ? { state: evolver.initialState(), version: 0 }
-        : await session.load(stream, evolver, options.expectedVersion);
-      const events = decide(state);
-      return { state: foldEvents(evolver, events, state), version: events.length === 0 ? version : session.append(stream, events), events };
-    });
+    return this.execute(
+      context,
+      options.conflicts ?? 'reject',
+      false,
+      async (session) => {
+        const { state, version } = options.newStream
+          ? { state: evolver.initialState(), version: 0 }
+          : await session.load(stream, evolver, options.expectedVersion);
+        const events = decide(state);
+        return { state: foldEvents(evolver, events, state), version: events.length === 0 ? version : session.append(stream, events), events };
+      },
+      (decided) => (decided.events.length === 0 ? undefined : { stream, state: decided.state, version: decided.version }),
+    );
   }
 
   /**
@@ -178,7 +184,7 @@ export class CommandPath {
           unit = new UnitOfWork(transaction.manager, true, transaction);
           return this.commitAnswered(unit, transaction, await withinUnitOfWork(unit, work).finally(() => unit!.close()));
         });
-        await this.runner.awaitProjections(written);
+        await this.runner.awaitProjections(written, await this.writeAheadAll(unit!));
         return answer;
       } catch (error) {
         if (!(error instanceof StreamVersionConflictError) || unit === undefined || attempt >= unit.retriesOn(error.stream)) throw error;
@@ -198,12 +204,29 @@ export class CommandPath {
     return { answer, written };
   }
 
+  /**
+   * The read models that a committed unit's streams need not wait for: those that wrote ahead the row of every
+   * stream the unit appended to that they read (each decided by a `commands.handle`).
+   */
+  private async writeAheadAll(unit: UnitOfWork): Promise<ReadonlySet<string>> {
+    const ahead = await Promise.all(unit.decided.map(({ stream, state, version }) => this.runner.writeAhead(stream, state, version)));
+    const names = new Set(ahead.flatMap((names) => [...names]));
+    // The last decision on each stream is the version it committed at.
+    const last = new Map(unit.decided.map((decided, index) => [streamKey(decided.stream), index]));
+    for (const { append } of unit.staged ?? []) {
+      const index = last.get(streamKey(append.stream));
+      for (const name of names) if (index === undefined || !ahead[index].has(name)) names.delete(name);
+    }
+    return names;
+  }
+
   /** One pass per attempt: a fresh session, the command, the staged appends; a conflict retried as the policy says. */
   private async execute<Result>(
     context: CommandContext,
     conflicts: ConflictPolicy,
     transactional: boolean,
     command: (session: CommandSession) => Promise<Result>,
+    decidedOf?: (result: Result) => DecidedStream | undefined,
   ): Promise<Result> {
     const retries = conflicts === 'reject' ? 0 : conflicts.retries;
     for (let attempt = 0; ; attempt++) {
@@ -221,7 +244,7 @@ export class CommandPath {
             : await LazyTransaction.run(this.dataSource, (lazy) => pass(lazy.manager, lazy));
         // A unit that stages its appends finds a conflict only at its commit: it then retries as this command says.
         for (const stream of session!.appendedStreams()) currentUnitOfWork()?.allowRetries(stream, session!.pinned(stream) ? 0 : retries);
-        await this.awaitReadModels(written);
+        await this.awaitReadModels(written, decidedOf?.(result));
         return result;
       } catch (error) {
         if (!(error instanceof StreamVersionConflictError) || session === undefined || session.pinned(error.stream) || attempt >= retries) throw error;
@@ -230,14 +253,19 @@ export class CommandPath {
   }
 
   /**
-   * Read-your-writes: after the commit, wait for the read models. Inside a
-   * unit of work nothing is committed yet, so the unit's owner waits after
-   * committing it.
+   * Read-your-writes: after the commit, wait for the read models, but for
+   * those that wrote the decided stream's row ahead. Inside a unit of work
+   * nothing is committed yet, so the unit's owner waits after committing it.
    */
-  private async awaitReadModels(written: readonly WrittenStream[]): Promise<void> {
+  private async awaitReadModels(written: readonly WrittenStream[], decided: DecidedStream | undefined): Promise<void> {
     const unit = currentUnitOfWork();
-    if (unit) unit.written.push(...written);
-    else await this.runner.awaitProjections(written);
+    if (unit) {
+      unit.written.push(...written);
+      if (decided) unit.decided.push(decided);
+    } else {
+      const ahead = decided && written.length > 0 ? await this.runner.writeAhead(decided.stream, decided.state, decided.version) : undefined;
+      await this.runner.awaitProjections(written, ahead);
+    }
   }
 }
 

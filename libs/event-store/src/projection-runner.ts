@@ -3,8 +3,9 @@ import { DataSource } from 'typeorm';
 import { ReadModelTimeoutError } from './errors';
 import { EventRow, EVENTS_CHANNEL, EventStore } from './event-store';
 import { queryRows } from './sql';
-import { Projection, Reactor } from './subscriptions';
-import { comparePositions, LogPosition, RecordedEvent, WrittenStream, ZERO_POSITION } from './types';
+import { BatchedLookup } from './batched-lookup';
+import { Projection, Reactor, WriteAhead } from './subscriptions';
+import { comparePositions, LogPosition, RecordedEvent, StreamRef, streamKey, WrittenStream, ZERO_POSITION } from './types';
 
 export const CHECKPOINTS_CHANNEL = 'billing_checkpoints';
 
@@ -114,6 +115,8 @@ export class ProjectionRunner {
   private readonly pollIntervalMs: number;
   private readonly readModelTimeoutMs: number;
   private readonly entries = new Map<string, Entry>();
+  /** Per projection that writes ahead: its rows of one turn, written together. */
+  private readonly aheads = new Map<string, BatchedLookup<AheadRow, never>>();
   private listener: Client | null = null;
   private pollTimer: NodeJS.Timeout | null = null;
   private runsContinuously = false;
@@ -214,11 +217,36 @@ export class ProjectionRunner {
    * follow the append's NOTIFY in the workers; nobody waits for them, nor
    * for a `caughtUpOnRead` projection, whose reader calls `catchUp`).
    */
-  async awaitProjections(written: readonly WrittenStream[]): Promise<void> {
+  async awaitProjections(written: readonly WrittenStream[], writtenAhead: ReadonlySet<string> = NONE): Promise<void> {
     const targets = [...this.entries.values()]
-      .filter((entry) => entry.kind === 'projection' && !entry.projection!.caughtUpOnRead)
+      .filter((entry) => entry.kind === 'projection' && !entry.projection!.caughtUpOnRead && !writtenAhead.has(entry.name))
       .map((entry) => ({ entry, position: lastPositionRead(entry, written) }));
     await this.awaitPositions(targets);
+  }
+
+  /**
+   * After a command's commit: writes the rows of `stream` at `version` (its state `state`) of every projection that
+   * writes ahead (Projection.writeAhead) and reads the stream, and answers the names of those whose row now shows
+   * that version: the command need not wait for them. The rows of the commands that arrive in the same turn are
+   * written together. A row the projection must render itself (null), or a write that fails (the projection
+   * writes the row anyway), leaves the projection out: the command waits for it as usual.
+   */
+  async writeAhead(stream: StreamRef, state: unknown, version: number): Promise<ReadonlySet<string>> {
+    const written = new Set<string>();
+    for (const entry of this.entries.values()) {
+      const ahead = entry.projection?.writeAhead;
+      if (ahead?.streamType !== stream.streamType) continue;
+      const row = ahead.row(stream, state, version);
+      if (row === null) continue;
+      const rows = (this.aheads.get(entry.name) ?? this.aheads.set(entry.name, aheadWriter(ahead, this.dataSource)).get(entry.name))!;
+      try {
+        await rows.load({ stream, version, row });
+        written.add(entry.name);
+      } catch (error) {
+        this.options.logger?.warn(`${entry.name}: a row written ahead failed; waiting for the projection instead`, { error: String(error) });
+      }
+    }
+    return written;
   }
 
   /**
@@ -584,6 +612,37 @@ export class ProjectionRunner {
     }
     entry.waiters = still;
   }
+}
+
+const NONE: ReadonlySet<string> = new Set();
+
+/** A row to write ahead: its stream's version, and the row. */
+interface AheadRow {
+  readonly stream: StreamRef;
+  readonly version: number;
+  readonly row: object;
+}
+
+/**
+ * A projection's rows written ahead in the same turn, one statement for all (a lookup that finds nothing: `load`
+ * answers once written). Of two versions of one stream in a turn, only the later one is written: a statement may
+ * write a row once.
+ */
+function aheadWriter(ahead: WriteAhead, dataSource: DataSource): BatchedLookup<AheadRow, never> {
+  let next = 0;
+  return new BatchedLookup<AheadRow, never>(
+    async (rows) => {
+      const latest = new Map<string, AheadRow>();
+      for (const row of rows) if ((latest.get(streamKey(row.stream))?.version ?? -1) < row.version) latest.set(streamKey(row.stream), row);
+      await ahead.write(
+        [...latest.values()].map(({ row }) => row),
+        dataSource.manager,
+      );
+      return [];
+    },
+    // Every waiting write is answered on its own (BatchedLookup would otherwise keep one of the same key).
+    { key: () => String(next++), row: () => '' },
+  );
 }
 
 /** The last position among the written streams this subscriber reads, or null if it reads none of them. */

@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import { RecordedEvent } from './types';
+import { RecordedEvent, StreamRef } from './types';
 
 /**
  * A read model built from the log. Pure with respect to the world: it only
@@ -22,6 +22,14 @@ export interface Projection {
    * rebuilds them in a shadow schema and compares them row by row.
    */
   readonly tables: readonly ReadModelTable[];
+  /**
+   * For a read model whose row of a stream is a function of that stream alone (of some of its states, at least):
+   * a command that wrote such a stream writes the row itself right after its commit (ProjectionRunner.writeAhead)
+   * and answers without waiting for this projection. The projection still applies every event, in its own time,
+   * and must never take a row back to an older version (nor a row written ahead to an equal one it would render
+   * otherwise): both write the same row for the same state and version.
+   */
+  readonly writeAhead?: WriteAhead;
   /** Applies a batch in log order; implementations should touch each row once per batch, not once per event. */
   applyBatch(events: readonly RecordedEvent[], tx: EntityManager): Promise<void>;
   /** Empties the read model so it can be rebuilt from position zero. */
@@ -45,4 +53,14 @@ export interface Reactor {
   /** The streams it reacts to; `all` for every event. */
   readonly streamTypes: readonly string[] | 'all';
   react(events: readonly RecordedEvent[], tx: EntityManager): Promise<void>;
+}
+
+/** How a command writes a projection's row ahead of it (Projection.writeAhead). */
+export interface WriteAhead {
+  /** The streams whose rows it writes ahead. */
+  readonly streamType: string;
+  /** The row of `stream` at `version` with the state the command decided, or null when that row depends on more than the stream. */
+  row(stream: StreamRef, state: unknown, version: number): object | null;
+  /** Writes rows (several commands', one per stream) in one statement, none over a stored row at the same or a later version. */
+  write(rows: readonly object[], manager: EntityManager): Promise<void>;
 }

@@ -12,6 +12,14 @@ export interface StagedAppend {
 export interface UnitMark {
   readonly written: number;
   readonly staged: number;
+  readonly aheads: number;
+}
+
+/** A stream a command wrote, with the state and version it left it at: what read models may write ahead (ProjectionRunner.writeAhead). */
+export interface DecidedStream {
+  readonly stream: StreamRef;
+  readonly state: unknown;
+  readonly version: number;
 }
 
 /** A unit's transaction that begins with its first statement (LazyTransaction), not when the unit opens. */
@@ -32,6 +40,8 @@ export interface DeferredTransaction {
 export class UnitOfWork {
   /** The streams the command wrote: what its owner awaits the read models for after committing. */
   readonly written: WrittenStream[] = [];
+  /** The streams its commands decided on one stream each (`commands.handle`), for the read models to write ahead after the commit. */
+  readonly decided: DecidedStream[] = [];
   /**
    * With `stageAppends` (the billing engine's batch): the appends of every
    * command in the unit, in order, held until the unit commits and then
@@ -74,13 +84,14 @@ export class UnitOfWork {
   }
 
   mark(): UnitMark {
-    return { written: this.written.length, staged: this.staged?.length ?? 0 };
+    return { written: this.written.length, staged: this.staged?.length ?? 0, aheads: this.decided.length };
   }
 
   /** Forgets what was written and staged since `mark`: its savepoint rolled back. */
   rollbackTo(mark: UnitMark): void {
     this.written.splice(mark.written);
     this.staged?.splice(mark.staged);
+    this.decided.splice(mark.aheads);
   }
 
   /**

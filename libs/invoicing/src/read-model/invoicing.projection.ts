@@ -15,7 +15,7 @@ import {
   taxCodesOf,
 } from '../domain';
 import { INVOICE_STREAM, TAX_CODE_STREAM } from '../streams';
-import { renderInvoiceView } from './invoice-view';
+import { InvoiceView, renderInvoiceView } from './invoice-view';
 import { toTaxCodeView } from './tax-code-view';
 
 export const INVOICING_PROJECTION = 'invoicing.read-model';
@@ -62,6 +62,22 @@ export const invoicingProjection: Projection = {
 
   async reset(tx: EntityManager): Promise<void> {
     await tx.query(`truncate invoices, tax_codes`);
+  },
+
+  /**
+   * An invoice's row is a function of its stream, but a draft naming tax codes: it shows them at their current
+   * rates, the register as of the log, which only this projection knows. So every other invoice a command
+   * writes (a draft without codes, anything booked) has its row written by the command, and the command does
+   * not wait for this projection.
+   */
+  writeAhead: {
+    streamType: INVOICE_STREAM,
+    row(stream, state, version) {
+      const invoice = state as InvoiceState;
+      if (invoice.status === 'none' || (invoice.status === 'draft' && invoice.type === 'invoice' && taxCodesOf(invoice).length > 0)) return null;
+      return invoiceRow(stream.environmentId, stream.streamId, version, invoice, renderInvoiceView(invoice, undefined));
+    },
+    write: (rows, manager) => upsertInvoices(rows as readonly InvoiceRowToWrite[], 'ahead', manager),
   },
 };
 
@@ -301,9 +317,51 @@ async function registersFor(invoices: Rows<InvoiceState>, taxCodes: Rows<TaxCode
 }
 
 async function writeInvoices(invoices: Rows<InvoiceState>, registers: Map<string, TaxRegister>, tx: EntityManager): Promise<void> {
-  const rows = [...invoices.values()].flatMap((row) => (row.changed && row.state.status !== 'none' ? [{ ...row, invoice: row.state }] : []));
-  if (rows.length === 0) return;
-  const views = rows.map((row) => renderInvoiceView(row.invoice, registers.get(row.environmentId)));
+  const rows = [...invoices.values()].flatMap((row) =>
+    row.changed && row.state.status !== 'none'
+      ? [invoiceRow(row.environmentId, row.streamId, row.version, row.state, renderInvoiceView(row.state, registers.get(row.environmentId)))]
+      : [],
+  );
+  if (rows.length > 0) await upsertInvoices(rows, 'projected', tx);
+}
+
+/** An `invoices` row, as `jsonRows` sends it. */
+interface InvoiceRowToWrite {
+  readonly environment_id: string;
+  readonly id: string;
+  readonly status: string;
+  readonly type: string;
+  readonly settlement_status: string;
+  readonly customer_id: string | null;
+  readonly handle: string | null;
+  readonly created_at: string;
+  readonly version: number;
+  readonly view: InvoiceView;
+  readonly state: InvoiceState;
+}
+
+function invoiceRow(environmentId: string, id: string, version: number, invoice: InvoiceState, view: InvoiceView): InvoiceRowToWrite {
+  return {
+    environment_id: environmentId,
+    id,
+    status: view.status,
+    type: view.type,
+    settlement_status: view.settlementStatus,
+    customer_id: view.customer.id,
+    handle: view.handle,
+    created_at: view.createdAt,
+    version,
+    view,
+    state: invoice,
+  };
+}
+
+/**
+ * Writes invoice rows. Never over a later version: a command may have written its invoice's row ahead of this
+ * projection (`writeAhead`). A row written ahead never replaces one at its own version either: the projection's
+ * row at a version is the one that counts (a draft repriced at an unchanged version).
+ */
+async function upsertInvoices(rows: readonly InvoiceRowToWrite[], by: 'projected' | 'ahead', tx: EntityManager): Promise<void> {
   await tx.query(
     `insert into invoices (environment_id, id, status, type, settlement_status, customer_id, handle, created_at, version, view, state)
      select * from ${jsonRowsFrom(
@@ -313,23 +371,8 @@ async function writeInvoices(invoices: Rows<InvoiceState>, registers: Map<string
      on conflict (environment_id, id) do update set
        status = excluded.status, type = excluded.type, settlement_status = excluded.settlement_status,
        customer_id = excluded.customer_id, handle = excluded.handle, created_at = excluded.created_at,
-       version = excluded.version, view = excluded.view, state = excluded.state`,
-    [
-      jsonRows(
-        rows.map((row, index) => ({
-          environment_id: row.environmentId,
-          id: row.streamId,
-          status: views[index].status,
-          type: views[index].type,
-          settlement_status: views[index].settlementStatus,
-          customer_id: views[index].customer.id,
-          handle: views[index].handle,
-          created_at: views[index].createdAt,
-          version: row.version,
-          view: views[index],
-          state: row.invoice,
-        })),
-      ),
-    ],
+       version = excluded.version, view = excluded.view, state = excluded.state
+     where invoices.version ${by === 'ahead' ? '<' : '<='} excluded.version`,
+    [jsonRows(rows)],
   );
 }
