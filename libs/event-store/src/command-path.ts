@@ -96,19 +96,14 @@ export class CommandPath {
     context: CommandContext,
     options: CommandOptions = {},
   ): Promise<Decided<State, Event>> {
-    return this.execute(
-      context,
-      options.conflicts ?? 'reject',
-      false,
-      async (session) => {
-        const { state, version } = options.newStream
-          ? { state: evolver.initialState(), version: 0 }
-          : await session.load(stream, evolver, options.expectedVersion);
-        const events = decide(state);
-        return { state: foldEvents(evolver, events, state), version: events.length === 0 ? version : session.append(stream, events), events };
-      },
-      (decided) => (decided.events.length === 0 ? undefined : { stream, state: decided.state, version: decided.version }),
-    );
+    return this.execute(context, options.conflicts ?? 'reject', false, async (session) => {
+      const { state, version } = options.newStream
+        ? { state: evolver.initialState(), version: 0 }
+        : await session.load(stream, evolver, options.expectedVersion);
+      const events = decide(state);
+      const after = foldEvents(evolver, events, state);
+      return { state: after, version: events.length === 0 ? version : session.append(stream, events, after), events };
+    });
   }
 
   /**
@@ -184,7 +179,7 @@ export class CommandPath {
           unit = new UnitOfWork(transaction.manager, true, transaction);
           return this.commitAnswered(unit, transaction, await withinUnitOfWork(unit, work).finally(() => unit!.close()));
         });
-        await this.runner.awaitProjections(written, await this.writeAheadAll(unit!));
+        await this.runner.awaitProjections(written, await this.writeAhead(unit!.decided, unit!.staged!));
         return answer;
       } catch (error) {
         if (!(error instanceof StreamVersionConflictError) || unit === undefined || attempt >= unit.retriesOn(error.stream)) throw error;
@@ -205,15 +200,17 @@ export class CommandPath {
   }
 
   /**
-   * The read models that a committed unit's streams need not wait for: those that wrote ahead the row of every
-   * stream the unit appended to that they read (each decided by a `commands.handle`).
+   * Writes ahead the rows of the streams the commands decided (with the state after their events: see
+   * ProjectionRunner.writeAhead), and answers the read models that the commit need not wait for: those that wrote
+   * the row of every stream appended to.
    */
-  private async writeAheadAll(unit: UnitOfWork): Promise<ReadonlySet<string>> {
-    const ahead = await Promise.all(unit.decided.map(({ stream, state, version }) => this.runner.writeAhead(stream, state, version)));
+  private async writeAhead(decided: readonly DecidedStream[], appended: readonly { readonly append: StreamAppend }[]): Promise<ReadonlySet<string>> {
+    if (decided.length === 0) return new Set();
+    const ahead = await Promise.all(decided.map(({ stream, state, version }) => this.runner.writeAhead(stream, state, version)));
     const names = new Set(ahead.flatMap((names) => [...names]));
     // The last decision on each stream is the version it committed at.
-    const last = new Map(unit.decided.map((decided, index) => [streamKey(decided.stream), index]));
-    for (const { append } of unit.staged ?? []) {
+    const last = new Map(decided.map((stream, index) => [streamKey(stream.stream), index]));
+    for (const { append } of appended) {
       const index = last.get(streamKey(append.stream));
       for (const name of names) if (index === undefined || !ahead[index].has(name)) names.delete(name);
     }
@@ -226,7 +223,6 @@ export class CommandPath {
     conflicts: ConflictPolicy,
     transactional: boolean,
     command: (session: CommandSession) => Promise<Result>,
-    decidedOf?: (result: Result) => DecidedStream | undefined,
   ): Promise<Result> {
     const retries = conflicts === 'reject' ? 0 : conflicts.retries;
     for (let attempt = 0; ; attempt++) {
@@ -242,9 +238,7 @@ export class CommandPath {
           : currentUnitOfWork()
             ? await inTransaction(this.dataSource, pass)
             : await LazyTransaction.run(this.dataSource, (lazy) => pass(lazy.manager, lazy));
-        // A unit that stages its appends finds a conflict only at its commit: it then retries as this command says.
-        for (const stream of session!.appendedStreams()) currentUnitOfWork()?.allowRetries(stream, session!.pinned(stream) ? 0 : retries);
-        await this.awaitReadModels(written, decidedOf?.(result));
+        await this.awaitReadModels(written, session!, retries);
         return result;
       } catch (error) {
         if (!(error instanceof StreamVersionConflictError) || session === undefined || session.pinned(error.stream) || attempt >= retries) throw error;
@@ -254,17 +248,25 @@ export class CommandPath {
 
   /**
    * Read-your-writes: after the commit, wait for the read models, but for
-   * those that wrote the decided stream's row ahead. Inside a unit of work
-   * nothing is committed yet, so the unit's owner waits after committing it.
+   * those that wrote the decided streams' rows ahead. Inside a unit of work
+   * nothing is committed yet, so the unit's owner waits after committing it;
+   * a unit that stages its appends finds a conflict only at its commit, and
+   * then retries as this command says.
    */
-  private async awaitReadModels(written: readonly WrittenStream[], decided: DecidedStream | undefined): Promise<void> {
+  private async awaitReadModels(written: readonly WrittenStream[], session: CommandSession, retries: number): Promise<void> {
     const unit = currentUnitOfWork();
     if (unit) {
       unit.written.push(...written);
-      if (decided) unit.decided.push(decided);
-    } else {
-      const ahead = decided && written.length > 0 ? await this.runner.writeAhead(decided.stream, decided.state, decided.version) : undefined;
-      await this.runner.awaitProjections(written, ahead);
+      unit.decided.push(...session.decided.values());
+      for (const { stream } of session.appended) unit.allowRetries(stream, session.pinned(stream) ? 0 : retries);
+    } else if (written.length > 0) {
+      await this.runner.awaitProjections(
+        written,
+        await this.writeAhead(
+          [...session.decided.values()],
+          session.appended.map((append) => ({ append })),
+        ),
+      );
     }
   }
 }
@@ -273,6 +275,8 @@ export class CommandPath {
 export class CommandSession {
   private readonly loaded = new Map<string, number>();
   private readonly staged = new Map<string, StreamAppend>();
+  /** The streams whose state after the command's events it gave (`append`'s `after`): their read-model rows may be written ahead. */
+  readonly decided = new Map<string, DecidedStream>();
   /** The streams loaded with the client's If-Match. */
   private readonly clientVersions = new Set<string>();
 
@@ -295,9 +299,9 @@ export class CommandSession {
     return this.clientVersions.has(streamKey(stream));
   }
 
-  /** The streams the command appended to. */
-  appendedStreams(): StreamRef[] {
-    return [...this.staged.values()].map((append) => append.stream);
+  /** What the command appended, by stream. */
+  get appended(): StreamAppend[] {
+    return [...this.staged.values()].filter((append) => append.events.length > 0);
   }
 
   /** Loads and folds a stream; with `expectedVersion` (a client's If-Match) a stream at another version is a 409. */
@@ -318,20 +322,25 @@ export class CommandSession {
   /**
    * Stages decided events for `stream`, appended when the command returns
    * at the version the stream was loaded at (a stream never loaded must not
-   * exist yet). Answers the stream's version after the commit.
+   * exist yet). Answers the stream's version after the commit. `after`, the
+   * stream's state after these events, lets the read models that can write
+   * its row ahead do so (see ProjectionRunner.writeAhead).
    */
-  append(stream: StreamRef, events: readonly DomainEvent[]): number {
+  append(stream: StreamRef, events: readonly DomainEvent[], after?: unknown): number {
     const key = streamKey(stream);
     const before = this.staged.get(key);
     const base = before ?? { stream, expectedVersion: this.loaded.get(key) || ('no_stream' as const), events: [] };
     const next: StreamAppend = { ...base, events: [...base.events, ...toNewEvents(events, this.meta)] };
     this.staged.set(key, next);
-    return (next.expectedVersion === 'no_stream' ? 0 : next.expectedVersion) + next.events.length;
+    const version = (next.expectedVersion === 'no_stream' ? 0 : next.expectedVersion) + next.events.length;
+    if (after === undefined || events.length === 0) this.decided.delete(key);
+    else this.decided.set(key, { stream, state: after, version });
+    return version;
   }
 
   /** Appends everything staged, atomically: in the command's transaction, or as one statement for a single stream. */
   async commit(metadata: EventMetadata, transactional: boolean): Promise<readonly WrittenStream[]> {
-    const appends = [...this.staged.values()].filter((append) => append.events.length > 0);
+    const appends = this.appended;
     if (appends.length === 0) return [];
     if (!transactional && appends.length > 1) throw new Error('a command over several streams runs through CommandPath.run');
     // A `run` whose transaction never began (it only loaded streams) appends like `handle`: one statement for one stream.

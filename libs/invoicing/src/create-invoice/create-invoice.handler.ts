@@ -37,7 +37,8 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
       const currency = typeof input.currency === 'string' ? input.currency : '';
       const discounts = await redeemInvoiceDiscounts(session, environmentId, invoiceId, currency, requests, [], context.meta);
       const events = decideCreateInvoice({ ...input, items, customer, invoiceId, taxes, discounts }, invoiceEvolver.initialState(), context.meta);
-      return { id: invoiceId, version: session.append(stream, events), state: foldEvents(invoiceEvolver, events) };
+      const after = foldEvents(invoiceEvolver, events);
+      return { id: invoiceId, version: session.append(stream, events, after), state: after };
     });
   }
 

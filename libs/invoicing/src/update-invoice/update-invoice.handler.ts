@@ -31,7 +31,8 @@ export class UpdateInvoiceHandler implements ICommandHandler<UpdateInvoiceComman
       const kept = state.status === 'none' ? [] : (state.discounts ?? []);
       const discounts = requests && (await redeemInvoiceDiscounts(session, environmentId, invoiceId, currency, requests, kept, context.meta));
       const events = decideUpdateInvoice({ ...input, items, invoiceId, taxes, customer, discounts }, state, context.meta);
-      return { id: invoiceId, version: session.append(stream, events), state: foldEvents(invoiceEvolver, events, state) };
+      const after = foldEvents(invoiceEvolver, events, state);
+      return { id: invoiceId, version: session.append(stream, events, after), state: after };
     });
   }
 }

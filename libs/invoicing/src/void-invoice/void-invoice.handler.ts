@@ -44,7 +44,8 @@ export class VoidInvoiceHandler implements ICommandHandler<VoidInvoiceCommand, W
       // The credit the invoice took from its customer's balance goes back to it, in the same transaction.
       const returned = await this.returnCredit(session, environmentId, state as Invoice, meta);
       const events = [...returned, ...voided];
-      return { id: invoiceId, version: session.append(stream, events), state: foldEvents(invoiceEvolver, events, state) };
+      const after = foldEvents(invoiceEvolver, events, state);
+      return { id: invoiceId, version: session.append(stream, events, after), state: after };
     });
   }
 
