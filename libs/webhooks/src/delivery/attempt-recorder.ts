@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { queryRows } from '@billing/event-store';
+import { ASYNC_COMMIT } from './async-commit';
 
 /** One finished attempt and the delivery's new state. */
 export interface RecordedAttempt {
@@ -65,7 +66,7 @@ export class AttemptRecorder {
     const rows = await queryRows<{ environment_id: string; id: string }>(
       this.dataSource.manager,
       `with finished as (
-         select * from unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::timestamptz[], $6::text[], $7::int[], $8::text[], $9::int[],
+         select f.* from ${ASYNC_COMMIT}, unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::timestamptz[], $6::text[], $7::int[], $8::text[], $9::int[],
                               $10::text[], $11::int[], $12::timestamptz[], $13::timestamptz[])
            as f(environment_id, delivery_id, lease_token, attempt_id, attempted_at, outcome, status_code, error, duration_ms,
                 status, failures, next_attempt_at, delivered_at)),
