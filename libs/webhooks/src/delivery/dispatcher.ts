@@ -94,7 +94,7 @@ export class WebhookDispatcher {
     private readonly config: WebhooksConfig,
     readonly sender: WebhookSender = new WebhookSender(config),
   ) {
-    this.recorder = new AttemptRecorder(deps.dataSource);
+    this.recorder = new AttemptRecorder(deps.dataSource, () => this.inFlight.size);
     this.rounds = new NotifiedRounds({
       name: 'webhook',
       channel: DELIVERIES_CHANNEL,
