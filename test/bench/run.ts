@@ -30,7 +30,7 @@
  * usage ingestion scenario), BENCH_ONLY=billing (only the billing engine),
  * BENCH_ONLY=rebuild (only the rebuild, over a log of the template invoices alone) or
  * BENCH_ONLY=http (the raw anchors and the HTTP scenarios, no usage, billing
- * engine or rebuild), BENCH_USAGE_BATCH (1000),
+ * engine or rebuild), BENCH_ONLY=webhook (POST /invoices without and with a webhook subscription only), BENCH_USAGE_BATCH (1000),
  * BENCH_USAGE_AGGREGATED (1000000: the events of each aggregated period),
  * BENCH_CPU_PROFILE_DIR (when set, every service process writes a V8 CPU profile into that folder at its exit).
  */
@@ -485,23 +485,27 @@ async function serviceScenarios(databaseUrl: string, service: Service, receiverB
   rows.push({ key: 'post', scenario: 'POST /invoices (2 lines)', result: post, ...(post ? {} : { failure: failures[failures.length - 1] }) });
 
   // a'. POST /invoices, each request with a fresh Idempotency-Key
-  const keyed = await attempt('POST /invoices with Idempotency-Key', () =>
-    runLoad('POST /invoices + Idempotency-Key', {
-      url: service.base,
-      method: 'POST',
-      paths: ['/invoices'],
-      headers: jsonHeaders(plain),
-      body: createBody(),
-      expectStatus: 201,
-      uniqueHeader: 'idempotency-key',
-    }),
-  );
-  rows.push({
-    key: 'keyed',
-    scenario: 'POST /invoices (2 lines), each with a new Idempotency-Key',
-    result: keyed,
-    ...(keyed ? {} : { failure: failures[failures.length - 1] }),
-  });
+  const keyed =
+    ONLY === 'webhook'
+      ? null
+      : await attempt('POST /invoices with Idempotency-Key', () =>
+          runLoad('POST /invoices + Idempotency-Key', {
+            url: service.base,
+            method: 'POST',
+            paths: ['/invoices'],
+            headers: jsonHeaders(plain),
+            body: createBody(),
+            expectStatus: 201,
+            uniqueHeader: 'idempotency-key',
+          }),
+        );
+  if (ONLY !== 'webhook')
+    rows.push({
+      key: 'keyed',
+      scenario: 'POST /invoices (2 lines), each with a new Idempotency-Key',
+      result: keyed,
+      ...(keyed ? {} : { failure: failures[failures.length - 1] }),
+    });
 
   // b. POST /invoices in an environment with one webhook subscription
   const webhook = await attempt('POST /invoices with a webhook subscription', async () => {
@@ -544,6 +548,8 @@ async function serviceScenarios(databaseUrl: string, service: Service, receiverB
         }
       : {}),
   });
+
+  if (ONLY === 'webhook') return;
 
   // Draft ids to rotate over: created ahead (by scenario a, or here when it failed).
   const ids = await attempt('draft ids for PUT and GET', async () => {
@@ -1014,7 +1020,7 @@ function writeReport(section: string): void {
     'Settings: `BENCH_SECONDS` (10), `BENCH_WARMUP_SECONDS` (2), `BENCH_CONNECTIONS` (16), `BENCH_REBUILD_EVENTS` (200000), `BENCH_REBUILD_TIMEOUT_SECONDS` (100), `BENCH_BILLING_SUBSCRIPTIONS` (10000),',
     '`BENCH_BILLING_PROCESSES` (3), `BENCH_RAW=pg` (the pg child instead of pgbench), `BENCH_REPORT` (the file to write, `-` for none), `BENCH_REPORT_HEADING`, `BENCH_KEEP_DATABASE=1`,',
     '`BENCH_CPU_PROFILE_DIR` (every service process writes a V8 CPU profile there; summarise with `node dist/test/bench/profile-summary.js`),',
-    '`BENCH_ONLY=usage` (the usage scenarios alone), `BENCH_ONLY=http` (the raw anchors and the HTTP scenarios alone), `BENCH_ONLY=billing` (the billing engine alone), `BENCH_ONLY=rebuild` (the rebuild alone, over a log of the replicated template invoices only).',
+    '`BENCH_ONLY=usage` (the usage scenarios alone), `BENCH_ONLY=http` (the raw anchors and the HTTP scenarios alone), `BENCH_ONLY=billing` (the billing engine alone), `BENCH_ONLY=rebuild` (the rebuild alone, over a log of the replicated template invoices only), `BENCH_ONLY=webhook` (`POST /invoices` without and with a webhook subscription alone).',
     'With `DATABASE_URL` set the bench creates its own database on that server and drops it afterwards; else it starts an embedded Postgres in a temporary folder.',
     'The commit is `git rev-parse --short HEAD`, with `-dirty` when `git status --porcelain` lists anything (other work in progress included).',
     '',
@@ -1079,22 +1085,26 @@ async function main(): Promise<void> {
   }
   /** Every scenario but BENCH_ONLY's shortcut, in order. */
   async function allScenarios(): Promise<void> {
-    const raw = await attempt('raw Postgres baseline', () => rawPostgres(databaseUrl));
-    rows.push({
-      key: 'raw',
-      scenario: 'raw Postgres: BEGIN; event row (jsonb); outbox row; COMMIT',
-      result: raw,
-      ...(raw ? {} : { failure: failures[failures.length - 1] }),
-    });
-    const bare = await attempt('bare Fastify', () => bareFastify());
-    rows.push({ key: 'bare', scenario: 'bare Fastify: GET, ~1 KB JSON', result: bare, ...(bare ? {} : { failure: failures[failures.length - 1] }) });
+    if (ONLY === 'webhook') {
+      log('BENCH_ONLY=webhook: POST /invoices without and with a webhook subscription only');
+    } else {
+      const raw = await attempt('raw Postgres baseline', () => rawPostgres(databaseUrl));
+      rows.push({
+        key: 'raw',
+        scenario: 'raw Postgres: BEGIN; event row (jsonb); outbox row; COMMIT',
+        result: raw,
+        ...(raw ? {} : { failure: failures[failures.length - 1] }),
+      });
+      const bare = await attempt('bare Fastify', () => bareFastify());
+      rows.push({ key: 'bare', scenario: 'bare Fastify: GET, ~1 KB JSON', result: bare, ...(bare ? {} : { failure: failures[failures.length - 1] }) });
+    }
 
     receiver = startChild('webhook receiver', process.execPath, [join(__dirname, 'webhook-receiver.js')]);
     const receiverPort = await attempt('webhook receiver', async () => (await firstJsonLine<{ port: number }>(receiver!)).port);
     log('starting the service');
     service = await startService(databaseUrl);
     await serviceScenarios(databaseUrl, service, receiverPort ? `http://127.0.0.1:${receiverPort}` : null);
-    if (ONLY !== 'http') {
+    if (ONLY !== 'http' && ONLY !== 'webhook') {
       await usageScenario(databaseUrl, service);
       await usageAggregationScenario(databaseUrl, service);
     }
@@ -1102,7 +1112,7 @@ async function main(): Promise<void> {
     await stopChild(service.child, 20_000);
     service = null;
     await stopChild(receiver);
-    if (ONLY === 'http') return;
+    if (ONLY === 'http' || ONLY === 'webhook') return;
 
     await billingEngine();
 

@@ -8,6 +8,7 @@ import { WebhooksConfig } from '../config/webhooks-config';
 import { SignatureKeyVault } from '../key-vault';
 import { DELIVERIES_CHANNEL } from '../projections/fan-out.reactor';
 import { webhookSubscriptionStream } from '../streams';
+import { ASYNC_COMMIT } from './async-commit';
 import { AttemptRecorder } from './attempt-recorder';
 import { WebhookSender } from './http-sender';
 import { buildNotification } from './notification';
@@ -93,7 +94,7 @@ export class WebhookDispatcher {
     private readonly config: WebhooksConfig,
     readonly sender: WebhookSender = new WebhookSender(config),
   ) {
-    this.recorder = new AttemptRecorder(deps.dataSource);
+    this.recorder = new AttemptRecorder(deps.dataSource, () => this.inFlight.size);
     this.rounds = new NotifiedRounds({
       name: 'webhook',
       channel: DELIVERIES_CHANNEL,
@@ -139,12 +140,12 @@ export class WebhookDispatcher {
       `with claimed as (
          update webhook_deliveries d set lease_expires_at = $2, lease_token = $3
           where (d.environment_id, d.id) in (
-            select environment_id, id from webhook_deliveries
+            select environment_id, id from webhook_deliveries, ${ASYNC_COMMIT}
              where status = 'pending' and next_attempt_at <= $1
                and (lease_expires_at is null or lease_expires_at <= $1)
              order by next_attempt_at
              limit $4
-             for update skip locked)
+             for update of webhook_deliveries skip locked)
          returning d.environment_id, d.id, d.subscription_id, d.notification_id, d.failures, d.created_at, d.deadline_at, d.redelivery)
        select c.*, s.status as subscription_status, s.url, s.version, s.encrypted_signature_key,
               n.type, n.occurred_at, n.data
