@@ -477,11 +477,20 @@ async function serviceScenarios(databaseUrl: string, service: Service, receiverB
   };
   const jsonHeaders = (environment: string) => headers(caller, environment, true);
   const getHeaders = (environment: string) => headers(caller, environment, false);
+  /** A load of `POST /invoices` (2 lines) into `environment`. */
+  const postInvoices = (name: string, environment: string, spec: Partial<Parameters<typeof runLoad>[1]> = {}) =>
+    runLoad(name, {
+      url: service.base,
+      method: 'POST',
+      paths: ['/invoices'],
+      headers: jsonHeaders(environment),
+      body: createBody(),
+      expectStatus: 201,
+      ...spec,
+    });
 
   // a. POST /invoices
-  const post = await attempt('POST /invoices', () =>
-    runLoad('POST /invoices', { url: service.base, method: 'POST', paths: ['/invoices'], headers: jsonHeaders(plain), body: createBody(), expectStatus: 201 }),
-  );
+  const post = await attempt('POST /invoices', () => postInvoices('POST /invoices', plain));
   rows.push({ key: 'post', scenario: 'POST /invoices (2 lines)', result: post, ...(post ? {} : { failure: failures[failures.length - 1] }) });
 
   // a'. POST /invoices, each request with a fresh Idempotency-Key
@@ -489,15 +498,7 @@ async function serviceScenarios(databaseUrl: string, service: Service, receiverB
     ONLY === 'webhook'
       ? null
       : await attempt('POST /invoices with Idempotency-Key', () =>
-          runLoad('POST /invoices + Idempotency-Key', {
-            url: service.base,
-            method: 'POST',
-            paths: ['/invoices'],
-            headers: jsonHeaders(plain),
-            body: createBody(),
-            expectStatus: 201,
-            uniqueHeader: 'idempotency-key',
-          }),
+          postInvoices('POST /invoices + Idempotency-Key', plain, { uniqueHeader: 'idempotency-key' }),
         );
   if (ONLY !== 'webhook')
     rows.push({
@@ -511,14 +512,7 @@ async function serviceScenarios(databaseUrl: string, service: Service, receiverB
   const webhook = await attempt('POST /invoices with a webhook subscription', async () => {
     if (!receiverBase) throw new Error('the webhook receiver did not start');
     await call(service, caller, withWebhook, 'PUT', '/webhooks/subscribe', { url: `${receiverBase}/hook` }, 200);
-    const result = await runLoad('POST /invoices + webhook', {
-      url: service.base,
-      method: 'POST',
-      paths: ['/invoices'],
-      headers: jsonHeaders(withWebhook),
-      body: createBody(),
-      expectStatus: 201,
-    });
+    const result = await postInvoices('POST /invoices + webhook', withWebhook);
     const receivedDuringLoad = await deliveriesReceived(receiverBase);
     const expected = await withClient(databaseUrl, async (client) =>
       Number(
@@ -619,19 +613,7 @@ async function serviceScenarios(databaseUrl: string, service: Service, receiverB
 
   // POST /invoices at half the maximum rate
   const rate = post ? Math.max(1, Math.round(post.perSecond / 2)) : 0;
-  const half = post
-    ? await attempt('POST /invoices at half the max rate', () =>
-        runLoad('POST /invoices at 50 %', {
-          url: service.base,
-          method: 'POST',
-          paths: ['/invoices'],
-          headers: jsonHeaders(plain),
-          body: createBody(),
-          expectStatus: 201,
-          overallRate: rate,
-        }),
-      )
-    : null;
+  const half = post ? await attempt('POST /invoices at half the max rate', () => postInvoices('POST /invoices at 50 %', plain, { overallRate: rate })) : null;
   rows.push({
     key: 'half',
     scenario: `POST /invoices at 50 % of the max, autocannon overallRate (${rate} requests/s offered)`,
@@ -642,18 +624,8 @@ async function serviceScenarios(databaseUrl: string, service: Service, receiverB
   // The same rate, evenly paced (autocannon's rate limit sends each second's quota in a burst).
   const paced = post
     ? await attempt('POST /invoices at half the max rate, evenly paced', () =>
-        runLoad('POST /invoices at 50 %, paced', {
-          url: service.base,
-          method: 'POST',
-          paths: ['/invoices'],
-          headers: jsonHeaders(plain),
-          body: createBody(),
-          expectStatus: 201,
-          overallRate: rate,
-          pacing: 'paced',
-          // Warm already: the run before was the same request at the same rate.
-          warmupSeconds: 0,
-        }),
+        // Warm already: the run before was the same request at the same rate.
+        postInvoices('POST /invoices at 50 %, paced', plain, { overallRate: rate, pacing: 'paced', warmupSeconds: 0 }),
       )
     : null;
   rows.push({

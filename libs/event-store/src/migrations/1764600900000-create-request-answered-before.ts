@@ -1,4 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
+import { statementFailureMigration } from './statement-failure';
 
 /**
  * `request_answered_before()` fails the statement that calls it (SQLSTATE BL412): a group of appends written by
@@ -7,18 +7,9 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * that request's events are not written either (nor, the statement being one, anyone else's in the group, which
  * are then written again without it).
  */
-export class CreateRequestAnsweredBefore1764600900000 implements MigrationInterface {
-  name = 'CreateRequestAnsweredBefore1764600900000';
-
-  async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`
-      create function request_answered_before() returns integer language plpgsql as $$
-      begin
-        raise exception 'another request with the same idempotency key stored its answer first' using errcode = 'BL412';
-      end $$`);
-  }
-
-  async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`drop function request_answered_before()`);
-  }
-}
+export const CreateRequestAnsweredBefore1764600900000 = statementFailureMigration(
+  'CreateRequestAnsweredBefore1764600900000',
+  'request_answered_before',
+  'BL412',
+  'another request with the same idempotency key stored its answer first',
+);
