@@ -26,6 +26,25 @@ function offsetAt(epochMs: number, timeZone: string): number {
  * 24:00), the first one.
  */
 export function startOfDayIn(date: string, timeZone: string): Date {
+  const key = `${timeZone} ${date}`;
+  let start = startsOfDays.get(key);
+  if (start === undefined) {
+    if (startsOfDays.size === STARTS_OF_DAYS_KEPT) startsOfDays.clear();
+    start = firstInstantOf(date, timeZone);
+    startsOfDays.set(key, start);
+  }
+  return new Date(start);
+}
+
+/**
+ * Days' first instants computed so far, by zone and date: a step of the billing
+ * engine asks for the same few days many times (each check of what is due walks
+ * the periods), and each answer costs six Intl formats. Emptied when full.
+ */
+const startsOfDays = new Map<string, number>();
+const STARTS_OF_DAYS_KEPT = 50_000;
+
+function firstInstantOf(date: string, timeZone: string): number {
   const midnightUtc = dayNumber(date) * DAY_MS;
   // Local midnight is midnightUtc − offset for the offset in force at it; the
   // offsets a day either side cover an offset change on the day itself.
@@ -35,7 +54,7 @@ export function startOfDayIn(date: string, timeZone: string): Date {
       const local = localTimeAt(instant, timeZone);
       return local.date === date && local.sinceMidnight === 0;
     });
-  if (candidates.length > 0) return new Date(Math.min(...candidates));
+  if (candidates.length > 0) return Math.min(...candidates);
   // Midnight was skipped: bisect for the first instant on `date`. Offsets lie
   // within −12 h and +14 h, so 15 h before UTC midnight is still the day before
   // and 15 h after is already `date` (or later) in every zone.
@@ -46,5 +65,5 @@ export function startOfDayIn(date: string, timeZone: string): Date {
     if (localTimeAt(middle, timeZone).date >= date) onOrAfter = middle;
     else before = middle;
   }
-  return new Date(onOrAfter);
+  return onOrAfter;
 }

@@ -25,6 +25,14 @@ describe('startOfDayIn: local midnight as a UTC instant', () => {
     expect(at('2026-11-02', 'America/New_York')).toBe('2026-11-02T05:00:00.000Z');
   });
 
+  it('asked again, answers a Date of its own with the same instant (a caller changing it changes no later answer)', () => {
+    const first = startOfDayIn('2026-03-29', 'Europe/Helsinki');
+    first.setTime(0);
+    const again = startOfDayIn('2026-03-29', 'Europe/Helsinki');
+    expect(again).not.toBe(first);
+    expect(again.toISOString()).toBe('2026-03-28T22:00:00.000Z');
+  });
+
   it('Pacific/Kiritimati (UTC+14): the day begins the previous day in UTC', () => {
     expect(at('2026-01-01', 'Pacific/Kiritimati')).toBe('2025-12-31T10:00:00.000Z');
   });
