@@ -371,6 +371,17 @@ describe('the billing engine across processes', () => {
     // Informative only: how often a change met the billing (it depends on timing).
     process.stdout.write(`changes sent again, by answer: ${JSON.stringify(Object.fromEntries(retried))}\n`);
 
+    // The log's order (transaction id, position) is each stream's version order: projections fold it in that order. A
+    // batch that took its transaction id before loading a subscription (a row lock at its claim) and appended after a
+    // change committed by a younger transaction would sort before that change: the append refuses it (a conflict).
+    const { rows: inverted } = await db.query(
+      `select a.stream_type, a.stream_id, a.stream_version, b.stream_version as later_version from events a
+         join events b on b.environment_id = a.environment_id and b.stream_type = a.stream_type and b.stream_id = a.stream_id
+          and b.stream_version > a.stream_version and (b.transaction_id, b.global_position) < (a.transaction_id, a.global_position)
+        where a.environment_id = $1`,
+      [environment],
+    );
+    expect(inverted).toEqual([]);
     const { rows: events } = await db.query(
       `select stream_id, event_type, data from events where environment_id = $1 and stream_type = 'subscription' order by stream_id, stream_version`,
       [environment],

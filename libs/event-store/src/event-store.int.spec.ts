@@ -81,6 +81,31 @@ describe('EventStore (Postgres)', () => {
     expect(await store.readStream(ref)).toHaveLength(2);
   });
 
+  it('refuses an append from a transaction older than the stream’s last append (its events would sort before ones they follow), alone or staged', async () => {
+    for (const staged of [false, true]) {
+      const ref = stream();
+      await store.append([{ stream: ref, expectedVersion: 'no_stream', events: [event()] }], metadata);
+      const older = dataSource.createQueryRunner();
+      await older.connect();
+      try {
+        await older.startTransaction();
+        // The older transaction takes its id first (as a row lock would), a younger one appends and commits, and only
+        // then does the older one load the stream (at version 2) and append after it.
+        await older.query(`select pg_current_xact_id()`);
+        await store.append([{ stream: ref, expectedVersion: 1, events: [event('Younger')] }], metadata);
+        const append = { stream: ref, expectedVersion: 2, events: [event('Older')] };
+        const attempt = staged ? store.appendStaged(older.manager, [{ append, metadata }]) : store.append([append], metadata, older.manager);
+        await expect(attempt).rejects.toBeInstanceOf(StreamVersionConflictError);
+      } finally {
+        await older.rollbackTransaction();
+        await older.release();
+      }
+      // Decided again in a younger transaction, it appends.
+      await store.append([{ stream: ref, expectedVersion: 2, events: [event('Again')] }], metadata);
+      expect((await store.readStream(ref)).map((e) => e.type)).toEqual(['ThingHappened', 'Younger', 'Again']);
+    }
+  });
+
   it('appends to several streams atomically: one conflict rolls back all', async () => {
     const fresh = stream();
     const existing = stream();

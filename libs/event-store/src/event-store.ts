@@ -39,6 +39,15 @@ const EVENT_COLUMNS = `global_position::text, transaction_id::text, event_id, en
   stream_version, event_type, schema_version, data, metadata, occurred_at, coalesce(recorded_at, occurred_at) as recorded_at`;
 
 /**
+ * The log is read in (transaction id, position) order, so an append must not come from a transaction older than
+ * the one of the stream's last append: its events would sort before ones they follow, and readers would fold the
+ * stream out of order. That happens when a transaction takes its id (a row lock, a write) and loads the stream only
+ * after a younger one appended to it and committed. Such an append fails its claim like one from a moved stream (a
+ * version conflict: decided again on a fresh load, in a younger transaction).
+ */
+const ORDERED_CLAIM = (table: string) => `${table}.transaction_id <= pg_current_xact_id()`;
+
+/**
  * Claims the stream's next version and inserts its events in one statement
  * (one round trip, atomic on its own). The claim is an update guarded by the
  * expected version (or an insert that must not collide, for a new stream), so
@@ -63,10 +72,13 @@ const APPEND_EVENTS = (claim: string) => `
          (select pg_notify('${EVENTS_CHANNEL}', $2) from inserted limit 1) as notified`;
 
 const CREATE_STREAM = APPEND_EVENTS(
-  `insert into streams (environment_id, stream_type, stream_id, version) values ($1, $2, $3, $4) on conflict do nothing returning 1`,
+  `insert into streams (environment_id, stream_type, stream_id, version, transaction_id) values ($1, $2, $3, $4, pg_current_xact_id())
+   on conflict do nothing returning 1`,
 );
+/** Only from the stream's version, and from a transaction no older than its last append's (see ORDERED_CLAIM). */
 const EXTEND_STREAM = APPEND_EVENTS(
-  `update streams set version = $4 where environment_id = $1 and stream_type = $2 and stream_id = $3 and version = $5 returning 1`,
+  `update streams set version = $4, transaction_id = pg_current_xact_id()
+    where environment_id = $1 and stream_type = $2 and stream_id = $3 and version = $5 and ${ORDERED_CLAIM('streams')} returning 1`,
 );
 
 /**
@@ -82,13 +94,13 @@ const appendSeveral = (whenMoved: 'answer' | 'fail') => `
   with wanted as (
     select * from unnest($1::uuid[], $2::text[], $3::uuid[], $4::int[], $5::int[]) as w(environment_id, stream_type, stream_id, expected, version)),
   created as (
-    insert into streams (environment_id, stream_type, stream_id, version)
-    select environment_id, stream_type, stream_id, version from wanted where expected is null
+    insert into streams (environment_id, stream_type, stream_id, version, transaction_id)
+    select environment_id, stream_type, stream_id, version, pg_current_xact_id() from wanted where expected is null
     on conflict do nothing returning environment_id, stream_type, stream_id),
   extended as (
-    update streams s set version = w.version from wanted w
+    update streams s set version = w.version, transaction_id = pg_current_xact_id() from wanted w
      where w.expected is not null and s.environment_id = w.environment_id and s.stream_type = w.stream_type
-       and s.stream_id = w.stream_id and s.version = w.expected
+       and s.stream_id = w.stream_id and s.version = w.expected and ${ORDERED_CLAIM('s')}
     returning s.environment_id, s.stream_type, s.stream_id),
   claimed as (select * from created union all select * from extended),
   inserted as (

@@ -4,6 +4,7 @@ import { AddEventsRecordedAt1764100000000 } from './1764100000000-add-events-rec
 import { CreateEventsHorizon1764400000000 } from './1764400000000-create-events-horizon';
 import { CreateEventsGroupMoved1764600810000 } from './1764600810000-create-events-group-moved';
 import { CreateRequestAnsweredBefore1764600900000 } from './1764600900000-create-request-answered-before';
+import { AddStreamsTransactionId1764600910000 } from './1764600910000-add-streams-transaction-id';
 
 export const eventStoreMigrations = [
   CreateEventStore1763700000000,
@@ -12,4 +13,5 @@ export const eventStoreMigrations = [
   CreateEventsHorizon1764400000000,
   CreateEventsGroupMoved1764600810000,
   CreateRequestAnsweredBefore1764600900000,
+  AddStreamsTransactionId1764600910000,
 ];
