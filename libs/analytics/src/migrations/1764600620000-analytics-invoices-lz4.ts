@@ -1,17 +1,4 @@
-import { MigrationInterface, QueryRunner } from 'typeorm';
-import { defaultCompression, lz4WherePossible } from '@billing/event-store';
-
-const COLUMNS = ['state'];
+import { lz4Migration } from '@billing/event-store';
 
 /** `analytics_invoices`' state compressed with lz4 where Postgres has it: written once per invoice event and by every rebuild. */
-export class AnalyticsInvoicesLz41764600620000 implements MigrationInterface {
-  name = 'AnalyticsInvoicesLz41764600620000';
-
-  async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(lz4WherePossible('analytics_invoices', COLUMNS));
-  }
-
-  async down(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(defaultCompression('analytics_invoices', COLUMNS));
-  }
-}
+export const AnalyticsInvoicesLz41764600620000 = lz4Migration('AnalyticsInvoicesLz41764600620000', 'analytics_invoices', ['state']);
