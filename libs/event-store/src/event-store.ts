@@ -18,6 +18,11 @@ import {
 } from './types';
 
 export const EVENTS_CHANNEL = 'billing_events';
+/**
+ * What an append announces on EVENTS_CHANNEL at its commit, once per stream type: `streamType:EventType,EventType`
+ * (its event types, each once), so that a worker wakes only the subscribers that act on them (Reactor.eventTypes).
+ */
+const NOTIFICATION_PAYLOAD = (streamType: string) => `${streamType} || ':' || string_agg(distinct event_type, ',' order by event_type)`;
 
 export interface EventRow {
   global_position: string;
@@ -65,11 +70,11 @@ const APPEND_EVENTS = (claim: string) => `
       from unnest($7::uuid[], $8::int[], $9::text[], $10::int[], $11::jsonb[], $12::timestamptz[])
            as e(event_id, stream_version, event_type, schema_version, data, occurred_at)
      where exists (select 1 from claimed)
-    returning global_position, transaction_id)
+    returning global_position, transaction_id, event_type)
   select (select count(*)::int from claimed) as claimed, $5::int as expected_version,
          (select max(global_position)::text from inserted) as global_position,
          (select min(transaction_id::text) from inserted) as transaction_id,
-         (select pg_notify('${EVENTS_CHANNEL}', $2) from inserted limit 1) as notified`;
+         (select pg_notify('${EVENTS_CHANNEL}', ${NOTIFICATION_PAYLOAD('$2')}) from inserted having count(*) > 0) as notified`;
 
 const CREATE_STREAM = APPEND_EVENTS(
   `insert into streams (environment_id, stream_type, stream_id, version, transaction_id) values ($1, $2, $3, $4, pg_current_xact_id())
@@ -111,13 +116,13 @@ const appendSeveral = (whenMoved: 'answer' | 'fail') => `
       from unnest($6::uuid[], $7::uuid[], $8::text[], $9::uuid[], $10::int[], $11::text[], $12::int[], $13::jsonb[], $14::jsonb[], $15::timestamptz[])
            as e(event_id, environment_id, stream_type, stream_id, stream_version, event_type, schema_version, data, metadata, occurred_at)
      where (select count(*) from claimed) = cardinality($1::uuid[])
-    returning global_position, transaction_id, stream_type)
+    returning global_position, transaction_id, stream_type, event_type)
   select (select coalesce(json_agg(json_build_array(environment_id, stream_type, stream_id)), '[]'::json) from claimed) as claimed,
          (select coalesce(json_agg(json_build_object('streamType', stream_type, 'position',
                     json_build_object('transactionId', transaction_id, 'globalPosition', global_position))), '[]'::json)
             from (select stream_type, min(transaction_id::text) as transaction_id, max(global_position)::text as global_position
                     from inserted group by stream_type) last) as written,
-         (select count(pg_notify('${EVENTS_CHANNEL}', t)) from (select distinct stream_type as t from inserted) types) as notified
+         (select count(sent) from (select pg_notify('${EVENTS_CHANNEL}', ${NOTIFICATION_PAYLOAD('stream_type')}) as sent from inserted group by stream_type) types) as notified
          ${whenMoved === 'fail' ? GROUP_CHECKS : ''}`;
 
 /**

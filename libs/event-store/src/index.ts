@@ -11,3 +11,4 @@ export * from './stream-batches';
 export * from './batched-lookup';
 export * from './grouped-appends';
 export * from './toast-compression';
+export * from './listener';

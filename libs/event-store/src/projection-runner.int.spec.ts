@@ -182,6 +182,120 @@ describe('ProjectionRunner (Postgres)', () => {
     }
   });
 
+  it('wakes a reactor only for the event types it acts on; its poll moves it over the others', async () => {
+    const name = `typed-${randomUUID()}`;
+    const reacted: string[] = [];
+    const reactor: Reactor = {
+      name,
+      streamTypes: ['thing'],
+      eventTypes: ['ThingShipped'],
+      async react(events) {
+        reacted.push(...events.map((event) => event.eventId));
+      },
+    };
+    await drain(runnerWith([reactor]), name);
+    reacted.length = 0;
+    const runner = runnerWith([reactor], { pollIntervalMs: 60_000 });
+    await runner.start(database.url, { runContinuously: true });
+    try {
+      // The worker's first round (every subscriber, at its start) ends before the test's appends.
+      await new Promise((r) => setTimeout(r, 300));
+      const [created] = await appendEvents(1);
+      // Nothing it acts on: no wake (the 60 s poll is far away), so no batch and the checkpoint stays.
+      await new Promise((r) => setTimeout(r, 500));
+      expect(reacted).toEqual([]);
+      // Two appends of one turn share one statement (one announcement per stream type, both event types named).
+      const shipped = randomUUID();
+      const other = randomUUID();
+      await Promise.all(
+        [
+          { eventId: shipped, type: 'ThingShipped' },
+          { eventId: other, type: 'ThingCreated' },
+        ].map(({ eventId, type }) =>
+          store.append(
+            [
+              {
+                stream: { environmentId: randomUUID(), streamType: 'thing', streamId: randomUUID() },
+                expectedVersion: 'no_stream',
+                events: [{ eventId, type, schemaVersion: 1, data: {}, occurredAt: new Date() }],
+              },
+            ],
+            metadata,
+          ),
+        ),
+      );
+      const deadline = Date.now() + 10_000;
+      while (!reacted.includes(shipped) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      // Woken by the announcement, its batch reads the log from its checkpoint: the event it was not woken for too.
+      expect(reacted).toEqual(expect.arrayContaining([created, shipped]));
+      expect(new Set(reacted).size).toBe(reacted.length);
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  it('lets background batches take turns, none held back by a slow one for longer than its turn', async () => {
+    const slow = `slow-${randomUUID()}`;
+    const fast = `fast-${randomUUID()}`;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const reacted = new Map<string, string[]>([
+      [slow, []],
+      [fast, []],
+    ]);
+    const reactor = (name: string, wait: () => Promise<void>): Reactor => ({
+      name,
+      streamTypes: ['thing'],
+      async react(events) {
+        await wait();
+        reacted.get(name)!.push(...events.map((event) => event.eventId));
+      },
+    });
+    const subscribers = [reactor(slow, () => released), reactor(fast, async () => undefined)];
+    await drain(runnerWith([reactor(slow, async () => undefined), reactor(fast, async () => undefined)]), slow);
+    await drain(runnerWith(subscribers), fast);
+    reacted.get(fast)!.length = 0;
+    const runner = runnerWith(subscribers, { pollIntervalMs: 60_000 });
+    await runner.start(database.url, { runContinuously: true });
+    try {
+      const [id] = await appendEvents(1);
+      // The slow one holds its batch (and took the turn first, or will) until released; the fast one still runs.
+      const deadline = Date.now() + 10_000;
+      while (!reacted.get(fast)!.includes(id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(reacted.get(fast)).toContain(id);
+      expect(reacted.get(slow)).not.toContain(id);
+    } finally {
+      release();
+      await runner.stop();
+    }
+  });
+
+  it('listens again when its LISTEN connection is terminated, and is woken by NOTIFY again', async () => {
+    const name = `relisten-${randomUUID()}`;
+    const runner = runnerWith([countingProjection(name)], { pollIntervalMs: 60_000 });
+    await runner.start(database.url, { runContinuously: true });
+    const listeners = async () =>
+      (
+        await queryRows<{ pid: number }>(
+          dataSource.manager,
+          `select pid from pg_stat_activity where datname = current_database() and application_name = 'billing-projector-listen'`,
+        )
+      ).map((row) => row.pid);
+    try {
+      const [before] = await listeners();
+      await dataSource.query(`select pg_terminate_backend($1)`, [before]);
+      const deadline = Date.now() + 10_000;
+      while (!(await listeners()).some((pid) => pid !== before) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect((await listeners()).filter((pid) => pid !== before)).toHaveLength(1);
+      const [id] = await appendEvents(1);
+      while (!(await applied(name)).has(id) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect((await applied(name)).get(id)).toBe(1);
+    } finally {
+      await runner.stop();
+    }
+    expect(await listeners()).toEqual([]);
+  });
+
   it('lets a process with no worker anywhere see its own write: the projection runs in-process after the commit', async () => {
     const name = `api-only-${randomUUID()}`;
     await drain(runnerWith([countingProjection(name)]), name);

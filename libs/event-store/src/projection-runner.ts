@@ -1,7 +1,8 @@
-import { Client, PoolClient, QueryResult } from 'pg';
+import { PoolClient, QueryResult } from 'pg';
 import { DataSource } from 'typeorm';
 import { ReadModelTimeoutError } from './errors';
 import { EventRow, EVENTS_CHANNEL, EventStore } from './event-store';
+import { Listener } from './listener';
 import { queryRows } from './sql';
 import { BatchedLookup } from './batched-lookup';
 import { Projection, Reactor, WriteAhead } from './subscriptions';
@@ -28,6 +29,8 @@ interface Entry {
   readonly name: string;
   readonly kind: 'projection' | 'reactor';
   readonly streamTypes: readonly string[] | 'all';
+  /** Reactor.eventTypes: what wakes it besides its poll (absent: every event of its streams). */
+  readonly eventTypes?: ReadonlySet<string>;
   readonly handle: (events: readonly RecordedEvent[], tx: Parameters<Projection['applyBatch']>[1]) => Promise<void>;
   readonly projection?: Projection;
   running: Promise<void> | null;
@@ -97,6 +100,16 @@ const GATHER_MS = 25;
 const HELD_ELSEWHERE_MS = 250;
 
 /**
+ * Batches nobody in this process waits for (a worker following the log) take turns: one at a time, each for at
+ * most BACKGROUND_TURN_MS before the next may begin beside it; the others queue and gather more events meanwhile.
+ * Every subscriber is woken by the same append, and when all of them ran at once their Postgres backends crowded
+ * the cores the API's requests need: `POST /invoices` evenly paced at half its maximum rate, p99 53–98 ms with
+ * every batch at once, 32–63 ms taking turns (docs/BENCHMARKS.md). The turn's bound keeps a slow batch (a
+ * reactor rendering documents or calling a gateway) from holding back the others for longer.
+ */
+const BACKGROUND_TURN_MS = 20;
+
+/**
  * Runs projections and reactors over the global log. Each subscriber advances
  * in batches; a batch holds a transaction-scoped advisory lock on its name, so
  * across any number of processes exactly one runner applies a given batch.
@@ -117,10 +130,13 @@ export class ProjectionRunner {
   private readonly entries = new Map<string, Entry>();
   /** Per projection that writes ahead: its rows of one turn, written together. */
   private readonly aheads = new Map<string, BatchedLookup<AheadRow, never>>();
-  private listener: Client | null = null;
+  private listener: Listener | null = null;
   private pollTimer: NodeJS.Timeout | null = null;
   private runsContinuously = false;
   private stopped = false;
+  /** Whether a background batch has the turn (BACKGROUND_TURN_MS), and the subscribers waiting for theirs. */
+  private backgroundTurnTaken = false;
+  private readonly backgroundQueue: Entry[] = [];
 
   constructor(
     private readonly dataSource: DataSource,
@@ -143,7 +159,13 @@ export class ProjectionRunner {
   }
 
   registerReactor(reactor: Reactor): void {
-    this.add({ name: reactor.name, kind: 'reactor', streamTypes: reactor.streamTypes, handle: (events, tx) => reactor.react(events, tx) });
+    this.add({
+      name: reactor.name,
+      kind: 'reactor',
+      streamTypes: reactor.streamTypes,
+      ...(reactor.eventTypes ? { eventTypes: new Set(reactor.eventTypes) } : {}),
+      handle: (events, tx) => reactor.react(events, tx),
+    });
   }
 
   get projectionNames(): string[] {
@@ -162,17 +184,23 @@ export class ProjectionRunner {
     this.stopped = false;
     this.runsContinuously = runContinuously;
     await this.dataSource.query(`insert into projection_checkpoints (name) select unnest($1::text[]) on conflict do nothing`, [this.subscriberNames]);
-    this.listener = new Client({ connectionString: listenUrl, application_name: 'billing-projector-listen' });
     // Every commit that appends events or moves a checkpoint may also release the snapshot horizon that holds
     // a waiting write back, so both wake whoever waits here; a worker also follows the log on every append.
-    this.listener.on('notification', (message) => {
-      if (message.channel === CHECKPOINTS_CHANNEL) this.onCheckpointAnnounced(message.payload ?? '');
-      if (message.channel === EVENTS_CHANNEL && this.runsContinuously) this.wakeReaders(message.payload ?? '');
-      else this.wakeWaiting();
+    const listener = new Listener({
+      url: listenUrl,
+      channels: [CHECKPOINTS_CHANNEL, EVENTS_CHANNEL],
+      applicationName: 'billing-projector-listen',
+      onNotification: (message) => {
+        if (message.channel === CHECKPOINTS_CHANNEL) this.onCheckpointAnnounced(message.payload ?? '');
+        if (message.channel === EVENTS_CHANNEL && this.runsContinuously) this.wakeReaders(message.payload ?? '');
+        else this.wakeWaiting();
+      },
+      // What was announced while it was lost: a worker looks at every subscriber, anyone waiting tries again.
+      onRelistened: () => (this.runsContinuously ? this.wakeAll() : this.wakeWaiting()),
+      onLost: (error) => this.options.logger?.warn('projection listener connection lost; listening again', { error }),
     });
-    this.listener.on('error', (error) => this.options.logger?.warn('projection listener connection failed', { error: String(error) }));
-    await this.listener.connect();
-    await this.listener.query(`listen ${CHECKPOINTS_CHANNEL}; listen ${EVENTS_CHANNEL}`);
+    await listener.start();
+    this.listener = listener;
     if (runContinuously) {
       this.pollTimer = setInterval(() => this.wakeAll(), this.pollIntervalMs);
       this.pollTimer.unref();
@@ -186,15 +214,23 @@ export class ProjectionRunner {
     if (this.pollTimer) clearInterval(this.pollTimer);
     for (const entry of this.entries.values()) if (entry.retryTimer) clearTimeout(entry.retryTimer);
     await Promise.all([...this.entries.values()].map((entry) => entry.running));
-    await this.listener?.end().catch(() => undefined);
+    await this.listener?.stop();
     this.listener = null;
   }
 
-  /** A worker: the subscribers that read the stream type an append announced (all of them for an unknown one). */
-  private wakeReaders(streamType: string): void {
+  /**
+   * A worker: the subscribers that act on what an append announced, `streamType:EventType,…` (every one for an
+   * empty payload; every reader of the stream type when no event types follow it).
+   */
+  private wakeReaders(payload: string): void {
     if (this.stopped) return;
+    const separator = payload.indexOf(':');
+    const streamType = separator < 0 ? payload : payload.slice(0, separator);
+    const eventTypes = separator < 0 ? null : payload.slice(separator + 1).split(',');
     for (const entry of this.entries.values()) {
-      if (!streamType || reads(entry, [streamType]) || entry.waiters.length > 0) this.schedule(entry);
+      const actsOn =
+        !streamType || (reads(entry, [streamType]) && (!entry.eventTypes || !eventTypes || eventTypes.some((type) => entry.eventTypes!.has(type))));
+      if (actsOn || entry.waiters.length > 0) this.schedule(entry);
     }
   }
 
@@ -547,8 +583,17 @@ export class ProjectionRunner {
 
   private launch(entry: Entry): void {
     if (this.stopped || entry.running) return;
+    const background = entry.waiters.length === 0;
+    const queued = this.backgroundQueue.indexOf(entry);
+    if (background && this.backgroundTurnTaken) {
+      if (queued < 0) this.backgroundQueue.push(entry);
+      return;
+    }
+    if (queued >= 0) this.backgroundQueue.splice(queued, 1);
+    const endTurn = background ? this.takeBackgroundTurn() : () => undefined;
     entry.running = this.drain(entry).finally(() => {
       entry.running = null;
+      endTurn();
       if (this.stopped) return;
       if (entry.again) {
         entry.again = false;
@@ -562,6 +607,22 @@ export class ProjectionRunner {
         entry.backoffMs = Math.min(entry.backoffMs * 2, MAX_BACKOFF_MS);
       }
     });
+  }
+
+  /** Takes the background turn; answers what ends it (at most BACKGROUND_TURN_MS later), letting the next queued subscriber in. */
+  private takeBackgroundTurn(): () => void {
+    this.backgroundTurnTaken = true;
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      clearTimeout(timer);
+      this.backgroundTurnTaken = false;
+      const next = this.backgroundQueue.shift();
+      if (next) this.launch(next);
+    };
+    const timer = setTimeout(end, BACKGROUND_TURN_MS);
+    return end;
   }
 
   private async drain(entry: Entry): Promise<void> {

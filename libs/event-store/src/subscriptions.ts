@@ -52,6 +52,12 @@ export interface Reactor {
   readonly name: string;
   /** The streams it reacts to; `all` for every event. */
   readonly streamTypes: readonly string[] | 'all';
+  /**
+   * The event types it acts on, when it ignores the others of its streams: a worker then wakes it only for appends
+   * with one of these, and its poll (ProjectionRunnerOptions.pollIntervalMs) moves its checkpoint over the rest.
+   * Absent: every event of its streams.
+   */
+  readonly eventTypes?: readonly string[];
   react(events: readonly RecordedEvent[], tx: EntityManager): Promise<void>;
 }
 

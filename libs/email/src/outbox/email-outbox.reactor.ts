@@ -56,6 +56,7 @@ type Addressed = Pick<DeliveryRow, 'kind' | 'invoiceId' | 'subscriptionId' | 're
 export class EmailOutboxReactor implements Reactor {
   readonly name = EMAIL_OUTBOX_REACTOR;
   readonly streamTypes = [INVOICE_DOCUMENT_STREAM_TYPE, INVOICE_EMAIL_REQUEST_STREAM_TYPE, PAYMENT_STREAM_TYPE, SUBSCRIPTION_STREAM];
+  readonly eventTypes = ['InvoiceDocumentRendered', 'InvoiceEmailRequested', 'PaymentSucceeded', 'PaymentFailed', 'SubscriptionTrialEndAnnounced'];
   private readonly logger = new Logger('EmailOutbox');
 
   constructor(

@@ -20,6 +20,7 @@ import { CollectionFailed, INVOICE_COLLECTION_STREAM_TYPE } from '../domain';
 export class AfterLastFailureReactor implements Reactor {
   readonly name = 'payments.after-last-failure';
   readonly streamTypes = [INVOICE_COLLECTION_STREAM_TYPE];
+  readonly eventTypes = ['CollectionFailed'];
   private readonly logger = new Logger('AfterLastFailure');
 
   constructor(private readonly bus: CommandBus) {}

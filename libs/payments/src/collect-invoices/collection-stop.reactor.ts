@@ -18,6 +18,7 @@ import { collectionStream } from '../streams';
 export class CollectionStopReactor implements Reactor {
   readonly name = 'payments.collection-stops';
   readonly streamTypes = [INVOICE_STREAM];
+  readonly eventTypes = ['InvoiceVoided', 'InvoiceMarkedUncollectible'];
 
   constructor(private readonly commands: CommandPath) {}
 

@@ -17,6 +17,7 @@ import { collectionStream, paymentSettingsStream } from '../streams';
 export class CollectionReactor implements Reactor {
   readonly name = 'payments.collections';
   readonly streamTypes = [SUBSCRIPTION_STREAM];
+  readonly eventTypes = ['SubscriptionBilled', 'SubscriptionInvoiceBooked'];
 
   constructor(private readonly commands: CommandPath) {}
 

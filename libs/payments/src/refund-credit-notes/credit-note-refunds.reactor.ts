@@ -34,6 +34,7 @@ export function creditNoteRefundId(creditNoteId: string, paymentId: string): str
 export class CreditNoteRefundsReactor implements Reactor {
   readonly name = 'payments.credit-note-refunds';
   readonly streamTypes = [INVOICE_STREAM];
+  readonly eventTypes = ['CreditNoteIssued'];
   private readonly logger = new Logger('CreditNoteRefunds');
 
   constructor(

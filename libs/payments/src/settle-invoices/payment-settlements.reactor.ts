@@ -23,6 +23,7 @@ export class PaymentSettlementsReactor implements Reactor {
   // Its checkpoint's key, kept from when invoicing ran it: a new name would start it again from the first payment.
   readonly name = 'invoicing.payment-settlements';
   readonly streamTypes = [PAYMENT_STREAM_TYPE];
+  readonly eventTypes = ['PaymentSucceeded', 'PaymentRefunded', 'PaymentDisputed', 'PaymentDisputeClosed'];
   private readonly logger = new Logger('PaymentSettlements');
 
   constructor(private readonly commands: CommandPath) {}

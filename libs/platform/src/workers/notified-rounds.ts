@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import { Client } from 'pg';
+import { Listener } from '@billing/event-store';
 
 export interface NotifiedRoundsOptions {
   /** Names the work in the log ("webhook", "e-mail"). */
@@ -25,7 +25,7 @@ export class NotifiedRounds {
   private loop: Promise<void> | null = null;
   private again = false;
   private pollTimer: NodeJS.Timeout | null = null;
-  private listener: Client | null = null;
+  private listener: Listener | null = null;
 
   constructor(private readonly options: NotifiedRoundsOptions) {
     this.logger = new Logger(`${options.name} rounds`);
@@ -40,16 +40,19 @@ export class NotifiedRounds {
     this.running = true;
     const { name, channel, databaseUrl, pollIntervalMs } = this.options;
     if (databaseUrl) {
-      const listener = new Client({ connectionString: databaseUrl, application_name: `billing-${channel}-listen`.slice(0, 63) });
-      listener.on('notification', () => this.wake());
-      listener.on('error', (error) => this.logger.warn({ msg: `${name} listener connection failed; polling continues`, error: String(error) }));
+      const listener = new Listener({
+        url: databaseUrl,
+        channels: [channel],
+        applicationName: `billing-${channel}-listen`,
+        onNotification: () => this.wake(),
+        onRelistened: () => this.wake(),
+        onLost: (error) => this.logger.warn({ msg: `${name} listener connection lost; polling until it is back`, error }),
+      });
       try {
-        await listener.connect();
-        await listener.query(`listen ${channel}`);
+        await listener.start();
         this.listener = listener;
       } catch (error) {
         this.logger.warn({ msg: `could not LISTEN for ${name} deliveries; polling only`, error: String(error) });
-        await listener.end().catch(() => undefined);
       }
     }
     this.pollTimer = setInterval(() => this.wake(), pollIntervalMs);
@@ -64,7 +67,7 @@ export class NotifiedRounds {
     if (this.pollTimer) clearInterval(this.pollTimer);
     this.pollTimer = null;
     await this.loop;
-    await this.listener?.end().catch(() => undefined);
+    await this.listener?.stop();
     this.listener = null;
     return wasRunning;
   }

@@ -18,6 +18,7 @@ import { InvoiceDocuments, PreparedDocument } from './invoice-documents';
 export class InvoiceDocumentReactor implements Reactor {
   readonly name = 'templates.invoice-documents';
   readonly streamTypes = [INVOICE_STREAM];
+  readonly eventTypes = ['InvoiceBooked'];
   private readonly logger = new Logger('InvoiceDocumentReactor');
 
   constructor(private readonly documents: InvoiceDocuments) {}
