@@ -268,7 +268,7 @@ export class EventStore {
    * `transaction_id` xid8 and `global_position` bigint; none or nulls: the start of the log): for a batch that sends it in one round trip with
    * its BEGIN and lock (simple protocol). `recordedEvents` decodes its rows.
    */
-  pageAfterSql(afterSql: string, limit: number, streamTypes?: readonly string[]): string {
+  pageAfterSql(afterSql: string, limit: number, streamTypes?: readonly string[], horizonSql = 'events_horizon()'): string {
     if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`not a page size: ${limit}`);
     const types = streamTypes?.map((type) => {
       if (!/^[a-z][a-z0-9-]*$/.test(type)) throw new Error(`not a stream type: ${type}`);
@@ -276,7 +276,7 @@ export class EventStore {
     });
     return `select ${EVENT_COLUMNS} from events
         where (transaction_id, global_position) > (select coalesce(a.transaction_id, '0'::xid8), coalesce(a.global_position, 0) from (select 1) as one left join (${afterSql}) as a on true)
-          and transaction_id < events_horizon()
+          and transaction_id < ${horizonSql}
           ${types ? `and stream_type in (${types.join(', ')})` : ''}
         order by events.transaction_id, events.global_position
         limit ${limit}`;

@@ -3,7 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { createTestDataSource, TestDatabase } from '@billing/testing';
 import { ReadModelTimeoutError } from './errors';
 import { EventStore } from './event-store';
-import { ProjectionRunner } from './projection-runner';
+import { ProjectionRunner, SKIP_AHEAD_EVENTS } from './projection-runner';
 import { queryRows } from './sql';
 import { Projection, Reactor } from './subscriptions';
 import { EventMetadata, RecordedEvent, WrittenStream } from './types';
@@ -294,6 +294,50 @@ describe('ProjectionRunner (Postgres)', () => {
       await runner.stop();
     }
     expect(await listeners()).toEqual([]);
+  });
+
+  it("moves a subscriber of rare streams over the other streams' events, so that its next batch reads the log from there", async () => {
+    const name = `rare-${randomUUID()}`;
+    const runner = runnerWith([countingProjection(name, undefined, ['rare'])]);
+    const checkpoint = async () =>
+      (
+        await queryRows<{ position: string }>(dataSource.manager, `select global_position::text as position from projection_checkpoints where name = $1`, [
+          name,
+        ])
+      )[0]?.position;
+    /** One stream of `count` events of another type than the projection's: one append, one statement. */
+    const appendOthers = async (count: number) => {
+      const events = Array.from({ length: count }, (_, i) => ({
+        eventId: randomUUID(),
+        type: 'ThingCreated',
+        schemaVersion: 1,
+        data: { i },
+        occurredAt: new Date(),
+      }));
+      const stream = { environmentId: randomUUID(), streamType: 'thing', streamId: randomUUID() };
+      lastWritten = [...(await store.append([{ stream, expectedVersion: 'no_stream', events }], metadata)).written];
+    };
+    const skippedToHead = async () => {
+      for (const deadline = Date.now() + 10_000; (await checkpoint()) !== lastWritten[0].position.globalPosition && Date.now() < deadline;) {
+        expect(await runner.runBatch(name)).toBe(0);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      return (await checkpoint()) === lastWritten[0].position.globalPosition;
+    };
+    // At least SKIP_AHEAD_EVENTS of other streams past its checkpoint: a batch moves it to the newest one.
+    await appendOthers(SKIP_AHEAD_EVENTS + 1);
+    expect(await skippedToHead()).toBe(true);
+    // Fewer: not worth a commit, the checkpoint stays.
+    await appendOthers(3);
+    expect(await runner.runBatch(name)).toBe(0);
+    expect(await checkpoint()).not.toBe(lastWritten[0].position.globalPosition);
+    await appendOthers(SKIP_AHEAD_EVENTS + 1);
+    expect(await skippedToHead()).toBe(true);
+    expect((await applied(name)).size).toBe(0);
+    // Its own events still reach it, once.
+    const [rare] = await appendEvents(1, 'rare');
+    await drain(runner, name);
+    expect([...(await applied(name)).entries()]).toEqual([[rare, 1]]);
   });
 
   it('lets a process with no worker anywhere see its own write: the projection runs in-process after the commit', async () => {

@@ -110,6 +110,13 @@ const HELD_ELSEWHERE_MS = 250;
 const BACKGROUND_TURN_MS = 20;
 
 /**
+ * A batch moves its checkpoint over the other streams' events (see `inBatch`) once at least this many lie between
+ * its last event and the newest below the horizon: reading that many index entries each poll costs less than a
+ * checkpoint commit each poll in every process.
+ */
+export const SKIP_AHEAD_EVENTS = 1000;
+
+/**
  * Runs projections and reactors over the global log. Each subscriber advances
  * in batches; a batch holds a transaction-scoped advisory lock on its name, so
  * across any number of processes exactly one runner applies a given batch.
@@ -348,7 +355,7 @@ export class ProjectionRunner {
    */
   async runBatch(name: string, batchSize = this.batchSize, upTo?: LogPosition): Promise<number | null> {
     const entry = this.entry(name);
-    return this.inBatch(entry, (page) => (upTo ? page.filter((event) => comparePositions(event, upTo) <= 0) : page), batchSize);
+    return this.inBatch(entry, (page) => (upTo ? page.filter((event) => comparePositions(event, upTo) <= 0) : page), batchSize, !upTo);
   }
 
   /**
@@ -356,11 +363,17 @@ export class ProjectionRunner {
    * the events `select` picks after it applied, and the checkpoint moved to the last of them, all committed
    * together. Returns how many events it applied. With `pageSize`, `select` picks from the log's next page after
    * the checkpoint (at most that many of the subscriber's events), read in the lock's round trip; else from none.
+   * With `skipAhead` too, a page that holds every event of the subscriber's streams below the snapshot horizon
+   * moves the checkpoint to the newest event below that horizon, whatever its stream, when that is at least
+   * SKIP_AHEAD_EVENTS further (by log position) than where it would stand otherwise: a subscriber of rare streams
+   * (catalog, templates) otherwise kept its checkpoint at its own last event, and each of its batches read the log
+   * from there, every event since then of every other stream, once a second for every worker.
    */
   private async inBatch(
     entry: Entry,
     select: (page: readonly RecordedEvent[], from: LogPosition) => readonly RecordedEvent[],
     pageSize?: number,
+    skipAhead = false,
   ): Promise<number | null> {
     const { name } = entry;
     const queryRunner = this.dataSource.createQueryRunner();
@@ -382,30 +395,46 @@ export class ProjectionRunner {
       // The page is read only by the runner that got the lock (a one-time filter on the lock's outcome): with several
       // processes following the log, the others lose the lock to it, and reading the page it applies (up to batchSize
       // events) for nothing cost more than the batch itself.
+      // The horizon is taken once, before the checkpoint and the page are read: every transaction below it had ended
+      // then, so the page sees all of their events, and the newest of them (`head`) is where a page that held
+      // every one of the subscriber's may move its checkpoint.
+      const horizon = `current_setting('billing.horizon')::xid8`;
       const pageSql = pageSize
-        ? `; select * from (${this.eventStore.pageAfterSql(checkpointSql, pageSize, entry.streamTypes === 'all' ? undefined : entry.streamTypes)}) as page
+        ? `; select * from (${this.eventStore.pageAfterSql(checkpointSql, pageSize, entry.streamTypes === 'all' ? undefined : entry.streamTypes, horizon)}) as page
              where current_setting('billing.batch_locked') = 'true'`
         : '';
-      const [, locking, checkpoint, page] = (await client.query(
+      const headSql =
+        pageSize && skipAhead
+          ? `; select transaction_id::text, global_position::text from events
+              where transaction_id < ${horizon} and current_setting('billing.batch_locked') = 'true'
+              order by events.transaction_id desc, events.global_position desc limit 1`
+          : '';
+      const [, locking, checkpoint, page, headRows] = (await client.query(
         `begin; select set_config('billing.batch_locked', pg_try_advisory_xact_lock(hashtext(${literal(`projection:${name}`)}))::text, true) = 'true' as locked,
-                       set_config('synchronous_commit', 'off', true);
+                       set_config('synchronous_commit', 'off', true), set_config('billing.horizon', events_horizon()::text, true);
          select c.transaction_id::text, c.global_position::text from projection_checkpoints c where c.name = ${literal(name)}
-         ${pageSql}`,
+         ${pageSql}${headSql}`,
       )) as unknown as [
         unknown,
         QueryResult<{ locked: boolean }>,
         QueryResult<{ transaction_id: string | null; global_position: string | null }>,
         QueryResult<EventRow> | undefined,
+        QueryResult<{ transaction_id: string; global_position: string }> | undefined,
       ];
       if (!locking.rows[0].locked) return null;
       const state = checkpoint.rows[0];
       const from = state?.transaction_id ? { transactionId: state.transaction_id, globalPosition: state.global_position! } : ZERO_POSITION;
       this.remember(entry, from);
       const events = select(page ? this.eventStore.recordedEvents(page.rows) : [], from);
-      if (events.length === 0) return 0;
-      await entry.handle(events, queryRunner.manager);
-      const last = events[events.length - 1];
-      const position = { transactionId: digits(last.transactionId), globalPosition: digits(last.globalPosition) };
+      const headRow = page && page.rows.length < pageSize! ? headRows?.rows[0] : undefined;
+      const head = headRow ? { transactionId: headRow.transaction_id, globalPosition: headRow.global_position } : null;
+      const last = events.length > 0 ? events[events.length - 1] : null;
+      // Skipping ahead commits a checkpoint: worth it only once the log behind is long enough to cost a read.
+      const skip = head && BigInt(head.globalPosition) - BigInt((last ?? from).globalPosition) >= SKIP_AHEAD_EVENTS ? head : null;
+      const to = skip ?? last;
+      if (!to) return 0;
+      if (events.length > 0) await entry.handle(events, queryRunner.manager);
+      const position = { transactionId: digits(to.transactionId), globalPosition: digits(to.globalPosition) };
       await client.query(
         `insert into projection_checkpoints (name, transaction_id, global_position, updated_at)
          values (${literal(name)}, '${position.transactionId}'::xid8, ${position.globalPosition}, now())
