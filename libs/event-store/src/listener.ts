@@ -1,7 +1,7 @@
 import { Client, Notification } from 'pg';
 
 /** Between attempts to LISTEN again after the connection was lost. */
-export const RELISTEN_MS = 1000;
+const RELISTEN_MS = 1000;
 
 export interface ListenerOptions {
   readonly url: string;

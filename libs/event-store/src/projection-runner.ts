@@ -103,8 +103,8 @@ const HELD_ELSEWHERE_MS = 250;
  * Batches nobody in this process waits for (a worker following the log) take turns: one at a time, each for at
  * most BACKGROUND_TURN_MS before the next may begin beside it; the others queue and gather more events meanwhile.
  * Every subscriber is woken by the same append, and when all of them ran at once their Postgres backends crowded
- * the cores the API's requests need: `POST /invoices` evenly paced at half its maximum rate, p99 53–98 ms with
- * every batch at once, 32–63 ms taking turns (docs/BENCHMARKS.md). The turn's bound keeps a slow batch (a
+ * the cores the API's requests need: `POST /invoices` evenly paced at 190/s, p99 53–98 ms with every batch at
+ * once, 32–63 ms taking turns (docs/BENCHMARKS.md, "the worker beside the API"). The turn's bound keeps a slow batch (a
  * reactor rendering documents or calling a gateway) from holding back the others for longer.
  */
 const BACKGROUND_TURN_MS = 20;
