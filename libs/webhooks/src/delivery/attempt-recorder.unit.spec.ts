@@ -38,6 +38,8 @@ describe('AttemptRecorder', () => {
   afterEach(() => jest.useRealTimers());
 
   it('records the sends of one claim in one statement once the last of them finishes', async () => {
+    // Only the sends may end the gathering here: on a loaded machine two turns can outlast RECORD_GATHER_MS.
+    jest.useFakeTimers({ doNotFake: ['setImmediate'] });
     const { dataSource, statements } = fakeDataSource();
     const recorder = new AttemptRecorder(dataSource, () => 3);
     const first = recorder.record(attempt('d1'));
