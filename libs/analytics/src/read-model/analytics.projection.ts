@@ -1,12 +1,13 @@
 import { EntityManager } from 'typeorm';
 import { PRICE_STREAM_TYPE, PriceEvent, priceEvolver, PriceState } from '@billing/catalog';
 import { jsonRows, jsonRowsFrom, Projection, queryRows, RecordedEvent, streamBatches } from '@billing/event-store';
-import { CUSTOMER_STREAM, CustomerEvent, INVOICE_STREAM, InvoiceEvent, invoiceEvolver, InvoiceState } from '@billing/invoicing';
+import { CUSTOMER_STREAM, CustomerEvent, INVOICE_STREAM, InvoiceEvent } from '@billing/invoicing';
 import { PAYMENT_STREAM_TYPE, PaymentEvent, paymentEvolver, PaymentState } from '@billing/payments';
 import { localDateOf, Subscription, SUBSCRIPTION_STREAM, SubscriptionEvent, subscriptionEvolver, SubscriptionState } from '@billing/subscriptions';
 import { invoiceEntry, LedgerEntry, paymentEntry, usageEntry } from './ledger-entries';
 import { subscriptionMrr } from './subscription-mrr';
 import { evolveTrackedCustomer, NO_CUSTOMER, TrackedCustomer } from './tracked-customer';
+import { evolveTrackedInvoice, NO_INVOICE, TrackedInvoiceState } from './tracked-invoice';
 
 export const ANALYTICS_PROJECTION = 'analytics.read-model';
 
@@ -86,8 +87,9 @@ export const analyticsProjection: Projection = {
     for (const event of events) {
       const { environmentId, streamId } = event;
       if (event.streamType === INVOICE_STREAM) {
-        const before = state<InvoiceState>('analytics_invoices', environmentId, streamId, invoiceEvolver.initialState);
-        const after = invoiceEvolver.evolve(before, event as unknown as InvoiceEvent);
+        const before = state<TrackedInvoiceState>('analytics_invoices', environmentId, streamId, () => NO_INVOICE);
+        const after = evolveTrackedInvoice(before, event as unknown as InvoiceEvent);
+        if (after === before) continue;
         keep('analytics_invoices', environmentId, streamId, after);
         const entry = invoiceEntry(event as unknown as InvoiceEvent, before, after);
         if (entry) ledger.push({ event, entry });

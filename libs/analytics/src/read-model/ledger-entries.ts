@@ -1,6 +1,7 @@
-import { Invoice, InvoiceEvent, InvoiceState } from '@billing/invoicing';
+import { InvoiceEvent } from '@billing/invoicing';
 import { PaymentEvent, PaymentState } from '@billing/payments';
 import { localDateOf, SubscriptionEvent, SubscriptionState } from '@billing/subscriptions';
+import { TrackedInvoice, TrackedInvoiceState } from './tracked-invoice';
 
 /**
  * What one event does to the money figures, in minor units of `currency`, counted on `day` (a UTC date):
@@ -31,7 +32,7 @@ export interface LedgerEntry {
 const ZERO = { invoiced: 0, tax: 0, discounts: 0, creditNotes: 0, collected: 0, receivable: 0, usage: 0 };
 
 /** The ledger entry of an invoice event, from the invoice's state before and after it; null when it moves no figure. */
-export function invoiceEntry(event: InvoiceEvent, before: InvoiceState, after: InvoiceState): LedgerEntry | null {
+export function invoiceEntry(event: InvoiceEvent, before: TrackedInvoiceState, after: TrackedInvoiceState): LedgerEntry | null {
   if (after.status === 'none') return null;
   // Built only for the events that move a figure: most invoice events (drafts created and edited) move none.
   const base = () => ({ ...ZERO, invoiceId: after.id, currency: after.currency.toUpperCase(), day: after.date });
@@ -52,8 +53,8 @@ export function invoiceEntry(event: InvoiceEvent, before: InvoiceState, after: I
   }
 }
 
-function booked(invoice: Invoice, sign: 1 | -1) {
-  const discounts = invoice.lines.reduce((sum, line) => sum + line.discountAmount, 0);
+function booked(invoice: TrackedInvoice, sign: 1 | -1) {
+  const discounts = invoice.lineDiscounts;
   const creditNote = invoice.type === 'credit_note';
   return {
     invoiced: sign * invoice.totalInclVat,
