@@ -1186,14 +1186,64 @@ async function renderBacklog(databaseUrl: string, environment: string, invoices:
   return { atAnswer, drainSeconds: (Date.now() - started) / 1000 };
 }
 
-/** What the advance costs, read before and after it: CPU seconds of the service processes and of the bench database's backends, its commits. */
-async function billingCost(databaseUrl: string, services: readonly Service[]): Promise<{ service: number; postgres: number; commits: number }> {
-  const { pids, commits } = await withClient(databaseUrl, async (client) => ({
-    pids: (await client.query<{ pid: number }>(`select pid from pg_stat_activity where datname = current_database()`)).rows.map((row) => row.pid),
-    commits: Number((await client.query(`select xact_commit::text as n from pg_stat_database where datname = current_database()`)).rows[0].n),
-  }));
-  const servicePids = services.map((one) => one.child.process.pid!);
-  return { service: cpuSeconds(servicePids), postgres: cpuSeconds(pids), commits };
+/**
+ * What the advance costs, read before and after it: CPU seconds of the service processes and of the bench
+ * database's backends, its commits. Backends come and go (the pools close idle connections), and a backend that
+ * ended takes its CPU seconds with it, so they are sampled every 200 ms while the advance runs: each backend counts
+ * from its value when first seen (0 for one that began after the start) to its last value seen. The sampler's own
+ * connection stays open and is left out.
+ */
+class BillingCost {
+  private readonly backends = new Map<number, { first: number; last: number }>();
+  private readonly timer: NodeJS.Timeout;
+  private sampling: Promise<unknown> = Promise.resolve();
+  private started = false;
+
+  private constructor(
+    private readonly client: Client,
+    private readonly services: readonly Service[],
+  ) {
+    this.timer = setInterval(() => void (this.sampling = this.sampling.then(() => this.sample()).catch(() => undefined)), 200);
+  }
+
+  static async start(databaseUrl: string, services: readonly Service[]): Promise<BillingCost> {
+    const client = new Client({ connectionString: databaseUrl });
+    await client.connect();
+    const cost = new BillingCost(client, services);
+    await cost.sample();
+    cost.started = true;
+    return cost;
+  }
+
+  /** The figures so far: service and Postgres CPU seconds since the start (cumulative for the services), commits. */
+  async read(): Promise<{ service: number; postgres: number; commits: number }> {
+    await this.sampling;
+    const commits = await this.sample();
+    let postgres = 0;
+    for (const { first, last } of this.backends.values()) postgres += last - first;
+    return { service: cpuSeconds(this.services.map((one) => one.child.process.pid!)), postgres, commits };
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.sampling;
+    await this.client.end();
+  }
+
+  private async sample(): Promise<number> {
+    const pids = (
+      await this.client.query<{ pid: number }>(`select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`)
+    ).rows.map((row) => row.pid);
+    // Read after the backends' list, so the commits counted include those of the backends sampled.
+    const commits = Number((await this.client.query(`select xact_commit::text as n from pg_stat_database where datname = current_database()`)).rows[0].n);
+    for (const pid of pids) {
+      const seconds = cpuSeconds([pid]);
+      const known = this.backends.get(pid);
+      if (known) known.last = Math.max(known.last, seconds);
+      else this.backends.set(pid, { first: this.started ? 0 : seconds, last: seconds });
+    }
+    return commits;
+  }
 }
 
 /** User + system CPU seconds of the processes (Linux /proc; 0 for one that is gone). */
@@ -1263,60 +1313,65 @@ async function billingScenario(databaseUrl: string, service: Service, others: re
   );
   const read = await call<{ id: string }>(service, caller, environment, 'POST', '/invoices', JSON.parse(createBody()), 201);
   log(`billing: POST /test-clock/advance to ${start}T00:00:00Z (${processes} process(es))`);
-  const before = await billingCost(databaseUrl, [service, ...others]);
-  const started = process.hrtime.bigint();
-  let advancing = true;
-  const latencies: number[] = [];
-  const reader = (async () => {
-    while (advancing) {
-      const sent = process.hrtime.bigint();
-      await call(service, caller, environment, 'GET', `/invoices/${read.id}`, undefined, 200);
-      latencies.push(Number(process.hrtime.bigint() - sent) / 1e6);
-    }
-  })();
-  await call(service, caller, environment, 'POST', '/test-clock/advance', { to: `${start}T00:00:00Z` }, 200).finally(() => (advancing = false));
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  await reader;
-  const after = await billingCost(databaseUrl, [service, ...others]);
-  const sorted = sortedLatencies(latencies);
-  const invoices = await withClient(databaseUrl, async (client) =>
-    Number((await client.query(`select count(*)::int as n from events where environment_id = $1 and event_type = 'InvoiceBooked'`, [environment])).rows[0].n),
-  );
-  if (invoices !== BILLING_SUBSCRIPTIONS) throw new Error(`billing: ${invoices} invoices booked for ${BILLING_SUBSCRIPTIONS} due subscriptions`);
-  log(`billing: ${invoices} invoices in ${seconds.toFixed(1)} s (${processes} process(es))`);
-  const cost = {
-    serviceCpuMs: ((after.service - before.service) * 1000) / invoices,
-    postgresCpuMs: ((after.postgres - before.postgres) * 1000) / invoices,
-    commits: (after.commits - before.commits) / invoices,
-  };
-  log(
-    `billing: per invoice ${cost.serviceCpuMs.toFixed(2)} ms service CPU, ${cost.postgresCpuMs.toFixed(2)} ms Postgres CPU, ${cost.commits.toFixed(2)} commits`,
-  );
-  // What the advance leaves to do afterwards (the documents, and the reactors and projections behind them) counts too:
-  // one process leaves more of it for later than three do, so the costs above alone would favour it.
-  const backlog = await renderBacklog(databaseUrl, environment, invoices);
-  const drained = await billingCost(databaseUrl, [service, ...others]);
-  const documents = {
-    ...backlog,
-    serviceCpuMs: ((drained.service - before.service) * 1000) / invoices,
-    postgresCpuMs: ((drained.postgres - before.postgres) * 1000) / invoices,
-    commits: (drained.commits - before.commits) / invoices,
-  };
-  log(
-    `billing: ${documents.atAnswer} of ${invoices} invoice documents rendered when the advance answered; ` +
-      `${documents.drainSeconds === null ? 'the rest not within 600 s' : `the rest ${documents.drainSeconds.toFixed(1)} s later`}; per invoice from the advance until then ` +
-      `${documents.serviceCpuMs.toFixed(2)} ms service CPU, ${documents.postgresCpuMs.toFixed(2)} ms Postgres CPU, ${documents.commits.toFixed(2)} commits`,
-  );
-  return {
-    processes,
-    subscriptions: BILLING_SUBSCRIPTIONS,
-    invoices,
-    seconds,
-    read: { p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99) },
-    reads: latencies.length,
-    cost,
-    documents,
-  };
+  const meter = await BillingCost.start(databaseUrl, [service, ...others]);
+  try {
+    const before = await meter.read();
+    const started = process.hrtime.bigint();
+    let advancing = true;
+    const latencies: number[] = [];
+    const reader = (async () => {
+      while (advancing) {
+        const sent = process.hrtime.bigint();
+        await call(service, caller, environment, 'GET', `/invoices/${read.id}`, undefined, 200);
+        latencies.push(Number(process.hrtime.bigint() - sent) / 1e6);
+      }
+    })();
+    await call(service, caller, environment, 'POST', '/test-clock/advance', { to: `${start}T00:00:00Z` }, 200).finally(() => (advancing = false));
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    await reader;
+    const after = await meter.read();
+    const sorted = sortedLatencies(latencies);
+    const invoices = await withClient(databaseUrl, async (client) =>
+      Number((await client.query(`select count(*)::int as n from events where environment_id = $1 and event_type = 'InvoiceBooked'`, [environment])).rows[0].n),
+    );
+    if (invoices !== BILLING_SUBSCRIPTIONS) throw new Error(`billing: ${invoices} invoices booked for ${BILLING_SUBSCRIPTIONS} due subscriptions`);
+    log(`billing: ${invoices} invoices in ${seconds.toFixed(1)} s (${processes} process(es))`);
+    const cost = {
+      serviceCpuMs: ((after.service - before.service) * 1000) / invoices,
+      postgresCpuMs: ((after.postgres - before.postgres) * 1000) / invoices,
+      commits: (after.commits - before.commits) / invoices,
+    };
+    log(
+      `billing: per invoice ${cost.serviceCpuMs.toFixed(2)} ms service CPU, ${cost.postgresCpuMs.toFixed(2)} ms Postgres CPU, ${cost.commits.toFixed(2)} commits`,
+    );
+    // What the advance leaves to do afterwards (the documents, and the reactors and projections behind them) counts too:
+    // one process leaves more of it for later than three do, so the costs above alone would favour it.
+    const backlog = await renderBacklog(databaseUrl, environment, invoices);
+    const drained = await meter.read();
+    const documents = {
+      ...backlog,
+      serviceCpuMs: ((drained.service - before.service) * 1000) / invoices,
+      postgresCpuMs: ((drained.postgres - before.postgres) * 1000) / invoices,
+      commits: (drained.commits - before.commits) / invoices,
+    };
+    log(
+      `billing: ${documents.atAnswer} of ${invoices} invoice documents rendered when the advance answered; ` +
+        `${documents.drainSeconds === null ? 'the rest not within 600 s' : `the rest ${documents.drainSeconds.toFixed(1)} s later`}; per invoice from the advance until then ` +
+        `${documents.serviceCpuMs.toFixed(2)} ms service CPU, ${documents.postgresCpuMs.toFixed(2)} ms Postgres CPU, ${documents.commits.toFixed(2)} commits`,
+    );
+    return {
+      processes,
+      subscriptions: BILLING_SUBSCRIPTIONS,
+      invoices,
+      seconds,
+      read: { p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99) },
+      reads: latencies.length,
+      cost,
+      documents,
+    };
+  } finally {
+    await meter.stop();
+  }
 }
 
 /**
