@@ -36,7 +36,7 @@ describe('analytics read-model migrations', () => {
     expect(tracked.some((row: { state: { lineDiscounts: number } }) => row.state.lineDiscounts > 0)).toBe(true);
 
     const updated = await t.dataSource.query(
-      `update analytics_invoices a set state = i.state from invoices i where a.environment_id = $1 and i.environment_id = a.environment_id and i.id = a.id`,
+      `update analytics_invoices a set state = i.state::jsonb from invoices i where a.environment_id = $1 and i.environment_id = a.environment_id and i.id = a.id`,
       [env.id],
     );
     expect(updated[1]).toBe(tracked.length);

@@ -39,9 +39,12 @@ export interface Projection {
 /**
  * A read model's table; `compareExcept` names columns a replay leaves out of
  * its comparison because they are not a function of the log (a surrogate
- * sequence from an identity, whose values depend on earlier rebuilds).
+ * sequence from an identity, whose values depend on earlier rebuilds);
+ * `jsonText` names text columns holding JSON, which a replay compares as
+ * jsonb (the same document may be spelt differently: a migration converted
+ * it, a rebuild wrote it again).
  */
-export type ReadModelTable = string | { readonly name: string; readonly compareExcept: readonly string[] };
+export type ReadModelTable = string | { readonly name: string; readonly compareExcept?: readonly string[]; readonly jsonText?: readonly string[] };
 
 /**
  * A side effect driven by events (webhook fan-out, later billing triggers).

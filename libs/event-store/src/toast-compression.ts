@@ -1,13 +1,13 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * SQL for a migration: these jsonb columns compressed with lz4 where this Postgres was built with it (its
+ * SQL for a migration: these columns (jsonb, or JSON text) compressed with lz4 where this Postgres was built with it (its
  * `default_toast_compression` offers it), else left as they are (pglz). A read model's documents of 1–3 KB are
  * compressed on every write, and a rebuild writes each again: lz4 took 15 % off Postgres's CPU when rebuilding
  * `invoices` (docs/BENCHMARKS.md). Rows keep how they were stored until they are written again; a value reads the
  * same either way.
  */
-function lz4WherePossible(table: string, columns: readonly string[]): string {
+export function lz4WherePossible(table: string, columns: readonly string[]): string {
   return `do $$ begin
     if exists (select 1 from pg_settings where name = 'default_toast_compression' and 'lz4' = any(enumvals)) then
       alter table ${table} ${columns.map((column) => `alter column ${column} set compression lz4`).join(', ')};

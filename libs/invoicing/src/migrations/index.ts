@@ -5,8 +5,8 @@ import { AddInvoiceViewUncollectible1764200100000 } from './1764200100000-add-in
 import { CreateCustomers1764200200000 } from './1764200200000-create-customers';
 import { RefoldInvoiceState1764300100000 } from './1764300100000-refold-invoice-state';
 import { CreateCustomerBalanceTransactions1764400100000 } from './1764400100000-create-customer-balance-transactions';
-
 import { InvoicesLz41764600600000 } from './1764600600000-invoices-lz4';
+import { InvoiceStateAsText1764600930000 } from './1764600930000-invoice-state-as-text';
 export const invoicingMigrations: Function[] = [
   CreateInvoicingReadModels1763700100000,
   OmitNullDiscountPercentage1763700110000,
@@ -16,4 +16,5 @@ export const invoicingMigrations: Function[] = [
   RefoldInvoiceState1764300100000,
   CreateCustomerBalanceTransactions1764400100000,
   InvoicesLz41764600600000,
+  InvoiceStateAsText1764600930000,
 ];

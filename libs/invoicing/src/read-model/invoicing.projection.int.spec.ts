@@ -210,7 +210,8 @@ describe('invoicing.read-model projection (Postgres)', () => {
 
   async function invoiceRow(environmentId: string, id: string) {
     const [row] = await dataSource.query(
-      `select status, type, settlement_status, customer_id, handle, version, view, state from invoices where environment_id = $1 and id = $2`,
+      `select status, type, settlement_status, customer_id, handle, version, view, state::jsonb as state, hosted_link_version, customer_record_id
+         from invoices where environment_id = $1 and id = $2`,
       [environmentId, id],
     );
     return row;
@@ -238,12 +239,18 @@ describe('invoicing.read-model projection (Postgres)', () => {
       version: history.version(invoiceStream(environmentId, id)),
       view,
       state,
+      hosted_link_version: state.hostedLinkVersion ?? 0,
+      customer_record_id: state.customerId ?? null,
     };
   }
 
   async function snapshot() {
     return {
-      invoices: await dataSource.query(`select * from invoices order by environment_id, id`),
+      // The state is JSON text: the same document may be spelt in another key order (a command's state written ahead).
+      invoices: (await dataSource.query(`select * from invoices order by environment_id, id`)).map((row: { state: string | null }) => ({
+        ...row,
+        state: row.state === null ? null : JSON.parse(row.state),
+      })),
       taxCodes: await dataSource.query(`select * from tax_codes order by environment_id, code`),
     };
   }

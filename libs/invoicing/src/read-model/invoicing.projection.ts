@@ -42,7 +42,7 @@ export const INVOICING_PROJECTION = 'invoicing.read-model';
  */
 export const invoicingProjection: Projection = {
   name: INVOICING_PROJECTION,
-  tables: ['invoices', 'tax_codes'],
+  tables: [{ name: 'invoices', jsonText: ['state'] }, 'tax_codes'],
   streamTypes: [INVOICE_STREAM, TAX_CODE_STREAM],
 
   async applyBatch(events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
@@ -196,8 +196,8 @@ interface InvoiceRow {
   environment_id: string;
   id: string;
   version: number;
-  /** null on rows written before the state was stored */
-  state: InvoiceState | null;
+  /** The state as JSON text (`invoices.state` is text: see migration 1764600930000); null on rows written before the state was stored. */
+  state: string | null;
 }
 
 /**
@@ -248,7 +248,7 @@ async function evolveInvoices(
   for (const row of stored) {
     const key = keyOf(row.environment_id, row.id);
     if (rows.has(key)) continue;
-    const state = row.state ?? legacy.get(key) ?? invoiceEvolver.initialState();
+    const state = (row.state === null ? null : (JSON.parse(row.state) as InvoiceState)) ?? legacy.get(key) ?? invoiceEvolver.initialState();
     // A draft found through a repriced code is written even when none of its own events is in the batch.
     rows.set(key, { environmentId: row.environment_id, streamId: row.id, before: state, state, version: row.version, changed: !touched.has(key) });
   }
@@ -337,7 +337,11 @@ interface InvoiceRowToWrite {
   readonly created_at: string;
   readonly version: number;
   readonly view: InvoiceView;
-  readonly state: InvoiceState;
+  /** JSON text: Postgres stores it as it is, without parsing it (`jsonRows` sends it as a string). */
+  readonly state: string;
+  readonly hosted_link_version: number;
+  /** The customer record it is made out to (its state's customerId). */
+  readonly customer_record_id: string | null;
 }
 
 function invoiceRow(environmentId: string, id: string, version: number, invoice: InvoiceState, view: InvoiceView): InvoiceRowToWrite {
@@ -352,7 +356,9 @@ function invoiceRow(environmentId: string, id: string, version: number, invoice:
     created_at: view.createdAt,
     version,
     view,
-    state: invoice,
+    state: JSON.stringify(invoice),
+    hosted_link_version: invoice.status === 'none' ? 0 : (invoice.hostedLinkVersion ?? 0),
+    customer_record_id: invoice.status === 'none' ? null : (invoice.customerId ?? null),
   };
 }
 
@@ -363,15 +369,17 @@ function invoiceRow(environmentId: string, id: string, version: number, invoice:
  */
 async function upsertInvoices(rows: readonly InvoiceRowToWrite[], by: 'projected' | 'ahead', tx: EntityManager): Promise<void> {
   await tx.query(
-    `insert into invoices (environment_id, id, status, type, settlement_status, customer_id, handle, created_at, version, view, state)
+    `insert into invoices (environment_id, id, status, type, settlement_status, customer_id, handle, created_at, version, view, state,
+                           hosted_link_version, customer_record_id)
      select * from ${jsonRowsFrom(
        1,
-       'environment_id uuid, id uuid, status text, type text, settlement_status text, customer_id text, handle text, created_at timestamptz, version int, view jsonb, state jsonb',
+       'environment_id uuid, id uuid, status text, type text, settlement_status text, customer_id text, handle text, created_at timestamptz, version int, view jsonb, state text, hosted_link_version int, customer_record_id uuid',
      )}
      on conflict (environment_id, id) do update set
        status = excluded.status, type = excluded.type, settlement_status = excluded.settlement_status,
        customer_id = excluded.customer_id, handle = excluded.handle, created_at = excluded.created_at,
-       version = excluded.version, view = excluded.view, state = excluded.state
+       version = excluded.version, view = excluded.view, state = excluded.state,
+       hosted_link_version = excluded.hosted_link_version, customer_record_id = excluded.customer_record_id
      where invoices.version ${by === 'ahead' ? '<' : '<='} excluded.version`,
     [jsonRows(rows)],
   );

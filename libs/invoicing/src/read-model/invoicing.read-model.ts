@@ -22,7 +22,7 @@ export interface InvoiceFilter {
  * customer shows on its drafts at once without rewriting their rows; a
  * booked invoice shows the snapshot its booking froze. `i` is `invoices`.
  */
-const CUSTOMER_OF_DRAFT = `left join customers c on i.status = 'draft' and c.environment_id = i.environment_id and c.id = (i.state->>'customerId')::uuid`;
+const CUSTOMER_OF_DRAFT = `left join customers c on i.status = 'draft' and c.environment_id = i.environment_id and c.id = i.customer_record_id`;
 const VIEW_WITH_CURRENT_CUSTOMER = `case when c.id is null then i.view else jsonb_set(i.view, '{customer}', c.invoice_customer) end`;
 
 interface ViewRow<View> {
@@ -33,7 +33,7 @@ interface ViewRow<View> {
 interface InvoiceRow extends ViewRow<InvoiceView> {
   environment_id: string;
   id: string;
-  hosted_link_version: number | null;
+  hosted_link_version: number;
 }
 
 /** Reads of the invoicing read models (`invoices`, `tax_codes`); every query is scoped by environment. */
@@ -44,7 +44,7 @@ export class InvoicingReadModel implements TaxRegisterReader {
     (keys) =>
       queryRows<InvoiceRow>(
         this.dataSource.manager,
-        `select i.environment_id, i.id, ${VIEW_WITH_CURRENT_CUSTOMER} as view, i.version, (i.state->>'hostedLinkVersion')::int as hosted_link_version
+        `select i.environment_id, i.id, ${VIEW_WITH_CURRENT_CUSTOMER} as view, i.version, i.hosted_link_version
            from unnest($1::uuid[], $2::uuid[]) as k(environment_id, id)
            join invoices i on i.environment_id = k.environment_id and i.id = k.id ${CUSTOMER_OF_DRAFT}`,
         [keys.map((key) => key.environmentId), keys.map((key) => key.id)],
@@ -54,12 +54,12 @@ export class InvoicingReadModel implements TaxRegisterReader {
 
   constructor(private readonly dataSource: DataSource) {}
 
-  /** The invoice's view with the version of its hosted page link (state.hostedLinkVersion; absent before links existed). */
-  async invoice(environmentId: string, id: string): Promise<Versioned<{ view: InvoiceView; hostedLinkVersion: number | undefined }> | null> {
+  /** The invoice's view with the version of its hosted page link (0 until a link is rotated). */
+  async invoice(environmentId: string, id: string): Promise<Versioned<{ view: InvoiceView; hostedLinkVersion: number }> | null> {
     // One malformed id must not fail the statement it would share with others.
     if (!isUuid(id)) return null;
     const row = await this.invoiceRows.load({ environmentId, id });
-    return row ? new Versioned({ view: row.view, hostedLinkVersion: row.hosted_link_version ?? undefined }, row.version) : null;
+    return row ? new Versioned({ view: row.view, hostedLinkVersion: row.hosted_link_version }, row.version) : null;
   }
 
   /**

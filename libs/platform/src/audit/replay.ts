@@ -175,10 +175,11 @@ function tableName(table: ReadModelTable): string {
   return typeof table === 'string' ? table : table.name;
 }
 
-/** The live table against its replay as multisets of rows (EXCEPT ALL both ways), leaving out `compareExcept`. */
+/** The live table against its replay as multisets of rows (EXCEPT ALL both ways), leaving out `compareExcept`, `jsonText` as jsonb. */
 async function compare(manager: EntityManager, liveSchema: string, table: ReadModelTable): Promise<TableComparison> {
   const name = tableName(table);
-  const except = typeof table === 'string' ? [] : table.compareExcept;
+  const except = typeof table === 'string' ? [] : (table.compareExcept ?? []);
+  const jsonText = typeof table === 'string' ? [] : (table.jsonText ?? []);
   const columns = (
     await queryRows<{ column_name: string }>(
       manager,
@@ -202,7 +203,7 @@ async function compare(manager: EntityManager, liveSchema: string, table: ReadMo
     .filter((column) => columns.includes(column));
   const key = primaryKey.length > 0 ? primaryKey : columns;
   const quote = (column: string) => `"${column.replace(/"/g, '""')}"`;
-  const list = columns.map(quote).join(', ');
+  const list = columns.map((column) => (jsonText.includes(column) ? `${quote(column)}::jsonb as ${quote(column)}` : quote(column))).join(', ');
   // The first differing rows by key: a row that differs in a value shows on both sides under one key.
   const order = [...key, ...columns.filter((column) => !key.includes(column))].map(quote).join(', ');
   const live = `select ${list} from ${liveSchema}.${name}`;
