@@ -2,6 +2,7 @@ import { EntityManager } from 'typeorm';
 import { DomainEvent, Evolver, foldEvents, formatScaledDecimal } from '@billing/shared-kernel';
 import { jsonRows, jsonRowsFrom, Projection, queryRows, RecordedEvent, StoredEvent } from '@billing/event-store';
 import {
+  Invoice,
   InvoiceEvent,
   InvoiceState,
   ResolvedTax,
@@ -344,7 +345,7 @@ interface InvoiceRowToWrite {
   readonly customer_record_id: string | null;
 }
 
-function invoiceRow(environmentId: string, id: string, version: number, invoice: InvoiceState, view: InvoiceView): InvoiceRowToWrite {
+function invoiceRow(environmentId: string, id: string, version: number, invoice: Invoice, view: InvoiceView): InvoiceRowToWrite {
   return {
     environment_id: environmentId,
     id,
@@ -357,8 +358,8 @@ function invoiceRow(environmentId: string, id: string, version: number, invoice:
     version,
     view,
     state: JSON.stringify(invoice),
-    hosted_link_version: invoice.status === 'none' ? 0 : (invoice.hostedLinkVersion ?? 0),
-    customer_record_id: invoice.status === 'none' ? null : (invoice.customerId ?? null),
+    hosted_link_version: invoice.hostedLinkVersion ?? 0,
+    customer_record_id: invoice.customerId ?? null,
   };
 }
 
