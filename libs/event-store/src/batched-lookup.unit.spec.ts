@@ -56,4 +56,59 @@ describe('BatchedLookup', () => {
     expect(rows).toEqual([TABLE[0], TABLE[1]]);
     expect(statements).toEqual([['a'], ['b']]);
   });
+
+  it('given the most statements already in flight, when lookups arrive over several turns, then they wait and share the next statement', async () => {
+    const statements: string[][] = [];
+    const answers: (() => void)[] = [];
+    const lookup = new BatchedLookup<string, Row>(
+      (keys) => {
+        statements.push([...keys]);
+        return new Promise((resolve) => answers.push(() => resolve(TABLE.filter((row) => keys.includes(row.id)))));
+      },
+      { key: (key) => key, row: (row) => row.id },
+      1,
+    );
+    const first = lookup.load('a');
+    await nextTurn();
+    const waiting = [lookup.load('b')];
+    await nextTurn();
+    waiting.push(lookup.load('missing'));
+    await nextTurn();
+    expect(statements).toEqual([['a']]);
+
+    answers[0]();
+    expect(await first).toEqual(TABLE[0]);
+    await nextTurn();
+    expect(statements).toEqual([['a'], ['b', 'missing']]);
+    answers[1]();
+    expect(await Promise.all(waiting)).toEqual([TABLE[1], null]);
+  });
+
+  it('given a statement fails while lookups wait, when it settles, then the waiting ones still get their own statement', async () => {
+    const statements: string[][] = [];
+    let failNext = true;
+    const lookup = new BatchedLookup<string, Row>(
+      async (keys) => {
+        statements.push([...keys]);
+        await nextTurn();
+        if (failNext) {
+          failNext = false;
+          throw new Error('connection lost');
+        }
+        return TABLE.filter((row) => keys.includes(row.id));
+      },
+      { key: (key) => key, row: (row) => row.id },
+      1,
+    );
+    const failed = lookup.load('a');
+    await nextTurn();
+    const waiting = lookup.load('b');
+    await expect(failed).rejects.toThrow('connection lost');
+    expect(await waiting).toEqual(TABLE[1]);
+    expect(statements).toEqual([['a'], ['b']]);
+  });
 });
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
