@@ -8,6 +8,7 @@ export * from './problems/problem-details.filter';
 export * from './http/validation';
 export * from './http/request-context';
 export * from './http/versioned';
+export * from './http/json-text';
 export * from './http/paging';
 export * from './auth/public.decorator';
 export * from './auth/guards';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { BatchedLookup, queryRows } from '@billing/event-store';
 import { isUuid } from '@billing/shared-kernel';
-import { keysetPage, Page, Versioned } from '@billing/platform';
+import { JsonText, keysetPage, Page, Versioned } from '@billing/platform';
 import { InvoiceCustomer, InvoiceStatus, InvoiceType, ResolvedTax, SettlementStatus, TaxCodeState, TaxRegister, resolveTax } from '../domain';
 import { TaxRegisterReader } from '../tax-register';
 import { InvoiceSummaryView, InvoiceView } from './invoice-view';
@@ -30,13 +30,24 @@ interface ViewRow<View> {
   version: number;
 }
 
-interface InvoiceRow extends ViewRow<InvoiceView> {
+interface InvoiceRow {
   environment_id: string;
   id: string;
+  status: InvoiceView['status'];
+  /** The view as Postgres prints it: the GET answers it as it is. */
+  view: string;
+  version: number;
   hosted_link_version: number;
 }
 
-/** Reads of the invoicing read models (`invoices`, `tax_codes`); every query is scoped by environment. */
+/** An invoice's view as JSON text, with what its hosted link is made of. */
+export interface InvoiceViewText {
+  readonly json: JsonText;
+  readonly id: string;
+  readonly status: InvoiceView['status'];
+  readonly hostedLinkVersion: number;
+}
+
 @Injectable()
 export class InvoicingReadModel implements TaxRegisterReader {
   /** GET /invoices/{id} is the hottest read: concurrent ones share a statement. */
@@ -44,7 +55,7 @@ export class InvoicingReadModel implements TaxRegisterReader {
     (keys) =>
       queryRows<InvoiceRow>(
         this.dataSource.manager,
-        `select i.environment_id, i.id, ${VIEW_WITH_CURRENT_CUSTOMER} as view, i.version, i.hosted_link_version
+        `select i.environment_id, i.id, i.status, (${VIEW_WITH_CURRENT_CUSTOMER})::text as view, i.version, i.hosted_link_version
            from unnest($1::uuid[], $2::uuid[]) as k(environment_id, id)
            join invoices i on i.environment_id = k.environment_id and i.id = k.id ${CUSTOMER_OF_DRAFT}`,
         [keys.map((key) => key.environmentId), keys.map((key) => key.id)],
@@ -54,12 +65,14 @@ export class InvoicingReadModel implements TaxRegisterReader {
 
   constructor(private readonly dataSource: DataSource) {}
 
-  /** The invoice's view with the version of its hosted page link (0 until a link is rotated). */
-  async invoice(environmentId: string, id: string): Promise<Versioned<{ view: InvoiceView; hostedLinkVersion: number }> | null> {
+  /** The invoice's view as JSON text, with the version of its hosted page link (0 until a link is rotated). */
+  async invoice(environmentId: string, id: string): Promise<Versioned<InvoiceViewText> | null> {
     // One malformed id must not fail the statement it would share with others.
     if (!isUuid(id)) return null;
     const row = await this.invoiceRows.load({ environmentId, id });
-    return row ? new Versioned({ view: row.view, hostedLinkVersion: row.hosted_link_version }, row.version) : null;
+    return row
+      ? new Versioned({ json: JsonText.ofObject(row.view), id: row.id, status: row.status, hostedLinkVersion: row.hosted_link_version }, row.version)
+      : null;
   }
 
   /**

@@ -11,6 +11,7 @@ import { buildProblem, HttpProblem, PROBLEM_CONTENT_TYPE } from '../problems/pro
 import { sendProblem } from '../problems/problem-details.filter';
 import { AuthenticatedRequest } from './request-context';
 import { findInputDefect, InputDefect, isValidText, MAX_JSON_DEPTH } from './hostile-input';
+import { JsonText } from './json-text';
 import { responseHeadersOf, Versioned } from './versioned';
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -125,10 +126,18 @@ export function installEdgeHooks(fastify: FastifyInstance, services: { logger: J
   });
 
   // A Versioned result becomes its resource plus ETag (and Location): one place, no per-request interceptor.
+  // A JsonText body (bare or as a Versioned resource) is sent as it is, through this reply's serializer.
   fastify.addHook('preSerialization', async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    if (!(payload instanceof Versioned)) return payload;
-    reply.headers(responseHeadersOf(payload));
-    return payload.resource;
+    let body = payload;
+    if (body instanceof Versioned) {
+      reply.headers(responseHeadersOf(body));
+      body = body.resource;
+    }
+    if (body instanceof JsonText) {
+      const { text } = body;
+      reply.serializer(() => text);
+    }
+    return body;
   });
   fastify.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
