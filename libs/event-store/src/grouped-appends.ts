@@ -11,7 +11,7 @@ interface Pending {
   readonly reject: (error: unknown) => void;
 }
 
-/** Fewer than this many waiting writes are written one statement each, side by side. */
+/** Fewer than this many waiting writes without an answer are written one statement each, side by side. */
 export const MIN_GROUP = 2;
 
 /**
@@ -77,7 +77,8 @@ export class GroupedAppends {
   }
 
   private async write(group: readonly Pending[]): Promise<void> {
-    if (group.length < MIN_GROUP) {
+    // A keyed write on its own would take a transaction of its own (four round trips): as a group of one it is one statement.
+    if (group.length < MIN_GROUP && group.every((pending) => !pending.answer)) {
       await Promise.all(group.map((pending) => this.writeAlone(pending)));
       return;
     }

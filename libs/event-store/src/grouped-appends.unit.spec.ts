@@ -174,4 +174,34 @@ describe('GroupedAppends', () => {
     expect(await grouped.appendAnswered([], answerOf('k'))).toEqual([]);
     expect(statements).toEqual([['key k']]);
   });
+
+  it('given a keyed request alone in its turn, when it is written, then it goes as a group of one (one statement), not in a transaction of its own', async () => {
+    const ways: string[] = [];
+    const grouped = new GroupedAppends(
+      async () => {
+        ways.push('one');
+        return { nextVersions: [1], written: [position('1')] };
+      },
+      async () => {
+        ways.push('alone');
+        return [position('3')];
+      },
+      async () => {
+        ways.push('many');
+        return [position('7')];
+      },
+    );
+    expect(await grouped.appendAnswered(staged('a'), answerOf('k'))).toEqual([position('7')]);
+    expect(await grouped.append(appendTo('b'), METADATA)).toEqual({ nextVersions: [1], written: [position('1')] });
+    expect(ways).toEqual(['many', 'one']);
+  });
+
+  it('given a keyed request alone whose key another request answered first, when it is written, then it fails with RequestAnsweredBeforeError', async () => {
+    const { grouped, statements } = groupedOver({ answered: ['k'] });
+    await expect(grouped.appendAnswered(staged('a'), answerOf('k'))).rejects.toBeInstanceOf(RequestAnsweredBeforeError);
+    expect(statements).toEqual([
+      ['a', 'key k'],
+      ['a', 'key k'],
+    ]);
+  });
 });
