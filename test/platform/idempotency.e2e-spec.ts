@@ -113,6 +113,27 @@ describe('Idempotency-Key', () => {
     expectSameResponse(await createProduct(key, 'Concurrent'), ran[0]);
   });
 
+  it('answers each of many keyed requests for itself when their key lookups share statements (replay, reuse, new key)', async () => {
+    const keys = Array.from({ length: 10 }, () => randomUUID());
+    const firsts = await Promise.all(keys.map((key) => createProduct(key, 'Batched')));
+    const before = await eventCount();
+    const fresh = Array.from({ length: 10 }, () => randomUUID());
+    // Each key once per wave: a second request with a key while the first runs is 409 in flight, not what is tested here.
+    const [replays, reused, created] = await Promise.all([
+      Promise.all(keys.slice(0, 5).map((key) => createProduct(key, 'Batched'))),
+      Promise.all(keys.slice(5).map((key) => t.request('POST', '/tax-codes', { body: { name: 'Other' }, headers: withKey(key) }))),
+      Promise.all(fresh.map((key) => createProduct(key, 'Fresh'))),
+    ]);
+    replays.forEach((replay, i) => expectSameResponse(replay, firsts[i]));
+    for (const answer of reused) expectProblem(answer, 422, 'idempotency-key-reused');
+    for (const answer of created) {
+      expect(answer.status).toBe(201);
+      expect(answer.headers.get('idempotent-replayed')).toBeNull();
+    }
+    expect(new Set(created.map((answer) => answer.body.id)).size).toBe(10);
+    expect(await eventCount()).toBe(before + 10);
+  });
+
   it('keeps a client error with the key and replays it (a 422 stays a 422)', async () => {
     const key = randomUUID();
     const first = await t.request('POST', '/prices', { body: { name: '' }, headers: withKey(key) });

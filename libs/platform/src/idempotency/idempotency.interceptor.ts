@@ -5,6 +5,7 @@ import type { FastifyReply } from 'fastify';
 import { lastValueFrom, Observable, of } from 'rxjs';
 import { StreamVersionConflictError } from '@billing/event-store';
 import { AuthenticatedRequest, CallerContext } from '../http/request-context';
+import { JsonText } from '../http/json-text';
 import { responseHeadersOf, Versioned } from '../http/versioned';
 import { renderProblem } from '../problems/problem-details.filter';
 import { StoredResponse, StoredResponseReplay } from '../problems/problem';
@@ -98,5 +99,5 @@ function toStoredResponse(status: number, result: unknown): StoredResponse {
   if (result === undefined) return { status, headers: {}, body: '' };
   const resource = result instanceof Versioned ? result.resource : result;
   const headers = result instanceof Versioned ? responseHeadersOf(result) : {};
-  return { status, headers: { 'content-type': JSON_CONTENT_TYPE, ...headers }, body: JSON.stringify(resource) };
+  return { status, headers: { 'content-type': JSON_CONTENT_TYPE, ...headers }, body: resource instanceof JsonText ? resource.text : JSON.stringify(resource) };
 }

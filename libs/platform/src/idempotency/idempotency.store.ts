@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { CommandPath, EventStore, queryRows, RequestAnswer, RequestAnsweredBeforeError } from '@billing/event-store';
+import { BatchedLookup, CommandPath, EventStore, queryRows, RequestAnswer, RequestAnsweredBeforeError } from '@billing/event-store';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { Clock } from '../http/request-context';
 import { ScopedClock } from '../clock/scoped-clock';
@@ -38,12 +38,38 @@ export type KeptFailure = (error: unknown) => StoredResponse | undefined;
  * advancing an environment's clock must not forget a key (and run its command
  * twice), nor a clock years ahead keep one for years.
  */
+interface StoredAnswerRow {
+  readonly environment_id: string;
+  readonly subject: string;
+  readonly key: string;
+  readonly fingerprint: string;
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
 @Injectable()
 export class IdempotencyStore {
   /** The base clock: retention is real time. */
   private readonly clock: Clock;
   /** The keys of this process's requests that are running now. */
   private readonly running = new Set<string>();
+  /** Every keyed request looks its key up first: concurrent ones share a statement. */
+  private readonly storedAnswers = new BatchedLookup<IdempotencyScope, StoredAnswerRow>(
+    (scopes) =>
+      queryRows<StoredAnswerRow>(
+        this.dataSource.manager,
+        `select a.environment_id, a.subject, a.key, a.fingerprint, a.status, a.headers, a.body
+           from unnest($1::uuid[], $2::text[], $3::text[]) as s(environment_id, subject, key)
+           join idempotency_keys a on a.environment_id = s.environment_id and a.subject = s.subject and a.key = s.key
+          where a.expires_at > $4`,
+        [scopes.map((scope) => scope.environmentId), scopes.map((scope) => scope.subject), scopes.map((scope) => scope.key), this.clock.now()],
+      ),
+    {
+      key: (scope) => JSON.stringify([scope.environmentId, scope.subject, scope.key]),
+      row: (row) => JSON.stringify([row.environment_id, row.subject, row.key]),
+    },
+  );
 
   constructor(
     private readonly dataSource: DataSource,
@@ -99,11 +125,7 @@ export class IdempotencyStore {
    * (`idFromIdempotencyKey`), so running it again finds its work done.
    */
   async stored(scope: IdempotencyScope, request: IdempotentRequest): Promise<StoredResponse | null> {
-    const [found] = await queryRows<{ fingerprint: string; status: number; headers: Record<string, string>; body: string }>(
-      this.dataSource.manager,
-      `select fingerprint, status, headers, body from idempotency_keys where environment_id = $1 and subject = $2 and key = $3 and expires_at > $4`,
-      [scope.environmentId, scope.subject, scope.key, this.clock.now()],
-    );
+    const found = await this.storedAnswers.load(scope);
     if (!found) return null;
     if (found.fingerprint !== request.fingerprint) throw reused();
     return { status: found.status, headers: found.headers, body: found.body };
