@@ -51,6 +51,26 @@ describe('EventStore (Postgres)', () => {
     expect(BigInt(recorded.transactionId)).toBeGreaterThan(0n);
   });
 
+  it('reads streams loaded at the same moment with shared statements, each its own events in version order', async () => {
+    const refs = [stream(), stream(), stream()];
+    await store.append([{ stream: refs[0], expectedVersion: 'no_stream', events: [event('A1'), event('A2')] }], metadata);
+    await store.append([{ stream: refs[1], expectedVersion: 'no_stream', events: [event('B1')] }], metadata);
+    await store.append([{ stream: refs[0], expectedVersion: 2, events: [event('A3')] }], metadata);
+    const upperCase = { ...refs[1], environmentId: refs[1].environmentId.toUpperCase(), streamId: refs[1].streamId.toUpperCase() };
+    const read = await Promise.all([...refs, upperCase, refs[0]].map((ref) => store.readStream(ref)));
+    expect(read.map((events) => events.map((recorded) => `${recorded.type}@${recorded.streamVersion}`))).toEqual([
+      ['A1@1', 'A2@2', 'A3@3'],
+      ['B1@1'],
+      [],
+      ['B1@1'],
+      ['A1@1', 'A2@2', 'A3@3'],
+    ]);
+    // A malformed id fails on its own statement; the loads beside it are answered.
+    const [malformed, fine] = await Promise.allSettled([store.readStream({ ...refs[0], streamId: 'not-a-uuid' }), store.readStream(refs[1])]);
+    expect(malformed.status).toBe('rejected');
+    expect(fine).toEqual({ status: 'fulfilled', value: read[1] });
+  });
+
   it('rejects creating a stream that exists', async () => {
     const ref = stream();
     await store.append([{ stream: ref, expectedVersion: 'no_stream', events: [event()] }], metadata);
