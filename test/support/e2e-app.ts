@@ -2,7 +2,7 @@ import { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
 import { sign, SignOptions } from 'jsonwebtoken';
 import { DataSource } from 'typeorm';
-import { AppConfig, BoundedContext, Clock, loadConfig } from '@billing/platform';
+import { AppConfig, BoundedContext, Clock, JsonLogger, loadConfig } from '@billing/platform';
 import { createApp } from '../../apps/api/src/create-app';
 import { OpenApiContract } from './openapi-contract';
 import { createTestDatabase, TestDatabase } from './test-database';
@@ -45,7 +45,7 @@ export interface TestApp {
  * real socket against its own fresh Postgres database.
  */
 export async function startTestApp(
-  options: { clock?: Clock; extraContexts?: readonly BoundedContext[]; env?: Record<string, string>; setupSql?: string[] } = {},
+  options: { clock?: Clock; extraContexts?: readonly BoundedContext[]; env?: Record<string, string>; setupSql?: string[]; logger?: JsonLogger } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase();
   if (options.setupSql?.length) {
@@ -62,7 +62,8 @@ export async function startTestApp(
     LOG_LEVEL: 'error',
     ...options.env,
   });
-  const app = await createApp(config, { clock: options.clock, extraContexts: options.extraContexts, logger: false });
+  // Quiet unless a test brings a logger of its own (to read what is logged).
+  const app = await createApp(config, { clock: options.clock, extraContexts: options.extraContexts, logger: options.logger ?? false });
   await app.listen(0, '127.0.0.1');
   const address = app.getHttpServer().address();
   const baseUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;

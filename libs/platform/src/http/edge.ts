@@ -1,4 +1,4 @@
-import type { FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyHttpOptions, FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { Server } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
@@ -95,60 +95,65 @@ export function installEdgeHooks(fastify: FastifyInstance, services: { logger: J
     done(null, Object.fromEntries(new URLSearchParams(body as string)));
   });
 
-  fastify.addHook('onRequest', async (request: AuthenticatedRequest, reply: FastifyReply) => {
-    if (request.is404 || !carriesBody(request)) return;
+  // Hooks take callbacks, not promises: they run on every request, and all but the authentication are synchronous.
+  fastify.addHook('onRequest', (request: AuthenticatedRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    if (request.is404 || !carriesBody(request)) return done();
     // The hosted page is public: its pay form is read without a login, and nothing else is read there.
-    if (isHostedPagePath(request.url) && request.headers['content-type']?.split(';')[0].trim().toLowerCase() === FORM_CONTENT_TYPE) return;
+    if (isHostedPagePath(request.url) && request.headers['content-type']?.split(';')[0].trim().toLowerCase() === FORM_CONTENT_TYPE) return done();
     // A gateway's events carry no login: their signature, checked by their route against the environment's secret, is the proof.
-    if (isGatewayWebhookPath(request.url)) return;
-    try {
-      await authenticator.authenticate(request);
-    } catch (error) {
-      // The body is never read: close the connection rather than drain it.
-      reply.header('connection', 'close');
-      sendProblem(error, request, reply, { error: () => undefined });
-      return reply;
-    }
+    if (isGatewayWebhookPath(request.url)) return done();
+    authenticator.authenticate(request).then(
+      () => done(),
+      (error: unknown) => {
+        // The body is never read: close the connection rather than drain it. Answered here, so the chain stops.
+        try {
+          reply.header('connection', 'close');
+          sendProblem(error, request, reply, { error: () => undefined });
+        } catch (failure) {
+          done(failure as Error);
+        }
+      },
+    );
   });
 
-  fastify.addHook('preValidation', async (request: FastifyRequest) => {
-    for (const [name, value] of Object.entries((request.params ?? {}) as Record<string, unknown>)) {
-      if (typeof value === 'string' && !isValidText(value)) {
-        throw new HttpProblem(404, 'not-found', `No resource exists with that ${name}.`);
-      }
+  fastify.addHook('preValidation', (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    try {
+      checkParameterText(request);
+    } catch (error) {
+      return done(error as Error);
     }
-    for (const [name, value] of Object.entries((request.query ?? {}) as Record<string, unknown>)) {
-      const pointer = `/query/${name}`;
-      if (!isValidText(name) || [value].flat().some((item) => typeof item === 'string' && !isValidText(item))) {
-        throw defectProblem({ kind: 'invalid-text', pointer: '' }, pointer);
-      }
-    }
+    done();
   });
 
   // A Versioned result becomes its resource plus ETag (and Location): one place, no per-request interceptor.
   // A JsonText body (bare or as a Versioned resource) is sent as it is, through this reply's serializer.
-  fastify.addHook('preSerialization', async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    let body = payload;
-    if (body instanceof Versioned) {
-      reply.headers(responseHeadersOf(body));
-      body = body.resource;
-    }
-    if (body instanceof JsonText) {
-      const { text } = body;
-      reply.serializer(() => text);
-    }
-    return body;
-  });
-  fastify.addHook('onSend', async (request, reply) => {
+  fastify.addHook(
+    'preSerialization',
+    (_request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: Error | null, payload?: unknown) => void) => {
+      let body = payload;
+      if (body instanceof Versioned) {
+        reply.headers(responseHeadersOf(body));
+        body = body.resource;
+      }
+      if (body instanceof JsonText) {
+        const { text } = body;
+        reply.serializer(() => text);
+      }
+      done(null, body);
+    },
+  );
+  fastify.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: Error | null, payload?: unknown) => void) => {
     reply.header('x-request-id', request.id);
+    done(null, payload);
   });
-  fastify.addHook('onResponse', async (request, reply) => {
+  fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     // The route template, never the raw URL: one series per operation, whatever the ids.
     const route = request.is404 ? 'unmatched' : (request.routeOptions.url ?? 'unmatched');
     metrics.httpDuration.observe({ method: request.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    done();
   });
   if (logger) {
-    fastify.addHook('onResponse', async (request, reply) => {
+    fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
       logger.write(
         'info',
         {
@@ -161,7 +166,23 @@ export function installEdgeHooks(fastify: FastifyInstance, services: { logger: J
         },
         'Http',
       );
+      done();
     });
+  }
+}
+
+/** Path and query parameters are text Postgres can store (else 404 for a path parameter, 422 for a query one). */
+function checkParameterText(request: FastifyRequest): void {
+  for (const [name, value] of Object.entries((request.params ?? {}) as Record<string, unknown>)) {
+    if (typeof value === 'string' && !isValidText(value)) {
+      throw new HttpProblem(404, 'not-found', `No resource exists with that ${name}.`);
+    }
+  }
+  for (const [name, value] of Object.entries((request.query ?? {}) as Record<string, unknown>)) {
+    const pointer = `/query/${name}`;
+    if (!isValidText(name) || [value].flat().some((item) => typeof item === 'string' && !isValidText(item))) {
+      throw defectProblem({ kind: 'invalid-text', pointer: '' }, pointer);
+    }
   }
 }
 
