@@ -171,24 +171,16 @@ export class EventStore {
     (staged, answers) => this.appendGroup(staged, answers),
   );
   /** Commands load streams concurrently (each PUT, each action): loads of the same moment share a statement. */
-  private readonly streamReads = new BatchedLookup<StreamRef, { readonly key: string; readonly rows: EventRow[] }>(
+  private readonly streamReads = new BatchedLookup<StreamRef, { readonly key: string; readonly events: RecordedEvent[] }>(
     async (streams) => {
-      const rows = await queryRows<EventRow>(
-        this.dataSource.manager,
-        `select ${EVENT_COLUMNS} from events
-           join unnest($1::uuid[], $2::text[], $3::uuid[]) as wanted(wanted_environment, wanted_type, wanted_id)
-             on environment_id = wanted_environment and stream_type = wanted_type and stream_id = wanted_id
-          order by environment_id, stream_type, stream_id, stream_version`,
-        [streams.map((s) => s.environmentId), streams.map((s) => s.streamType), streams.map((s) => s.streamId)],
-      );
-      const byStream = new Map<string, EventRow[]>();
-      for (const row of rows) {
-        const key = loadKey({ environmentId: row.environment_id, streamType: row.stream_type, streamId: row.stream_id });
+      const byStream = new Map<string, RecordedEvent[]>();
+      for (const recorded of await this.readStreamsUpTo(streams.map((stream) => ({ ...stream, upToVersion: WHOLE_STREAM })))) {
+        const key = loadKey(recorded);
         const found = byStream.get(key);
-        if (found) found.push(row);
-        else byStream.set(key, [row]);
+        if (found) found.push(recorded);
+        else byStream.set(key, [recorded]);
       }
-      return [...byStream].map(([key, streamRows]) => ({ key, rows: streamRows }));
+      return [...byStream].map(([key, events]) => ({ key, events }));
     },
     { key: loadKey, row: (found) => found.key },
   );
@@ -218,18 +210,19 @@ export class EventStore {
     // writer creating it meanwhile fails the unit at its commit (stream-exists). No read, then: in a billing batch this is
     // every invoice's booking, done while the batch holds the environment's number counter.
     if (staged?.some(({ append }) => append.expectedVersion === 'no_stream' && sameStream(append.stream, stream))) return stagedEvents(staged, stream);
-    const rows =
-      // A malformed id fails its own statement, never a shared one.
+    // A malformed id fails its own statement, never a shared one.
+    const stored =
       manager === this.dataSource.manager && isUuid(stream.environmentId) && isUuid(stream.streamId)
-        ? ((await this.streamReads.load(stream))?.rows ?? [])
-        : await queryRows<EventRow>(
-            manager,
-            `select ${EVENT_COLUMNS} from events
-              where environment_id = $1 and stream_type = $2 and stream_id = $3
-              order by stream_version`,
-            [stream.environmentId, stream.streamType, stream.streamId],
-          );
-    const stored = rows.map((row) => this.toRecordedEvent(row));
+        ? ((await this.streamReads.load(stream))?.events ?? [])
+        : (
+            await queryRows<EventRow>(
+              manager,
+              `select ${EVENT_COLUMNS} from events
+                where environment_id = $1 and stream_type = $2 and stream_id = $3
+                order by stream_version`,
+              [stream.environmentId, stream.streamType, stream.streamId],
+            )
+          ).map((row) => this.toRecordedEvent(row));
     return staged ? [...stored, ...stagedEvents(staged, stream)] : stored;
   }
 
@@ -532,6 +525,9 @@ function stagedEvents(staged: readonly StagedAppend[], stream: StreamRef): Recor
       }));
     });
 }
+
+/** `stream_version` is an int: no stream goes beyond it. */
+const WHOLE_STREAM = 2_147_483_647;
 
 /** A stream's key for shared loads: ids are uuids, which Postgres prints in lower case whatever case was asked. */
 function loadKey(stream: StreamRef): string {
