@@ -69,7 +69,7 @@ export const invoicingProjection: Projection = {
    * An invoice's row is a function of its stream, but a draft naming tax codes: it shows them at their current
    * rates, the register as of the log, which only this projection knows. So every other invoice a command
    * writes (a draft without codes, anything booked) has its row written by the command, and the command does
-   * not wait for this projection.
+   * not wait for this projection, which finds the row at its events' version and leaves it as it is.
    */
   writeAhead: {
     streamType: INVOICE_STREAM,
@@ -210,21 +210,24 @@ async function evolveInvoices(
   repriced: readonly { environmentId: string; code: string }[],
   tx: EntityManager,
 ): Promise<Rows<InvoiceState>> {
+  // Each stream's last event in the batch (log order): the version its row must reach.
   const touched = new Map(events.map((event) => [invoiceKey(event), event]));
-  // A stream whose first event is in the batch has no row yet: only the others are looked up.
-  const begun = new Set(events.filter((event) => event.streamVersion === 1).map(invoiceKey));
   const stored: InvoiceRow[] = [];
-  const keys = [...touched.entries()].filter(([key]) => !begun.has(key)).map(([, event]) => event);
-  if (keys.length > 0) {
-    stored.push(
-      ...(await queryRows<InvoiceRow>(
-        tx,
-        `select i.environment_id, i.id, i.version, i.state
-           from invoices i join unnest($1::uuid[], $2::uuid[]) as k(environment_id, id)
-             on i.environment_id = k.environment_id and i.id = k.id`,
-        [keys.map((e) => e.environmentId), keys.map((e) => e.streamId)],
-      )),
+  if (touched.size > 0) {
+    // Rows already at the batch's version (a command wrote them ahead) are left as they are: their state is not even
+    // read, nor their row rendered and sent again. The others come with their state, which the batch evolves.
+    const lookedUp = await queryRows<InvoiceRow>(
+      tx,
+      `select i.environment_id, i.id, i.version, case when i.version < k.version then i.state end as state
+         from invoices i join unnest($1::uuid[], $2::uuid[], $3::int[]) as k(environment_id, id, version)
+           on i.environment_id = k.environment_id and i.id = k.id`,
+      [[...touched.values()].map((e) => e.environmentId), [...touched.values()].map((e) => e.streamId), [...touched.values()].map((e) => e.streamVersion)],
     );
+    for (const row of lookedUp) {
+      const key = keyOf(row.environment_id, row.id);
+      if (row.version >= touched.get(key)!.streamVersion) touched.delete(key);
+      else stored.push(row);
+    }
   }
   if (repriced.length > 0) {
     stored.push(
