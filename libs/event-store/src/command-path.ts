@@ -84,6 +84,12 @@ export class CommandPath {
     return foldStream(await this.eventStore.readStream(stream, manager), evolver);
   }
 
+  /** Reads several streams' states outside any command, in one statement (a reactor's batch of events). */
+  async loadMany<State, Event extends DomainEvent>(streams: readonly StreamRef[], evolver: Evolver<State, Event>): Promise<LoadedStream<State>[]> {
+    if (streams.length === 0) return [];
+    return (await this.eventStore.readStreams(streams)).map((events) => foldStream(events, evolver));
+  }
+
   /**
    * A command over one stream: load → decide → append. `decide` returns the
    * events (none: nothing is written). Its single append is one statement,

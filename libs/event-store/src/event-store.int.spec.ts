@@ -71,6 +71,21 @@ describe('EventStore (Postgres)', () => {
     expect(fine).toEqual({ status: 'fulfilled', value: read[1] });
   });
 
+  it('reads several whole streams in one statement, each as readStream answers it, in the order asked, inside a transaction too', async () => {
+    const refs = [stream(), stream(), stream()];
+    await store.append([{ stream: refs[0], expectedVersion: 'no_stream', events: [event('A1'), event('A2')] }], metadata);
+    await store.append([{ stream: refs[2], expectedVersion: 'no_stream', events: [event('C1')] }], metadata);
+    const asked = [refs[2], refs[1], refs[0], { ...refs[0], streamId: refs[0].streamId.toUpperCase() }];
+    const expected = await Promise.all(asked.map((ref) => store.readStream(ref)));
+    expect(await store.readStreams(asked)).toEqual(expected);
+    expect(expected.map((events) => events.map((recorded) => recorded.type))).toEqual([['C1'], [], ['A1', 'A2'], ['A1', 'A2']]);
+    // A transaction's own append is seen by its read.
+    await dataSource.transaction(async (tx) => {
+      await store.append([{ stream: refs[1], expectedVersion: 'no_stream', events: [event('B1')] }], metadata, tx);
+      expect((await store.readStreams([refs[1]], tx))[0].map((recorded) => recorded.type)).toEqual(['B1']);
+    });
+    expect(await store.readStreams([])).toEqual([]);
+  });
   it('rejects creating a stream that exists', async () => {
     const ref = stream();
     await store.append([{ stream: ref, expectedVersion: 'no_stream', events: [event()] }], metadata);

@@ -2,7 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { CommandPath, Reactor, RecordedEvent, UnitOfWork, withinUnitOfWork } from '@billing/event-store';
-import { SUBSCRIPTION_STREAM, SubscriptionBilledData, SubscriptionInvoiceBookedData, subscriptionEvolver, subscriptionStream } from '@billing/subscriptions';
+import {
+  SUBSCRIPTION_STREAM,
+  SubscriptionBilledData,
+  SubscriptionInvoiceBookedData,
+  subscriptionEvolver,
+  SubscriptionState,
+  subscriptionStream,
+} from '@billing/subscriptions';
 import { invoiceEvolver, invoiceStream } from '@billing/invoicing';
 import { collectionEvolver, decideStartCollection, paymentSettingsEvolver } from '../domain';
 import { collectionStream, paymentSettingsStream } from '../streams';
@@ -25,21 +32,26 @@ export class CollectionReactor implements Reactor {
     const unit = new UnitOfWork(tx);
     try {
       await withinUnitOfWork(unit, async () => {
-        for (const event of events) {
-          // An invoice is collected once it is booked: at once, or at the end of its usage grace period.
-          const booked =
-            (event.type === 'SubscriptionBilled' && (event.data as SubscriptionBilledData).bookAt == null) || event.type === 'SubscriptionInvoiceBooked';
-          if (booked) await this.start(event);
-        }
+        // An invoice is collected once it is booked: at once, or at the end of its usage grace period.
+        const booked = events.filter(
+          (event) =>
+            (event.type === 'SubscriptionBilled' && (event.data as SubscriptionBilledData).bookAt == null) || event.type === 'SubscriptionInvoiceBooked',
+        );
+        // Loaded in one statement: a month-end batch books hundreds of invoices, most of them of subscriptions without
+        // a payment method, which need nothing more.
+        const subscriptions = await this.commands.loadMany(
+          booked.map((event) => subscriptionStream(event.environmentId, (event.data as SubscriptionBilledData).subscriptionId)),
+          subscriptionEvolver,
+        );
+        for (const [index, event] of booked.entries()) await this.start(event, subscriptions[index].state);
       });
     } finally {
       unit.close();
     }
   }
 
-  private async start(event: RecordedEvent): Promise<void> {
+  private async start(event: RecordedEvent, subscription: SubscriptionState): Promise<void> {
     const { subscriptionId, invoiceId } = event.data as SubscriptionBilledData | SubscriptionInvoiceBookedData;
-    const subscription = (await this.commands.load(subscriptionStream(event.environmentId, subscriptionId), subscriptionEvolver)).state;
     const method = subscription.status === 'none' ? null : subscription.paymentMethod;
     if (method === null) return;
     // An invoice its customer's credit balance settled at booking has nothing to collect: no collection starts (a try would be refused).
