@@ -172,16 +172,7 @@ export class EventStore {
   );
   /** Commands load streams concurrently (each PUT, each action): loads of the same moment share a statement. */
   private readonly streamReads = new BatchedLookup<StreamRef, { readonly key: string; readonly events: RecordedEvent[] }>(
-    async (streams) => {
-      const byStream = new Map<string, RecordedEvent[]>();
-      for (const recorded of await this.readStreamsUpTo(streams.map((stream) => ({ ...stream, upToVersion: WHOLE_STREAM })))) {
-        const key = loadKey(recorded);
-        const found = byStream.get(key);
-        if (found) found.push(recorded);
-        else byStream.set(key, [recorded]);
-      }
-      return [...byStream].map(([key, events]) => ({ key, events }));
-    },
+    async (streams) => [...(await this.storedStreams(streams))].map(([key, events]) => ({ key, events })),
     { key: loadKey, row: (found) => found.key },
   );
 
@@ -231,9 +222,19 @@ export class EventStore {
    * enclosing unit of work staged follows each). Malformed ids are Postgres's error for the whole call.
    */
   async readStreams(streams: readonly StreamRef[], manager: EntityManager = this.dataSource.manager): Promise<RecordedEvent[][]> {
-    const byStream = new Map<string, RecordedEvent[]>();
+    const byStream = await this.storedStreams(streams, manager);
+    const staged = currentUnitOfWork()?.staged;
+    return streams.map((stream) => {
+      const stored = byStream.get(loadKey(stream)) ?? [];
+      return staged ? [...stored, ...stagedEvents(staged, stream)] : stored;
+    });
+  }
+
+  /** The stored events of whole streams in one statement, by `loadKey` (streams without events absent). */
+  private async storedStreams(streams: readonly StreamRef[], manager: EntityManager = this.dataSource.manager): Promise<Map<string, RecordedEvent[]>> {
     // A stream asked twice (or in another case) is read once: the join would answer its rows once per time asked.
     const distinct = [...new Map(streams.map((stream) => [loadKey(stream), stream])).values()];
+    const byStream = new Map<string, RecordedEvent[]>();
     for (const recorded of await this.readStreamsUpTo(
       distinct.map((stream) => ({ ...stream, upToVersion: WHOLE_STREAM })),
       manager,
@@ -243,11 +244,7 @@ export class EventStore {
       if (found) found.push(recorded);
       else byStream.set(key, [recorded]);
     }
-    const staged = currentUnitOfWork()?.staged;
-    return streams.map((stream) => {
-      const stored = byStream.get(loadKey(stream)) ?? [];
-      return staged ? [...stored, ...stagedEvents(staged, stream)] : stored;
-    });
+    return byStream;
   }
 
   /** Several streams, each up to a version, in one query: by stream, then version. */

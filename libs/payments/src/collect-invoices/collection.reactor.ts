@@ -40,7 +40,7 @@ export class CollectionReactor implements Reactor {
         // Loaded in one statement: a month-end batch books hundreds of invoices, most of them of subscriptions without
         // a payment method, which need nothing more.
         const subscriptions = await this.commands.loadMany(
-          booked.map((event) => subscriptionStream(event.environmentId, (event.data as SubscriptionBilledData).subscriptionId)),
+          booked.map((event) => subscriptionStream(event.environmentId, (event.data as SubscriptionBilledData | SubscriptionInvoiceBookedData).subscriptionId)),
           subscriptionEvolver,
         );
         for (const [index, event] of booked.entries()) await this.start(event, subscriptions[index].state);
