@@ -214,6 +214,7 @@ async function evolveInvoices(
   const touched = new Map(events.map((event) => [invoiceKey(event), event]));
   const stored: InvoiceRow[] = [];
   if (touched.size > 0) {
+    const lastEvents = [...touched.values()];
     // Rows already at the batch's version (a command wrote them ahead) are left as they are: their state is not even
     // read, nor their row rendered and sent again. The others come with their state, which the batch evolves.
     const lookedUp = await queryRows<InvoiceRow>(
@@ -221,7 +222,7 @@ async function evolveInvoices(
       `select i.environment_id, i.id, i.version, case when i.version < k.version then i.state end as state
          from invoices i join unnest($1::uuid[], $2::uuid[], $3::int[]) as k(environment_id, id, version)
            on i.environment_id = k.environment_id and i.id = k.id`,
-      [[...touched.values()].map((e) => e.environmentId), [...touched.values()].map((e) => e.streamId), [...touched.values()].map((e) => e.streamVersion)],
+      [lastEvents.map((e) => e.environmentId), lastEvents.map((e) => e.streamId), lastEvents.map((e) => e.streamVersion)],
     );
     for (const row of lookedUp) {
       const key = keyOf(row.environment_id, row.id);

@@ -22,6 +22,17 @@ export interface IdempotentOutcome {
 /** A rendered failure to keep with the key, or undefined to release the key (5xx, version conflicts). */
 export type KeptFailure = (error: unknown) => StoredResponse | undefined;
 
+/** A stored answer as its lookup reads it, with the scope it answers. */
+interface StoredAnswerRow {
+  readonly environment_id: string;
+  readonly subject: string;
+  readonly key: string;
+  readonly fingerprint: string;
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
 /**
  * Runs a command at most once per key. The request's stored answer is looked
  * up first (a replay, or a 422 for another request with the key); else the
@@ -38,16 +49,6 @@ export type KeptFailure = (error: unknown) => StoredResponse | undefined;
  * advancing an environment's clock must not forget a key (and run its command
  * twice), nor a clock years ahead keep one for years.
  */
-interface StoredAnswerRow {
-  readonly environment_id: string;
-  readonly subject: string;
-  readonly key: string;
-  readonly fingerprint: string;
-  readonly status: number;
-  readonly headers: Record<string, string>;
-  readonly body: string;
-}
-
 @Injectable()
 export class IdempotencyStore {
   /** The base clock: retention is real time. */
