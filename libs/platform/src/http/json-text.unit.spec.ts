@@ -22,7 +22,8 @@ describe('JsonText', () => {
       fc.property(fc.dictionary(fc.string(), fc.jsonValue()), fc.string(), member, (object, name, value) => {
         fc.pre(!Object.prototype.hasOwnProperty.call(object, name));
         const added = JSON.parse(JsonText.ofObject(JSON.stringify(object)).withMember(name, value).text);
-        expect(added).toEqual({ ...object, [name]: value });
+        // Against JSON's own round trip of the spread: JSON has no -0 (fast-check's jsonValue makes one), it reads back 0.
+        expect(added).toEqual(JSON.parse(JSON.stringify({ ...object, [name]: value })));
       }),
     );
   });
