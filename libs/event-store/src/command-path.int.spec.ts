@@ -303,6 +303,61 @@ describe('CommandPath (Postgres)', () => {
       expect(await read(b)).toEqual([]);
     });
 
+    it('loads streams read ahead without a statement, and takes a part’s savepoint only before the part’s first statement', async () => {
+      const [a, b] = [stream(), stream()];
+      const claim = randomUUID();
+      await path.handle(a, notes, () => [noted('a1')], context(), { newStream: true });
+      let connection: { query: (...args: unknown[]) => Promise<unknown> } | undefined;
+      let query: ((...args: unknown[]) => Promise<unknown>) | undefined;
+      const sent: string[] = [];
+      try {
+        await path.atomically(
+          async (unit) => {
+            // Every statement the unit's connection is asked for, from here on.
+            connection = (unit.manager.queryRunner as unknown as { databaseConnection: NonNullable<typeof connection> }).databaseConnection;
+            query = connection.query;
+            connection.query = (...args: unknown[]) => {
+              sent.push(typeof args[0] === 'string' ? args[0] : (args[0] as { text: string }).text);
+              return query!.apply(connection, args);
+            };
+            await path.preload([a, b]);
+            expect(sent).toHaveLength(1);
+            // Parts that only load what was read ahead and stage their appends make no statement at all.
+            await path.run(context(), 'reject', async (session) => session.append(a, [noted(`a${(await session.load(a, notes)).state.length + 1}`)]));
+            await path.run(context(), 'reject', async (session) => session.append(b, [noted(`b${(await session.load(b, notes)).state.length + 1}`)]));
+            expect(sent).toHaveLength(1);
+            // A part that writes and then fails: its savepoint went ahead of its write, which is rolled back with it.
+            await expect(
+              path.run(context(), 'reject', async (session) => {
+                session.append(a, [noted('dropped')]);
+                await session.query(`insert into command_path_numbers (environment_id, last) values ($1, 1)`, [claim]);
+                throw new Error('this part fails');
+              }),
+            ).rejects.toThrow('this part fails');
+            // A part whose statement fails in Postgres leaves the unit's transaction usable.
+            await expect(path.run(context(), 'reject', async (session) => session.query(`select 1 / 0`, []))).rejects.toThrow(/division by zero/);
+            await path.run(context(), 'reject', async (session) => session.append(a, [noted(`a${(await session.load(a, notes)).state.length + 1}`)]));
+          },
+          undefined,
+          { stageAppends: true },
+        );
+      } finally {
+        if (connection && query) connection.query = query;
+      }
+      const savepoints = sent.filter((sql) => /^savepoint /.test(sql));
+      expect(savepoints).toHaveLength(2);
+      expect(sent.filter((sql) => /^rollback to savepoint /.test(sql))).toHaveLength(2);
+      // The one read of the streams is the read ahead.
+      expect(sent.filter((sql) => /from events/.test(sql))).toHaveLength(1);
+      expect(await read(a)).toEqual(['a1', 'a2', 'a3']);
+      expect(await read(b)).toEqual(['b1']);
+      expect(await dataSource.query(`select * from command_path_numbers where environment_id = $1`, [claim])).toEqual([]);
+    });
+
+    it('reads streams ahead only for a unit that stages its appends', async () => {
+      await expect(path.atomically(() => path.preload([stream()]))).rejects.toThrow('only a unit that stages its appends keeps streams read ahead');
+    });
+
     it('writes nothing and names the stream when another writer moved it before the commit', async () => {
       const [a, b] = [stream(), stream()];
       await path.handle(a, notes, () => [noted('a1')], context(), { newStream: true });

@@ -91,6 +91,14 @@ export class CommandPath {
   }
 
   /**
+   * Reads streams ahead for the commands of the current unit of work, which stages its appends: each one's load in
+   * the unit then makes no statement (see EventStore.preload). What a load answers is unchanged.
+   */
+  preload(streams: readonly StreamRef[]): Promise<void> {
+    return this.eventStore.preload(streams);
+  }
+
+  /**
    * A command over one stream: load → decide → append. `decide` returns the
    * events (none: nothing is written). Its single append is one statement,
    * atomic without a transaction of its own.

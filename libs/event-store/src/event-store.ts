@@ -196,14 +196,17 @@ export class EventStore {
 
   /** The stream's events; inside a unit of work that stages its appends, followed by those it staged. */
   async readStream(stream: StreamRef, manager: EntityManager = this.dataSource.manager): Promise<RecordedEvent[]> {
-    const staged = currentUnitOfWork()?.staged;
+    const unit = currentUnitOfWork();
+    const staged = unit?.staged;
     // A stream the unit creates had no events when it was decided, and it cannot have any the unit may build on: another
     // writer creating it meanwhile fails the unit at its commit (stream-exists). No read, then: in a billing batch this is
     // every invoice's booking, done while the batch holds the environment's number counter.
     if (staged?.some(({ append }) => append.expectedVersion === 'no_stream' && sameStream(append.stream, stream))) return stagedEvents(staged, stream);
+    const preloaded = unit?.preloadedEvents(loadKey(stream));
     // A malformed id fails its own statement, never a shared one.
-    const stored =
-      manager === this.dataSource.manager && isUuid(stream.environmentId) && isUuid(stream.streamId)
+    const stored = preloaded
+      ? [...preloaded]
+      : manager === this.dataSource.manager && isUuid(stream.environmentId) && isUuid(stream.streamId)
         ? ((await this.streamReads.load(stream))?.events ?? [])
         : (
             await queryRows<EventRow>(
@@ -228,6 +231,18 @@ export class EventStore {
       const stored = byStream.get(loadKey(stream)) ?? [];
       return staged ? [...stored, ...stagedEvents(staged, stream)] : stored;
     });
+  }
+
+  /**
+   * Reads streams ahead, in one statement, for the commands of the current unit of work (one that stages its
+   * appends): their loads in the unit then make no statement each (UnitOfWork.keepPreloaded). The billing batch
+   * reads its claimed subscriptions so.
+   */
+  async preload(streams: readonly StreamRef[]): Promise<void> {
+    const unit = currentUnitOfWork();
+    if (!unit) throw new Error('streams are read ahead for a unit of work');
+    const stored = await this.storedStreams(streams, unit.manager);
+    unit.keepPreloaded(new Map(streams.map((stream) => [loadKey(stream), stored.get(loadKey(stream)) ?? []])));
   }
 
   /** The stored events of whole streams in one statement, by `loadKey` (streams without events absent). */

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DataSource, EntityManager } from 'typeorm';
-import { EventMetadata, StreamAppend, StreamRef, streamKey, WrittenStream } from './types';
+import { EventMetadata, RecordedEvent, StreamAppend, StreamRef, streamKey, WrittenStream } from './types';
 
 /** An append a unit holds until it commits, with the metadata of the command that decided it. */
 export interface StagedAppend {
@@ -54,6 +54,13 @@ export class UnitOfWork {
   private partsFailTheUnit = false;
   /** Per staged stream, how many times a conflict on it at the unit's commit may run the unit again (its command's policy). */
   private readonly retries = new Map<string, number>();
+  /** Streams read ahead for the unit's commands (EventStore.preload), by EventStore's load key: their stored events. */
+  private readonly preloaded = new Map<string, readonly RecordedEvent[]>();
+  /** The parts (savepoints) open now, outermost first; `taken` once the savepoint is in the transaction. */
+  private readonly parts: Part[] = [];
+  private partsMade = 0;
+  /** The unit's connection while its statements take the open parts' savepoints first (see connection), and its own `query` to put back. */
+  private hooked: { readonly client: PgConnection; readonly query: PgConnection['query'] } | null = null;
 
   constructor(
     readonly manager: EntityManager,
@@ -120,7 +127,86 @@ export class UnitOfWork {
   /** After this, nothing (not even a callback that outlives the command) can reach the transaction. */
   close(): void {
     this.open = false;
+    // The connection goes back to the pool as it came.
+    if (this.hooked) this.hooked.client.query = this.hooked.query;
+    this.hooked = null;
   }
+
+  /**
+   * Keeps streams read ahead for the unit's commands: a stream's load in the unit then makes no statement (see
+   * EventStore.preload). Only a unit that stages its appends: nothing it decides reaches the log before its commit,
+   * so what was read stays what the log holds for it, and the staged appends' expected versions check, at the
+   * commit, that no other writer moved it meanwhile, as for any load.
+   */
+  keepPreloaded(streams: ReadonlyMap<string, readonly RecordedEvent[]>): void {
+    if (!this.staged) throw new Error('only a unit that stages its appends keeps streams read ahead');
+    for (const [key, events] of streams) this.preloaded.set(key, events);
+  }
+
+  /** The stored events of a stream read ahead (by EventStore's load key), or undefined for a stream not read ahead. */
+  preloadedEvents(key: string): readonly RecordedEvent[] | undefined {
+    return this.preloaded.get(key);
+  }
+
+  /**
+   * Runs `work` as a part that fails alone: its savepoint is taken just before the part's first statement (any
+   * statement on the unit's connection, the part's or a nested part's), so a part that makes none (a billing
+   * step whose stream was read ahead and whose appends are staged) costs no round trip, and rolling it back is
+   * forgetting what it staged. Answers undefined when the unit's connection is not at hand (no part then).
+   */
+  async partAlone<Result>(work: () => Promise<Result>): Promise<{ result: Result } | undefined> {
+    const client = this.connection();
+    if (!client) return undefined;
+    const part: Part = { name: `unit_part_${++this.partsMade}`, taken: false };
+    this.parts.push(part);
+    try {
+      const result = await work();
+      this.removePart(part);
+      if (part.taken) await client.query(`release savepoint ${part.name}`);
+      return { result };
+    } catch (error) {
+      this.removePart(part);
+      if (part.taken) await client.query(`rollback to savepoint ${part.name}; release savepoint ${part.name}`);
+      throw error;
+    }
+  }
+
+  private removePart(part: Part): void {
+    this.parts.splice(this.parts.indexOf(part), 1);
+  }
+
+  /**
+   * The unit's pg connection, its `query` wrapped once so that every statement on it (TypeORM's, queryRows's,
+   * a nested part's) first takes the savepoints of the open parts not yet taken, outermost first, and is sent
+   * once they are (pg 9 refuses a query asked while another runs). A savepoint that fails fails the statement.
+   * Every caller in a unit uses the promise form of `query` (no callback, no cursor).
+   */
+  private connection(): PgConnection | undefined {
+    if (this.hooked) return this.hooked.client;
+    const client = (this.manager.queryRunner as unknown as { databaseConnection?: PgConnection } | undefined)?.databaseConnection;
+    if (!client || !this.open) return undefined;
+    const query = client.query;
+    const parts = this.parts;
+    client.query = (...args: unknown[]) => {
+      const due = parts.filter((part) => !part.taken);
+      if (due.length === 0) return query.apply(client, args);
+      for (const part of due) part.taken = true;
+      return query.call(client, due.map((part) => `savepoint ${part.name}`).join('; ')).then(() => query.apply(client, args));
+    };
+    this.hooked = { client, query };
+    return client;
+  }
+}
+
+/** A part of a unit that fails alone: its savepoint's name, and whether the savepoint is in the transaction yet. */
+interface Part {
+  readonly name: string;
+  taken: boolean;
+}
+
+/** What the unit uses of its pg connection (a PoolClient). */
+interface PgConnection {
+  query: (...args: unknown[]) => Promise<unknown>;
 }
 
 const ambient = new AsyncLocalStorage<UnitOfWork>();
@@ -159,7 +245,9 @@ export async function inTransaction<Result>(dataSource: DataSource, work: (tx: E
   await unit.deferred?.begin();
   const mark = unit.mark();
   try {
-    return await (unit.partsRollBackAlone ? unit.manager.transaction(work) : work(unit.manager));
+    if (!unit.partsRollBackAlone) return await work(unit.manager);
+    const part = await unit.partAlone(() => work(unit.manager));
+    return part ? part.result : await unit.manager.transaction(work);
   } catch (error) {
     unit.rollbackTo(mark);
     throw error;
