@@ -152,18 +152,17 @@ export class UnitOfWork {
    * Runs `work` as a part that fails alone: its savepoint is taken just before the part's first statement (any
    * statement on the unit's connection, the part's or a nested part's), so a part that makes none (a billing
    * step whose stream was read ahead and whose appends are staged) costs no round trip, and rolling it back is
-   * forgetting what it staged. Answers undefined when the unit's connection is not at hand (no part then).
+   * forgetting what it staged. The unit's transaction has begun (its connection is made).
    */
-  async partAlone<Result>(work: () => Promise<Result>): Promise<{ result: Result } | undefined> {
+  async partAlone<Result>(work: () => Promise<Result>): Promise<Result> {
     const client = this.connection();
-    if (!client) return undefined;
     const part: Part = { name: `unit_part_${++this.partsMade}`, taken: false };
     this.parts.push(part);
     try {
       const result = await work();
       this.removePart(part);
       if (part.taken) await client.query(`release savepoint ${part.name}`);
-      return { result };
+      return result;
     } catch (error) {
       this.removePart(part);
       if (part.taken) await client.query(`rollback to savepoint ${part.name}; release savepoint ${part.name}`);
@@ -181,10 +180,10 @@ export class UnitOfWork {
    * once they are (pg 9 refuses a query asked while another runs). A savepoint that fails fails the statement.
    * Every caller in a unit uses the promise form of `query` (no callback, no cursor).
    */
-  private connection(): PgConnection | undefined {
+  private connection(): PgConnection {
     if (this.hooked) return this.hooked.client;
     const client = (this.manager.queryRunner as unknown as { databaseConnection?: PgConnection } | undefined)?.databaseConnection;
-    if (!client || !this.open) return undefined;
+    if (!client || !this.open) throw new Error('a part of a unit of work runs on the open unit’s connection');
     const query = client.query;
     const parts = this.parts;
     client.query = (...args: unknown[]) => {
@@ -245,9 +244,7 @@ export async function inTransaction<Result>(dataSource: DataSource, work: (tx: E
   await unit.deferred?.begin();
   const mark = unit.mark();
   try {
-    if (!unit.partsRollBackAlone) return await work(unit.manager);
-    const part = await unit.partAlone(() => work(unit.manager));
-    return part ? part.result : await unit.manager.transaction(work);
+    return await (unit.partsRollBackAlone ? unit.partAlone(() => work(unit.manager)) : work(unit.manager));
   } catch (error) {
     unit.rollbackTo(mark);
     throw error;
