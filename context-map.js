@@ -38,6 +38,12 @@ const CONTEXTS = [
   { name: 'analytics', uses: ['catalog', 'invoicing', 'payments', 'subscriptions', 'templates'] },
 ];
 
+/**
+ * Libraries for the service's users, not contexts: they use no package here and none uses them. `client` is the typed
+ * HTTP client API consumers call the service with (generated from /openapi.json).
+ */
+const CONSUMER_LIBRARIES = ['client'];
+
 /** Every package under libs/ with the packages it may import. */
 function allowedImports() {
   const allowed = new Map();
@@ -48,7 +54,8 @@ function allowedImports() {
     }
     allowed.set(name, [...FOUNDATION, ...uses]);
   }
+  for (const name of CONSUMER_LIBRARIES) allowed.set(name, []);
   return allowed;
 }
 
-module.exports = { FOUNDATION, CONTEXTS, allowedImports };
+module.exports = { FOUNDATION, CONTEXTS, CONSUMER_LIBRARIES, allowedImports };

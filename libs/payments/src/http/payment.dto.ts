@@ -100,7 +100,9 @@ export class PaymentProviderListDto {
 export class EnableProviderDto {
   @ApiProperty({ enum: KNOWN_PROVIDERS }) name!: string;
   @ApiProperty({
-    type: Object,
+    type: 'object',
+    // Named, so a typed client can send them (an object schema without properties admits none).
+    properties: { secretKey: { type: 'string' }, webhookSecret: { type: 'string' } },
     nullable: true,
     example: { secretKey: 'sk_sandbox_4eC39HqLyjWDarjtT1zdp7dc' },
     description: 'sandbox: {secretKey: "sk_sandbox_…"}; manual: null; stripe: {secretKey: "sk_test_…" | "sk_live_…" | "rk_…", webhookSecret: "whsec_…"}',
