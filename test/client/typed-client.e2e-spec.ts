@@ -69,7 +69,9 @@ describe('the typed client (@billing/client) over HTTP', () => {
       { what: 'two settled invoices' },
     );
     // Both were made by one advance, at one instant: in number order.
-    const byNumber = invoices.map(({ handle, totalDue, date }) => ({ handle, totalDue, date })).sort((a, b) => a.handle.localeCompare(b.handle));
+    const byNumber = invoices
+      .map(({ handle, totalDue, date }) => ({ handle, totalDue, date }))
+      .sort((a, b) => String(a.handle).localeCompare(String(b.handle)));
     expect(byNumber).toEqual([
       { handle: 'INV-000001', totalDue: 0, date: '2027-03-01' },
       { handle: 'INV-000002', totalDue: 0, date: '2027-04-01' },
