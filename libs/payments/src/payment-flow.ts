@@ -13,6 +13,7 @@ import {
   decideRecordOutcome,
   decideRecordRefundOutcome,
   decideRefund,
+  InvoicePayments,
   invoicePaymentsEvolver,
   KnownProvider,
   Payment,
@@ -24,6 +25,7 @@ import {
   paymentProviderEvolver,
   Refund,
   RefundOutcome,
+  takenNotSettled,
 } from './domain';
 import { CredentialVault } from './credentials/credential-vault';
 import { ChargeRequest, GatewayOutcome, GatewayRefundOutcome, RefundLookupOutcome, RefundRequest } from './gateway/payment-gateway';
@@ -70,12 +72,24 @@ export interface PaymentRequest {
  * answer is the same).
  */
 const OUTCOME_CONFLICTS: ConflictPolicy = { retries: 2 };
+/** A payment recorded while another closed on the same invoice: decided again, on what that one took. */
+const RECORD_CONFLICTS: ConflictPolicy = { retries: 2 };
 
-/** What a payment is checked against: the invoice as its events say (null: there is no such invoice). */
-function invoiceFacts(invoice: InvoiceState): InvoiceFacts | null {
+/**
+ * What a payment is checked against: the invoice as its events say (null: there is no such invoice), its total due
+ * less what its payments took that is not settled on it yet. The invoice must be read before its payments: a
+ * settlement it shows then implies its payment's close is seen too.
+ */
+function invoiceFacts(invoice: InvoiceState, payments: InvoicePayments): InvoiceFacts | null {
   if (invoice.status === 'none') return null;
   const view = toInvoiceView(invoice);
-  return { invoiceId: view.id, status: view.status, type: view.type, currency: view.currency, customerId: view.customer.id, totalDue: view.totalDue };
+  const totalDue =
+    view.totalDue -
+    takenNotSettled(
+      payments,
+      invoice.settlements.map((settlement) => settlement.reference),
+    );
+  return { invoiceId: view.id, status: view.status, type: view.type, currency: view.currency, customerId: view.customer.id, totalDue };
 }
 
 @Injectable()
@@ -194,20 +208,24 @@ export class PaymentFlow {
   }
 
   private async record(environmentId: string, paymentId: string, request: PaymentRequest, context: CommandContext): Promise<Written<Payment>> {
-    return this.commands.run(context, 'reject', async (session) => {
+    // Every path that pays (the API, the hosted page, a collection try) records here: the one guard against a second
+    // payment of an invoice while one is under way. A close committed meanwhile decides again on what it took.
+    return this.commands.run(context, RECORD_CONFLICTS, async (session) => {
       // The invoice as its stream says, read under its payment lock: a void committed meanwhile refuses the payment.
       let invoice: InvoiceFacts | null = null;
+      let lock: { state: InvoicePayments } | null = null;
       if (isUuid(request.invoiceId)) {
-        const lock = invoicePaymentLock(environmentId, request.invoiceId);
-        await session.query(lock.sql, lock.parameters);
-        invoice = invoiceFacts((await session.load(invoiceStream(environmentId, request.invoiceId), invoiceEvolver)).state);
+        const paymentLock = invoicePaymentLock(environmentId, request.invoiceId);
+        await session.query(paymentLock.sql, paymentLock.parameters);
+        const invoiceState = (await session.load(invoiceStream(environmentId, request.invoiceId), invoiceEvolver)).state;
+        lock = await session.load(invoicePaymentsStream(environmentId, request.invoiceId), invoicePaymentsEvolver);
+        invoice = invoiceFacts(invoiceState, lock.state);
       }
       // Read on the transaction's own connection: a second one while holding this one could starve the pool.
       const provider =
         typeof request.provider === 'string'
           ? (await session.load(providerStream(environmentId, request.provider as KnownProvider), paymentProviderEvolver)).state
           : null;
-      const lock = invoice ? await session.load(invoicePaymentsStream(environmentId, invoice.invoiceId), invoicePaymentsEvolver) : null;
       const events = decideCreatePayment(
         {
           paymentId,
@@ -332,7 +350,8 @@ export class PaymentFlow {
       const lockStream = invoicePaymentsStream(environmentId, payment.invoiceId);
       const lock = await session.load(lockStream, invoicePaymentsEvolver);
       const version = session.append(stream, decided);
-      session.append(lockStream, decideCloseInvoicePayment({ invoiceId: payment.invoiceId, paymentId }, lock.state, context.meta));
+      const taken = payment.status === 'succeeded' ? payment.amount : 0;
+      session.append(lockStream, decideCloseInvoicePayment({ invoiceId: payment.invoiceId, paymentId, taken }, lock.state, context.meta));
       return { id: paymentId, version, state: payment };
     });
   }

@@ -4,26 +4,58 @@ import { CommandMetadata, DomainEvent, Evolver } from '@billing/shared-kernel';
  * One stream per invoice that serialises its payments: a payment opens it,
  * its outcome closes it. Creating a payment appends here with the version it
  * loaded, so two concurrent payments on one invoice cannot both see it closed.
+ * Closing records what the payment took: the invoice's settlement follows it
+ * only later (a reactor), and until then that amount is not due any more.
  */
 export const INVOICE_PAYMENTS_STREAM_TYPE = 'invoice-payments';
 
 export type InvoicePaymentOpened = DomainEvent<'InvoicePaymentOpened', { readonly invoiceId: string; readonly paymentId: string; readonly openedAt: string }>;
-export type InvoicePaymentClosed = DomainEvent<'InvoicePaymentClosed', { readonly invoiceId: string; readonly paymentId: string; readonly closedAt: string }>;
+export type InvoicePaymentClosed = DomainEvent<
+  'InvoicePaymentClosed',
+  {
+    readonly invoiceId: string;
+    readonly paymentId: string;
+    /** Minor units the payment took (its amount when it succeeded, else 0); absent on events written before it existed: 0. */
+    readonly taken?: number;
+    readonly closedAt: string;
+  }
+>;
 export type InvoicePaymentsEvent = InvoicePaymentOpened | InvoicePaymentClosed;
 
-/** The payment of the invoice still waiting for its outcome, if any, and every payment ever made of it (oldest first). */
+/** A payment of the invoice that took money, and how much. */
+export interface TakenPayment {
+  readonly paymentId: string;
+  readonly amount: number;
+}
+
+/** The payment of the invoice still waiting for its outcome, if any, every payment ever made of it (oldest first), and those that took money. */
 export interface InvoicePayments {
   readonly pendingPaymentId: string | null;
   readonly paymentIds: readonly string[];
+  readonly taken: readonly TakenPayment[];
 }
 
 export const invoicePaymentsEvolver: Evolver<InvoicePayments, InvoicePaymentsEvent> = {
-  initialState: () => ({ pendingPaymentId: null, paymentIds: [] }),
+  initialState: () => ({ pendingPaymentId: null, paymentIds: [], taken: [] }),
   evolve: (state, event) => {
-    if (event.type === 'InvoicePaymentOpened') return { pendingPaymentId: event.data.paymentId, paymentIds: [...state.paymentIds, event.data.paymentId] };
-    return state.pendingPaymentId === event.data.paymentId ? { ...state, pendingPaymentId: null } : state;
+    if (event.type === 'InvoicePaymentOpened')
+      return { ...state, pendingPaymentId: event.data.paymentId, paymentIds: [...state.paymentIds, event.data.paymentId] };
+    if (state.pendingPaymentId !== event.data.paymentId) return state;
+    const taken = event.data.taken ?? 0;
+    return { ...state, pendingPaymentId: null, taken: taken > 0 ? [...state.taken, { paymentId: event.data.paymentId, amount: taken }] : state.taken };
   },
 };
+
+/**
+ * What the invoice's payments took that its settlements do not show yet
+ * (a settlement's reference is its payment's id): the invoice's total due
+ * overstates what is left by this much until the settlement reactor catches
+ * up, and a payment decided on the total due alone would take it twice.
+ */
+export function takenNotSettled(payments: InvoicePayments, settlementReferences: readonly (string | null)[]): number {
+  const settled = new Set(settlementReferences);
+  return payments.taken.reduce((sum, { paymentId, amount }) => (settled.has(paymentId) ? sum : sum + amount), 0);
+}
 
 /** Opens the invoice for a payment decided on (decideCreatePayment has refused one while another is pending). */
 export function decideOpenInvoicePayment(
@@ -34,9 +66,9 @@ export function decideOpenInvoicePayment(
   return [{ type: 'InvoicePaymentOpened', schemaVersion: 1, data: { ...command, openedAt: meta.now.toISOString() } }];
 }
 
-/** Closes it once the payment has its outcome; closing a payment that is not the pending one writes nothing. */
+/** Closes it once the payment has its outcome, with what it took; closing a payment that is not the pending one writes nothing. */
 export function decideCloseInvoicePayment(
-  command: { invoiceId: string; paymentId: string },
+  command: { invoiceId: string; paymentId: string; taken: number },
   state: InvoicePayments,
   meta: CommandMetadata,
 ): InvoicePaymentClosed[] {
