@@ -45,6 +45,8 @@ export interface PaymentRequest {
   readonly offSession?: boolean;
   /** The page the customer pays on (the hosted invoice page): where a gateway sends them back after 3-D Secure. */
   readonly returnUrl?: string;
+  /** Asked for by the customer on a page of ours: only providers that take their money (CUSTOMER_PROVIDERS). */
+  readonly byCustomer?: boolean;
 }
 
 /**
@@ -236,6 +238,7 @@ export class PaymentFlow {
           providerEnabled: provider?.status === 'enabled',
           pendingPaymentId: lock?.state.pendingPaymentId ?? null,
           attempt: request.attempt,
+          byCustomer: request.byCustomer,
         },
         paymentEvolver.initialState(),
         context.meta,

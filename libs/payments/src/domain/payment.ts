@@ -1,5 +1,5 @@
 import { CommandMetadata, ConflictError, DomainEvent, Evolver, NotFoundError, ValidationError, assertAmountInRange } from '@billing/shared-kernel';
-import { KnownProvider, assertKnownProvider } from './provider';
+import { CUSTOMER_PROVIDERS, KnownProvider, assertKnownProvider } from './provider';
 
 /**
  * The Payment aggregate, decider style: one stream per payment, `evolve`
@@ -380,6 +380,8 @@ export interface CreatePayment {
   readonly pendingPaymentId: string | null;
   /** default 1 (a direct payment); dunning passes the n-th try */
   readonly attempt?: number;
+  /** Asked for by the customer (the hosted page): only a provider that takes their money (CUSTOMER_PROVIDERS). */
+  readonly byCustomer?: boolean;
 }
 
 /**
@@ -393,6 +395,13 @@ export function decideCreatePayment(command: CreatePayment, state: PaymentState,
   if (!Number.isSafeInteger(attempt) || attempt < 1) throw new RangeError('attempt must be an integer >= 1');
   const requested = command.requestedAmount === undefined || command.requestedAmount === null ? null : positiveAmount(command.requestedAmount, '/amount');
   const provider = assertKnownProvider(command.provider, '/paymentMethod/provider');
+  if (command.byCustomer === true && !CUSTOMER_PROVIDERS.includes(provider)) {
+    throw ValidationError.at(
+      '/paymentMethod/provider',
+      `${provider} payments are recorded by staff, not made by customers`,
+      'payment-provider-not-for-customers',
+    );
+  }
 
   const invoice = command.invoice;
   if (invoice === null) {

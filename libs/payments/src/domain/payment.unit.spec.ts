@@ -252,6 +252,24 @@ describe('decideCreatePayment', () => {
       .thenThrows({ errors: [{ pointer: '/invoiceId', detail: 'there is no invoice inv-1 in this environment' }] });
   });
 
+  it.each(['sandbox', 'stripe'] as const)('lets a customer pay with %s, which takes their money', (provider) => {
+    spec
+      .given([])
+      .when((state) => decideCreatePayment({ ...create, provider, byCustomer: true }, state, meta))
+      .then([{ ...created, data: { ...created.data, provider } }]);
+  });
+
+  it('refuses a manual payment asked for by a customer: it would only record money moved elsewhere', () => {
+    spec
+      .given([])
+      .when((state) => decideCreatePayment({ ...create, provider: 'manual', byCustomer: true }, state, meta))
+      .thenThrows(invalidAt('/paymentMethod/provider', 'payment-provider-not-for-customers'));
+    spec
+      .given([])
+      .when((state) => decideCreatePayment({ ...create, provider: 'manual' }, state, meta))
+      .then([{ ...created, data: { ...created.data, provider: 'manual' } }]);
+  });
+
   it('conflicts while another payment of the invoice is pending', () => {
     spec
       .given([])
