@@ -123,9 +123,16 @@ export class PaymentFlow {
     });
   }
 
-  /** For a payment still open (pending, requires_action): what the gateway says became of its charge. Never charges again. */
+  /**
+   * For a payment still open (pending, requires_action): what the gateway says became of its charge. A charge the
+   * gateway never saw (the process died before the call) is made now, under the same reference, without the customer
+   * present: it was never declined, so it is neither reported nor retried later as one. Never a second charge: the
+   * gateway answers a reference it holds with its first outcome.
+   */
   async resolve(environmentId: string, payment: Payment, context: CommandContext): Promise<void> {
-    const outcome = await this.charge(environmentId, payment, { token: '', offSession: false, returnUrl: null }, 'lookup');
+    const found = await this.charge(environmentId, payment, { token: '', offSession: false, returnUrl: null }, 'lookup');
+    const token = found.kind === 'not_found' && payment.method ? this.vault.decryptToken(environmentId, payment.provider, payment.method) : null;
+    const outcome = token === null ? found : await this.charge(environmentId, payment, { token, offSession: true, returnUrl: null }, 'charge');
     await this.settle(environmentId, payment.id, outcome, context);
   }
 
@@ -239,6 +246,7 @@ export class PaymentFlow {
           pendingPaymentId: lock?.state.pendingPaymentId ?? null,
           attempt: request.attempt,
           byCustomer: request.byCustomer,
+          method: typeof request.provider === 'string' ? this.vault.encryptToken(environmentId, request.provider, request.token) : undefined,
         },
         paymentEvolver.initialState(),
         context.meta,
@@ -335,7 +343,7 @@ export class PaymentFlow {
     context: CommandContext,
   ): Promise<Written<Payment> | null> {
     if (outcome.kind === 'unknown') return null;
-    // A lookup that finds no charge: none was made, and the token is gone: the payment failed without charging.
+    // A lookup that finds no charge of a payment whose token was not kept (recorded before it was): it failed without charging.
     const known: PaymentOutcome = outcome.kind === 'not_found' ? { kind: 'unreachable', message: outcome.message } : outcome;
     return this.recordOutcome(environmentId, paymentId, known, context);
   }

@@ -259,6 +259,14 @@ describe('decideCreatePayment', () => {
       .then([{ ...created, data: { ...created.data, provider } }]);
   });
 
+  it('keeps the encrypted token it was asked with on the event and the payment (for a charge made again), never in clear', () => {
+    const method = { keyId: 'k1', ciphertext: 'c2VhbGVk' };
+    const events = decideCreatePayment({ ...create, method }, paymentEvolver.initialState(), meta);
+    expect(events).toEqual([{ ...created, data: { ...created.data, method } }]);
+    expect(foldEvents(paymentEvolver, events)).toMatchObject({ status: 'pending', method });
+    expect(foldEvents(paymentEvolver, [created])).not.toHaveProperty('method');
+  });
+
   it('refuses a manual payment asked for by a customer: it would only record money moved elsewhere', () => {
     spec
       .given([])
