@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CommandContext, CommandPath, ConflictPolicy, outsideUnitOfWork, Written } from '@billing/event-store';
+import { CommandContext, CommandPath, CommandSession, ConflictPolicy, outsideUnitOfWork, Written } from '@billing/event-store';
 import { foldEvents, isUuid } from '@billing/shared-kernel';
 import { invoiceEvolver, invoicePaymentLock, InvoiceState, invoiceStream, toInvoiceView } from '@billing/invoicing';
 import {
@@ -25,6 +25,7 @@ import {
   paymentProviderEvolver,
   Refund,
   RefundOutcome,
+  refundableOfInvoice,
   takenNotSettled,
 } from './domain';
 import { CredentialVault } from './credentials/credential-vault';
@@ -176,17 +177,9 @@ export class PaymentFlow {
     context: CommandContext,
   ): Promise<Written<Payment>> {
     return outsideUnitOfWork(async () => {
-      const { refundId, amount, creditNoteId } = request;
-      const reserved = await this.commands.handle(
-        paymentStream(environmentId, paymentId),
-        paymentEvolver,
-        (current) => decideRefund({ refundId, amount, paymentId, creditNoteId }, current, context.meta),
-        context,
-        {
-          conflicts: { retries: 1 },
-        },
-      );
-      const payment = reserved.state as Payment;
+      const reserved = await this.reserveRefund(environmentId, paymentId, request, context);
+      const { refundId } = request;
+      const payment = reserved.state;
       // A retried request finds its refund reserved already, and maybe decided: a pending one is asked again under the same reference.
       const refund = payment.refunds.find((candidate) => candidate.id === refundId)!;
       if (refund.status !== 'pending') return { id: paymentId, version: reserved.version, state: payment };
@@ -195,6 +188,54 @@ export class PaymentFlow {
         (await this.recordRefundOutcome(environmentId, paymentId, refundId, outcome, context)) ?? { id: paymentId, version: reserved.version, state: payment }
       );
     });
+  }
+
+  /**
+   * Reserves the refund on the payment. A direct one (not a credit note's) is decided under its invoice's payment lock,
+   * which a credit note's issue takes too, against what the invoice's credit notes are still to refund: the two never
+   * promise the same money twice (a credit note's own refunds were promised when it was issued).
+   */
+  private async reserveRefund(
+    environmentId: string,
+    paymentId: string,
+    { refundId, amount, creditNoteId }: { refundId: string; amount: unknown; creditNoteId?: string },
+    context: CommandContext,
+  ): Promise<Written<Payment>> {
+    const stream = paymentStream(environmentId, paymentId);
+    // Its invoice, to lock before the payment is read (a payment's invoice never changes).
+    const { state: found } = await this.commands.load(stream, paymentEvolver);
+    const invoiceId = creditNoteId === undefined && found.status !== 'none' ? found.invoiceId : null;
+    return this.commands.run(context, { retries: 1 }, async (session) => {
+      if (invoiceId !== null) {
+        const lock = invoicePaymentLock(environmentId, invoiceId);
+        await session.query(lock.sql, lock.parameters);
+      }
+      const loaded = await session.load(stream, paymentEvolver);
+      const refundableOfInvoice =
+        invoiceId !== null && loaded.state.status === 'succeeded' ? await this.refundableOfInvoice(session, environmentId, loaded.state) : undefined;
+      const events = decideRefund({ refundId, amount, paymentId, creditNoteId, refundableOfInvoice }, loaded.state, context.meta);
+      const state = foldEvents(paymentEvolver, events, loaded.state) as Payment;
+      return { id: paymentId, version: events.length === 0 ? loaded.version : session.append(stream, events), state };
+    });
+  }
+
+  /** refundableOfInvoice for a refund of `payment`, read in the session (under the invoice's payment lock). */
+  private async refundableOfInvoice(session: CommandSession, environmentId: string, payment: Payment): Promise<number | undefined> {
+    const invoice = (await session.load(invoiceStream(environmentId, payment.invoiceId), invoiceEvolver)).state;
+    if (invoice.status === 'none') return undefined;
+    const invoicePayments = (await session.load(invoicePaymentsStream(environmentId, payment.invoiceId), invoicePaymentsEvolver)).state;
+    const payments: Payment[] = [payment];
+    for (const otherId of invoicePayments.paymentIds) {
+      if (otherId === payment.id) continue;
+      const other = (await session.load(paymentStream(environmentId, otherId), paymentEvolver)).state;
+      if (other.status !== 'none') payments.push(other);
+    }
+    const facts = {
+      paidThroughPayments: invoice.paidThroughPayments,
+      creditNoteRefundsOutstanding: invoice.creditNoteRefundsOutstanding,
+      settlementReferences: invoice.settlements.map((settlement) => settlement.reference),
+    };
+    return refundableOfInvoice(facts, invoicePayments, payments);
   }
 
   /** For a refund still pending: what the gateway says became of it. Never refunds again. */

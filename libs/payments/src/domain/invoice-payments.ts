@@ -1,4 +1,5 @@
 import { CommandMetadata, DomainEvent, Evolver } from '@billing/shared-kernel';
+import type { Payment } from './payment';
 
 /**
  * One stream per invoice that serialises its payments: a payment opens it,
@@ -74,4 +75,45 @@ export function decideCloseInvoicePayment(
 ): InvoicePaymentClosed[] {
   if (state.pendingPaymentId !== command.paymentId) return [];
   return [{ type: 'InvoicePaymentClosed', schemaVersion: 1, data: { ...command, closedAt: meta.now.toISOString() } }];
+}
+
+/** What the invoice says of the money its payments brought, read from its stream in the deciding transaction. */
+export interface InvoiceRefundFacts {
+  /** Net of the payments' settlements on it: what they paid, less what was refunded of them. */
+  readonly paidThroughPayments: number;
+  /** What its credit notes are still to refund through its payments. */
+  readonly creditNoteRefundsOutstanding: number;
+  /** Its settlements' references (a payment's id, a refund's id, …). */
+  readonly settlementReferences: readonly (string | null)[];
+}
+
+/**
+ * Refunds of the invoice's payments made directly (not for a credit note),
+ * reserved or made, whose settlement the invoice does not show yet: money
+ * leaving that the invoice cannot see. A credit note's refunds are not
+ * counted: the invoice holds them as outstanding from the credit note on.
+ */
+export function directRefundsNotSettled(payments: readonly Payment[], settlementReferences: readonly (string | null)[]): number {
+  const settled = new Set(settlementReferences);
+  return payments
+    .flatMap((payment) => payment.refunds)
+    .filter((refund) => refund.creditNoteId === undefined && refund.status !== 'failed' && !settled.has(refund.id))
+    .reduce((sum, refund) => sum + refund.amount, 0);
+}
+
+/**
+ * What a direct refund may take of the invoice's payments together: what they
+ * paid (settled, or taken and not settled yet), less what its credit notes
+ * are still to refund and the direct refunds not settled yet. Decided under
+ * the invoice's payment lock, which a credit note's issue takes too, so the
+ * two never promise the same money twice.
+ */
+export function refundableOfInvoice(invoice: InvoiceRefundFacts, invoicePayments: InvoicePayments, payments: readonly Payment[]): number {
+  const references = invoice.settlementReferences;
+  return (
+    invoice.paidThroughPayments +
+    takenNotSettled(invoicePayments, references) -
+    invoice.creditNoteRefundsOutstanding -
+    directRefundsNotSettled(payments, references)
+  );
 }

@@ -544,6 +544,11 @@ export interface RefundPayment {
   readonly paymentId?: string;
   /** A refund of a credit note's refundAmount: that credit note. */
   readonly creditNoteId?: string;
+  /**
+   * A direct refund (no credit note): what its invoice's payments may still refund together once its credit notes
+   * have what they are to refund (refundableOfInvoice); absent: not bounded by the invoice.
+   */
+  readonly refundableOfInvoice?: number;
 }
 
 /**
@@ -573,6 +578,14 @@ export function decideRefund(command: RefundPayment, state: PaymentState, meta: 
           ? ': the payment is fully refunded'
           : '');
     throw ValidationError.at('/amount', detail, 'refund-exceeds-payment');
+  }
+  const ofInvoice = command.refundableOfInvoice;
+  if (ofInvoice !== undefined && amount > BigInt(ofInvoice)) {
+    throw ValidationError.at(
+      '/amount',
+      `must not exceed ${Math.max(ofInvoice, 0)}: the rest of what the invoice's payments paid is being refunded for its credit notes or refunded already`,
+      'refund-exceeds-payment',
+    );
   }
   return [
     {

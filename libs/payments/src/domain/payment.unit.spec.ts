@@ -395,6 +395,17 @@ describe('decideRefund', () => {
       });
   });
 
+  it('bounds a direct refund by what its invoice leaves after its credit notes, and says so', () => {
+    spec
+      .given([created, succeeded])
+      .when((state) => decideRefund({ refundId: 'r-1', amount: 2_501, refundableOfInvoice: 2_500 }, state, later))
+      .thenThrows({ code: 'refund-exceeds-payment', errors: [{ pointer: '/amount', detail: expect.stringContaining('must not exceed 2500') }] });
+    spec
+      .given([created, succeeded])
+      .when((state) => decideRefund({ refundId: 'r-1', amount: 2_500, refundableOfInvoice: 2_500 }, state, later))
+      .then([requested('r-1', 2_500)]);
+  });
+
   it('a failed refund makes its amount refundable again', () => {
     spec
       .given([created, succeeded, requested('r-1', 12_500), refundFailed('r-1')])
