@@ -133,7 +133,7 @@ describe('One payment of an invoice at a time', () => {
     expect(await env.charged()).toBe(4_200);
   });
 
-  it('a collection try while a payment of the invoice is under way: no charge, no failure; the try is looked at again later', async () => {
+  it("a collection try while a payment of the invoice is under way: not made, no failure; it waits for that payment's outcome", async () => {
     const environmentId = randomUUID();
     const call = environmentCall(t, environmentId);
     await collectingSubscription(call, { secretKey: 'sk_sandbox_one-at-a-time', token: 'tok_insufficient_funds', settings: { retryDays: [1] } });
@@ -149,14 +149,24 @@ describe('One payment of an invoice at a time', () => {
     const pending = await call('POST', '/payments', { invoiceId: invoice.id, paymentMethod: { provider: 'sandbox', token: 'tok_timeout' } }, 201);
     expect(pending.body.status).toBe('pending');
 
-    // The retry is due on Feb 2: made here and now, it meets the pending payment.
+    // The retry is due on Feb 2: it waits, not even claimed, while the payment is pending.
     await call('POST', '/test-clock/advance', { to: '2026-02-03T12:00:00.000Z' }, 200);
-    await t.app.get(CollectionEngine).catchUp(environmentId, new Date('2026-02-03T12:00:00.000Z'));
-    const types = await collectionEvents();
-    expect(types.filter((type) => type === 'CollectionAttemptStarted')).toHaveLength(2);
-    expect(types.filter((type) => type === 'CollectionAttemptFailed')).toHaveLength(1);
-    expect(types).not.toContain('CollectionFailed');
+    const engine = t.app.get(CollectionEngine);
+    await engine.catchUp(environmentId, new Date('2026-02-03T12:00:00.000Z'));
+    expect(await collectionEvents()).toEqual(['CollectionStarted', 'CollectionAttemptStarted', 'CollectionAttemptFailed']);
     const payments = (await call('GET', `/payments?filter=${encodeURIComponent(`invoiceId eq ${invoice.id}`)}`, undefined, 200)).body.items;
     expect(payments.map((payment: any) => payment.status).sort()).toEqual(['failed', 'pending']);
+
+    // The read model not showing that payment yet, the try is claimed and made: refused before any charge by the
+    // payment's own guard (on the log), it neither fails nor is recorded, and waits the same way.
+    await t.dataSource.query(`delete from payments where environment_id = $1 and id = $2`, [environmentId, pending.body.id]);
+    await engine.catchUp(environmentId, new Date('2026-02-03T12:00:00.000Z'));
+    const types = await collectionEvents();
+    expect(types).toEqual(['CollectionStarted', 'CollectionAttemptStarted', 'CollectionAttemptFailed', 'CollectionAttemptStarted']);
+    const [claimed] = await t.dataSource.query(
+      `select count(*)::int as n from events where environment_id = $1 and stream_type = 'payment' and event_type = 'PaymentCreated'`,
+      [environmentId],
+    );
+    expect(claimed.n).toBe(2);
   });
 });
