@@ -170,8 +170,8 @@ export class CollectionEngine implements ClockDrivenWork, OnModuleInit, OnApplic
           )
         ).state;
       } catch (error) {
-        // Another payment of the invoice is under way (the API, the hosted page): no charge now, and no failure either;
-        // the claimed try is looked at again in the next run, once that payment has its outcome.
+        // Another payment of the invoice is under way (the API, the hosted page) that the read model did not show yet:
+        // no charge and no failure; the claimed try waits, left out of the work query, until that payment has its outcome.
         if (error instanceof ConflictError && error.code === 'payment-pending') return null;
         // Refused before any charge (provider disabled, invoice no longer payable): a failed try, not retried.
         if (!(error instanceof DomainError)) throw error;
