@@ -277,6 +277,50 @@ describe('Credit notes with a disposition', () => {
     expectProblem(await other('POST', `/invoices/${invoice.id}/credit-notes`, { amount: 1, reason: 'other' }), 404, 'not-found');
   });
 
+  it("a credit note's refund racing a direct refund of the same payment: never more promised than paid, and what a credit note records is refunded", async () => {
+    const { id, call } = await environment();
+    const refundedAtGateway = async () =>
+      (
+        await t.dataSource.query(
+          `select coalesce(sum(amount), 0)::int as n from sandbox_gateway_refunds where environment_id = $1 and outcome->>'kind' = 'succeeded'`,
+          [id],
+        )
+      )[0].n as number;
+    let promised = 0;
+    for (let round = 0; round < 4; round++) {
+      const invoice = await paidInvoice(call);
+      // Each fits alone (15500 paid); together they would refund 20000.
+      const [creditNote, direct] = await Promise.all([
+        call('POST', `/invoices/${invoice.id}/credit-notes`, { amount: 10_000, reason: 'other', refundAmount: 10_000 }),
+        call('PUT', `/payments/${invoice.paymentId}/refund`, { amount: 10_000 }),
+      ]);
+      const issued = creditNote.status === 201;
+      if (issued) expectProblem(direct, 422, 'refund-exceeds-payment');
+      else expect({ creditNote: creditNote.body.type, direct: direct.status }).toEqual({ creditNote: '/problems/refund-exceeds-paid', direct: 200 });
+      promised += 10_000;
+      // What the credit note records as its refund is made in full.
+      const payment = await eventually(
+        async () => (await call('GET', `/payments/${invoice.paymentId}`, undefined, 200)).body,
+        (current) => current.refundedAmount === 10_000,
+        { what: 'the one refund made' },
+      );
+      expect(payment.refunds.map((refund: any) => [refund.amount, refund.status, refund.creditNoteId ?? null])).toEqual([
+        [10_000, 'succeeded', issued ? creditNote.body.id : null],
+      ]);
+    }
+    expect(await refundedAtGateway()).toBe(promised);
+  });
+
+  it('a direct refund right after a credit note promised a refund, and a credit note right after a direct refund: each leaves the other its money', async () => {
+    const { call } = await environment();
+    const first = await paidInvoice(call);
+    await call('POST', `/invoices/${first.id}/credit-notes`, { amount: 10_000, reason: 'other', refundAmount: 10_000 }, 201);
+    expectProblem(await call('PUT', `/payments/${first.paymentId}/refund`, { amount: 5501 }), 422, 'refund-exceeds-payment');
+    const second = await paidInvoice(call);
+    await call('PUT', `/payments/${second.paymentId}/refund`, { amount: 10_000 }, 200);
+    expectProblem(await call('POST', `/invoices/${second.id}/credit-notes`, { amount: 5501, reason: 'other', refundAmount: 5501 }), 422, 'refund-exceeds-paid');
+  });
+
   it('two concurrent credit notes that together exceed the invoice: one is issued, the other refused', async () => {
     const { call } = await environment();
     const invoice = await bookedInvoice(call);

@@ -187,6 +187,28 @@ describe('Hosted invoice page', () => {
     expect(await incomplete.text()).toContain('The payment form was incomplete');
   });
 
+  it('refuses a form naming a provider that takes no money from the customer (manual), an unknown or a disabled one: nothing recorded', async () => {
+    const env = environment();
+    await env.enableSandbox();
+    expect((await env.call('POST', '/paymentproviders/enable', { name: 'manual', credentials: null })).status).toBe(200);
+    const invoice = await env.booked(6_000);
+    const path = pathOf(invoice.hostedInvoiceUrl);
+    const nonce = nonceOf(await (await open(path)).text())!;
+    const refusals = async (provider: string, said: string) => {
+      const refused = await payForm(path, { nonce, provider, token: 'tok_success' });
+      expect(refused.status).toBe(422);
+      expect(await refused.text()).toContain(said);
+    };
+    await refusals('manual', 'manual payments are recorded by staff, not made by customers');
+    await refusals('adyen', 'must be a known payment provider');
+    await refusals('stripe', 'stripe is not enabled in this environment');
+    expect((await env.call('PUT', '/paymentproviders/sandbox/disable', {})).status).toBe(200);
+    await refusals('sandbox', 'sandbox is not enabled in this environment');
+    const payments = await env.call('GET', `/payments?filter=${encodeURIComponent(`invoiceId eq ${invoice.id}`)}`);
+    expect(payments.body.items).toEqual([]);
+    expect((await env.call('GET', `/invoices/${invoice.id}`)).body).toMatchObject({ totalDue: 6_000, settlements: [] });
+  });
+
   it('shows a void invoice and a credit note without a pay button; no provider: no pay button either', async () => {
     const env = environment();
     const unpayable = await env.booked();

@@ -275,6 +275,60 @@ describe('payments across a kill -9 of the process', () => {
     expect(retry.body.id).toBe(paymentId);
   });
 
+  it('a payment whose process dies after recording it but before the gateway saw it: charged by the resolver under the same reference, never failed', async () => {
+    const environment = randomUUID();
+    const first = await start();
+    const call = client(first.baseUrl, environment);
+    expect((await call('POST', '/paymentproviders/enable', { name: 'sandbox', credentials: { secretKey: SECRET } })).status).toBe(200);
+    const [invoiceId] = await bookedInvoices(call, 1, 1_800);
+
+    const blocker = new Client({ connectionString: database.url });
+    await blocker.connect();
+    try {
+      // The sandbox gateway reads its charges, then records the new one: holding inserts there stops the charge
+      // before the gateway has it, while the payment is recorded pending already.
+      await blocker.query('begin');
+      await blocker.query('lock table sandbox_gateway_charges in exclusive mode');
+      const answer = call('POST', '/payments', { invoiceId, paymentMethod: { provider: 'sandbox', token: 'tok_success' } }).then(
+        (r) => r.status,
+        () => 'lost' as const,
+      );
+      const waitingInsert = `select pid from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query like 'insert into sandbox_gateway_charges%'`;
+      await until('the charge waits for the gateway', async () => (await sql(waitingInsert)).length === 1, 10_000);
+      first.service.child.kill('SIGKILL');
+      await first.service.exited;
+      expect(await answer).toBe('lost');
+      // The killed process's statement must not outlive it: the gateway never got the charge.
+      await sql(`select pg_terminate_backend(pid) from (${waitingInsert}) w`);
+    } finally {
+      await blocker.query('rollback').catch(() => undefined);
+      await blocker.end().catch(() => undefined);
+    }
+    const [paymentId] = (
+      await sql<{ id: string }>(`select stream_id::text as id from events where environment_id = $1 and event_type = 'PaymentCreated'`, [environment])
+    ).map((r) => r.id);
+    expect({ charges: await chargesOf(environment), unresolved: await unresolved(environment) }).toEqual({ charges: 0, unresolved: 1 });
+
+    // A new process: its resolver finds no charge at the gateway and makes it, under the payment's own reference.
+    const second = await start();
+    await until('the payment resolved', async () => (await unresolved(environment)) === 0);
+    const call2 = client(second.baseUrl, environment);
+    const invoice = await eventually(
+      async () => (await call2('GET', `/invoices/${invoiceId}`)).body,
+      (read) => read.totalDue === 0,
+      { what: 'the invoice settled' },
+    );
+    const outcome = {
+      payment: (await call2('GET', `/payments/${paymentId}`)).body.status,
+      failed: await countEvents(environment, 'PaymentFailed'),
+      charges: await sql(`select reference::text, outcome->>'kind' as kind from sandbox_gateway_charges where environment_id = $1`, [environment]),
+      settlements: invoice.settlements.map((settlement: any) => settlement.reference),
+    };
+    second.service.child.kill('SIGTERM');
+    await second.service.exited;
+    expect(outcome).toEqual({ payment: 'succeeded', failed: 0, charges: [{ reference: paymentId, kind: 'succeeded' }], settlements: [paymentId] });
+  });
+
   /**
    * POST /payments records the payment in a transaction that, while holding its connection, reads the
    * provider's stream through the pool (payment-flow.ts, record → providerState); with an Idempotency-Key

@@ -34,7 +34,7 @@ export { UpdateInvoiceCommand } from './update-invoice/update-invoice.command';
 // Payments marks an invoice uncollectible when a collection gives up and the dunning settings say so.
 export { MarkInvoiceUncollectibleCommand } from './mark-invoice-uncollectible/mark-invoice-uncollectible.command';
 // Voiding asks payments whether money was taken (a port payments answers) under a lock both sides take.
-export { InvoicePaymentTakenQuery, invoicePaymentLock } from './ports';
+export { InvoiceDirectRefundsQuery, InvoicePaymentTakenQuery, invoicePaymentLock } from './ports';
 export { CustomerInputDto } from './create-invoice/create-invoice.dto';
 // Customers: the record other contexts read (a subscription created with customerId) and the question invoicing asks of subscriptions.
 export { CustomerRecordQuery } from './customers/customer-record.query';

@@ -39,10 +39,29 @@ export class InvoicePaymentTakenQuery extends Query<boolean> {
 }
 
 /**
+ * What refunds of the invoice's payments made directly (not for a credit
+ * note), reserved or made, take that the invoice's settlements do not show
+ * yet: a credit note's refundAmount must leave it to them. Read from the log
+ * in the asking command's transaction (`manager`), under the invoice's
+ * payment lock, which a direct refund takes too. Answered by the payments
+ * context.
+ */
+export class InvoiceDirectRefundsQuery extends Query<number> {
+  constructor(
+    readonly environmentId: string,
+    readonly invoiceId: string,
+    readonly manager: EntityManager,
+  ) {
+    super();
+  }
+}
+
+/**
  * The transaction-scoped advisory lock that orders a payment being recorded
  * for an invoice against the invoice being voided: whoever takes it second
  * sees what the first committed (a void invoice is never charged, a void
- * never passes a payment under way). Both sides lock with this one key.
+ * never passes a payment under way; a credit note's refund and a direct
+ * refund never promise the same money). Every side locks with this one key.
  */
 export function invoicePaymentLock(environmentId: string, invoiceId: string): { readonly sql: string; readonly parameters: readonly unknown[] } {
   return { sql: `select pg_advisory_xact_lock(hashtextextended($1, 0))`, parameters: [`invoice-payment\n${environmentId}\n${invoiceId}`] };

@@ -11,4 +11,5 @@ export { paymentsMigrations } from './migrations';
 export { collectionStream, paymentStream } from './streams';
 export { CollectionEngine } from './collect-invoices/collection-engine';
 export { PaymentFlow } from './payment-flow';
+export { PaymentGateways } from './gateway/gateway-registry';
 export { CreditNoteRefundsReactor, creditNoteRefundId } from './refund-credit-notes/credit-note-refunds.reactor';

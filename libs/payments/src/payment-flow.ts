@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CommandContext, CommandPath, ConflictPolicy, outsideUnitOfWork, Written } from '@billing/event-store';
+import { CommandContext, CommandPath, CommandSession, ConflictPolicy, outsideUnitOfWork, Written } from '@billing/event-store';
 import { foldEvents, isUuid } from '@billing/shared-kernel';
 import { invoiceEvolver, invoicePaymentLock, InvoiceState, invoiceStream, toInvoiceView } from '@billing/invoicing';
 import {
@@ -13,6 +13,7 @@ import {
   decideRecordOutcome,
   decideRecordRefundOutcome,
   decideRefund,
+  InvoicePayments,
   invoicePaymentsEvolver,
   KnownProvider,
   Payment,
@@ -24,6 +25,8 @@ import {
   paymentProviderEvolver,
   Refund,
   RefundOutcome,
+  refundableOfInvoice,
+  takenNotSettled,
 } from './domain';
 import { CredentialVault } from './credentials/credential-vault';
 import { ChargeRequest, GatewayOutcome, GatewayRefundOutcome, RefundLookupOutcome, RefundRequest } from './gateway/payment-gateway';
@@ -43,6 +46,8 @@ export interface PaymentRequest {
   readonly offSession?: boolean;
   /** The page the customer pays on (the hosted invoice page): where a gateway sends them back after 3-D Secure. */
   readonly returnUrl?: string;
+  /** Asked for by the customer on a page of ours: only providers that take their money (CUSTOMER_PROVIDERS). */
+  readonly byCustomer?: boolean;
 }
 
 /**
@@ -70,12 +75,24 @@ export interface PaymentRequest {
  * answer is the same).
  */
 const OUTCOME_CONFLICTS: ConflictPolicy = { retries: 2 };
+/** A payment recorded while another closed on the same invoice: decided again, on what that one took. */
+const RECORD_CONFLICTS: ConflictPolicy = { retries: 2 };
 
-/** What a payment is checked against: the invoice as its events say (null: there is no such invoice). */
-function invoiceFacts(invoice: InvoiceState): InvoiceFacts | null {
+/**
+ * What a payment is checked against: the invoice as its events say (null: there is no such invoice), its total due
+ * less what its payments took that is not settled on it yet. The invoice must be read before its payments: a
+ * settlement it shows then implies its payment's close is seen too.
+ */
+function invoiceFacts(invoice: InvoiceState, payments: InvoicePayments): InvoiceFacts | null {
   if (invoice.status === 'none') return null;
   const view = toInvoiceView(invoice);
-  return { invoiceId: view.id, status: view.status, type: view.type, currency: view.currency, customerId: view.customer.id, totalDue: view.totalDue };
+  const totalDue =
+    view.totalDue -
+    takenNotSettled(
+      payments,
+      invoice.settlements.map((settlement) => settlement.reference),
+    );
+  return { invoiceId: view.id, status: view.status, type: view.type, currency: view.currency, customerId: view.customer.id, totalDue };
 }
 
 @Injectable()
@@ -107,9 +124,16 @@ export class PaymentFlow {
     });
   }
 
-  /** For a payment still open (pending, requires_action): what the gateway says became of its charge. Never charges again. */
+  /**
+   * For a payment still open (pending, requires_action): what the gateway says became of its charge. A charge the
+   * gateway never saw (the process died before the call) is made now, under the same reference, without the customer
+   * present: it was never declined, so it is neither reported nor retried later as one. Never a second charge: the
+   * gateway answers a reference it holds with its first outcome.
+   */
   async resolve(environmentId: string, payment: Payment, context: CommandContext): Promise<void> {
-    const outcome = await this.charge(environmentId, payment, { token: '', offSession: false, returnUrl: null }, 'lookup');
+    const found = await this.charge(environmentId, payment, { token: '', offSession: false, returnUrl: null }, 'lookup');
+    const token = found.kind === 'not_found' && payment.method ? this.vault.decryptToken(environmentId, payment.provider, payment.method) : null;
+    const outcome = token === null ? found : await this.charge(environmentId, payment, { token, offSession: true, returnUrl: null }, 'charge');
     await this.settle(environmentId, payment.id, outcome, context);
   }
 
@@ -153,17 +177,9 @@ export class PaymentFlow {
     context: CommandContext,
   ): Promise<Written<Payment>> {
     return outsideUnitOfWork(async () => {
-      const { refundId, amount, creditNoteId } = request;
-      const reserved = await this.commands.handle(
-        paymentStream(environmentId, paymentId),
-        paymentEvolver,
-        (current) => decideRefund({ refundId, amount, paymentId, creditNoteId }, current, context.meta),
-        context,
-        {
-          conflicts: { retries: 1 },
-        },
-      );
-      const payment = reserved.state as Payment;
+      const reserved = await this.reserveRefund(environmentId, paymentId, request, context);
+      const { refundId } = request;
+      const payment = reserved.state;
       // A retried request finds its refund reserved already, and maybe decided: a pending one is asked again under the same reference.
       const refund = payment.refunds.find((candidate) => candidate.id === refundId)!;
       if (refund.status !== 'pending') return { id: paymentId, version: reserved.version, state: payment };
@@ -172,6 +188,54 @@ export class PaymentFlow {
         (await this.recordRefundOutcome(environmentId, paymentId, refundId, outcome, context)) ?? { id: paymentId, version: reserved.version, state: payment }
       );
     });
+  }
+
+  /**
+   * Reserves the refund on the payment. A direct one (not a credit note's) is decided under its invoice's payment lock,
+   * which a credit note's issue takes too, against what the invoice's credit notes are still to refund: the two never
+   * promise the same money twice (a credit note's own refunds were promised when it was issued).
+   */
+  private async reserveRefund(
+    environmentId: string,
+    paymentId: string,
+    { refundId, amount, creditNoteId }: { refundId: string; amount: unknown; creditNoteId?: string },
+    context: CommandContext,
+  ): Promise<Written<Payment>> {
+    const stream = paymentStream(environmentId, paymentId);
+    // Its invoice, to lock before the payment is read (a payment's invoice never changes).
+    const { state: found } = await this.commands.load(stream, paymentEvolver);
+    const invoiceId = creditNoteId === undefined && found.status !== 'none' ? found.invoiceId : null;
+    return this.commands.run(context, { retries: 1 }, async (session) => {
+      if (invoiceId !== null) {
+        const lock = invoicePaymentLock(environmentId, invoiceId);
+        await session.query(lock.sql, lock.parameters);
+      }
+      const loaded = await session.load(stream, paymentEvolver);
+      const refundableOfInvoice =
+        invoiceId !== null && loaded.state.status === 'succeeded' ? await this.refundableOfInvoice(session, environmentId, loaded.state) : undefined;
+      const events = decideRefund({ refundId, amount, paymentId, creditNoteId, refundableOfInvoice }, loaded.state, context.meta);
+      const state = foldEvents(paymentEvolver, events, loaded.state) as Payment;
+      return { id: paymentId, version: events.length === 0 ? loaded.version : session.append(stream, events), state };
+    });
+  }
+
+  /** refundableOfInvoice for a refund of `payment`, read in the session (under the invoice's payment lock). */
+  private async refundableOfInvoice(session: CommandSession, environmentId: string, payment: Payment): Promise<number | undefined> {
+    const invoice = (await session.load(invoiceStream(environmentId, payment.invoiceId), invoiceEvolver)).state;
+    if (invoice.status === 'none') return undefined;
+    const invoicePayments = (await session.load(invoicePaymentsStream(environmentId, payment.invoiceId), invoicePaymentsEvolver)).state;
+    const payments: Payment[] = [payment];
+    for (const otherId of invoicePayments.paymentIds) {
+      if (otherId === payment.id) continue;
+      const other = (await session.load(paymentStream(environmentId, otherId), paymentEvolver)).state;
+      if (other.status !== 'none') payments.push(other);
+    }
+    const facts = {
+      paidThroughPayments: invoice.paidThroughPayments,
+      creditNoteRefundsOutstanding: invoice.creditNoteRefundsOutstanding,
+      settlementReferences: invoice.settlements.map((settlement) => settlement.reference),
+    };
+    return refundableOfInvoice(facts, invoicePayments, payments);
   }
 
   /** For a refund still pending: what the gateway says became of it. Never refunds again. */
@@ -194,20 +258,24 @@ export class PaymentFlow {
   }
 
   private async record(environmentId: string, paymentId: string, request: PaymentRequest, context: CommandContext): Promise<Written<Payment>> {
-    return this.commands.run(context, 'reject', async (session) => {
+    // Every path that pays (the API, the hosted page, a collection try) records here: the one guard against a second
+    // payment of an invoice while one is under way. A close committed meanwhile decides again on what it took.
+    return this.commands.run(context, RECORD_CONFLICTS, async (session) => {
       // The invoice as its stream says, read under its payment lock: a void committed meanwhile refuses the payment.
       let invoice: InvoiceFacts | null = null;
+      let lock: { state: InvoicePayments } | null = null;
       if (isUuid(request.invoiceId)) {
-        const lock = invoicePaymentLock(environmentId, request.invoiceId);
-        await session.query(lock.sql, lock.parameters);
-        invoice = invoiceFacts((await session.load(invoiceStream(environmentId, request.invoiceId), invoiceEvolver)).state);
+        const paymentLock = invoicePaymentLock(environmentId, request.invoiceId);
+        await session.query(paymentLock.sql, paymentLock.parameters);
+        const invoiceState = (await session.load(invoiceStream(environmentId, request.invoiceId), invoiceEvolver)).state;
+        lock = await session.load(invoicePaymentsStream(environmentId, request.invoiceId), invoicePaymentsEvolver);
+        invoice = invoiceFacts(invoiceState, lock.state);
       }
       // Read on the transaction's own connection: a second one while holding this one could starve the pool.
       const provider =
         typeof request.provider === 'string'
           ? (await session.load(providerStream(environmentId, request.provider as KnownProvider), paymentProviderEvolver)).state
           : null;
-      const lock = invoice ? await session.load(invoicePaymentsStream(environmentId, invoice.invoiceId), invoicePaymentsEvolver) : null;
       const events = decideCreatePayment(
         {
           paymentId,
@@ -218,6 +286,8 @@ export class PaymentFlow {
           providerEnabled: provider?.status === 'enabled',
           pendingPaymentId: lock?.state.pendingPaymentId ?? null,
           attempt: request.attempt,
+          byCustomer: request.byCustomer,
+          method: typeof request.provider === 'string' ? this.vault.encryptToken(environmentId, request.provider, request.token) : undefined,
         },
         paymentEvolver.initialState(),
         context.meta,
@@ -314,7 +384,7 @@ export class PaymentFlow {
     context: CommandContext,
   ): Promise<Written<Payment> | null> {
     if (outcome.kind === 'unknown') return null;
-    // A lookup that finds no charge: none was made, and the token is gone: the payment failed without charging.
+    // A lookup that finds no charge of a payment whose token was not kept (recorded before it was): it failed without charging.
     const known: PaymentOutcome = outcome.kind === 'not_found' ? { kind: 'unreachable', message: outcome.message } : outcome;
     return this.recordOutcome(environmentId, paymentId, known, context);
   }
@@ -332,7 +402,8 @@ export class PaymentFlow {
       const lockStream = invoicePaymentsStream(environmentId, payment.invoiceId);
       const lock = await session.load(lockStream, invoicePaymentsEvolver);
       const version = session.append(stream, decided);
-      session.append(lockStream, decideCloseInvoicePayment({ invoiceId: payment.invoiceId, paymentId }, lock.state, context.meta));
+      const taken = payment.status === 'succeeded' ? payment.amount : 0;
+      session.append(lockStream, decideCloseInvoicePayment({ invoiceId: payment.invoiceId, paymentId, taken }, lock.state, context.meta));
       return { id: paymentId, version, state: payment };
     });
   }

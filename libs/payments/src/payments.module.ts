@@ -25,6 +25,7 @@ import { UpdatePaymentSettingsHandler } from './update-settings/update-payment-s
 import { PaymentsController } from './http/payments.controller';
 import { PaymentFlow } from './payment-flow';
 import { PaymentTermsHandler } from './payment-terms/payment-terms.handler';
+import { InvoiceDirectRefundsHandler } from './invoice-direct-refunds/invoice-direct-refunds.handler';
 import { InvoicePaymentTakenHandler } from './invoice-payment-taken/invoice-payment-taken.handler';
 import { PaymentsReadModel } from './read-model/payments.read-model';
 import { RefundPaymentHandler } from './refund-payment/refund-payment.handler';
@@ -57,6 +58,7 @@ import { PendingPaymentsResolver } from './resolve-payments/pending-payments.res
     UpdatePaymentSettingsHandler,
     PaymentTermsHandler,
     InvoicePaymentTakenHandler,
+    InvoiceDirectRefundsHandler,
     CollectionReactor,
     CollectionStopReactor,
     AfterLastFailureReactor,

@@ -26,6 +26,11 @@ export const PAYMENTS_PROBLEMS: Record<string, ProblemType> = {
     title: 'Unprocessable Content',
     description: 'The payment provider is not enabled in this environment (POST /paymentproviders/enable).',
   },
+  'payment-provider-not-for-customers': {
+    status: 422,
+    title: 'Unprocessable Content',
+    description: 'A customer pays only with a provider that takes their money (not manual, which records money moved elsewhere).',
+  },
   'refund-exceeds-payment': {
     status: 422,
     title: 'Unprocessable Content',

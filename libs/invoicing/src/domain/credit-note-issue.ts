@@ -62,6 +62,8 @@ export interface IssueCreditNote {
   readonly refundAmount?: unknown;
   readonly creditAmount?: unknown;
   readonly outOfBandAmount?: unknown;
+  /** What direct refunds of the invoice's payments take that its settlements do not show yet (the payments context's answer); absent: 0. */
+  readonly directRefundsUnderway?: number;
 }
 
 export type IssueCreditNoteResult = ApplyCreditNoteResult;
@@ -102,7 +104,7 @@ export function decideIssueCreditNote(command: IssueCreditNote, invoiceState: In
       'credit-exceeds-creditable',
     );
   }
-  const refundable = refundableThroughPayments(invoice);
+  const refundable = refundableThroughPayments(invoice) - (command.directRefundsUnderway ?? 0);
   if (refundAmount > refundable) {
     throw ValidationError.at(
       '/refundAmount',

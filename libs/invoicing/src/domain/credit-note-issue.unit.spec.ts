@@ -147,6 +147,14 @@ describe('decideIssueCreditNote refuses', () => {
       .when(issue({ amount: 5500, refundAmount: 5501 }))
       .thenThrows({ code: 'refund-exceeds-paid' });
   });
+  it('a refund beyond what direct refunds under way leave (their settlements not on the invoice yet): refund-exceeds-paid', () => {
+    const payment = paid(BOOKED, 15_500);
+    spec
+      .given(payment)
+      .when(issue({ amount: 5501, refundAmount: 5501, directRefundsUnderway: 10_000 }))
+      .thenThrows({ code: 'refund-exceeds-paid', errors: [{ pointer: '/refundAmount', detail: expect.stringContaining('must not exceed 5500') }] });
+    expect(issued(payment, { amount: 5500, refundAmount: 5500, directRefundsUnderway: 10_000 }).history.length).toBeGreaterThan(payment.length);
+  });
   it('amounts that do not add up to the part beyond what is due: credit-note-unallocated at the three pointers', () => {
     const partly = paid(BOOKED, 10_000); // 5500 due
     spec

@@ -1,4 +1,4 @@
-import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
 import { CommandPath, CommandSession, Written } from '@billing/event-store';
 import { CommandMetadata, foldEvents } from '@billing/shared-kernel';
 import {
@@ -11,6 +11,7 @@ import {
   InvoiceState,
 } from '../domain';
 import { nextNumber } from '../book-invoice/book-invoice.handler';
+import { InvoiceDirectRefundsQuery, invoicePaymentLock } from '../ports';
 import { customerStream, invoiceStream } from '../streams';
 import { IssueCreditNoteCommand } from './issue-credit-note.command';
 
@@ -24,10 +25,17 @@ import { IssueCreditNoteCommand } from './issue-credit-note.command';
  * any other writer (a payment's settlement: retried on a fresh load, up to
  * twice; a client's If-Match that is stale is a 409, never retried). A
  * refused credit note rolls its number back: the sequence stays gapless.
+ * Its refundAmount is decided under the invoice's payment lock, which a
+ * direct refund of a payment takes too, leaving what direct refunds under
+ * way take (their settlements follow later): the two never refund the same
+ * money twice.
  */
 @CommandHandler(IssueCreditNoteCommand)
 export class IssueCreditNoteHandler implements ICommandHandler<IssueCreditNoteCommand, Written<InvoiceState>> {
-  constructor(private readonly commands: CommandPath) {}
+  constructor(
+    private readonly commands: CommandPath,
+    private readonly queries: QueryBus,
+  ) {}
 
   async execute({ environmentId, input, context, expectedVersion }: IssueCreditNoteCommand): Promise<Written<InvoiceState>> {
     const { meta } = context;
@@ -35,8 +43,11 @@ export class IssueCreditNoteHandler implements ICommandHandler<IssueCreditNoteCo
     const invoice = invoiceStream(environmentId, input.invoiceId);
     return this.commands.run(context, { retries: 2 }, async (session) => {
       const handle = formatInvoiceHandle('credit_note', await nextNumber(session, environmentId, 'credit_note'));
+      const lock = invoicePaymentLock(environmentId, input.invoiceId);
+      await session.query(lock.sql, lock.parameters);
       const { state } = await session.load(invoice, invoiceEvolver, expectedVersion);
-      const { invoiceEvents, creditNoteEvents } = decideIssueCreditNote({ ...input, creditNoteId, handle }, state, meta);
+      const directRefundsUnderway = await this.queries.execute(new InvoiceDirectRefundsQuery(environmentId, input.invoiceId, session.tx));
+      const { invoiceEvents, creditNoteEvents } = decideIssueCreditNote({ ...input, creditNoteId, handle, directRefundsUnderway }, state, meta);
       session.append(invoice, invoiceEvents);
       await this.creditCustomer(session, environmentId, state, creditNoteEvents, meta);
       const version = session.append(invoiceStream(environmentId, creditNoteId), creditNoteEvents);

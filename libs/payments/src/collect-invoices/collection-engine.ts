@@ -170,7 +170,10 @@ export class CollectionEngine implements ClockDrivenWork, OnModuleInit, OnApplic
           )
         ).state;
       } catch (error) {
-        // Refused before any charge (provider disabled, invoice no longer payable, another payment pending): a failed try, not retried.
+        // Another payment of the invoice is under way (the API, the hosted page) that the read model did not show yet:
+        // no charge and no failure; the claimed try waits, left out of the work query, until that payment has its outcome.
+        if (error instanceof ConflictError && error.code === 'payment-pending') return null;
+        // Refused before any charge (provider disabled, invoice no longer payable): a failed try, not retried.
         if (!(error instanceof DomainError)) throw error;
         return { status: 'failed', paymentId, failureCode: error.code, retryable: false };
       }

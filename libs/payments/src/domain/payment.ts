@@ -1,5 +1,5 @@
 import { CommandMetadata, ConflictError, DomainEvent, Evolver, NotFoundError, ValidationError, assertAmountInRange } from '@billing/shared-kernel';
-import { KnownProvider, assertKnownProvider } from './provider';
+import { CUSTOMER_PROVIDERS, EncryptedCredentials, KnownProvider, assertKnownProvider } from './provider';
 
 /**
  * The Payment aggregate, decider style: one stream per payment, `evolve`
@@ -15,7 +15,9 @@ import { KnownProvider, assertKnownProvider } from './provider';
  * twice. An unknown outcome writes nothing; only a known one is recorded.
  *
  * Currency: uppercase ISO 4217 (`EUR`), exactly as invoices store and show it.
- * The payment token is not recorded: the gateway needs it once, at the call.
+ * The payment token is recorded only encrypted (`method`, by the caller: the
+ * decider never sees it in clear), so a charge the gateway never saw (a
+ * process died before the call) can be made later under the same reference.
  */
 
 export const PAYMENT_STREAM_TYPE = 'payment';
@@ -42,6 +44,8 @@ export interface PaymentCreatedData {
   readonly provider: KnownProvider;
   /** 1 for a direct payment; n for the n-th automatic collection try of the invoice */
   readonly attempt: number;
+  /** The payment method token, encrypted (CredentialVault); absent on payments recorded before it was kept: those cannot be charged again. */
+  readonly method?: EncryptedCredentials;
   readonly createdAt: string;
 }
 /** Carries the invoice and the amount: invoicing settles the invoice from this event alone. */
@@ -202,6 +206,8 @@ export interface Payment {
   readonly nextAction?: { readonly url: string | null };
   /** Only once the charge was disputed: the dispute, open or closed. */
   readonly dispute?: Dispute;
+  /** The encrypted payment method token it was asked with (never shown); absent when it was not kept. */
+  readonly method?: EncryptedCredentials;
   readonly createdAt: string;
   /** createdAt until something happens to the payment */
   readonly updatedAt: string;
@@ -216,7 +222,7 @@ export function initialPaymentState(): PaymentState {
 
 export function evolvePayment(state: PaymentState, event: PaymentEvent): PaymentState {
   if (event.type === 'PaymentCreated') {
-    const { paymentId, invoiceId, customerId, amount, currency, provider, attempt, createdAt } = event.data;
+    const { paymentId, invoiceId, customerId, amount, currency, provider, attempt, method, createdAt } = event.data;
     return {
       status: 'pending',
       id: paymentId,
@@ -232,6 +238,7 @@ export function evolvePayment(state: PaymentState, event: PaymentEvent): Payment
       retryable: null,
       refundedAmount: 0,
       refunds: [],
+      ...(method ? { method } : {}),
       createdAt,
       updatedAt: createdAt,
     };
@@ -380,6 +387,10 @@ export interface CreatePayment {
   readonly pendingPaymentId: string | null;
   /** default 1 (a direct payment); dunning passes the n-th try */
   readonly attempt?: number;
+  /** Asked for by the customer (the hosted page): only a provider that takes their money (CUSTOMER_PROVIDERS). */
+  readonly byCustomer?: boolean;
+  /** The payment method token, encrypted by the caller: kept on the payment for a charge made again. */
+  readonly method?: EncryptedCredentials;
 }
 
 /**
@@ -393,6 +404,13 @@ export function decideCreatePayment(command: CreatePayment, state: PaymentState,
   if (!Number.isSafeInteger(attempt) || attempt < 1) throw new RangeError('attempt must be an integer >= 1');
   const requested = command.requestedAmount === undefined || command.requestedAmount === null ? null : positiveAmount(command.requestedAmount, '/amount');
   const provider = assertKnownProvider(command.provider, '/paymentMethod/provider');
+  if (command.byCustomer === true && !CUSTOMER_PROVIDERS.includes(provider)) {
+    throw ValidationError.at(
+      '/paymentMethod/provider',
+      `${provider} payments are recorded by staff, not made by customers`,
+      'payment-provider-not-for-customers',
+    );
+  }
 
   const invoice = command.invoice;
   if (invoice === null) {
@@ -435,6 +453,7 @@ export function decideCreatePayment(command: CreatePayment, state: PaymentState,
         currency: invoice.currency.toUpperCase(),
         provider,
         attempt,
+        ...(command.method ? { method: command.method } : {}),
         createdAt: meta.now.toISOString(),
       },
     },
@@ -525,6 +544,11 @@ export interface RefundPayment {
   readonly paymentId?: string;
   /** A refund of a credit note's refundAmount: that credit note. */
   readonly creditNoteId?: string;
+  /**
+   * A direct refund (no credit note): what its invoice's payments may still refund together once its credit notes
+   * have what they are to refund (refundableOfInvoice); absent: not bounded by the invoice.
+   */
+  readonly refundableOfInvoice?: number;
 }
 
 /**
@@ -554,6 +578,14 @@ export function decideRefund(command: RefundPayment, state: PaymentState, meta: 
           ? ': the payment is fully refunded'
           : '');
     throw ValidationError.at('/amount', detail, 'refund-exceeds-payment');
+  }
+  const ofInvoice = command.refundableOfInvoice;
+  if (ofInvoice !== undefined && amount > BigInt(ofInvoice)) {
+    throw ValidationError.at(
+      '/amount',
+      `must not exceed ${Math.max(ofInvoice, 0)}: the rest of what the invoice's payments paid is being refunded for its credit notes or refunded already`,
+      'refund-exceeds-payment',
+    );
   }
   return [
     {

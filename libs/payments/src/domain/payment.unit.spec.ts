@@ -252,6 +252,32 @@ describe('decideCreatePayment', () => {
       .thenThrows({ errors: [{ pointer: '/invoiceId', detail: 'there is no invoice inv-1 in this environment' }] });
   });
 
+  it.each(['sandbox', 'stripe'] as const)('lets a customer pay with %s, which takes their money', (provider) => {
+    spec
+      .given([])
+      .when((state) => decideCreatePayment({ ...create, provider, byCustomer: true }, state, meta))
+      .then([{ ...created, data: { ...created.data, provider } }]);
+  });
+
+  it('keeps the encrypted token it was asked with on the event and the payment (for a charge made again), never in clear', () => {
+    const method = { keyId: 'k1', ciphertext: 'c2VhbGVk' };
+    const events = decideCreatePayment({ ...create, method }, paymentEvolver.initialState(), meta);
+    expect(events).toEqual([{ ...created, data: { ...created.data, method } }]);
+    expect(foldEvents(paymentEvolver, events)).toMatchObject({ status: 'pending', method });
+    expect(foldEvents(paymentEvolver, [created])).not.toHaveProperty('method');
+  });
+
+  it('refuses a manual payment asked for by a customer: it would only record money moved elsewhere', () => {
+    spec
+      .given([])
+      .when((state) => decideCreatePayment({ ...create, provider: 'manual', byCustomer: true }, state, meta))
+      .thenThrows(invalidAt('/paymentMethod/provider', 'payment-provider-not-for-customers'));
+    spec
+      .given([])
+      .when((state) => decideCreatePayment({ ...create, provider: 'manual' }, state, meta))
+      .then([{ ...created, data: { ...created.data, provider: 'manual' } }]);
+  });
+
   it('conflicts while another payment of the invoice is pending', () => {
     spec
       .given([])
@@ -367,6 +393,17 @@ describe('decideRefund', () => {
         code: 'refund-exceeds-payment',
         errors: [{ pointer: '/amount', detail: 'must not exceed the refundable amount of 500 (1 refund still pending at the provider count against it)' }],
       });
+  });
+
+  it('bounds a direct refund by what its invoice leaves after its credit notes, and says so', () => {
+    spec
+      .given([created, succeeded])
+      .when((state) => decideRefund({ refundId: 'r-1', amount: 2_501, refundableOfInvoice: 2_500 }, state, later))
+      .thenThrows({ code: 'refund-exceeds-payment', errors: [{ pointer: '/amount', detail: expect.stringContaining('must not exceed 2500') }] });
+    spec
+      .given([created, succeeded])
+      .when((state) => decideRefund({ refundId: 'r-1', amount: 2_500, refundableOfInvoice: 2_500 }, state, later))
+      .then([requested('r-1', 2_500)]);
   });
 
   it('a failed refund makes its amount refundable again', () => {

@@ -34,6 +34,13 @@ export const MAX_SECRET_LENGTH = 255;
 /** A sandbox key has at least this many characters after its prefix. */
 const MIN_SECRET_PART_LENGTH = 4;
 
+/**
+ * The providers a customer may pay with on a page of ours (the hosted invoice page, a portal): those that take the
+ * money from the customer. A manual payment only records money that moved elsewhere, so it is staff's word, never a
+ * visitor's.
+ */
+export const CUSTOMER_PROVIDERS: readonly KnownProvider[] = ['sandbox', 'stripe'];
+
 export function isKnownProvider(name: unknown): name is KnownProvider {
   return typeof name === 'string' && (KNOWN_PROVIDERS as readonly string[]).includes(name);
 }

@@ -9,18 +9,13 @@ import { APP_CONFIG, AppConfig, EnvironmentClock, HOSTED_PAGE_PATH, isUuid, Publ
 import { DomainError, uuidV5 } from '@billing/shared-kernel';
 import { formatDate, formatMoney, RecordedInvoiceDocumentQuery } from '@billing/templates';
 import { CreatePaymentCommand } from '../create-payment/create-payment.command';
-import { Payment } from '../domain';
+import { CUSTOMER_PROVIDERS, KnownProvider, Payment } from '../domain';
 import { PaymentsReadModel } from '../read-model/payments.read-model';
 import { CSP_HEADER, hostedPageHtml, HostedPage, NOT_FOUND_PAGE, PageState, TOO_MANY_REQUESTS_PAGE } from './hosted-page.html';
 import { FixedWindowRateLimiter } from './rate-limiter';
 
 /** Fixed namespace of the ids of payments made on hosted pages (a random v4 uuid chosen once; never change it). */
 const HOSTED_PAYMENT_NAMESPACE = '5c0b7e2a-93d4-4f1e-8a6b-2e7d9c4f1a38';
-/**
- * The providers a customer pays with on the page, by a token typed in: the sandbox's card tokens, Stripe's
- * PaymentMethod ids (manual payments are recorded by staff).
- */
-const PAGE_PROVIDERS = ['sandbox', 'stripe'];
 
 interface OpenInvoice {
   readonly target: HostedLinkTarget;
@@ -114,6 +109,8 @@ export class HostedPageController {
                 provider,
                 token: cardToken,
                 paymentId,
+                // The form's provider is the visitor's word: the payment's decider allows only those that take their money.
+                byCustomer: true,
                 returnUrl: `${this.publicBaseUrl}${HOSTED_PAGE_PATH}/${token}?payment=${paymentId}`,
               },
               this.context(),
@@ -201,9 +198,10 @@ export class HostedPageController {
     return found === null || found.payment.invoiceId !== invoice.id ? null : found.payment;
   }
 
+  /** The provider the form offers (by a token typed in: the sandbox's card tokens, Stripe's PaymentMethod ids). */
   private async pageProvider(environmentId: string): Promise<string | null> {
     const providers = await this.payments.providers(environmentId);
-    return providers.find((provider) => provider.status === 'enabled' && PAGE_PROVIDERS.includes(provider.name))?.name ?? null;
+    return providers.find((provider) => provider.status === 'enabled' && CUSTOMER_PROVIDERS.includes(provider.name as KnownProvider))?.name ?? null;
   }
 
   private context(): CommandContext {

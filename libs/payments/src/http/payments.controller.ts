@@ -50,11 +50,17 @@ export class PaymentsController {
     summary: 'Charge an invoice',
     description:
       'Records the payment (pending), asks the provider to charge it, records the outcome and answers. A succeeded payment settles its invoice (reference = payment id). ' +
-      'An unknown outcome (a gateway timeout) answers 201 with status pending; a worker asks the gateway again, never charging twice.',
+      'An unknown outcome (a gateway timeout) answers 201 with status pending; a worker asks the gateway again, never charging twice. ' +
+      'What a succeeded payment took is no longer due from its answer on, before its settlement reaches the invoice.',
   })
   @ApiBody({ type: CreatePaymentDto })
   @ApiResponse({ status: 201, description: 'The payment: succeeded, failed (failureCode, failureMessage) or pending', type: PaymentDto, headers: ETAG })
-  @ApiResponse({ status: 409, ...problemResponse('Another payment of the invoice is still pending (payment-pending)') })
+  @ApiResponse({
+    status: 409,
+    ...problemResponse(
+      'Another payment of the invoice, made by any path (this API, the hosted page, a collection try), is still waiting for its outcome (payment-pending): try again once it has one',
+    ),
+  })
   @ApiResponse({
     status: 422,
     ...problemResponse('Invalid body; no such invoice, not booked, nothing due, amount above the total due; unknown or not enabled provider'),

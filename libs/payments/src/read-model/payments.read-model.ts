@@ -21,11 +21,15 @@ const ORDER_COLUMNS: Readonly<Record<OrderField, string | null>> = { id: null, c
 const COLLECTION_PAYMENT = `left join payments p on c.status = 'attempting' and p.environment_id = c.environment_id and p.id = (c.state->>'paymentId')::uuid`;
 /**
  * A collection with work: a try due, or a claimed try to look at, except one
- * whose payment is still pending. That one waits for the resolver (looked at
- * again once its payment has an outcome) instead of being looked at in every
- * run: however many wait, they never stand in front of the tries that are due.
+ * whose payment is still pending, or whose invoice has another payment under
+ * way (the API's, the hosted page's: one payment of an invoice at a time).
+ * Those wait for the outcome (looked at again once it is recorded) instead of
+ * being looked at in every run: however many wait, they never stand in front
+ * of the tries that are due.
  */
-const COLLECTION_WORK = `(c.status = 'due' or (c.status = 'attempting' and coalesce(p.status, '') not in ('pending', 'requires_action')))`;
+const COLLECTION_WORK = `(c.status = 'due' or (c.status = 'attempting' and coalesce(p.status, '') not in ('pending', 'requires_action')))
+  and not exists (select 1 from payments o where o.environment_id = c.environment_id and o.invoice_id = c.invoice_id
+                   and o.status in ('pending', 'requires_action'))`;
 
 /** Where a page ended: the order it was read in, the last row's order value (as text) and id. */
 const PAGE_TOKEN = pageTokenCodec({
