@@ -233,10 +233,64 @@ describe('Idempotency-Key', () => {
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.body.name).toBe('Late');
+    // The replay gives the first answer's read-your-writes guarantee (issue 41 #11).
     const read = await t.request('GET', `/products/${replay.body.id}`);
-    expect(read.status === 200 || read.status === 404).toBe(true);
+    expect(read.status).toBe(200);
     const [row] = await t.dataSource.query(`select count(*)::int as n from events where stream_id = $1`, [replay.body.id]);
     expect(row.n).toBe(1);
+  });
+
+  it('issue 41 #11: a replay waits for the read models of what its request wrote; a lagging read model never refuses a customer that exists', async () => {
+    const product = await t.request('POST', '/products', { body: { name: 'Plans' } });
+    const price = await t.request('POST', '/prices', {
+      body: {
+        productId: product.body.id,
+        name: 'Monthly',
+        priceModel: 'fee',
+        pricing: { eur: { unitAmount: 1000 } },
+        purchase: 'recurring',
+        termCount: 1,
+        termUnit: 'month',
+      },
+    });
+    expect(price.status).toBe(201);
+    // The customers read model held back, as a stalled projector (or a process killed after the commit) leaves it.
+    const blocker = new Client({ connectionString: t.database.url });
+    await blocker.connect();
+    await blocker.query('begin');
+    await blocker.query(`select pg_advisory_xact_lock(hashtext($1))`, ['projection:invoicing.customers']);
+    const key = randomUUID();
+    const createCustomer = () => t.request('POST', '/customers', { body: { currency: 'EUR', name: 'Lagging Oy' }, headers: withKey(key) });
+    try {
+      expectProblem(await createCustomer(), 503, 'read-model-timeout');
+      // Replayed while the read model still lags: not a 201 whose customer cannot be read yet.
+      const early = await createCustomer();
+      expectProblem(early, 503, 'read-model-timeout');
+      expect(early.headers.get('idempotent-replayed')).toBeNull();
+      const [{ id: customerId }] = await t.dataSource.query(
+        `select stream_id as id from events where event_type = 'CustomerCreated' and data->>'name' = 'Lagging Oy'`,
+      );
+      expect((await t.request('GET', `/customers/${customerId}`)).status).toBe(404);
+      // A subscription naming the customer is decided on the customer's stream, not refused by the lagging read model.
+      const subscription = await t.request('POST', '/subscriptions', {
+        body: { customerId, currency: 'EUR', term: { start: '2026-03-01', end: null }, items: [{ priceId: price.body.id }] },
+        headers: withKey(randomUUID()),
+      });
+      expect(subscription.status).toBe(201);
+      expect(subscription.body.customer.name).toBe('Lagging Oy');
+      const invoice = await t.request('POST', '/invoices', {
+        body: { customerId, currency: 'EUR', items: [{ title: 'Setup', quantity: 1, unitAmount: 5000, taxCode: null }] },
+        headers: withKey(randomUUID()),
+      });
+      expect(invoice.status).toBe(201);
+    } finally {
+      await blocker.query('rollback');
+      await blocker.end();
+    }
+    const replay = await createCustomer();
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect((await t.request('GET', `/customers/${replay.body.id}`)).status).toBe(200);
   });
 
   it('applies to every POST and PUT of the served OpenAPI document: declared, validated, and replayed', async () => {
