@@ -293,6 +293,76 @@ describe('Idempotency-Key', () => {
     expect((await t.request('GET', `/customers/${replay.body.id}`)).status).toBe(200);
   });
 
+  it('issue 41 #11: a price and a tax code whose read models lag are never refused as unknown (no 422 kept with the key)', async () => {
+    const product = await t.request('POST', '/products', { body: { name: 'Lagging plans' } });
+    expect(product.status).toBe(201);
+    const hold = async (projections: string[]) => {
+      const blocker = new Client({ connectionString: t.database.url });
+      await blocker.connect();
+      await blocker.query('begin');
+      for (const name of projections) await blocker.query(`select pg_advisory_xact_lock(hashtext($1))`, [`projection:${name}`]);
+      return async () => {
+        await blocker.query('rollback');
+        await blocker.end();
+      };
+    };
+    const code = `LAG${randomUUID().slice(0, 6)}`;
+    let release = await hold(['subscriptions.read-model', 'invoicing.read-model']);
+    let priceId: string;
+    const subscriptionKey = randomUUID();
+    const invoiceKey = randomUUID();
+    // One body per key: its retries are the same request.
+    const customer = { id: randomUUID(), handle: 'C-LAG', name: 'Lag Oy' };
+    const subscribe = () =>
+      t.request('POST', '/subscriptions', {
+        body: {
+          customer,
+          currency: 'EUR',
+          term: { start: '2026-03-01', end: null },
+          items: [{ priceId, taxCode: code }],
+        },
+        headers: withKey(subscriptionKey),
+      });
+    const invoice = () =>
+      t.request('POST', '/invoices', {
+        body: {
+          customer,
+          currency: 'EUR',
+          items: [{ title: 'Setup', quantity: 1, unitAmount: 5000, taxCode: code }],
+        },
+        headers: withKey(invoiceKey),
+      });
+    try {
+      // Both written to the log, their read models held back.
+      expectProblem(await t.request('POST', '/tax-codes', { body: { code, rate: 0.24, taxable: true } }), 503, 'read-model-timeout');
+      const price = await t.request('POST', '/prices', {
+        body: {
+          productId: product.body.id,
+          name: 'Lagging',
+          priceModel: 'fee',
+          pricing: { eur: { unitAmount: 1000 } },
+          purchase: 'recurring',
+          termCount: 1,
+          termUnit: 'month',
+        },
+      });
+      expectProblem(price, 503, 'read-model-timeout');
+      [{ id: priceId }] = await t.dataSource.query(`select stream_id as id from events where event_type = 'PriceCreated' and data->>'name' = 'Lagging'`);
+      // The subscription waits for its read model to show them: 503 while it cannot, never a 422 kept with its key.
+      expectProblem(await subscribe(), 503, 'read-model-timeout');
+      // The invoice finds the tax code in its stream: written (its own read model is held, hence the 503).
+      expectProblem(await invoice(), 503, 'read-model-timeout');
+    } finally {
+      await release();
+    }
+    release = async () => undefined;
+    const subscribed = await subscribe();
+    expect([subscribed.status, subscribed.headers.get('idempotent-replayed')]).toEqual([201, null]);
+    const invoiced = await invoice();
+    expect([invoiced.status, invoiced.headers.get('idempotent-replayed')]).toEqual([201, 'true']);
+    expect(invoiced.body.items[0]).toMatchObject({ taxAmount: 1200, tax: { taxable: true, taxCode: code, taxRate: 0.24 } });
+  });
+
   it('applies to every POST and PUT of the served OpenAPI document: declared, validated, and replayed', async () => {
     const document = (await t.request('GET', '/openapi.json', { token: null })).body;
     const writes = Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>

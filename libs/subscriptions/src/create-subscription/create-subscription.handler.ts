@@ -40,7 +40,7 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
     const { meta } = context;
     const input = await this.withCustomer(environmentId, request);
     const subscriptionId = meta.newId();
-    const prices = await this.readModel.prices(
+    const prices = await this.readModel.pricesNamed(
       environmentId,
       input.items.map((item) => item.priceId),
     );
