@@ -166,7 +166,11 @@ describe('npm run audit:verify and npm run replay', () => {
       child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       const waitingForLock = async () =>
-        (await t.dataSource.query(`select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted`))[0].n as number;
+        (
+          await t.dataSource.query(
+            `select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())`,
+          )
+        )[0].n as number;
       await eventually(waitingForLock, (n) => n > 0, { timeoutMs: 60_000, what: 'the replay waiting for a live read model' });
       expect(await t.dataSource.query(`select 1 as present from information_schema.schemata where schema_name = 'audit_replay'`)).toEqual([{ present: 1 }]);
       child.kill('SIGTERM');
