@@ -5,6 +5,7 @@ import { EventRow, EVENTS_CHANNEL, EventStore } from './event-store';
 import { Listener } from './listener';
 import { queryRows } from './sql';
 import { BatchedLookup } from './batched-lookup';
+import { checkpointTarget } from './checkpoint-target';
 import { Projection, Reactor, WriteAhead } from './subscriptions';
 import { comparePositions, LogPosition, RecordedEvent, StreamRef, streamKey, WrittenStream, ZERO_POSITION } from './types';
 
@@ -369,12 +370,8 @@ export class ProjectionRunner {
    * the events `select` picks after it applied, and the checkpoint moved to the last of them, all committed
    * together. Returns how many events it applied. With `pageSize`, `select` picks from the log's next page after
    * the checkpoint (at most that many of the subscriber's events), read in the lock's round trip; else from none.
-   * With `ahead` 'head' too, a page that holds every event of the subscriber's streams below the snapshot horizon
-   * moves the checkpoint to the newest event below that horizon, whatever its stream, when that is at least
-   * skipAheadEvents further (by log position) than where it would stand otherwise: a subscriber of rare streams
-   * (catalog, templates) otherwise kept its checkpoint at its own last event, and each of its batches read the log
-   * from there, every event since then of every other stream, once a second for every worker. With a position as
-   * `ahead`, a page that holds every event of the subscriber's streams up to it moves the checkpoint there.
+   * With `ahead` too, the checkpoint may move past the last event applied, over other streams' events: to the head
+   * below the horizon ('head'), or to a given position (see checkpointTarget).
    */
   private async inBatch(
     entry: Entry,
@@ -435,12 +432,10 @@ export class ProjectionRunner {
       const read = page ? this.eventStore.recordedEvents(page.rows) : [];
       const events = select(read, from);
       const last = events.length > 0 ? events[events.length - 1] : null;
-      const to =
-        this.skipTo(
-          ahead,
-          { read, complete: !!page && page.rows.length < pageSize!, horizon: locking.rows[0].horizon, head: headRows?.rows[0] },
-          last ?? from,
-        ) ?? last;
+      const headRow = headRows?.rows[0];
+      const head = headRow ? { transactionId: headRow.transaction_id, globalPosition: headRow.global_position } : undefined;
+      const complete = !!page && page.rows.length < pageSize!;
+      const to = checkpointTarget(ahead, { read, complete, horizon: locking.rows[0].horizon, head }, last ?? from, this.skipAheadEvents) ?? last;
       if (!to) return 0;
       if (events.length > 0) await entry.handle(events, queryRunner.manager);
       const position = { transactionId: digits(to.transactionId), globalPosition: digits(to.globalPosition) };
@@ -537,27 +532,6 @@ export class ProjectionRunner {
       options.progress?.({ events: done, total, elapsedMs: Date.now() - started, applyMs });
     }
     return done;
-  }
-
-  /**
-   * Where a batch moves its checkpoint past its own last event (or `from`), if anywhere: to the head below the horizon
-   * (`ahead` 'head', when the page read every event after the checkpoint and the head lies skipAheadEvents further),
-   * or to the position `ahead` once the page read every event up to it (it read past it, or every event after the
-   * checkpoint, and the horizon is past it: nothing up to it can commit later).
-   */
-  private skipTo(
-    ahead: 'head' | LogPosition | undefined,
-    page: { read: readonly RecordedEvent[]; complete: boolean; horizon: string; head?: { transaction_id: string; global_position: string } },
-    reached: LogPosition,
-  ): LogPosition | null {
-    if (ahead === 'head') {
-      const head = page.complete && page.head ? { transactionId: page.head.transaction_id, globalPosition: page.head.global_position } : null;
-      // Skipping ahead commits a checkpoint: worth it only once the log behind is long enough to cost a read.
-      return head && BigInt(head.globalPosition) - BigInt(reached.globalPosition) >= this.skipAheadEvents ? head : null;
-    }
-    if (!ahead || comparePositions(ahead, reached) <= 0) return null;
-    const readPast = page.read.length > 0 && comparePositions(page.read[page.read.length - 1], ahead) > 0;
-    return readPast || (page.complete && BigInt(ahead.transactionId) < BigInt(page.horizon)) ? ahead : null;
   }
 
   /** One page of a rebuild for one projection: what lies past its checkpoint, in one batch; waits while another runner holds it. */
