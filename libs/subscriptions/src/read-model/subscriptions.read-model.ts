@@ -132,13 +132,14 @@ export class SubscriptionsReadModel {
   }
 
   /**
-   * For a command checking the references it names, before it begins its transaction: `read`, and when that misses
+   * For a command checking the references it names, before it begins its transaction: `read` (of this read model's
+   * tables, billable metrics included), and when that misses
    * one of them, `read` again once this read model has caught up with the log as it is now. Something that exists
    * in the log is thus never refused because the read model lags it (a write whose process died before its read
    * models caught up: issue 41 #11); the refusal, kept with an Idempotency-Key, is never given from a lagging read.
    * Never inside a transaction that has written: its own transaction id would hold the catch-up back.
    */
-  private async caughtUpOnMiss<Found>(read: () => Promise<Found>, complete: (found: Found) => boolean): Promise<Found> {
+  async caughtUpOnMiss<Found>(read: () => Promise<Found>, complete: (found: Found) => boolean): Promise<Found> {
     const found = await read();
     if (complete(found)) return found;
     await this.runner.catchUp(SUBSCRIPTIONS_PROJECTION);
