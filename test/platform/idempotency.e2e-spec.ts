@@ -233,10 +233,134 @@ describe('Idempotency-Key', () => {
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.body.name).toBe('Late');
+    // The replay gives the first answer's read-your-writes guarantee (issue 41 #11).
     const read = await t.request('GET', `/products/${replay.body.id}`);
-    expect(read.status === 200 || read.status === 404).toBe(true);
+    expect(read.status).toBe(200);
     const [row] = await t.dataSource.query(`select count(*)::int as n from events where stream_id = $1`, [replay.body.id]);
     expect(row.n).toBe(1);
+  });
+
+  it('issue 41 #11: a replay waits for the read models of what its request wrote; a lagging read model never refuses a customer that exists', async () => {
+    const product = await t.request('POST', '/products', { body: { name: 'Plans' } });
+    const price = await t.request('POST', '/prices', {
+      body: {
+        productId: product.body.id,
+        name: 'Monthly',
+        priceModel: 'fee',
+        pricing: { eur: { unitAmount: 1000 } },
+        purchase: 'recurring',
+        termCount: 1,
+        termUnit: 'month',
+      },
+    });
+    expect(price.status).toBe(201);
+    // The customers read model held back, as a stalled projector (or a process killed after the commit) leaves it.
+    const blocker = new Client({ connectionString: t.database.url });
+    await blocker.connect();
+    await blocker.query('begin');
+    await blocker.query(`select pg_advisory_xact_lock(hashtext($1))`, ['projection:invoicing.customers']);
+    const key = randomUUID();
+    const createCustomer = () => t.request('POST', '/customers', { body: { currency: 'EUR', name: 'Lagging Oy' }, headers: withKey(key) });
+    try {
+      expectProblem(await createCustomer(), 503, 'read-model-timeout');
+      // Replayed while the read model still lags: not a 201 whose customer cannot be read yet.
+      const early = await createCustomer();
+      expectProblem(early, 503, 'read-model-timeout');
+      expect(early.headers.get('idempotent-replayed')).toBeNull();
+      const [{ id: customerId }] = await t.dataSource.query(
+        `select stream_id as id from events where event_type = 'CustomerCreated' and data->>'name' = 'Lagging Oy'`,
+      );
+      expect((await t.request('GET', `/customers/${customerId}`)).status).toBe(404);
+      // A subscription naming the customer is decided on the customer's stream, not refused by the lagging read model.
+      const subscription = await t.request('POST', '/subscriptions', {
+        body: { customerId, currency: 'EUR', term: { start: '2026-03-01', end: null }, items: [{ priceId: price.body.id }] },
+        headers: withKey(randomUUID()),
+      });
+      expect(subscription.status).toBe(201);
+      expect(subscription.body.customer.name).toBe('Lagging Oy');
+      const invoice = await t.request('POST', '/invoices', {
+        body: { customerId, currency: 'EUR', items: [{ title: 'Setup', quantity: 1, unitAmount: 5000, taxCode: null }] },
+        headers: withKey(randomUUID()),
+      });
+      expect(invoice.status).toBe(201);
+    } finally {
+      await blocker.query('rollback');
+      await blocker.end();
+    }
+    const replay = await createCustomer();
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect((await t.request('GET', `/customers/${replay.body.id}`)).status).toBe(200);
+  });
+
+  it('issue 41 #11: a price and a tax code whose read models lag are never refused as unknown (no 422 kept with the key)', async () => {
+    const product = await t.request('POST', '/products', { body: { name: 'Lagging plans' } });
+    expect(product.status).toBe(201);
+    const hold = async (projections: string[]) => {
+      const blocker = new Client({ connectionString: t.database.url });
+      await blocker.connect();
+      await blocker.query('begin');
+      for (const name of projections) await blocker.query(`select pg_advisory_xact_lock(hashtext($1))`, [`projection:${name}`]);
+      return async () => {
+        await blocker.query('rollback');
+        await blocker.end();
+      };
+    };
+    const code = `LAG${randomUUID().slice(0, 6)}`;
+    let release = await hold(['subscriptions.read-model', 'invoicing.read-model']);
+    let priceId: string;
+    const subscriptionKey = randomUUID();
+    const invoiceKey = randomUUID();
+    // One body per key: its retries are the same request.
+    const customer = { id: randomUUID(), handle: 'C-LAG', name: 'Lag Oy' };
+    const subscribe = () =>
+      t.request('POST', '/subscriptions', {
+        body: {
+          customer,
+          currency: 'EUR',
+          term: { start: '2026-03-01', end: null },
+          items: [{ priceId, taxCode: code }],
+        },
+        headers: withKey(subscriptionKey),
+      });
+    const invoice = () =>
+      t.request('POST', '/invoices', {
+        body: {
+          customer,
+          currency: 'EUR',
+          items: [{ title: 'Setup', quantity: 1, unitAmount: 5000, taxCode: code }],
+        },
+        headers: withKey(invoiceKey),
+      });
+    try {
+      // Both written to the log, their read models held back.
+      expectProblem(await t.request('POST', '/tax-codes', { body: { code, rate: 0.24, taxable: true } }), 503, 'read-model-timeout');
+      const price = await t.request('POST', '/prices', {
+        body: {
+          productId: product.body.id,
+          name: 'Lagging',
+          priceModel: 'fee',
+          pricing: { eur: { unitAmount: 1000 } },
+          purchase: 'recurring',
+          termCount: 1,
+          termUnit: 'month',
+        },
+      });
+      expectProblem(price, 503, 'read-model-timeout');
+      [{ id: priceId }] = await t.dataSource.query(`select stream_id as id from events where event_type = 'PriceCreated' and data->>'name' = 'Lagging'`);
+      // The subscription waits for its read model to show them: 503 while it cannot, never a 422 kept with its key.
+      expectProblem(await subscribe(), 503, 'read-model-timeout');
+      // The invoice finds the tax code in its stream: written (its own read model is held, hence the 503).
+      expectProblem(await invoice(), 503, 'read-model-timeout');
+    } finally {
+      await release();
+    }
+    release = async () => undefined;
+    const subscribed = await subscribe();
+    expect([subscribed.status, subscribed.headers.get('idempotent-replayed')]).toEqual([201, null]);
+    const invoiced = await invoice();
+    expect([invoiced.status, invoiced.headers.get('idempotent-replayed')]).toEqual([201, 'true']);
+    expect(invoiced.body.items[0]).toMatchObject({ taxAmount: 1200, tax: { taxable: true, taxCode: code, taxRate: 0.24 } });
   });
 
   it('applies to every POST and PUT of the served OpenAPI document: declared, validated, and replayed', async () => {

@@ -1,11 +1,11 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { sign } from 'jsonwebtoken';
 import { DEVELOPMENT_JWT_SECRET } from '@billing/platform';
-import { startTestApp, TestApp, TestResponse } from '@billing/testing';
+import { eventually, startTestApp, TestApp, TestResponse } from '@billing/testing';
 import { buildService, freePort, killLeftoverServices, reachableTempDir, startService, stopLeftoverPostmaster } from './process-support';
 
 const run = promisify(execFile);
@@ -147,6 +147,40 @@ describe('npm run audit:verify and npm run replay', () => {
     expect(one.stdout.trim().split('\n')).toHaveLength(1);
     expect((await script('audit-verify', ['--environment', 'nope'])).code).toBe(2);
     // Six child processes (verify and replay, each starting its own app) over every read model: ~20 s on a quiet machine.
+  }, 90_000);
+
+  it('issue 41 #2: a replay interrupted by a signal drops its shadow schema and exits 128 + the signal', async () => {
+    await populate();
+    // The live read models' locks held: the replay rebuilds its shadow tables, then waits to compare the first one.
+    const holder = t.dataSource.createQueryRunner();
+    await holder.connect();
+    await holder.startTransaction();
+    try {
+      const names = (await holder.query(`select name from projection_checkpoints`)) as { name: string }[];
+      for (const { name } of names) await holder.query(`select pg_advisory_xact_lock(hashtext($1))`, [`projection:${name}`]);
+      const child = spawn(process.execPath, [join(build.folder, 'apps', 'api', 'src', 'replay.js')], {
+        env: { ...process.env, DATABASE_URL: t.database.url, JWT_SECRET: 'cli-test', LOG_LEVEL: 'error', NODE_ENV: 'test' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      const waitingForLock = async () =>
+        (
+          await t.dataSource.query(
+            `select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())`,
+          )
+        )[0].n as number;
+      await eventually(waitingForLock, (n) => n > 0, { timeoutMs: 60_000, what: 'the replay waiting for a live read model' });
+      expect(await t.dataSource.query(`select 1 as present from information_schema.schemata where schema_name = 'audit_replay'`)).toEqual([{ present: 1 }]);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(143);
+      expect(stderr).toContain('replay: SIGTERM: dropping the shadow schema');
+    } finally {
+      await holder.rollbackTransaction();
+      await holder.release();
+    }
+    expect(await t.dataSource.query(`select 1 from information_schema.schemata where schema_name = 'audit_replay'`)).toEqual([]);
   }, 90_000);
 
   it('issue 20 #7 and #21: beside the service running on DATA_DIR, both use its Postgres; results alone on stdout, logs on stderr; a failure is one line', async () => {

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
+import { constants } from 'node:os';
 import { DataSource } from 'typeorm';
-import { replayReadModels } from '@billing/platform';
+import { dropReplaySchema, replayReadModels } from '@billing/platform';
 import { runCli } from './cli';
 import { CONTEXTS } from './contexts';
 import { ProgressBar } from './progress';
@@ -13,6 +14,18 @@ import { ProgressBar } from './progress';
  * the first differing row named by its key. Exits 1 when any differs.
  */
 runCli('replay', async (app, config) => {
+  // Interrupted (Ctrl-C, a stop): the shadow schema goes with it, and the exit code says which signal.
+  const interrupted = (signal: NodeJS.Signals) => {
+    process.stderr.write(`\nreplay: ${signal}: dropping the shadow schema\n`);
+    dropReplaySchema(config.databaseUrl!).then(
+      () => process.exit(128 + constants.signals[signal]),
+      (error: unknown) => {
+        process.stderr.write(`replay: the shadow schema could not be dropped (${String(error)}); the next replay drops it\n`);
+        process.exit(128 + constants.signals[signal]);
+      },
+    );
+  };
+  process.once('SIGINT', interrupted).once('SIGTERM', interrupted);
   const bar = new ProgressBar();
   const started = Date.now();
   const reports = await replayReadModels({

@@ -38,7 +38,17 @@ import { UpdateEmailSettingsHandler } from './update-settings/update-email-setti
         if (!transport) return null;
         // One dispatcher serves every environment: real time (the base clock), never an environment's test clock.
         return new EmailDispatcher(
-          { dataSource, clock: clock.base, commands, eventStore, queries, hostedLinks, config: config.email, databaseUrl: config.databaseUrl },
+          {
+            dataSource,
+            clock: clock.base,
+            commands,
+            eventStore,
+            queries,
+            hostedLinks,
+            config: config.email,
+            databaseUrl: config.databaseUrl,
+            faultKillAt: config.faultKillAt,
+          },
           transport,
         );
       },

@@ -201,6 +201,16 @@ export class CommandPath {
     }
   }
 
+  /**
+   * A keyed request's stored answer given again: waits, as its first answer did, for the read models of the streams
+   * that the answer's transaction (null: unknown, nothing to wait for) wrote. The first answer may never have
+   * waited (its process died after the commit) or have timed out waiting (503 read-model-timeout).
+   */
+  async awaitAnswered(transactionId: string | null): Promise<void> {
+    if (transactionId === null) return;
+    await this.runner.awaitProjections(await this.eventStore.writtenBy(transactionId));
+  }
+
   private async commitAnswered(
     unit: UnitOfWork,
     transaction: LazyTransaction,

@@ -136,7 +136,8 @@ const answerUpsert = (rows: string) => `
     ${rows}
     on conflict (environment_id, subject, key) do update
        set fingerprint = excluded.fingerprint, method = excluded.method, path = excluded.path, status = excluded.status,
-           headers = excluded.headers, body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at
+           headers = excluded.headers, body = excluded.body, created_at = excluded.created_at, expires_at = excluded.expires_at,
+           transaction_id = excluded.transaction_id
      where idempotency_keys.expires_at <= excluded.created_at
     returning 1`;
 const RECORD_ANSWER = answerUpsert(`values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`);
@@ -372,6 +373,19 @@ export class EventStore {
   }
 
   /** Stores a keyed request's answer, in `manager`'s transaction or alone; false when a live answer of the key is there. */
+  /**
+   * Where a committed transaction left each stream type it appended to: what a keyed request's replayed answer
+   * waits for (its row records the transaction that committed it with the request's events).
+   */
+  async writtenBy(transactionId: string): Promise<WrittenStream[]> {
+    const rows = await queryRows<{ stream_type: string; global_position: string }>(
+      this.dataSource.manager,
+      `select stream_type, max(global_position)::text as global_position from events where transaction_id = $1::xid8 group by stream_type`,
+      [transactionId],
+    );
+    return rows.map((row) => ({ streamType: row.stream_type, position: { transactionId, globalPosition: row.global_position } }));
+  }
+
   async recordAnswer(answer: RequestAnswer, manager: EntityManager = this.dataSource.manager): Promise<boolean> {
     const row = answerRow(answer);
     const recorded = await queryRows(manager, RECORD_ANSWER, [

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
-import { createTestDataSource, TestDatabase } from '@billing/testing';
+import { createTestDataSource, eventually, TestDatabase } from '@billing/testing';
 import { ReadModelTimeoutError } from './errors';
 import { EventStore } from './event-store';
 import { ProjectionRunner, SKIP_AHEAD_EVENTS } from './projection-runner';
@@ -338,6 +338,40 @@ describe('ProjectionRunner (Postgres)', () => {
     const [rare] = await appendEvents(1, 'rare');
     await drain(runner, name);
     expect([...(await applied(name)).entries()]).toEqual([[rare, 1]]);
+  });
+
+  it('issue 41 #2: a batch bound to a position on another stream (where a live checkpoint skipped ahead) moves its checkpoint there', async () => {
+    const name = `bound-${randomUUID()}`;
+    const runner = runnerWith([countingProjection(name, undefined, ['rare'])]);
+    const checkpoint = async () =>
+      (
+        await queryRows<{ position: string }>(dataSource.manager, `select global_position::text as position from projection_checkpoints where name = $1`, [
+          name,
+        ])
+      )[0]?.position;
+    const [rare] = await appendEvents(1, 'rare');
+    const stream = { environmentId: randomUUID(), streamType: 'thing', streamId: randomUUID() };
+    const events = [{ eventId: randomUUID(), type: 'ThingCreated', schemaVersion: 1, data: {}, occurredAt: new Date() }];
+    const [other] = (await store.append([{ stream, expectedVersion: 'no_stream', events }], metadata)).written;
+    const later = await appendEvents(1, 'rare');
+    // Its own event up to the bound applied, and the checkpoint at the bound: the other stream's event.
+    // (Batches find nothing while an older transaction anywhere in the cluster holds the snapshot horizon back.)
+    await eventually(
+      async () => {
+        await runner.runBatch(name, 1000, other.position);
+        return checkpoint();
+      },
+      (position) => position === other.position.globalPosition,
+      { what: 'the checkpoint at the bound' },
+    );
+    // (Earlier tests' rare events are before it too.)
+    const upToBound = await applied(name);
+    expect([upToBound.get(rare), ...later.map((id) => upToBound.get(id))]).toEqual([1, undefined]);
+    // Never past it: the later event waits for an unbound batch.
+    expect(await runner.runBatch(name, 1000, other.position)).toBe(0);
+    await drain(runner, name);
+    const all = await applied(name);
+    expect([all.get(rare), ...later.map((id) => all.get(id))]).toEqual([1, 1]);
   });
 
   it('lets a process with no worker anywhere see its own write: the projection runs in-process after the commit', async () => {

@@ -5,6 +5,7 @@ import { EventRow, EVENTS_CHANNEL, EventStore } from './event-store';
 import { Listener } from './listener';
 import { queryRows } from './sql';
 import { BatchedLookup } from './batched-lookup';
+import { checkpointTarget } from './checkpoint-target';
 import { Projection, Reactor, WriteAhead } from './subscriptions';
 import { comparePositions, LogPosition, RecordedEvent, StreamRef, streamKey, WrittenStream, ZERO_POSITION } from './types';
 
@@ -16,6 +17,8 @@ export interface ProjectionRunnerOptions {
   readonly pollIntervalMs?: number;
   /** How long a write waits for its read models before answering with an error. */
   readonly readModelTimeoutMs?: number;
+  /** How far (in log positions) a batch may skip ahead over other streams' events (default SKIP_AHEAD_EVENTS; tests make it small). */
+  readonly skipAheadEvents?: number;
   readonly logger?: { error(message: string, meta?: unknown): void; warn(message: string, meta?: unknown): void };
 }
 
@@ -134,6 +137,7 @@ export class ProjectionRunner {
   private readonly batchSize: number;
   private readonly pollIntervalMs: number;
   private readonly readModelTimeoutMs: number;
+  private readonly skipAheadEvents: bigint;
   private readonly entries = new Map<string, Entry>();
   /** Per projection that writes ahead: its rows of one turn, written together. */
   private readonly aheads = new Map<string, BatchedLookup<AheadRow, never>>();
@@ -153,6 +157,7 @@ export class ProjectionRunner {
     this.batchSize = options.batchSize ?? 1000;
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.readModelTimeoutMs = options.readModelTimeoutMs ?? 5000;
+    this.skipAheadEvents = BigInt(options.skipAheadEvents ?? SKIP_AHEAD_EVENTS);
   }
 
   registerProjection(projection: Projection): void {
@@ -351,11 +356,13 @@ export class ProjectionRunner {
 
   /**
    * Runs one batch of one subscriber; returns how many events it processed, or null if another runner holds it.
-   * With `upTo`, no event past that position is applied (a replay stopping where another checkpoint stands).
+   * With `upTo`, no event past that position is applied (a replay stopping where another checkpoint stands), and a
+   * batch that applied every one of its events up to there moves the checkpoint to `upTo` itself: that position may
+   * be another stream's event (where a live checkpoint skipped ahead), which the subscriber's own pages never reach.
    */
   async runBatch(name: string, batchSize = this.batchSize, upTo?: LogPosition): Promise<number | null> {
     const entry = this.entry(name);
-    return this.inBatch(entry, (page) => (upTo ? page.filter((event) => comparePositions(event, upTo) <= 0) : page), batchSize, !upTo);
+    return this.inBatch(entry, (page) => (upTo ? page.filter((event) => comparePositions(event, upTo) <= 0) : page), batchSize, upTo ?? 'head');
   }
 
   /**
@@ -363,17 +370,14 @@ export class ProjectionRunner {
    * the events `select` picks after it applied, and the checkpoint moved to the last of them, all committed
    * together. Returns how many events it applied. With `pageSize`, `select` picks from the log's next page after
    * the checkpoint (at most that many of the subscriber's events), read in the lock's round trip; else from none.
-   * With `skipAhead` too, a page that holds every event of the subscriber's streams below the snapshot horizon
-   * moves the checkpoint to the newest event below that horizon, whatever its stream, when that is at least
-   * SKIP_AHEAD_EVENTS further (by log position) than where it would stand otherwise: a subscriber of rare streams
-   * (catalog, templates) otherwise kept its checkpoint at its own last event, and each of its batches read the log
-   * from there, every event since then of every other stream, once a second for every worker.
+   * With `ahead` too, the checkpoint may move past the last event applied, over other streams' events: to the head
+   * below the horizon ('head'), or to a given position (see checkpointTarget).
    */
   private async inBatch(
     entry: Entry,
     select: (page: readonly RecordedEvent[], from: LogPosition) => readonly RecordedEvent[],
     pageSize?: number,
-    skipAhead = false,
+    ahead?: 'head' | LogPosition,
   ): Promise<number | null> {
     const { name } = entry;
     const queryRunner = this.dataSource.createQueryRunner();
@@ -404,19 +408,19 @@ export class ProjectionRunner {
              where current_setting('billing.batch_locked') = 'true'`
         : '';
       const headSql =
-        pageSize && skipAhead
+        pageSize && ahead === 'head'
           ? `; select transaction_id::text, global_position::text from events
               where transaction_id < ${horizon} and current_setting('billing.batch_locked') = 'true'
               order by events.transaction_id desc, events.global_position desc limit 1`
           : '';
       const [, locking, checkpoint, page, headRows] = (await client.query(
         `begin; select set_config('billing.batch_locked', pg_try_advisory_xact_lock(hashtext(${literal(`projection:${name}`)}))::text, true) = 'true' as locked,
-                       set_config('synchronous_commit', 'off', true), set_config('billing.horizon', events_horizon()::text, true);
+                       set_config('synchronous_commit', 'off', true), set_config('billing.horizon', events_horizon()::text, true) as horizon;
          select c.transaction_id::text, c.global_position::text from projection_checkpoints c where c.name = ${literal(name)}
          ${pageSql}${headSql}`,
       )) as unknown as [
         unknown,
-        QueryResult<{ locked: boolean }>,
+        QueryResult<{ locked: boolean; horizon: string }>,
         QueryResult<{ transaction_id: string | null; global_position: string | null }>,
         QueryResult<EventRow> | undefined,
         QueryResult<{ transaction_id: string; global_position: string }> | undefined,
@@ -425,13 +429,13 @@ export class ProjectionRunner {
       const state = checkpoint.rows[0];
       const from = state?.transaction_id ? { transactionId: state.transaction_id, globalPosition: state.global_position! } : ZERO_POSITION;
       this.remember(entry, from);
-      const events = select(page ? this.eventStore.recordedEvents(page.rows) : [], from);
-      const headRow = page && page.rows.length < pageSize! ? headRows?.rows[0] : undefined;
-      const head = headRow ? { transactionId: headRow.transaction_id, globalPosition: headRow.global_position } : null;
+      const read = page ? this.eventStore.recordedEvents(page.rows) : [];
+      const events = select(read, from);
       const last = events.length > 0 ? events[events.length - 1] : null;
-      // Skipping ahead commits a checkpoint: worth it only once the log behind is long enough to cost a read.
-      const skip = head && BigInt(head.globalPosition) - BigInt((last ?? from).globalPosition) >= SKIP_AHEAD_EVENTS ? head : null;
-      const to = skip ?? last;
+      const headRow = headRows?.rows[0];
+      const head = headRow ? { transactionId: headRow.transaction_id, globalPosition: headRow.global_position } : undefined;
+      const complete = !!page && page.rows.length < pageSize!;
+      const to = checkpointTarget(ahead, { read, complete, horizon: locking.rows[0].horizon, head }, last ?? from, this.skipAheadEvents) ?? last;
       if (!to) return 0;
       if (events.length > 0) await entry.handle(events, queryRunner.manager);
       const position = { transactionId: digits(to.transactionId), globalPosition: digits(to.globalPosition) };

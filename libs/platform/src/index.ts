@@ -1,6 +1,7 @@
 export * from './config/app-config';
 export * from './config/webhooks-config';
 export * from './config/email-config';
+export * from './config/fault-injection';
 export * from './problems/problem-catalogue';
 export * from './problems/problem';
 export * from './problems/to-problem';

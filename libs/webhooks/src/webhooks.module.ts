@@ -38,7 +38,10 @@ import { FanOutReactor } from './projections/fan-out.reactor';
           gauge.set(row.pending);
         });
         // The dispatcher serves every environment: it runs on the base clock, never a request's environment time.
-        return new WebhookDispatcher({ dataSource, clock: clock.base, commands, vault, databaseUrl: appConfig.databaseUrl, outcomes }, config);
+        return new WebhookDispatcher(
+          { dataSource, clock: clock.base, commands, vault, databaseUrl: appConfig.databaseUrl, outcomes, faultKillAt: appConfig.faultKillAt },
+          config,
+        );
       },
     },
     WebhooksLifecycle,

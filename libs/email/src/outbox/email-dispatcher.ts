@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 import { CommandPath, EventStore, foldStream, queryRows } from '@billing/event-store';
 import { HostedLinks, invoiceEvolver, invoiceStream } from '@billing/invoicing';
 import { paymentEvolver, paymentStream } from '@billing/payments';
-import { Clock, EmailSettings as EmailConfig, NotifiedRounds } from '@billing/platform';
+import { Clock, EmailSettings as EmailConfig, FaultPoint, killIfArmed, NotifiedRounds } from '@billing/platform';
 import { minorUnits } from '@billing/shared-kernel';
 import { subscriptionEvolver, subscriptionStream } from '@billing/subscriptions';
 import { InvoiceEmailQuery } from '@billing/templates';
@@ -82,6 +82,8 @@ export class EmailDispatcher {
       readonly config: EmailConfig;
       /** For LISTEN; null: poll only. */
       readonly databaseUrl: string | null;
+      /** A crash test's kill point (FAULT_KILL_AT); null in service. */
+      readonly faultKillAt: FaultPoint | null;
     },
     private readonly transport: MailTransport,
   ) {
@@ -192,17 +194,42 @@ export class EmailDispatcher {
     return kept.length > 0 ? 'queued' : 'lease-lost';
   }
 
-  /** Sent or failed for good: the row, then its outcome event (the notification email.sent or email.failed). */
+  /**
+   * Sent or failed for good: the row and its outcome event (the notification email.sent or email.failed) in one
+   * transaction. Recorded one after the other, a crash between them left a row `sent` whose event never came: no
+   * webhook, no outcome in the log, and nothing to retry it (issue 41 #10). Now a crash leaves the row leased, due
+   * again when the lease expires (the mail goes again with its Message-ID, as after any crash past the send).
+   */
   private async finish(email: ClaimedEmail, attempts: number, result: SendResult): Promise<EmailOutcome> {
     const now = this.deps.clock.now();
-    const kept = await queryRows(
-      this.deps.dataSource.manager,
-      `update email_deliveries set status = $4, attempts = $5, last_reply = $6, sent_at = $7, next_attempt_at = null,
-              lease_expires_at = null, lease_token = null
-        where environment_id = $1 and id = $2 and lease_token = $3 returning 1`,
-      [email.environmentId, email.id, email.leaseToken, result.ok ? 'sent' : 'failed', attempts, result.reply, result.ok ? now : null],
-    );
-    if (kept.length === 0) return 'lease-lost';
+    const kept = await this.deps.commands.atomically(async () => {
+      const rows = await queryRows(
+        this.deps.dataSource.manager,
+        `update email_deliveries set status = $4, attempts = $5, last_reply = $6, sent_at = $7, next_attempt_at = null,
+                lease_expires_at = null, lease_token = null
+          where environment_id = $1 and id = $2 and lease_token = $3 returning 1`,
+        [email.environmentId, email.id, email.leaseToken, result.ok ? 'sent' : 'failed', attempts, result.reply, result.ok ? now : null],
+      );
+      if (rows.length === 0) return false;
+      killIfArmed(this.deps.faultKillAt, 'email-outcome');
+      await this.recordOutcome(email, attempts, result, now);
+      return true;
+    });
+    if (!kept) return 'lease-lost';
+    const log = {
+      msg: result.ok ? 'e-mail sent' : 'e-mail failed',
+      deliveryId: email.id,
+      kind: email.kind,
+      recipient: maskAddress(email.recipient),
+      reply: result.reply,
+    };
+    if (result.ok) this.logger.log(log);
+    else this.logger.warn(log);
+    return result.ok ? 'sent' : 'failed';
+  }
+
+  /** The delivery's outcome event, in the caller's unit of work. */
+  private async recordOutcome(email: ClaimedEmail, attempts: number, result: SendResult, now: Date): Promise<void> {
     const outcome = {
       sent: result.ok,
       deliveryId: email.id,
@@ -224,16 +251,6 @@ export class EmailDispatcher {
       },
       { conflicts: { retries: 1 } },
     );
-    const log = {
-      msg: result.ok ? 'e-mail sent' : 'e-mail failed',
-      deliveryId: email.id,
-      kind: email.kind,
-      recipient: maskAddress(email.recipient),
-      reply: result.reply,
-    };
-    if (result.ok) this.logger.log(log);
-    else this.logger.warn(log);
-    return result.ok ? 'sent' : 'failed';
   }
 
   private async release(email: ClaimedEmail, dueAt: Date): Promise<boolean> {

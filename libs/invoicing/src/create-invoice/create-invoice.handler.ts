@@ -2,7 +2,7 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandPath, Written } from '@billing/event-store';
 import { foldEvents, ValidationError } from '@billing/shared-kernel';
 import { CustomerInput, decideCreateInvoice, invoiceCustomerOf, invoiceEvolver, InvoiceState, taxCodesNamedBy } from '../domain';
-import { CustomersReadModel } from '../customers/read-model/customers.read-model';
+import { CustomerRecordHandler, CustomerRecordQuery } from '../customers/customer-record.query';
 import { invoiceStream } from '../streams';
 import { redeemInvoiceDiscounts, withLineProducts } from '../invoice-discounts/invoice-discounts';
 import { TaxRegisterReader } from '../tax-register';
@@ -13,7 +13,7 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
   constructor(
     private readonly commands: CommandPath,
     private readonly taxRegister: TaxRegisterReader,
-    private readonly customers: CustomersReadModel,
+    private readonly customers: CustomerRecordHandler,
   ) {}
 
   async execute({ environmentId, input, context, invoiceId: chosenId, discounts: requests }: CreateInvoiceCommand): Promise<Written<InvoiceState>> {
@@ -58,7 +58,8 @@ export class CreateInvoiceHandler implements ICommandHandler<CreateInvoiceComman
       if (customer == null) throw ValidationError.at('/customer', 'is required: the customer inline, or customerId naming a customer record');
       return customer;
     }
-    const record = await this.customers.record(environmentId, customerId);
+    // Never refused because the read model lags the log (see CustomerRecordHandler).
+    const record = await this.customers.execute(new CustomerRecordQuery(environmentId, customerId));
     if (record === null) throw ValidationError.at('/customerId', 'names no customer of this environment');
     if (record.status === 'archived') throw ValidationError.at('/customerId', 'names a deleted (archived) customer');
     return invoiceCustomerOf(record);

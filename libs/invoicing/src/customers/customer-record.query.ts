@@ -1,12 +1,15 @@
 import { IQueryHandler, Query, QueryHandler } from '@nestjs/cqrs';
-import { Customer } from '../domain';
+import { CommandPath } from '@billing/event-store';
+import { isUuid } from '@billing/shared-kernel';
+import { Customer, customerEvolver } from '../domain';
+import { customerStream } from '../streams';
 import { CustomersReadModel } from './read-model/customers.read-model';
 
 /**
- * A customer record of the environment as the read model has it (null: none
- * with that id), for other contexts (a subscription created with
- * `customerId`), which never read invoicing's tables. The record carries the
- * default payment method's token: a caller keeps it out of every answer.
+ * A customer record of the environment (null: none with that id), for other
+ * contexts (a subscription created with `customerId`), which never read
+ * invoicing's tables. The record carries the default payment method's token:
+ * a caller keeps it out of every answer.
  */
 export class CustomerRecordQuery extends Query<Customer | null> {
   constructor(
@@ -19,9 +22,20 @@ export class CustomerRecordQuery extends Query<Customer | null> {
 
 @QueryHandler(CustomerRecordQuery)
 export class CustomerRecordHandler implements IQueryHandler<CustomerRecordQuery, Customer | null> {
-  constructor(private readonly customers: CustomersReadModel) {}
+  constructor(
+    private readonly customers: CustomersReadModel,
+    private readonly commands: CommandPath,
+  ) {}
 
-  execute({ environmentId, customerId }: CustomerRecordQuery): Promise<Customer | null> {
-    return this.customers.record(environmentId, customerId);
+  /**
+   * From the read model; a customer it does not show is looked for in the log, which the read model may lag (a
+   * create whose process died before its read models caught up): a customer that exists is never refused as unknown,
+   * and an answer that refuses one (a 422, kept with its Idempotency-Key) is never given from a lagging read.
+   */
+  async execute({ environmentId, customerId }: CustomerRecordQuery): Promise<Customer | null> {
+    const record = await this.customers.record(environmentId, customerId);
+    if (record !== null || !isUuid(customerId)) return record;
+    const { state } = await this.commands.load(customerStream(environmentId, customerId), customerEvolver);
+    return state.status === 'none' ? null : state;
   }
 }

@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { comparePositions, EventStore, LogPosition, Projection, ProjectionRunner, queryRows, ReadModelTable, ZERO_POSITION } from '@billing/event-store';
 import { BoundedContext } from '../context/bounded-context';
@@ -101,6 +102,28 @@ export async function replayReadModels(options: {
   } finally {
     if (shadow.isInitialized) await shadow.destroy();
     await dataSource.query(`drop schema if exists ${REPLAY_SCHEMA} cascade`);
+  }
+}
+
+/**
+ * Drops the shadow schema of a replay that is being interrupted (a signal): first ends the sessions that hold its
+ * tables (only a replay touches them), whose open transactions would otherwise keep the drop waiting. On its own
+ * connection: the replay's pools may all be busy. A replay killed outright leaves the schema to the next one, which
+ * drops it before it begins.
+ */
+export async function dropReplaySchema(databaseUrl: string): Promise<void> {
+  const client = new Client({ connectionString: databaseUrl, application_name: 'billing-replay-cleanup' });
+  await client.connect();
+  try {
+    await client.query(
+      `select pg_terminate_backend(pid) from (select distinct l.pid from pg_locks l
+         join pg_class c on c.oid = l.relation join pg_namespace n on n.oid = c.relnamespace
+        where n.nspname = $1 and l.pid <> pg_backend_pid()) as holders`,
+      [REPLAY_SCHEMA],
+    );
+    await client.query(`drop schema if exists ${REPLAY_SCHEMA} cascade`);
+  } finally {
+    await client.end();
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import { createPrivateKey, generateKeyPairSync, KeyObject, randomBytes } from 'node:crypto';
 import { EmailSettings, loadEmailSettings } from './email-config';
+import { FaultPoint, faultKillAt } from './fault-injection';
 import { loadWebhookSettings, WebhookSettings } from './webhooks-config';
 export interface JwtConfig {
   /** HS256 shared secret (development). */
@@ -62,6 +63,8 @@ export interface AppConfig {
   readonly hostedPages: HostedPagesConfig;
   /** The Stripe payment provider's client (STRIPE_API_BASE, STRIPE_TIMEOUT_MS). */
   readonly stripe: StripeClientConfig;
+  /** FAULT_KILL_AT: crash tests only (see fault-injection.ts); null unless set. */
+  readonly faultKillAt: FaultPoint | null;
 }
 
 /** Where Stripe's API is served: the official client's host, port and protocol options. */
@@ -201,6 +204,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       apiBase: stripeApiBase(env.STRIPE_API_BASE),
       timeoutMs: atLeastOne(integer(env.STRIPE_TIMEOUT_MS, 20_000, 'STRIPE_TIMEOUT_MS'), 'STRIPE_TIMEOUT_MS'),
     },
+    faultKillAt: faultKillAt(env.FAULT_KILL_AT, isProduction),
     logLevel: (['debug', 'info', 'warn', 'error'] as const).find((l) => l === env.LOG_LEVEL) ?? 'info',
     jwt: {
       secret,

@@ -31,6 +31,7 @@ interface StoredAnswerRow {
   readonly status: number;
   readonly headers: Record<string, string>;
   readonly body: string;
+  readonly transaction_id: string | null;
 }
 
 /**
@@ -60,7 +61,7 @@ export class IdempotencyStore {
     (scopes) =>
       queryRows<StoredAnswerRow>(
         this.dataSource.manager,
-        `select a.environment_id, a.subject, a.key, a.fingerprint, a.status, a.headers, a.body
+        `select a.environment_id, a.subject, a.key, a.fingerprint, a.status, a.headers, a.body, a.transaction_id::text
            from unnest($1::uuid[], $2::text[], $3::text[]) as s(environment_id, subject, key)
            join idempotency_keys a on a.environment_id = s.environment_id and a.subject = s.subject and a.key = s.key
           where a.expires_at > $4`,
@@ -129,6 +130,8 @@ export class IdempotencyStore {
     const found = await this.storedAnswers.load(scope);
     if (!found) return null;
     if (found.fingerprint !== request.fingerprint) throw reused();
+    // Read-your-writes for a replay too: the request's effects are readable when its answer is given again.
+    await this.commands.awaitAnswered(found.transaction_id);
     return { status: found.status, headers: found.headers, body: found.body };
   }
 

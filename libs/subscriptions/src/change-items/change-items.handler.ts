@@ -88,7 +88,7 @@ export async function requestedItems(
   environmentId: string,
   items: readonly RequestedChangeItem[],
 ): Promise<RequestedItemChange[]> {
-  const found = await readModel.prices(
+  const found = await readModel.pricesNamed(
     environmentId,
     items.flatMap((item) => (item.priceId ? [item.priceId] : [])),
   );

@@ -40,7 +40,7 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
     const { meta } = context;
     const input = await this.withCustomer(environmentId, request);
     const subscriptionId = meta.newId();
-    const prices = await this.readModel.prices(
+    const prices = await this.readModel.pricesNamed(
       environmentId,
       input.items.map((item) => item.priceId),
     );
@@ -49,7 +49,10 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
       input.items.map((item) => item.taxCode),
     );
     const metricCodes = [...prices.values()].flatMap(({ price }) => (price.metricCode ? [price.metricCode] : []));
-    const metrics = await this.usage.metrics(environmentId, metricCodes);
+    const metrics = await this.readModel.caughtUpOnMiss(
+      () => this.usage.metrics(environmentId, metricCodes),
+      (found) => metricCodes.every((code) => found.has(code)),
+    );
     // Subscriptions from before first-subscription claims were recorded: the claim's decider counts them.
     const earlierSubscriptions = input.customerId !== null && (await this.readModel.hasSubscriptions(environmentId, input.customerId));
     const items = input.items.map((item) => {

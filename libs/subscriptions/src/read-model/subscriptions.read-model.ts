@@ -1,11 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { queryRows } from '@billing/event-store';
+import { ProjectionRunner, queryRows } from '@billing/event-store';
 import { ExistingPrice, ExistingProduct } from '@billing/catalog';
 import { keysetPage, Page, pageTokenCodec, tokenField } from '@billing/platform';
 import { isUuid } from '@billing/shared-kernel';
 import { PriceFacts, Subscription, SubscriptionStatus } from '../domain';
 import { SubscriptionView, toSubscriptionView } from '../subscription-view';
+import { SUBSCRIPTIONS_PROJECTION } from './subscriptions.projection';
 
 export interface SubscriptionFilter {
   readonly status?: SubscriptionStatus;
@@ -24,7 +25,10 @@ const PAGE_TOKEN = pageTokenCodec({ createdAt: tokenField.instant, id: tokenFiel
 
 @Injectable()
 export class SubscriptionsReadModel {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly runner: ProjectionRunner,
+  ) {}
 
   async find(environmentId: string, id: string): Promise<{ subscription: Subscription; version: number } | null> {
     const [row] = await queryRows<{ state: Subscription; version: number }>(
@@ -103,15 +107,43 @@ export class SubscriptionsReadModel {
     return new Map(rows.map((row) => [row.id, { price: row.price, product: row.product }]));
   }
 
-  /** Which of `codes` are tax codes of the environment. */
+  /** The prices a command names (see caughtUpOnMiss): a price that exists is never refused as unknown. */
+  pricesNamed(environmentId: string, ids: readonly string[]): Promise<Map<string, CatalogPrice>> {
+    return this.caughtUpOnMiss(
+      () => this.prices(environmentId, ids),
+      (found) => ids.every((id) => found.has(id)),
+    );
+  }
+
+  /** Which of `codes` are tax codes of the environment (see caughtUpOnMiss: a command's check of the codes it names). */
   async knownTaxCodes(environmentId: string, codes: readonly string[]): Promise<Set<string>> {
     if (codes.length === 0) return new Set();
-    const rows = await queryRows<{ code: string }>(
-      this.dataSource.manager,
-      `select state->>'code' as code from subscription_tax_codes where environment_id = $1 and state->>'code' = any($2::text[])`,
-      [environmentId, codes],
-    );
-    return new Set(rows.map((row) => row.code));
+    const read = async () =>
+      new Set(
+        (
+          await queryRows<{ code: string }>(
+            this.dataSource.manager,
+            `select state->>'code' as code from subscription_tax_codes where environment_id = $1 and state->>'code' = any($2::text[])`,
+            [environmentId, codes],
+          )
+        ).map((row) => row.code),
+      );
+    return this.caughtUpOnMiss(read, (found) => codes.every((code) => found.has(code)));
+  }
+
+  /**
+   * For a command checking the references it names, before it begins its transaction: `read` (of this read model's
+   * tables, billable metrics included), and when that misses
+   * one of them, `read` again once this read model has caught up with the log as it is now. Something that exists
+   * in the log is thus never refused because the read model lags it (a write whose process died before its read
+   * models caught up: issue 41 #11); the refusal, kept with an Idempotency-Key, is never given from a lagging read.
+   * Never inside a transaction that has written: its own transaction id would hold the catch-up back.
+   */
+  async caughtUpOnMiss<Found>(read: () => Promise<Found>, complete: (found: Found) => boolean): Promise<Found> {
+    const found = await read();
+    if (complete(found)) return found;
+    await this.runner.catchUp(SUBSCRIPTIONS_PROJECTION);
+    return read();
   }
 
   /** Subscriptions of the environment with billing work due at `now` (oldest first). */

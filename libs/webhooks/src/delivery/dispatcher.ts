@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { CommandPath, queryRows } from '@billing/event-store';
-import { Clock, NotifiedRounds } from '@billing/platform';
+import { Clock, FaultPoint, killIfArmed, NotifiedRounds } from '@billing/platform';
 import { decideDisable, nextAttemptAt, webhookSubscriptionEvolver } from '../domain';
 import { WebhooksConfig } from '../config/webhooks-config';
 import { SignatureKeyVault } from '../key-vault';
@@ -59,6 +59,8 @@ export interface DispatcherDependencies {
   readonly databaseUrl: string | null;
   /** Counts each delivery's outcome (webhook_deliveries_total). */
   readonly outcomes?: { inc(labels: { outcome: DeliveryOutcome }): void };
+  /** A crash test's kill point (FAULT_KILL_AT); absent in service. */
+  readonly faultKillAt?: FaultPoint | null;
 }
 
 const GONE_REASON = 'receiver answered 410 Gone';
@@ -229,6 +231,13 @@ export class WebhookDispatcher {
       });
       outcome = nextAt ? 'pending' : 'discarded';
     }
+    if (outcome === 'disabled') {
+      // The subscription's disabling (an event) before the attempt's row: a crash between the two leaves the delivery
+      // leased, and its next claim finds the subscription disabled and settles it so. Recorded the other way round, a
+      // crash left the delivery `disabled` and the subscription active, sending on (issue 41 #10).
+      await this.disableSubscription(delivery, subscription.url);
+      killIfArmed(this.deps.faultKillAt ?? null, 'webhook-disabled');
+    }
     const kept = await this.recorder.record({
       environmentId: delivery.environmentId,
       deliveryId: delivery.id,
@@ -243,7 +252,6 @@ export class WebhookDispatcher {
       nextAttemptAt: nextAt,
       deliveredAt: result.ok ? now : null,
     });
-    if (outcome === 'disabled') await this.disableSubscription(delivery, subscription.url);
     if (!kept) {
       this.logger.warn({ msg: 'webhook delivery lease lost before the attempt was recorded', deliveryId: delivery.id });
       return 'lease-lost';
