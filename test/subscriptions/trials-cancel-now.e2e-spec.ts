@@ -224,6 +224,20 @@ describe('Subscriptions: trials and cancel now', () => {
       expect(await env.events(subscription.id, 'SubscriptionEnded')).toHaveLength(1);
     });
 
+    it('issue 41 #4: with prorate, for a customer record: the final invoice’s −1100 goes to the balance once, which settles the invoice', async () => {
+      const env = environment();
+      const customer = (await env.call('POST', '/customers', { name: 'Acme Oy' }, 201)).body;
+      await env.advance('2026-01-01T00:00:00.000Z');
+      const subscription = await env.subscribe([await env.price('advance'), await env.price('arrears')], { customer: undefined, customerId: customer.id });
+      await env.advance('2026-01-10T10:00:00.000Z');
+      await env.call('PUT', `/subscriptions/${subscription.id}/cancel`, { at: 'now', prorate: true }, 202);
+      const final = (await env.invoices()).find((invoice) => invoice.date === '2026-01-10');
+      expect(final).toMatchObject({ status: 'booked', totalInclVat: -1100, settlementStatus: 'settled', totalDue: 0, creditApplied: 0 });
+      const ledger = (await env.call('GET', `/customers/${customer.id}/balance-transactions`, undefined, 200)).body.items;
+      expect(ledger).toEqual([expect.objectContaining({ amount: -1100, kind: 'invoice_credit', invoiceId: final.id, balanceAfter: -1100 })]);
+      expect((await env.call('GET', `/customers/${customer.id}`, undefined, 200)).body.balances).toEqual([{ currency: 'EUR', available: 1100 }]);
+    });
+
     it('at the local midnight the engine just billed: the final invoice is one of its own; each amount rounded once', async () => {
       const { env, path } = await january();
       await env.advance('2026-02-01T00:00:00.000Z');
