@@ -1,4 +1,4 @@
-import { CommandMetadata, ConflictError, DomainEvent, Evolver } from '@billing/shared-kernel';
+import { CommandMetadata, ConflictError, DomainEvent, Evolver, isDueBy } from '@billing/shared-kernel';
 import { afterFailedCollection, AfterLastFailure } from './dunning';
 
 /**
@@ -148,7 +148,7 @@ export function decideStartCollection(command: Omit<CollectionStartedData, 'star
 
 /** Claims the next try when it is due; a try already claimed (another process) or not due is a conflict. */
 export function decideStartAttempt(command: { paymentId: string }, state: CollectionState, meta: CommandMetadata): CollectionAttemptStarted[] {
-  if (state.status !== 'due' || state.nextAttemptAt === null || Date.parse(state.nextAttemptAt) > meta.now.getTime()) {
+  if (state.status !== 'due' || state.nextAttemptAt === null || !isDueBy(state.nextAttemptAt, meta.now)) {
     throw new ConflictError('collection-not-due', 'no collection try is due for this invoice');
   }
   return [
