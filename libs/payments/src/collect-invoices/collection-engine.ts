@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { CommandContext, CommandPath, outsideUnitOfWork, ProjectionRunner, StreamVersionConflictError } from '@billing/event-store';
+import { CommandContext, CommandPath, outsideUnitOfWork, ProjectionRunner, ReadModelTimeoutError, StreamVersionConflictError } from '@billing/event-store';
 import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, Metrics, ScopedClock, WorkerLoop } from '@billing/platform';
 import { ConflictError, DomainError } from '@billing/shared-kernel';
 import { INVOICING_PROJECTION, invoiceEvolver, invoiceStream } from '@billing/invoicing';
@@ -24,6 +24,8 @@ import { collectionStream, paymentStream } from '../streams';
 
 const POLL_MS = 1_000;
 const BATCH = 100;
+/** Read-model timeouts an advance waits out for the reactors it depends on (about 30 s at the default 5 s). */
+const CATCH_UP_WAITS = 6;
 
 /**
  * Makes the collection tries that are due, in the environment's time (its
@@ -87,8 +89,21 @@ export class CollectionEngine implements ClockDrivenWork, OnModuleInit, OnApplic
     });
   }
 
+  /**
+   * Waits for each subscriber to process what was committed before: a large advance (a month-end's bookings)
+   * may keep one busy past the read-model timeout, so a timeout is waited again, up to CATCH_UP_WAITS times.
+   */
   private async caughtUp(...subscribers: string[]): Promise<void> {
-    for (const name of subscribers) await this.runner.catchUp(name);
+    for (const name of subscribers) {
+      for (let waited = 0; ; waited += 1) {
+        try {
+          await this.runner.catchUp(name);
+          break;
+        } catch (error) {
+          if (!(error instanceof ReadModelTimeoutError) || waited >= CATCH_UP_WAITS) throw error;
+        }
+      }
+    }
   }
 
   /** A worker run: the oldest page of due tries of each environment in turn, so no environment's backlog holds up the others. */
