@@ -41,10 +41,6 @@ export class AfterLastFailureReactor implements Reactor {
   }
 
   private async follow(event: RecordedEvent, { invoiceId, subscriptionId, afterLastFailure }: CollectionFailed['data']): Promise<void> {
-    const context: CommandContext = {
-      meta: { now: event.occurredAt, newId: randomUUID },
-      metadata: { actor: 'system:payments', requestId: null, correlationId: event.metadata.correlationId, causationId: event.eventId },
-    };
     if (afterLastFailure === undefined || afterLastFailure === 'leave_open') return;
     // Paid (or voided) since the collection gave up: the customer owes nothing, so nothing follows.
     const invoice = (await this.commands.load(invoiceStream(event.environmentId, invoiceId), invoiceEvolver)).state;
@@ -52,6 +48,10 @@ export class AfterLastFailureReactor implements Reactor {
       this.logger.log({ msg: 'nothing left to pay on the invoice of a failed collection: nothing follows', afterLastFailure, invoiceId, subscriptionId });
       return;
     }
+    const context: CommandContext = {
+      meta: { now: event.occurredAt, newId: randomUUID },
+      metadata: { actor: 'system:payments', requestId: null, correlationId: event.metadata.correlationId, causationId: event.eventId },
+    };
     try {
       if (afterLastFailure === 'mark_uncollectible') await this.bus.execute(new MarkInvoiceUncollectibleCommand(event.environmentId, invoiceId, context));
       if (afterLastFailure === 'cancel_subscription') await this.bus.execute(new CancelSubscriptionCommand(event.environmentId, subscriptionId, context));

@@ -6,6 +6,7 @@ import {
   CollectionStopReason,
   collectionStopReason,
   decideRecordAttempt,
+  hasNothingToPay,
   decideStartAttempt,
   decideStartCollection,
   decideStopCollection,
@@ -171,5 +172,18 @@ describe('collectionStopReason', () => {
     ['an over-settled invoice', invoice([[3000, 'pay-9']]), null, 'invoice-settled'],
   ])('%s: %p', (_, collected, ownPaymentId, reason) => {
     expect(collectionStopReason(collected, ownPaymentId)).toBe(reason);
+  });
+});
+
+describe('hasNothingToPay (what follows a failed collection is skipped for an invoice paid or voided since)', () => {
+  it.each<[string, CollectedInvoice, boolean]>([
+    ['an open invoice', OPEN, false],
+    ['a partly paid one', invoice([[1000, null]]), false],
+    ['an uncollectible one', invoice([], { uncollectible: true }), false],
+    ['a settled one', invoice([[2500, 'pay-9']]), true],
+    ['an over-settled one', invoice([[2600, null]]), true],
+    ['a void one', invoice([], { status: 'void' }), true],
+  ])('%s', (_, collected, nothing) => {
+    expect(hasNothingToPay(collected)).toBe(nothing);
   });
 });
