@@ -20,7 +20,7 @@ describe('Dunning: collecting subscription invoices on the test clock', () => {
 
   const until = <T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> => eventually(read, done, { what });
 
-  async function subscribedEnvironment(token: string, settings?: { retryDays: number[]; paymentTermsDays?: number }) {
+  async function subscribedEnvironment(token: string, settings?: { retryDays: number[]; paymentTermsDays?: number; afterLastFailure?: string }) {
     const id = randomUUID();
     const call = environmentCall(t, id);
     const subscription = await collectingSubscription(call, { secretKey: 'sk_sandbox_dunning1234', token, settings });
@@ -34,7 +34,7 @@ describe('Dunning: collecting subscription invoices on the test clock', () => {
       const [row] = await t.dataSource.query(`select state from payment_collections where environment_id = $1 and invoice_id = $2`, [id, invoiceId]);
       return row?.state;
     };
-    return { id, call, invoiceId, payments, collection };
+    return { id, call, subscription, invoiceId, payments, collection };
   }
 
   it('charges the booked invoice with the payment method: succeeded, and the invoice settled; by default it is due on its date', async () => {
@@ -48,6 +48,22 @@ describe('Dunning: collecting subscription invoices on the test clock', () => {
       'the invoice settled',
     );
     expect((await until(env.collection, (c) => c?.status === 'succeeded', 'the collection succeeded')).attempts).toBe(1);
+  });
+
+  it('issue 41 #3: an advance answers after the first try of the invoices it booked; two advances in a row charge each invoice on its own date', async () => {
+    const env = await subscribedEnvironment('tok_success');
+    const read = async (invoiceId: string) => (await env.call('GET', `/invoices/${invoiceId}`, undefined, 200)).body;
+    // No waiting: the advance to 2026-02-01 answered after the try.
+    expect(await read(env.invoiceId)).toMatchObject({ date: '2026-02-01', settlementStatus: 'settled', totalDue: 0 });
+    await env.call('POST', '/test-clock/advance', { to: '2026-03-01T00:00:00.000Z' }, 200);
+    await env.call('POST', '/test-clock/advance', { to: '2026-03-05T00:00:00.000Z' }, 200);
+    const invoices = (await env.call('GET', '/invoices', undefined, 200)).body.items as any[];
+    expect(invoices.map((invoice) => invoice.date).sort()).toEqual(['2026-02-01', '2026-03-01']);
+    for (const invoice of invoices) {
+      expect(await read(invoice.id)).toMatchObject({ settlementStatus: 'settled', totalDue: 0 });
+      const [payment] = (await env.call('GET', `/payments?filter=${encodeURIComponent(`invoiceId eq ${invoice.id}`)}`, undefined, 200)).body.items;
+      expect(payment).toMatchObject({ status: 'succeeded', attempt: 1, createdAt: `${invoice.date}T00:00:00.000Z` });
+    }
   });
 
   it('retries a soft decline after 1, 3, 5 and 7 days (the test clock), then gives up: invoice.payment_failed, the invoice unsettled', async () => {
@@ -109,4 +125,42 @@ describe('Dunning: collecting subscription invoices on the test clock', () => {
       expectProblem(await env.call('PUT', '/paymentsettings', { retryDays: [2], paymentTermsDays }), 422, 'validation-failed', '/paymentTermsDays');
     }
   });
+
+  it.each([
+    ['cancel_subscription', 'a settlement by hand'],
+    ['mark_uncollectible', 'a payment with another method'],
+  ])(
+    'issue 41 #1: afterLastFailure %s; after a decline the customer pays with %s: the collection stops (invoice-settled), no further try, no failure, nothing follows',
+    async (afterLastFailure, how) => {
+      const env = await subscribedEnvironment('tok_insufficient_funds', { retryDays: [1], afterLastFailure });
+      await until(env.collection, (c) => c?.status === 'due' && c.attempts === 1, 'the retry scheduled');
+      if (how === 'a settlement by hand') await env.call('POST', `/invoices/${env.invoiceId}/settlements`, { date: '2026-02-01', amount: 2500 }, 201);
+      else {
+        await env.call('POST', '/paymentproviders/enable', { name: 'manual', credentials: null }, 200);
+        await env.call('POST', '/payments', { invoiceId: env.invoiceId, paymentMethod: { provider: 'manual', token: 'transfer-1' } }, 201);
+      }
+      // Past the last retry's day: whichever comes first, the stop reactor or the engine's try, the collection stops.
+      await env.call('POST', '/test-clock/advance', { to: '2026-02-05T00:00:00.000Z' }, 200);
+      expect(await until(env.collection, (c) => c?.status === 'stopped', 'the collection stopped')).toMatchObject({ attempts: 1, nextAttemptAt: null });
+      const events = await t.dataSource.query(
+        `select event_type, data from events where environment_id = $1 and stream_type = 'invoice-collection' order by global_position`,
+        [env.id],
+      );
+      expect(events.map((event: { event_type: string }) => event.event_type)).toEqual([
+        'CollectionStarted',
+        'CollectionAttemptStarted',
+        'CollectionAttemptFailed',
+        'CollectionStopped',
+      ]);
+      expect(events[3].data).toMatchObject({ invoiceId: env.invoiceId, reason: 'invoice-settled' });
+      const sandbox = (await env.payments()).filter((payment) => payment.provider === 'sandbox');
+      expect(sandbox.map((payment) => payment.status)).toEqual(['failed']);
+      expect((await env.call('GET', `/invoices/${env.invoiceId}`, undefined, 200)).body).toMatchObject({
+        settlementStatus: 'settled',
+        totalDue: 0,
+        uncollectible: false,
+      });
+      expect((await env.call('GET', `/subscriptions/${env.subscription.id}`, undefined, 200)).body).toMatchObject({ status: 'active', cancelAt: null });
+    },
+  );
 });

@@ -57,12 +57,15 @@ describe('Pending payments: looked up in real time, under test clocks too, each 
     await until(call, `/invoices/${invoiceId}`, (body) => body.totalDue === 0, 'the invoice settled');
   });
 
-  it('issue 20 #2: an advance past createdAt + the wait resolves a pending payment before it answers', async () => {
+  it.each([
+    ['past', '2031-06-01T01:00:00.000Z'],
+    ['issue 41 #5: exactly to', '2031-06-01T00:00:01.500Z'],
+  ])('issue 20 #2: an advance %s createdAt + the wait resolves a pending payment before it answers', async (_, to) => {
     const { call, payment } = await paidInEnvironmentAt('2031-06-01T00:00:00Z', 'tok_timeout');
     expect(payment.status).toBe('pending');
     // Well within the real wait: only the environment's clock can have made it due.
-    expect((await call('POST', '/test-clock/advance', { to: '2031-06-01T01:00:00Z' })).status).toBe(200);
-    expect((await call('GET', `/payments/${payment.id}`)).body).toMatchObject({ status: 'succeeded', updatedAt: '2031-06-01T01:00:00.000Z' });
+    expect((await call('POST', '/test-clock/advance', { to })).status).toBe(200);
+    expect((await call('GET', `/payments/${payment.id}`)).body).toMatchObject({ status: 'succeeded', updatedAt: to });
   });
 
   it('issue 20 #2: resolves a pending refund of an environment a year ahead once the wait has passed in real time', async () => {

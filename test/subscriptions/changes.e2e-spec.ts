@@ -158,7 +158,7 @@ describe('Subscriptions: changing items', () => {
       ]);
     });
 
-    it('always_invoice of a net credit with a customer record: an invoice of −1200 booked at once, the credit put on the customer’s balance, taken by Feb 1', async () => {
+    it('issue 41 #4: always_invoice of a net credit with a customer record: an invoice of −1200 booked at once and settled by moving the credit to the customer’s balance, taken once by Feb 1', async () => {
       const env = environment();
       const pro = await env.price('Pro', 3100);
       const premium = await env.price('Premium', 6200);
@@ -173,16 +173,33 @@ describe('Subscriptions: changing items', () => {
       expect(invoices[1]).toMatchObject({ status: 'booked', date: '2026-01-20', totalInclVat: -1200 });
       expect(asPreviewed(invoices[1])).toEqual(previewed(preview.immediateInvoice));
       const ledger = async () => (await env.call('GET', `/customers/${customer.id}/balance-transactions?limit=100`, undefined, 200)).body.items;
+      const [entry] = await ledger();
       expect(await ledger()).toEqual([
-        expect.objectContaining({ amount: -1200, currency: 'EUR', kind: 'adjustment', description: `Proration credit of invoice ${invoices[1].handle}` }),
+        expect.objectContaining({
+          amount: -1200,
+          currency: 'EUR',
+          kind: 'invoice_credit',
+          invoiceId: invoices[1].id,
+          description: `Credit of invoice ${invoices[1].handle}`,
+        }),
       ]);
+      // The credit shows once: on the balance, and the invoice is settled by that move (nothing due either way).
+      expect(invoices[1]).toMatchObject({
+        settlementStatus: 'settled',
+        totalDue: 0,
+        creditApplied: 0,
+        settlements: [{ date: '2026-01-20', amount: -1200, reference: entry.id, note: 'Credited to the customer balance' }],
+      });
       // Feb 1 bills Pro alone (3100); booking takes the 1200 of credit.
       expect(lines(await env.upcoming(subscription.id))).toEqual([['Pro', '2026-02-01', '2026-02-28', 3100]]);
       await env.advance('2026-02-01T00:00:00.000Z');
       expect((await ledger()).map((entry: any) => [entry.kind, entry.amount]).sort()).toEqual([
-        ['adjustment', -1200],
         ['invoice_applied', 1200],
+        ['invoice_credit', -1200],
       ]);
+      const february = (await env.invoices()).find((invoice: any) => invoice.date === '2026-02-01');
+      expect(february).toMatchObject({ totalInclVat: 3100, creditApplied: 1200, totalDue: 1900 });
+      expect((await env.call('GET', `/customers/${customer.id}`, undefined, 200)).body.balances).toEqual([{ currency: 'EUR', available: 0 }]);
     });
 
     it('none: nothing prorated; Premium from February', async () => {

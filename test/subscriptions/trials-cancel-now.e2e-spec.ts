@@ -191,6 +191,41 @@ describe('Subscriptions: trials and cancel now', () => {
     });
   });
 
+  describe('issue 41 #5: trial_will_end whichever way the clock reaches its instant', () => {
+    /** A 14-day trial from Mar 1 (UTC): the notice due at Mar 12 00:00, the end at Mar 15 00:00. */
+    async function trial() {
+      const env = environment();
+      await env.advance('2026-03-01T08:00:00.000Z');
+      await env.call('PUT', '/webhooks/subscribe', { url: 'https://example.com/hooks/trials' }, 200);
+      const subscription = await env.subscribe([await env.price()], { term: { start: '2026-03-01', end: null }, trialDays: 14 });
+      return { env, subscription };
+    }
+
+    it.each([
+      ['exactly on the notice', '2026-03-12T00:00:00.000Z', ['SubscriptionTrialEndAnnounced']],
+      ['exactly on the trial end', '2026-03-15T00:00:00.000Z', ['SubscriptionTrialEndAnnounced', 'SubscriptionTrialEnded']],
+      ['past the trial end', '2026-03-16T00:00:00.000Z', ['SubscriptionTrialEndAnnounced', 'SubscriptionTrialEnded']],
+    ])('an advance from before the notice landing %s records and notifies trial_will_end once, before the end', async (_, to, expected) => {
+      const { env, subscription } = await trial();
+      await env.advance(to);
+      const rows = await t.dataSource.query(
+        `select event_type, data from events where environment_id = $1 and stream_id = $2 and event_type like 'SubscriptionTrial%' order by global_position`,
+        [env.id, subscription.id],
+      );
+      expect(rows.map((row: { event_type: string }) => row.event_type)).toEqual(expected);
+      expect(rows[0].data).toEqual({ subscriptionId: subscription.id, trialEnd: '2026-03-15', announcedAt: to });
+      await eventually(
+        () => env.notifications('subscription.trial_will_end'),
+        (n) => n === 1,
+        { what: 'the trial_will_end notification' },
+      );
+      // Once, however far the clock goes.
+      await env.advance('2026-04-20T00:00:00.000Z');
+      expect(await env.events(subscription.id, 'SubscriptionTrialEndAnnounced')).toHaveLength(1);
+      expect(await env.events(subscription.id, 'SubscriptionTrialEnded')).toHaveLength(1);
+    });
+  });
+
   describe('cancel now', () => {
     /** Jan 1: the advance item's January (31.00) is billed; the arrears item's January waits for its end. */
     async function january() {
@@ -222,6 +257,20 @@ describe('Subscriptions: trials and cancel now', () => {
       await env.advance('2026-03-01T00:00:00.000Z');
       expect(await env.invoices()).toHaveLength(2);
       expect(await env.events(subscription.id, 'SubscriptionEnded')).toHaveLength(1);
+    });
+
+    it('issue 41 #4: with prorate, for a customer record: the final invoice’s −1100 goes to the balance once, which settles the invoice', async () => {
+      const env = environment();
+      const customer = (await env.call('POST', '/customers', { name: 'Acme Oy' }, 201)).body;
+      await env.advance('2026-01-01T00:00:00.000Z');
+      const subscription = await env.subscribe([await env.price('advance'), await env.price('arrears')], { customer: undefined, customerId: customer.id });
+      await env.advance('2026-01-10T10:00:00.000Z');
+      await env.call('PUT', `/subscriptions/${subscription.id}/cancel`, { at: 'now', prorate: true }, 202);
+      const final = (await env.invoices()).find((invoice) => invoice.date === '2026-01-10');
+      expect(final).toMatchObject({ status: 'booked', totalInclVat: -1100, settlementStatus: 'settled', totalDue: 0, creditApplied: 0 });
+      const ledger = (await env.call('GET', `/customers/${customer.id}/balance-transactions`, undefined, 200)).body.items;
+      expect(ledger).toEqual([expect.objectContaining({ amount: -1100, kind: 'invoice_credit', invoiceId: final.id, balanceAfter: -1100 })]);
+      expect((await env.call('GET', `/customers/${customer.id}`, undefined, 200)).body.balances).toEqual([{ currency: 'EUR', available: 1100 }]);
     });
 
     it('at the local midnight the engine just billed: the final invoice is one of its own; each amount rounded once', async () => {

@@ -7,6 +7,7 @@ export * from './amount';
 export * from './currency';
 export * from './identifiers';
 export * from './timestamp';
+export * from './due';
 export * from './secret-hint';
 export * from './json-pointer';
 export * from './calendar';

@@ -2,12 +2,13 @@ import { DomainEvent } from '@billing/shared-kernel';
 
 /** The event of a customer's credit-balance ledger (the rules: customer-balance.ts). */
 
-export const CUSTOMER_BALANCE_KINDS = ['adjustment', 'invoice_applied', 'credit_note', 'void_returned'] as const;
+export const CUSTOMER_BALANCE_KINDS = ['adjustment', 'invoice_applied', 'credit_note', 'void_returned', 'invoice_credit'] as const;
 /**
  * - `adjustment`: POST /customers/{id}/balance-transactions;
  * - `invoice_applied`: credit applied to an invoice when it was booked (positive);
  * - `credit_note`: a credit note's `creditAmount` (negative);
- * - `void_returned`: the credit a voided invoice had taken, given back (negative).
+ * - `void_returned`: the credit a voided invoice had taken, given back (negative);
+ * - `invoice_credit`: the negative total of an invoice booked for the customer, which settles it (negative).
  */
 export type CustomerBalanceKind = (typeof CUSTOMER_BALANCE_KINDS)[number];
 
@@ -23,7 +24,7 @@ export interface CustomerBalanceAdjustedData {
   readonly currency: string;
   readonly description: string | null;
   readonly kind: CustomerBalanceKind;
-  /** The invoice the entry is about (applied to, voided, or credited by the credit note); null for an adjustment. */
+  /** The invoice the entry is about (applied to, voided, credited by the credit note, or whose negative total it is); null for an adjustment. */
   readonly invoiceId: string | null;
   readonly creditNoteId: string | null;
   /** The ledger's sum in the currency after this entry (≤ 0). */

@@ -127,7 +127,8 @@ export function creditAppliedTo(invoice: Invoice): number {
  * amount on the customer. Only in the booking itself (never to an invoice
  * booked before: credit is applied once per invoice), and nothing when the
  * invoice is not an invoice made out to this customer record, when nothing is
- * due or no credit is there.
+ * due or no credit is there. An invoice booked with a negative total goes the
+ * other way: creditNegativeTotal.
  */
 export function decideApplyCustomerCredit(
   command: { readonly entryId: string; readonly booking: readonly InvoiceEvent[] },
@@ -140,6 +141,7 @@ export function decideApplyCustomerCredit(
   if (invoice.status !== 'booked' || invoice.type !== 'invoice' || invoice.customerId == null) return NO_MOVEMENT;
   if (state.status === 'none' || state.id !== invoice.customerId) return NO_MOVEMENT;
   const due = Number(totalDue(BigInt(invoice.totalInclVat), BigInt(invoice.settledAmount)));
+  if (due < 0) return creditNegativeTotal(invoice, state, -due, command.entryId, meta);
   const applied = Math.min(due, availableCredit(state, invoice.currency));
   if (applied <= 0) return NO_MOVEMENT;
   const description = `Applied to invoice ${invoice.handle}`;
@@ -157,6 +159,31 @@ export function decideApplyCustomerCredit(
           invoiceId: invoice.id,
           creditNoteId: null,
         },
+        meta,
+        '/amount',
+      ),
+    ],
+  };
+}
+
+/**
+ * A negative total (a subscription's downgrade or cancel-now invoice credits
+ * more than it bills) is owed to the customer: it goes to their balance (an
+ * `invoice_credit` entry, negative) and that move settles the invoice (a
+ * settlement of the negative total, `reference` the entry's id), like a credit
+ * note's creditAmount: the credit shows once, on the balance, not also as a
+ * negative total due. It is no credit taken from the balance (not
+ * `creditApplied`, no `balanceEntryId`), so a void never gives it back: like
+ * any invoice with a settlement, it is credited instead.
+ */
+function creditNegativeTotal(invoice: Invoice, state: Customer, credit: number, entryId: string, meta: CommandMetadata): CustomerCreditMovement {
+  const { id, handle, currency, date } = invoice;
+  return {
+    invoiceEvents: [balanceSettlement(invoice, -credit, date, entryId, 'Credited to the customer balance', meta, false)],
+    customerEvents: [
+      entry(
+        state,
+        { entryId, amount: -credit, currency, description: `Credit of invoice ${handle}`, kind: 'invoice_credit', invoiceId: id, creditNoteId: null },
         meta,
         '/amount',
       ),
@@ -225,8 +252,19 @@ export function decideCreditNoteBalanceEntry(
   ];
 }
 
-/** A settlement from (or back to) the customer's balance: its reference is the balance entry's id. */
-function balanceSettlement(invoice: Invoice, amount: number, date: string, entryId: string, note: string, meta: CommandMetadata): InvoiceSettlementAdded {
+/**
+ * A settlement from (or back to) the customer's balance: its reference is the balance entry's id; `taken`: credit
+ * the invoice took from the balance or gave back (`balanceEntryId`, counted in its creditApplied).
+ */
+function balanceSettlement(
+  invoice: Invoice,
+  amount: number,
+  date: string,
+  entryId: string,
+  note: string,
+  meta: CommandMetadata,
+  taken = true,
+): InvoiceSettlementAdded {
   const settled = assertAmountInRange(BigInt(invoice.settledAmount) + BigInt(amount), '/amount');
   return {
     type: 'InvoiceSettlementAdded',
@@ -239,7 +277,7 @@ function balanceSettlement(invoice: Invoice, amount: number, date: string, entry
       note,
       addedAt: meta.now.toISOString(),
       settlementStatus: settlementStatus(BigInt(invoice.totalInclVat), settled),
-      balanceEntryId: entryId,
+      ...(taken ? { balanceEntryId: entryId } : {}),
     },
   };
 }

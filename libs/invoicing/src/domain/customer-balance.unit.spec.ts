@@ -264,6 +264,63 @@ describe('Customer balance', () => {
     });
   });
 
+  describe('decideApplyCustomerCredit of a negative total (issue 41 #4)', () => {
+    it('given credit or none, when an invoice of −2976 is booked, then the total goes to the balance once and that settles the invoice', () => {
+      for (const credit of [0, 1000]) {
+        const booked = bookedInvoice('inv-1', -2976);
+        const customer = customerOf(credit === 0 ? [created] : withCredit(credit));
+        const { invoiceEvents, customerEvents } = applyAtBooking('entry-2', booked, customer);
+        expect(invoiceEvents).toEqual([
+          {
+            type: 'InvoiceSettlementAdded',
+            schemaVersion: 1,
+            data: {
+              invoiceId: 'inv-1',
+              date: '2026-03-01',
+              amount: -2976,
+              reference: 'entry-2',
+              note: 'Credited to the customer balance',
+              addedAt: NOW,
+              settlementStatus: 'settled',
+            },
+          },
+        ]);
+        expect(customerEvents).toEqual([
+          adjusted({
+            entryId: 'entry-2',
+            amount: -2976,
+            description: 'Credit of invoice INV-inv-1',
+            kind: 'invoice_credit',
+            invoiceId: 'inv-1',
+            balanceAfter: -credit - 2976,
+          }),
+        ]);
+        expect(toInvoiceView(invoiceOf([...booked, ...invoiceEvents]))).toMatchObject({
+          totalInclVat: -2976,
+          totalDue: 0,
+          settlementStatus: 'settled',
+          creditApplied: 0,
+        });
+        expect(availableCredit(customerOf([...(credit === 0 ? [created] : withCredit(credit)), ...customerEvents]), 'EUR')).toBe(credit + 2976);
+      }
+    });
+
+    it('given an inline one-off customer (no balance), when an invoice of −2976 is booked, then nothing: the credit stays on the invoice', () => {
+      expect(applyAtBooking('entry-2', bookedInvoice('inv-1', -2976, { customerId: null }), customerOf([created]))).toEqual({
+        invoiceEvents: [],
+        customerEvents: [],
+      });
+    });
+
+    it('given an invoice whose negative total went to the balance, when it is voided, then 409 invoice-paid: the credit is never given twice', () => {
+      const booked = bookedInvoice('inv-1', -2976);
+      const { invoiceEvents } = applyAtBooking('entry-2', booked, customerOf([created]));
+      expect(() => decideVoidInvoice({ invoiceId: 'inv-1', paymentTaken: false }, invoiceOf([...booked, ...invoiceEvents]), meta)).toThrow(
+        expect.objectContaining({ code: 'invoice-paid' }),
+      );
+    });
+  });
+
   describe('decideReturnCustomerCredit and voiding', () => {
     const taking = () => {
       const booked = bookedInvoice('inv-1', 5000);

@@ -1,25 +1,31 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { CommandContext, CommandPath, outsideUnitOfWork, StreamVersionConflictError } from '@billing/event-store';
+import { CommandContext, CommandPath, outsideUnitOfWork, ProjectionRunner, ReadModelTimeoutError, StreamVersionConflictError } from '@billing/event-store';
 import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, Metrics, ScopedClock, WorkerLoop } from '@billing/platform';
 import { ConflictError, DomainError } from '@billing/shared-kernel';
-import { invoiceEvolver, invoiceStream } from '@billing/invoicing';
+import { INVOICING_PROJECTION, invoiceEvolver, invoiceStream } from '@billing/invoicing';
 import {
   AttemptOutcome,
+  CollectedInvoice,
   Collection,
   collectionEvolver,
-  collectionStopReason,
+  CollectionState,
   decideRecordAttempt,
   decideStartAttempt,
   decideStopCollection,
   paymentEvolver,
 } from '../domain';
 import { PaymentFlow } from '../payment-flow';
+import { PAYMENTS_PROJECTION } from '../read-model/payments.projection';
 import { CollectionDue, PaymentsReadModel } from '../read-model/payments.read-model';
+import { PAYMENT_SETTLEMENTS_REACTOR } from '../settle-invoices/payment-settlements.reactor';
+import { COLLECTION_REACTOR } from './collection.reactor';
 import { collectionStream, paymentStream } from '../streams';
 
 const POLL_MS = 1_000;
 const BATCH = 100;
+/** Read-model timeouts an advance waits out for the reactors it depends on (about 30 s at the default 5 s). */
+const CATCH_UP_WAITS = 6;
 
 /**
  * Makes the collection tries that are due, in the environment's time (its
@@ -45,6 +51,7 @@ export class CollectionEngine implements ClockDrivenWork, OnModuleInit, OnApplic
     private readonly realClock: ScopedClock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: Metrics,
+    private readonly runner: ProjectionRunner,
   ) {}
 
   onModuleInit(): void {
@@ -63,21 +70,49 @@ export class CollectionEngine implements ClockDrivenWork, OnModuleInit, OnApplic
     return this.loop.stop();
   }
 
-  /** An advance: every try of the environment due at `now`, each looked at once, before the advance answers. */
+  /**
+   * An advance: every try of the environment due at `now`, each looked at once, before the advance answers. The
+   * invoices the billing engine booked in this advance start their collections in a reactor, listed by the read
+   * model: both are caught up first, so those invoices are tried in this advance, at its time (a later advance
+   * would try them at its own). After the tries, the settlements of their payments (a reactor) and the invoices'
+   * read model: when the advance answers, an invoice its first try paid reads settled.
+   */
   catchUp(environmentId: string, now: Date): Promise<void> {
     return outsideUnitOfWork(async () => {
+      await this.caughtUp(COLLECTION_REACTOR, PAYMENTS_PROJECTION, PAYMENT_SETTLEMENTS_REACTOR);
       for (let after: CollectionDue | null = null; ;) {
         const page = await this.collectPage(environmentId, now, after);
-        if (page.length < BATCH) return;
+        if (page.length < BATCH) break;
         after = page[page.length - 1];
       }
+      await this.caughtUp(PAYMENT_SETTLEMENTS_REACTOR, INVOICING_PROJECTION);
     });
+  }
+
+  /**
+   * Waits for each subscriber to process what was committed before: a large advance (a month-end's bookings)
+   * may keep one busy past the read-model timeout, so a timeout is waited again, up to CATCH_UP_WAITS times.
+   */
+  private async caughtUp(...subscribers: string[]): Promise<void> {
+    for (const name of subscribers) {
+      for (let waited = 0; ; waited += 1) {
+        try {
+          await this.runner.catchUp(name);
+          break;
+        } catch (error) {
+          if (!(error instanceof ReadModelTimeoutError) || waited >= CATCH_UP_WAITS) throw error;
+        }
+      }
+    }
   }
 
   /** A worker run: the oldest page of due tries of each environment in turn, so no environment's backlog holds up the others. */
   private async runDue(): Promise<void> {
     try {
-      for (const environmentId of await this.readModel.environmentsWithCollections(this.realClock.base.now(), this.config.testClocks)) {
+      const environments = await this.readModel.environmentsWithCollections(this.realClock.base.now(), this.config.testClocks);
+      // A payment that succeeded settles its invoice in a reactor: that settlement is on the invoice before a try is considered.
+      if (environments.length > 0) await this.caughtUp(PAYMENT_SETTLEMENTS_REACTOR);
+      for (const environmentId of environments) {
         const now = await this.clock.now(environmentId);
         await outsideUnitOfWork(() => this.collectPage(environmentId, now, null));
       }
@@ -108,7 +143,7 @@ export class CollectionEngine implements ClockDrivenWork, OnModuleInit, OnApplic
     };
     const stream = collectionStream(environmentId, invoiceId);
     let { state } = await this.commands.load(stream, collectionEvolver);
-    if ((state.status === 'due' || state.status === 'attempting') && (await this.stopped(environmentId, invoiceId, context))) return;
+    if (await this.stopped(environmentId, state, context)) return;
     if (state.status === 'due') {
       try {
         ({ state } = await this.commands.handle(
@@ -125,27 +160,34 @@ export class CollectionEngine implements ClockDrivenWork, OnModuleInit, OnApplic
     if (state.status !== 'attempting') return;
     const outcome = await this.attempt(environmentId, state, context);
     if (outcome === null) return;
-    await this.commands.handle(stream, collectionEvolver, (current) => decideRecordAttempt(outcome, current, context.meta), context);
+    // Read after the try: a failure because (or while) the invoice was settled otherwise stops the collection instead.
+    const invoice = await this.invoice(environmentId, invoiceId);
+    await this.commands.handle(stream, collectionEvolver, (current) => decideRecordAttempt(outcome, current, context.meta, invoice), context);
   }
 
   /**
-   * Stops the collection when its invoice was voided or marked uncollectible:
-   * the stop reactor does so once it sees the invoice's event, and this check
-   * at each try, on the invoice's own stream, covers the moments before it
-   * has (and a collection started after the invoice was voided).
+   * Stops the collection when its invoice has nothing left to pay, or was
+   * marked uncollectible: the stop reactor does so once it sees the invoice's
+   * event, and this check at each try, on the invoice's own stream, covers the
+   * moments before it has (and a collection started after the invoice was voided).
    */
-  private async stopped(environmentId: string, invoiceId: string, context: CommandContext): Promise<boolean> {
-    const invoice = (await this.commands.load(invoiceStream(environmentId, invoiceId), invoiceEvolver)).state;
-    const reason = invoice.status === 'none' ? null : collectionStopReason(invoice);
-    if (reason === null) return false;
+  private async stopped(environmentId: string, state: CollectionState, context: CommandContext): Promise<boolean> {
+    if (state.status !== 'due' && state.status !== 'attempting') return false;
+    const invoice = await this.invoice(environmentId, state.invoiceId);
+    if (decideStopCollection(invoice, state, context.meta).length === 0) return false;
     await this.commands.handle(
-      collectionStream(environmentId, invoiceId),
+      collectionStream(environmentId, state.invoiceId),
       collectionEvolver,
-      (current) => decideStopCollection({ reason }, current, context.meta),
+      (current) => decideStopCollection(invoice, current, context.meta),
       context,
       { conflicts: { retries: 2 } },
     );
     return true;
+  }
+
+  private async invoice(environmentId: string, invoiceId: string): Promise<CollectedInvoice | null> {
+    const { state } = await this.commands.load(invoiceStream(environmentId, invoiceId), invoiceEvolver);
+    return state.status === 'none' ? null : state;
   }
 
   /** The claimed try's payment: made now, or found made; null while its outcome is unknown. */
@@ -173,7 +215,8 @@ export class CollectionEngine implements ClockDrivenWork, OnModuleInit, OnApplic
         // Another payment of the invoice is under way (the API, the hosted page) that the read model did not show yet:
         // no charge and no failure; the claimed try waits, left out of the work query, until that payment has its outcome.
         if (error instanceof ConflictError && error.code === 'payment-pending') return null;
-        // Refused before any charge (provider disabled, invoice no longer payable): a failed try, not retried.
+        // Refused before any charge (provider disabled, invoice no longer payable): a failed try, not retried
+        // (one whose invoice has nothing left to pay stops the collection instead: decideRecordAttempt).
         if (!(error instanceof DomainError)) throw error;
         return { status: 'failed', paymentId, failureCode: error.code, retryable: false };
       }

@@ -20,9 +20,11 @@ import { collectionStream, paymentSettingsStream } from '../streams';
  * schedule and afterLastFailure, unless nothing is due on it (credit from the customer's balance settled it). Exactly once: written in the reactor's batch transaction with its
  * checkpoint, and a collection starts once per invoice.
  */
+export const COLLECTION_REACTOR = 'payments.collections';
+
 @Injectable()
 export class CollectionReactor implements Reactor {
-  readonly name = 'payments.collections';
+  readonly name = COLLECTION_REACTOR;
   readonly streamTypes = [SUBSCRIPTION_STREAM];
   readonly eventTypes = ['SubscriptionBilled', 'SubscriptionInvoiceBooked'];
 

@@ -1,4 +1,4 @@
-import { CommandMetadata, ConflictError, DomainEvent, Evolver } from '@billing/shared-kernel';
+import { CommandMetadata, ConflictError, DomainEvent, Evolver, isDueBy } from '@billing/shared-kernel';
 import { afterFailedCollection, AfterLastFailure } from './dunning';
 
 /**
@@ -9,8 +9,10 @@ import { afterFailedCollection, AfterLastFailure } from './dunning';
  * environment's schedule (days after the first failure), a hard decline is
  * not, and after the last failure the collection fails (invoice.payment_failed;
  * what follows is the environment's afterLastFailure, fixed at the start like
- * the schedule). It stops at once when the invoice is voided or marked
- * uncollectible. Each try is claimed on this stream before its payment is made, so no two
+ * the schedule). It stops at once when its invoice has nothing left to pay
+ * (a payment other than its own, a settlement, a credit note, the credit
+ * balance, a void) or is marked uncollectible: a try that finds it so records
+ * no failure, so nothing follows it. Each try is claimed on this stream before its payment is made, so no two
  * processes charge the same try.
  */
 export const INVOICE_COLLECTION_STREAM_TYPE = 'invoice-collection';
@@ -58,8 +60,8 @@ export type CollectionFailed = DomainEvent<
     readonly failedAt: string;
   }
 >;
-/** Why a collection stopped before it succeeded or gave up: its invoice was voided or marked uncollectible. */
-export type CollectionStopReason = 'invoice-void' | 'invoice-uncollectible';
+/** Why a collection stopped before it succeeded or gave up: its invoice was voided, settled otherwise than by its tries, or marked uncollectible. */
+export type CollectionStopReason = 'invoice-void' | 'invoice-settled' | 'invoice-uncollectible';
 /** No further try is made (a claimed try whose payment was not made yet is not made either). */
 export type CollectionStopped = DomainEvent<
   'CollectionStopped',
@@ -146,7 +148,7 @@ export function decideStartCollection(command: Omit<CollectionStartedData, 'star
 
 /** Claims the next try when it is due; a try already claimed (another process) or not due is a conflict. */
 export function decideStartAttempt(command: { paymentId: string }, state: CollectionState, meta: CommandMetadata): CollectionAttemptStarted[] {
-  if (state.status !== 'due' || state.nextAttemptAt === null || Date.parse(state.nextAttemptAt) > meta.now.getTime()) {
+  if (state.status !== 'due' || state.nextAttemptAt === null || !isDueBy(state.nextAttemptAt, meta.now)) {
     throw new ConflictError('collection-not-due', 'no collection try is due for this invoice');
   }
   return [
@@ -163,15 +165,24 @@ export type AttemptOutcome =
   | { readonly status: 'succeeded'; readonly paymentId: string }
   | { readonly status: 'failed'; readonly paymentId: string; readonly failureCode: string | null; readonly retryable: boolean };
 
+/**
+ * Records the claimed try's outcome. A failed try whose invoice is no longer
+ * to be collected (settled by other means, voided or marked meanwhile, which is
+ * often why the payment was refused) stops the collection instead: it is no
+ * decline, so no failure is recorded and nothing follows it.
+ */
 export function decideRecordAttempt(
   outcome: AttemptOutcome,
   state: CollectionState,
   meta: CommandMetadata,
-): Array<CollectionAttemptFailed | CollectionSucceeded | CollectionFailed> {
+  invoice: CollectedInvoice | null,
+): Array<CollectionAttemptFailed | CollectionSucceeded | CollectionFailed | CollectionStopped> {
   if (state.status !== 'attempting' || state.paymentId !== outcome.paymentId) return [];
   const at = meta.now.toISOString();
   if (outcome.status === 'succeeded')
     return [{ type: 'CollectionSucceeded', schemaVersion: 1, data: { invoiceId: state.invoiceId, paymentId: outcome.paymentId, succeededAt: at } }];
+  const stop = decideStopCollection(invoice, state, meta);
+  if (stop.length > 0) return stop;
   const firstFailureAt = state.firstFailureAt === null ? meta.now : new Date(state.firstFailureAt);
   const next = afterFailedCollection(state.retryDays, { attempt: state.attempts, retryable: outcome.retryable }, firstFailureAt);
   const failed: CollectionAttemptFailed = {
@@ -205,14 +216,41 @@ export function decideRecordAttempt(
   ];
 }
 
-/** Why an invoice is no longer collected (void, or marked uncollectible), or null while it is. */
-export function collectionStopReason(invoice: { readonly status: string; readonly uncollectible?: boolean }): CollectionStopReason | null {
+/** What a collection reads of its invoice (invoicing's state): whether it is void or marked, what is left to pay, and which payments settled it. */
+export interface CollectedInvoice {
+  readonly status: string;
+  readonly uncollectible?: boolean;
+  readonly totalInclVat: number;
+  readonly settledAmount: number;
+  readonly settlements: readonly { readonly paymentId: string | null }[];
+}
+
+/** Void, or booked with nothing left to pay (paid, settled, credited, or over-settled): what follows a failed collection is moot too. */
+export function hasNothingToPay(invoice: CollectedInvoice): boolean {
+  return invoice.status === 'void' || (invoice.status === 'booked' && invoice.totalInclVat - invoice.settledAmount <= 0);
+}
+
+/**
+ * Why an invoice is no longer collected, or null while it is. `ownPaymentId`
+ * is the collection's claimed try: when its own payment settled the invoice,
+ * that is the try's success (recorded from the payment), not a stop.
+ */
+export function collectionStopReason(invoice: CollectedInvoice, ownPaymentId: string | null = null): CollectionStopReason | null {
   if (invoice.status === 'void') return 'invoice-void';
+  if (hasNothingToPay(invoice)) {
+    return ownPaymentId !== null && invoice.settlements.some((settlement) => settlement.paymentId === ownPaymentId) ? null : 'invoice-settled';
+  }
   return invoice.uncollectible === true ? 'invoice-uncollectible' : null;
 }
 
-/** Stops a collection that still has tries to make; one that succeeded, gave up or stopped (or never started) is left as it is. */
-export function decideStopCollection(command: { reason: CollectionStopReason }, state: CollectionState, meta: CommandMetadata): CollectionStopped[] {
-  if (state.status !== 'due' && state.status !== 'attempting') return [];
-  return [{ type: 'CollectionStopped', schemaVersion: 1, data: { invoiceId: state.invoiceId, reason: command.reason, stoppedAt: meta.now.toISOString() } }];
+/**
+ * Stops a collection that still has tries to make when its invoice is no longer collected (collectionStopReason);
+ * one that succeeded, gave up or stopped (or never started) is left as it is, and so is one whose invoice does not
+ * exist (null): its tries are refused, and fail.
+ */
+export function decideStopCollection(invoice: CollectedInvoice | null, state: CollectionState, meta: CommandMetadata): CollectionStopped[] {
+  if (invoice === null || (state.status !== 'due' && state.status !== 'attempting')) return [];
+  const reason = collectionStopReason(invoice, state.paymentId);
+  if (reason === null) return [];
+  return [{ type: 'CollectionStopped', schemaVersion: 1, data: { invoiceId: state.invoiceId, reason, stoppedAt: meta.now.toISOString() } }];
 }

@@ -158,14 +158,14 @@ export class PaymentsReadModel {
     const { after, limit, environmentId } = page;
     const rows = await queryRows<{ environment_id: string; id: string; recorded_at: Date; real_due: boolean; environment_cutoff: Date }>(
       this.dataSource.manager,
-      `select p.environment_id, p.id, p.recorded_at, p.recorded_at < $1 as real_due, e.cutoff as environment_cutoff
+      `select p.environment_id, p.id, p.recorded_at, p.recorded_at <= $1 as real_due, e.cutoff as environment_cutoff
          from payments p
          left join environment_clocks c on $3 and c.environment_id = p.environment_id
          cross join lateral (select coalesce(c.now, $2) - make_interval(secs => $4::double precision / 1000) as cutoff) e
         where ($6::uuid is null or p.environment_id = $6)
           and ($7::timestamptz is null or (p.recorded_at, p.environment_id, p.id) > ($7, $8::uuid, $9::uuid))
-          and ((p.status in ('pending', 'requires_action') and (p.recorded_at < $1 or p.created_at < e.cutoff))
-            or (p.refund_pending_since is not null and (p.recorded_at < $1 or p.refund_pending_since < e.cutoff)))
+          and ((p.status in ('pending', 'requires_action') and (p.recorded_at <= $1 or p.created_at <= e.cutoff))
+            or (p.refund_pending_since is not null and (p.recorded_at <= $1 or p.refund_pending_since <= e.cutoff)))
         order by p.recorded_at, p.environment_id, p.id
         limit $5`,
       [

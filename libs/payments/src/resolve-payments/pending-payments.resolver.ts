@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { randomUUID } from 'node:crypto';
 import { CommandContext, CommandPath, outsideUnitOfWork } from '@billing/event-store';
 import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, ScopedClock, WorkerLoop } from '@billing/platform';
+import { isDueBy } from '@billing/shared-kernel';
 import { isOpenPayment, Payment, paymentEvolver, pendingRefunds } from '../domain';
 import { PaymentFlow } from '../payment-flow';
 import { AwaitingLookup, PaymentsReadModel } from '../read-model/payments.read-model';
@@ -88,7 +89,8 @@ export class PendingPaymentsResolver implements ClockDrivenWork, OnModuleInit, O
       page,
     );
     for (const { environmentId, id, realDue, environmentCutoff } of awaiting) {
-      const due = (createdAt: string) => realDue || Date.parse(createdAt) < environmentCutoff.getTime();
+      // Due once the wait is over in the environment's time: an advance to exactly createdAt + the wait resolves it too.
+      const due = (createdAt: string) => realDue || isDueBy(createdAt, environmentCutoff);
       await this.resolving(environmentId, id, async (payment, context) => {
         if (isOpenPayment(payment) && due(payment.createdAt)) await this.flow.resolve(environmentId, payment, context);
       });

@@ -18,10 +18,12 @@ import { PAYMENT_STREAM_TYPE, PaymentDisputeClosedData, PaymentDisputedData, Pay
  * transaction, which also moves its checkpoint, and a reference the invoice
  * already has is never added again.
  */
+// Its checkpoint's key, kept from when invoicing ran it: a new name would start it again from the first payment.
+export const PAYMENT_SETTLEMENTS_REACTOR = 'invoicing.payment-settlements';
+
 @Injectable()
 export class PaymentSettlementsReactor implements Reactor {
-  // Its checkpoint's key, kept from when invoicing ran it: a new name would start it again from the first payment.
-  readonly name = 'invoicing.payment-settlements';
+  readonly name = PAYMENT_SETTLEMENTS_REACTOR;
   readonly streamTypes = [PAYMENT_STREAM_TYPE];
   readonly eventTypes = ['PaymentSucceeded', 'PaymentRefunded', 'PaymentDisputed', 'PaymentDisputeClosed'];
   private readonly logger = new Logger('PaymentSettlements');

@@ -27,7 +27,7 @@ import {
   UpdateInvoiceCommand,
 } from '@billing/invoicing';
 import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, ScopedClock, WorkerLoop } from '@billing/platform';
-import { CommandMetadata, ConflictError, DomainError, foldEvents } from '@billing/shared-kernel';
+import { CommandMetadata, ConflictError, DomainError, foldEvents, isDueBy } from '@billing/shared-kernel';
 import {
   usageChargeOf,
   usageLinesOf,
@@ -682,7 +682,7 @@ function moreDue(subscriptionId: string, state: SubscriptionState, meta: Command
 /** The subscription's next due work at `now`, unless a failed attempt at it waits for its retry. */
 function dueNow(state: Parameters<typeof nextDue>[0], now: Date): DueBilling | null {
   const due = nextDue(state);
-  if (due === null || due.billAt > now || state.status === 'none') return null;
+  if (due === null || !isDueBy(due.billAt, now) || state.status === 'none') return null;
   const failure = state.billingFailure;
   if (failure !== null && failure.billAt === due.billAt.toISOString() && Date.parse(failure.retryAt) > now.getTime()) return null;
   return due;

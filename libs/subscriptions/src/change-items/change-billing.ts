@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { CommandBus, QueryBus } from '@nestjs/cqrs';
 import { EntityManager } from 'typeorm';
-import { CommandContext, CommandPath } from '@billing/event-store';
-import { AdjustCustomerBalanceCommand, BookInvoiceCommand, CreateInvoiceCommand, Invoice, invoiceEvolver, invoiceStream } from '@billing/invoicing';
+import { CommandContext } from '@billing/event-store';
+import { BookInvoiceCommand, CreateInvoiceCommand } from '@billing/invoicing';
 import { foldEvents } from '@billing/shared-kernel';
 import {
   ChangePrices,
@@ -31,7 +31,6 @@ import { PaymentTermsQuery } from '../ports';
 @Injectable()
 export class ChangeBilling {
   constructor(
-    private readonly commands: CommandPath,
     private readonly bus: CommandBus,
     private readonly queries: QueryBus,
   ) {}
@@ -68,8 +67,8 @@ export class ChangeBilling {
 
   /**
    * always_invoice: the lines waiting booked at once on an invoice of their own (dated today), and
-   * SubscriptionBilled for them; a net credit is then put on the customer record's balance (an adjustment of
-   * the invoice's total). Nothing when billsProrationsAtOnce says no.
+   * SubscriptionBilled for them; a net credit goes to the customer record's balance at booking
+   * (decideApplyCustomerCredit), settling the invoice. Nothing when billsProrationsAtOnce says no.
    */
   async invoiceProrations(environmentId: string, subscription: Subscription, context: CommandContext, manager: EntityManager): Promise<SubscriptionEvent[]> {
     const invoiceId = context.meta.newId();
@@ -78,12 +77,8 @@ export class ChangeBilling {
     const { invoice } = composedProrations(subscription, context.meta.now);
     const paymentTermsDays = await this.queries.execute(new PaymentTermsQuery(environmentId, manager));
     await this.bus.execute(new CreateInvoiceCommand(environmentId, invoiceInputOf(invoice, paymentTermsDays, subscription.customerId), context, invoiceId));
+    // A net credit goes to the customer record's balance in the booking itself, which settles the invoice with it.
     await this.bus.execute(new BookInvoiceCommand(environmentId, invoiceId, invoice.date, context, 1));
-    const booked = (await this.commands.load(invoiceStream(environmentId, invoiceId), invoiceEvolver, manager)).state as Invoice;
-    if (booked.totalInclVat < 0 && subscription.customerId) {
-      const credit = { amount: booked.totalInclVat, currency: booked.currency, description: `Proration credit of invoice ${booked.handle}` };
-      await this.bus.execute(new AdjustCustomerBalanceCommand(environmentId, subscription.customerId, credit, context));
-    }
     return events;
   }
 }

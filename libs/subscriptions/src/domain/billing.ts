@@ -1,4 +1,4 @@
-import { CommandMetadata, ConflictError, FieldError, ValidationError, addDays, assertAmountInRange } from '@billing/shared-kernel';
+import { CommandMetadata, ConflictError, FieldError, ValidationError, addDays, assertAmountInRange, isDueBy } from '@billing/shared-kernel';
 import { daysInclusive, maxDate, minDate } from './calendar';
 import { Period, periodAt, proRate } from './periods';
 import {
@@ -158,7 +158,7 @@ export function retryDue(state: SubscriptionState, now: Date): (DueBilling & { r
   let found: (DueBilling & { retryOf: string }) | null = null;
   for (const itemId of heldItems(state)) {
     const failure = state.itemFailures![itemId];
-    if (Date.parse(failure.retryAt) > now.getTime()) continue;
+    if (!isDueBy(failure.retryAt, now)) continue;
     const charge = nextCharge(
       state,
       state.items.find((item) => item.id === itemId)!,
@@ -294,7 +294,7 @@ export function decideBillDue(command: BillDue, state: SubscriptionState, meta: 
     throw new ConflictError('subscription-period-billed', `the charges due at ${billAt.toISOString()} have been billed already`);
   }
   if (subscription.status === 'ended') throw endedError(subscription);
-  if (due === null || !billsInvoice(due) || due.billAt.getTime() !== billAt.getTime() || billAt > meta.now) {
+  if (due === null || !billsInvoice(due) || due.billAt.getTime() !== billAt.getTime() || !isDueBy(billAt, meta.now)) {
     const next = due === null || !billsInvoice(due) ? 'no charge' : `the next charge at ${due.billAt.toISOString()}`;
     throw new ConflictError('subscription-billing-not-due', `nothing is due for billing at ${billAt.toISOString()} (${next}, now ${meta.now.toISOString()})`);
   }
@@ -383,7 +383,7 @@ export function dueBooking(
   now: Date,
 ): { invoiceId: string; billAt: string; bookAt: string; usage: readonly UsageCharge[]; usageLines: UsageLineRange } | null {
   if (state.status === 'none') return null;
-  const due = (state.pendingBookings ?? []).filter((booking) => Date.parse(booking.bookAt) <= now.getTime());
+  const due = (state.pendingBookings ?? []).filter((booking) => isDueBy(booking.bookAt, now));
   return due.sort((a, b) => Date.parse(a.bookAt) - Date.parse(b.bookAt))[0] ?? null;
 }
 
@@ -391,7 +391,7 @@ export function dueBooking(
 export function decideBookUsageInvoice(command: BookUsageInvoice, state: SubscriptionState, meta: CommandMetadata): SubscriptionInvoiceBooked[] {
   const subscription = existingSubscription(state, command.subscriptionId);
   const booking = (subscription.pendingBookings ?? []).find((pending) => pending.invoiceId === command.invoiceId);
-  if (!booking || Date.parse(booking.bookAt) > meta.now.getTime()) {
+  if (!booking || !isDueBy(booking.bookAt, meta.now)) {
     throw new ConflictError('subscription-billing-not-due', `invoice ${command.invoiceId} is not waiting to be booked at ${meta.now.toISOString()}`);
   }
   return [
@@ -416,7 +416,7 @@ export interface AdvanceSubscription {
 export function decideAdvanceSubscription(command: AdvanceSubscription, state: SubscriptionState, meta: CommandMetadata): SubscriptionEvent[] {
   let current = existingSubscription(state, command.subscriptionId) as SubscriptionState;
   const events: SubscriptionEvent[] = [];
-  for (let due = nextDue(current); due !== null && !billsInvoice(due) && due.billAt <= meta.now; due = nextDue(current)) {
+  for (let due = nextDue(current); due !== null && !billsInvoice(due) && isDueBy(due.billAt, meta.now); due = nextDue(current)) {
     const subscription = current as Subscription;
     const decided = due.renewal !== null ? [renewedEvent(subscription, due.renewal, due.billAt)] : [endedEvent(subscription, due.billAt)];
     events.push(...decided);
@@ -461,32 +461,33 @@ export function nextTrialWorkAt(state: SubscriptionState): Date | null {
 }
 
 /**
- * The engine's trial step at now, before any billing: the trial's end once its day has come (its first charges
- * bill next, at the same instant), else the notice once due — exactly once each, as each is recorded on the
- * stream. A notice whose trial is over by the time the engine gets to it is not sent. Nothing due: no events.
+ * The engine's trial step at now, before any billing: the notice once its instant has come, then the trial's end
+ * once its day has come (its first charges bill next, at the same instant) — exactly once each, as each is
+ * recorded on the stream. Both are due when the clock reaches the end without having stopped at the notice (an
+ * advance landing on the end or passing it): the notice is sent all the same, first, so what is recorded does not
+ * depend on the steps the clock took. Nothing due: no events.
  */
 export function decideAdvanceTrial(command: AdvanceSubscription, state: SubscriptionState, meta: CommandMetadata): SubscriptionEvent[] {
   const subscription = existingSubscription(state, command.subscriptionId);
   const instants = trialInstants(subscription);
   if (instants === null || !trialRunning(subscription)) return [];
   const { trial } = subscription;
-  if (instants.endAt <= meta.now) {
-    return [
-      {
-        type: 'SubscriptionTrialEnded',
-        schemaVersion: 1,
-        data: { subscriptionId: subscription.id, anchor: trial.end, early: false, endedAt: instants.endAt.toISOString() },
-      } satisfies SubscriptionTrialEnded,
-    ];
-  }
-  if (instants.announceAt === null || instants.announceAt > meta.now) return [];
-  return [
-    {
+  const events: SubscriptionEvent[] = [];
+  if (instants.announceAt !== null && isDueBy(instants.announceAt, meta.now)) {
+    events.push({
       type: 'SubscriptionTrialEndAnnounced',
       schemaVersion: 1,
       data: { subscriptionId: subscription.id, trialEnd: trial.end, announcedAt: meta.now.toISOString() },
-    } satisfies SubscriptionTrialEndAnnounced,
-  ];
+    } satisfies SubscriptionTrialEndAnnounced);
+  }
+  if (isDueBy(instants.endAt, meta.now)) {
+    events.push({
+      type: 'SubscriptionTrialEnded',
+      schemaVersion: 1,
+      data: { subscriptionId: subscription.id, anchor: trial.end, early: false, endedAt: instants.endAt.toISOString() },
+    } satisfies SubscriptionTrialEnded);
+  }
+  return events;
 }
 
 // ---------------------------------------------------------------- view

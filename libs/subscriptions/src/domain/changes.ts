@@ -7,6 +7,7 @@ import {
   ValidationError,
   addDays,
   parseScaledDecimal,
+  isDueBy,
 } from '@billing/shared-kernel';
 import { advanceCredit, nextDue, proratedItem, refuseBilledSince } from './billing';
 import { daysInclusive, maxDate, minDate, validDate } from './calendar';
@@ -240,7 +241,7 @@ export function decideChangeItems(
   // Also for a scheduled change: period_end is worked out from today.
   refuseBilledSince(subscription, meta.now);
   const change = planChange(command, subscription, meta);
-  if (Date.parse(change.effectiveAt) > meta.now.getTime()) {
+  if (!isDueBy(change.effectiveAt, meta.now)) {
     return [{ type: 'SubscriptionChangeScheduled', schemaVersion: 1, data: { subscriptionId: subscription.id, change } }];
   }
   return [itemsChanged(subscription, change, prices, meta)];
@@ -250,7 +251,7 @@ export function decideChangeItems(
 export function dueChange(state: SubscriptionState, now: Date): ItemsChange | null {
   if (state.status === 'none' || state.status === 'ended') return null;
   const next = state.pendingChanges?.[0];
-  return next !== undefined && Date.parse(next.effectiveAt) <= now.getTime() && !isOverAt(state, new Date(next.effectiveAt)) ? next : null;
+  return next !== undefined && isDueBy(next.effectiveAt, now) && !isOverAt(state, new Date(next.effectiveAt)) ? next : null;
 }
 
 /** When the next scheduled change applies; null: none (or the subscription ends first). */

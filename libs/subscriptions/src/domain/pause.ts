@@ -1,4 +1,4 @@
-import { CommandMetadata, ConflictError, ValidationError, addDays } from '@billing/shared-kernel';
+import { CommandMetadata, ConflictError, ValidationError, addDays, isDueBy } from '@billing/shared-kernel';
 import { AdvanceSubscription, advanceCredit, nextDue, refuseBilledSince } from './billing';
 import { validDate } from './calendar';
 import {
@@ -104,7 +104,7 @@ export function decideResumeSubscription(command: ResumeSubscription, state: Sub
 export function decideAdvancePause(command: AdvanceSubscription, state: SubscriptionState, meta: CommandMetadata): SubscriptionResumed[] {
   const subscription = existingSubscription(state, command.subscriptionId);
   const at = resumeInstant(subscription);
-  if (at === null || at > meta.now || !isPaused(subscription)) return [];
+  if (at === null || !isDueBy(at, meta.now) || !isPaused(subscription)) return [];
   const due = nextDue(subscription);
   if (due !== null && due.billAt < at) return [];
   return [resumedEvent(subscription, subscription.pause.resumeAt!, at, true)];

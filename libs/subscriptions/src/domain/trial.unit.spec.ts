@@ -141,11 +141,14 @@ describe('trials: decideAdvanceTrial (the engine, on the environment’s clock)'
     expect(nextTrialWorkAt(after)).toBeNull();
   });
 
-  it('a clock past the end ends the trial without a late notice', () => {
-    spec
-      .given([trialing])
-      .when(advance('2026-02-01T00:00:00.000Z'))
-      .then([trialEnded(TRIAL_END, '2026-01-15T00:00:00.000Z', false)]);
+  it.each([
+    ['exactly on the notice', '2026-01-12T00:00:00.000Z', [announced('2026-01-12T00:00:00.000Z')]],
+    ['exactly on the end', '2026-01-15T00:00:00.000Z', [announced('2026-01-15T00:00:00.000Z'), trialEnded(TRIAL_END, '2026-01-15T00:00:00.000Z', false)]],
+    ['past the end', '2026-02-01T00:00:00.000Z', [announced('2026-02-01T00:00:00.000Z'), trialEnded(TRIAL_END, '2026-01-15T00:00:00.000Z', false)]],
+  ])('issue 41 #5: given no notice yet, when the clock lands %s, then every instant it reached is recorded, the notice first', (_, now, events) => {
+    spec.given([trialing]).when(advance(now)).then(events);
+    // What is left: the end after the notice alone; nothing once both are recorded.
+    expect(nextTrialWorkAt(fold(trialing, ...events))?.toISOString() ?? null).toBe(events.length === 1 ? '2026-01-15T00:00:00.000Z' : null);
   });
 
   it('a trial shorter than 3 days is announced on its first day', () => {

@@ -38,10 +38,15 @@ export class BalanceTransactionDto {
   @ApiProperty({
     enum: CUSTOMER_BALANCE_KINDS,
     description:
-      'adjustment (POST /customers/{id}/balance-transactions), invoice_applied (credit applied when an invoice was booked), credit_note (a credit note’s creditAmount), void_returned (the credit a voided invoice had taken, given back)',
+      'adjustment (POST /customers/{id}/balance-transactions), invoice_applied (credit applied when an invoice was booked), credit_note (a credit note’s creditAmount), void_returned (the credit a voided invoice had taken, given back), invoice_credit (the negative total of an invoice booked for the customer, which settles it)',
   })
   kind!: CustomerBalanceKind;
-  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'the invoice applied to, voided, or credited by the credit note' })
+  @ApiProperty({
+    type: String,
+    format: 'uuid',
+    nullable: true,
+    description: 'the invoice applied to, voided, credited by the credit note, or whose negative total it is',
+  })
   invoiceId!: string | null;
   @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'on a credit_note entry: the credit note' }) creditNoteId!: string | null;
   @ApiProperty({
