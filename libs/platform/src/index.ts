@@ -6,6 +6,7 @@ export * from './problems/problem';
 export * from './problems/to-problem';
 export * from './problems/problem-details.filter';
 export * from './http/validation';
+export * from './http/unknown-members';
 export * from './http/request-context';
 export * from './http/versioned';
 export * from './http/json-text';
