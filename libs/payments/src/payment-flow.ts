@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CommandContext, CommandPath, ConflictPolicy, outsideUnitOfWork, Written } from '@billing/event-store';
+import { PaymentTokenVault } from '@billing/platform';
 import { foldEvents, isUuid } from '@billing/shared-kernel';
 import { invoiceEvolver, invoicePaymentLock, InvoiceState, invoiceStream, toInvoiceView } from '@billing/invoicing';
 import {
@@ -84,6 +85,7 @@ export class PaymentFlow {
     private readonly commands: CommandPath,
     private readonly gateways: PaymentGateways,
     private readonly vault: CredentialVault,
+    private readonly tokens: PaymentTokenVault,
   ) {}
 
   pay(environmentId: string, request: PaymentRequest, context: CommandContext): Promise<Written<Payment>> {
@@ -241,7 +243,8 @@ export class PaymentFlow {
       reference: payment.id,
       amount: payment.amount,
       currency: payment.currency,
-      token: method.token,
+      // A stored method's token (a subscription's, a customer's) is sealed at rest: opened for this call only.
+      token: this.tokens.open(environmentId, method.token),
       credentials: await this.credentials(environmentId, payment.provider),
       environmentId,
       invoiceId: payment.invoiceId,

@@ -40,3 +40,4 @@ export * from './audit/audit-resources';
 export * from './audit/replay';
 export * from './pages/sealed-token';
 export * from './pages/html-page';
+export * from './payment-tokens/payment-token-vault';

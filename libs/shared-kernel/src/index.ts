@@ -8,6 +8,8 @@ export * from './currency';
 export * from './identifiers';
 export * from './timestamp';
 export * from './secret-hint';
+export * from './secret-box';
+export * from './payment-token';
 export * from './json-pointer';
 export * from './calendar';
 export * from './time-zone';
