@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { MigrationInterface } from 'typeorm';
 import { secretHint } from '@billing/shared-kernel';
 import { EnvironmentCall, environmentCall, eventually, FakeClock, startTestApp, TestApp } from '@billing/testing';
+import { ALL_MIGRATIONS } from '../../apps/api/src/database/migrations';
 import { collectingSubscription } from './collection-kit';
 
 /**
@@ -69,5 +71,35 @@ describe('payment method tokens at rest', () => {
     await collectingSubscription(call, { secretKey: 'sk_sandbox_tokens1234', customerId: customer.id });
     await collected(call);
     expect(await tablesHolding(TOKEN)).toEqual([]);
+  });
+
+  it('rows folded from events from before tokens were sealed: the migrations redact their clear tokens to the hint, and the views still show it', async () => {
+    const call = environmentCall(t, randomUUID());
+    const subscription = await collectingSubscription(call, { secretKey: 'sk_sandbox_tokens1234', token: TOKEN });
+    await collected(call);
+    // What those rows looked like: the token in clear where each read model keeps it.
+    const legacy: [string, string[]][] = [
+      ['subscriptions', ['paymentMethod', 'token']],
+      ['payment_collections', ['token']],
+      ['analytics_subscriptions', ['subscription', 'paymentMethod', 'token']],
+    ];
+    for (const [table, path] of legacy) {
+      await t.dataSource.query(`update ${table} set state = jsonb_set(state, $1, to_jsonb($2::text)) where state #> $1 is not null`, [path, TOKEN]);
+    }
+    expect((await tablesHolding(TOKEN)).sort()).toEqual(['public.analytics_subscriptions', 'public.payment_collections', 'public.subscriptions']);
+    const runner = t.dataSource.createQueryRunner();
+    try {
+      for (const migration of ALL_MIGRATIONS.map((Migration) => new (Migration as new () => MigrationInterface)())) {
+        if (/RedactSubscriptionPaymentTokens|RedactCollectionPaymentTokens|RedactAnalyticsSubscriptionPaymentTokens/.test(migration.name ?? ''))
+          await migration.up(runner);
+      }
+    } finally {
+      await runner.release();
+    }
+    expect(await tablesHolding(TOKEN)).toEqual([]);
+    expect((await call('GET', `/subscriptions/${subscription.id}`, undefined, 200)).body.paymentMethod).toEqual({
+      provider: 'sandbox',
+      tokenHint: secretHint(TOKEN),
+    });
   });
 });

@@ -41,3 +41,4 @@ export * from './audit/replay';
 export * from './pages/sealed-token';
 export * from './pages/html-page';
 export * from './payment-tokens/payment-token-vault';
+export * from './payment-tokens/redact-token-sql';

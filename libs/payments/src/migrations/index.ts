@@ -4,6 +4,7 @@ import { AddPaymentsRefundPendingSince1764000300000 } from './1764000300000-add-
 import { AddPaymentsRecordedAt1764100300000 } from './1764100300000-add-payments-recorded-at';
 import { PaymentsAwaitingLookupIndexes1764500310000 } from './1764500310000-payments-awaiting-lookup-indexes';
 import { DropPaymentInvoiceFacts1764600800000 } from './1764600800000-drop-payment-invoice-facts';
+import { RedactCollectionPaymentTokens1764601110000 } from './1764601110000-redact-collection-payment-tokens';
 
 export const paymentsMigrations: Function[] = [
   CreatePaymentsReadModels1763800300000,
@@ -12,4 +13,5 @@ export const paymentsMigrations: Function[] = [
   AddPaymentsRecordedAt1764100300000,
   PaymentsAwaitingLookupIndexes1764500310000,
   DropPaymentInvoiceFacts1764600800000,
+  RedactCollectionPaymentTokens1764601110000,
 ];

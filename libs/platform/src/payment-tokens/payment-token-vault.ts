@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { decryptSecret, encryptSecret, formatSealedPaymentToken, parseSealedPaymentToken, secretHint } from '@billing/shared-kernel';
+import { decryptSecret, encryptSecret, formatSealedPaymentToken, isRedactedPaymentToken, parseSealedPaymentToken, secretHint } from '@billing/shared-kernel';
 import { APP_CONFIG, AppConfig, PAYMENTS_ENCRYPTION_KEY_REQUIRED } from '../config/app-config';
 
 /**
@@ -28,6 +28,7 @@ export class PaymentTokenVault {
 
   /** The token itself, for the gateway call; a token kept in clear (written before tokens were sealed) is returned as it is. */
   open(environmentId: string, stored: string): string {
+    if (isRedactedPaymentToken(stored)) throw new Error('a read model’s redacted payment token cannot be charged: the token is in its stream’s events');
     const sealed = parseSealedPaymentToken(stored);
     if (!sealed) return stored;
     const key = this.keys().find((candidate) => candidate.id === sealed.keyId);
