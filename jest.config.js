@@ -26,6 +26,8 @@ const shared = {
 const withPostgres = {
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  // Closes the apps a file left open (a test that timed out never reaches its close) before the file's scope is gone.
+  testEnvironment: '<rootDir>/test/support/closing-environment.ts',
 };
 
 module.exports = {

@@ -6,7 +6,8 @@ import { EnvironmentCall } from '@billing/testing';
  * 2026-01-20 12:00 UTC, the sandbox enabled with `secretKey` (or `provider`
  * with its credentials), optional payment settings, and a subscription from
  * 2026-02-01 to a monthly 25.00 EUR price billed in advance, paid with
- * `token` of that provider. Answers the subscription.
+ * `token` of that provider (or, for the customer record `customerId`, with
+ * its default payment method). Answers the subscription.
  */
 export async function collectingSubscription(
   call: EnvironmentCall,
@@ -15,9 +16,11 @@ export async function collectingSubscription(
     token,
     settings,
     provider = { name: 'sandbox', credentials: { secretKey } },
+    customerId,
   }: {
     secretKey?: string;
-    token: string;
+    token?: string;
+    customerId?: string;
     settings?: { retryDays: number[]; paymentTermsDays?: number; afterLastFailure?: string };
     provider?: { name: string; credentials: object };
   },
@@ -38,11 +41,11 @@ export async function collectingSubscription(
   };
   const priceId = (await call('POST', '/prices', price, 201)).body.id;
   const subscription = {
-    customer: { id: randomUUID(), handle: 'C-1', name: 'Acme' },
+    ...(customerId ? { customerId } : { customer: { id: randomUUID(), handle: 'C-1', name: 'Acme' } }),
     currency: 'EUR',
     term: { start: '2026-02-01', end: null },
     items: [{ priceId }],
-    paymentMethod: { provider: provider.name, token },
+    ...(token === undefined ? {} : { paymentMethod: { provider: provider.name, token } }),
   };
   return (await call('POST', '/subscriptions', subscription, 201)).body;
 }

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { environmentCall, eventually, expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
+import { budgetFor, environmentCall, eventually, expectProblem, FakeClock, startTestApp, TestApp } from '@billing/testing';
 import { collectingSubscription } from './collection-kit';
+
+// The longest scenario awaits nine states (a first try, its retry scheduled, four retries, giving up, and their clock advances).
+jest.setTimeout(budgetFor(9));
 
 /**
  * Collecting subscription invoices automatically, driven by the test clock:

@@ -442,6 +442,49 @@ describe('Stripe payments (the official client against a local Stripe)', () => {
       expect((await env.webhook(event)).status).toBe(200);
       expect((await env.payment(created.body.id)).status).toBe('succeeded');
     });
+
+    it('a signed body that is not an event (no data or id, NUL in id or type, not an object): 400 at its pointer, nothing recorded (issue 41 #19)', async () => {
+      const { env, invoiceId } = await paying();
+      const created = await env.pay(invoiceId, PM.processing);
+      const [intent] = server.intentsOf(created.body.id);
+      server.settleIntent(intent.id, 'succeeded');
+      const event = server.event('payment_intent.succeeded', intent) as Record<string, any>;
+      const { id: _id, ...withoutId } = event;
+      const { data: _data, ...withoutData } = event;
+      const recorded = async () => {
+        const [row] = await t.dataSource.query(
+          `select (select count(*)::int from events where environment_id = $1 and metadata->>'actor' = 'system:stripe-webhook') as events,
+                  (select count(*)::int from stripe_webhook_events where environment_id = $1) as seen`,
+          [env.id],
+        );
+        return row;
+      };
+      const malformed: [unknown, string][] = [
+        [{ ...event, data: null }, '/data/object'],
+        [withoutData, '/data/object'],
+        [{ ...event, data: { object: null } }, '/data/object'],
+        [withoutId, '/id'],
+        [{ ...event, id: '' }, '/id'],
+        [{ ...event, id: `${event.id}\u0000` }, '/id'],
+        [{ ...event, type: 'payment_intent.succeeded\u0000' }, '/type'],
+        [{ ...event, type: 7 }, '/type'],
+        [{ ...event, data: { object: { ...event.data.object, metadata: { paymentId: 'a\u0000b' } } } }, '/data/object/metadata/paymentId'],
+        [{ ...event, id: 'evt_\ud800' }, '/id'],
+        [null, ''],
+        [[event], ''],
+      ];
+      for (const [body, pointer] of malformed) {
+        const refused = await env.webhook(body);
+        expectProblem(refused, 400, 'invalid-gateway-event', pointer);
+      }
+      expect(await recorded()).toEqual({ events: 0, seen: 0 });
+      expect((await env.payment(created.body.id)).status).toBe('pending');
+      // The same event, well formed: handled and recorded (the count above would have seen it).
+      expect((await env.webhook(event)).status).toBe(200);
+      expect((await env.payment(created.body.id)).status).toBe('succeeded');
+      expect(await recorded()).toEqual({ events: expect.any(Number), seen: 1 });
+      expect((await recorded()).events).toBeGreaterThan(0);
+    });
   });
 
   describe('dunning', () => {

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { JsonLogger } from '@billing/platform';
-import { startTestApp, TestApp } from '@billing/testing';
+import { eventually, startTestApp, TestApp } from '@billing/testing';
 
 /**
  * At LOG_LEVEL info every answered request is logged once, after its answer,
@@ -24,9 +24,12 @@ describe('The request log', () => {
       await t.request('GET', '/invoices', { token: null }),
     ];
     expect(answers.map((answer) => answer.status)).toEqual([200, 404, 401]);
-    // onResponse runs once the answer is on the wire: give it the turns it needs.
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const logged = lines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'request');
+    // onResponse runs once the answer is on the wire: wait for its lines, not for a guess at how long they take.
+    const ids = answers.map((answer) => answer.headers.get('x-request-id'));
+    const requestLines = async () => lines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'request');
+    const logged = await eventually(requestLines, (entries) => ids.every((id) => entries.some((entry) => entry.requestId === id)), {
+      what: 'a request line per answer',
+    });
     for (const answer of answers) {
       expect(logged.filter((entry) => entry.requestId === answer.headers.get('x-request-id'))).toEqual([
         expect.objectContaining({ level: 'info', method: 'GET', status: answer.status, durationMs: expect.any(Number) }),

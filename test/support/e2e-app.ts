@@ -4,6 +4,7 @@ import { sign, SignOptions } from 'jsonwebtoken';
 import { DataSource } from 'typeorm';
 import { AppConfig, BoundedContext, Clock, JsonLogger, loadConfig } from '@billing/platform';
 import { createApp } from '../../apps/api/src/create-app';
+import { OPEN_TEST_APPS } from './open-test-apps';
 import { OpenApiContract } from './openapi-contract';
 import { createTestDatabase, TestDatabase } from './test-database';
 
@@ -71,6 +72,17 @@ export async function startTestApp(
   const token = (environments = [environmentId], signOptions: SignOptions = {}, secret = TEST_JWT_SECRET) =>
     sign({ environments }, secret, { algorithm: 'HS256', subject: 'test-user', expiresIn: 3600, ...signOptions });
   const defaultToken = token();
+  // Once, whoever asks first: the test, or the environment closing what a timed-out test left open.
+  let closing: Promise<void> | undefined;
+  const openApps = ((globalThis as Record<string, unknown>)[OPEN_TEST_APPS] ??= new Set()) as Set<{ close(): Promise<void> }>;
+  const closeOnce = () =>
+    (closing ??= (async () => {
+      openApps.delete(handle);
+      await app.close();
+      await database.drop();
+    })());
+  const handle = { close: closeOnce };
+  openApps.add(handle);
   let writes = 0;
   let contractOfApp: Promise<OpenApiContract> | undefined;
   // Every answer is checked against the document this very app serves (extra contexts add their routes).
@@ -118,10 +130,7 @@ export async function startTestApp(
       if (violations.length > 0) throw new Error(`The answer breaks the service's own OpenAPI document:\n${violations.join('\n')}`);
       return answer;
     },
-    async close() {
-      await app.close();
-      await database.drop();
-    },
+    close: closeOnce,
   };
 }
 

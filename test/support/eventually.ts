@@ -1,3 +1,15 @@
+/** How long one awaited state may take on a busy machine (eventually's default deadline). */
+export const WAIT_MS = 15_000;
+
+/**
+ * A test's time budget derived from its work, for a test that awaits more
+ * states than jest's default 30 s allows for: each awaited state may take
+ * WAIT_MS, plus the setup (an app, a database) once.
+ */
+export function budgetFor(awaitedStates: number): number {
+  return 30_000 + awaitedStates * WAIT_MS;
+}
+
 /**
  * Reads until the state a test asserts is there, or fails at a deadline with
  * the last value read. Wait for the state you assert (a payment `succeeded`),
@@ -7,7 +19,7 @@
 export async function eventually<T>(
   read: () => Promise<T>,
   until: (value: T) => boolean,
-  { timeoutMs = 15_000, what = 'the awaited state' }: { timeoutMs?: number; what?: string } = {},
+  { timeoutMs = WAIT_MS, what = 'the awaited state' }: { timeoutMs?: number; what?: string } = {},
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

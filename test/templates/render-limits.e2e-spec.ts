@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventStore } from '@billing/event-store';
 import { RenderPool, TEMPLATE_GROUP_STREAM_TYPE } from '@billing/templates';
-import { startTestApp, TestApp } from '@billing/testing';
+import { eventually, startTestApp, TestApp } from '@billing/testing';
 
 /**
  * A render bounded where it runs, with the render pool's time limit set below
@@ -19,15 +19,6 @@ describe('Render limits at booking', () => {
   afterAll(async () => {
     await t?.close();
   });
-
-  async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-    for (let tries = 0; tries < 600; tries++) {
-      const value = await read();
-      if (done(value)) return value;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`never: ${what}`);
-  }
 
   function environment() {
     const id = randomUUID();
@@ -58,7 +49,7 @@ describe('Render limits at booking', () => {
       async recorded(invoiceId: string): Promise<any> {
         const read = () =>
           t.dataSource.query(`select data from events where environment_id = $1 and stream_type = 'invoice-document' and stream_id = $2`, [id, invoiceId]);
-        const [row] = await until(read, (rows: { data: unknown }[]) => rows.length === 1, `the document of ${invoiceId}`);
+        const [row] = await eventually(read, (rows: { data: unknown }[]) => rows.length === 1, { what: `the document of ${invoiceId}` });
         return row.data;
       },
     };

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { CommandContext, CommandPath, CommandSession, ConflictPolicy, outsideUnitOfWork, Written } from '@billing/event-store';
+import { PaymentTokenVault } from '@billing/platform';
 import { foldEvents, isUuid } from '@billing/shared-kernel';
 import { invoiceEvolver, invoicePaymentLock, InvoiceState, invoiceStream, toInvoiceView } from '@billing/invoicing';
 import {
@@ -101,6 +102,7 @@ export class PaymentFlow {
     private readonly commands: CommandPath,
     private readonly gateways: PaymentGateways,
     private readonly vault: CredentialVault,
+    private readonly tokens: PaymentTokenVault,
   ) {}
 
   pay(environmentId: string, request: PaymentRequest, context: CommandContext): Promise<Written<Payment>> {
@@ -132,7 +134,7 @@ export class PaymentFlow {
    */
   async resolve(environmentId: string, payment: Payment, context: CommandContext): Promise<void> {
     const found = await this.charge(environmentId, payment, { token: '', offSession: false, returnUrl: null }, 'lookup');
-    const token = found.kind === 'not_found' && payment.method ? this.vault.decryptToken(environmentId, payment.provider, payment.method) : null;
+    const token = found.kind === 'not_found' && payment.method ? payment.method : null;
     const outcome = token === null ? found : await this.charge(environmentId, payment, { token, offSession: true, returnUrl: null }, 'charge');
     await this.settle(environmentId, payment.id, outcome, context);
   }
@@ -287,7 +289,7 @@ export class PaymentFlow {
           pendingPaymentId: lock?.state.pendingPaymentId ?? null,
           attempt: request.attempt,
           byCustomer: request.byCustomer,
-          method: typeof request.provider === 'string' ? this.vault.encryptToken(environmentId, request.provider, request.token) : undefined,
+          method: typeof request.provider === 'string' ? this.tokens.seal(environmentId, request.token) : undefined,
         },
         paymentEvolver.initialState(),
         context.meta,
@@ -311,7 +313,8 @@ export class PaymentFlow {
       reference: payment.id,
       amount: payment.amount,
       currency: payment.currency,
-      token: method.token,
+      // A stored method's token (a subscription's, a customer's) is sealed at rest: opened for this call only.
+      token: this.tokens.open(environmentId, method.token),
       credentials: await this.credentials(environmentId, payment.provider),
       environmentId,
       invoiceId: payment.invoiceId,

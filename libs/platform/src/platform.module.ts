@@ -21,6 +21,7 @@ import { BoundedContext } from './context/bounded-context';
 import { BOUNDED_CONTEXTS, ContextWiring } from './context/context-wiring';
 import { NotificationCatalogue } from './context/notification-catalogue';
 import { databaseProviders } from './database/database.providers';
+import { PaymentTokenVault } from './payment-tokens/payment-token-vault';
 import { HealthController } from './health/health.controller';
 import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
 import { IdempotencyPurger } from './idempotency/idempotency.purger';
@@ -91,6 +92,7 @@ export class PlatformModule {
         EventLog,
         ChainVerifier,
         HeadSigner,
+        PaymentTokenVault,
         QueryFreeReadGuard,
         // Global interceptors run before route ones: the environment's clock scope encloses an Idempotency-Key's transaction.
         // Without test clocks there is none, and reads take Nest's path without interceptors.
@@ -111,6 +113,7 @@ export class PlatformModule {
         EventLog,
         ChainVerifier,
         HeadSigner,
+        PaymentTokenVault,
       ],
     };
   }

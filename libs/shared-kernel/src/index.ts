@@ -9,6 +9,8 @@ export * from './identifiers';
 export * from './timestamp';
 export * from './due';
 export * from './secret-hint';
+export * from './secret-box';
+export * from './payment-token';
 export * from './json-pointer';
 export * from './calendar';
 export * from './time-zone';

@@ -1,4 +1,4 @@
-import { secretHint } from '@billing/shared-kernel';
+import { paymentTokenHint } from '@billing/shared-kernel';
 import { endsAt, ItemsChange, PaymentMethod, Subscription, SubscriptionState, timelineAt } from './domain';
 
 export interface SubscriptionItemView {
@@ -122,7 +122,7 @@ export interface PublicPaymentMethod {
 
 /** The one redaction of a subscription's payment method: responses, notifications and the events log all show this. */
 export function publicPaymentMethod(method: PaymentMethod | null | undefined): PublicPaymentMethod | null {
-  return method ? { provider: method.provider, tokenHint: secretHint(method.token) } : null;
+  return method ? { provider: method.provider, tokenHint: paymentTokenHint(method.token) } : null;
 }
 
 /** The subscription as of `now` (the environment's clock): item periods and billAt, and `ended` once its end has passed. */

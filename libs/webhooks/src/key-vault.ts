@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
-import { decryptSecret, encryptSecret, generateSignatureKey, SIGNATURE_KEY_BYTES } from './domain';
+import { decryptSecret, encryptSecret } from '@billing/shared-kernel';
+import { generateSignatureKey, SIGNATURE_KEY_BYTES } from './domain';
 import { WEBHOOKS_CONFIG, WebhooksConfig } from './config/webhooks-config';
 
 /**

@@ -1,4 +1,5 @@
 import { EntityManager } from 'typeorm';
+import { readModelPaymentMethod } from '@billing/shared-kernel';
 import { PRICE_STREAM_TYPE, PriceEvent, priceEvolver, PriceState } from '@billing/catalog';
 import { jsonRows, jsonRowsFrom, Projection, queryRows, RecordedEvent, streamBatches } from '@billing/event-store';
 import { CUSTOMER_STREAM, CustomerEvent, INVOICE_STREAM, InvoiceEvent } from '@billing/invoicing';
@@ -73,8 +74,11 @@ export const analyticsProjection: Projection = {
       touched.get(table)!.add(keyOf(table, environmentId, id));
     };
     /** Keeps the subscription's state after `event` and records its MRR when that changed. */
-    const track = (event: RecordedEvent, subscriptionId: string, tracked: TrackedSubscription, subscription: SubscriptionState) => {
+    const track = (event: RecordedEvent, subscriptionId: string, tracked: TrackedSubscription, folded: SubscriptionState) => {
       const { environmentId } = event;
+      // No clear payment token in a read model: one folded from an event from before tokens were sealed is redacted.
+      const subscription: SubscriptionState =
+        folded.status === 'none' ? folded : { ...folded, paymentMethod: readModelPaymentMethod(folded.paymentMethod) ?? null };
       const mrr = mrrOf(subscription, environmentId, states, event.occurredAt);
       if (mrr === tracked.mrr || subscription.status === 'none') {
         keep('analytics_subscriptions', environmentId, subscriptionId, { ...tracked, subscription });

@@ -2,6 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { plainToInstance, Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsInt, IsNumber, IsObject, IsOptional, IsString, IsUUID, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { ElementsOf } from '@billing/platform';
 import { MAX_INVOICE_LINES, RequestedLine } from '../domain';
 
 export const INT32_MIN = -2147483648;
@@ -130,6 +131,7 @@ export function LineItems(): PropertyDecorator {
     IsArray(),
     ArrayMaxSize(MAX_INVOICE_LINES, { message: `must have at most ${MAX_INVOICE_LINES} lines` }),
     ValidateNested({ each: true, message: 'each line must be an object' }),
+    ElementsOf(() => InvoiceLineInputDto),
     // class-transformer walks the whole array before any @Transform; typed as String that walk is one
     // cheap String() per element instead of a deep copy (~1 s for 35 000 lines). The value is rebuilt
     // from the raw body below.

@@ -9,10 +9,9 @@
  * - `keyId` names the key that encrypted it. The first configured key
  *   encrypts, every configured key decrypts: to rotate, put a new key first,
  *   re-encrypt (`reencrypt`), then drop the old one.
- * - The associated data binds the ciphertext to its environment, provider
- *   and purpose, so a blob copied to another environment or provider, or
- *   used as another kind of secret, does not decrypt. Besides credentials it
- *   keeps the payment method token a payment was asked with (`token`).
+ * - The associated data binds the ciphertext to its environment and
+ *   provider, so a blob copied to another environment or provider does not
+ *   decrypt.
  *
  * Neither keys nor credentials ever appear in an error message.
  */
@@ -37,9 +36,6 @@ const KEY_BYTES = 32;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
-/** What a blob holds, bound into its associated data (the credentials' name predates the others: kept, or they would not decrypt). */
-type Purpose = 'payment-provider-credentials/v1' | 'payment-method-token/v1';
-const CREDENTIALS: Purpose = 'payment-provider-credentials/v1';
 
 @Injectable()
 export class CredentialVault {
@@ -60,19 +56,7 @@ export class CredentialVault {
     return this.current.id;
   }
 
-  /** A payment method token, for a payment that may have to be charged again later (its reference unchanged). */
-  encryptToken(environmentId: string, providerName: string, token: string): EncryptedCredentials {
-    return this.encrypt(environmentId, providerName, { token }, 'payment-method-token/v1');
-  }
-
-  /** Throws CredentialDecryptionError like `decrypt`. */
-  decryptToken(environmentId: string, providerName: string, encrypted: EncryptedCredentials): string {
-    const { token } = this.decrypt(environmentId, providerName, encrypted, 'payment-method-token/v1') as { token?: unknown };
-    if (typeof token !== 'string') throw new CredentialDecryptionError('a payment method token did not decrypt to a token');
-    return token;
-  }
-
-  encrypt(environmentId: string, providerName: string, credentials: object, purpose: Purpose = CREDENTIALS): EncryptedCredentials {
+  encrypt(environmentId: string, providerName: string, credentials: object): EncryptedCredentials {
     if (!isJsonObject(credentials)) throw new TypeError('payment credentials must be a JSON object');
     let plaintext: string | undefined;
     try {
@@ -83,13 +67,13 @@ export class CredentialVault {
     if (plaintext === undefined || !plaintext.startsWith('{')) throw new TypeError('payment credentials must be serialisable as a JSON object');
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.current.key, iv, { authTagLength: TAG_BYTES });
-    cipher.setAAD(associatedData(environmentId, providerName, purpose));
+    cipher.setAAD(associatedData(environmentId, providerName));
     const data = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
     return { keyId: this.current.id, ciphertext: Buffer.concat([iv, cipher.getAuthTag(), data]).toString('base64url') };
   }
 
   /** Throws CredentialDecryptionError when the blob does not decrypt to a JSON object for this environment and provider. */
-  decrypt(environmentId: string, providerName: string, encrypted: EncryptedCredentials, purpose: Purpose = CREDENTIALS): object {
+  decrypt(environmentId: string, providerName: string, encrypted: EncryptedCredentials): object {
     const key = this.keys.get(encrypted.keyId);
     if (!key) {
       throw new CredentialDecryptionError(
@@ -103,7 +87,7 @@ export class CredentialVault {
     if (blob.length < IV_BYTES + TAG_BYTES) throw new CredentialDecryptionError('payment credentials ciphertext is malformed (too short)');
     const decipher = createDecipheriv('aes-256-gcm', key, blob.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });
     decipher.setAuthTag(blob.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
-    decipher.setAAD(associatedData(environmentId, providerName, purpose));
+    decipher.setAAD(associatedData(environmentId, providerName));
     let plaintext: string;
     try {
       plaintext = Buffer.concat([decipher.update(blob.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
@@ -135,8 +119,8 @@ export class CredentialVault {
 }
 
 /** Unambiguous (a JSON array, so no separator can be forged) and specific to this use of the keys. */
-function associatedData(environmentId: string, providerName: string, purpose: Purpose): Buffer {
-  return Buffer.from(JSON.stringify([purpose, environmentId, providerName]), 'utf8');
+function associatedData(environmentId: string, providerName: string): Buffer {
+  return Buffer.from(JSON.stringify(['payment-provider-credentials/v1', environmentId, providerName]), 'utf8');
 }
 
 function isJsonObject(value: unknown): value is object {

@@ -33,16 +33,6 @@ describe('CredentialVault', () => {
     expect(subject.encrypt(environmentId, 'stripe', credentials).ciphertext).not.toBe(encrypted.ciphertext);
   });
 
-  it('keeps a payment method token apart from credentials: each decrypts only as what it is', () => {
-    const subject = vault(`k1:${oldKey}`);
-    const token = subject.encryptToken(environmentId, 'stripe', 'pm_card_visa');
-    expect(token.ciphertext).not.toContain('pm_card');
-    expect(subject.decryptToken(environmentId, 'stripe', token)).toBe('pm_card_visa');
-    expect(() => subject.decrypt(environmentId, 'stripe', token)).toThrow(CredentialDecryptionError);
-    expect(() => subject.decryptToken(environmentId, 'stripe', subject.encrypt(environmentId, 'stripe', credentials))).toThrow(CredentialDecryptionError);
-    expect(() => subject.decryptToken(randomUUID(), 'stripe', token)).toThrow(CredentialDecryptionError);
-  });
-
   it('does not decrypt in another environment or for another provider (associated data)', () => {
     const subject = vault(`k1:${oldKey}`);
     const encrypted = subject.encrypt(environmentId, 'stripe', credentials);

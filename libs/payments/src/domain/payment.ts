@@ -1,5 +1,5 @@
 import { CommandMetadata, ConflictError, DomainEvent, Evolver, NotFoundError, ValidationError, assertAmountInRange } from '@billing/shared-kernel';
-import { CUSTOMER_PROVIDERS, EncryptedCredentials, KnownProvider, assertKnownProvider } from './provider';
+import { CUSTOMER_PROVIDERS, KnownProvider, assertKnownProvider } from './provider';
 
 /**
  * The Payment aggregate, decider style: one stream per payment, `evolve`
@@ -15,8 +15,8 @@ import { CUSTOMER_PROVIDERS, EncryptedCredentials, KnownProvider, assertKnownPro
  * twice. An unknown outcome writes nothing; only a known one is recorded.
  *
  * Currency: uppercase ISO 4217 (`EUR`), exactly as invoices store and show it.
- * The payment token is recorded only encrypted (`method`, by the caller: the
- * decider never sees it in clear), so a charge the gateway never saw (a
+ * The payment token is recorded only sealed (`method`, by the caller with the
+ * PaymentTokenVault: the decider never sees it in clear), so a charge the gateway never saw (a
  * process died before the call) can be made later under the same reference.
  */
 
@@ -44,8 +44,8 @@ export interface PaymentCreatedData {
   readonly provider: KnownProvider;
   /** 1 for a direct payment; n for the n-th automatic collection try of the invoice */
   readonly attempt: number;
-  /** The payment method token, encrypted (CredentialVault); absent on payments recorded before it was kept: those cannot be charged again. */
-  readonly method?: EncryptedCredentials;
+  /** The payment method token, sealed (PaymentTokenVault); absent on payments recorded before it was kept: those cannot be charged again. */
+  readonly method?: string;
   readonly createdAt: string;
 }
 /** Carries the invoice and the amount: invoicing settles the invoice from this event alone. */
@@ -206,8 +206,8 @@ export interface Payment {
   readonly nextAction?: { readonly url: string | null };
   /** Only once the charge was disputed: the dispute, open or closed. */
   readonly dispute?: Dispute;
-  /** The encrypted payment method token it was asked with (never shown); absent when it was not kept. */
-  readonly method?: EncryptedCredentials;
+  /** The sealed payment method token it was asked with (never shown); absent when it was not kept. */
+  readonly method?: string;
   readonly createdAt: string;
   /** createdAt until something happens to the payment */
   readonly updatedAt: string;
@@ -389,8 +389,8 @@ export interface CreatePayment {
   readonly attempt?: number;
   /** Asked for by the customer (the hosted page): only a provider that takes their money (CUSTOMER_PROVIDERS). */
   readonly byCustomer?: boolean;
-  /** The payment method token, encrypted by the caller: kept on the payment for a charge made again. */
-  readonly method?: EncryptedCredentials;
+  /** The payment method token, sealed by the caller (PaymentTokenVault): kept on the payment for a charge made again. */
+  readonly method?: string;
 }
 
 /**

@@ -259,8 +259,8 @@ describe('decideCreatePayment', () => {
       .then([{ ...created, data: { ...created.data, provider } }]);
   });
 
-  it('keeps the encrypted token it was asked with on the event and the payment (for a charge made again), never in clear', () => {
-    const method = { keyId: 'k1', ciphertext: 'c2VhbGVk' };
+  it('keeps the sealed token it was asked with on the event and the payment (for a charge made again), never in clear', () => {
+    const method = 'sealed-token-as-the-vault-writes-it';
     const events = decideCreatePayment({ ...create, method }, paymentEvolver.initialState(), meta);
     expect(events).toEqual([{ ...created, data: { ...created.data, method } }]);
     expect(foldEvents(paymentEvolver, events)).toMatchObject({ status: 'pending', method });

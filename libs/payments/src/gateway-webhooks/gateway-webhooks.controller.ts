@@ -36,7 +36,10 @@ export class GatewayWebhooksController {
   @ApiResponse({ status: 200, description: 'Received (handled now, or before)', type: GatewayEventReceiptDto })
   @ApiResponse({
     status: 400,
-    ...problemResponse('invalid-gateway-event: not signed with the environment’s webhook secret, too old, or the environment has no Stripe provider'),
+    ...problemResponse(
+      'invalid-gateway-event: not signed with the environment’s webhook secret, too old, or the environment has no Stripe provider; ' +
+        'or signed but not an event (id or type not 1–255 characters, no data.object, U+0000 or an unpaired surrogate anywhere): `errors` points at it',
+    ),
   })
   receive(
     @Param('environmentId') environmentId: string,

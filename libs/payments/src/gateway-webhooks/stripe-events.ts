@@ -8,6 +8,7 @@ import { DomainError, isUuid } from '@billing/shared-kernel';
 import { isOpenPayment, Payment, paymentEvolver, paymentProviderEvolver, pendingRefunds } from '../domain';
 import { CredentialVault } from '../credentials/credential-vault';
 import { StripeGateway, stripeCredentials } from '../gateway/stripe/stripe-gateway';
+import { stripeEventShapeError } from './stripe-event-shape';
 import { disputeStateOf } from '../gateway/stripe/stripe-outcomes';
 import { PaymentFlow } from '../payment-flow';
 import { paymentStream, providerStream } from '../streams';
@@ -40,7 +41,8 @@ export interface StripeEventReceipt {
  * Verified first with the client's `webhooks.constructEvent` against that
  * environment's webhook secret (decrypted for this call only) and a 5-minute
  * tolerance: an unsigned, altered, old or other environment's event is a
- * 400 and nothing is recorded.
+ * 400 and nothing is recorded; so is a signed body that is not an event's
+ * shape (no id, no data.object, text Postgres cannot store).
  *
  * Then the event moves the payment by the same decisions as a lookup, never
  * by the event's snapshot alone: a PaymentIntent event looks the intent up
@@ -83,11 +85,15 @@ export class StripeEvents {
     // A disabled provider still hears about the payments it made: they may still be resolving.
     if (provider.status === 'none' || provider.credentials === null) throw refused();
     const { webhookSecret } = stripeCredentials(this.vault.decrypt(environmentId, 'stripe', provider.credentials));
+    let event: unknown;
     try {
-      return Stripe.webhooks.constructEvent(rawBody, signature, webhookSecret, STRIPE_EVENT_TOLERANCE_SECONDS);
+      event = Stripe.webhooks.constructEvent(rawBody, signature, webhookSecret, STRIPE_EVENT_TOLERANCE_SECONDS);
     } catch {
       throw refused();
     }
+    const malformed = stripeEventShapeError(event);
+    if (malformed) throw new HttpProblem(400, 'invalid-gateway-event', 'The signed body is not a Stripe event this route can handle.', [malformed]);
+    return event as Stripe.Event;
   }
 
   private async handle(environmentId: string, event: Stripe.Event, context: CommandContext): Promise<void> {

@@ -4,6 +4,7 @@ import { AddPaymentsRefundPendingSince1764000300000 } from './1764000300000-add-
 import { AddPaymentsRecordedAt1764100300000 } from './1764100300000-add-payments-recorded-at';
 import { PaymentsAwaitingLookupIndexes1764500310000 } from './1764500310000-payments-awaiting-lookup-indexes';
 import { DropPaymentInvoiceFacts1764600800000 } from './1764600800000-drop-payment-invoice-facts';
+import { RedactCollectionPaymentTokens1764601110000 } from './1764601110000-redact-collection-payment-tokens';
 import { PaymentsOpenByInvoiceIndex1764700300000 } from './1764700300000-payments-open-by-invoice-index';
 
 export const paymentsMigrations: Function[] = [
@@ -13,5 +14,6 @@ export const paymentsMigrations: Function[] = [
   AddPaymentsRecordedAt1764100300000,
   PaymentsAwaitingLookupIndexes1764500310000,
   DropPaymentInvoiceFacts1764600800000,
+  RedactCollectionPaymentTokens1764601110000,
   PaymentsOpenByInvoiceIndex1764700300000,
 ];

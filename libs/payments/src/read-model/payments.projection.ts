@@ -1,6 +1,6 @@
 import { EntityManager } from 'typeorm';
 import { FoldedStream, foldStreamBatches, jsonRows, jsonRowsFrom, Projection, RecordedEvent } from '@billing/event-store';
-import { DomainEvent, Evolver } from '@billing/shared-kernel';
+import { DomainEvent, Evolver, readModelPaymentMethod } from '@billing/shared-kernel';
 import {
   Collection,
   collectionEvolver,
@@ -118,7 +118,8 @@ export const paymentsProjection: Projection = {
                 status: r.state.status,
                 // A try under way is looked at again at once (its payment may have its outcome by now).
                 next_attempt_at: r.state.status === 'attempting' ? r.state.updatedAt : r.state.nextAttemptAt,
-                state: r.state,
+                // No clear payment token in a read model: one folded from an event from before tokens were sealed is redacted.
+                state: readModelPaymentMethod(r.state),
               })),
             ),
           ],

@@ -10,7 +10,7 @@ import { Metrics } from '../metrics/metrics';
 import { buildProblem, HttpProblem, PROBLEM_CONTENT_TYPE } from '../problems/problem';
 import { sendProblem } from '../problems/problem-details.filter';
 import { AuthenticatedRequest } from './request-context';
-import { findInputDefect, InputDefect, isValidText, MAX_JSON_DEPTH } from './hostile-input';
+import { findInputDefect, InputDefect, isValidText, MAX_JSON_DEPTH, MAX_OBJECT_MEMBERS } from './hostile-input';
 import { JsonText } from './json-text';
 import { responseHeadersOf, Versioned } from './versioned';
 
@@ -201,9 +201,18 @@ function carriesBody(request: FastifyRequest): boolean {
 
 function defectProblem(defect: InputDefect, prefix: string): HttpProblem {
   const pointer = `${prefix}${defect.pointer}` || '/';
-  return defect.kind === 'too-deep'
-    ? new HttpProblem(400, 'malformed-request', `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels.`, [
+  switch (defect.kind) {
+    case 'too-deep':
+      return new HttpProblem(400, 'malformed-request', `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels.`, [
         { pointer, detail: `nested deeper than ${MAX_JSON_DEPTH} levels` },
-      ])
-    : new HttpProblem(422, 'invalid-text', 'Text must be valid Unicode without U+0000.', [{ pointer, detail: 'contains U+0000 or an unpaired surrogate' }]);
+      ]);
+    case 'too-many-members':
+      return new HttpProblem(422, 'validation-failed', `An object of the body has more than ${MAX_OBJECT_MEMBERS} members.`, [
+        { pointer, detail: `has more than ${MAX_OBJECT_MEMBERS} members` },
+      ]);
+    case 'invalid-text':
+      return new HttpProblem(422, 'invalid-text', 'Text must be valid Unicode without U+0000.', [
+        { pointer, detail: 'contains U+0000 or an unpaired surrogate' },
+      ]);
+  }
 }

@@ -1,6 +1,15 @@
 import { LoggerService } from '@nestjs/common';
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
+
+/**
+ * What one logged text carries (a stack trace fits), and one line at most:
+ * logged values can hold a client's input (an error naming a 100 000-character
+ * member, a URL), and a line per request must not grow with it.
+ */
+export const MAX_LOGGED_TEXT = 4096;
+export const MAX_LOG_LINE = 16 * 1024;
+const SHORT_MEMBER = 256;
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 /** One JSON object per line on stdout (what log shippers expect), or on stderr for a command whose stdout is its results. */
@@ -29,6 +38,17 @@ export class JsonLogger implements LoggerService {
   write(level: Level, message: unknown, context?: string) {
     if (ORDER[level] < ORDER[this.level]) return;
     const fields = typeof message === 'object' && message !== null ? (message as Record<string, unknown>) : { msg: String(message) };
-    this.stream.write(`${JSON.stringify({ level, time: new Date().toISOString(), context, ...fields })}\n`);
+    const entry = { level, time: new Date().toISOString(), context, ...fields };
+    let line = JSON.stringify(entry, truncateText);
+    if (line.length > MAX_LOG_LINE) {
+      // Still too long (many members, or long keys): the short members stay (level, msg, requestId…), with the length cut.
+      const short = Object.entries(entry).filter(([key, value]) => key.length + (JSON.stringify(value, truncateText) ?? '').length <= SHORT_MEMBER);
+      line = JSON.stringify({ ...Object.fromEntries(short.slice(0, 32)), truncated: line.length });
+    }
+    this.stream.write(`${line}\n`);
   }
+}
+
+function truncateText(_key: string, value: unknown): unknown {
+  return typeof value === 'string' && value.length > MAX_LOGGED_TEXT ? `${value.slice(0, MAX_LOGGED_TEXT)}… (${value.length} characters)` : value;
 }

@@ -2,6 +2,7 @@ import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
 import { redeemDiscounts } from '@billing/coupons';
 import { CustomerRecordQuery, invoiceCustomerOf } from '@billing/invoicing';
 import { CommandPath, CommandSession, Written } from '@billing/event-store';
+import { PaymentTokenVault } from '@billing/platform';
 import { FieldError, foldEvents, ValidationError } from '@billing/shared-kernel';
 import {
   decideApplyDiscounts,
@@ -34,6 +35,7 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
     private readonly readModel: SubscriptionsReadModel,
     private readonly usage: UsageStore,
     private readonly queries: QueryBus,
+    private readonly tokens: PaymentTokenVault,
   ) {}
 
   async execute({ environmentId, input: request, context }: CreateSubscriptionCommand): Promise<Written<Subscription>> {
@@ -79,7 +81,8 @@ export class CreateSubscriptionHandler implements ICommandHandler<CreateSubscrip
           autoRenewal: input.autoRenewal,
           timeZone: input.timeZone,
           items,
-          paymentMethod: input.paymentMethod,
+          // Sealed here, where it enters: the event and every read model built from it keep it encrypted.
+          paymentMethod: input.paymentMethod && { ...input.paymentMethod, token: this.tokens.seal(environmentId, input.paymentMethod.token) },
           trialEnd: input.trialEnd,
           trialDays: input.trialDays,
         },

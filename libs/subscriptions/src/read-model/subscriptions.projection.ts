@@ -2,7 +2,7 @@ import { EntityManager } from 'typeorm';
 import { FoldedStream, foldStreamBatches, jsonRows, jsonRowsFrom, Projection, RecordedEvent } from '@billing/event-store';
 import { PRICE_STREAM_TYPE, PRODUCT_STREAM_TYPE, priceEvolver, productEvolver } from '@billing/catalog';
 import { TAX_CODE_STREAM, taxCodeEvolver } from '@billing/invoicing';
-import { DomainEvent, Evolver } from '@billing/shared-kernel';
+import { DomainEvent, Evolver, readModelPaymentMethod } from '@billing/shared-kernel';
 import { billableMetricEvolver, nextWorkAt, Subscription, subscriptionEvolver, SubscriptionState, usageSettingsEvolver } from '../domain';
 import { BILLABLE_METRIC_STREAM, SUBSCRIPTION_STREAM, USAGE_SETTINGS_STREAM } from '../streams';
 
@@ -40,7 +40,8 @@ const SUBSCRIPTIONS: FoldedTable<SubscriptionState> = {
             customer_id: customerIdOf(r.state.customer),
             created_at: r.state.createdAt,
             version: r.version,
-            state: r.state,
+            // No clear payment token in a read model: one folded from an event from before tokens were sealed is redacted.
+            state: { ...r.state, paymentMethod: readModelPaymentMethod(r.state.paymentMethod) ?? null },
             next_work_at: nextWorkAt(r.state),
           })),
         ),

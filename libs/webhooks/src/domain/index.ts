@@ -1,6 +1,5 @@
 export * from './address-policy';
 export * from './retry-schedule';
-export * from './secret-box';
 export * from './signing';
 export * from './versions';
 export * from './webhook-subscription';

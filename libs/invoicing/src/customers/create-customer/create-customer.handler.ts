@@ -1,9 +1,11 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandPath, Written } from '@billing/event-store';
+import { PaymentTokenVault } from '@billing/platform';
 import { foldEvents } from '@billing/shared-kernel';
 import { Customer, customerEvolver, customerHandleEvolver, decideClaimCustomerHandle, decideCreateCustomer, defaultCustomerHandle } from '../../domain';
 import { customerHandleStream, customerStream } from '../../streams';
 import { redeemCustomerDiscounts } from '../customer-discounts/redeem-customer-discounts';
+import { withSealedPaymentMethod } from '../sealed-payment-method';
 import { CreateCustomerCommand } from './create-customer.command';
 
 /**
@@ -14,12 +16,17 @@ import { CreateCustomerCommand } from './create-customer.command';
  */
 @CommandHandler(CreateCustomerCommand)
 export class CreateCustomerHandler implements ICommandHandler<CreateCustomerCommand, Written<Customer>> {
-  constructor(private readonly commands: CommandPath) {}
+  constructor(
+    private readonly commands: CommandPath,
+    private readonly tokens: PaymentTokenVault,
+  ) {}
 
   async execute({ environmentId, input, context, discounts }: CreateCustomerCommand): Promise<Written<Customer>> {
     const customerId = context.meta.newId();
     const handle = input.handle ?? defaultCustomerHandle(customerId);
-    const events = decideCreateCustomer({ customerId, handle, input }, customerEvolver.initialState(), context.meta);
+    const events = withSealedPaymentMethod(decideCreateCustomer({ customerId, handle, input }, customerEvolver.initialState(), context.meta), (token) =>
+      this.tokens.seal(environmentId, token),
+    );
     // A claim committed by a concurrent request between this one's load and append is a conflict: decided again, it is seen.
     return this.commands.run(context, { retries: 2 }, async (session) => {
       const claimStream = customerHandleStream(environmentId, handle);

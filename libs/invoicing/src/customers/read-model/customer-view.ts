@@ -1,4 +1,4 @@
-import { secretHint } from '@billing/shared-kernel';
+import { paymentTokenHint } from '@billing/shared-kernel';
 import { Address, availableCredit, Customer, CustomerInvoiceSettings, CustomerPaymentMethod, CustomerState, TaxId } from '../../domain';
 
 /** A customer's default payment method as every view shows it: the provider and the token's hint, never the token. */
@@ -55,7 +55,7 @@ export interface CustomerView {
 }
 
 export function publicPaymentMethod(method: CustomerPaymentMethod | null): PublicPaymentMethod | null {
-  return method && { provider: method.provider, tokenHint: secretHint(method.token) };
+  return method && { provider: method.provider, tokenHint: paymentTokenHint(method.token) };
 }
 
 export function toCustomerView(customer: Customer): CustomerView {

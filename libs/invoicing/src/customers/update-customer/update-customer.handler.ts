@@ -1,5 +1,6 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandPath, Written } from '@billing/event-store';
+import { PaymentTokenVault } from '@billing/platform';
 import { foldEvents } from '@billing/shared-kernel';
 import {
   activeCustomer,
@@ -12,6 +13,7 @@ import {
 } from '../../domain';
 import { customerHandleStream, customerStream } from '../../streams';
 import { redeemCustomerDiscounts } from '../customer-discounts/redeem-customer-discounts';
+import { withSealedPaymentMethod } from '../sealed-payment-method';
 import { UpdateCustomerCommand } from './update-customer.command';
 
 /**
@@ -21,13 +23,18 @@ import { UpdateCustomerCommand } from './update-customer.command';
  */
 @CommandHandler(UpdateCustomerCommand)
 export class UpdateCustomerHandler implements ICommandHandler<UpdateCustomerCommand, Written<Customer>> {
-  constructor(private readonly commands: CommandPath) {}
+  constructor(
+    private readonly commands: CommandPath,
+    private readonly tokens: PaymentTokenVault,
+  ) {}
 
   async execute({ environmentId, customerId, input, context, expectedVersion, discounts }: UpdateCustomerCommand): Promise<Written<Customer>> {
     const stream = customerStream(environmentId, customerId);
     return this.commands.run(context, { retries: 2 }, async (session) => {
       const { state } = await session.load(stream, customerEvolver, expectedVersion);
-      const events = decideUpdateCustomer({ customerId, input }, state, context.meta);
+      const events = withSealedPaymentMethod(decideUpdateCustomer({ customerId, input }, state, context.meta), (token) =>
+        this.tokens.seal(environmentId, token),
+      );
       const before = activeCustomer(state, customerId);
       const after = foldEvents(customerEvolver, events, state) as Customer;
       if (after.handle !== before.handle) {
