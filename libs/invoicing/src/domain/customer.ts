@@ -15,6 +15,7 @@ import {
 import { Address, InvoiceCustomer } from './invoice-events';
 import type { CustomerBalanceAdjusted } from './customer-balance-events';
 import { CustomerDiscount, CustomerDiscountEvent, evolveCustomerDiscounts } from './customer-discounts';
+import { euVatProblem } from './eu-vat';
 
 /**
  * The Customer aggregate: the record a billing team keeps per customer (the
@@ -34,43 +35,8 @@ export const MAX_METADATA_VALUE_LENGTH = 500;
 export const MAX_TAX_IDS = 10;
 export const MAX_PAYMENT_TERMS_DAYS = 365;
 
-/**
- * EU VAT number prefixes: the member states' ISO codes, with Greece as `EL`
- * (its VAT prefix) and `XI` for Northern Ireland (VAT on goods, since 2021).
- */
-export const EU_VAT_PREFIXES: readonly string[] = [
-  'AT',
-  'BE',
-  'BG',
-  'CY',
-  'CZ',
-  'DE',
-  'DK',
-  'EE',
-  'EL',
-  'ES',
-  'FI',
-  'FR',
-  'HR',
-  'HU',
-  'IE',
-  'IT',
-  'LT',
-  'LU',
-  'LV',
-  'MT',
-  'NL',
-  'PL',
-  'PT',
-  'RO',
-  'SE',
-  'SI',
-  'SK',
-  'XI', // prettier-ignore
-];
-
 export interface TaxId {
-  /** `eu_vat` is checked for shape and country prefix; any other type is free text. */
+  /** `eu_vat` is checked for its member state's format and check digits; any other type is free text. */
   readonly type: string;
   readonly value: string;
 }
@@ -321,8 +287,6 @@ const DEFAULTS: CustomerFields = {
   metadata: {},
 };
 
-const EU_VAT = /^([A-Z]{2})([0-9A-Z+*]{2,12})$/;
-
 /**
  * The input over `base` (the defaults on create, the current record on
  * update): absent keeps the base, null clears (to the default), a value is
@@ -383,7 +347,7 @@ function validAddress(address: Partial<Address>): Address {
   return valid;
 }
 
-/** An `eu_vat` is normalised (spaces, dots and dashes removed, uppercase) and must start with an EU VAT prefix; other types are free text. */
+/** An `eu_vat` is normalised (spaces, dots and dashes removed, uppercase) and checked (euVatProblem); other types are free text. */
 export function validTaxIds(taxIds: readonly TaxId[]): TaxId[] {
   if (!Array.isArray(taxIds) || taxIds.length > MAX_TAX_IDS) throw ValidationError.at('/taxIds', `must be an array of at most ${MAX_TAX_IDS} tax ids`);
   const errors: FieldError[] = [];
@@ -399,12 +363,8 @@ export function validTaxIds(taxIds: readonly TaxId[]): TaxId[] {
     }
     if (taxId.type !== 'eu_vat') return { type: taxId.type, value: taxId.value };
     const value = taxId.value.replace(/[\s.-]/g, '').toUpperCase();
-    const match = EU_VAT.exec(value);
-    if (!match) {
-      errors.push({ pointer: `${pointer}/value`, detail: 'an EU VAT number is a two-letter country prefix and 2 to 12 letters or digits, such as FI12345678' });
-    } else if (!EU_VAT_PREFIXES.includes(match[1])) {
-      errors.push({ pointer: `${pointer}/value`, detail: `'${match[1]}' is not an EU VAT country prefix (${EU_VAT_PREFIXES.join(', ')}; Greece is EL)` });
-    }
+    const problem = euVatProblem(value);
+    if (problem !== null) errors.push({ pointer: `${pointer}/value`, detail: problem });
     return { type: 'eu_vat', value };
   });
   if (errors.length > 0) throw new ValidationError('A tax id is invalid.', errors);

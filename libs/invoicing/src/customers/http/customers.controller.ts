@@ -31,7 +31,7 @@ const ENTRY_HEADERS = {
 };
 const IF_MATCH = { name: 'if-match', required: false, description: 'An ETag from an earlier response; a stale one is a 409.' };
 const INVALID_BODY =
-  'Invalid body (pointer at the member): unknown property, an e-mail, tax id (eu_vat: EU prefix and shape), locale (BCP 47), time zone (IANA), currency, payment terms (0–365) or metadata (≤ 50 pairs, keys ≤ 40, values ≤ 500) that is not valid; ' +
+  'Invalid body (pointer at the member): unknown property, an e-mail, tax id (eu_vat: EU prefix, format and check digits), locale (BCP 47), time zone (IANA), currency, payment terms (0–365) or metadata (≤ 50 pairs, keys ≤ 40, values ≤ 500) that is not valid; ' +
   'a discount that is malformed (more than 5, not exactly one of couponId and promotionCode), names no coupon or promotion code of the environment, ' +
   'a coupon twice or one the customer has running, more than 5 running, or an amount off (or a minimum amount) without one in the customer’s currency (/discounts/<i>)';
 const REDEMPTION_CONFLICTS =
