@@ -174,10 +174,9 @@ export class InvoiceDetailDto {
     description:
       'The hosted invoice page (`<PUBLIC_BASE_URL>/i/<token>`): the customer views the invoice, downloads its PDF and pays it there, without a login. ' +
       'null for a draft. PUT /invoices/{id}/hosted-link/rotate replaces it (the old link stops working). ' +
-      'Absent from `?asOf=` answers: the history holds the invoice, not its links (a past link may open nothing now).',
-    required: false,
+      'In `?asOf=` answers, the link as it is now (a link of then may open nothing after a rotation); null while the invoice is a draft now.',
   })
-  hostedInvoiceUrl?: string | null;
+  hostedInvoiceUrl!: string | null;
 }
 
 /**
