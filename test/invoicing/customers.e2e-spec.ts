@@ -192,7 +192,7 @@ describe('Customers over HTTP', () => {
       const customer = await create(full({ handle: 'frozen' }));
       const created = await t.request('POST', '/invoices', { body: { customerId: customer.id, currency: 'EUR', date: '2026-01-20', items: [line] } });
       expect(created.status).toBe(201);
-      const snapshot = { id: customer.id, handle: 'frozen', name: 'Acme Oy', billingAddress: customer.billingAddress };
+      const snapshot = { id: customer.id, handle: 'frozen', name: 'Acme Oy', email: 'billing@acme.example', billingAddress: customer.billingAddress };
       expect(created.body.customer).toEqual(snapshot);
       await t.request('PUT', `/customers/${customer.id}`, { body: { name: 'Acme Renamed' } });
       expect((await t.request('GET', `/invoices/${created.body.id}`)).body.customer).toEqual({ ...snapshot, name: 'Acme Renamed' });

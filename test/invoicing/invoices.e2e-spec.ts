@@ -69,7 +69,7 @@ describe('Invoices over HTTP', () => {
         currency: 'EUR',
         createdAt: '2026-01-15T10:00:00.000Z',
         updatedAt: null,
-        customer: cust,
+        customer: { ...cust, email: null },
         items: [
           {
             id: expect.any(String),
@@ -160,11 +160,31 @@ describe('Invoices over HTTP', () => {
       ['totals', { totalDue: 1 }, '/totalDue'],
       ['a status', { status: 'booked' }, '/status'],
       ['a line amount', { items: [{ quantity: 1, unitAmount: 1, amount: 1 }] }, '/items/0/amount'],
-      ['a customer field', { customer: { id: randomUUID(), handle: null, name: null, email: 'x' } }, '/customer/email'],
+      ['a customer field', { customer: { id: randomUUID(), handle: null, name: null, phone: '+358 1' } }, '/customer/phone'],
     ])('422 for read-only or unknown properties: %s', async (_label, extra, pointer) => {
       const response = await t.request('POST', '/invoices', { body: { customer: customer(), currency: 'EUR', ...extra } });
       expectProblem(response, 422, 'validation-failed', pointer);
     });
+
+    it('an inline customer may carry an e-mail: shown on the draft, frozen by booking, in the log; absent or null is none', async () => {
+      const email = 'billing@one-off.example';
+      const draft = await createDraft({ customer: { ...customer(), email }, items: [{ quantity: 1, unitAmount: 1000 }] });
+      expect(draft.body.customer.email).toBe(email);
+      const booked = await t.request('PUT', `/invoices/${draft.body.id}/book`, { body: {} });
+      expect(booked.body.customer).toEqual(draft.body.customer);
+      expect((await t.request('GET', `/invoices/${draft.body.id}`)).body.customer.email).toBe(email);
+      expect((await createDraft({ customer: { ...customer(), email: null } })).body.customer.email).toBeNull();
+      expect((await createDraft()).body.customer.email).toBeNull();
+    });
+
+    it.each(['nope@', 'a b@c.de', 'a@b', 42, `${'x'.repeat(250)}@c.de`])(
+      '422 at /customer/email for the inline e-mail %j (the customer record’s rules)',
+      async (email) => {
+        const response = await t.request('POST', '/invoices', { body: { customer: { ...customer(), email }, currency: 'EUR' } });
+        expectProblem(response, 422, 'validation-failed', '/customer/email');
+        expect(pointersOf(response)).toEqual(['/customer/email']);
+      },
+    );
 
     it('422 without a customer id or with a non-uuid one', async () => {
       expectProblem(
@@ -944,6 +964,8 @@ describe('Invoices over HTTP', () => {
       'settlements',
       'customer.handle',
       'customer.name',
+      // null when the inline customer gave none (or the record has none)
+      'customer.email',
       ...['street1', 'street2', 'postalCode', 'city', 'county', 'country', 'state'].map((field) => `customer.billingAddress.${field}`),
       ...['sku', 'title', 'description', 'periodStart', 'periodEnd', 'tax.taxCode'].map((field) => `items[].${field}`),
       'settlements[].reference',

@@ -165,7 +165,7 @@ export const customerHandleEvolver: Evolver<CustomerHandleClaim, CustomerHandleE
 
 /** The customer as an invoice names it (INTERFACE.md's InvoiceCustomer): what drafts show and booking freezes. */
 export function invoiceCustomerOf(customer: Customer): InvoiceCustomer {
-  return { id: customer.id, handle: customer.handle, name: customer.name, billingAddress: customer.billingAddress };
+  return { id: customer.id, handle: customer.handle, name: customer.name, email: customer.email, billingAddress: customer.billingAddress };
 }
 
 // ---------------------------------------------------------------- commands
@@ -312,7 +312,7 @@ function validFields(input: CustomerFieldsInput, base: CustomerFields): Customer
   check('/handle', () => requestedHandle(input.handle));
   const fields: CustomerFields = {
     name: pick('name', (name) => text(name, '/name', 500)),
-    email: pick('email', validEmail),
+    email: pick('email', (email) => validEmail(email)),
     billingAddress: pick('billingAddress', validAddress),
     taxIds: pick('taxIds', validTaxIds),
     locale: pick('locale', validLocale),
@@ -331,9 +331,10 @@ function text(value: unknown, pointer: string, max: number): string {
   return value;
 }
 
-export function validEmail(value: unknown): string {
+/** The one e-mail rule: the customer record's, and an inline invoice customer's (at `/customer/email`). */
+export function validEmail(value: unknown, pointer = '/email'): string {
   if (!isEmailAddress(value)) {
-    throw ValidationError.at('/email', 'must be an e-mail address such as billing@example.com (at most 254 characters)');
+    throw ValidationError.at(pointer, 'must be an e-mail address such as billing@example.com (at most 254 characters)');
   }
   return value;
 }

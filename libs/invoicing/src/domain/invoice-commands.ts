@@ -31,6 +31,8 @@ export interface CustomerInput {
   readonly handle: string | null;
   /** Required, but may be null. */
   readonly name: string | null;
+  /** Optional: absent or null, none. */
+  readonly email?: string | null;
   readonly billingAddress?: Partial<Address> | null;
 }
 

@@ -26,6 +26,7 @@ import {
   VoidInvoice,
 } from './invoice-commands';
 import { buildLines, lineWith, resolveLines, scaledLineOf, withCoupons } from './invoice-lines';
+import { validEmail } from './customer';
 import { withCurrentTax } from './invoice-current-tax';
 
 /** The Invoice aggregate's deciders: each returns the events of its command or throws a typed error. */
@@ -333,6 +334,7 @@ function validCustomer(customer: CustomerInput): InvoiceCustomer {
     id: customer.id,
     handle: customer.handle,
     name: customer.name,
+    email: customer.email == null ? null : validEmail(customer.email, '/customer/email'),
     billingAddress: {
       street1: address.street1 ?? null,
       street2: address.street2 ?? null,

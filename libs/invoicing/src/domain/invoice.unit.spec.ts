@@ -43,6 +43,7 @@ const customer: InvoiceCustomer = {
   id: 'cust-1',
   handle: 'c-1',
   name: 'Acme',
+  email: null,
   billingAddress: { street1: 'Main 1', street2: null, postalCode: '1000', city: 'Town', county: null, country: 'DK', state: null },
 };
 const items: RequestedLine[] = [
@@ -143,6 +144,7 @@ describe('decideCreateInvoice', () => {
               id: 'c',
               handle: null,
               name: null,
+              email: null,
               billingAddress: { street1: null, street2: null, postalCode: null, city: null, county: null, country: null, state: null },
             },
             currency: 'USD',
@@ -193,6 +195,11 @@ describe('decideCreateInvoice', () => {
       });
   });
 
+  it('given no invoice, when created for an inline customer with an e-mail, then the snapshot keeps it (mail about the invoice goes there)', () => {
+    const [created] = decideCreateInvoice({ ...createCommand, customer: { ...customer, email: 'billing@acme.example' } }, { status: 'none' }, metaAt());
+    expect(created.data).toMatchObject({ customer: { ...customer, email: 'billing@acme.example' } });
+  });
+
   it('given no invoice, when the customer lacks handle and name, then 422 at both', () => {
     spec
       .given([])
@@ -209,6 +216,7 @@ describe('decideCreateInvoice', () => {
     ['a malformed due date', { dueDate: '15.02.2025' }, '/dueDate'],
     ['a dueDate before the date', { dueDate: '2025-01-31' }, '/dueDate'],
     ['a customer without id', { customer: { ...customer, id: '' } }, '/customer/id'],
+    ['a customer with an e-mail that is not one', { customer: { ...customer, email: 'billing@' } }, '/customer/email'],
     [
       'a customer without handle (required, nullable)',
       { customer: { id: 'c', name: null, billingAddress: customer.billingAddress } as unknown as InvoiceCustomer },

@@ -16,6 +16,14 @@ export class InvoiceCustomerDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ type: String, nullable: true }) handle!: string | null;
   @ApiProperty({ type: String, nullable: true }) name!: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    required: false,
+    description:
+      'Where mail about the invoice goes: an inline customer’s e-mail, or the record’s as snapshotted (null: none). Always present on an invoice; an upcoming invoice leaves it out.',
+  })
+  email?: string | null;
   @ApiProperty({ type: () => AddressDto, description: 'Always present; its members are null when unknown.' }) billingAddress!: AddressDto;
 }
 
