@@ -561,7 +561,7 @@ describe('Invoices over HTTP', () => {
       await expectReadModelMatchesStream(t, copy.body.id);
     });
 
-    it('409 invoice-already-booked, 409 invoice-has-no-lines, and neither consumes a number', async () => {
+    it('409 invoice-already-booked, invoice-has-no-lines, invoice-total-negative (at /items), and none consumes a number', async () => {
       const other = otherEnvironment(t);
       const env = { environment: other.environmentId, token: other.token };
       const first = await createDraft({ items: [{ quantity: 1, unitAmount: 1 }] }, env);
@@ -569,9 +569,32 @@ describe('Invoices over HTTP', () => {
       expectProblem(await other.request('PUT', `/invoices/${first.body.id}/book`), 409, 'invoice-already-booked');
       const empty = await createDraft({}, env);
       expectProblem(await other.request('PUT', `/invoices/${empty.body.id}/book`), 409, 'invoice-has-no-lines');
+      const negative = await createDraft(
+        {
+          items: [
+            { quantity: 1, unitAmount: 1000 },
+            { title: 'Goodwill', quantity: 1, unitAmount: -1500 },
+          ],
+        },
+        env,
+      );
+      expect(negative.body.totalInclVat).toBe(-500);
+      expectProblem(await other.request('PUT', `/invoices/${negative.body.id}/book`), 409, 'invoice-total-negative', '/items');
+      expect((await other.request('GET', `/invoices/${negative.body.id}`)).body.status).toBe('draft');
+      const zero = await createDraft(
+        {
+          items: [
+            { quantity: 1, unitAmount: 1000 },
+            { quantity: 1, unitAmount: -1000 },
+          ],
+        },
+        env,
+      );
       const second = await createDraft({ items: [{ quantity: 1, unitAmount: 1 }] }, env);
       expectProblem(await other.request('PUT', `/invoices/${second.body.id}/book`, { headers: { 'if-match': '"7"' } }), 409, 'version-conflict');
       expect((await other.request('PUT', `/invoices/${second.body.id}/book`)).body.handle).toBe('INV-000002');
+      // A total of 0 bills nothing but owes nothing either: it books.
+      expect((await other.request('PUT', `/invoices/${zero.body.id}/book`)).body).toMatchObject({ handle: 'INV-000003', totalInclVat: 0 });
     });
 
     it('422 for a bad booking date or an unknown property; 404 unknown and cross-environment', async () => {

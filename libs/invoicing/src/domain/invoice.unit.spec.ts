@@ -92,7 +92,12 @@ const booked = decideBookInvoice(
   metaAt('2025-02-02T09:00:00.000Z'),
 )[0] as InvoiceBooked;
 const createdEmpty = decideCreateInvoice({ ...createCommand, items: [] }, given(), metaAt())[0];
-const book = (overrides: { date?: string | null; handle?: string } = {}) => ({ invoiceId: 'inv-1', handle: 'INV-000001', taxes, ...overrides });
+const book = (overrides: { date?: string | null; handle?: string; manual?: boolean } = {}) => ({
+  invoiceId: 'inv-1',
+  handle: 'INV-000001',
+  taxes,
+  ...overrides,
+});
 const update = (overrides: object = {}) => ({ invoiceId: 'inv-1', date: '2025-02-01', currency: 'EUR', taxes, ...overrides });
 
 // ---------------------------------------------------------------- create
@@ -434,6 +439,32 @@ describe('decideBookInvoice', () => {
       .given([createdEmpty])
       .when((state) => decideBookInvoice(book(), state, metaAt()))
       .thenThrows({ kind: 'conflict', code: 'invoice-has-no-lines' });
+  });
+
+  describe('a draft whose lines add up to a negative total', () => {
+    const [createdNegative] = decideCreateInvoice(
+      {
+        ...createCommand,
+        items: [
+          { quantity: 1, unitAmount: 1000 },
+          { title: 'Goodwill', quantity: 1, unitAmount: -1500 },
+        ],
+      },
+      { status: 'none' },
+      metaAt(),
+    );
+    it('when a client books it, then 409 invoice-total-negative at /items (a credit note owes the customer, not an invoice)', () => {
+      spec
+        .given([createdNegative])
+        .when((state) => decideBookInvoice(book({ manual: true }), state, metaAt()))
+        .thenThrows({ kind: 'conflict', code: 'invoice-total-negative', errors: [expect.objectContaining({ pointer: '/items' })] });
+    });
+    it('when the billing engine books it (a subscription invoice whose total moves to the credit balance), then it is booked', () => {
+      spec
+        .given([createdNegative])
+        .when((state) => decideBookInvoice(book(), state, metaAt())[0].data)
+        .then(expect.objectContaining({ handle: 'INV-000001', totalInclVat: -500 }));
+    });
   });
 
   it('given a draft due 2025-02-15, when booked with a later date, then 422 at /date (the field sent), naming the stored due date', () => {

@@ -257,7 +257,7 @@ export class InvoicesController {
   @ApiResponse({
     status: 409,
     ...problemResponse(
-      'Already booked (invoice-already-booked), no lines (invoice-has-no-lines), a credit note beyond what is still creditable (credit-exceeds-invoice) or not reducing the invoice (credit-note-wrong-sign), stale If-Match',
+      'Already booked (invoice-already-booked), no lines (invoice-has-no-lines), an invoice whose lines add up to a negative total (invoice-total-negative, pointer /items: credit with a credit note instead), a credit note beyond what is still creditable (credit-exceeds-invoice) or not reducing the invoice (credit-note-wrong-sign), stale If-Match',
     ),
   })
   @ApiResponse({ status: 422, ...problemResponse("An invalid date, or one after the draft's due date (pointer /date)") })
@@ -268,7 +268,7 @@ export class InvoicesController {
     @IfMatch() expectedVersion: number | undefined,
   ): Promise<Versioned<InvoiceDetail>> {
     const written = await this.commands.execute<BookInvoiceCommand, Written<InvoiceState>>(
-      new BookInvoiceCommand(caller.environmentId, invoiceId, optional(body)?.date, this.context(caller), expectedVersion),
+      new BookInvoiceCommand(caller.environmentId, invoiceId, optional(body)?.date, this.context(caller), expectedVersion, undefined, true),
     );
     return this.answer(caller, written);
   }
