@@ -104,6 +104,21 @@ describe('Customers over HTTP', () => {
       expect(pointersOf(response)).toEqual([pointer]);
     });
 
+    it('invoiceSettings.templateGroupId: one of the environment’s groups is kept; another environment’s or an unknown one is a 404 at its pointer', async () => {
+      const own = (await t.request('POST', '/templates', { body: { name: 'Own' } })).body.id;
+      const others = (await otherEnvironment(t).request('POST', '/templates', { body: { name: 'Theirs' } })).body.id;
+      const pointer = '/invoiceSettings/templateGroupId';
+      const kept = await create({ invoiceSettings: { templateGroupId: own } });
+      expect(kept.invoiceSettings.templateGroupId).toBe(own);
+      for (const foreign of [others, randomUUID()]) {
+        expectProblem(await t.request('POST', '/customers', { body: { invoiceSettings: { templateGroupId: foreign } } }), 404, 'not-found', pointer);
+        expectProblem(await t.request('PUT', `/customers/${kept.id}`, { body: { invoiceSettings: { templateGroupId: foreign } } }), 404, 'not-found', pointer);
+      }
+      expect((await t.request('GET', `/customers/${kept.id}`)).body.invoiceSettings.templateGroupId).toBe(own);
+      // A malformed id stays a 422, reported with the body's other problems.
+      expectProblem(await t.request('POST', '/customers', { body: { invoiceSettings: { templateGroupId: 'nope' } } }), 422, 'validation-failed', pointer);
+    });
+
     it('handles are unique per environment: a taken one is a 409, also when changed to; a released one is free again', async () => {
       await create({ handle: 'acme' });
       expectProblem(await t.request('POST', '/customers', { body: { handle: 'acme' } }), 409, 'customer-handle-taken');

@@ -3,6 +3,7 @@ import {
   childPointer,
   CommandMetadata,
   ConflictError,
+  DomainError,
   DomainEvent,
   Evolver,
   FieldError,
@@ -190,11 +191,15 @@ export interface CreateCustomer {
   /** The caller's handle, or the generated default (`cus_` + the id's first characters). */
   readonly handle: string;
   readonly input: CustomerFieldsInput;
+  /** Whether the template group the input names is one of the environment's (the handler asks templates); absent: not asked. */
+  readonly templateGroupExists?: boolean;
 }
 
 export interface UpdateCustomer {
   readonly customerId: string;
   readonly input: CustomerFieldsInput;
+  /** As on create. */
+  readonly templateGroupExists?: boolean;
 }
 
 /** The handle a customer gets when the request names none: short, readable, and unique with the id it comes from. */
@@ -212,6 +217,7 @@ export function requestedHandle(handle: string | null | undefined): string | und
 export function decideCreateCustomer(command: CreateCustomer, state: CustomerState, meta: CommandMetadata): CustomerEvent[] {
   if (state.status !== 'none') throw new ConflictError('customer-exists', `customer ${command.customerId} already exists`);
   const fields = validFields(command.input, DEFAULTS);
+  assertTemplateGroupFound(command.input, command.templateGroupExists);
   return [
     {
       type: 'CustomerCreated',
@@ -225,8 +231,21 @@ export function decideCreateCustomer(command: CreateCustomer, state: CustomerSta
 export function decideUpdateCustomer(command: UpdateCustomer, state: CustomerState, meta: CommandMetadata): CustomerEvent[] {
   const customer = activeCustomer(state, command.customerId);
   const fields = validFields(command.input, customer);
+  assertTemplateGroupFound(command.input, command.templateGroupExists);
   const handle = requestedHandle(command.input.handle) ?? customer.handle;
   return [{ type: 'CustomerUpdated', schemaVersion: 1, data: { customerId: customer.id, handle, ...fields, updatedAt: meta.now.toISOString() } }];
+}
+
+/**
+ * A template group the input names (a valid id: validFields has checked it) must be one of the environment's: else a
+ * 404 at its pointer, also when the group is another environment's. Not found unless the handler found it.
+ */
+function assertTemplateGroupFound(input: CustomerFieldsInput, exists: boolean | undefined): void {
+  const requested = input.invoiceSettings?.templateGroupId;
+  if (requested == null || exists === true) return;
+  throw new DomainError('not_found', 'not-found', `template group ${requested} was not found`, [
+    { pointer: '/invoiceSettings/templateGroupId', detail: 'names no template group of this environment' },
+  ]);
 }
 
 /**

@@ -223,6 +223,41 @@ describe('Customer decider', () => {
     });
   });
 
+  describe('a template group the invoice settings name', () => {
+    const GROUP = '0b7a5f1e-3c2d-4e8f-9a6b-1c2d3e4f5a6b';
+    const named = { invoiceSettings: { templateGroupId: GROUP } };
+    const notFound = { kind: 'not_found', errors: [expect.objectContaining({ pointer: '/invoiceSettings/templateGroupId' })] };
+    it('given one of the environment’s groups, when created or updated with it, then it is kept', () => {
+      spec
+        .given([])
+        .when((state) => decideCreateCustomer({ customerId: ID, handle: 'h', input: named, templateGroupExists: true }, state, meta)[0].data)
+        .then(expect.objectContaining({ invoiceSettings: { templateGroupId: GROUP, footer: null, paymentTermsDays: null } }));
+      spec
+        .given([created])
+        .when((state) => decideUpdateCustomer({ customerId: ID, input: named, templateGroupExists: true }, state, meta)[0].data)
+        .then(expect.objectContaining({ invoiceSettings: { templateGroupId: GROUP, footer: null, paymentTermsDays: 14 } }));
+    });
+    it.each([
+      ['not found (another environment’s, or none)', false],
+      ['not asked', undefined],
+    ])('given a group %s, when created or updated with it, then 404 at /invoiceSettings/templateGroupId', (_label, templateGroupExists) => {
+      spec
+        .given([])
+        .when((state) => decideCreateCustomer({ customerId: ID, handle: 'h', input: named, templateGroupExists }, state, meta))
+        .thenThrows(notFound);
+      spec
+        .given([created])
+        .when((state) => decideUpdateCustomer({ customerId: ID, input: named, templateGroupExists }, state, meta))
+        .thenThrows(notFound);
+    });
+    it('given null or no group named, then nothing is asked and nothing refused', () => {
+      spec
+        .given([created])
+        .when((state) => decideUpdateCustomer({ customerId: ID, input: { invoiceSettings: { templateGroupId: null } } }, state, meta).length)
+        .then(1);
+    });
+  });
+
   describe('update', () => {
     it('keeps what the input omits, clears what it sets null, merges invoice settings', () => {
       const { createdAt: _createdAt, ...fields } = created.data;

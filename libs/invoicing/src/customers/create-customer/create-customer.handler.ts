@@ -1,9 +1,10 @@
-import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
 import { CommandPath, Written } from '@billing/event-store';
 import { foldEvents } from '@billing/shared-kernel';
 import { Customer, customerEvolver, customerHandleEvolver, decideClaimCustomerHandle, decideCreateCustomer, defaultCustomerHandle } from '../../domain';
 import { customerHandleStream, customerStream } from '../../streams';
 import { redeemCustomerDiscounts } from '../customer-discounts/redeem-customer-discounts';
+import { namedTemplateGroupExists } from '../named-template-group';
 import { CreateCustomerCommand } from './create-customer.command';
 
 /**
@@ -14,12 +15,17 @@ import { CreateCustomerCommand } from './create-customer.command';
  */
 @CommandHandler(CreateCustomerCommand)
 export class CreateCustomerHandler implements ICommandHandler<CreateCustomerCommand, Written<Customer>> {
-  constructor(private readonly commands: CommandPath) {}
+  constructor(
+    private readonly commands: CommandPath,
+    private readonly queries: QueryBus,
+  ) {}
 
   async execute({ environmentId, input, context, discounts }: CreateCustomerCommand): Promise<Written<Customer>> {
     const customerId = context.meta.newId();
     const handle = input.handle ?? defaultCustomerHandle(customerId);
-    const events = decideCreateCustomer({ customerId, handle, input }, customerEvolver.initialState(), context.meta);
+    // Template groups are never deleted: one found now still exists when the customer is written.
+    const templateGroupExists = await namedTemplateGroupExists(this.queries, environmentId, input);
+    const events = decideCreateCustomer({ customerId, handle, input, templateGroupExists }, customerEvolver.initialState(), context.meta);
     // A claim committed by a concurrent request between this one's load and append is a conflict: decided again, it is seen.
     return this.commands.run(context, { retries: 2 }, async (session) => {
       const claimStream = customerHandleStream(environmentId, handle);

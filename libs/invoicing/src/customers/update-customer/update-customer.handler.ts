@@ -1,4 +1,4 @@
-import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
 import { CommandPath, Written } from '@billing/event-store';
 import { foldEvents } from '@billing/shared-kernel';
 import {
@@ -12,6 +12,7 @@ import {
 } from '../../domain';
 import { customerHandleStream, customerStream } from '../../streams';
 import { redeemCustomerDiscounts } from '../customer-discounts/redeem-customer-discounts';
+import { namedTemplateGroupExists } from '../named-template-group';
 import { UpdateCustomerCommand } from './update-customer.command';
 
 /**
@@ -21,13 +22,17 @@ import { UpdateCustomerCommand } from './update-customer.command';
  */
 @CommandHandler(UpdateCustomerCommand)
 export class UpdateCustomerHandler implements ICommandHandler<UpdateCustomerCommand, Written<Customer>> {
-  constructor(private readonly commands: CommandPath) {}
+  constructor(
+    private readonly commands: CommandPath,
+    private readonly queries: QueryBus,
+  ) {}
 
   async execute({ environmentId, customerId, input, context, expectedVersion, discounts }: UpdateCustomerCommand): Promise<Written<Customer>> {
     const stream = customerStream(environmentId, customerId);
+    const templateGroupExists = await namedTemplateGroupExists(this.queries, environmentId, input);
     return this.commands.run(context, { retries: 2 }, async (session) => {
       const { state } = await session.load(stream, customerEvolver, expectedVersion);
-      const events = decideUpdateCustomer({ customerId, input }, state, context.meta);
+      const events = decideUpdateCustomer({ customerId, input, templateGroupExists }, state, context.meta);
       const before = activeCustomer(state, customerId);
       const after = foldEvents(customerEvolver, events, state) as Customer;
       if (after.handle !== before.handle) {
