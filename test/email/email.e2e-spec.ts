@@ -259,6 +259,38 @@ describe('E-mail: settings, deliveries and SMTP', () => {
     ]);
   });
 
+  it('an inline invoice customer with an e-mail: the booked invoice and its receipt go to that address', async () => {
+    const env = environment();
+    const to = address('inline');
+    const customer = { id: randomUUID(), handle: 'C-9', name: 'One-off Oy', email: to };
+    const draft = (await env.ok('POST', '/invoices', { customer, currency: 'EUR', items: [{ title: 'Setup', quantity: 1, unitAmount: 4500 }] }, 201)).body;
+    expect(draft.customer.email).toBe(to);
+    const { handle } = (await env.ok('PUT', `/invoices/${draft.id}/book`, {}, 200)).body;
+    const [invoiceMail] = await eventually(
+      async () => smtp.to(to),
+      (messages) => messages.length === 1,
+      { what: 'the invoice mail to the inline customer' },
+    );
+    expect(invoiceMail.mail.subject).toContain(handle);
+    await env.ok('POST', '/paymentproviders/enable', { name: 'sandbox', credentials: { secretKey: 'sk_sandbox_inline' } }, 200);
+    await env.ok('POST', '/payments', { invoiceId: draft.id, paymentMethod: { provider: 'sandbox', token: 'tok_success' } }, 201);
+    const [, receipt] = await eventually(
+      async () => smtp.to(to),
+      (messages) => messages.length === 2,
+      { what: 'the receipt to the inline customer' },
+    );
+    expect(receipt.mail.subject).toBe(`Receipt for invoice ${handle}`);
+    const deliveries = await eventually(
+      () => env.emails(`?invoiceId=${draft.id}&status=sent`),
+      (items) => items.length === 2,
+      { what: 'both deliveries sent' },
+    );
+    expect(deliveries.map((delivery) => [delivery.kind, delivery.recipient])).toEqual([
+      ['receipt', to],
+      ['invoice', to],
+    ]);
+  });
+
   it('a failed payment sends a notice with the amount, the reason and the link to pay; paying then sends the receipt', async () => {
     const env = environment();
     const to = address('declined');

@@ -25,7 +25,7 @@ describe('Customers over HTTP', () => {
     name: 'Acme Oy',
     email: 'billing@acme.example',
     billingAddress: { street1: 'Mannerheimintie 1', postalCode: '00100', city: 'Helsinki', country: 'FI' },
-    taxIds: [{ type: 'eu_vat', value: 'FI 1234 5678' }],
+    taxIds: [{ type: 'eu_vat', value: 'FI 2077 4740' }],
     locale: 'fi-FI',
     timeZone: 'Europe/Helsinki',
     currency: 'eur',
@@ -56,7 +56,7 @@ describe('Customers over HTTP', () => {
         name: 'Acme Oy',
         email: 'billing@acme.example',
         billingAddress: { street1: 'Mannerheimintie 1', street2: null, postalCode: '00100', city: 'Helsinki', county: null, country: 'FI', state: null },
-        taxIds: [{ type: 'eu_vat', value: 'FI12345678' }],
+        taxIds: [{ type: 'eu_vat', value: 'FI20774740' }],
         locale: 'fi-FI',
         timeZone: 'Europe/Helsinki',
         currency: 'EUR',
@@ -80,6 +80,17 @@ describe('Customers over HTTP', () => {
       ['a bad e-mail', { email: 'nope@' }, '/email'],
       ['a bad eu_vat prefix', { taxIds: [{ type: 'eu_vat', value: 'US123456789' }] }, '/taxIds/0/value'],
       ['a malformed eu_vat', { taxIds: [{ type: 'eu_vat', value: 'FI1' }] }, '/taxIds/0/value'],
+      ['an eu_vat with a valid prefix only', { taxIds: [{ type: 'eu_vat', value: 'FI12' }] }, '/taxIds/0/value'],
+      [
+        'an eu_vat with a wrong check digit, second of two',
+        {
+          taxIds: [
+            { type: 'vat', value: 'x' },
+            { type: 'eu_vat', value: 'DE129273399' },
+          ],
+        },
+        '/taxIds/1/value',
+      ],
       ['an unknown property', { nickname: 'x' }, '/nickname'],
       ['a read-only property', { id: randomUUID() }, '/id'],
       ['an unknown time zone', { timeZone: 'Mars/Olympus' }, '/timeZone'],
@@ -91,6 +102,21 @@ describe('Customers over HTTP', () => {
       const response = await t.request('POST', '/customers', { body });
       expectProblem(response, 422, 'validation-failed', pointer);
       expect(pointersOf(response)).toEqual([pointer]);
+    });
+
+    it('invoiceSettings.templateGroupId: one of the environment’s groups is kept; another environment’s or an unknown one is a 404 at its pointer', async () => {
+      const own = (await t.request('POST', '/templates', { body: { name: 'Own' } })).body.id;
+      const others = (await otherEnvironment(t).request('POST', '/templates', { body: { name: 'Theirs' } })).body.id;
+      const pointer = '/invoiceSettings/templateGroupId';
+      const kept = await create({ invoiceSettings: { templateGroupId: own } });
+      expect(kept.invoiceSettings.templateGroupId).toBe(own);
+      for (const foreign of [others, randomUUID()]) {
+        expectProblem(await t.request('POST', '/customers', { body: { invoiceSettings: { templateGroupId: foreign } } }), 404, 'not-found', pointer);
+        expectProblem(await t.request('PUT', `/customers/${kept.id}`, { body: { invoiceSettings: { templateGroupId: foreign } } }), 404, 'not-found', pointer);
+      }
+      expect((await t.request('GET', `/customers/${kept.id}`)).body.invoiceSettings.templateGroupId).toBe(own);
+      // A malformed id stays a 422, reported with the body's other problems.
+      expectProblem(await t.request('POST', '/customers', { body: { invoiceSettings: { templateGroupId: 'nope' } } }), 422, 'validation-failed', pointer);
     });
 
     it('handles are unique per environment: a taken one is a 409, also when changed to; a released one is free again', async () => {
@@ -181,7 +207,7 @@ describe('Customers over HTTP', () => {
       const customer = await create(full({ handle: 'frozen' }));
       const created = await t.request('POST', '/invoices', { body: { customerId: customer.id, currency: 'EUR', date: '2026-01-20', items: [line] } });
       expect(created.status).toBe(201);
-      const snapshot = { id: customer.id, handle: 'frozen', name: 'Acme Oy', billingAddress: customer.billingAddress };
+      const snapshot = { id: customer.id, handle: 'frozen', name: 'Acme Oy', email: 'billing@acme.example', billingAddress: customer.billingAddress };
       expect(created.body.customer).toEqual(snapshot);
       await t.request('PUT', `/customers/${customer.id}`, { body: { name: 'Acme Renamed' } });
       expect((await t.request('GET', `/invoices/${created.body.id}`)).body.customer).toEqual({ ...snapshot, name: 'Acme Renamed' });

@@ -69,7 +69,7 @@ describe('Invoices over HTTP', () => {
         currency: 'EUR',
         createdAt: '2026-01-15T10:00:00.000Z',
         updatedAt: null,
-        customer: cust,
+        customer: { ...cust, email: null },
         items: [
           {
             id: expect.any(String),
@@ -160,11 +160,31 @@ describe('Invoices over HTTP', () => {
       ['totals', { totalDue: 1 }, '/totalDue'],
       ['a status', { status: 'booked' }, '/status'],
       ['a line amount', { items: [{ quantity: 1, unitAmount: 1, amount: 1 }] }, '/items/0/amount'],
-      ['a customer field', { customer: { id: randomUUID(), handle: null, name: null, email: 'x' } }, '/customer/email'],
+      ['a customer field', { customer: { id: randomUUID(), handle: null, name: null, phone: '+358 1' } }, '/customer/phone'],
     ])('422 for read-only or unknown properties: %s', async (_label, extra, pointer) => {
       const response = await t.request('POST', '/invoices', { body: { customer: customer(), currency: 'EUR', ...extra } });
       expectProblem(response, 422, 'validation-failed', pointer);
     });
+
+    it('an inline customer may carry an e-mail: shown on the draft, frozen by booking, in the log; absent or null is none', async () => {
+      const email = 'billing@one-off.example';
+      const draft = await createDraft({ customer: { ...customer(), email }, items: [{ quantity: 1, unitAmount: 1000 }] });
+      expect(draft.body.customer.email).toBe(email);
+      const booked = await t.request('PUT', `/invoices/${draft.body.id}/book`, { body: {} });
+      expect(booked.body.customer).toEqual(draft.body.customer);
+      expect((await t.request('GET', `/invoices/${draft.body.id}`)).body.customer.email).toBe(email);
+      expect((await createDraft({ customer: { ...customer(), email: null } })).body.customer.email).toBeNull();
+      expect((await createDraft()).body.customer.email).toBeNull();
+    });
+
+    it.each(['nope@', 'a b@c.de', 'a@b', 42, `${'x'.repeat(250)}@c.de`])(
+      '422 at /customer/email for the inline e-mail %j (the customer record’s rules)',
+      async (email) => {
+        const response = await t.request('POST', '/invoices', { body: { customer: { ...customer(), email }, currency: 'EUR' } });
+        expectProblem(response, 422, 'validation-failed', '/customer/email');
+        expect(pointersOf(response)).toEqual(['/customer/email']);
+      },
+    );
 
     it('422 without a customer id or with a non-uuid one', async () => {
       expectProblem(
@@ -541,7 +561,7 @@ describe('Invoices over HTTP', () => {
       await expectReadModelMatchesStream(t, copy.body.id);
     });
 
-    it('409 invoice-already-booked, 409 invoice-has-no-lines, and neither consumes a number', async () => {
+    it('409 invoice-already-booked, invoice-has-no-lines, invoice-total-negative (at /items), and none consumes a number', async () => {
       const other = otherEnvironment(t);
       const env = { environment: other.environmentId, token: other.token };
       const first = await createDraft({ items: [{ quantity: 1, unitAmount: 1 }] }, env);
@@ -549,9 +569,32 @@ describe('Invoices over HTTP', () => {
       expectProblem(await other.request('PUT', `/invoices/${first.body.id}/book`), 409, 'invoice-already-booked');
       const empty = await createDraft({}, env);
       expectProblem(await other.request('PUT', `/invoices/${empty.body.id}/book`), 409, 'invoice-has-no-lines');
+      const negative = await createDraft(
+        {
+          items: [
+            { quantity: 1, unitAmount: 1000 },
+            { title: 'Goodwill', quantity: 1, unitAmount: -1500 },
+          ],
+        },
+        env,
+      );
+      expect(negative.body.totalInclVat).toBe(-500);
+      expectProblem(await other.request('PUT', `/invoices/${negative.body.id}/book`), 409, 'invoice-total-negative', '/items');
+      expect((await other.request('GET', `/invoices/${negative.body.id}`)).body.status).toBe('draft');
+      const zero = await createDraft(
+        {
+          items: [
+            { quantity: 1, unitAmount: 1000 },
+            { quantity: 1, unitAmount: -1000 },
+          ],
+        },
+        env,
+      );
       const second = await createDraft({ items: [{ quantity: 1, unitAmount: 1 }] }, env);
       expectProblem(await other.request('PUT', `/invoices/${second.body.id}/book`, { headers: { 'if-match': '"7"' } }), 409, 'version-conflict');
       expect((await other.request('PUT', `/invoices/${second.body.id}/book`)).body.handle).toBe('INV-000002');
+      // A total of 0 bills nothing but owes nothing either: it books.
+      expect((await other.request('PUT', `/invoices/${zero.body.id}/book`)).body).toMatchObject({ handle: 'INV-000003', totalInclVat: 0 });
     });
 
     it('422 for a bad booking date or an unknown property; 404 unknown and cross-environment', async () => {
@@ -944,6 +987,8 @@ describe('Invoices over HTTP', () => {
       'settlements',
       'customer.handle',
       'customer.name',
+      // null when the inline customer gave none (or the record has none)
+      'customer.email',
       ...['street1', 'street2', 'postalCode', 'city', 'county', 'country', 'state'].map((field) => `customer.billingAddress.${field}`),
       ...['sku', 'title', 'description', 'periodStart', 'periodEnd', 'tax.taxCode'].map((field) => `items[].${field}`),
       'settlements[].reference',

@@ -40,7 +40,7 @@ export { CustomerInputDto } from './create-invoice/create-invoice.dto';
 export { CustomerRecordQuery } from './customers/customer-record.query';
 // A subscription's always_invoice change puts a net proration credit on its customer's balance.
 export { AdjustCustomerBalanceCommand } from './customers/adjust-customer-balance/adjust-customer-balance.command';
-export { CustomerActiveSubscriptionsQuery } from './ports';
+export { CustomerActiveSubscriptionsQuery, TemplateGroupExistsQuery } from './ports';
 // A customer's discounts on its subscription invoices: the billing engine and the upcoming invoice read them, the engine uses up the once ones.
 export { CustomerDiscountsQuery } from './customers/customer-discounts/customer-discounts.query';
 export { UseCustomerDiscountsCommand } from './customers/use-customer-discounts/use-customer-discounts.command';

@@ -1,4 +1,5 @@
 import { BoundedContext, eventTypesOf, NotificationDefinition, StreamDefinition } from '@billing/platform';
+import { InvoiceDetails } from './hosted-link/invoice-details';
 import {
   CustomerCreatedData,
   CustomerEvent,
@@ -47,7 +48,8 @@ const invoiceStream: StreamDefinition<InvoiceState, InvoiceEvent> = {
   idScheme: 'the invoice id: a random uuid the service chooses (create, duplicate)',
   events: eventTypesOf(INVOICE_EVENTS),
   view: { evolver: invoiceEvolver, toView: invoiceViewOf },
-  resource: { type: 'invoice', path: 'invoices' },
+  // As-of answers get the hosted link like live ones: the members of GET /invoices/{id} either way.
+  resource: { type: 'invoice', path: 'invoices', presenter: InvoiceDetails },
 };
 
 const taxCodeStream: StreamDefinition<TaxCodeState, TaxCodeEvent> = {

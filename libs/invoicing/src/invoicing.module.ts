@@ -25,6 +25,7 @@ import { UpdateInvoiceHandler } from './update-invoice/update-invoice.handler';
 import { UpdateTaxCodeHandler } from './update-tax-code/update-tax-code.handler';
 import { VoidInvoiceHandler } from './void-invoice/void-invoice.handler';
 import { HostedLinks } from './hosted-link/hosted-links';
+import { InvoiceDetails } from './hosted-link/invoice-details';
 import { RotateHostedLinkHandler } from './rotate-hosted-link/rotate-hosted-link.handler';
 
 /** The HTTP surface and command handlers of the invoicing context (its definition is invoicingContext). */
@@ -44,6 +45,7 @@ import { RotateHostedLinkHandler } from './rotate-hosted-link/rotate-hosted-link
     MarkInvoiceUncollectibleHandler,
     RotateHostedLinkHandler,
     HostedLinks,
+    InvoiceDetails,
     CustomersReadModel,
     CreateCustomerHandler,
     UpdateCustomerHandler,

@@ -53,6 +53,12 @@ export const INVOICING_PROBLEMS: Record<string, ProblemType> = {
     title: 'Invoice has no lines',
     description: 'An invoice without lines cannot be booked: it would consume a number for a document that bills nothing.',
   },
+  'invoice-total-negative': {
+    status: 409,
+    title: 'Invoice total is negative',
+    description:
+      'PUT /invoices/{id}/book refuses an invoice (not a credit note) whose lines add up to less than 0 (pointer /items): an INV- document bills, and what a customer is owed is a credit note. Only the billing engine books a subscription invoice below 0, whose total moves to the credit balance.',
+  },
   'credit-exceeds-invoice': {
     status: 409,
     title: 'Credit exceeds the invoice',

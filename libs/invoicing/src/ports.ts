@@ -22,6 +22,20 @@ export class CustomerActiveSubscriptionsQuery extends Query<number> {
 }
 
 /**
+ * Whether the template group is one of the environment's (a customer's
+ * `invoiceSettings.templateGroupId` must name one). Answered by the templates
+ * context, which owns template groups.
+ */
+export class TemplateGroupExistsQuery extends Query<boolean> {
+  constructor(
+    readonly environmentId: string,
+    readonly templateGroupId: string,
+  ) {
+    super();
+  }
+}
+
+/**
  * Whether money was taken, or may be being taken, for the invoice: a payment
  * of it still waiting for its outcome, or one that succeeded (its settlement
  * may not be on the invoice yet). Read from the log in the asking command's

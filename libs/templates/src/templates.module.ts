@@ -11,6 +11,7 @@ import { RenderPool } from './rendering/render-pool';
 import { SetDefaultTemplateGroupHandler } from './set-default-group/set-default-group.handler';
 import { UpdateTemplateContentHandler } from './update-template-content/update-template-content.handler';
 import { UpdateTemplateGroupHandler } from './update-template-group/update-template-group.handler';
+import { TemplateGroupExistsHandler } from './template-group-exists/template-group-exists.handler';
 
 /** The HTTP surface, handlers, renderer and reactor of the templates context (its definition is templatesContext). */
 @Module({
@@ -26,6 +27,7 @@ import { UpdateTemplateGroupHandler } from './update-template-group/update-templ
     UpdateTemplateGroupHandler,
     UpdateTemplateContentHandler,
     SetDefaultTemplateGroupHandler,
+    TemplateGroupExistsHandler,
   ],
 })
 export class TemplatesModule {}

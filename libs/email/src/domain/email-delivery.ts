@@ -41,6 +41,8 @@ export const emailDeliveryEvolver: Evolver<EmailDeliveryState, EmailDeliveryEven
       const { sentAt, ...data } = event.data;
       return { status: 'sent', ...data, at: sentAt };
     }
+    // Any other event type (from a newer release) is no outcome: the delivery stays queued.
+    if (event.type !== 'EmailFailed') return state;
     const { failedAt, ...data } = event.data;
     return { status: 'failed', ...data, at: failedAt };
   },

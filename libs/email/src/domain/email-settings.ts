@@ -32,7 +32,8 @@ export const DEFAULT_EMAIL_SETTINGS: EmailSettings = {
 
 export const emailSettingsEvolver: Evolver<EmailSettings, EmailSettingsUpdated> = {
   initialState: () => DEFAULT_EMAIL_SETTINGS,
-  evolve: (_state, event) => ({ ...event.data }),
+  // Another event type (from a newer release) carries no settings: they stay as they were.
+  evolve: (state, event) => (event.type === 'EmailSettingsUpdated' ? { ...event.data } : state),
 };
 
 export const EMAIL_SETTINGS_MEMBERS: readonly string[] = ['enabled', ...EMAIL_KINDS, 'replyTo', 'bcc'];

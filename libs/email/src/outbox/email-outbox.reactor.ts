@@ -50,7 +50,7 @@ type Addressed = Pick<DeliveryRow, 'kind' | 'invoiceId' | 'subscriptionId' | 're
  *   left to pay when the failure is read (settled meanwhile, or void);
  * - subscription.trial_will_end: a notice to the subscription's customer.
  * The recipient is the request's `to`, else the e-mail of the customer record the invoice (or subscription) names,
- * else a subscription's inline customer's `email`; without one no mail is queued (logged).
+ * else the invoice's (or subscription's) inline customer's `email`; without one no mail is queued (logged).
  */
 @Injectable()
 export class EmailOutboxReactor implements Reactor {
@@ -108,9 +108,11 @@ export class EmailOutboxReactor implements Reactor {
     if (invoice.status === 'none') return null;
     if (want.kind === 'payment_failed' && (invoice.status !== 'booked' || invoice.settledAmount >= invoice.totalInclVat)) return null;
     const kind: EmailDeliveryKind = want.kind !== 'invoice' ? want.kind : invoice.type === 'credit_note' ? 'credit_note' : 'invoice';
-    const recipient = want.to ?? (await this.queries.execute(new CustomerRecordQuery(environmentId, invoice.customer.id)))?.email ?? null;
+    // The record's e-mail as it is now (it may have changed since booking), else the one the invoice's customer carries (an inline customer's).
+    const record = want.to === null ? await this.queries.execute(new CustomerRecordQuery(environmentId, invoice.customer.id)) : null;
+    const recipient = want.to ?? record?.email ?? invoice.customer.email ?? null;
     if (recipient === null) {
-      this.logger.log({ msg: 'no e-mail sent: the invoice names no customer record with an e-mail', environmentId, invoiceId, kind });
+      this.logger.log({ msg: 'no e-mail sent: the invoice names no customer with an e-mail', environmentId, invoiceId, kind });
       return null;
     }
     return { kind, invoiceId, subscriptionId: null, recipient };

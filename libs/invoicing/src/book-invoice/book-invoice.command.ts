@@ -19,6 +19,8 @@ export class BookInvoiceCommand extends Command<Written<InvoiceState>> {
     readonly expectedVersion?: number,
     /** Absent: the next number of the counter, taken by the booking itself. */
     readonly number?: ReservedInvoiceNumber,
+    /** A client's booking (PUT /invoices/{id}/book): a negative total is refused (BookInvoice `manual`). */
+    readonly manual = false,
   ) {
     super();
   }

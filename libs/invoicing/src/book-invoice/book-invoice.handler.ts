@@ -47,7 +47,7 @@ export class BookInvoiceHandler implements ICommandHandler<BookInvoiceCommand, W
     private readonly taxRegister: TaxRegisterReader,
   ) {}
 
-  async execute({ environmentId, invoiceId, date, context, expectedVersion, number }: BookInvoiceCommand): Promise<Written<InvoiceState>> {
+  async execute({ environmentId, invoiceId, date, context, expectedVersion, number, manual }: BookInvoiceCommand): Promise<Written<InvoiceState>> {
     const { meta } = context;
     const stream = invoiceStream(environmentId, invoiceId);
     // Another writer of the customer's stream (a balance entry, another booking taking its credit) is retried on a fresh load;
@@ -63,7 +63,7 @@ export class BookInvoiceHandler implements ICommandHandler<BookInvoiceCommand, W
       // Loaded after the number was taken: the counter row serialises the environment's bookings, so the credit a booking just took is seen.
       const customerRef = state.status === 'draft' && state.customerId != null ? customerStream(environmentId, state.customerId) : null;
       const customer = customerRef ? (await session.load(customerRef, customerEvolver)).state : undefined;
-      const booking = decideBookInvoice({ invoiceId, handle, date, taxes, customer: customer && customerAtBooking(customer) }, state, meta);
+      const booking = decideBookInvoice({ invoiceId, handle, date, taxes, customer: customer && customerAtBooking(customer), manual }, state, meta);
       session.append(stream, booking);
       const booked = foldEvents(invoiceEvolver, booking, state);
       const credit = customerRef && customer ? decideApplyCustomerCredit({ entryId: meta.newId(), booking }, state, customer, meta) : null;

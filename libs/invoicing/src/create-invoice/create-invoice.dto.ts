@@ -38,18 +38,33 @@ export class CustomerInputDto {
   billingAddress?: AddressInputDto | null;
 }
 
+/** An invoice's inline customer: a subscription's inline customer (CustomerInputDto) and where mail about the invoice goes. */
+export class InvoiceCustomerInputDto extends CustomerInputDto {
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    required: false,
+    maxLength: 254,
+    example: 'billing@example.com',
+    description: 'Where mail about the invoice goes (the invoice, receipts, payment-failed notices); the customer record’s e-mail rules. Absent or null: none.',
+  })
+  @IsOptional()
+  @IsString()
+  email?: string | null;
+}
+
 /**
  * Creates a draft invoice; `id`, totals, handle and every other read-only
  * field are refused. The customer is given inline (a one-off customer with no
  * record) or as `customerId` (a customer record): exactly one of the two.
  */
 export class CreateInvoiceDto {
-  @ApiProperty({ type: () => CustomerInputDto, required: false, description: 'A one-off customer with no record; not together with customerId.' })
+  @ApiProperty({ type: () => InvoiceCustomerInputDto, required: false, description: 'A one-off customer with no record; not together with customerId.' })
   @IsOptional()
   @IsObject()
   @ValidateNested()
-  @Type(() => CustomerInputDto)
-  customer?: CustomerInputDto;
+  @Type(() => InvoiceCustomerInputDto)
+  customer?: InvoiceCustomerInputDto;
 
   @ApiProperty({
     type: String,
@@ -106,6 +121,7 @@ export function createInvoiceInput(body: CreateInvoiceDto): CreateInvoiceInput {
       id: body.customer.id,
       handle: body.customer.handle,
       name: body.customer.name,
+      email: body.customer.email,
       billingAddress: address && {
         street1: address.street1,
         street2: address.street2,

@@ -3,6 +3,7 @@ import {
   childPointer,
   CommandMetadata,
   ConflictError,
+  DomainError,
   DomainEvent,
   Evolver,
   FieldError,
@@ -15,6 +16,7 @@ import {
 import { Address, InvoiceCustomer } from './invoice-events';
 import type { CustomerBalanceAdjusted } from './customer-balance-events';
 import { CustomerDiscount, CustomerDiscountEvent, evolveCustomerDiscounts } from './customer-discounts';
+import { euVatProblem } from './eu-vat';
 
 /**
  * The Customer aggregate: the record a billing team keeps per customer (the
@@ -34,43 +36,8 @@ export const MAX_METADATA_VALUE_LENGTH = 500;
 export const MAX_TAX_IDS = 10;
 export const MAX_PAYMENT_TERMS_DAYS = 365;
 
-/**
- * EU VAT number prefixes: the member states' ISO codes, with Greece as `EL`
- * (its VAT prefix) and `XI` for Northern Ireland (VAT on goods, since 2021).
- */
-export const EU_VAT_PREFIXES: readonly string[] = [
-  'AT',
-  'BE',
-  'BG',
-  'CY',
-  'CZ',
-  'DE',
-  'DK',
-  'EE',
-  'EL',
-  'ES',
-  'FI',
-  'FR',
-  'HR',
-  'HU',
-  'IE',
-  'IT',
-  'LT',
-  'LU',
-  'LV',
-  'MT',
-  'NL',
-  'PL',
-  'PT',
-  'RO',
-  'SE',
-  'SI',
-  'SK',
-  'XI', // prettier-ignore
-];
-
 export interface TaxId {
-  /** `eu_vat` is checked for shape and country prefix; any other type is free text. */
+  /** `eu_vat` is checked for its member state's format and check digits; any other type is free text. */
   readonly type: string;
   readonly value: string;
 }
@@ -199,7 +166,7 @@ export const customerHandleEvolver: Evolver<CustomerHandleClaim, CustomerHandleE
 
 /** The customer as an invoice names it (INTERFACE.md's InvoiceCustomer): what drafts show and booking freezes. */
 export function invoiceCustomerOf(customer: Customer): InvoiceCustomer {
-  return { id: customer.id, handle: customer.handle, name: customer.name, billingAddress: customer.billingAddress };
+  return { id: customer.id, handle: customer.handle, name: customer.name, email: customer.email, billingAddress: customer.billingAddress };
 }
 
 // ---------------------------------------------------------------- commands
@@ -224,11 +191,15 @@ export interface CreateCustomer {
   /** The caller's handle, or the generated default (`cus_` + the id's first characters). */
   readonly handle: string;
   readonly input: CustomerFieldsInput;
+  /** Whether the template group the input names is one of the environment's (the handler asks templates); absent: not asked. */
+  readonly templateGroupExists?: boolean;
 }
 
 export interface UpdateCustomer {
   readonly customerId: string;
   readonly input: CustomerFieldsInput;
+  /** As on create. */
+  readonly templateGroupExists?: boolean;
 }
 
 /** The handle a customer gets when the request names none: short, readable, and unique with the id it comes from. */
@@ -246,6 +217,7 @@ export function requestedHandle(handle: string | null | undefined): string | und
 export function decideCreateCustomer(command: CreateCustomer, state: CustomerState, meta: CommandMetadata): CustomerEvent[] {
   if (state.status !== 'none') throw new ConflictError('customer-exists', `customer ${command.customerId} already exists`);
   const fields = validFields(command.input, DEFAULTS);
+  assertTemplateGroupFound(command.input, command.templateGroupExists);
   return [
     {
       type: 'CustomerCreated',
@@ -259,8 +231,21 @@ export function decideCreateCustomer(command: CreateCustomer, state: CustomerSta
 export function decideUpdateCustomer(command: UpdateCustomer, state: CustomerState, meta: CommandMetadata): CustomerEvent[] {
   const customer = activeCustomer(state, command.customerId);
   const fields = validFields(command.input, customer);
+  assertTemplateGroupFound(command.input, command.templateGroupExists);
   const handle = requestedHandle(command.input.handle) ?? customer.handle;
   return [{ type: 'CustomerUpdated', schemaVersion: 1, data: { customerId: customer.id, handle, ...fields, updatedAt: meta.now.toISOString() } }];
+}
+
+/**
+ * A template group the input names (a valid id: validFields has checked it) must be one of the environment's: else a
+ * 404 at its pointer, also when the group is another environment's. Not found unless the handler found it.
+ */
+function assertTemplateGroupFound(input: CustomerFieldsInput, exists: boolean | undefined): void {
+  const requested = input.invoiceSettings?.templateGroupId;
+  if (requested == null || exists === true) return;
+  throw new DomainError('not_found', 'not-found', `template group ${requested} was not found`, [
+    { pointer: '/invoiceSettings/templateGroupId', detail: 'names no template group of this environment' },
+  ]);
 }
 
 /**
@@ -321,8 +306,6 @@ const DEFAULTS: CustomerFields = {
   metadata: {},
 };
 
-const EU_VAT = /^([A-Z]{2})([0-9A-Z+*]{2,12})$/;
-
 /**
  * The input over `base` (the defaults on create, the current record on
  * update): absent keeps the base, null clears (to the default), a value is
@@ -348,7 +331,7 @@ function validFields(input: CustomerFieldsInput, base: CustomerFields): Customer
   check('/handle', () => requestedHandle(input.handle));
   const fields: CustomerFields = {
     name: pick('name', (name) => text(name, '/name', 500)),
-    email: pick('email', validEmail),
+    email: pick('email', (email) => validEmail(email)),
     billingAddress: pick('billingAddress', validAddress),
     taxIds: pick('taxIds', validTaxIds),
     locale: pick('locale', validLocale),
@@ -367,9 +350,10 @@ function text(value: unknown, pointer: string, max: number): string {
   return value;
 }
 
-export function validEmail(value: unknown): string {
+/** The one e-mail rule: the customer record's, and an inline invoice customer's (at `/customer/email`). */
+export function validEmail(value: unknown, pointer = '/email'): string {
   if (!isEmailAddress(value)) {
-    throw ValidationError.at('/email', 'must be an e-mail address such as billing@example.com (at most 254 characters)');
+    throw ValidationError.at(pointer, 'must be an e-mail address such as billing@example.com (at most 254 characters)');
   }
   return value;
 }
@@ -383,7 +367,7 @@ function validAddress(address: Partial<Address>): Address {
   return valid;
 }
 
-/** An `eu_vat` is normalised (spaces, dots and dashes removed, uppercase) and must start with an EU VAT prefix; other types are free text. */
+/** An `eu_vat` is normalised (spaces, dots and dashes removed, uppercase) and checked (euVatProblem); other types are free text. */
 export function validTaxIds(taxIds: readonly TaxId[]): TaxId[] {
   if (!Array.isArray(taxIds) || taxIds.length > MAX_TAX_IDS) throw ValidationError.at('/taxIds', `must be an array of at most ${MAX_TAX_IDS} tax ids`);
   const errors: FieldError[] = [];
@@ -399,12 +383,8 @@ export function validTaxIds(taxIds: readonly TaxId[]): TaxId[] {
     }
     if (taxId.type !== 'eu_vat') return { type: taxId.type, value: taxId.value };
     const value = taxId.value.replace(/[\s.-]/g, '').toUpperCase();
-    const match = EU_VAT.exec(value);
-    if (!match) {
-      errors.push({ pointer: `${pointer}/value`, detail: 'an EU VAT number is a two-letter country prefix and 2 to 12 letters or digits, such as FI12345678' });
-    } else if (!EU_VAT_PREFIXES.includes(match[1])) {
-      errors.push({ pointer: `${pointer}/value`, detail: `'${match[1]}' is not an EU VAT country prefix (${EU_VAT_PREFIXES.join(', ')}; Greece is EL)` });
-    }
+    const problem = euVatProblem(value);
+    if (problem !== null) errors.push({ pointer: `${pointer}/value`, detail: problem });
     return { type: 'eu_vat', value };
   });
   if (errors.length > 0) throw new ValidationError('A tax id is invalid.', errors);

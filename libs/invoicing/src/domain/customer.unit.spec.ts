@@ -84,7 +84,7 @@ describe('Customer decider', () => {
             timeZone: 'europe/helsinki',
             currency: 'eur',
             taxIds: [
-              { type: 'eu_vat', value: 'fi 1234 5678' },
+              { type: 'eu_vat', value: 'fi 2077 4740' },
               { type: 'us_ein', value: '12-3456789' },
             ],
             billingAddress: { city: 'Helsinki' },
@@ -98,7 +98,7 @@ describe('Customer decider', () => {
         timeZone: 'Europe/Helsinki',
         currency: 'EUR',
         taxIds: [
-          { type: 'eu_vat', value: 'FI12345678' },
+          { type: 'eu_vat', value: 'FI20774740' },
           { type: 'us_ein', value: '12-3456789' },
         ],
         billingAddress: { ...EMPTY_ADDRESS, city: 'Helsinki' },
@@ -160,18 +160,34 @@ describe('Customer decider', () => {
     it.each(['', 'a@b', 'a b@c.de', '@c.de', 'a@@c.de', `${'x'.repeat(250)}@c.de`])('refuses the e-mail %j', (email) => {
       expect(() => validEmail(email)).toThrow(expect.objectContaining({ errors: [expect.objectContaining({ pointer: '/email' })] }));
     });
+    // Valid numbers of several member states (format and check digits), as given and as stored.
     it.each([
-      ['DE123456789', 'DE123456789'],
+      ['DE129273398', 'DE129273398'],
       ['el 094259216', 'EL094259216'],
-      ['XI123456789', 'XI123456789'],
-      ['nl.8057.99.326.B01', 'NL805799326B01'],
+      ['fi 2077-4740', 'FI20774740'],
+      ['ATU13585627', 'ATU13585627'],
+      ['FR40303265045', 'FR40303265045'],
+      ['nl.0044.95.445.B01', 'NL004495445B01'],
+      ['ESA13585625', 'ESA13585625'],
+      ['IE6388047V', 'IE6388047V'],
+      ['PT501964843', 'PT501964843'],
+      ['SE556188840401', 'SE556188840401'],
+      ['XI980780684', 'XI980780684'],
     ])('accepts the eu_vat %s', (value, stored) => expect(validTaxIds([{ type: 'eu_vat', value }])).toEqual([{ type: 'eu_vat', value: stored }]));
     it.each([
       ['GR094259216', "'GR' is not an EU VAT country prefix"],
-      ['GB123456789', "'GB' is not an EU VAT country prefix"],
+      ['GB980780684', "'GB' is not an EU VAT country prefix"],
       ['DE1', 'two-letter country prefix'],
       ['123456789', 'two-letter country prefix'],
       ['DE12345678901234', 'two-letter country prefix'],
+      ['FI12', 'not a valid FI VAT number'],
+      ['FI20774741', 'not a valid FI VAT number'],
+      ['DE129273399', 'not a valid DE VAT number'],
+      ['DE12927339', 'not a valid DE VAT number'],
+      ['ATU13585628', 'not a valid AT VAT number'],
+      ['PT501964842', 'not a valid PT VAT number'],
+      ['SK2022749618', 'not a valid SK VAT number'],
+      ['XI123456789', 'not a valid XI VAT number'],
     ])('refuses the eu_vat %s', (value, detail) => {
       expect(() => validTaxIds([{ type: 'eu_vat', value }])).toThrow(
         expect.objectContaining({ errors: [{ pointer: '/taxIds/0/value', detail: expect.stringContaining(detail) }] }),
@@ -204,6 +220,41 @@ describe('Customer decider', () => {
         .given([])
         .when((state) => decideCreateCustomer({ customerId: ID, handle: 'h', input: { metadata: { 'a/b': 'x'.repeat(501) } } }, state, meta))
         .thenThrows({ errors: [{ pointer: '/metadata/a~1b', detail: expect.any(String) }] });
+    });
+  });
+
+  describe('a template group the invoice settings name', () => {
+    const GROUP = '0b7a5f1e-3c2d-4e8f-9a6b-1c2d3e4f5a6b';
+    const named = { invoiceSettings: { templateGroupId: GROUP } };
+    const notFound = { kind: 'not_found', errors: [expect.objectContaining({ pointer: '/invoiceSettings/templateGroupId' })] };
+    it('given one of the environment’s groups, when created or updated with it, then it is kept', () => {
+      spec
+        .given([])
+        .when((state) => decideCreateCustomer({ customerId: ID, handle: 'h', input: named, templateGroupExists: true }, state, meta)[0].data)
+        .then(expect.objectContaining({ invoiceSettings: { templateGroupId: GROUP, footer: null, paymentTermsDays: null } }));
+      spec
+        .given([created])
+        .when((state) => decideUpdateCustomer({ customerId: ID, input: named, templateGroupExists: true }, state, meta)[0].data)
+        .then(expect.objectContaining({ invoiceSettings: { templateGroupId: GROUP, footer: null, paymentTermsDays: 14 } }));
+    });
+    it.each([
+      ['not found (another environment’s, or none)', false],
+      ['not asked', undefined],
+    ])('given a group %s, when created or updated with it, then 404 at /invoiceSettings/templateGroupId', (_label, templateGroupExists) => {
+      spec
+        .given([])
+        .when((state) => decideCreateCustomer({ customerId: ID, handle: 'h', input: named, templateGroupExists }, state, meta))
+        .thenThrows(notFound);
+      spec
+        .given([created])
+        .when((state) => decideUpdateCustomer({ customerId: ID, input: named, templateGroupExists }, state, meta))
+        .thenThrows(notFound);
+    });
+    it('given null or no group named, then nothing is asked and nothing refused', () => {
+      spec
+        .given([created])
+        .when((state) => decideUpdateCustomer({ customerId: ID, input: { invoiceSettings: { templateGroupId: null } } }, state, meta).length)
+        .then(1);
     });
   });
 

@@ -31,6 +31,8 @@ export interface CustomerInput {
   readonly handle: string | null;
   /** Required, but may be null. */
   readonly name: string | null;
+  /** Optional: absent or null, none. */
+  readonly email?: string | null;
   readonly billingAddress?: Partial<Address> | null;
 }
 
@@ -81,6 +83,11 @@ export interface BookInvoice {
    * invoice that has no due date of its own. Absent: no record.
    */
   readonly customer?: { readonly snapshot: InvoiceCustomer; readonly paymentTermsDays: number | null };
+  /**
+   * A client's booking (PUT /invoices/{id}/book), which refuses an invoice whose total is negative. Absent: the billing
+   * engine's booking of a subscription invoice, whose negative total (a proration credit) moves to the credit balance.
+   */
+  readonly manual?: boolean;
 }
 
 export interface AddSettlement {

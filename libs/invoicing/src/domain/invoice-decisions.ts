@@ -1,6 +1,7 @@
 import {
   CommandMetadata,
   ConflictError,
+  DomainError,
   NotFoundError,
   ValidationError,
   addDays,
@@ -26,6 +27,7 @@ import {
   VoidInvoice,
 } from './invoice-commands';
 import { buildLines, lineWith, resolveLines, scaledLineOf, withCoupons } from './invoice-lines';
+import { validEmail } from './customer';
 import { withCurrentTax } from './invoice-current-tax';
 
 /** The Invoice aggregate's deciders: each returns the events of its command or throws a typed error. */
@@ -104,6 +106,7 @@ export function decideBookInvoice(command: BookInvoice, state: InvoiceState, met
   if (draft.lines.length === 0) throw new ConflictError('invoice-has-no-lines', 'an invoice without lines cannot be booked');
   if (command.handle.length === 0) throw new Error('BookInvoice needs an allocated handle');
   const invoice = withCurrentTax(draft, command.taxes);
+  if (command.manual && invoice.type === 'invoice' && invoice.totalInclVat < 0) throw negativeTotal(invoice);
   // Without a date the draft keeps its own, which create and update already checked against its due date.
   const date = command.date == null ? invoice.date : validDate(command.date, '/date');
   if (invoice.dueDate !== null && invoice.dueDate < date) {
@@ -134,6 +137,14 @@ export function decideBookInvoice(command: BookInvoice, state: InvoiceState, met
       },
     },
   ];
+}
+
+/** An invoice bills: one whose lines add up to a credit would be an INV- document that owes the customer. */
+function negativeTotal(invoice: Invoice): DomainError {
+  const detail = `the lines add up to ${invoice.totalInclVat} (minor units of ${invoice.currency}): an invoice's total must not be negative`;
+  return new DomainError('conflict', 'invoice-total-negative', `${detail}; issue a credit note against the invoice it credits instead`, [
+    { pointer: '/items', detail },
+  ]);
 }
 
 export function decideAddSettlement(command: AddSettlement, state: InvoiceState, meta: CommandMetadata): InvoiceEvent[] {
@@ -333,6 +344,7 @@ function validCustomer(customer: CustomerInput): InvoiceCustomer {
     id: customer.id,
     handle: customer.handle,
     name: customer.name,
+    email: customer.email == null ? null : validEmail(customer.email, '/customer/email'),
     billingAddress: {
       street1: address.street1 ?? null,
       street2: address.street2 ?? null,

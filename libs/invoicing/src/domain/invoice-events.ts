@@ -24,6 +24,8 @@ export interface InvoiceCustomer {
   readonly id: string;
   readonly handle: string | null;
   readonly name: string | null;
+  /** Where mail about the invoice goes (an inline customer's, or the record's when booked); absent on invoices created before it was kept. */
+  readonly email?: string | null;
   readonly billingAddress: Address;
 }
 

@@ -43,6 +43,7 @@ const customer: InvoiceCustomer = {
   id: 'cust-1',
   handle: 'c-1',
   name: 'Acme',
+  email: null,
   billingAddress: { street1: 'Main 1', street2: null, postalCode: '1000', city: 'Town', county: null, country: 'DK', state: null },
 };
 const items: RequestedLine[] = [
@@ -91,7 +92,12 @@ const booked = decideBookInvoice(
   metaAt('2025-02-02T09:00:00.000Z'),
 )[0] as InvoiceBooked;
 const createdEmpty = decideCreateInvoice({ ...createCommand, items: [] }, given(), metaAt())[0];
-const book = (overrides: { date?: string | null; handle?: string } = {}) => ({ invoiceId: 'inv-1', handle: 'INV-000001', taxes, ...overrides });
+const book = (overrides: { date?: string | null; handle?: string; manual?: boolean } = {}) => ({
+  invoiceId: 'inv-1',
+  handle: 'INV-000001',
+  taxes,
+  ...overrides,
+});
 const update = (overrides: object = {}) => ({ invoiceId: 'inv-1', date: '2025-02-01', currency: 'EUR', taxes, ...overrides });
 
 // ---------------------------------------------------------------- create
@@ -143,6 +149,7 @@ describe('decideCreateInvoice', () => {
               id: 'c',
               handle: null,
               name: null,
+              email: null,
               billingAddress: { street1: null, street2: null, postalCode: null, city: null, county: null, country: null, state: null },
             },
             currency: 'USD',
@@ -193,6 +200,11 @@ describe('decideCreateInvoice', () => {
       });
   });
 
+  it('given no invoice, when created for an inline customer with an e-mail, then the snapshot keeps it (mail about the invoice goes there)', () => {
+    const [created] = decideCreateInvoice({ ...createCommand, customer: { ...customer, email: 'billing@acme.example' } }, { status: 'none' }, metaAt());
+    expect(created.data).toMatchObject({ customer: { ...customer, email: 'billing@acme.example' } });
+  });
+
   it('given no invoice, when the customer lacks handle and name, then 422 at both', () => {
     spec
       .given([])
@@ -209,6 +221,7 @@ describe('decideCreateInvoice', () => {
     ['a malformed due date', { dueDate: '15.02.2025' }, '/dueDate'],
     ['a dueDate before the date', { dueDate: '2025-01-31' }, '/dueDate'],
     ['a customer without id', { customer: { ...customer, id: '' } }, '/customer/id'],
+    ['a customer with an e-mail that is not one', { customer: { ...customer, email: 'billing@' } }, '/customer/email'],
     [
       'a customer without handle (required, nullable)',
       { customer: { id: 'c', name: null, billingAddress: customer.billingAddress } as unknown as InvoiceCustomer },
@@ -426,6 +439,32 @@ describe('decideBookInvoice', () => {
       .given([createdEmpty])
       .when((state) => decideBookInvoice(book(), state, metaAt()))
       .thenThrows({ kind: 'conflict', code: 'invoice-has-no-lines' });
+  });
+
+  describe('a draft whose lines add up to a negative total', () => {
+    const [createdNegative] = decideCreateInvoice(
+      {
+        ...createCommand,
+        items: [
+          { quantity: 1, unitAmount: 1000 },
+          { title: 'Goodwill', quantity: 1, unitAmount: -1500 },
+        ],
+      },
+      { status: 'none' },
+      metaAt(),
+    );
+    it('when a client books it, then 409 invoice-total-negative at /items (a credit note owes the customer, not an invoice)', () => {
+      spec
+        .given([createdNegative])
+        .when((state) => decideBookInvoice(book({ manual: true }), state, metaAt()))
+        .thenThrows({ kind: 'conflict', code: 'invoice-total-negative', errors: [expect.objectContaining({ pointer: '/items' })] });
+    });
+    it('when the billing engine books it (a subscription invoice whose total moves to the credit balance), then it is booked', () => {
+      spec
+        .given([createdNegative])
+        .when((state) => decideBookInvoice(book(), state, metaAt())[0].data)
+        .then(expect.objectContaining({ handle: 'INV-000001', totalInclVat: -500 }));
+    });
   });
 
   it('given a draft due 2025-02-15, when booked with a later date, then 422 at /date (the field sent), naming the stored due date', () => {

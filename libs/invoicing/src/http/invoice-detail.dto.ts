@@ -16,6 +16,14 @@ export class InvoiceCustomerDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ type: String, nullable: true }) handle!: string | null;
   @ApiProperty({ type: String, nullable: true }) name!: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    required: false,
+    description:
+      'Where mail about the invoice goes: an inline customer’s e-mail, or the record’s as snapshotted (null: none). Always present on an invoice; an upcoming invoice leaves it out.',
+  })
+  email?: string | null;
   @ApiProperty({ type: () => AddressDto, description: 'Always present; its members are null when unknown.' }) billingAddress!: AddressDto;
 }
 
@@ -174,10 +182,9 @@ export class InvoiceDetailDto {
     description:
       'The hosted invoice page (`<PUBLIC_BASE_URL>/i/<token>`): the customer views the invoice, downloads its PDF and pays it there, without a login. ' +
       'null for a draft. PUT /invoices/{id}/hosted-link/rotate replaces it (the old link stops working). ' +
-      'Absent from `?asOf=` answers: the history holds the invoice, not its links (a past link may open nothing now).',
-    required: false,
+      'In `?asOf=` answers, the link as it is now (a link of then may open nothing after a rotation); null while the invoice is a draft now.',
   })
-  hostedInvoiceUrl?: string | null;
+  hostedInvoiceUrl!: string | null;
 }
 
 /**

@@ -37,15 +37,12 @@ import { UpdateInvoiceDto, updateInvoiceInput } from '../update-invoice/update-i
 import { VoidInvoiceCommand } from '../void-invoice/void-invoice.command';
 import { MarkInvoiceUncollectibleCommand } from '../mark-invoice-uncollectible/mark-invoice-uncollectible.command';
 import { RotateHostedLinkCommand } from '../rotate-hosted-link/rotate-hosted-link.command';
-import { HostedLinks } from '../hosted-link/hosted-links';
-import { InvoiceView, renderInvoiceView } from '../read-model/invoice-view';
+import { InvoiceDetail, InvoiceDetails } from '../hosted-link/invoice-details';
+import { renderInvoiceView } from '../read-model/invoice-view';
 import { InvoicingReadModel } from '../read-model/invoicing.read-model';
 import { TaxRegisterReader } from '../tax-register';
 import { InvoiceDetailDto, InvoicePageDto } from './invoice-detail.dto';
 import { InvoiceLineInputDto } from './invoice-line-input.dto';
-
-/** GET /invoices/{id} and every write's answer: the stored view and the hosted page link. */
-type InvoiceDetail = InvoiceView & { readonly hostedInvoiceUrl: string | null };
 
 const STATUSES: readonly InvoiceStatus[] = ['draft', 'booked', 'void'];
 const TYPES: readonly InvoiceType[] = ['invoice', 'credit_note'];
@@ -89,7 +86,7 @@ export class InvoicesController {
     private readonly readModel: InvoicingReadModel,
     private readonly taxRegister: TaxRegisterReader,
     private readonly clock: Clock,
-    private readonly hostedLinks: HostedLinks,
+    private readonly details: InvoiceDetails,
   ) {}
 
   @Post()
@@ -144,8 +141,7 @@ export class InvoicesController {
     // The stored view as Postgres prints it, plus the link: the hottest read never parses or re-serializes an invoice.
     const found = await this.readModel.invoice(caller.environmentId, invoiceId);
     if (!found) throw new NotFoundError('Invoice', invoiceId);
-    const { json, ...linked } = found.resource;
-    return new Versioned(json.withMember('hostedInvoiceUrl', this.hostedLinks.urlOf(caller.environmentId, linked)), found.version);
+    return new Versioned(this.details.ofStored(caller.environmentId, found.resource), found.version);
   }
 
   @Put(':invoiceId')
@@ -261,7 +257,7 @@ export class InvoicesController {
   @ApiResponse({
     status: 409,
     ...problemResponse(
-      'Already booked (invoice-already-booked), no lines (invoice-has-no-lines), a credit note beyond what is still creditable (credit-exceeds-invoice) or not reducing the invoice (credit-note-wrong-sign), stale If-Match',
+      'Already booked (invoice-already-booked), no lines (invoice-has-no-lines), an invoice whose lines add up to a negative total (invoice-total-negative, pointer /items: credit with a credit note instead), a credit note beyond what is still creditable (credit-exceeds-invoice) or not reducing the invoice (credit-note-wrong-sign), stale If-Match',
     ),
   })
   @ApiResponse({ status: 422, ...problemResponse("An invalid date, or one after the draft's due date (pointer /date)") })
@@ -272,7 +268,7 @@ export class InvoicesController {
     @IfMatch() expectedVersion: number | undefined,
   ): Promise<Versioned<InvoiceDetail>> {
     const written = await this.commands.execute<BookInvoiceCommand, Written<InvoiceState>>(
-      new BookInvoiceCommand(caller.environmentId, invoiceId, optional(body)?.date, this.context(caller), expectedVersion),
+      new BookInvoiceCommand(caller.environmentId, invoiceId, optional(body)?.date, this.context(caller), expectedVersion, undefined, true),
     );
     return this.answer(caller, written);
   }
@@ -369,11 +365,6 @@ export class InvoicesController {
     return this.answer(caller, await this.commands.execute(command));
   }
 
-  /** The stored view (also what notifications carry) plus the hosted page link, which depends on this server's key and base URL. */
-  private detail(caller: CallerContext, view: InvoiceView, hostedLinkVersion: number | undefined): InvoiceDetail {
-    return { ...view, hostedInvoiceUrl: this.hostedLinks.urlOf(caller.environmentId, { id: view.id, status: view.status, hostedLinkVersion }) };
-  }
-
   /**
    * A write's answer: the invoice as its command left it, rendered as the
    * read model stores it (a draft at its codes' current rates). Not read back
@@ -386,7 +377,7 @@ export class InvoicesController {
     // Like a read: a draft made out to a customer record shows the record as it is now.
     const customer = state.status === 'draft' && state.customerId != null ? await this.readModel.currentCustomer(caller.environmentId, state.customerId) : null;
     const view = renderInvoiceView(state, register);
-    return new Versioned(this.detail(caller, customer ? { ...view, customer } : view, state.hostedLinkVersion), version, location);
+    return new Versioned(this.details.of(caller.environmentId, customer ? { ...view, customer } : view, state.hostedLinkVersion), version, location);
   }
 }
 

@@ -104,6 +104,7 @@ export function toInvoiceView(invoice: Invoice): InvoiceView {
       id: invoice.customer.id,
       handle: invoice.customer.handle,
       name: invoice.customer.name,
+      email: invoice.customer.email ?? null,
       billingAddress: { street1, street2, postalCode, city, county, country, state },
     },
     items: invoice.lines.map((line) => ({

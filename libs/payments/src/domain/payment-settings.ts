@@ -24,12 +24,16 @@ export const PAYMENT_TERMS_MAX_DAYS = 365;
 
 export const paymentSettingsEvolver: Evolver<PaymentSettings, PaymentSettingsUpdated> = {
   initialState: () => ({ retryDays: DEFAULT_RETRY_DAYS, paymentTermsDays: 0, afterLastFailure: DEFAULT_AFTER_LAST_FAILURE, updatedAt: null }),
-  evolve: (_state, event) => ({
-    retryDays: event.data.retryDays,
-    paymentTermsDays: event.data.paymentTermsDays ?? 0,
-    afterLastFailure: event.data.afterLastFailure ?? DEFAULT_AFTER_LAST_FAILURE,
-    updatedAt: event.data.updatedAt,
-  }),
+  // Another event type (from a newer release) carries no settings: they stay as they were.
+  evolve: (state, event) =>
+    event.type !== 'PaymentSettingsUpdated'
+      ? state
+      : {
+          retryDays: event.data.retryDays,
+          paymentTermsDays: event.data.paymentTermsDays ?? 0,
+          afterLastFailure: event.data.afterLastFailure ?? DEFAULT_AFTER_LAST_FAILURE,
+          updatedAt: event.data.updatedAt,
+        },
 };
 
 /**

@@ -1,5 +1,6 @@
+import { Type } from '@nestjs/common';
 import { Evolver, isUuid } from '@billing/shared-kernel';
-import { AlongsideStream, BoundedContext, ResourceDeclaration, StreamDefinition } from '../context/bounded-context';
+import { AlongsideStream, BoundedContext, ResourceDeclaration, ResourcePresenter, StreamDefinition } from '../context/bounded-context';
 
 /** A resource with a history route (a stream declaring a `path`), and as-of reads when it has a `view`. */
 export interface HistoryResource {
@@ -8,6 +9,7 @@ export interface HistoryResource {
   readonly streamType: string;
   readonly view?: { readonly evolver: Evolver<any, any>; readonly toView: (state: any) => unknown | null };
   readonly alongside?: AlongsideStream;
+  readonly presenter?: Type<ResourcePresenter>;
   /** The stream id a route id names, or null (no such resource: 404). */
   streamIdOf(environmentId: string, routeId: string): string | null;
 }
@@ -71,6 +73,7 @@ function historyResource(stream: StreamDefinition, resource: ResourceDeclaration
     streamType: stream.type,
     view: stream.view,
     alongside: resource.alongside,
+    presenter: resource.presenter,
     streamIdOf: (environmentId, routeId) =>
       resource.streamIdOf ? resource.streamIdOf(environmentId, routeId) : isUuid(routeId) ? routeId.toLowerCase() : null,
   };

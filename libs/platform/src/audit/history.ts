@@ -1,10 +1,12 @@
 import { CanActivate, Controller, ExecutionContext, Get, Inject, Injectable, Param, Query, RequestMethod, Type } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
 import { GUARDS_METADATA, METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import { ValidationError } from '@billing/shared-kernel';
 import { Caller, AuthenticatedRequest, CallerContext } from '../http/request-context';
 import { AsOfAnswer } from '../problems/problem';
+import { Versioned } from '../http/versioned';
 import { Page, readQuery } from '../http/paging';
 import { problemResponse } from '../openapi/openapi';
 import { HistoryResource } from './audit-resources';
@@ -63,7 +65,10 @@ const AS_OF_RESOURCE = Symbol('asOfResource');
  */
 @Injectable()
 export class QueryFreeReadGuard implements CanActivate {
-  constructor(private readonly log: EventLog) {}
+  constructor(
+    private readonly log: EventLog,
+    private readonly modules: ModuleRef,
+  ) {}
 
   canActivate(context: ExecutionContext): true | Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest & { query?: Record<string, unknown>; params?: Record<string, string> }>();
@@ -75,9 +80,17 @@ export class QueryFreeReadGuard implements CanActivate {
     const asOf = instant('asOf', readQuery(request.query, ['asOf']).asOf);
     if (!asOf) throw ValidationError.at('/query/asOf', 'must be an RFC 3339 date-time with a zone');
     const [routeId] = Object.values(request.params ?? {});
-    return this.log.asOf(request.caller!.environmentId, resource, routeId ?? '', asOf).then((result) => {
+    return this.asOfAnswer(request.caller!.environmentId, resource, routeId ?? '', asOf).then((result) => {
       throw new AsOfAnswer(result);
     });
+  }
+
+  /** The view from the log, completed by the resource's presenter like its live answer. */
+  private async asOfAnswer(environmentId: string, resource: HistoryResource, routeId: string, asOf: Date): Promise<Versioned<unknown>> {
+    const result = await this.log.asOf(environmentId, resource, routeId, asOf);
+    if (!resource.presenter) return result;
+    const presenter = this.modules.get(resource.presenter, { strict: false });
+    return new Versioned(await presenter.present(environmentId, result.resource), result.version);
   }
 }
 

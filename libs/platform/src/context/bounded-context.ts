@@ -59,6 +59,17 @@ export interface ResourceDeclaration {
    * reads fold it to the same instant and `apply` it to the view.
    */
   readonly alongside?: AlongsideStream;
+  /**
+   * What the resource's answers add to the view beyond what the log holds (an invoice's hosted page link, signed
+   * with this server's key): a provider of the context's module. As-of answers go through it too, so they have
+   * the members of the live answer.
+   */
+  readonly presenter?: Type<ResourcePresenter>;
+}
+
+/** Completes a resource's view (as of now or of an instant) into the answer its single-resource GET gives. */
+export interface ResourcePresenter {
+  present(environmentId: string, view: any): Promise<unknown>;
 }
 
 export interface AlongsideStream<State = any> {

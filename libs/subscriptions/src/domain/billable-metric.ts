@@ -102,7 +102,9 @@ export const DEFAULT_USAGE_SETTINGS: UsageSettings = { status: 'set', usageGrace
 
 export const usageSettingsEvolver: Evolver<UsageSettingsState, UsageSettingsChanged> = {
   initialState: () => ({ status: 'none' }),
-  evolve: (_state, event) => ({ status: 'set', usageGracePeriodHours: event.data.usageGracePeriodHours, updatedAt: event.data.changedAt }),
+  // Another event type (from a newer release) carries no settings: they stay as they were.
+  evolve: (state, event) =>
+    event.type === 'UsageSettingsChanged' ? { status: 'set', usageGracePeriodHours: event.data.usageGracePeriodHours, updatedAt: event.data.changedAt } : state,
 };
 
 /** `{usageGracePeriodHours}`: a whole number of hours 0–720. The same value again records nothing. */

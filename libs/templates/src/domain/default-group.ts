@@ -21,7 +21,8 @@ export interface DefaultTemplateGroupState {
 
 export const defaultTemplateGroupEvolver: Evolver<DefaultTemplateGroupState, DefaultTemplateGroupEvent> = {
   initialState: () => ({ templateGroupId: null }),
-  evolve: (_state, event) => ({ templateGroupId: event.data.templateGroupId }),
+  // Another event type (from a newer release) leaves the default as it was: its data is not a group id.
+  evolve: (state, event) => (event.type === 'DefaultTemplateGroupSet' ? { templateGroupId: event.data.templateGroupId } : state),
 };
 
 /** Makes an existing group (the caller loaded it: a missing one is its 404) the default; already the default records nothing. */

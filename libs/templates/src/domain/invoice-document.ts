@@ -36,7 +36,7 @@ export type InvoiceDocumentState = { readonly status: 'none' } | ({ readonly sta
 export const invoiceDocumentEvolver: Evolver<InvoiceDocumentState, InvoiceDocumentEvent> = {
   initialState: () => ({ status: 'none' }),
   // The first rendering is the record: a stream never holds a second one (the append expects no stream).
-  evolve: (state, event) => (state.status === 'none' ? { status: 'rendered', ...event.data } : state),
+  evolve: (state, event) => (state.status === 'none' && event.type === 'InvoiceDocumentRendered' ? { status: 'rendered', ...event.data } : state),
 };
 
 export type RenderedDocument = Omit<InvoiceDocumentRenderedData, 'renderedAt'>;

@@ -138,6 +138,23 @@ describe('TemplateGroup deciders', () => {
   });
 });
 
+describe('the templates evolvers and an event type they do not know (from a newer release)', () => {
+  const unknownEvent = { type: 'SomethingNewer', schemaVersion: 1, data: { templateGroupId: 'g-9', name: 'not a group' } } as never;
+  it.each([
+    ['the template group', templateGroupEvolver, [created]],
+    ['the template group before its creation', templateGroupEvolver, []],
+    [
+      'the default group',
+      defaultTemplateGroupEvolver,
+      [{ type: 'DefaultTemplateGroupSet', schemaVersion: 1, data: { templateGroupId: 'g-1', setAt: '2026-01-01T00:00:00.000Z' } }],
+    ],
+    ['the invoice document before its rendering', invoiceDocumentEvolver, []],
+  ] as const)('given %s, when an unknown event folds, then the state is as it was', (_name, evolver, given) => {
+    const before = given.reduce((state: unknown, event) => evolver.evolve(state as never, event as never), evolver.initialState());
+    expect(evolver.evolve(before as never, unknownEvent)).toBe(before);
+  });
+});
+
 describe('validateTemplateGroupInput', () => {
   const locales = (tag: string) => (tag === 'fi' || tag === 'en' ? tag : null);
   it('accepts a name with an optional locale (default en)', () => {

@@ -1,4 +1,4 @@
-import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
 import { CommandPath, Written } from '@billing/event-store';
 import { PaymentTokenVault } from '@billing/platform';
 import { foldEvents } from '@billing/shared-kernel';
@@ -6,6 +6,7 @@ import { Customer, customerEvolver, customerHandleEvolver, decideClaimCustomerHa
 import { customerHandleStream, customerStream } from '../../streams';
 import { redeemCustomerDiscounts } from '../customer-discounts/redeem-customer-discounts';
 import { withSealedPaymentMethod } from '../sealed-payment-method';
+import { namedTemplateGroupExists } from '../named-template-group';
 import { CreateCustomerCommand } from './create-customer.command';
 
 /**
@@ -19,13 +20,17 @@ export class CreateCustomerHandler implements ICommandHandler<CreateCustomerComm
   constructor(
     private readonly commands: CommandPath,
     private readonly tokens: PaymentTokenVault,
+    private readonly queries: QueryBus,
   ) {}
 
   async execute({ environmentId, input, context, discounts }: CreateCustomerCommand): Promise<Written<Customer>> {
     const customerId = context.meta.newId();
     const handle = input.handle ?? defaultCustomerHandle(customerId);
-    const events = withSealedPaymentMethod(decideCreateCustomer({ customerId, handle, input }, customerEvolver.initialState(), context.meta), (token) =>
-      this.tokens.seal(environmentId, token),
+    // Template groups are never deleted: one found now still exists when the customer is written.
+    const templateGroupExists = await namedTemplateGroupExists(this.queries, environmentId, input);
+    const events = withSealedPaymentMethod(
+      decideCreateCustomer({ customerId, handle, input, templateGroupExists }, customerEvolver.initialState(), context.meta),
+      (token) => this.tokens.seal(environmentId, token),
     );
     // A claim committed by a concurrent request between this one's load and append is a conflict: decided again, it is seen.
     return this.commands.run(context, { retries: 2 }, async (session) => {

@@ -21,11 +21,12 @@ const METADATA_VALUES = { type: 'string', maxLength: MAX_METADATA_VALUE_LENGTH }
 export class TaxIdInputDto {
   @ApiProperty({
     example: 'eu_vat',
-    description: '`eu_vat` (checked: an EU country prefix, EL for Greece, and 2 to 12 letters or digits) or any lowercase type (free text)',
+    description:
+      '`eu_vat` (checked: an EU country prefix, EL for Greece, XI for Northern Ireland, and that member state’s format and check digits) or any lowercase type (free text)',
   })
   @IsString()
   type!: string;
-  @ApiProperty({ example: 'FI12345678', maxLength: 100, description: 'an eu_vat is stored without spaces, dots or dashes, uppercase' })
+  @ApiProperty({ example: 'FI20774740', maxLength: 100, description: 'an eu_vat is stored without spaces, dots or dashes, uppercase' })
   @IsString()
   value!: string;
 }

@@ -30,8 +30,10 @@ const ENTRY_HEADERS = {
   Location: { description: 'The new entry: /customers/{customerId}/balance-transactions/{entryId}.', required: true, schema: { type: 'string' } },
 };
 const IF_MATCH = { name: 'if-match', required: false, description: 'An ETag from an earlier response; a stale one is a 409.' };
+/** A templateGroupId that is well-formed but names no group of the caller's environment (another environment's included). */
+const UNKNOWN_TEMPLATE_GROUP = 'invoiceSettings.templateGroupId names no template group of this environment (pointer /invoiceSettings/templateGroupId)';
 const INVALID_BODY =
-  'Invalid body (pointer at the member): unknown property, an e-mail, tax id (eu_vat: EU prefix and shape), locale (BCP 47), time zone (IANA), currency, payment terms (0–365) or metadata (≤ 50 pairs, keys ≤ 40, values ≤ 500) that is not valid; ' +
+  'Invalid body (pointer at the member): unknown property, an e-mail, tax id (eu_vat: EU prefix, format and check digits), locale (BCP 47), time zone (IANA), currency, payment terms (0–365) or metadata (≤ 50 pairs, keys ≤ 40, values ≤ 500) that is not valid; ' +
   'a discount that is malformed (more than 5, not exactly one of couponId and promotionCode), names no coupon or promotion code of the environment, ' +
   'a coupon twice or one the customer has running, more than 5 running, or an amount off (or a minimum amount) without one in the customer’s currency (/discounts/<i>)';
 const REDEMPTION_CONFLICTS =
@@ -54,6 +56,7 @@ export class CustomersController {
   })
   @ApiBody({ type: CustomerRequestDto })
   @ApiResponse({ status: 201, description: 'The new customer.', type: CustomerDto, headers: CREATED_HEADERS })
+  @ApiResponse({ status: 404, ...problemResponse(UNKNOWN_TEMPLATE_GROUP) })
   @ApiResponse({ status: 409, ...problemResponse(`Another customer of the environment has the handle (customer-handle-taken), or ${REDEMPTION_CONFLICTS}`) })
   @ApiResponse({ status: 422, ...problemResponse(INVALID_BODY) })
   async create(@Caller() caller: CallerContext, @Body() body: CustomerRequestDto): Promise<Versioned<CustomerView>> {
@@ -104,7 +107,7 @@ export class CustomersController {
   @ApiHeader(IF_MATCH)
   @ApiBody({ type: CustomerRequestDto })
   @ApiResponse({ status: 200, description: 'The updated customer.', type: CustomerDto, headers: ETAG_HEADER })
-  @ApiResponse({ status: 404, ...problemResponse('No such customer in this environment') })
+  @ApiResponse({ status: 404, ...problemResponse(`No such customer in this environment, or ${UNKNOWN_TEMPLATE_GROUP}`) })
   @ApiResponse({
     status: 409,
     ...problemResponse(

@@ -1,4 +1,4 @@
-import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { CommandHandler, ICommandHandler, QueryBus } from '@nestjs/cqrs';
 import { CommandPath, Written } from '@billing/event-store';
 import { PaymentTokenVault } from '@billing/platform';
 import { foldEvents } from '@billing/shared-kernel';
@@ -14,6 +14,7 @@ import {
 import { customerHandleStream, customerStream } from '../../streams';
 import { redeemCustomerDiscounts } from '../customer-discounts/redeem-customer-discounts';
 import { withSealedPaymentMethod } from '../sealed-payment-method';
+import { namedTemplateGroupExists } from '../named-template-group';
 import { UpdateCustomerCommand } from './update-customer.command';
 
 /**
@@ -26,13 +27,15 @@ export class UpdateCustomerHandler implements ICommandHandler<UpdateCustomerComm
   constructor(
     private readonly commands: CommandPath,
     private readonly tokens: PaymentTokenVault,
+    private readonly queries: QueryBus,
   ) {}
 
   async execute({ environmentId, customerId, input, context, expectedVersion, discounts }: UpdateCustomerCommand): Promise<Written<Customer>> {
     const stream = customerStream(environmentId, customerId);
+    const templateGroupExists = await namedTemplateGroupExists(this.queries, environmentId, input);
     return this.commands.run(context, { retries: 2 }, async (session) => {
       const { state } = await session.load(stream, customerEvolver, expectedVersion);
-      const events = withSealedPaymentMethod(decideUpdateCustomer({ customerId, input }, state, context.meta), (token) =>
+      const events = withSealedPaymentMethod(decideUpdateCustomer({ customerId, input, templateGroupExists }, state, context.meta), (token) =>
         this.tokens.seal(environmentId, token),
       );
       const before = activeCustomer(state, customerId);
