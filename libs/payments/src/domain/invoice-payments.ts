@@ -39,11 +39,20 @@ export interface InvoicePayments {
 export const invoicePaymentsEvolver: Evolver<InvoicePayments, InvoicePaymentsEvent> = {
   initialState: () => ({ pendingPaymentId: null, paymentIds: [], taken: [] }),
   evolve: (state, event) => {
-    if (event.type === 'InvoicePaymentOpened')
-      return { ...state, pendingPaymentId: event.data.paymentId, paymentIds: [...state.paymentIds, event.data.paymentId] };
-    if (state.pendingPaymentId !== event.data.paymentId) return state;
-    const taken = event.data.taken ?? 0;
-    return { ...state, pendingPaymentId: null, taken: taken > 0 ? [...state.taken, { paymentId: event.data.paymentId, amount: taken }] : state.taken };
+    switch (event.type) {
+      case 'InvoicePaymentOpened':
+        return { ...state, pendingPaymentId: event.data.paymentId, paymentIds: [...state.paymentIds, event.data.paymentId] };
+      case 'InvoicePaymentClosed': {
+        if (state.pendingPaymentId !== event.data.paymentId) return state;
+        const taken = event.data.taken ?? 0;
+        return { ...state, pendingPaymentId: null, taken: taken > 0 ? [...state.taken, { paymentId: event.data.paymentId, amount: taken }] : state.taken };
+      }
+      default: {
+        // A type this fold does not know (a later one read by an older process) leaves the state as it was.
+        const _exhaustive: never = event;
+        return state;
+      }
+    }
   },
 };
 

@@ -108,4 +108,10 @@ describe('what a direct refund may take of an invoice', () => {
     const notYet = { paidThroughPayments: 0, creditNoteRefundsOutstanding: 0, settlementReferences: [] };
     expect(refundableOfInvoice(notYet, invoicePayments, [payment([])])).toBe(15_500);
   });
+
+  it('given a pending payment, when an event of a type it does not know folds, then the state is as it was', () => {
+    const state = foldEvents(invoicePaymentsEvolver, opened as InvoicePaymentsEvent[]);
+    const unknown = { type: 'InvoicePaymentAudited', schemaVersion: 1, data: { invoiceId: 'inv-1', paymentId: 'pay-1' } } as unknown as InvoicePaymentsEvent;
+    expect(invoicePaymentsEvolver.evolve(state, unknown)).toBe(state);
+  });
 });
