@@ -1354,7 +1354,7 @@ export interface paths {
         put?: never;
         /**
          * Charge an invoice
-         * @description Records the payment (pending), asks the provider to charge it, records the outcome and answers. A succeeded payment settles its invoice (reference = payment id). An unknown outcome (a gateway timeout) answers 201 with status pending; a worker asks the gateway again, never charging twice.
+         * @description Records the payment (pending), asks the provider to charge it, records the outcome and answers. A succeeded payment settles its invoice (reference = payment id). An unknown outcome (a gateway timeout) answers 201 with status pending; a worker asks the gateway again, never charging twice. What a succeeded payment took is no longer due from its answer on, before its settlement reaches the invoice.
          */
         post: operations["PaymentsController_create"];
         delete?: never;
@@ -1972,7 +1972,7 @@ export interface components {
             country?: string | null;
             state?: string | null;
         };
-        CustomerInputDto: {
+        InvoiceCustomerInputDto: {
             /** Format: uuid */
             id: string;
             /** @description Required; null when the customer has no handle. */
@@ -1980,6 +1980,11 @@ export interface components {
             /** @description Required; null when the customer has no name. */
             name: string | null;
             billingAddress?: (components["schemas"]["AddressInputDto"] | (never | null)) | null;
+            /**
+             * @description Where mail about the invoice goes (the invoice, receipts, payment-failed notices); the customer record’s e-mail rules. Absent or null: none.
+             * @example billing@example.com
+             */
+            email?: string | null;
         };
         DiscountInputDto: {
             /**
@@ -1992,7 +1997,7 @@ export interface components {
         };
         CreateInvoiceDto: {
             /** @description A one-off customer with no record; not together with customerId. */
-            customer?: components["schemas"]["CustomerInputDto"];
+            customer?: components["schemas"]["InvoiceCustomerInputDto"];
             /**
              * Format: uuid
              * @description A customer of this environment (POST /customers), not archived; not together with customer. The invoice shows the customer as it is while a draft; booking freezes it.
@@ -2033,6 +2038,8 @@ export interface components {
             id: string;
             handle: string | null;
             name: string | null;
+            /** @description Where mail about the invoice goes: an inline customer’s e-mail, or the record’s as snapshotted (null: none). Always present on an invoice; an upcoming invoice leaves it out. */
+            email?: string | null;
             /** @description Always present; its members are null when unknown. */
             billingAddress: components["schemas"]["AddressDto"];
         };
@@ -2218,9 +2225,9 @@ export interface components {
             readonly creditApplied: number;
             /**
              * Format: uri
-             * @description The hosted invoice page (`<PUBLIC_BASE_URL>/i/<token>`): the customer views the invoice, downloads its PDF and pays it there, without a login. null for a draft. PUT /invoices/{id}/hosted-link/rotate replaces it (the old link stops working). Absent from `?asOf=` answers: the history holds the invoice, not its links (a past link may open nothing now).
+             * @description The hosted invoice page (`<PUBLIC_BASE_URL>/i/<token>`): the customer views the invoice, downloads its PDF and pays it there, without a login. null for a draft. PUT /invoices/{id}/hosted-link/rotate replaces it (the old link stops working). In `?asOf=` answers, the link as it is now (a link of then may open nothing after a rotation); null while the invoice is a draft now.
              */
-            readonly hostedInvoiceUrl?: string | null;
+            readonly hostedInvoiceUrl: string | null;
         };
         InvoiceSummaryDto: {
             /** Format: uuid */
@@ -2419,13 +2426,13 @@ export interface components {
         };
         TaxIdInputDto: {
             /**
-             * @description `eu_vat` (checked: an EU country prefix, EL for Greece, and 2 to 12 letters or digits) or any lowercase type (free text)
+             * @description `eu_vat` (checked: an EU country prefix, EL for Greece, XI for Northern Ireland, and that member state’s format and check digits) or any lowercase type (free text)
              * @example eu_vat
              */
             type: string;
             /**
              * @description an eu_vat is stored without spaces, dots or dashes, uppercase
-             * @example FI12345678
+             * @example FI20774740
              */
             value: string;
         };
@@ -2627,13 +2634,13 @@ export interface components {
             currency: string;
             description: string | null;
             /**
-             * @description adjustment (POST /customers/{id}/balance-transactions), invoice_applied (credit applied when an invoice was booked), credit_note (a credit note’s creditAmount), void_returned (the credit a voided invoice had taken, given back)
+             * @description adjustment (POST /customers/{id}/balance-transactions), invoice_applied (credit applied when an invoice was booked), credit_note (a credit note’s creditAmount), void_returned (the credit a voided invoice had taken, given back), invoice_credit (the negative total of an invoice booked for the customer, which settles it)
              * @enum {string}
              */
-            kind: "adjustment" | "invoice_applied" | "credit_note" | "void_returned";
+            kind: "adjustment" | "invoice_applied" | "credit_note" | "void_returned" | "invoice_credit";
             /**
              * Format: uuid
-             * @description the invoice applied to, voided, or credited by the credit note
+             * @description the invoice applied to, voided, credited by the credit note, or whose negative total it is
              */
             invoiceId: string | null;
             /**
@@ -3107,6 +3114,15 @@ export interface components {
             items: components["schemas"]["PromotionCodeDto"][];
             /** @description pass as pageToken for the next page; null on the last page */
             nextPageToken: string | null;
+        };
+        CustomerInputDto: {
+            /** Format: uuid */
+            id: string;
+            /** @description Required; null when the customer has no handle. */
+            handle: string | null;
+            /** @description Required; null when the customer has no name. */
+            name: string | null;
+            billingAddress?: (components["schemas"]["AddressInputDto"] | (never | null)) | null;
         };
         SubscriptionTermInputDto: {
             /**
@@ -7990,7 +8006,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Already booked (invoice-already-booked), no lines (invoice-has-no-lines), a credit note beyond what is still creditable (credit-exceeds-invoice) or not reducing the invoice (credit-note-wrong-sign), stale If-Match; or: A request with the same Idempotency-Key is still running (idempotency-key-in-flight; Retry-After) */
+            /** @description Already booked (invoice-already-booked), no lines (invoice-has-no-lines), an invoice whose lines add up to a negative total (invoice-total-negative, pointer /items: credit with a credit note instead), a credit note beyond what is still creditable (credit-exceeds-invoice) or not reducing the invoice (credit-note-wrong-sign), stale If-Match; or: A request with the same Idempotency-Key is still running (idempotency-key-in-flight; Retry-After) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9325,6 +9341,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
+            /** @description invoiceSettings.templateGroupId names no template group of this environment (pointer /invoiceSettings/templateGroupId) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["ProblemDetails"];
+                };
+            };
             /** @description Another customer of the environment has the handle (customer-handle-taken), or a discount cannot be redeemed: coupon-exhausted, coupon-expired, coupon-archived, promotion-code-exhausted, promotion-code-expired, promotion-code-archived, promotion-code-restricted; or: A request with the same Idempotency-Key is still running (idempotency-key-in-flight; Retry-After) */
             409: {
                 headers: {
@@ -9361,7 +9386,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Invalid body (pointer at the member): unknown property, an e-mail, tax id (eu_vat: EU prefix and shape), locale (BCP 47), time zone (IANA), currency, payment terms (0–365) or metadata (≤ 50 pairs, keys ≤ 40, values ≤ 500) that is not valid; a discount that is malformed (more than 5, not exactly one of couponId and promotionCode), names no coupon or promotion code of the environment, a coupon twice or one the customer has running, more than 5 running, or an amount off (or a minimum amount) without one in the customer’s currency (/discounts/<i>); or: The Idempotency-Key was used for a different request (idempotency-key-reused) */
+            /** @description Invalid body (pointer at the member): unknown property, an e-mail, tax id (eu_vat: EU prefix, format and check digits), locale (BCP 47), time zone (IANA), currency, payment terms (0–365) or metadata (≤ 50 pairs, keys ≤ 40, values ≤ 500) that is not valid; a discount that is malformed (more than 5, not exactly one of couponId and promotionCode), names no coupon or promotion code of the environment, a coupon twice or one the customer has running, more than 5 running, or an amount off (or a minimum amount) without one in the customer’s currency (/discounts/<i>); or: The Idempotency-Key was used for a different request (idempotency-key-reused) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -9582,7 +9607,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description No such customer in this environment */
+            /** @description No such customer in this environment, or invoiceSettings.templateGroupId names no template group of this environment (pointer /invoiceSettings/templateGroupId) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -9627,7 +9652,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Invalid body (pointer at the member): unknown property, an e-mail, tax id (eu_vat: EU prefix and shape), locale (BCP 47), time zone (IANA), currency, payment terms (0–365) or metadata (≤ 50 pairs, keys ≤ 40, values ≤ 500) that is not valid; a discount that is malformed (more than 5, not exactly one of couponId and promotionCode), names no coupon or promotion code of the environment, a coupon twice or one the customer has running, more than 5 running, or an amount off (or a minimum amount) without one in the customer’s currency (/discounts/<i>); a malformed If-Match (/headers/if-match); or: The Idempotency-Key was used for a different request (idempotency-key-reused) */
+            /** @description Invalid body (pointer at the member): unknown property, an e-mail, tax id (eu_vat: EU prefix, format and check digits), locale (BCP 47), time zone (IANA), currency, payment terms (0–365) or metadata (≤ 50 pairs, keys ≤ 40, values ≤ 500) that is not valid; a discount that is malformed (more than 5, not exactly one of couponId and promotionCode), names no coupon or promotion code of the environment, a coupon twice or one the customer has running, more than 5 running, or an amount off (or a minimum amount) without one in the customer’s currency (/discounts/<i>); a malformed If-Match (/headers/if-match); or: The Idempotency-Key was used for a different request (idempotency-key-reused) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -15565,7 +15590,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDetails"];
                 };
             };
-            /** @description Another payment of the invoice is still pending (payment-pending); or: A request with the same Idempotency-Key is still running (idempotency-key-in-flight; Retry-After) */
+            /** @description Another payment of the invoice, made by any path (this API, the hosted page, a collection try), is still waiting for its outcome (payment-pending): try again once it has one; or: A request with the same Idempotency-Key is still running (idempotency-key-in-flight; Retry-After) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -16543,7 +16568,7 @@ export interface operations {
                     "application/json": components["schemas"]["GatewayEventReceiptDto"];
                 };
             };
-            /** @description invalid-gateway-event: not signed with the environment’s webhook secret, too old, or the environment has no Stripe provider */
+            /** @description invalid-gateway-event: not signed with the environment’s webhook secret, too old, or the environment has no Stripe provider; or signed but not an event (id or type not 1–255 characters, no data.object, U+0000 or an unpaired surrogate anywhere): `errors` points at it */
             400: {
                 headers: {
                     [name: string]: unknown;
