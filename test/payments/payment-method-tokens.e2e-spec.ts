@@ -102,4 +102,30 @@ describe('payment method tokens at rest', () => {
       tokenHint: secretHint(TOKEN),
     });
   });
+
+  it("a customer row from before tokens were sealed: redacted by its migration, and a subscription taking the default still charges it, read from the customer's events", async () => {
+    const call = environmentCall(t, randomUUID());
+    const customer = (await call('POST', '/customers', { name: 'Legacy Oy', defaultPaymentMethod: { provider: 'sandbox', token: TOKEN } }, 201)).body;
+    // What such a row looked like: the token in clear (its events are append-only: they keep the sealed form here).
+    await t.dataSource.query(`update customers set state = jsonb_set(state, '{defaultPaymentMethod,token}', to_jsonb($1::text)) where id = $2`, [
+      TOKEN,
+      customer.id,
+    ]);
+    const runner = t.dataSource.createQueryRunner();
+    try {
+      const redact = ALL_MIGRATIONS.map((Migration) => new (Migration as new () => MigrationInterface)()).find(
+        (m) => m.name === 'RedactCustomerPaymentTokens1764701200000',
+      );
+      await redact!.up(runner);
+    } finally {
+      await runner.release();
+    }
+    expect(await tablesHolding(TOKEN)).toEqual([]);
+    expect((await call('GET', `/customers/${customer.id}`, undefined, 200)).body.defaultPaymentMethod).toEqual({
+      provider: 'sandbox',
+      tokenHint: secretHint(TOKEN),
+    });
+    await collectingSubscription(call, { secretKey: 'sk_sandbox_tokens1234', customerId: customer.id });
+    await collected(call);
+  });
 });

@@ -7,6 +7,7 @@ import { RefoldInvoiceState1764300100000 } from './1764300100000-refold-invoice-
 import { CreateCustomerBalanceTransactions1764400100000 } from './1764400100000-create-customer-balance-transactions';
 import { InvoicesLz41764600600000 } from './1764600600000-invoices-lz4';
 import { InvoiceStateAsText1764600930000 } from './1764600930000-invoice-state-as-text';
+import { RedactCustomerPaymentTokens1764701200000 } from './1764701200000-redact-customer-payment-tokens';
 export const invoicingMigrations: Function[] = [
   CreateInvoicingReadModels1763700100000,
   OmitNullDiscountPercentage1763700110000,
@@ -17,4 +18,5 @@ export const invoicingMigrations: Function[] = [
   CreateCustomerBalanceTransactions1764400100000,
   InvoicesLz41764600600000,
   InvoiceStateAsText1764600930000,
+  RedactCustomerPaymentTokens1764701200000,
 ];

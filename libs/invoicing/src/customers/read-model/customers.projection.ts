@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import { DomainEvent, Evolver } from '@billing/shared-kernel';
+import { DomainEvent, Evolver, readModelPaymentMethod } from '@billing/shared-kernel';
 import { foldStreamBatches, jsonRows, jsonRowsFrom, Projection, RecordedEvent } from '@billing/event-store';
 import { Customer, CustomerBalanceAdjustedData, customerEvolver, invoiceCustomerOf } from '../../domain';
 import { toBalanceTransactionView } from './balance-transaction-view';
@@ -43,7 +43,8 @@ export const customersProjection: Projection = {
             status: r.state.status,
             created_at: r.state.createdAt,
             version: r.version,
-            state: r.state,
+            // A token folded from an event from before tokens were sealed is kept as its hint alone (CustomerRecordQuery reads the stream then).
+            state: { ...r.state, defaultPaymentMethod: readModelPaymentMethod(r.state.defaultPaymentMethod) ?? null },
             invoice_customer: invoiceCustomerOf(r.state),
           })),
         ),
