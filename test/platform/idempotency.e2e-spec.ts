@@ -363,6 +363,49 @@ describe('Idempotency-Key', () => {
     expect(invoiced.body.items[0]).toMatchObject({ taxAmount: 1200, tax: { taxable: true, taxCode: code, taxRate: 0.24 } });
   });
 
+  it('issue 41 #11: usage naming a subscription whose read model lags is never rejected as unknown (no rejection kept with the key)', async () => {
+    const created = async (path: string, body: unknown) => {
+      const response = await t.request('POST', path, { body });
+      expect(response.status).toBe(201);
+      return response.body;
+    };
+    const code = `lag_${randomUUID().slice(0, 8)}`;
+    await created('/billable-metrics', { code, name: 'Lagging calls', aggregation: 'count' });
+    const product = await created('/products', { name: 'Usage plan' });
+    const pricing = { pricing: { eur: { unitAmount: 100 } }, purchase: 'recurring', termCount: 1, termUnit: 'month' };
+    const price = await created('/prices', {
+      name: 'Usage',
+      priceModel: 'fee',
+      billingTiming: 'event_based',
+      metricCode: code,
+      productId: product.id,
+      ...pricing,
+    });
+    const blocker = new Client({ connectionString: t.database.url });
+    await blocker.connect();
+    await blocker.query('begin');
+    await blocker.query(`select pg_advisory_xact_lock(hashtext($1))`, ['projection:subscriptions.read-model']);
+    const key = randomUUID();
+    let send: () => Promise<TestResponse>;
+    try {
+      const body = { customer: { id: randomUUID(), handle: 'C-LAG', name: 'Lag Oy' }, currency: 'EUR', term: { start: '2026-02-01', end: null } };
+      expectProblem(await t.request('POST', '/subscriptions', { body: { ...body, items: [{ priceId: price.id }] } }), 503, 'read-model-timeout');
+      const [{ id: subscriptionId }] = await t.dataSource.query(
+        `select stream_id as id from events where event_type = 'SubscriptionCreated' order by global_position desc limit 1`,
+      );
+      const events = [{ id: randomUUID(), subscriptionId, metricCode: code, timestamp: '2026-02-20T09:00:00Z', properties: {} }];
+      send = () => t.request('POST', '/usage-events', { body: { events }, headers: withKey(key) });
+      // The batch waits for the read model to show the subscription: 503 while it cannot, never a rejection kept with its key.
+      expectProblem(await send(), 503, 'read-model-timeout');
+    } finally {
+      await blocker.query('rollback');
+      await blocker.end();
+    }
+    const accepted = await send!();
+    expect([accepted.status, accepted.headers.get('idempotent-replayed')]).toEqual([200, null]);
+    expect(accepted.body.results).toEqual([expect.objectContaining({ status: 'accepted' })]);
+  });
+
   it('applies to every POST and PUT of the served OpenAPI document: declared, validated, and replayed', async () => {
     const document = (await t.request('GET', '/openapi.json', { token: null })).body;
     const writes = Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([path, item]) =>

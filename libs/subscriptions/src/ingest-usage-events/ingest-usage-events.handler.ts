@@ -2,6 +2,7 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandPath } from '@billing/event-store';
 import { childPointer, FieldError, ValidationError } from '@billing/shared-kernel';
 import { BillableMetric, endsAt, startOfDayIn, Subscription, usageValue } from '../domain';
+import { SubscriptionsReadModel } from '../read-model/subscriptions.read-model';
 import { UsageRow, UsageStore } from '../usage/usage-store';
 import { IngestUsageEventsCommand, UsageBatchResult, UsageEventResult, UsageEventStatus } from './ingest-usage-events.command';
 import { UsageEventInput } from './usage-batch';
@@ -36,14 +37,13 @@ export class IngestUsageEventsHandler implements ICommandHandler<IngestUsageEven
   constructor(
     private readonly commands: CommandPath,
     private readonly store: UsageStore,
+    private readonly readModel: SubscriptionsReadModel,
   ) {}
 
   async execute({ environmentId, events, context }: IngestUsageEventsCommand): Promise<UsageBatchResult> {
     const now = context.meta.now;
-    const metrics = await this.store.metrics(environmentId, [...new Set(events.map((event) => event.metricCode))]);
+    const { metrics, subscriptions, byCustomer } = await this.references(environmentId, events);
     checkValues(events, metrics);
-    const subscriptions = await this.store.subscriptions(environmentId, [...new Set(events.flatMap((event) => event.subscriptionId ?? []))]);
-    const byCustomer = await this.store.subscriptionsOfCustomers(environmentId, [...new Set(events.flatMap((event) => event.customerId ?? []))]);
 
     // Service bounds per subscription, computed once per batch (time-zone arithmetic is the costly part of checking an event).
     const bounds = new Map<string, ServiceBounds>();
@@ -92,6 +92,26 @@ export class IngestUsageEventsHandler implements ICommandHandler<IngestUsageEven
     });
     const count = (status: UsageEventStatus) => results.filter((result) => result.status === status).length;
     return { accepted: count('accepted'), duplicates: count('duplicate'), rejected: count('rejected'), results };
+  }
+
+  /**
+   * The metrics, subscriptions and customers' subscriptions the batch names, read again once the read model caught up
+   * when one is missing (caughtUpOnMiss): an event naming something that exists in the log is never rejected because
+   * the read model lags it (issue 41 #11).
+   */
+  private references(environmentId: string, events: readonly UsageEventInput[]) {
+    const codes = [...new Set(events.map((event) => event.metricCode))];
+    const subscriptionIds = [...new Set(events.flatMap((event) => event.subscriptionId ?? []))];
+    const customerIds = [...new Set(events.flatMap((event) => event.customerId ?? []))];
+    return this.readModel.caughtUpOnMiss(
+      async () => ({
+        metrics: await this.store.metrics(environmentId, codes),
+        subscriptions: await this.store.subscriptions(environmentId, subscriptionIds),
+        byCustomer: await this.store.subscriptionsOfCustomers(environmentId, customerIds),
+      }),
+      ({ metrics, subscriptions, byCustomer }) =>
+        metrics.size === codes.length && subscriptions.size === subscriptionIds.length && customerIds.every((id) => byCustomer.has(id)),
+    );
   }
 }
 
