@@ -54,8 +54,11 @@ export interface Scenario {
   thenRows(sql: string, params: readonly unknown[], expected: readonly unknown[]): Promise<void>;
 }
 
-/** Call in a describe's body: registers the hooks that create, empty (with the projection's own reset) and drop its database. */
-export function projectionSpec(projection: Projection): ProjectionSpec {
+/**
+ * Call in a describe's body: registers the hooks that create, empty (with the projection's own reset) and drop its
+ * database. `resetBeforeEach: false` for a spec whose tests build on one log (a runner's checkpoint, a rebuild).
+ */
+export function projectionSpec(projection: Projection, { resetBeforeEach = true } = {}): ProjectionSpec {
   let source: DataSource | undefined;
   let close: () => Promise<void>;
   let store: EventStore;
@@ -64,7 +67,9 @@ export function projectionSpec(projection: Projection): ProjectionSpec {
     store = new EventStore(source);
   });
   afterAll(() => close());
-  beforeEach(() => dataSource().transaction((tx) => projection.reset(tx)));
+  beforeEach(async () => {
+    if (resetBeforeEach) await dataSource().transaction((tx) => projection.reset(tx));
+  });
   const dataSource = (): DataSource => {
     if (!source) throw new Error('projectionSpec: its database exists only inside a test');
     return source;
