@@ -7,7 +7,7 @@ import { createTestDataSource } from './test-database';
 /**
  * Given/when/then for projections, as `deciderSpec` is for deciders (after emmett's projection specs):
  *
- *   const spec = projectionSpec(couponsProjection); // in a describe: its own database, emptied before each test
+ *   const spec = projectionSpec(couponsProjection); // its own database, emptied before each test
  *   await spec.given(append(stream, [created])).when(append(stream, [updated])).thenRows(`select … from coupons`, [], [row]);
  *
  * Why not hand-built rows and a stub transaction: a projection is SQL against the app's migrated tables, and its
@@ -55,8 +55,9 @@ export interface Scenario {
 }
 
 /**
- * Call in a describe's body: registers the hooks that create, empty (with the projection's own reset) and drop its
- * database. `resetBeforeEach: false` for a spec whose tests build on one log (a runner's checkpoint, a rebuild).
+ * Call at a spec file's top level (or in a describe): registers the hooks that create, empty (with the projection's
+ * own reset) and drop its database. `resetBeforeEach: false` for a spec whose tests build on one log (a runner's
+ * checkpoint, a rebuild).
  */
 export function projectionSpec(projection: Projection, { resetBeforeEach = true } = {}): ProjectionSpec {
   let source: DataSource | undefined;

@@ -12,35 +12,70 @@ import { analyticsProjection } from './analytics.projection';
  * The `analytics.read-model` projection on real Postgres: invoices, payments and subscriptions made by their own
  * contexts' deciders, prices as the catalog records them; then the ledger, MRR changes and tracked states.
  */
+const spec = projectionSpec(analyticsProjection);
+const CREATED = '2026-01-15T10:00:00.000Z';
+const PAID = '2026-01-20T08:00:00.000Z';
+const ledger = `select invoice_id, currency, day::text, known_at, invoiced::int, tax::int, discounts::int, credit_notes::int, collected::int, receivable::int, usage::int
+                  from analytics_ledger where environment_id = $1 order by known_at, invoiced desc`;
+const zero = { invoiced: 0, tax: 0, discounts: 0, credit_notes: 0, collected: 0, receivable: 0, usage: 0 };
+const customer = { id: randomUUID(), handle: 'c-1', name: 'Acme' };
+
+/** An invoice of 2 × 50.00 EUR without tax, created then booked as INV-1: its two events. */
+const invoice = (invoiceId: string) => {
+  const created = decideCreateInvoice(
+    { invoiceId, customer, currency: 'EUR', date: '2026-01-15', items: [{ quantity: 2, unitAmount: 5000 }], taxes: new Map() },
+    invoiceEvolver.initialState(),
+    metadataAt(CREATED),
+  );
+  const booked = decideBookInvoice({ invoiceId, handle: 'INV-1', taxes: new Map() }, foldEvents(invoiceEvolver, created), metadataAt(CREATED));
+  return { created, booked };
+};
+const paid = (invoiceId: string, paymentId: string) => {
+  const facts = { invoiceId, status: 'booked', type: 'invoice', currency: 'EUR', customerId: customer.id, totalDue: 10_000 } as const;
+  const created = decideCreatePayment(
+    { paymentId, invoiceId, invoice: facts, provider: 'sandbox', providerEnabled: true, pendingPaymentId: null },
+    paymentEvolver.initialState(),
+    metadataAt(PAID),
+  );
+  return [...created, ...decideRecordOutcome({ kind: 'succeeded', providerReference: 'ch_1' }, foldEvents(paymentEvolver, created), metadataAt(PAID))];
+};
+
+const MRR_CHANGES = `select event_id, position::text, subscription_id, customer_key, currency, at, known_at, mrr::int from analytics_mrr_changes where environment_id = $1`;
+
+/** A catalog price of 15.00 EUR a month (its event), and the facts a subscription is decided with. */
+function priceOf(priceId: string) {
+  const price: PriceCreated = {
+    type: 'PriceCreated',
+    schemaVersion: 1,
+    data: {
+      priceId,
+      name: 'Pro',
+      description: null,
+      priceModel: 'fee',
+      purchase: 'recurring',
+      termCount: 1,
+      termUnit: 'month',
+      billingTiming: 'advance',
+      pricing: { eur: { unitAmount: 1500 } },
+      productId: null,
+      createdAt: CREATED,
+    },
+  };
+  const facts = {
+    id: priceId,
+    name: 'Pro',
+    archived: false,
+    currencies: ['eur'],
+    purchase: 'recurring',
+    termCount: 1,
+    termUnit: 'month',
+    billingTiming: 'advance',
+    product: { id: randomUUID(), name: 'Pro' },
+  } as const;
+  return { price, facts };
+}
+
 describe('analytics.read-model projection (Postgres)', () => {
-  const spec = projectionSpec(analyticsProjection);
-  const CREATED = '2026-01-15T10:00:00.000Z';
-  const PAID = '2026-01-20T08:00:00.000Z';
-  const ledger = `select invoice_id, currency, day::text, known_at, invoiced::int, tax::int, discounts::int, credit_notes::int, collected::int, receivable::int, usage::int
-                    from analytics_ledger where environment_id = $1 order by known_at, invoiced desc`;
-  const zero = { invoiced: 0, tax: 0, discounts: 0, credit_notes: 0, collected: 0, receivable: 0, usage: 0 };
-  const customer = { id: randomUUID(), handle: 'c-1', name: 'Acme' };
-
-  /** An invoice of 2 × 50.00 EUR without tax, created then booked as INV-1: its two events. */
-  const invoice = (invoiceId: string) => {
-    const created = decideCreateInvoice(
-      { invoiceId, customer, currency: 'EUR', date: '2026-01-15', items: [{ quantity: 2, unitAmount: 5000 }], taxes: new Map() },
-      invoiceEvolver.initialState(),
-      metadataAt(CREATED),
-    );
-    const booked = decideBookInvoice({ invoiceId, handle: 'INV-1', taxes: new Map() }, foldEvents(invoiceEvolver, created), metadataAt(CREATED));
-    return { created, booked };
-  };
-  const paid = (invoiceId: string, paymentId: string) => {
-    const facts = { invoiceId, status: 'booked', type: 'invoice', currency: 'EUR', customerId: customer.id, totalDue: 10_000 } as const;
-    const created = decideCreatePayment(
-      { paymentId, invoiceId, invoice: facts, provider: 'sandbox', providerEnabled: true, pendingPaymentId: null },
-      paymentEvolver.initialState(),
-      metadataAt(PAID),
-    );
-    return [...created, ...decideRecordOutcome({ kind: 'succeeded', providerReference: 'ch_1' }, foldEvents(paymentEvolver, created), metadataAt(PAID))];
-  };
-
   it('given an invoice created then booked, then its tracked state and one ledger entry on its date: invoiced and receivable (the draft moves nothing)', async () => {
     const env = randomUUID();
     const id = randomUUID();
@@ -85,37 +120,13 @@ describe('analytics.read-model projection (Postgres)', () => {
         expect(rows).toHaveLength(2);
       });
   });
+});
+
+describe('analytics.read-model projection (Postgres): MRR, other streams, replays', () => {
   it('given a price and a subscription to it starting that day, then its MRR change: the monthly amount of its quantity, owned by its customer', async () => {
     const env = randomUUID();
     const [priceId, subscriptionId] = [randomUUID(), randomUUID()];
-    const price: PriceCreated = {
-      type: 'PriceCreated',
-      schemaVersion: 1,
-      data: {
-        priceId,
-        name: 'Pro',
-        description: null,
-        priceModel: 'fee',
-        purchase: 'recurring',
-        termCount: 1,
-        termUnit: 'month',
-        billingTiming: 'advance',
-        pricing: { eur: { unitAmount: 1500 } },
-        productId: null,
-        createdAt: CREATED,
-      },
-    };
-    const facts = {
-      id: priceId,
-      name: 'Pro',
-      archived: false,
-      currencies: ['eur'],
-      purchase: 'recurring',
-      termCount: 1,
-      termUnit: 'month',
-      billingTiming: 'advance',
-      product: { id: randomUUID(), name: 'Pro' },
-    } as const;
+    const { price, facts } = priceOf(priceId);
     const subscribed = decideCreateSubscription(
       {
         subscriptionId,
@@ -134,12 +145,7 @@ describe('analytics.read-model projection (Postgres)', () => {
         append(subscriptionStream(env, subscriptionId), subscribed, CREATED),
       )
       .then(async (query, { given }) => {
-        expect(
-          await query(
-            `select event_id, position::text, subscription_id, customer_key, currency, at, known_at, mrr::int from analytics_mrr_changes where environment_id = $1`,
-            [env],
-          ),
-        ).toEqual([
+        expect(await query(MRR_CHANGES, [env])).toEqual([
           {
             event_id: given[1].eventId,
             position: given[1].globalPosition,

@@ -20,33 +20,33 @@ import { couponCodeStream, couponStream, promotionCodeStream } from '../streams'
 import { couponsProjection } from './coupons.projection';
 
 /** The `coupons.read-model` projection on real Postgres: coupons and promotion codes made by the real deciders, then their rows. */
+const spec = projectionSpec(couponsProjection);
+const CREATED = '2026-01-15T10:00:00.000Z';
+const LATER = '2026-02-01T12:00:00.000Z';
+const input: CreateCouponInput = {
+  code: 'WELCOME',
+  name: 'Welcome 10 %',
+  percentOff: 10,
+  amountOff: null,
+  duration: 'repeating',
+  durationInMonths: 3,
+  appliesTo: null,
+  maxRedemptions: 100,
+  redeemBy: null,
+};
+const coupons = `select id, position::text, version, state, view from coupons where environment_id = $1`;
+const promotionCodes = `select id, position::text, version, state, view from promotion_codes where environment_id = $1`;
+
+const create = (couponId: string) => decideCreateCoupon({ couponId, input }, couponEvolver.initialState(), metadataAt(CREATED));
+const coupon = (couponId: string, ...later: CouponEvent[]) => foldEvents(couponEvolver, [...create(couponId), ...later]) as Coupon;
+const redeem = (couponId: string, promotionCodeId: string | null, ...before: CouponEvent[]) =>
+  decideRedeemCoupon(
+    { couponId, redemptionId: randomUUID(), promotionCodeId, redeemedBy: { type: 'customer', id: randomUUID() } },
+    coupon(couponId, ...before),
+    metadataAt(LATER),
+  );
+
 describe('coupons.read-model projection (Postgres)', () => {
-  const spec = projectionSpec(couponsProjection);
-  const CREATED = '2026-01-15T10:00:00.000Z';
-  const LATER = '2026-02-01T12:00:00.000Z';
-  const input: CreateCouponInput = {
-    code: 'WELCOME',
-    name: 'Welcome 10 %',
-    percentOff: 10,
-    amountOff: null,
-    duration: 'repeating',
-    durationInMonths: 3,
-    appliesTo: null,
-    maxRedemptions: 100,
-    redeemBy: null,
-  };
-  const coupons = `select id, position::text, version, state, view from coupons where environment_id = $1`;
-  const promotionCodes = `select id, position::text, version, state, view from promotion_codes where environment_id = $1`;
-
-  const create = (couponId: string) => decideCreateCoupon({ couponId, input }, couponEvolver.initialState(), metadataAt(CREATED));
-  const coupon = (couponId: string, ...later: CouponEvent[]) => foldEvents(couponEvolver, [...create(couponId), ...later]) as Coupon;
-  const redeem = (couponId: string, promotionCodeId: string | null, ...before: CouponEvent[]) =>
-    decideRedeemCoupon(
-      { couponId, redemptionId: randomUUID(), promotionCodeId, redeemedBy: { type: 'customer', id: randomUUID() } },
-      coupon(couponId, ...before),
-      metadataAt(LATER),
-    );
-
   it('given a coupon created, then one row: its terms, no redemption yet, version 1, at the creating position', async () => {
     const env = randomUUID();
     const id = randomUUID();

@@ -22,23 +22,23 @@ import { collectionStream, invoicePaymentsStream, paymentStream, providerStream 
 import { paymentsProjection } from './payments.projection';
 
 /** The `payments.read-model` projection on real Postgres: payments, providers and collections made by the real deciders, then rows. */
+const spec = projectionSpec(paymentsProjection);
+const CREATED = '2026-01-15T10:00:00.000Z';
+const LATER = '2026-01-15T10:05:00.000Z';
+const payments = `select invoice_id, customer_id, provider, currency, amount::int, status, created_at, version, state, refund_pending_since, recorded_at
+                    from payments where environment_id = $1 and id = $2`;
+const invoiceId = randomUUID();
+const invoice = { invoiceId, status: 'booked', type: 'invoice', currency: 'EUR', customerId: 'cus-1', totalDue: 12_500 } as const;
+
+const create = (paymentId: string) =>
+  decideCreatePayment(
+    { paymentId, invoiceId, invoice, provider: 'sandbox', providerEnabled: true, pendingPaymentId: null },
+    paymentEvolver.initialState(),
+    metadataAt(CREATED),
+  );
+const payment = (events: readonly PaymentEvent[]) => foldEvents(paymentEvolver, events) as Payment;
+
 describe('payments.read-model projection (Postgres)', () => {
-  const spec = projectionSpec(paymentsProjection);
-  const CREATED = '2026-01-15T10:00:00.000Z';
-  const LATER = '2026-01-15T10:05:00.000Z';
-  const payments = `select invoice_id, customer_id, provider, currency, amount::int, status, created_at, version, state, refund_pending_since, recorded_at
-                      from payments where environment_id = $1 and id = $2`;
-  const invoiceId = randomUUID();
-  const invoice = { invoiceId, status: 'booked', type: 'invoice', currency: 'EUR', customerId: 'cus-1', totalDue: 12_500 } as const;
-
-  const create = (paymentId: string) =>
-    decideCreatePayment(
-      { paymentId, invoiceId, invoice, provider: 'sandbox', providerEnabled: true, pendingPaymentId: null },
-      paymentEvolver.initialState(),
-      metadataAt(CREATED),
-    );
-  const payment = (events: readonly PaymentEvent[]) => foldEvents(paymentEvolver, events) as Payment;
-
   it('given a payment created, then a pending row with the columns GET /payments filters on, the fold, and the real time it was recorded', async () => {
     const env = randomUUID();
     const id = randomUUID();
@@ -87,7 +87,9 @@ describe('payments.read-model projection (Postgres)', () => {
         });
       });
   });
+});
 
+describe('payments.read-model projection (Postgres): providers, collections, other streams', () => {
   it('given a provider enabled with credentials, then its row keeps the hint and never the (encrypted) credentials', async () => {
     const env = randomUUID();
     const stream = providerStream(env, 'stripe');

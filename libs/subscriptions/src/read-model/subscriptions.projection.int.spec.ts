@@ -17,66 +17,66 @@ import { subscriptionHandleStream, subscriptionStream } from '../streams';
 import { subscriptionsProjection } from './subscriptions.projection';
 
 /** The `subscriptions.read-model` projection on real Postgres: subscriptions (real deciders) and the catalog's price events, then rows. */
-describe('subscriptions.read-model projection (Postgres)', () => {
-  const spec = projectionSpec(subscriptionsProjection);
-  const CREATED = '2026-01-10T09:00:00.000Z';
-  const CANCELLED = '2026-02-14T12:00:00.000Z';
-  const subscriptions = `select id, handle, status, customer_id, created_at, version, state, next_work_at from subscriptions where environment_id = $1`;
-  const versions = `select price_id, version, effective_at, pricing from subscription_price_versions where environment_id = $1 order by version`;
+const spec = projectionSpec(subscriptionsProjection);
+const CREATED = '2026-01-10T09:00:00.000Z';
+const CANCELLED = '2026-02-14T12:00:00.000Z';
+const subscriptions = `select id, handle, status, customer_id, created_at, version, state, next_work_at from subscriptions where environment_id = $1`;
+const versions = `select price_id, version, effective_at, pricing from subscription_price_versions where environment_id = $1 order by version`;
 
-  const create = (subscriptionId: string) =>
-    decideCreateSubscription(
-      {
-        subscriptionId,
-        handle: 'sub-0001',
-        customer: { id: 'cust-1', name: 'Acme' },
-        currency: 'EUR',
-        term: { start: '2026-01-31' },
-        timeZone: 'Europe/Helsinki',
-        items: [{ priceId: 'price-monthly', price: priceFacts(), quantity: 2 }],
-      },
-      subscriptionEvolver.initialState(),
-      metadataAt(CREATED),
-    );
-  /** The row a subscription whose stream holds `events` must have. */
-  const row = (id: string, events: readonly SubscriptionEvent[]) => {
-    const state = foldEvents(subscriptionEvolver, events);
-    if (state.status === 'none') throw new Error('no subscription');
-    return {
-      id,
+const create = (subscriptionId: string) =>
+  decideCreateSubscription(
+    {
+      subscriptionId,
       handle: 'sub-0001',
-      status: state.status,
-      customer_id: 'cust-1',
-      created_at: new Date(CREATED),
-      version: events.length,
-      state,
-      next_work_at: nextWorkAt(state),
-    };
-  };
-
-  const priceCreated = (priceId: string): PriceCreated => ({
-    type: 'PriceCreated',
-    schemaVersion: 1,
-    data: {
-      priceId,
-      name: 'Pro monthly',
-      description: null,
-      priceModel: 'fee',
-      purchase: 'recurring',
-      termCount: 1,
-      termUnit: 'month',
-      billingTiming: 'advance',
-      pricing: { eur: { unitAmount: 1500 } },
-      productId: null,
-      createdAt: CREATED,
+      customer: { id: 'cust-1', name: 'Acme' },
+      currency: 'EUR',
+      term: { start: '2026-01-31' },
+      timeZone: 'Europe/Helsinki',
+      items: [{ priceId: 'price-monthly', price: priceFacts(), quantity: 2 }],
     },
-  });
-  const priceUpdated = (priceId: string, changes: Omit<PriceUpdated['data'], 'priceId' | 'updatedAt'>): PriceUpdated => ({
-    type: 'PriceUpdated',
-    schemaVersion: 1,
-    data: { priceId, ...changes, updatedAt: CANCELLED },
-  });
+    subscriptionEvolver.initialState(),
+    metadataAt(CREATED),
+  );
+/** The row a subscription whose stream holds `events` must have. */
+const row = (id: string, events: readonly SubscriptionEvent[]) => {
+  const state = foldEvents(subscriptionEvolver, events);
+  if (state.status === 'none') throw new Error('no subscription');
+  return {
+    id,
+    handle: 'sub-0001',
+    status: state.status,
+    customer_id: 'cust-1',
+    created_at: new Date(CREATED),
+    version: events.length,
+    state,
+    next_work_at: nextWorkAt(state),
+  };
+};
 
+const priceCreated = (priceId: string): PriceCreated => ({
+  type: 'PriceCreated',
+  schemaVersion: 1,
+  data: {
+    priceId,
+    name: 'Pro monthly',
+    description: null,
+    priceModel: 'fee',
+    purchase: 'recurring',
+    termCount: 1,
+    termUnit: 'month',
+    billingTiming: 'advance',
+    pricing: { eur: { unitAmount: 1500 } },
+    productId: null,
+    createdAt: CREATED,
+  },
+});
+const priceUpdated = (priceId: string, changes: Omit<PriceUpdated['data'], 'priceId' | 'updatedAt'>): PriceUpdated => ({
+  type: 'PriceUpdated',
+  schemaVersion: 1,
+  data: { priceId, ...changes, updatedAt: CANCELLED },
+});
+
+describe('subscriptions.read-model projection (Postgres)', () => {
   it('given a subscription created, then one row: handle, status, customer, the fold and when the engine first has work for it', async () => {
     const env = randomUUID();
     const id = randomUUID();

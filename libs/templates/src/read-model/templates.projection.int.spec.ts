@@ -14,18 +14,18 @@ import { defaultTemplateGroupStream, templateGroupStream } from '../streams';
 import { templatesProjection } from './templates.projection';
 
 /** The `templates.read-model` projection on real Postgres: template groups made by the real deciders, then their rows. */
+const spec = projectionSpec(templatesProjection);
+const none = templateGroupEvolver.initialState();
+const CREATED = '2026-01-15T10:00:00.000Z';
+const LATER = '2026-01-16T08:30:00.000Z';
+const defaults = { invoice_pdf: '<p>{{ invoice.handle }}</p>', credit_note_pdf: '<p>credit</p>', invoice_email_html: '<p>mail</p>' };
+const rows = `select id, position::text, version, state, view from template_groups where environment_id = $1`;
+
+const create = (templateGroupId: string) =>
+  decideCreateTemplateGroup({ templateGroupId, input: { name: 'Nordic', locale: 'fi' }, defaults }, none, metadataAt(CREATED, 'template'));
+const created = (id: string): TemplateGroupState => templateGroupEvolver.evolve(none, create(id)[0]);
+
 describe('templates.read-model projection (Postgres)', () => {
-  const spec = projectionSpec(templatesProjection);
-  const none = templateGroupEvolver.initialState();
-  const CREATED = '2026-01-15T10:00:00.000Z';
-  const LATER = '2026-01-16T08:30:00.000Z';
-  const defaults = { invoice_pdf: '<p>{{ invoice.handle }}</p>', credit_note_pdf: '<p>credit</p>', invoice_email_html: '<p>mail</p>' };
-  const rows = `select id, position::text, version, state, view from template_groups where environment_id = $1`;
-
-  const create = (templateGroupId: string) =>
-    decideCreateTemplateGroup({ templateGroupId, input: { name: 'Nordic', locale: 'fi' }, defaults }, none, metadataAt(CREATED, 'template'));
-  const created = (id: string): TemplateGroupState => templateGroupEvolver.evolve(none, create(id)[0]);
-
   it('given a group created, then one row: its three templates in state and view, version 1, at the creating position', async () => {
     const env = randomUUID();
     const id = randomUUID();

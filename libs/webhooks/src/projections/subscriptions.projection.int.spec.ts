@@ -15,29 +15,29 @@ import { webhookSubscriptionStream } from '../streams';
 import { subscriptionsProjection } from './subscriptions.projection';
 
 /** The `webhooks.subscriptions` projection on real Postgres: subscriptions made by the real deciders, then their rows. */
+const spec = projectionSpec(subscriptionsProjection);
+const SUBSCRIBED = '2026-01-15T10:00:00.000Z';
+const LATER = '2026-01-20T09:00:00.000Z';
+const url = 'https://receiver.example/hooks' as WebhookUrl;
+const rows = `select id, url, version, status, encrypted_signature_key, disabled_reason, created_at, updated_at, stream_version
+                from webhook_subscriptions where environment_id = $1`;
+
+const subscribe = () => decideSubscribe({ url, version: NEWEST_VERSION, encryptedSignatureKey: 'v1.key-1' }, webhookSubscriptionEvolver.initialState());
+const after = (...events: WebhookSubscriptionEvent[]) => foldEvents(webhookSubscriptionEvolver, [...subscribe(), ...events]);
+const row = (id: string, changes: Record<string, unknown>) => ({
+  id,
+  url,
+  version: NEWEST_VERSION,
+  status: 'active',
+  encrypted_signature_key: 'v1.key-1',
+  disabled_reason: null,
+  created_at: new Date(SUBSCRIBED),
+  updated_at: new Date(SUBSCRIBED),
+  stream_version: 1,
+  ...changes,
+});
+
 describe('webhooks.subscriptions projection (Postgres)', () => {
-  const spec = projectionSpec(subscriptionsProjection);
-  const SUBSCRIBED = '2026-01-15T10:00:00.000Z';
-  const LATER = '2026-01-20T09:00:00.000Z';
-  const url = 'https://receiver.example/hooks' as WebhookUrl;
-  const rows = `select id, url, version, status, encrypted_signature_key, disabled_reason, created_at, updated_at, stream_version
-                  from webhook_subscriptions where environment_id = $1`;
-
-  const subscribe = () => decideSubscribe({ url, version: NEWEST_VERSION, encryptedSignatureKey: 'v1.key-1' }, webhookSubscriptionEvolver.initialState());
-  const after = (...events: WebhookSubscriptionEvent[]) => foldEvents(webhookSubscriptionEvolver, [...subscribe(), ...events]);
-  const row = (id: string, changes: Record<string, unknown>) => ({
-    id,
-    url,
-    version: NEWEST_VERSION,
-    status: 'active',
-    encrypted_signature_key: 'v1.key-1',
-    disabled_reason: null,
-    created_at: new Date(SUBSCRIBED),
-    updated_at: new Date(SUBSCRIBED),
-    stream_version: 1,
-    ...changes,
-  });
-
   it('given a subscription, then an active row with its URL, version and key, created and updated at the event’s time', async () => {
     const env = randomUUID();
     const id = randomUUID();

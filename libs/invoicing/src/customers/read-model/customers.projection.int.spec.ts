@@ -16,38 +16,38 @@ import { customerHandleStream, customerStream } from '../../streams';
 import { customersProjection } from './customers.projection';
 
 /** The `invoicing.customers` projection on real Postgres: customers and their balance entries made by the real deciders, then rows. */
-describe('invoicing.customers projection (Postgres)', () => {
-  const spec = projectionSpec(customersProjection);
-  const CREATED = '2026-01-15T10:00:00.000Z';
-  const LATER = '2026-01-18T16:45:00.000Z';
-  const customers = `select id, handle, email, status, created_at, version, state, invoice_customer from customers where environment_id = $1`;
-  const entries = `select id, customer_id, position::text, view from customer_balance_transactions where environment_id = $1 order by position`;
+const spec = projectionSpec(customersProjection);
+const CREATED = '2026-01-15T10:00:00.000Z';
+const LATER = '2026-01-18T16:45:00.000Z';
+const customers = `select id, handle, email, status, created_at, version, state, invoice_customer from customers where environment_id = $1`;
+const entries = `select id, customer_id, position::text, view from customer_balance_transactions where environment_id = $1 order by position`;
 
-  const create = (customerId: string) =>
-    decideCreateCustomer(
-      { customerId, handle: 'acme', input: { name: 'Acme Oy', email: 'billing@acme.example', currency: 'EUR' } },
-      customerEvolver.initialState(),
-      metadataAt(CREATED),
-    );
-  const customer = (events: readonly CustomerEvent[]) => foldEvents(customerEvolver, events) as Customer;
-  const credit = (customerId: string, amount: number, history: readonly CustomerEvent[]) =>
-    decideAdjustCustomerBalance({ customerId, entryId: randomUUID(), amount, currency: 'eur', description: 'goodwill' }, customer(history), metadataAt(LATER));
+const create = (customerId: string) =>
+  decideCreateCustomer(
+    { customerId, handle: 'acme', input: { name: 'Acme Oy', email: 'billing@acme.example', currency: 'EUR' } },
+    customerEvolver.initialState(),
+    metadataAt(CREATED),
+  );
+const customer = (events: readonly CustomerEvent[]) => foldEvents(customerEvolver, events) as Customer;
+const credit = (customerId: string, amount: number, history: readonly CustomerEvent[]) =>
+  decideAdjustCustomerBalance({ customerId, entryId: randomUUID(), amount, currency: 'eur', description: 'goodwill' }, customer(history), metadataAt(LATER));
 
-  /** The customers row of a customer whose stream holds `events`. */
-  const row = (id: string, events: readonly CustomerEvent[]) => {
-    const state = customer(events);
-    return {
-      id,
-      handle: state.handle,
-      email: state.email,
-      status: state.status,
-      created_at: new Date(CREATED),
-      version: events.length,
-      state,
-      invoice_customer: { id, handle: state.handle, name: state.name, billingAddress: state.billingAddress },
-    };
+/** The customers row of a customer whose stream holds `events`. */
+const row = (id: string, events: readonly CustomerEvent[]) => {
+  const state = customer(events);
+  return {
+    id,
+    handle: state.handle,
+    email: state.email,
+    status: state.status,
+    created_at: new Date(CREATED),
+    version: events.length,
+    state,
+    invoice_customer: { id, handle: state.handle, name: state.name, billingAddress: state.billingAddress },
   };
+};
 
+describe('invoicing.customers projection (Postgres)', () => {
   it('given a customer created, then one row: the filter columns, the fold and the customer as invoices name it; no balance entry', async () => {
     const env = randomUUID();
     const id = randomUUID();
