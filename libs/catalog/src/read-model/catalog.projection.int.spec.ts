@@ -13,159 +13,159 @@ import { catalogProjection } from './catalog.projection';
  * migrations, through the migrated template database): events in, rows out,
  * set-wise, and the same rows whatever the batches.
  */
-describe('catalog.read-model projection (Postgres)', () => {
-  const spec = projectionSpec(catalogProjection);
+const spec = projectionSpec(catalogProjection);
 
-  const T0 = SPEC_TIME;
-  const at = (minutes: number) => new Date(Date.parse(T0) + minutes * 60_000).toISOString();
+const T0 = SPEC_TIME;
+const at = (minutes: number) => new Date(Date.parse(T0) + minutes * 60_000).toISOString();
 
-  const priceCreated = (priceId: string, overrides: Partial<PriceCreated['data']> = {}): PriceCreated => ({
-    type: 'PriceCreated',
-    schemaVersion: 1,
-    data: {
-      priceId,
-      name: 'Pro monthly',
-      description: null,
-      priceModel: 'fee',
-      purchase: 'recurring',
-      termCount: 1,
-      termUnit: 'month',
-      billingTiming: 'advance',
-      pricing: { eur: { unitAmount: 1500 } },
-      productId: null,
-      createdAt: T0,
-      ...overrides,
-    },
-  });
-  const priceUpdated = (priceId: string, changes: Omit<PriceUpdated['data'], 'priceId' | 'updatedAt'>, updatedAt: string): PriceUpdated => ({
-    type: 'PriceUpdated',
-    schemaVersion: 1,
-    data: { priceId, ...changes, updatedAt },
-  });
-  const priceArchived = (priceId: string, archivedAt: string): PriceEvent => ({ type: 'PriceArchived', schemaVersion: 1, data: { priceId, archivedAt } });
-  const productCreated = (productId: string, name: string): ProductCreated => ({
-    type: 'ProductCreated',
-    schemaVersion: 1,
-    data: { productId, name, description: null, createdAt: T0 },
-  });
+const priceCreated = (priceId: string, overrides: Partial<PriceCreated['data']> = {}): PriceCreated => ({
+  type: 'PriceCreated',
+  schemaVersion: 1,
+  data: {
+    priceId,
+    name: 'Pro monthly',
+    description: null,
+    priceModel: 'fee',
+    purchase: 'recurring',
+    termCount: 1,
+    termUnit: 'month',
+    billingTiming: 'advance',
+    pricing: { eur: { unitAmount: 1500 } },
+    productId: null,
+    createdAt: T0,
+    ...overrides,
+  },
+});
+const priceUpdated = (priceId: string, changes: Omit<PriceUpdated['data'], 'priceId' | 'updatedAt'>, updatedAt: string): PriceUpdated => ({
+  type: 'PriceUpdated',
+  schemaVersion: 1,
+  data: { priceId, ...changes, updatedAt },
+});
+const priceArchived = (priceId: string, archivedAt: string): PriceEvent => ({ type: 'PriceArchived', schemaVersion: 1, data: { priceId, archivedAt } });
+const productCreated = (productId: string, name: string): ProductCreated => ({
+  type: 'ProductCreated',
+  schemaVersion: 1,
+  data: { productId, name, description: null, createdAt: T0 },
+});
 
-  /** Appends to a stream (continuing it) and returns the recorded events, with their real log positions. */
-  const append = (stream: StreamRef, events: DomainEvent[]): Promise<RecordedEvent[]> => spec.append(appended(stream, events));
+/** Appends to a stream (continuing it) and returns the recorded events, with their real log positions. */
+const append = (stream: StreamRef, events: DomainEvent[]): Promise<RecordedEvent[]> => spec.append(appended(stream, events));
 
-  /** Every event of these streams in log order, as the projector would deliver them. */
-  async function inLogOrder(streams: StreamRef[]): Promise<RecordedEvent[]> {
-    const store = new EventStore(spec.dataSource());
-    const events = (await Promise.all(streams.map((stream) => store.readStream(stream)))).flat();
-    return events.sort(comparePositions);
+/** Every event of these streams in log order, as the projector would deliver them. */
+async function inLogOrder(streams: StreamRef[]): Promise<RecordedEvent[]> {
+  const store = new EventStore(spec.dataSource());
+  const events = (await Promise.all(streams.map((stream) => store.readStream(stream)))).flat();
+  return events.sort(comparePositions);
+}
+
+/** Applies each batch in its own transaction, as the runner does; returns the SQL statements each batch ran. */
+async function applyBatches(batches: RecordedEvent[][]): Promise<string[][]> {
+  const statements: string[][] = [];
+  for (const batch of batches) {
+    const ran: string[] = [];
+    await spec.apply([batch], (tx, work) => counting(tx, ran, work));
+    statements.push(ran);
   }
+  return statements;
+}
 
-  /** Applies each batch in its own transaction, as the runner does; returns the SQL statements each batch ran. */
-  async function applyBatches(batches: RecordedEvent[][]): Promise<string[][]> {
-    const statements: string[][] = [];
-    for (const batch of batches) {
-      const ran: string[] = [];
-      await spec.apply([batch], (tx, work) => counting(tx, ran, work));
-      statements.push(ran);
-    }
-    return statements;
+/** Counts every statement the transaction's connection runs (TypeORM's and prepared ones alike) while `work` runs. */
+async function counting(tx: EntityManager, ran: string[], work: () => Promise<void>): Promise<void> {
+  const connection = (tx.queryRunner as unknown as { databaseConnection: { query: (...args: unknown[]) => unknown } }).databaseConnection;
+  const query = connection.query;
+  connection.query = (config: unknown, ...rest: unknown[]) => {
+    const text = typeof config === 'string' ? config : (config as { text: string }).text;
+    ran.push(text.trim().split(/\s+/)[0].toLowerCase());
+    return query.call(connection, config, ...rest);
+  };
+  try {
+    await work();
+  } finally {
+    connection.query = query;
   }
+}
 
-  /** Counts every statement the transaction's connection runs (TypeORM's and prepared ones alike) while `work` runs. */
-  async function counting(tx: EntityManager, ran: string[], work: () => Promise<void>): Promise<void> {
-    const connection = (tx.queryRunner as unknown as { databaseConnection: { query: (...args: unknown[]) => unknown } }).databaseConnection;
-    const query = connection.query;
-    connection.query = (config: unknown, ...rest: unknown[]) => {
-      const text = typeof config === 'string' ? config : (config as { text: string }).text;
-      ran.push(text.trim().split(/\s+/)[0].toLowerCase());
-      return query.call(connection, config, ...rest);
-    };
-    try {
-      await work();
-    } finally {
-      connection.query = query;
-    }
-  }
+async function rows(environmentId: string) {
+  return {
+    prices: await queryRows(
+      spec.dataSource().manager,
+      `select id, product_id, archived, position::text, version, state, view from prices where environment_id = $1 order by id`,
+      [environmentId],
+    ),
+    products: await queryRows(
+      spec.dataSource().manager,
+      `select id, position::text, version, state, view from products where environment_id = $1 order by id`,
+      [environmentId],
+    ),
+  };
+}
 
-  async function rows(environmentId: string) {
-    return {
-      prices: await queryRows(
-        spec.dataSource().manager,
-        `select id, product_id, archived, position::text, version, state, view from prices where environment_id = $1 order by id`,
-        [environmentId],
-      ),
-      products: await queryRows(
-        spec.dataSource().manager,
-        `select id, position::text, version, state, view from products where environment_id = $1 order by id`,
-        [environmentId],
-      ),
-    };
-  }
-
-  /** The rows of a kept price (created with a product and notes, then renamed) and of a one-time price archived in its creating append. */
-  function expectedPrices(kept: string, archived: string, productId: string, position: (id: string) => string) {
-    return [
-      {
+/** The rows of a kept price (created with a product and notes, then renamed) and of a one-time price archived in its creating append. */
+function expectedPrices(kept: string, archived: string, productId: string, position: (id: string) => string) {
+  return [
+    {
+      id: kept,
+      product_id: productId,
+      archived: false,
+      position: position(kept),
+      version: 2,
+      state: {
+        status: 'active',
         id: kept,
-        product_id: productId,
+        name: 'Pro v2',
+        description: null,
+        priceModel: 'fee',
+        purchase: 'recurring',
+        termCount: 1,
+        termUnit: 'month',
+        billingTiming: 'advance',
+        pricing: { eur: { unitAmount: 1500 } },
+        productId,
+        createdAt: T0,
+        updatedAt: at(1),
+        archivedAt: null,
+      },
+      view: {
+        id: kept,
+        name: 'Pro v2',
+        priceModel: 'fee',
+        purchase: 'recurring',
+        termCount: 1,
+        termUnit: 'month',
+        billingTiming: 'advance',
+        pricing: { eur: { unitAmount: 1500 } },
+        productId,
         archived: false,
-        position: position(kept),
-        version: 2,
-        state: {
-          status: 'active',
-          id: kept,
-          name: 'Pro v2',
-          description: null,
-          priceModel: 'fee',
-          purchase: 'recurring',
-          termCount: 1,
-          termUnit: 'month',
-          billingTiming: 'advance',
-          pricing: { eur: { unitAmount: 1500 } },
-          productId,
-          createdAt: T0,
-          updatedAt: at(1),
-          archivedAt: null,
-        },
-        view: {
-          id: kept,
-          name: 'Pro v2',
-          priceModel: 'fee',
-          purchase: 'recurring',
-          termCount: 1,
-          termUnit: 'month',
-          billingTiming: 'advance',
-          pricing: { eur: { unitAmount: 1500 } },
-          productId,
-          archived: false,
-          archivedAt: null,
-          createdAt: T0,
-          updatedAt: at(1),
-        },
+        archivedAt: null,
+        createdAt: T0,
+        updatedAt: at(1),
       },
-      {
+    },
+    {
+      id: archived,
+      product_id: null,
+      archived: true,
+      position: position(archived),
+      version: 2,
+      state: expect.objectContaining({ status: 'archived', archivedAt: at(2), updatedAt: at(2) }),
+      view: {
         id: archived,
-        product_id: null,
+        name: 'Pro monthly',
+        priceModel: 'fee',
+        purchase: 'one_time',
+        billingTiming: 'advance',
+        pricing: { eur: { unitAmount: 1500 } },
+        productId: null,
         archived: true,
-        position: position(archived),
-        version: 2,
-        state: expect.objectContaining({ status: 'archived', archivedAt: at(2), updatedAt: at(2) }),
-        view: {
-          id: archived,
-          name: 'Pro monthly',
-          priceModel: 'fee',
-          purchase: 'one_time',
-          billingTiming: 'advance',
-          pricing: { eur: { unitAmount: 1500 } },
-          productId: null,
-          archived: true,
-          archivedAt: at(2),
-          createdAt: T0,
-          updatedAt: at(2),
-        },
+        archivedAt: at(2),
+        createdAt: T0,
+        updatedAt: at(2),
       },
-    ].sort((a, b) => a.id.localeCompare(b.id));
-  }
+    },
+  ].sort((a, b) => a.id.localeCompare(b.id));
+}
 
+describe('catalog.read-model projection (Postgres): rows', () => {
   it('given created, updated and archived prices and a product, then one row each with the state, the view, the version and the creating position', async () => {
     const environmentId = randomUUID();
     const productId = randomUUID();
@@ -197,6 +197,17 @@ describe('catalog.read-model projection (Postgres)', () => {
       });
   });
 
+  it('ignores events of other stream types in its batch', async () => {
+    const environmentId = randomUUID();
+    const events = await append({ environmentId, streamType: 'something-else', streamId: randomUUID() }, [
+      { type: 'PriceCreated', schemaVersion: 1, data: {} },
+    ]);
+    expect(await applyBatches([events])).toEqual([[]]);
+    expect(await rows(environmentId)).toEqual({ prices: [], products: [] });
+  });
+});
+
+describe('catalog.read-model projection (Postgres): set-wise batches', () => {
   it('a batch touching one price several times writes its latest state in one statement, without reading rows', async () => {
     const environmentId = randomUUID();
     const id = randomUUID();
@@ -251,16 +262,9 @@ describe('catalog.read-model projection (Postgres)', () => {
       });
     }
   });
+});
 
-  it('ignores events of other stream types in its batch', async () => {
-    const environmentId = randomUUID();
-    const events = await append({ environmentId, streamType: 'something-else', streamId: randomUUID() }, [
-      { type: 'PriceCreated', schemaVersion: 1, data: {} },
-    ]);
-    expect(await applyBatches([events])).toEqual([[]]);
-    expect(await rows(environmentId)).toEqual({ prices: [], products: [] });
-  });
-
+describe('catalog.read-model projection (Postgres): rebuilds', () => {
   it('a rebuild (reset, then one batch) equals the read model built event by event and in any batches', async () => {
     const environmentId = randomUUID();
     const prices = Array.from({ length: 6 }, () => randomUUID());

@@ -16,100 +16,100 @@ import { History } from '../../../../test/invoicing/invoice-history';
  * rows. Batches are cut by hand through the runner's batch size.
  */
 
-describe('invoicing.read-model projection (Postgres)', () => {
-  // One log for the whole file: later tests catch the runner up from where earlier ones left it, and a rebuild replays it all.
-  const spec = projectionSpec(invoicingProjection, { resetBeforeEach: false });
-  let dataSource: DataSource;
-  let store: EventStore;
-  let runner: ProjectionRunner;
-  let history: History;
+// One log for the whole file: later tests catch the runner up from where earlier ones left it, and a rebuild replays it all.
+const spec = projectionSpec(invoicingProjection, { resetBeforeEach: false });
+let dataSource: DataSource;
+let store: EventStore;
+let runner: ProjectionRunner;
+let history: History;
 
-  /** Applies everything not applied yet, in batches of `batchSize` events. */
-  async function catchUp(batchSize = 10_000): Promise<void> {
-    while ((await runner.runBatch(INVOICING_PROJECTION, batchSize)) !== 0);
-  }
+/** Applies everything not applied yet, in batches of `batchSize` events. */
+async function catchUp(batchSize = 10_000): Promise<void> {
+  while ((await runner.runBatch(INVOICING_PROJECTION, batchSize)) !== 0);
+}
 
-  /** Runs one batch of at most `batchSize` events with a connection that counts the statements sent. */
-  async function countedBatch(batchSize: number): Promise<{ events: number; statements: number }> {
-    let statements = 0;
-    const counting: typeof invoicingProjection = {
-      ...invoicingProjection,
-      applyBatch: (events, tx) =>
-        invoicingProjection.applyBatch(
-          events,
-          new Proxy(tx, {
-            get: (target, property) =>
-              property === 'query'
-                ? (...args: Parameters<EntityManager['query']>) => {
-                    statements++;
-                    return target.query(...args);
-                  }
-                : Reflect.get(target, property),
-          }),
-        ),
-    };
-    const countingRunner = new ProjectionRunner(dataSource, store);
-    countingRunner.registerProjection(counting);
-    const events = (await countingRunner.runBatch(INVOICING_PROJECTION, batchSize)) ?? 0;
-    return { events, statements };
-  }
+/** Runs one batch of at most `batchSize` events with a connection that counts the statements sent. */
+async function countedBatch(batchSize: number): Promise<{ events: number; statements: number }> {
+  let statements = 0;
+  const counting: typeof invoicingProjection = {
+    ...invoicingProjection,
+    applyBatch: (events, tx) =>
+      invoicingProjection.applyBatch(
+        events,
+        new Proxy(tx, {
+          get: (target, property) =>
+            property === 'query'
+              ? (...args: Parameters<EntityManager['query']>) => {
+                  statements++;
+                  return target.query(...args);
+                }
+              : Reflect.get(target, property),
+        }),
+      ),
+  };
+  const countingRunner = new ProjectionRunner(dataSource, store);
+  countingRunner.registerProjection(counting);
+  const events = (await countingRunner.runBatch(INVOICING_PROJECTION, batchSize)) ?? 0;
+  return { events, statements };
+}
 
-  async function invoiceRow(environmentId: string, id: string) {
-    const [row] = await dataSource.query(
-      `select status, type, settlement_status, customer_id, handle, version, view, state::jsonb as state, hosted_link_version, customer_record_id
-         from invoices where environment_id = $1 and id = $2`,
-      [environmentId, id],
-    );
-    return row;
-  }
+async function invoiceRow(environmentId: string, id: string) {
+  const [row] = await dataSource.query(
+    `select status, type, settlement_status, customer_id, handle, version, view, state::jsonb as state, hosted_link_version, customer_record_id
+       from invoices where environment_id = $1 and id = $2`,
+    [environmentId, id],
+  );
+  return row;
+}
 
-  async function taxCodeRow(environmentId: string, code: string) {
-    const [row] = await dataSource.query(`select stream_id, rate::text, taxable, version, view, state from tax_codes where environment_id = $1 and code = $2`, [
-      environmentId,
-      code,
-    ]);
-    return row;
-  }
+async function taxCodeRow(environmentId: string, code: string) {
+  const [row] = await dataSource.query(`select stream_id, rate::text, taxable, version, view, state from tax_codes where environment_id = $1 and code = $2`, [
+    environmentId,
+    code,
+  ]);
+  return row;
+}
 
-  /** What the row of an invoice must hold: its fold, shown (a draft) at its codes' current rates. */
-  function expectedInvoiceRow(environmentId: string, id: string) {
-    const state = history.invoice(environmentId, id);
-    if (state.status === 'none') throw new Error(`no invoice ${id}`);
-    const view = toInvoiceView(withCurrentTax(state, history.register(environmentId, taxCodesOf(state))));
-    return {
-      status: view.status,
-      type: view.type,
-      settlement_status: view.settlementStatus,
-      customer_id: view.customer.id,
-      handle: view.handle,
-      version: history.version(invoiceStream(environmentId, id)),
-      view,
-      state,
-      hosted_link_version: state.hostedLinkVersion ?? 0,
-      customer_record_id: state.customerId ?? null,
-    };
-  }
+/** What the row of an invoice must hold: its fold, shown (a draft) at its codes' current rates. */
+function expectedInvoiceRow(environmentId: string, id: string) {
+  const state = history.invoice(environmentId, id);
+  if (state.status === 'none') throw new Error(`no invoice ${id}`);
+  const view = toInvoiceView(withCurrentTax(state, history.register(environmentId, taxCodesOf(state))));
+  return {
+    status: view.status,
+    type: view.type,
+    settlement_status: view.settlementStatus,
+    customer_id: view.customer.id,
+    handle: view.handle,
+    version: history.version(invoiceStream(environmentId, id)),
+    view,
+    state,
+    hosted_link_version: state.hostedLinkVersion ?? 0,
+    customer_record_id: state.customerId ?? null,
+  };
+}
 
-  async function snapshot() {
-    return {
-      // The state is JSON text: the same document may be spelt in another key order (a command's state written ahead).
-      invoices: (await dataSource.query(`select * from invoices order by environment_id, id`)).map((row: { state: string | null }) => ({
-        ...row,
-        state: row.state === null ? null : JSON.parse(row.state),
-      })),
-      taxCodes: await dataSource.query(`select * from tax_codes order by environment_id, code`),
-    };
-  }
+async function snapshot() {
+  return {
+    // The state is JSON text: the same document may be spelt in another key order (a command's state written ahead).
+    invoices: (await dataSource.query(`select * from invoices order by environment_id, id`)).map((row: { state: string | null }) => ({
+      ...row,
+      state: row.state === null ? null : JSON.parse(row.state),
+    })),
+    taxCodes: await dataSource.query(`select * from tax_codes order by environment_id, code`),
+  };
+}
 
-  beforeAll(async () => {
-    dataSource = spec.dataSource();
-    store = new EventStore(dataSource);
-    store.registerUpcaster(TAX_CODE_STREAM, upcastTaxCodeEvent);
-    runner = new ProjectionRunner(dataSource, store);
-    runner.registerProjection(invoicingProjection);
-    history = new History(store);
-  });
+beforeAll(async () => {
+  dataSource = spec.dataSource();
+  store = new EventStore(dataSource);
+  store.registerUpcaster(TAX_CODE_STREAM, upcastTaxCodeEvent);
+  runner = new ProjectionRunner(dataSource, store);
+  runner.registerProjection(invoicingProjection);
+  history = new History(store);
+});
 
+describe('invoicing.read-model projection (Postgres): rows', () => {
   it('given one batch touching an invoice six times and its tax code twice, then one row each: the fold at the last version, written once', async () => {
     await catchUp();
     const env = randomUUID();
@@ -180,7 +180,25 @@ describe('invoicing.read-model projection (Postgres)', () => {
     expect(unchanged((await snapshot()).invoices)).toEqual(unchanged(before.invoices));
     expect(await invoiceRow(env, creditNote)).toMatchObject({ view: { totalVat: -250 } });
   });
+});
 
+describe('invoicing.read-model projection (Postgres): other streams', () => {
+  it('ignores a customer’s stream in its batch (customers have a projection of their own): no invoice or tax code row', async () => {
+    const env = randomUUID();
+    const customerId = randomUUID();
+    const created = decideCreateCustomer(
+      { customerId, handle: 'acme', input: { name: 'Acme' } },
+      customerEvolver.initialState(),
+      metadataAt('2026-01-15T10:00:00.000Z'),
+    );
+    await spec.given(append(customerStream(env, customerId), created)).then(async (query) => {
+      const counts = `select (select count(*) from invoices where environment_id = $1)::int as invoices, (select count(*) from tax_codes where environment_id = $1)::int as tax_codes`;
+      expect(await query(counts, [env])).toEqual([{ invoices: 0, tax_codes: 0 }]);
+    });
+  });
+});
+
+describe('invoicing.read-model projection (Postgres): rows written ahead', () => {
   it('given rows a command wrote ahead, then they equal the projection’s own, no batch takes one back, and a draft naming tax codes is never written ahead', async () => {
     await catchUp();
     const env = randomUUID();
@@ -233,6 +251,9 @@ describe('invoicing.read-model projection (Postgres)', () => {
     expect(await xmin(behind)).not.toEqual(before.behind);
     for (const id of [created, updated, behind]) expect(await invoiceRow(env, id)).toEqual(expectedInvoiceRow(env, id));
   });
+});
+
+describe('invoicing.read-model projection (Postgres): statements per batch', () => {
   it('sends the same few statements for a batch of 181 events over 180 invoices as for one of 4 events: no round trip per event or per row', async () => {
     /**
      * A measured batch of every kind of work: a rate change repricing drafts that have no event in the
@@ -271,7 +292,9 @@ describe('invoicing.read-model projection (Postgres)', () => {
     expect(large.statements).toBe(small.statements);
     expect(large.statements).toBeLessThanOrEqual(7);
   });
+});
 
+describe('invoicing.read-model projection (Postgres): rebuilds', () => {
   it('rebuilding from zero gives the same rows as applying every event in its own batch, and as batches of 7', async () => {
     await catchUp();
     // A varied log across two environments: rate and taxability changes between the invoices' own events,
@@ -336,18 +359,5 @@ describe('invoicing.read-model projection (Postgres)', () => {
     expect(await invoiceRow(env, settled)).toEqual(expectedInvoiceRow(env, settled));
     expect(await invoiceRow(env, draft)).toEqual(expectedInvoiceRow(env, draft));
     expect(await invoiceRow(env, draft)).toMatchObject({ version: 2, view: { totalVat: 80 } });
-  });
-  it('ignores a customer’s stream in its batch (customers have a projection of their own): no invoice or tax code row', async () => {
-    const env = randomUUID();
-    const customerId = randomUUID();
-    const created = decideCreateCustomer(
-      { customerId, handle: 'acme', input: { name: 'Acme' } },
-      customerEvolver.initialState(),
-      metadataAt('2026-01-15T10:00:00.000Z'),
-    );
-    await spec.given(append(customerStream(env, customerId), created)).then(async (query) => {
-      const counts = `select (select count(*) from invoices where environment_id = $1)::int as invoices, (select count(*) from tax_codes where environment_id = $1)::int as tax_codes`;
-      expect(await query(counts, [env])).toEqual([{ invoices: 0, tax_codes: 0 }]);
-    });
   });
 });
