@@ -48,7 +48,7 @@ export interface ProjectionSpec {
 export interface Scenario {
   /** A later batch (appended after `given` was applied), so the projection reads what it stored. */
   when(...appends: readonly Given[]): Scenario;
-  /** Applies the last batch a second time (a replay after a lost checkpoint): for a projection that claims idempotence. */
+  /** Applies the last batch a second time, for a projection that claims idempotence: the same events again change nothing. */
   twice(): Scenario;
   then(check: Then): Promise<void>;
   thenRows(sql: string, params: readonly unknown[], expected: readonly unknown[]): Promise<void>;
