@@ -1,35 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
-import { CommandMetadata, DomainEvent, foldEvents } from '@billing/shared-kernel';
-import { EventMetadata, EventStore, ProjectionRunner, StreamRef, toNewEvents } from '@billing/event-store';
-import { createTestDataSource } from '@billing/testing';
-import {
-  InvoiceEvent,
-  InvoiceState,
-  RequestedLine,
-  ResolvedTax,
-  TaxCodeEvent,
-  TaxCodeState,
-  creditNoteApplication,
-  decideAddSettlement,
-  decideApplyCreditNote,
-  decideBookInvoice,
-  decideCreateInvoice,
-  decideCreateTaxCode,
-  decideDuplicateInvoice,
-  decideUpdateInvoice,
-  decideUpdateTaxCode,
-  invoiceEvolver,
-  resolveTax,
-  taxCodeEvolver,
-  taxCodesOf,
-  upcastTaxCodeEvent,
-  withCurrentTax,
-} from '../domain';
-import { INVOICE_STREAM, TAX_CODE_STREAM, invoiceStream, taxCodeStream } from '../streams';
+import { EventStore, ProjectionRunner } from '@billing/event-store';
+import { metadataAt } from '@billing/testing';
+import { append, projectionSpec } from '@billing/testing/projection-spec';
+import { customerEvolver, decideCreateCustomer, taxCodesOf, upcastTaxCodeEvent, withCurrentTax } from '../domain';
+import { TAX_CODE_STREAM, customerStream, invoiceStream, taxCodeStream } from '../streams';
 import { toInvoiceView } from './invoice-view';
 import { INVOICING_PROJECTION, invoicingProjection } from './invoicing.projection';
 import { toTaxCodeView } from './tax-code-view';
+import { History } from '../../../../test/invoicing/invoice-history';
 
 /**
  * The `invoicing.read-model` projection against real Postgres: given events
@@ -37,242 +16,100 @@ import { toTaxCodeView } from './tax-code-view';
  * rows. Batches are cut by hand through the runner's batch size.
  */
 
-const metadata: EventMetadata = { actor: 'test', requestId: null, correlationId: 'projection-spec', causationId: null };
-const customer = { id: randomUUID(), handle: 'c-1', name: 'Acme' };
-let clock = Date.parse('2026-01-15T10:00:00.000Z');
-function meta(): CommandMetadata {
-  clock += 1000;
-  return { now: new Date(clock), newId: randomUUID };
+// One log for the whole file: later tests catch the runner up from where earlier ones left it, and a rebuild replays it all.
+const spec = projectionSpec(invoicingProjection, { resetBeforeEach: false });
+let dataSource: DataSource;
+let store: EventStore;
+let runner: ProjectionRunner;
+let history: History;
+
+/** Applies everything not applied yet, in batches of `batchSize` events. */
+async function catchUp(batchSize = 10_000): Promise<void> {
+  while ((await runner.runBatch(INVOICING_PROJECTION, batchSize)) !== 0);
 }
 
-/** The log as the test wrote it: each stream's domain events, so expected rows are folds of them. */
-class History {
-  private readonly streams = new Map<string, { stream: StreamRef; events: DomainEvent[] }>();
-
-  constructor(private readonly store: EventStore) {}
-
-  async append(...appends: { stream: StreamRef; events: readonly DomainEvent[] }[]): Promise<void> {
-    const written = appends.filter((a) => a.events.length > 0);
-    if (written.length === 0) return;
-    const m = meta();
-    await this.store.append(
-      written.map(({ stream, events }) => {
-        const known = this.streams.get(key(stream));
-        return { stream, expectedVersion: known ? known.events.length : 'no_stream', events: toNewEvents(events, m) };
-      }),
-      metadata,
-    );
-    for (const { stream, events } of written) {
-      const known = this.streams.get(key(stream)) ?? { stream, events: [] };
-      known.events.push(...events);
-      this.streams.set(key(stream), known);
-    }
-  }
-
-  invoice(environmentId: string, id: string): InvoiceState {
-    return this.invoiceAt(environmentId, id, Infinity);
-  }
-
-  /** The invoice as of its stream's first `version` events. */
-  invoiceAt(environmentId: string, id: string, version: number): InvoiceState {
-    return foldEvents(invoiceEvolver, (this.streams.get(key(invoiceStream(environmentId, id)))?.events ?? []).slice(0, version) as InvoiceEvent[]);
-  }
-
-  taxCode(environmentId: string, code: string): TaxCodeState {
-    return foldEvents(taxCodeEvolver, (this.streams.get(key(taxCodeStream(environmentId, code)))?.events ?? []) as TaxCodeEvent[]);
-  }
-
-  register(environmentId: string, codes: readonly string[]): Map<string, ResolvedTax> {
-    const register = new Map<string, ResolvedTax>();
-    for (const code of codes) {
-      const state = this.taxCode(environmentId, code);
-      if (state.status === 'active') register.set(code, resolveTax(state));
-    }
-    return register;
-  }
-
-  /** Every invoice stream of the log. */
-  invoiceStreams(): StreamRef[] {
-    return [...this.streams.values()].map((s) => s.stream).filter((s) => s.streamType === INVOICE_STREAM);
-  }
-
-  version(stream: StreamRef): number {
-    return this.streams.get(key(stream))?.events.length ?? 0;
-  }
-
-  // ---- commands, through the real deciders
-
-  async createTaxCode(environmentId: string, code: string, rate: number, taxable = true) {
-    await this.append({
-      stream: taxCodeStream(environmentId, code),
-      events: decideCreateTaxCode({ code, rate, taxable }, this.taxCode(environmentId, code), meta()),
-    });
-  }
-
-  async updateTaxCode(environmentId: string, code: string, change: { rate?: number; taxable?: boolean; description?: string | null }) {
-    await this.append({
-      stream: taxCodeStream(environmentId, code),
-      events: decideUpdateTaxCode({ code, ...change }, this.taxCode(environmentId, code), meta()),
-    });
-  }
-
-  async createInvoice(environmentId: string, items: RequestedLine[]): Promise<string> {
-    const invoiceId = randomUUID();
-    const taxes = this.register(
-      environmentId,
-      items.flatMap((item) => (item.taxCode ? [item.taxCode] : [])),
-    );
-    await this.append({
-      stream: invoiceStream(environmentId, invoiceId),
-      events: decideCreateInvoice({ invoiceId, customer, currency: 'EUR', date: '2026-01-15', items, taxes }, this.invoice(environmentId, invoiceId), meta()),
-    });
-    return invoiceId;
-  }
-
-  async updateInvoice(environmentId: string, invoiceId: string, items: RequestedLine[]) {
-    const taxes = this.register(
-      environmentId,
-      items.flatMap((item) => (item.taxCode ? [item.taxCode] : [])),
-    );
-    await this.append({
-      stream: invoiceStream(environmentId, invoiceId),
-      events: decideUpdateInvoice({ invoiceId, date: '2026-01-15', currency: null, items, taxes }, this.invoice(environmentId, invoiceId), meta()),
-    });
-  }
-
-  async book(environmentId: string, invoiceId: string, handle: string) {
-    const state = this.invoice(environmentId, invoiceId);
-    const taxes = state.status === 'none' ? new Map() : this.register(environmentId, taxCodesOf(state));
-    const booking = decideBookInvoice({ invoiceId, handle, taxes }, state, meta());
-    const booked = booking.reduce(invoiceEvolver.evolve, state);
-    const application = creditNoteApplication(booked);
-    if (!application) return this.append({ stream: invoiceStream(environmentId, invoiceId), events: booking });
-    const applied = decideApplyCreditNote(application, this.invoice(environmentId, application.invoiceId), booked, meta());
-    await this.append(
-      { stream: invoiceStream(environmentId, invoiceId), events: [...booking, ...applied.creditNoteEvents] },
-      { stream: invoiceStream(environmentId, application.invoiceId), events: applied.invoiceEvents },
-    );
-  }
-
-  async settle(environmentId: string, invoiceId: string, amount: number) {
-    await this.append({
-      stream: invoiceStream(environmentId, invoiceId),
-      events: decideAddSettlement({ invoiceId, date: '2026-01-20', amount }, this.invoice(environmentId, invoiceId), meta()),
-    });
-  }
-
-  async duplicate(environmentId: string, invoiceId: string, reverse: boolean): Promise<string> {
-    const newInvoiceId = randomUUID();
-    const state = this.invoice(environmentId, invoiceId);
-    const taxes = state.status === 'none' ? new Map() : this.register(environmentId, taxCodesOf(state));
-    const { sourceEvents, newStreamEvents } = decideDuplicateInvoice({ invoiceId, newInvoiceId, reverse, taxes }, state, meta());
-    await this.append(
-      { stream: invoiceStream(environmentId, invoiceId), events: sourceEvents },
-      { stream: invoiceStream(environmentId, newInvoiceId), events: newStreamEvents },
-    );
-    return newInvoiceId;
-  }
+/** Runs one batch of at most `batchSize` events with a connection that counts the statements sent. */
+async function countedBatch(batchSize: number): Promise<{ events: number; statements: number }> {
+  let statements = 0;
+  const counting: typeof invoicingProjection = {
+    ...invoicingProjection,
+    applyBatch: (events, tx) =>
+      invoicingProjection.applyBatch(
+        events,
+        new Proxy(tx, {
+          get: (target, property) =>
+            property === 'query'
+              ? (...args: Parameters<EntityManager['query']>) => {
+                  statements++;
+                  return target.query(...args);
+                }
+              : Reflect.get(target, property),
+        }),
+      ),
+  };
+  const countingRunner = new ProjectionRunner(dataSource, store);
+  countingRunner.registerProjection(counting);
+  const events = (await countingRunner.runBatch(INVOICING_PROJECTION, batchSize)) ?? 0;
+  return { events, statements };
 }
 
-const key = (stream: StreamRef) => `${stream.environmentId}/${stream.streamType}/${stream.streamId}`;
+async function invoiceRow(environmentId: string, id: string) {
+  const [row] = await dataSource.query(
+    `select status, type, settlement_status, customer_id, handle, version, view, state::jsonb as state, hosted_link_version, customer_record_id
+       from invoices where environment_id = $1 and id = $2`,
+    [environmentId, id],
+  );
+  return row;
+}
 
-describe('invoicing.read-model projection (Postgres)', () => {
-  let close: () => Promise<void>;
-  let dataSource: DataSource;
-  let store: EventStore;
-  let runner: ProjectionRunner;
-  let history: History;
+async function taxCodeRow(environmentId: string, code: string) {
+  const [row] = await dataSource.query(`select stream_id, rate::text, taxable, version, view, state from tax_codes where environment_id = $1 and code = $2`, [
+    environmentId,
+    code,
+  ]);
+  return row;
+}
 
-  /** Applies everything not applied yet, in batches of `batchSize` events. */
-  async function catchUp(batchSize = 10_000): Promise<void> {
-    while ((await runner.runBatch(INVOICING_PROJECTION, batchSize)) !== 0);
-  }
+/** What the row of an invoice must hold: its fold, shown (a draft) at its codes' current rates. */
+function expectedInvoiceRow(environmentId: string, id: string) {
+  const state = history.invoice(environmentId, id);
+  if (state.status === 'none') throw new Error(`no invoice ${id}`);
+  const view = toInvoiceView(withCurrentTax(state, history.register(environmentId, taxCodesOf(state))));
+  return {
+    status: view.status,
+    type: view.type,
+    settlement_status: view.settlementStatus,
+    customer_id: view.customer.id,
+    handle: view.handle,
+    version: history.version(invoiceStream(environmentId, id)),
+    view,
+    state,
+    hosted_link_version: state.hostedLinkVersion ?? 0,
+    customer_record_id: state.customerId ?? null,
+  };
+}
 
-  /** Runs one batch of at most `batchSize` events with a connection that counts the statements sent. */
-  async function countedBatch(batchSize: number): Promise<{ events: number; statements: number }> {
-    let statements = 0;
-    const counting: typeof invoicingProjection = {
-      ...invoicingProjection,
-      applyBatch: (events, tx) =>
-        invoicingProjection.applyBatch(
-          events,
-          new Proxy(tx, {
-            get: (target, property) =>
-              property === 'query'
-                ? (...args: Parameters<EntityManager['query']>) => {
-                    statements++;
-                    return target.query(...args);
-                  }
-                : Reflect.get(target, property),
-          }),
-        ),
-    };
-    const countingRunner = new ProjectionRunner(dataSource, store);
-    countingRunner.registerProjection(counting);
-    const events = (await countingRunner.runBatch(INVOICING_PROJECTION, batchSize)) ?? 0;
-    return { events, statements };
-  }
+async function snapshot() {
+  return {
+    // The state is JSON text: the same document may be spelt in another key order (a command's state written ahead).
+    invoices: (await dataSource.query(`select * from invoices order by environment_id, id`)).map((row: { state: string | null }) => ({
+      ...row,
+      state: row.state === null ? null : JSON.parse(row.state),
+    })),
+    taxCodes: await dataSource.query(`select * from tax_codes order by environment_id, code`),
+  };
+}
 
-  async function invoiceRow(environmentId: string, id: string) {
-    const [row] = await dataSource.query(
-      `select status, type, settlement_status, customer_id, handle, version, view, state::jsonb as state, hosted_link_version, customer_record_id
-         from invoices where environment_id = $1 and id = $2`,
-      [environmentId, id],
-    );
-    return row;
-  }
+beforeAll(async () => {
+  dataSource = spec.dataSource();
+  store = new EventStore(dataSource);
+  store.registerUpcaster(TAX_CODE_STREAM, upcastTaxCodeEvent);
+  runner = new ProjectionRunner(dataSource, store);
+  runner.registerProjection(invoicingProjection);
+  history = new History(store);
+});
 
-  async function taxCodeRow(environmentId: string, code: string) {
-    const [row] = await dataSource.query(`select stream_id, rate::text, taxable, version, view, state from tax_codes where environment_id = $1 and code = $2`, [
-      environmentId,
-      code,
-    ]);
-    return row;
-  }
-
-  /** What the row of an invoice must hold: its fold, shown (a draft) at its codes' current rates. */
-  function expectedInvoiceRow(environmentId: string, id: string) {
-    const state = history.invoice(environmentId, id);
-    if (state.status === 'none') throw new Error(`no invoice ${id}`);
-    const view = toInvoiceView(withCurrentTax(state, history.register(environmentId, taxCodesOf(state))));
-    return {
-      status: view.status,
-      type: view.type,
-      settlement_status: view.settlementStatus,
-      customer_id: view.customer.id,
-      handle: view.handle,
-      version: history.version(invoiceStream(environmentId, id)),
-      view,
-      state,
-      hosted_link_version: state.hostedLinkVersion ?? 0,
-      customer_record_id: state.customerId ?? null,
-    };
-  }
-
-  async function snapshot() {
-    return {
-      // The state is JSON text: the same document may be spelt in another key order (a command's state written ahead).
-      invoices: (await dataSource.query(`select * from invoices order by environment_id, id`)).map((row: { state: string | null }) => ({
-        ...row,
-        state: row.state === null ? null : JSON.parse(row.state),
-      })),
-      taxCodes: await dataSource.query(`select * from tax_codes order by environment_id, code`),
-    };
-  }
-
-  beforeAll(async () => {
-    ({ dataSource, close } = await createTestDataSource());
-    store = new EventStore(dataSource);
-    store.registerUpcaster(TAX_CODE_STREAM, upcastTaxCodeEvent);
-    runner = new ProjectionRunner(dataSource, store);
-    runner.registerProjection(invoicingProjection);
-    history = new History(store);
-  });
-
-  afterAll(async () => {
-    await close();
-  });
-
+describe('invoicing.read-model projection (Postgres): rows', () => {
   it('given one batch touching an invoice six times and its tax code twice, then one row each: the fold at the last version, written once', async () => {
     await catchUp();
     const env = randomUUID();
@@ -343,7 +180,25 @@ describe('invoicing.read-model projection (Postgres)', () => {
     expect(unchanged((await snapshot()).invoices)).toEqual(unchanged(before.invoices));
     expect(await invoiceRow(env, creditNote)).toMatchObject({ view: { totalVat: -250 } });
   });
+});
 
+describe('invoicing.read-model projection (Postgres): other streams', () => {
+  it('ignores a customer’s stream in its batch (customers have a projection of their own): no invoice or tax code row', async () => {
+    const env = randomUUID();
+    const customerId = randomUUID();
+    const created = decideCreateCustomer(
+      { customerId, handle: 'acme', input: { name: 'Acme' } },
+      customerEvolver.initialState(),
+      metadataAt('2026-01-15T10:00:00.000Z'),
+    );
+    await spec.given(append(customerStream(env, customerId), created)).then(async (query) => {
+      const counts = `select (select count(*) from invoices where environment_id = $1)::int as invoices, (select count(*) from tax_codes where environment_id = $1)::int as tax_codes`;
+      expect(await query(counts, [env])).toEqual([{ invoices: 0, tax_codes: 0 }]);
+    });
+  });
+});
+
+describe('invoicing.read-model projection (Postgres): rows written ahead', () => {
   it('given rows a command wrote ahead, then they equal the projection’s own, no batch takes one back, and a draft naming tax codes is never written ahead', async () => {
     await catchUp();
     const env = randomUUID();
@@ -396,6 +251,9 @@ describe('invoicing.read-model projection (Postgres)', () => {
     expect(await xmin(behind)).not.toEqual(before.behind);
     for (const id of [created, updated, behind]) expect(await invoiceRow(env, id)).toEqual(expectedInvoiceRow(env, id));
   });
+});
+
+describe('invoicing.read-model projection (Postgres): statements per batch', () => {
   it('sends the same few statements for a batch of 181 events over 180 invoices as for one of 4 events: no round trip per event or per row', async () => {
     /**
      * A measured batch of every kind of work: a rate change repricing drafts that have no event in the
@@ -434,7 +292,9 @@ describe('invoicing.read-model projection (Postgres)', () => {
     expect(large.statements).toBe(small.statements);
     expect(large.statements).toBeLessThanOrEqual(7);
   });
+});
 
+describe('invoicing.read-model projection (Postgres): rebuilds', () => {
   it('rebuilding from zero gives the same rows as applying every event in its own batch, and as batches of 7', async () => {
     await catchUp();
     // A varied log across two environments: rate and taxability changes between the invoices' own events,
