@@ -125,6 +125,7 @@ describe('payments.read-model projection (Postgres): providers, collections, oth
       { status: 'failed', paymentId: 'p-1', failureCode: 'card_declined', retryable: true },
       foldEvents(collectionEvolver, [...started(failing), ...tried]),
       metadataAt(LATER),
+      null, // the invoice as the collection sees it: none to stop for
     );
     await spec
       .given(

@@ -54,24 +54,28 @@ describe('webhooks.subscriptions projection (Postgres)', () => {
       .thenRows(rows, [env], [row(id, { encrypted_signature_key: 'v1.key-2', updated_at: new Date(LATER), stream_version: 2 })]);
   });
 
-  it('given a receiver’s 410, then the row is disabled with the reason and keeps its key; deleted later, its key is dropped', async () => {
+  it('given a receiver’s 410, then the row is disabled with the reason and no key; deleted, a row keeps neither key nor reason', async () => {
     const env = randomUUID();
-    const [gone, deleted] = [randomUUID(), randomUUID()];
+    const [gone, deleted, goneThenDeleted] = [randomUUID(), randomUUID(), randomUUID()];
     const disabled = decideDisable({ url, reason: 'receiver answered 410 Gone' }, after());
+    const stream = (id: string) => webhookSubscriptionStream(env, id);
     await spec
-      .given(append(webhookSubscriptionStream(env, gone), subscribe(), SUBSCRIBED), append(webhookSubscriptionStream(env, deleted), subscribe(), SUBSCRIBED))
+      .given(
+        append(stream(gone), subscribe(), SUBSCRIBED),
+        append(stream(deleted), subscribe(), SUBSCRIBED),
+        append(stream(goneThenDeleted), subscribe(), SUBSCRIBED),
+      )
       .when(
-        append(webhookSubscriptionStream(env, gone), disabled, LATER),
-        append(webhookSubscriptionStream(env, deleted), decideDelete(after(), deleted), LATER),
+        append(stream(gone), disabled, LATER),
+        append(stream(deleted), decideDelete(after(), deleted), LATER),
+        append(stream(goneThenDeleted), [...disabled, ...decideDelete(after(...disabled), goneThenDeleted)], LATER),
       )
       .then(async (query) => {
         const byId = new Map((await query<{ id: string }>(rows, [env])).map((r) => [r.id, r]));
-        expect(byId.get(gone)).toEqual(
-          row(gone, { status: 'disabled', disabled_reason: 'receiver answered 410 Gone', updated_at: new Date(LATER), stream_version: 2 }),
-        );
-        expect(byId.get(deleted)).toEqual(
-          row(deleted, { status: 'unsubscribed', encrypted_signature_key: null, updated_at: new Date(LATER), stream_version: 2 }),
-        );
+        const ended = { encrypted_signature_key: null, updated_at: new Date(LATER) };
+        expect(byId.get(gone)).toEqual(row(gone, { ...ended, status: 'disabled', disabled_reason: 'receiver answered 410 Gone', stream_version: 2 }));
+        expect(byId.get(deleted)).toEqual(row(deleted, { ...ended, status: 'unsubscribed', stream_version: 2 }));
+        expect(byId.get(goneThenDeleted)).toEqual(row(goneThenDeleted, { ...ended, status: 'unsubscribed', stream_version: 3 }));
       });
   });
 

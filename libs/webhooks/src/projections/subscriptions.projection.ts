@@ -47,14 +47,15 @@ async function applyOne(recorded: RecordedEvent, tx: EntityManager): Promise<voi
       return;
     case 'WebhookUnsubscribed':
       await tx.query(
-        `update webhook_subscriptions set status = 'unsubscribed', encrypted_signature_key = null, updated_at = $3, stream_version = $4
+        `update webhook_subscriptions set status = 'unsubscribed', encrypted_signature_key = null, disabled_reason = null, updated_at = $3, stream_version = $4
           where environment_id = $1 and id = $2`,
         [...key, recorded.occurredAt, recorded.streamVersion],
       );
       return;
     case 'WebhookDisabled':
       await tx.query(
-        `update webhook_subscriptions set status = 'disabled', disabled_reason = $3, updated_at = $4, stream_version = $5
+        // As the subscription's state: a disabled one keeps no key (subscribing again makes a new one).
+        `update webhook_subscriptions set status = 'disabled', disabled_reason = $3, encrypted_signature_key = null, updated_at = $4, stream_version = $5
           where environment_id = $1 and id = $2 and status = 'active'`,
         [...key, event.data.reason, recorded.occurredAt, recorded.streamVersion],
       );

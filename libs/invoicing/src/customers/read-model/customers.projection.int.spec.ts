@@ -43,7 +43,7 @@ const row = (id: string, events: readonly CustomerEvent[]) => {
     created_at: new Date(CREATED),
     version: events.length,
     state,
-    invoice_customer: { id, handle: state.handle, name: state.name, billingAddress: state.billingAddress },
+    invoice_customer: { id, handle: state.handle, name: state.name, email: state.email, billingAddress: state.billingAddress },
   };
 };
 
