@@ -49,9 +49,9 @@ const OWN_TRANSACTIONS = [
  */
 const SQL_WRITES: readonly { readonly file: string; readonly writes: readonly string[]; readonly reason: string }[] = [
   {
-    file: 'libs/invoicing/src/book-invoice/book-invoice.handler.ts',
+    file: 'libs/invoicing/src/invoice-numbers.ts',
     writes: ['insert invoice_number_sequences'],
-    reason: "invoicing's gapless number counter, a row the booking's decision needs, locked in its transaction until commit",
+    reason: "invoicing's gapless number counter, a row a booking's decision needs, locked in the command's transaction until commit",
   },
   {
     file: 'libs/subscriptions/src/create-subscription/create-subscription.handler.ts',
@@ -125,8 +125,9 @@ const SQL_WRITES: readonly { readonly file: string; readonly writes: readonly st
  * resource's id, its stream's version and its state; the controller maps it
  * to the view and the ETag). Each answers something other than one resource
  * at a version: a batch's per-event results, a cancelled usage event (no
- * stream version is its ETag), nothing at all, or a webhook subscription with
- * its signing key, which exists in the answer only. No other command may join.
+ * stream version is its ETag), nothing at all, a webhook subscription with
+ * its signing key, which exists in the answer only, or invoice numbers taken
+ * for a batch that another command books. No other command may join.
  */
 const OTHER_RESULTS = [
   'IngestUsageEventsCommand',
@@ -135,6 +136,7 @@ const OTHER_RESULTS = [
   'RotateWebhookKeyCommand',
   'UnsubscribeWebhookCommand',
   'RedeliverNotificationCommand',
+  'ReserveInvoiceNumbersCommand',
 ];
 
 describe('the one write path', () => {
