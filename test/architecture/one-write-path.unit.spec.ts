@@ -6,9 +6,9 @@ import { sqlWrites } from './sql-writes';
  * "Every write goes through the one command path" (README: The one write
  * path), checked on the source: every command handler, its command's name
  * and file, no code outside the event store appending or opening a write
- * transaction of its own, and no SQL statement writing a table outside the
+ * transaction of its own, no SQL statement writing a table outside the
  * event store, the projections and the reactors unless it is listed here
- * with its reason.
+ * with its reason, and no package's SQL writing another package's tables.
  */
 const ROOT = join(__dirname, '..', '..');
 
@@ -121,6 +121,12 @@ const SQL_WRITES: readonly { readonly file: string; readonly writes: readonly st
 ];
 
 /**
+ * SQL writes of a package (`libs/<context>`) to a table another package's migrations create. The event store stores
+ * a keyed request's answer in the idempotency store's table (platform's) in the transaction of the request's events.
+ */
+const FOREIGN_WRITES = [{ file: 'libs/event-store/src/event-store.ts', table: 'idempotency_keys' }];
+
+/**
  * Commands that do not answer the one result shape, `Written<State>` (a
  * resource's id, its stream's version and its state; the controller maps it
  * to the view and the ETag). Each answers something other than one resource
@@ -190,6 +196,21 @@ describe('the one write path', () => {
       .filter(([, writes]) => writes.length > 0);
     // Compared whole, so the difference names both a write not listed and a listed one that is gone.
     expect(Object.fromEntries(found)).toEqual(Object.fromEntries(SQL_WRITES.map(({ file, writes }) => [file, distinct(writes)])));
+  });
+
+  it("lets each package's SQL write only the tables its own migrations create, but for those listed", () => {
+    const packageOf = (path: string) => path.split('/').slice(0, 2).join('/');
+    const migrations = files.filter(({ path }) => path.includes('/migrations/'));
+    const tables = /\b(?:create|drop)\s+table\s+(?:if\s+(?:not\s+)?exists\s+)?([a-z_]\w*)/gi;
+    const owners = new Map(migrations.flatMap(({ path, text }) => [...text.matchAll(tables)].map((match) => [match[1], packageOf(path)] as const)));
+    // An interpolated name (a projection's list of its tables) is not checked.
+    const written = (text: string, path: string) => sqlWrites(text, path).flatMap(({ table }) => (table.includes('${') ? [] : table.split(/\s*,\s*/)));
+    const foreign = files
+      .filter(({ path }) => !path.includes('/migrations/'))
+      .flatMap(({ path, text }) =>
+        [...new Set(written(text, path))].filter((table) => owners.get(table) !== packageOf(path)).map((table) => ({ file: path, table })),
+      );
+    expect(foreign).toEqual(FOREIGN_WRITES);
   });
 
   it('lets each stepwise service write through CommandPath only', () => {
