@@ -15,6 +15,7 @@ export * from './http/paging';
 export * from './auth/public.decorator';
 export * from './auth/guards';
 export * from './openapi/openapi';
+export * from './openapi/route-docs';
 export * from './logging/json-logger';
 export * from './database/database.providers';
 export * from './context/bounded-context';
