@@ -40,8 +40,9 @@ export interface RouteDocs {
   body?: Type<unknown> | ApiBodyOptions;
   /** The success status, where it is not the kind's (a 202). */
   status?: number;
-  /** The answer's schema and headers, where they are not the resource's. */
+  /** The answer's schema, where it is not the resource's (a page, a computed figure): then the resource's headers do not apply either. */
   type?: Type<unknown>;
+  /** The answer's headers, where they are not the resource's (a Location beside the ETag). */
   headers?: HeadersObject;
   /** Path parameters after the resource's id (a discount of a subscription). */
   params?: ApiParamOptions[];
@@ -73,11 +74,11 @@ export function resourceDocs(resource: ResourceDocs) {
   return {
     /** POST: 201 with the new resource; no id, no If-Match. */
     create: (route: RouteDocs) => documented(resource, { status: 201, ...route }, { id: false, ifMatch: false }),
-    /** GET of a page of the resource: its own schema (`type`), no ETag. */
+    /** GET of a page of the resource (`type`: the page's schema). */
     list: (route: RouteDocs & { type: Type<unknown> }) =>
-      documented({ type: route.type }, { status: 200, invalid: INVALID_QUERY, ...route }, { id: false, ifMatch: false, page: true, httpCode: false }),
-    /** GET of one resource by its id. */
-    read: (route: RouteDocs) => documented(resource, { status: 200, ...route }, { id: true, ifMatch: false, httpCode: false }),
+      documented(resource, { status: 200, invalid: INVALID_QUERY, ...route }, { id: false, ifMatch: false, page: true }),
+    /** A read of one resource by its id (or a POST that computes from it and stores nothing). */
+    read: (route: RouteDocs) => documented(resource, { status: 200, ...route }, { id: true, ifMatch: false }),
     /** A change of one resource with a body, based on the version If-Match names. */
     write: (route: RouteDocs) => documented(resource, { status: 200, ...route }, { id: true, ifMatch: true }),
     /** An action on one resource that takes no input (`{}` or no body), based on the version If-Match names. */
@@ -90,14 +91,12 @@ interface Kind {
   ifMatch: boolean;
   page?: boolean;
   noInput?: boolean;
-  /** Whether the kind sets the answer's status (a GET answers 200 without saying so). */
-  httpCode?: boolean;
 }
 
 function documented(resource: ResourceDocs, route: RouteDocs & { status: number }, kind: Kind): MethodDecorator {
   const notFound = route.notFound ?? resource.notFound;
   const decorators = [
-    kind.httpCode === false ? undefined : HttpCode(route.status),
+    HttpCode(route.status),
     ApiOperation(route.description === undefined ? { summary: route.summary } : { summary: route.summary, description: route.description }),
     kind.page ? ApiPageQuery() : undefined,
     ...(route.queries ?? []).map((query) => ApiQuery(query)),
@@ -106,11 +105,18 @@ function documented(resource: ResourceDocs, route: RouteDocs & { status: number 
     kind.ifMatch && resource.ifMatch ? ApiHeader(resource.ifMatch) : undefined,
     kind.noInput ? ApiNoInput() : undefined,
     route.body === undefined ? undefined : ApiBody(typeof route.body === 'function' ? { type: route.body } : route.body),
-    ApiResponse({ status: route.status, description: route.answer, type: route.type ?? resource.type, headers: route.headers ?? resource.headers }),
+    ApiResponse(answer(resource, route)),
     kind.id && notFound !== undefined ? ApiResponse({ status: 404, ...problemResponse(notFound) }) : undefined,
     route.conflict === undefined ? undefined : ApiResponse({ status: 409, ...problemResponse(route.conflict) }),
     route.invalid === undefined ? undefined : ApiResponse({ status: 422, ...problemResponse(route.invalid) }),
   ].filter((decorator) => decorator !== undefined);
   // Stacked decorators apply from the bottom up; applyDecorators applies in order.
   return applyDecorators(...decorators.reverse());
+}
+
+/** The success response; an answer without headers has no `headers` member (its place would move the members after it in the document). */
+function answer(resource: ResourceDocs, route: RouteDocs & { status: number }) {
+  const headers = route.headers ?? (route.type === undefined ? resource.headers : undefined);
+  const response = { status: route.status, description: route.answer, type: route.type ?? resource.type };
+  return headers === undefined ? response : { ...response, headers };
 }
