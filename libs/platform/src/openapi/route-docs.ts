@@ -53,6 +53,10 @@ export interface RouteDocs {
   conflict?: string;
   /** The 422: what input is refused. */
   invalid?: string;
+  /** Other problem answers, by status (a 503 of the route's own). */
+  problems?: Record<number, string>;
+  /** false: a write that takes no If-Match (it is not based on a version the caller read). */
+  ifMatch?: false;
 }
 
 const INVALID_QUERY = 'Invalid, repeated or unknown query parameter (pointer /query/<name>)';
@@ -102,13 +106,14 @@ function documented(resource: ResourceDocs, route: RouteDocs & { status: number 
     ...(route.queries ?? []).map((query) => ApiQuery(query)),
     kind.id && resource.id ? ApiParam(resource.id) : undefined,
     ...(route.params ?? []).map((param) => ApiParam(param)),
-    kind.ifMatch && resource.ifMatch ? ApiHeader(resource.ifMatch) : undefined,
+    kind.ifMatch && route.ifMatch !== false && resource.ifMatch ? ApiHeader(resource.ifMatch) : undefined,
     kind.noInput ? ApiNoInput() : undefined,
     route.body === undefined ? undefined : ApiBody(typeof route.body === 'function' ? { type: route.body } : route.body),
     ApiResponse(answer(resource, route)),
     kind.id && notFound !== undefined ? ApiResponse({ status: 404, ...problemResponse(notFound) }) : undefined,
     route.conflict === undefined ? undefined : ApiResponse({ status: 409, ...problemResponse(route.conflict) }),
     route.invalid === undefined ? undefined : ApiResponse({ status: 422, ...problemResponse(route.invalid) }),
+    ...Object.entries(route.problems ?? {}).map(([status, text]) => ApiResponse({ status: Number(status), ...problemResponse(text) })),
   ].filter((decorator) => decorator !== undefined);
   // Stacked decorators apply from the bottom up; applyDecorators applies in order.
   return applyDecorators(...decorators.reverse());
