@@ -46,8 +46,8 @@ export interface RouteDocs {
   headers?: HeadersObject;
   /** Path parameters after the resource's id (a discount of a subscription). */
   params?: ApiParamOptions[];
-  /** Query parameters (a list's filters), in the order they are written. */
-  queries?: ApiQueryOptions[];
+  /** Query parameters (a list's filters), in the order they are written; 'page' places the page query among them (a list's comes first otherwise). */
+  queries?: (ApiQueryOptions | 'page')[];
   notFound?: string;
   /** The 409: what the resource's state refuses. */
   conflict?: string;
@@ -102,8 +102,7 @@ function documented(resource: ResourceDocs, route: RouteDocs & { status: number 
   const decorators = [
     HttpCode(route.status),
     ApiOperation(route.description === undefined ? { summary: route.summary } : { summary: route.summary, description: route.description }),
-    kind.page ? ApiPageQuery() : undefined,
-    ...(route.queries ?? []).map((query) => ApiQuery(query)),
+    ...queriesOf(route, kind).map((query) => (query === 'page' ? ApiPageQuery() : ApiQuery(query))),
     kind.id && resource.id ? ApiParam(resource.id) : undefined,
     ...(route.params ?? []).map((param) => ApiParam(param)),
     kind.ifMatch && route.ifMatch !== false && resource.ifMatch ? ApiHeader(resource.ifMatch) : undefined,
@@ -124,4 +123,9 @@ function answer(resource: ResourceDocs, route: RouteDocs & { status: number }) {
   const headers = route.headers ?? (route.type === undefined ? resource.headers : undefined);
   const response = { status: route.status, description: route.answer, type: route.type ?? resource.type };
   return headers === undefined ? response : { ...response, headers };
+}
+
+function queriesOf(route: RouteDocs, kind: Kind): (ApiQueryOptions | 'page')[] {
+  const queries = route.queries ?? [];
+  return kind.page && !queries.includes('page') ? ['page', ...queries] : queries;
 }
