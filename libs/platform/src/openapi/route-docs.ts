@@ -35,13 +35,13 @@ export interface RouteDocs {
   summary: string;
   description?: string;
   /** The description of the successful answer. */
-  answer: string;
+  answer?: string;
   /** The request body: a DTO, or ApiBody's options (e.g. an optional body). */
   body?: Type<unknown> | ApiBodyOptions;
   /** The success status, where it is not the kind's (a 202). */
   status?: number;
   /** The answer's schema, where it is not the resource's (a page, a computed figure): then the resource's headers do not apply either. */
-  type?: Type<unknown>;
+  type?: Type<unknown> | null;
   /** The answer's headers, where they are not the resource's (a Location beside the ETag). */
   headers?: HeadersObject;
   /** Path parameters after the resource's id (a discount of a subscription). */
@@ -118,14 +118,18 @@ function documented(resource: ResourceDocs, route: RouteDocs & { status: number 
   return applyDecorators(...decorators.reverse());
 }
 
-/** The success response; an answer without headers has no `headers` member (its place would move the members after it in the document). */
+/** The success response; what it lacks has no member at all (an empty member's place would move the members after it in the document). */
 function answer(resource: ResourceDocs, route: RouteDocs & { status: number }) {
   const headers = route.headers ?? (route.type === undefined ? resource.headers : undefined);
-  const response = { status: route.status, description: route.answer, type: route.type ?? resource.type };
-  return headers === undefined ? response : { ...response, headers };
+  const type = route.type === null ? undefined : (route.type ?? resource.type);
+  return { status: route.status, ...defined({ description: route.answer, type, headers }) };
 }
 
 function queriesOf(route: RouteDocs, kind: Kind): (ApiQueryOptions | 'page')[] {
   const queries = route.queries ?? [];
   return kind.page && !queries.includes('page') ? ['page', ...queries] : queries;
+}
+
+function defined<T extends object>(members: T): Partial<T> {
+  return Object.fromEntries(Object.entries(members).filter(([, value]) => value !== undefined)) as Partial<T>;
 }
