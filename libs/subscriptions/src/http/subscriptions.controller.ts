@@ -15,7 +15,6 @@ import {
   parseLimit,
   readQuery,
   ResourceIdPipe,
-  resourceDocs,
   Versioned,
 } from '@billing/platform';
 import { NotFoundError, ValidationError } from '@billing/shared-kernel';
@@ -32,21 +31,11 @@ import { PauseSubscriptionDto } from '../pause-subscription/pause-subscription.d
 import { ResumeSubscriptionCommand } from '../resume-subscription/resume-subscription.command';
 import { SubscriptionsReadModel } from '../read-model/subscriptions.read-model';
 import { SubscriptionView, toSubscriptionView } from '../subscription-view';
-import { SubscriptionDto, SubscriptionPageDto } from './subscription.dto';
+import { SubscriptionPageDto } from './subscription.dto';
+import { SUBSCRIPTION, SUBSCRIPTION_ID_PIPE as ID_PIPE } from './subscription-docs';
 
-const SUBSCRIPTION_ID = { name: 'subscriptionId', format: 'uuid', description: 'the subscription id' } as const;
-const ID_PIPE = new ResourceIdPipe('subscription');
 const DISCOUNT_ID_PIPE = new ResourceIdPipe('discount');
 const STATUSES = ['trialing', 'active', 'paused', 'cancelled', 'ended'] as const;
-const IF_MATCH = { name: 'if-match', required: false, description: 'The ETag of the version the change is based on; a stale one is a 409.' };
-const ETAG = { etag: { description: 'the version of the subscription, for If-Match', schema: { type: 'string', example: '"1"' } } };
-const SUBSCRIPTION = resourceDocs({
-  type: SubscriptionDto,
-  headers: ETAG,
-  id: SUBSCRIPTION_ID,
-  ifMatch: IF_MATCH,
-  notFound: 'No such subscription in this environment',
-});
 
 /** Writes go through the command bus; every answer renders the subscription at the environment's now. */
 @ApiTags('subscriptions')
