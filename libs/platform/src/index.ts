@@ -12,6 +12,7 @@ export * from './http/request-context';
 export * from './http/versioned';
 export * from './http/json-text';
 export * from './http/paging';
+export * from './http/filter-conditions';
 export * from './auth/public.decorator';
 export * from './auth/guards';
 export * from './openapi/openapi';
