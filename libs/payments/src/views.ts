@@ -24,45 +24,27 @@ export interface PaymentView {
   readonly updatedAt: string;
 }
 
+/** What a payment shows as it is, in the order the resource lists them; nextAction and dispute only while they apply. */
+const PLAIN_MEMBERS = [
+  'id',
+  'invoiceId',
+  'customerId',
+  'amount',
+  'currency',
+  'status',
+  'failureCode',
+  'failureMessage',
+  'provider',
+  'providerReference',
+  'refundedAmount',
+  'refunds',
+  'attempt',
+] as const;
+
 export function toPaymentView(payment: Payment): PaymentView {
-  const {
-    id,
-    invoiceId,
-    customerId,
-    amount,
-    currency,
-    status,
-    failureCode,
-    failureMessage,
-    provider,
-    providerReference,
-    refundedAmount,
-    refunds,
-    attempt,
-    nextAction,
-    dispute,
-    createdAt,
-    updatedAt,
-  } = payment;
-  return {
-    id,
-    invoiceId,
-    customerId,
-    amount,
-    currency,
-    status,
-    failureCode,
-    failureMessage,
-    provider,
-    providerReference,
-    refundedAmount,
-    refunds,
-    attempt,
-    ...(nextAction ? { nextAction } : {}),
-    ...(dispute ? { dispute } : {}),
-    createdAt,
-    updatedAt,
-  };
+  const plain = Object.fromEntries(PLAIN_MEMBERS.map((member) => [member, payment[member]])) as Pick<Payment, (typeof PLAIN_MEMBERS)[number]>;
+  const { nextAction, dispute, createdAt, updatedAt } = payment;
+  return { ...plain, ...(nextAction ? { nextAction } : {}), ...(dispute ? { dispute } : {}), createdAt, updatedAt };
 }
 
 export function paymentViewOf(state: PaymentState): PaymentView | null {

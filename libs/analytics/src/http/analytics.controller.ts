@@ -1,18 +1,14 @@
-import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { Caller, CallerContext, problemResponse, ScopedClock } from '@billing/platform';
+import { Body, Controller, Get, Post, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
+import { Caller, CallerContext, resourceDocs, ScopedClock } from '@billing/platform';
 import { INTERVALS } from '../domain/intervals';
 import { AnalyticsLinks, parseLinkBody } from '../page/analytics-links';
 import { AnalyticsAnswers } from './analytics-answers';
 import { AnalyticsLinkDto, CreateAnalyticsLinkDto, MrrDto, ReceivablesDto, RevenueDto } from './analytics.dto';
 
-const INVALID_QUERY = {
-  status: 422,
-  ...problemResponse(
-    'Invalid, repeated or unknown query parameter (pointer /query/<name>): from/to not dates or to not after from, an unknown interval or currency, ' +
-      'asOf not a date-time or in the future, too many intervals, or no currency while several are in use',
-  ),
-};
+const INVALID_QUERY =
+  'Invalid, repeated or unknown query parameter (pointer /query/<name>): from/to not dates or to not after from, an unknown interval or currency, ' +
+  'asOf not a date-time or in the future, too many intervals, or no currency while several are in use';
 const AS_OF = {
   name: 'asOf',
   required: false,
@@ -35,6 +31,12 @@ const RANGE = [
     schema: { type: 'string', enum: [...INTERVALS], default: 'month' },
   },
 ] as const;
+/** A figure per interval of a range, in a currency, as of an instant. */
+const PER_INTERVAL = { description: 'See README, Analytics.', queries: [...RANGE, CURRENCY, AS_OF], invalid: INVALID_QUERY };
+const REVENUE = resourceDocs({ type: RevenueDto });
+const MRR = resourceDocs({ type: MrrDto });
+const RECEIVABLES = resourceDocs({ type: ReceivablesDto });
+const LINK = resourceDocs({ type: AnalyticsLinkDto });
 /** Revenue analytics (issue 28): read models built from the log, answered as of any past instant. */
 @ApiTags('Analytics')
 @Controller('analytics')
@@ -46,51 +48,37 @@ export class AnalyticsController {
   ) {}
 
   @Get('revenue')
-  @ApiOperation({ summary: 'Invoiced, collected, tax, discounts and credit notes per interval', description: 'See README, Analytics.' })
-  @ApiQuery(RANGE[0])
-  @ApiQuery(RANGE[1])
-  @ApiQuery(RANGE[2])
-  @ApiQuery(CURRENCY)
-  @ApiQuery(AS_OF)
-  @ApiResponse({ status: 200, type: RevenueDto })
-  @ApiResponse(INVALID_QUERY)
+  @REVENUE.read({ summary: 'Invoiced, collected, tax, discounts and credit notes per interval', ...PER_INTERVAL })
   async revenue(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<RevenueDto> {
     return this.answers.revenue(caller.environmentId, query);
   }
 
   @Get('mrr')
-  @ApiOperation({ summary: 'MRR per interval and the movements that explain it', description: 'See README, Analytics.' })
-  @ApiQuery(RANGE[0])
-  @ApiQuery(RANGE[1])
-  @ApiQuery(RANGE[2])
-  @ApiQuery(CURRENCY)
-  @ApiQuery(AS_OF)
-  @ApiResponse({ status: 200, type: MrrDto })
-  @ApiResponse(INVALID_QUERY)
+  @MRR.read({ summary: 'MRR per interval and the movements that explain it', ...PER_INTERVAL })
   async mrr(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<MrrDto> {
     return this.answers.mrr(caller.environmentId, query);
   }
 
   @Get('receivables')
-  @ApiOperation({ summary: 'Open amounts by age past the due date, and the 20 largest open invoices', description: 'See README, Analytics.' })
-  @ApiQuery(CURRENCY)
-  @ApiQuery(AS_OF)
-  @ApiResponse({ status: 200, type: ReceivablesDto })
-  @ApiResponse(INVALID_QUERY)
+  @RECEIVABLES.read({
+    summary: 'Open amounts by age past the due date, and the 20 largest open invoices',
+    description: 'See README, Analytics.',
+    queries: [CURRENCY, AS_OF],
+    invalid: INVALID_QUERY,
+  })
   async receivables(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<ReceivablesDto> {
     return this.answers.receivables(caller.environmentId, query);
   }
 
   @Post('links')
-  @ApiOperation({
+  // 200, not 201: nothing is stored (the link is sealed, derived from the environment and its expiry).
+  @LINK.create({
+    status: 200,
     summary: 'A short-lived signed link to the analytics page (HTML charts) of this environment',
     description: 'A browser cannot send the bearer header: the link carries the environment and its expiry, sealed. See README, Analytics.',
+    body: { type: CreateAnalyticsLinkDto, required: false },
+    invalid: 'Invalid body: ttlSeconds not an integer from 1 to 86400, or an unknown property',
   })
-  @ApiBody({ type: CreateAnalyticsLinkDto, required: false })
-  // 200, not 201: nothing is stored (the link is sealed, derived from the environment and its expiry).
-  @HttpCode(200)
-  @ApiResponse({ status: 200, type: AnalyticsLinkDto })
-  @ApiResponse({ status: 422, ...problemResponse('Invalid body: ttlSeconds not an integer from 1 to 86400, or an unknown property') })
   createLink(@Caller() caller: CallerContext, @Body() body: unknown): AnalyticsLinkDto {
     // Real time, not the environment's: a test clock advanced by years must neither expire a link at once nor keep
     // it open for ever.

@@ -1,21 +1,8 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { Written } from '@billing/event-store';
-import {
-  ApiNoInput,
-  ApiPageQuery,
-  assertNoInput,
-  Caller,
-  CallerContext,
-  Clock,
-  commandContext,
-  IfMatch,
-  Page,
-  problemResponse,
-  ResourceIdPipe,
-  Versioned,
-} from '@billing/platform';
+import { assertNoInput, Caller, CallerContext, Clock, commandContext, IfMatch, Page, ResourceIdPipe, resourceDocs, Versioned } from '@billing/platform';
 import { NotFoundError } from '@billing/shared-kernel';
 import { ExistingPrice, Quote, quotePrice, validateCreatePrice } from '../domain';
 import { ArchivePriceCommand } from '../archive-price/archive-price.command';
@@ -38,6 +25,7 @@ const IF_MATCH = {
   description: 'The ETag of the version the change is based on (e.g. "3"); a stale one is a 409. Omit to apply to the current version.',
 };
 const ETAG = { etag: { description: 'the version of the price, for If-Match', schema: { type: 'string', example: '"1"' } } };
+const PRICE = resourceDocs({ type: PriceDto, headers: ETAG, id: PRICE_ID, ifMatch: IF_MATCH, notFound: 'No such price in this environment' });
 
 /**
  * Prices. Request bodies are taken as they arrive (`unknown`, not validated
@@ -55,11 +43,13 @@ export class PricesController {
   ) {}
 
   @Post()
-  @HttpCode(201)
-  @ApiOperation({ summary: 'Create a price', description: 'Answers 201 with the Price, its ETag and its Location.' })
-  @ApiBody({ type: CreatePriceBody })
-  @ApiResponse({ status: 201, description: 'Created', type: PriceDto, headers: ETAG })
-  @ApiResponse({ status: 422, ...problemResponse('Invalid body (every field error with its JSON pointer), or productId names no product of this environment') })
+  @PRICE.create({
+    summary: 'Create a price',
+    description: 'Answers 201 with the Price, its ETag and its Location.',
+    body: CreatePriceBody,
+    answer: 'Created',
+    invalid: 'Invalid body (every field error with its JSON pointer), or productId names no product of this environment',
+  })
   async create(@Caller() caller: CallerContext, @Body() body: unknown): Promise<Versioned<PriceView>> {
     const input = validateCreatePrice(body);
     const written = await this.commands.execute(new CreatePriceCommand(caller.environmentId, input, commandContext(caller, this.clock)));
@@ -67,39 +57,36 @@ export class PricesController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List prices', description: 'Newest first, keyset paging.' })
-  @ApiPageQuery()
-  @ApiQuery({ name: 'archived', required: false, schema: { type: 'boolean' }, description: 'only archived (true) or only active (false) prices' })
-  @ApiQuery({ name: 'productId', required: false, schema: { type: 'string', format: 'uuid' }, description: 'only prices of this product' })
-  @ApiResponse({ status: 200, description: 'A page of prices', type: PricePageDto })
-  @ApiResponse({ status: 422, ...problemResponse('Invalid, repeated or unknown query parameter (pointer /query/<name>)') })
+  @PRICE.list({
+    summary: 'List prices',
+    description: 'Newest first, keyset paging.',
+    queries: [
+      { name: 'archived', required: false, schema: { type: 'boolean' }, description: 'only archived (true) or only active (false) prices' },
+      { name: 'productId', required: false, schema: { type: 'string', format: 'uuid' }, description: 'only prices of this product' },
+    ],
+    answer: 'A page of prices',
+    type: PricePageDto,
+  })
   list(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<Page<PriceView>> {
     const { page, filter } = parsePriceListQuery(query);
     return this.readModel.listPrices(caller.environmentId, page, filter);
   }
 
   @Get(':priceId')
-  @ApiOperation({ summary: 'Get a price' })
-  @ApiParam(PRICE_ID)
-  @ApiResponse({ status: 200, description: 'The price', type: PriceDto, headers: ETAG })
-  @ApiResponse({ status: 404, ...problemResponse('No such price in this environment') })
+  @PRICE.read({ summary: 'Get a price', answer: 'The price' })
   get(@Caller() caller: CallerContext, @Param('priceId', PRICE_ID_PIPE) priceId: string): Promise<Versioned<PriceView>> {
     return this.find(caller, priceId);
   }
 
   @Put(':priceId')
-  @HttpCode(200)
-  @ApiOperation({
+  @PRICE.write({
     summary: 'Update a price',
     description: 'Changes name, termCount, description and/or pricing; omitted fields keep their values; any other property is a 422.',
+    body: UpdatePriceBody,
+    answer: 'The updated price',
+    conflict: 'The price is archived (price-archived), or If-Match is stale (version-conflict)',
+    invalid: 'Invalid body (every field error with its JSON pointer), or a malformed If-Match (/headers/if-match)',
   })
-  @ApiParam(PRICE_ID)
-  @ApiHeader(IF_MATCH)
-  @ApiBody({ type: UpdatePriceBody })
-  @ApiResponse({ status: 200, description: 'The updated price', type: PriceDto, headers: ETAG })
-  @ApiResponse({ status: 404, ...problemResponse('No such price in this environment') })
-  @ApiResponse({ status: 409, ...problemResponse('The price is archived (price-archived), or If-Match is stale (version-conflict)') })
-  @ApiResponse({ status: 422, ...problemResponse('Invalid body (every field error with its JSON pointer), or a malformed If-Match (/headers/if-match)') })
   async update(
     @Caller() caller: CallerContext,
     @Param('priceId', PRICE_ID_PIPE) priceId: string,
@@ -111,16 +98,13 @@ export class PricesController {
     );
   }
 
-  @ApiNoInput()
   @Put(':priceId/archive')
-  @HttpCode(200)
-  @ApiOperation({ summary: 'Archive a price', description: 'No body (or {}). An archived price can no longer be updated; archiving twice is a 409.' })
-  @ApiParam(PRICE_ID)
-  @ApiHeader(IF_MATCH)
-  @ApiResponse({ status: 200, description: 'The archived price (archived: true)', type: PriceDto, headers: ETAG })
-  @ApiResponse({ status: 404, ...problemResponse('No such price in this environment') })
-  @ApiResponse({ status: 409, ...problemResponse('Already archived (price-archived), or If-Match is stale (version-conflict)') })
-  @ApiResponse({ status: 422, ...problemResponse('A body with any property, or a malformed If-Match (/headers/if-match)') })
+  @PRICE.action({
+    summary: 'Archive a price',
+    description: 'No body (or {}). An archived price can no longer be updated; archiving twice is a 409.',
+    answer: 'The archived price (archived: true)',
+    conflict: 'Already archived (price-archived), or If-Match is stale (version-conflict)',
+  })
   async archive(
     @Caller() caller: CallerContext,
     @Param('priceId', PRICE_ID_PIPE) priceId: string,
@@ -132,16 +116,14 @@ export class PricesController {
   }
 
   @Post(':priceId/quote')
-  @HttpCode(200)
-  @ApiOperation({
+  @PRICE.read({
     summary: 'Preview what a quantity of a price costs',
     description: 'Applies the price model to the quantity in one of the price currencies; nothing is stored.',
+    body: QuotePriceBody,
+    answer: 'The amount',
+    type: QuoteDto,
+    invalid: 'Invalid body, or a currency the price has no pricing in (pointer /currency)',
   })
-  @ApiParam(PRICE_ID)
-  @ApiBody({ type: QuotePriceBody })
-  @ApiResponse({ status: 200, description: 'The amount', type: QuoteDto })
-  @ApiResponse({ status: 404, ...problemResponse('No such price in this environment') })
-  @ApiResponse({ status: 422, ...problemResponse('Invalid body, or a currency the price has no pricing in (pointer /currency)') })
   async quote(@Caller() caller: CallerContext, @Param('priceId', PRICE_ID_PIPE) priceId: string, @Body() body: unknown): Promise<Quote> {
     const { resource } = await this.find(caller, priceId);
     return quotePrice(resource, body);

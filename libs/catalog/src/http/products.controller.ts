@@ -1,8 +1,8 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { Written } from '@billing/event-store';
-import { ApiPageQuery, Caller, CallerContext, Clock, commandContext, Page, problemResponse, ResourceIdPipe, Versioned } from '@billing/platform';
+import { Caller, CallerContext, Clock, commandContext, Page, ResourceIdPipe, resourceDocs, Versioned } from '@billing/platform';
 import { NotFoundError } from '@billing/shared-kernel';
 import { ExistingProduct, validateCreateProduct } from '../domain';
 import { CreateProductCommand } from '../create-product/create-product.command';
@@ -15,6 +15,7 @@ import { parseProductListQuery } from './request-parsing';
 const ETAG = { etag: { description: 'the version of the product', schema: { type: 'string', example: '"1"' } } };
 /** Path ids are uuids; anything else names no product: 404 like an unknown id. */
 const PRODUCT_ID_PIPE = new ResourceIdPipe('product');
+const PRODUCT = resourceDocs({ type: ProductDto, headers: ETAG, id: { name: 'productId', format: 'uuid' }, notFound: 'No such product in this environment' });
 
 /** Products: what prices may point at (`productId`). Bodies are validated by the domain (see PricesController). */
 @ApiTags('products')
@@ -27,11 +28,13 @@ export class ProductsController {
   ) {}
 
   @Post()
-  @HttpCode(201)
-  @ApiOperation({ summary: 'Create a product', description: 'Answers 201 with the Product, its ETag and its Location.' })
-  @ApiBody({ type: CreateProductBody })
-  @ApiResponse({ status: 201, description: 'Created', type: ProductDto, headers: ETAG })
-  @ApiResponse({ status: 422, ...problemResponse('Invalid body (every field error with its JSON pointer)') })
+  @PRODUCT.create({
+    summary: 'Create a product',
+    description: 'Answers 201 with the Product, its ETag and its Location.',
+    body: CreateProductBody,
+    answer: 'Created',
+    invalid: 'Invalid body (every field error with its JSON pointer)',
+  })
   async create(@Caller() caller: CallerContext, @Body() body: unknown): Promise<Versioned<ProductView>> {
     const input = validateCreateProduct(body);
     const written = await this.commands.execute(new CreateProductCommand(caller.environmentId, input, commandContext(caller, this.clock)));
@@ -39,19 +42,13 @@ export class ProductsController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List products', description: 'Newest first, keyset paging.' })
-  @ApiPageQuery()
-  @ApiResponse({ status: 200, description: 'A page of products', type: ProductPageDto })
-  @ApiResponse({ status: 422, ...problemResponse('Invalid, repeated or unknown query parameter (pointer /query/<name>)') })
+  @PRODUCT.list({ summary: 'List products', description: 'Newest first, keyset paging.', answer: 'A page of products', type: ProductPageDto })
   list(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<Page<ProductView>> {
     return this.readModel.listProducts(caller.environmentId, parseProductListQuery(query));
   }
 
   @Get(':productId')
-  @ApiOperation({ summary: 'Get a product' })
-  @ApiParam({ name: 'productId', format: 'uuid' })
-  @ApiResponse({ status: 200, description: 'The product', type: ProductDto, headers: ETAG })
-  @ApiResponse({ status: 404, ...problemResponse('No such product in this environment') })
+  @PRODUCT.read({ summary: 'Get a product', answer: 'The product' })
   async get(@Caller() caller: CallerContext, @Param('productId', PRODUCT_ID_PIPE) productId: string): Promise<Versioned<ProductView>> {
     const product = await this.readModel.findProduct(caller.environmentId, productId);
     if (!product) throw new NotFoundError('product', productId);

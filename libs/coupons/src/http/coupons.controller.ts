@@ -1,21 +1,8 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { Written } from '@billing/event-store';
-import {
-  ApiNoInput,
-  ApiPageQuery,
-  assertNoInput,
-  Caller,
-  CallerContext,
-  Clock,
-  commandContext,
-  IfMatch,
-  Page,
-  problemResponse,
-  ResourceIdPipe,
-  Versioned,
-} from '@billing/platform';
+import { assertNoInput, Caller, CallerContext, Clock, commandContext, IfMatch, Page, ResourceIdPipe, resourceDocs, Versioned } from '@billing/platform';
 import { NotFoundError } from '@billing/shared-kernel';
 import { ArchiveCouponCommand } from '../archive-coupon/archive-coupon.command';
 import { CreateCouponCommand } from '../create-coupon/create-coupon.command';
@@ -36,6 +23,7 @@ const INVALID_COUPON =
   'Invalid body (every field error at its pointer): unknown property, both or neither of percentOff and amountOff, percentOff outside 0.01–100 or with more than 2 decimals, ' +
   'an unknown currency or an amount below 1, repeating without durationInMonths (1–120) or durationInMonths without repeating, a malformed code, redeemBy or appliesTo, ' +
   'or an appliesTo product that does not exist in this environment';
+const COUPON = resourceDocs({ type: CouponDto, headers: ETAG, id: COUPON_ID, ifMatch: IF_MATCH, notFound: 'No such coupon in this environment' });
 
 /** Coupons: reusable discounts (README: Coupons and promotion codes). Bodies are validated by the domain. */
 @ApiTags('coupons')
@@ -48,12 +36,15 @@ export class CouponsController {
   ) {}
 
   @Post()
-  @HttpCode(201)
-  @ApiOperation({ summary: 'Create a coupon', description: 'A percentage or an amount per currency off, once, for some months or forever.' })
-  @ApiBody({ type: CreateCouponBody })
-  @ApiResponse({ status: 201, description: 'The new coupon', type: CouponDto, headers: CREATED_HEADERS })
-  @ApiResponse({ status: 409, ...problemResponse('Another coupon of the environment has the code (coupon-code-taken)') })
-  @ApiResponse({ status: 422, ...problemResponse(INVALID_COUPON) })
+  @COUPON.create({
+    summary: 'Create a coupon',
+    description: 'A percentage or an amount per currency off, once, for some months or forever.',
+    body: CreateCouponBody,
+    answer: 'The new coupon',
+    headers: CREATED_HEADERS,
+    conflict: 'Another coupon of the environment has the code (coupon-code-taken)',
+    invalid: INVALID_COUPON,
+  })
   async create(@Caller() caller: CallerContext, @Body() body: unknown): Promise<Versioned<CouponView>> {
     const input = validateCreateCoupon(body);
     const written = await this.commands.execute(new CreateCouponCommand(caller.environmentId, input, commandContext(caller, this.clock)));
@@ -61,19 +52,18 @@ export class CouponsController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List coupons', description: 'Newest first, keyset paging; archived ones too (status).' })
-  @ApiPageQuery()
-  @ApiResponse({ status: 200, description: 'A page of coupons', type: CouponPageDto })
-  @ApiResponse({ status: 422, ...problemResponse('Invalid, repeated or unknown query parameter (pointer /query/<name>)') })
+  @COUPON.list({
+    summary: 'List coupons',
+    description: 'Newest first, keyset paging; archived ones too (status).',
+    answer: 'A page of coupons',
+    type: CouponPageDto,
+  })
   list(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<Page<CouponView>> {
     return this.readModel.coupons(caller.environmentId, parsePageQuery(query));
   }
 
   @Get(':couponId')
-  @ApiOperation({ summary: 'Get a coupon' })
-  @ApiParam(COUPON_ID)
-  @ApiResponse({ status: 200, description: 'The coupon', type: CouponDto, headers: ETAG })
-  @ApiResponse({ status: 404, ...problemResponse('No such coupon in this environment') })
+  @COUPON.read({ summary: 'Get a coupon', answer: 'The coupon' })
   async get(@Caller() caller: CallerContext, @Param('couponId', COUPON_ID_PIPE) couponId: string): Promise<Versioned<CouponView>> {
     const found = await this.readModel.coupon(caller.environmentId, couponId);
     if (!found) throw new NotFoundError('coupon', couponId);
@@ -81,18 +71,14 @@ export class CouponsController {
   }
 
   @Put(':couponId')
-  @HttpCode(200)
-  @ApiOperation({
+  @COUPON.write({
     summary: 'Update a coupon',
     description: 'Only name, maxRedemptions (upward; null is unlimited) and redeemBy (null: none); members left out are kept. The terms never change.',
+    body: UpdateCouponBody,
+    answer: 'The updated coupon',
+    conflict: 'Archived (coupon-archived), or If-Match is stale (version-conflict)',
+    invalid: 'Unknown property, invalid value, maxRedemptions lowered, or a malformed If-Match (/headers/if-match)',
   })
-  @ApiParam(COUPON_ID)
-  @ApiHeader(IF_MATCH)
-  @ApiBody({ type: UpdateCouponBody })
-  @ApiResponse({ status: 200, description: 'The updated coupon', type: CouponDto, headers: ETAG })
-  @ApiResponse({ status: 404, ...problemResponse('No such coupon in this environment') })
-  @ApiResponse({ status: 409, ...problemResponse('Archived (coupon-archived), or If-Match is stale (version-conflict)') })
-  @ApiResponse({ status: 422, ...problemResponse('Unknown property, invalid value, maxRedemptions lowered, or a malformed If-Match (/headers/if-match)') })
   async update(
     @Caller() caller: CallerContext,
     @Param('couponId', COUPON_ID_PIPE) couponId: string,
@@ -105,16 +91,13 @@ export class CouponsController {
     );
   }
 
-  @ApiNoInput()
   @Put(':couponId/archive')
-  @HttpCode(200)
-  @ApiOperation({ summary: 'Archive a coupon', description: 'No body (or {}). No new redemptions; discounts already applied run their course.' })
-  @ApiParam(COUPON_ID)
-  @ApiHeader(IF_MATCH)
-  @ApiResponse({ status: 200, description: 'The archived coupon', type: CouponDto, headers: ETAG })
-  @ApiResponse({ status: 404, ...problemResponse('No such coupon in this environment') })
-  @ApiResponse({ status: 409, ...problemResponse('Already archived (coupon-archived), or If-Match is stale (version-conflict)') })
-  @ApiResponse({ status: 422, ...problemResponse('A body with any property, or a malformed If-Match (/headers/if-match)') })
+  @COUPON.action({
+    summary: 'Archive a coupon',
+    description: 'No body (or {}). No new redemptions; discounts already applied run their course.',
+    answer: 'The archived coupon',
+    conflict: 'Already archived (coupon-archived), or If-Match is stale (version-conflict)',
+  })
   async archive(
     @Caller() caller: CallerContext,
     @Param('couponId', COUPON_ID_PIPE) couponId: string,

@@ -1,21 +1,8 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { Written } from '@billing/event-store';
-import {
-  ApiNoInput,
-  ApiPageQuery,
-  assertNoInput,
-  Caller,
-  CallerContext,
-  Clock,
-  commandContext,
-  IfMatch,
-  Page,
-  problemResponse,
-  ResourceIdPipe,
-  Versioned,
-} from '@billing/platform';
+import { assertNoInput, Caller, CallerContext, Clock, commandContext, IfMatch, Page, ResourceIdPipe, resourceDocs, Versioned } from '@billing/platform';
 import { NotFoundError } from '@billing/shared-kernel';
 import { ArchivePromotionCodeCommand } from '../archive-promotion-code/archive-promotion-code.command';
 import { CreatePromotionCodeCommand } from '../create-promotion-code/create-promotion-code.command';
@@ -33,6 +20,13 @@ const CREATED_HEADERS = {
   ...ETAG,
   location: { description: 'The new promotion code: /promotion-codes/{promotionCodeId}.', required: true, schema: { type: 'string' } },
 };
+const PROMOTION_CODE = resourceDocs({
+  type: PromotionCodeDto,
+  headers: ETAG,
+  id: PROMOTION_CODE_ID,
+  ifMatch: IF_MATCH,
+  notFound: 'No such promotion code in this environment',
+});
 
 /** Promotion codes: what a customer types for a coupon (README: Coupons and promotion codes). */
 @ApiTags('promotion codes')
@@ -45,17 +39,14 @@ export class PromotionCodesController {
   ) {}
 
   @Post()
-  @HttpCode(201)
-  @ApiOperation({
+  @PROMOTION_CODE.create({
     summary: 'Create a promotion code',
     description: 'The code is unique in the environment case-insensitively; redeeming it redeems its coupon.',
-  })
-  @ApiBody({ type: CreatePromotionCodeBody })
-  @ApiResponse({ status: 201, description: 'The new promotion code', type: PromotionCodeDto, headers: CREATED_HEADERS })
-  @ApiResponse({ status: 409, ...problemResponse('The code is taken (promotion-code-taken), or the coupon is archived (coupon-archived)') })
-  @ApiResponse({
-    status: 422,
-    ...problemResponse('Invalid body (every field error at its pointer): unknown property, malformed code, couponId naming no coupon of this environment, …'),
+    body: CreatePromotionCodeBody,
+    answer: 'The new promotion code',
+    headers: CREATED_HEADERS,
+    conflict: 'The code is taken (promotion-code-taken), or the coupon is archived (coupon-archived)',
+    invalid: 'Invalid body (every field error at its pointer): unknown property, malformed code, couponId naming no coupon of this environment, …',
   })
   async create(@Caller() caller: CallerContext, @Body() body: unknown): Promise<Versioned<PromotionCodeView>> {
     const input = validateCreatePromotionCode(body);
@@ -64,35 +55,31 @@ export class PromotionCodesController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List promotion codes', description: 'Newest first, keyset paging; archived ones too (status).' })
-  @ApiPageQuery()
-  @ApiResponse({ status: 200, description: 'A page of promotion codes', type: PromotionCodePageDto })
-  @ApiResponse({ status: 422, ...problemResponse('Invalid, repeated or unknown query parameter (pointer /query/<name>)') })
+  @PROMOTION_CODE.list({
+    summary: 'List promotion codes',
+    description: 'Newest first, keyset paging; archived ones too (status).',
+    answer: 'A page of promotion codes',
+    type: PromotionCodePageDto,
+  })
   list(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<Page<PromotionCodeView>> {
     return this.readModel.promotionCodes(caller.environmentId, parsePageQuery(query));
   }
 
   @Get(':promotionCodeId')
-  @ApiOperation({ summary: 'Get a promotion code' })
-  @ApiParam(PROMOTION_CODE_ID)
-  @ApiResponse({ status: 200, description: 'The promotion code', type: PromotionCodeDto, headers: ETAG })
-  @ApiResponse({ status: 404, ...problemResponse('No such promotion code in this environment') })
+  @PROMOTION_CODE.read({ summary: 'Get a promotion code', answer: 'The promotion code' })
   async get(@Caller() caller: CallerContext, @Param('promotionCodeId', PROMOTION_CODE_ID_PIPE) id: string): Promise<Versioned<PromotionCodeView>> {
     const found = await this.readModel.promotionCode(caller.environmentId, id);
     if (!found) throw new NotFoundError('promotion code', id);
     return found;
   }
 
-  @ApiNoInput()
   @Put(':promotionCodeId/archive')
-  @HttpCode(200)
-  @ApiOperation({ summary: 'Archive a promotion code', description: 'No body (or {}). The code takes no new redemptions and stays taken.' })
-  @ApiParam(PROMOTION_CODE_ID)
-  @ApiHeader(IF_MATCH)
-  @ApiResponse({ status: 200, description: 'The archived promotion code', type: PromotionCodeDto, headers: ETAG })
-  @ApiResponse({ status: 404, ...problemResponse('No such promotion code in this environment') })
-  @ApiResponse({ status: 409, ...problemResponse('Already archived (promotion-code-archived), or If-Match is stale (version-conflict)') })
-  @ApiResponse({ status: 422, ...problemResponse('A body with any property, or a malformed If-Match (/headers/if-match)') })
+  @PROMOTION_CODE.action({
+    summary: 'Archive a promotion code',
+    description: 'No body (or {}). The code takes no new redemptions and stays taken.',
+    answer: 'The archived promotion code',
+    conflict: 'Already archived (promotion-code-archived), or If-Match is stale (version-conflict)',
+  })
   async archive(
     @Caller() caller: CallerContext,
     @Param('promotionCodeId', PROMOTION_CODE_ID_PIPE) id: string,

@@ -12,23 +12,12 @@ import { subscriptionEvolver, subscriptionStream } from '@billing/subscriptions'
 import { InvoiceEmailQuery } from '@billing/templates';
 import { decideRecordEmailOutcome, EmailDeliveryKind, emailDeliveryEvolver, maskAddress, nextEmailAttemptAt } from '../domain';
 import { emailDeliveryStream } from '../streams';
-import { EMAIL_DELIVERIES_CHANNEL } from './email-outbox.reactor';
+import { DeliveryRow, EMAIL_DELIVERIES_CHANNEL } from './email-outbox.reactor';
 import { MailTransport, SendResult } from './mail-transport';
 
 /** A delivery this dispatcher holds the lease of. */
-interface ClaimedEmail {
-  readonly environmentId: string;
-  readonly id: string;
-  readonly kind: EmailDeliveryKind;
-  readonly invoiceId: string | null;
-  readonly subscriptionId: string | null;
-  readonly paymentId: string | null;
-  readonly recipient: string;
-  readonly bcc: string | null;
-  readonly replyTo: string | null;
-  readonly messageId: string;
+interface ClaimedEmail extends Omit<DeliveryRow, 'eventId'> {
   readonly attempts: number;
-  readonly queuedAt: Date;
   readonly deadlineAt: Date;
   readonly leaseToken: string;
 }

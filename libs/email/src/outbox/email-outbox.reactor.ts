@@ -173,7 +173,8 @@ export function domainOf(mailFrom: string): string {
   return match ? match[1] : 'localhost';
 }
 
-interface DeliveryRow {
+/** A delivery as the reactor queues it (the dispatcher claims the same members, less the event). */
+export interface DeliveryRow {
   readonly environmentId: string;
   readonly id: string;
   readonly kind: EmailDeliveryKind;

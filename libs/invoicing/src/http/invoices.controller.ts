@@ -1,11 +1,9 @@
-import { applyDecorators, Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Put, Query } from '@nestjs/common';
 import { Command, CommandBus } from '@nestjs/cqrs';
-import { ApiBody, ApiExtraModels, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiExtraModels, ApiTags } from '@nestjs/swagger';
 import { NotFoundError, ValidationError } from '@billing/shared-kernel';
 import { CommandContext, Written } from '@billing/event-store';
 import {
-  ApiNoInput,
-  ApiPageQuery,
   assertNoInput,
   Caller,
   CallerContext,
@@ -16,9 +14,9 @@ import {
   isUuid,
   oneOf,
   parseLimit,
-  problemResponse,
   readQuery,
   ResourceIdPipe,
+  resourceDocs,
   Versioned,
 } from '@billing/platform';
 import { InvoiceState, InvoiceStatus, InvoiceType, SettlementStatus, taxCodesOf } from '../domain';
@@ -62,20 +60,13 @@ const INVALID_INVOICE =
 const REDEMPTION_CONFLICTS =
   'a new discount cannot be redeemed: coupon-exhausted, coupon-expired, coupon-archived, promotion-code-exhausted, promotion-code-expired, promotion-code-archived, promotion-code-restricted (a first-time-only code)';
 
-/** The OpenAPI of an action on one invoice that takes no input (PUT /invoices/{id}/<action>, 200 with the invoice). */
-function InvoiceAction(action: { summary: string; description: string; answer: string; conflicts: string }): MethodDecorator {
-  return applyDecorators(
-    HttpCode(200),
-    ApiOperation({ summary: action.summary, description: action.description }),
-    ApiParam(INVOICE_ID),
-    ApiHeader(IF_MATCH),
-    ApiNoInput(),
-    ApiResponse({ status: 200, description: action.answer, type: InvoiceDetailDto, headers: ETAG_HEADER }),
-    ApiResponse({ status: 404, ...problemResponse('No such invoice in this environment') }),
-    ApiResponse({ status: 409, ...problemResponse(action.conflicts) }),
-    ApiResponse({ status: 422, ...problemResponse('A body with any property, or a malformed If-Match (/headers/if-match)') }),
-  );
-}
+const INVOICE = resourceDocs({
+  type: InvoiceDetailDto,
+  headers: ETAG_HEADER,
+  id: INVOICE_ID,
+  ifMatch: IF_MATCH,
+  notFound: 'No such invoice in this environment',
+});
 
 @ApiTags('Invoices')
 @ApiExtraModels(InvoiceLineInputDto)
@@ -90,14 +81,14 @@ export class InvoicesController {
   ) {}
 
   @Post()
-  @HttpCode(201)
-  @ApiOperation({
+  @INVOICE.create({
     summary: 'Create a draft invoice',
     description: 'Lines name tax codes of the environment; the figures are computed. Read-only fields are refused (422).',
+    answer: 'The new draft invoice.',
+    headers: CREATED_HEADERS,
+    conflict: REDEMPTION_CONFLICTS,
+    invalid: INVALID_INVOICE,
   })
-  @ApiResponse({ status: 201, description: 'The new draft invoice.', type: InvoiceDetailDto, headers: CREATED_HEADERS })
-  @ApiResponse({ status: 409, ...problemResponse(REDEMPTION_CONFLICTS) })
-  @ApiResponse({ status: 422, ...problemResponse(`${INVALID_INVOICE}`) })
   async create(@Caller() caller: CallerContext, @Body() body: CreateInvoiceDto): Promise<Versioned<InvoiceDetail>> {
     const written = await this.commands.execute<CreateInvoiceCommand, Written<InvoiceState>>(
       new CreateInvoiceCommand(caller.environmentId, createInvoiceInput(body), this.context(caller), undefined, invoiceDiscounts(body.discounts)),
@@ -106,19 +97,21 @@ export class InvoicesController {
   }
 
   @Get()
-  @ApiOperation({
+  @INVOICE.list({
     summary: 'List invoices',
     description:
       'Newest first (createdAt, then id, descending), keyset paged with an opaque pageToken. Filters combine with and. ' +
       'Items are invoices without `items` (lines) and `settlements`; GET /invoices/{invoiceId} has them.',
+    queries: [
+      { name: 'status', required: false, enum: STATUSES },
+      { name: 'type', required: false, enum: TYPES },
+      { name: 'settlementStatus', required: false, enum: SETTLEMENT_STATUSES },
+      { name: 'customerId', required: false, schema: { type: 'string', format: 'uuid' } },
+    ],
+    answer: '`{items, nextPageToken}`; nextPageToken is null on the last page.',
+    type: InvoicePageDto,
+    invalid: 'Invalid query parameter (pointer /query/<name>)',
   })
-  @ApiPageQuery()
-  @ApiQuery({ name: 'status', required: false, enum: STATUSES })
-  @ApiQuery({ name: 'type', required: false, enum: TYPES })
-  @ApiQuery({ name: 'settlementStatus', required: false, enum: SETTLEMENT_STATUSES })
-  @ApiQuery({ name: 'customerId', required: false, schema: { type: 'string', format: 'uuid' } })
-  @ApiResponse({ status: 200, description: '`{items, nextPageToken}`; nextPageToken is null on the last page.', type: InvoicePageDto })
-  @ApiResponse({ status: 422, ...problemResponse('Invalid query parameter (pointer /query/<name>)') })
   async list(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>) {
     const q = readQuery(query, LIST_QUERY);
     const limit = parseLimit(q.limit);
@@ -133,10 +126,7 @@ export class InvoicesController {
   }
 
   @Get(':invoiceId')
-  @ApiOperation({ summary: 'Get an invoice' })
-  @ApiParam(INVOICE_ID)
-  @ApiResponse({ status: 200, description: 'The invoice.', type: InvoiceDetailDto, headers: ETAG_HEADER })
-  @ApiResponse({ status: 404, ...problemResponse('No such invoice in this environment') })
+  @INVOICE.read({ summary: 'Get an invoice', answer: 'The invoice.' })
   async get(@Caller() caller: CallerContext, @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string): Promise<Versioned<JsonText>> {
     // The stored view as Postgres prints it, plus the link: the hottest read never parses or re-serializes an invoice.
     const found = await this.readModel.invoice(caller.environmentId, invoiceId);
@@ -145,17 +135,13 @@ export class InvoicesController {
   }
 
   @Put(':invoiceId')
-  @HttpCode(200)
-  @ApiOperation({ summary: 'Update a draft invoice', description: '`items` replaces the lines; a line with the id of an existing line keeps it.' })
-  @ApiParam(INVOICE_ID)
-  @ApiHeader(IF_MATCH)
-  @ApiResponse({ status: 200, description: 'The updated invoice.', type: InvoiceDetailDto, headers: ETAG_HEADER })
-  @ApiResponse({ status: 404, ...problemResponse('No such invoice in this environment') })
-  @ApiResponse({
-    status: 409,
-    ...problemResponse(`The invoice is booked (invoice-not-draft), If-Match is stale / a concurrent write won (version-conflict), or ${REDEMPTION_CONFLICTS}`),
+  @INVOICE.write({
+    summary: 'Update a draft invoice',
+    description: '`items` replaces the lines; a line with the id of an existing line keeps it.',
+    answer: 'The updated invoice.',
+    conflict: `The invoice is booked (invoice-not-draft), If-Match is stale / a concurrent write won (version-conflict), or ${REDEMPTION_CONFLICTS}`,
+    invalid: `${INVALID_INVOICE}; a currency change of a draft with amount-off coupons (/currency)`,
   })
-  @ApiResponse({ status: 422, ...problemResponse(`${INVALID_INVOICE}; a currency change of a draft with amount-off coupons (/currency)`) })
   async update(
     @Caller() caller: CallerContext,
     @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string,
@@ -176,22 +162,15 @@ export class InvoicesController {
   }
 
   @Post(':invoiceId/duplicate')
-  @HttpCode(200)
-  @ApiOperation({
+  @INVOICE.write({
     summary: 'Duplicate or credit an invoice',
     description:
       'Creates a new draft from the invoice and answers with the NEW invoice. reverse true (booked invoices only) makes a credit note negating every figure; booking it settles the invoice.',
-  })
-  @ApiParam(INVOICE_ID)
-  @ApiHeader(IF_MATCH)
-  @ApiBody({ type: DuplicateInvoiceDto, required: false })
-  @ApiResponse({ status: 200, description: 'The new draft invoice or credit note (Location: its URL).', type: InvoiceDetailDto, headers: CREATED_HEADERS })
-  @ApiResponse({ status: 404, ...problemResponse('No such invoice in this environment') })
-  @ApiResponse({
-    status: 409,
-    ...problemResponse(
+    body: { type: DuplicateInvoiceDto, required: false },
+    answer: 'The new draft invoice or credit note (Location: its URL).',
+    headers: CREATED_HEADERS,
+    conflict:
       'reverse of a draft (invoice-not-booked), of a credit note (credit-note-cannot-be-reversed) or of a fully credited invoice (credit-exceeds-invoice); stale If-Match',
-    ),
   })
   async duplicate(
     @Caller() caller: CallerContext,
@@ -206,28 +185,19 @@ export class InvoicesController {
   }
 
   @Post(':invoiceId/credit-notes')
-  @HttpCode(201)
-  @ApiOperation({
+  @INVOICE.write({
+    status: 201,
     summary: 'Credit a booked invoice with a credit note that says where the money goes',
     description:
       'Creates and books a credit note (type credit_note, the next CN- number) for `lines` or a plain `amount` (tax included), and applies it to the invoice. ' +
       'It first reduces what is still due on the invoice; the rest must be allocated exactly to refundAmount (refunded through the payments of the invoice), ' +
       'creditAmount (credit to the customer) and outOfBandAmount. README, "Credit notes", has the rules.',
-  })
-  @ApiParam(INVOICE_ID)
-  @ApiHeader(IF_MATCH)
-  @ApiResponse({ status: 201, description: 'The booked credit note with its disposition (creditNote).', type: InvoiceDetailDto, headers: CREATED_HEADERS })
-  @ApiResponse({ status: 404, ...problemResponse('No such invoice in this environment') })
-  @ApiResponse({
-    status: 409,
-    ...problemResponse('The invoice is a draft (invoice-not-booked) or a credit note (credit-note-cannot-be-reversed), stale If-Match (version-conflict)'),
-  })
-  @ApiResponse({
-    status: 422,
-    ...problemResponse(
+    answer: 'The booked credit note with its disposition (creditNote).',
+    headers: CREATED_HEADERS,
+    conflict: 'The invoice is a draft (invoice-not-booked) or a credit note (credit-note-cannot-be-reversed), stale If-Match (version-conflict)',
+    invalid:
       'Both or neither of lines and amount, unknown reason or property, a line credit beyond what is left of it (credit-exceeds-line), beyond what is creditable (credit-exceeds-creditable), ' +
-        'refundAmount beyond what was paid (refund-exceeds-paid), amounts that do not add up (credit-note-unallocated)',
-    ),
+      'refundAmount beyond what was paid (refund-exceeds-paid), amounts that do not add up (credit-note-unallocated)',
   })
   async issueCreditNote(
     @Caller() caller: CallerContext,
@@ -242,25 +212,17 @@ export class InvoicesController {
   }
 
   @Put(':invoiceId/book')
-  @HttpCode(200)
-  @ApiOperation({
+  @INVOICE.write({
     summary: 'Book a draft invoice',
     description:
       "Assigns the next gapless handle of the environment (INV-000001, CN-000001) and freezes the figures at the tax codes' current rates. " +
       'Without a date the draft keeps its own. Booking a credit note applies it to the invoice it credits: a settlement on both, so the credit note is settled.',
-  })
-  @ApiParam(INVOICE_ID)
-  @ApiHeader(IF_MATCH)
-  @ApiBody({ type: BookInvoiceDto, required: false })
-  @ApiResponse({ status: 200, description: 'The booked invoice.', type: InvoiceDetailDto, headers: ETAG_HEADER })
-  @ApiResponse({ status: 404, ...problemResponse('No such invoice in this environment') })
-  @ApiResponse({
-    status: 409,
-    ...problemResponse(
+    body: { type: BookInvoiceDto, required: false },
+    answer: 'The booked invoice.',
+    conflict:
       'Already booked (invoice-already-booked), no lines (invoice-has-no-lines), an invoice whose lines add up to a negative total (invoice-total-negative, pointer /items: credit with a credit note instead), a credit note beyond what is still creditable (credit-exceeds-invoice) or not reducing the invoice (credit-note-wrong-sign), stale If-Match',
-    ),
+    invalid: "An invalid date, or one after the draft's due date (pointer /date)",
   })
-  @ApiResponse({ status: 422, ...problemResponse("An invalid date, or one after the draft's due date (pointer /date)") })
   async book(
     @Caller() caller: CallerContext,
     @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string,
@@ -274,13 +236,13 @@ export class InvoicesController {
   }
 
   @Put(':invoiceId/void')
-  @InvoiceAction({
+  @INVOICE.action({
     summary: 'Void a booked, unpaid invoice',
     description:
       'Body {} (or none). The invoice becomes `void`: it keeps its number (the sequence stays gapless), shows `totalDue` 0, takes no settlement and is no longer collected (its dunning stops at once). ' +
       'Only an invoice that nothing has settled (no payment, not even one refunded since, and no credit note applied); otherwise credit it. Voiding a void invoice answers it unchanged.',
     answer: 'The void invoice.',
-    conflicts:
+    conflict:
       'Settled wholly or in part (invoice-paid: credit it instead), a payment of it under way or succeeded (invoice-payment-under-way), a draft (invoice-not-booked), a credit note (invoice-is-credit-note), stale If-Match (version-conflict)',
   })
   voidInvoice(
@@ -293,13 +255,13 @@ export class InvoicesController {
   }
 
   @Put(':invoiceId/mark-uncollectible')
-  @InvoiceAction({
+  @INVOICE.action({
     summary: 'Mark an invoice uncollectible',
     description:
       'Body {} (or none). Its collection (dunning) stops; it stays payable, and a settlement that settles it clears `uncollectible`. ' +
       'Only a booked invoice with something due. Marking it again answers it unchanged.',
     answer: 'The invoice, `uncollectible: true`.',
-    conflicts:
+    conflict:
       'Nothing due (invoice-nothing-due), a draft (invoice-not-booked), void (invoice-void), a credit note (invoice-is-credit-note), stale If-Match (version-conflict)',
   })
   markUncollectible(
@@ -312,13 +274,13 @@ export class InvoicesController {
   }
 
   @Put(':invoiceId/hosted-link/rotate')
-  @InvoiceAction({
+  @INVOICE.action({
     summary: "Replace an invoice's hosted page link",
     description:
       'Body {} (or none). The invoice gets a new `hostedInvoiceUrl`; the old link opens only the 404 page from now on. ' +
       'A booked invoice or credit note (void included); a draft has no link.',
     answer: 'The invoice with its new hostedInvoiceUrl.',
-    conflicts: 'A draft (invoice-not-booked), stale If-Match (version-conflict)',
+    conflict: 'A draft (invoice-not-booked), stale If-Match (version-conflict)',
   })
   rotateHostedLink(
     @Caller() caller: CallerContext,
@@ -330,18 +292,13 @@ export class InvoicesController {
   }
 
   @Post(':invoiceId/settlements')
-  @HttpCode(201)
-  @ApiOperation({ summary: 'Add a settlement to a booked invoice', description: 'Moves settlementStatus and totalDue.' })
-  @ApiParam(INVOICE_ID)
-  @ApiHeader(IF_MATCH)
-  @ApiResponse({
+  @INVOICE.write({
     status: 201,
-    description: 'The invoice with the settlement (Location: the invoice, where the settlement is listed; a settlement has no URL of its own).',
-    type: InvoiceDetailDto,
-    headers: ETAG_HEADER,
+    summary: 'Add a settlement to a booked invoice',
+    description: 'Moves settlementStatus and totalDue.',
+    answer: 'The invoice with the settlement (Location: the invoice, where the settlement is listed; a settlement has no URL of its own).',
+    conflict: 'The invoice is a draft (invoice-not-booked) or void (invoice-void), stale If-Match',
   })
-  @ApiResponse({ status: 404, ...problemResponse('No such invoice in this environment') })
-  @ApiResponse({ status: 409, ...problemResponse('The invoice is a draft (invoice-not-booked) or void (invoice-void), stale If-Match') })
   async addSettlement(
     @Caller() caller: CallerContext,
     @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string,

@@ -1,9 +1,9 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { NotFoundError } from '@billing/shared-kernel';
 import { CommandContext, Written } from '@billing/event-store';
-import { ApiPageQuery, Caller, CallerContext, Clock, commandContext, IfMatch, parseLimit, problemResponse, readQuery, Versioned } from '@billing/platform';
+import { Caller, CallerContext, Clock, commandContext, IfMatch, parseLimit, readQuery, resourceDocs, Versioned } from '@billing/platform';
 import { CreateTaxCodeCommand } from '../create-tax-code/create-tax-code.command';
 import { CreateTaxCodeDto } from '../create-tax-code/create-tax-code.dto';
 import { UpdateTaxCodeCommand } from '../update-tax-code/update-tax-code.command';
@@ -15,8 +15,14 @@ import { TaxCodeDto, TaxCodePageDto } from './invoice-detail.dto';
 
 const ETAG_HEADER = { ETag: { description: 'The tax code version, for If-Match.', schema: { type: 'string', example: '"1"' } } };
 const CREATED_HEADERS = { ...ETAG_HEADER, Location: { description: 'The new tax code: /tax-codes/{code}, the code URL-encoded.', schema: { type: 'string' } } };
-const CODE = { name: 'code', description: 'The tax code (case-sensitive; URL-encode special characters).' };
 const LIST_QUERY = ['limit', 'pageToken'] as const;
+const TAX_CODE = resourceDocs({
+  type: TaxCodeDto,
+  headers: ETAG_HEADER,
+  id: { name: 'code', description: 'The tax code (case-sensitive; URL-encode special characters).' },
+  ifMatch: { name: 'if-match', required: false, description: 'An ETag from an earlier response; a stale one is a 409.' },
+  notFound: 'No such tax code in this environment',
+});
 
 /** The tax-code register of the environment: lines name a code, and record its rate and taxability when set. */
 @ApiTags('Tax codes')
@@ -29,11 +35,13 @@ export class TaxCodesController {
   ) {}
 
   @Post()
-  @HttpCode(201)
-  @ApiOperation({ summary: 'Create a tax code' })
-  @ApiResponse({ status: 201, description: 'The new tax code.', type: TaxCodeDto, headers: CREATED_HEADERS })
-  @ApiResponse({ status: 409, ...problemResponse('The code already exists in this environment (tax-code-exists)') })
-  @ApiResponse({ status: 422, ...problemResponse('Invalid code, rate (0 to 1, 4 decimals) or taxable') })
+  @TAX_CODE.create({
+    summary: 'Create a tax code',
+    answer: 'The new tax code.',
+    headers: CREATED_HEADERS,
+    conflict: 'The code already exists in this environment (tax-code-exists)',
+    invalid: 'Invalid code, rate (0 to 1, 4 decimals) or taxable',
+  })
   async create(@Caller() caller: CallerContext, @Body() body: CreateTaxCodeDto): Promise<Versioned<TaxCodeView>> {
     const input = { code: body.code, rate: body.rate, taxable: body.taxable, description: body.description };
     const written = await this.commands.execute<CreateTaxCodeCommand, Written<TaxCodeState>>(
@@ -43,36 +51,31 @@ export class TaxCodesController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List tax codes', description: 'Ordered by code, keyset paged with an opaque pageToken.' })
-  @ApiPageQuery()
-  @ApiResponse({ status: 200, description: '`{items, nextPageToken}`; nextPageToken is null on the last page.', type: TaxCodePageDto })
-  @ApiResponse({ status: 422, ...problemResponse('Invalid, repeated or unknown query parameter (pointer /query/<name>)') })
+  @TAX_CODE.list({
+    summary: 'List tax codes',
+    description: 'Ordered by code, keyset paged with an opaque pageToken.',
+    answer: '`{items, nextPageToken}`; nextPageToken is null on the last page.',
+    type: TaxCodePageDto,
+  })
   async list(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>) {
     const q = readQuery(query, LIST_QUERY);
     return this.readModel.taxCodes(caller.environmentId, parseLimit(q.limit), q.pageToken);
   }
 
   @Get(':code')
-  @ApiOperation({ summary: 'Get a tax code' })
-  @ApiParam(CODE)
-  @ApiResponse({ status: 200, description: 'The tax code.', type: TaxCodeDto, headers: ETAG_HEADER })
-  @ApiResponse({ status: 404, ...problemResponse('No such tax code in this environment') })
+  @TAX_CODE.read({ summary: 'Get a tax code', answer: 'The tax code.' })
   get(@Caller() caller: CallerContext, @Param('code') code: string): Promise<Versioned<TaxCodeView>> {
     return this.taxCode(caller, code);
   }
 
   @Put(':code')
-  @HttpCode(200)
-  @ApiOperation({
+  @TAX_CODE.write({
     summary: 'Update a tax code',
     description:
       'Omitted fields are kept. Draft invoices show and are booked at the new rate and taxability at once; booked invoices keep the rate they were booked with, and credit notes credit at the rates of the invoice they credit.',
+    answer: 'The tax code.',
+    conflict: 'Stale If-Match or a concurrent write (version-conflict)',
   })
-  @ApiParam(CODE)
-  @ApiHeader({ name: 'if-match', required: false, description: 'An ETag from an earlier response; a stale one is a 409.' })
-  @ApiResponse({ status: 200, description: 'The tax code.', type: TaxCodeDto, headers: ETAG_HEADER })
-  @ApiResponse({ status: 404, ...problemResponse('No such tax code in this environment') })
-  @ApiResponse({ status: 409, ...problemResponse('Stale If-Match or a concurrent write (version-conflict)') })
   async update(
     @Caller() caller: CallerContext,
     @Param('code') code: string,

@@ -1,8 +1,8 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Put } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Put } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBody, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { Written } from '@billing/event-store';
-import { ApiNoInput, assertNoInput, Caller, CallerContext, Clock, commandContext, problemResponse, Versioned } from '@billing/platform';
+import { assertNoInput, Caller, CallerContext, Clock, commandContext, resourceDocs, Versioned } from '@billing/platform';
 import { childPointer, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
 import { DisableProviderCommand } from '../disable-provider/disable-provider.command';
 import { KNOWN_PROVIDERS, PaymentProvider } from '../domain';
@@ -11,7 +11,13 @@ import { PaymentsReadModel } from '../read-model/payments.read-model';
 import { PaymentProviderView, toProviderView } from '../views';
 import { EnableProviderDto, PaymentProviderDto, PaymentProviderListDto } from './payment.dto';
 
-const ETAG = { etag: { description: 'the version of the provider', schema: { type: 'string', example: '"1"' } } };
+const PROVIDERS = resourceDocs({ type: PaymentProviderListDto });
+const PROVIDER = resourceDocs({
+  type: PaymentProviderDto,
+  headers: { etag: { description: 'the version of the provider', schema: { type: 'string', example: '"1"' } } },
+  id: { name: 'name', enum: KNOWN_PROVIDERS },
+  notFound: 'The provider was never enabled in this environment (or no such provider)',
+});
 
 /** Payment providers of the environment. Credentials go in, are encrypted at once, and never come out: only their hint. */
 @ApiTags('payment providers')
@@ -24,15 +30,15 @@ export class PaymentProvidersController {
   ) {}
 
   @Post('enable')
-  @HttpCode(200)
-  @ApiOperation({
+  @PROVIDER.create({
+    status: 200,
     summary: 'Enable a payment provider (or rotate its credentials)',
     description:
       'sandbox: credentials {"secretKey": "sk_sandbox_…"}; manual (bank transfers recorded by hand): credentials null; stripe: credentials {"secretKey": "sk_test_…" | "sk_live_…" | "rk_…", "webhookSecret": "whsec_…"} (a live key is refused in an environment whose test clock was advanced). Enabling again replaces the credentials.',
+    body: EnableProviderDto,
+    answer: 'The provider, enabled',
+    invalid: 'Unknown provider (the known ones are listed), credentials that do not fit it, or another property',
   })
-  @ApiBody({ type: EnableProviderDto })
-  @ApiResponse({ status: 200, description: 'The provider, enabled', type: PaymentProviderDto, headers: ETAG })
-  @ApiResponse({ status: 422, ...problemResponse('Unknown provider (the known ones are listed), credentials that do not fit it, or another property') })
   async enable(@Caller() caller: CallerContext, @Body() body: unknown): Promise<Versioned<PaymentProviderView>> {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw ValidationError.at('', 'must be an object {name, credentials}');
     const unknown = Object.keys(body).filter((key) => key !== 'name' && key !== 'credentials');
@@ -46,23 +52,18 @@ export class PaymentProvidersController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List the payment providers of the environment' })
-  @ApiResponse({ status: 200, description: 'Every provider ever enabled, by name', type: PaymentProviderListDto })
+  @PROVIDERS.read({ summary: 'List the payment providers of the environment', answer: 'Every provider ever enabled, by name' })
   async list(@Caller() caller: CallerContext): Promise<{ items: PaymentProviderView[] }> {
     return { items: await this.readModel.providers(caller.environmentId) };
   }
 
-  @ApiNoInput()
   @Put(':name/disable')
-  @HttpCode(200)
-  @ApiOperation({
+  @PROVIDER.action({
     summary: 'Disable a payment provider',
     description: 'Body {} (or none). New payments through it are refused; disabling again answers the same.',
+    answer: 'The provider, disabled',
+    invalid: 'A body with any property',
   })
-  @ApiParam({ name: 'name', enum: KNOWN_PROVIDERS })
-  @ApiResponse({ status: 200, description: 'The provider, disabled', type: PaymentProviderDto, headers: ETAG })
-  @ApiResponse({ status: 404, ...problemResponse('The provider was never enabled in this environment (or no such provider)') })
-  @ApiResponse({ status: 422, ...problemResponse('A body with any property') })
   async disable(@Caller() caller: CallerContext, @Param('name') name: string, @Body() body: unknown): Promise<Versioned<PaymentProviderView>> {
     assertNoInput(body);
     return answer(await this.commands.execute(new DisableProviderCommand(caller.environmentId, name, commandContext(caller, this.clock))));

@@ -1,8 +1,8 @@
-import { Body, Controller, Get, HttpCode, Put } from '@nestjs/common';
+import { Body, Controller, Get, Put } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBody, ApiOperation, ApiProperty, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiProperty, ApiTags } from '@nestjs/swagger';
 import { CommandPath } from '@billing/event-store';
-import { Caller, CallerContext, Clock, commandContext, problemResponse } from '@billing/platform';
+import { Caller, CallerContext, Clock, commandContext, resourceDocs } from '@billing/platform';
 import { childPointer, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
 import { AFTER_LAST_FAILURE, PaymentSettings, paymentSettingsEvolver } from '../domain';
 import { paymentSettingsStream } from '../streams';
@@ -41,6 +41,8 @@ class PaymentSettingsDto {
 }
 
 /** The environment's payment settings: the collection retry schedule and the payment terms of subscription invoices. */
+const SETTINGS = resourceDocs({ type: PaymentSettingsDto });
+
 @ApiTags('payment providers')
 @Controller('paymentsettings')
 export class PaymentSettingsController {
@@ -51,25 +53,19 @@ export class PaymentSettingsController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: "Get the environment's payment settings" })
-  @ApiResponse({ status: 200, description: 'The settings (defaults until changed)', type: PaymentSettingsDto })
+  @SETTINGS.read({ summary: "Get the environment's payment settings", answer: 'The settings (defaults until changed)' })
   async get(@Caller() caller: CallerContext): Promise<PaymentSettingsView> {
     return view((await this.path.load(paymentSettingsStream(caller.environmentId), paymentSettingsEvolver)).state);
   }
 
   @Put()
-  @HttpCode(200)
-  @ApiOperation({
+  @SETTINGS.write({
     summary: "Replace the environment's collection retry schedule, what follows its last failure, and payment terms",
     description: 'The schedule and afterLastFailure apply to collections that start afterwards, the terms to invoices the billing engine makes afterwards.',
-  })
-  @ApiBody({ type: PaymentSettingsDto })
-  @ApiResponse({ status: 200, description: 'The settings', type: PaymentSettingsDto })
-  @ApiResponse({
-    status: 422,
-    ...problemResponse(
+    body: PaymentSettingsDto,
+    answer: 'The settings',
+    invalid:
       'retryDays not 1–10 strictly increasing whole days from 1 to 60 (pointer /retryDays/<i>), paymentTermsDays not 0–365 whole days, an unknown afterLastFailure, or another property',
-    ),
   })
   async update(@Caller() caller: CallerContext, @Body() body: unknown): Promise<PaymentSettingsView> {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {

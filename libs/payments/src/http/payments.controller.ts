@@ -1,8 +1,7 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import {
-  ApiPageQuery,
   Caller,
   CallerContext,
   Clock,
@@ -10,8 +9,8 @@ import {
   idFromIdempotencyKey,
   OwnCommits,
   Page,
-  problemResponse,
   ResourceIdPipe,
+  resourceDocs,
   Versioned,
 } from '@billing/platform';
 import { NotFoundError, ValidationError } from '@billing/shared-kernel';
@@ -24,7 +23,6 @@ import { RefundPaymentDto } from '../refund-payment/refund-payment.dto';
 import { PaymentView, toPaymentView } from '../views';
 import { PaymentDto, PaymentPageDto } from './payment.dto';
 
-const PAYMENT_ID = { name: 'paymentId', format: 'uuid', description: 'the payment id' } as const;
 const ID_PIPE = new ResourceIdPipe('payment');
 /** Fixed namespace of payment ids made from Idempotency-Keys (a random v4 uuid chosen once; never change it). */
 const PAYMENT_ID_NAMESPACE = '2d8f4b61-9c3e-4a75-b0e1-6a4c8d2f7e95';
@@ -32,7 +30,12 @@ const PAYMENT_ID_NAMESPACE = '2d8f4b61-9c3e-4a75-b0e1-6a4c8d2f7e95';
 const REFUND_ID_NAMESPACE = '8b1e6f0a-4d27-4c93-a5f8-3e9d7c21b604';
 /** `filter` may be repeated; the others once. */
 const LIST_QUERY = ['filter', 'orderBy', 'limit', 'pageToken'];
-const ETAG = { etag: { description: 'the version of the payment', schema: { type: 'string', example: '"3"' } } };
+const PAYMENT = resourceDocs({
+  type: PaymentDto,
+  headers: { etag: { description: 'the version of the payment', schema: { type: 'string', example: '"3"' } } },
+  id: { name: 'paymentId', format: 'uuid', description: 'the payment id' },
+  notFound: 'No such payment in this environment',
+});
 
 @ApiTags('payments')
 @Controller('payments')
@@ -44,26 +47,18 @@ export class PaymentsController {
   ) {}
 
   @Post()
-  @HttpCode(201)
   @OwnCommits()
-  @ApiOperation({
+  @PAYMENT.create({
     summary: 'Charge an invoice',
     description:
       'Records the payment (pending), asks the provider to charge it, records the outcome and answers. A succeeded payment settles its invoice (reference = payment id). ' +
       'An unknown outcome (a gateway timeout) answers 201 with status pending; a worker asks the gateway again, never charging twice. ' +
       'What a succeeded payment took is no longer due from its answer on, before its settlement reaches the invoice.',
-  })
-  @ApiBody({ type: CreatePaymentDto })
-  @ApiResponse({ status: 201, description: 'The payment: succeeded, failed (failureCode, failureMessage) or pending', type: PaymentDto, headers: ETAG })
-  @ApiResponse({
-    status: 409,
-    ...problemResponse(
+    body: CreatePaymentDto,
+    answer: 'The payment: succeeded, failed (failureCode, failureMessage) or pending',
+    conflict:
       'Another payment of the invoice, made by any path (this API, the hosted page, a collection try), is still waiting for its outcome (payment-pending): try again once it has one',
-    ),
-  })
-  @ApiResponse({
-    status: 422,
-    ...problemResponse('Invalid body; no such invoice, not booked, nothing due, amount above the total due; unknown or not enabled provider'),
+    invalid: 'Invalid body; no such invoice, not booked, nothing due, amount above the total due; unknown or not enabled provider',
   })
   async create(@Caller() caller: CallerContext, @Body() body: CreatePaymentDto): Promise<Versioned<PaymentView>> {
     // With an Idempotency-Key the payment id comes from it: a retry after a lost answer finds the same payment, never charges twice.
@@ -81,19 +76,19 @@ export class PaymentsController {
   }
 
   @Get()
-  @ApiOperation({
+  @PAYMENT.list({
     summary: 'List payments',
     description:
       'filter (repeatable, combined with and): `field op value`, fields status, invoiceId, customerId, provider, currency (eq, ne) and amount, createdAt (eq, ne, gt, ge, lt, le); ' +
       'e.g. `filter=status eq succeeded&filter=amount ge 1000`. orderBy Id (default), CreatedAt or Amount, `-` for descending. Keyset paging (a pageToken belongs to its orderBy).',
-  })
-  @ApiQuery({ name: 'filter', required: false, isArray: true, type: String })
-  @ApiQuery({ name: 'orderBy', required: false, enum: ['Id', '-Id', 'CreatedAt', '-CreatedAt', 'Amount', '-Amount'] })
-  @ApiPageQuery()
-  @ApiResponse({ status: 200, description: 'A page of payments', type: PaymentPageDto })
-  @ApiResponse({
-    status: 422,
-    ...problemResponse('A malformed filter, unknown field or operator, bad value, orderBy or limit (pointer /query/<name>[/<index>])'),
+    queries: [
+      { name: 'filter', required: false, isArray: true, type: String },
+      { name: 'orderBy', required: false, enum: ['Id', '-Id', 'CreatedAt', '-CreatedAt', 'Amount', '-Amount'] },
+      'page',
+    ],
+    answer: 'A page of payments',
+    type: PaymentPageDto,
+    invalid: 'A malformed filter, unknown field or operator, bad value, orderBy or limit (pointer /query/<name>[/<index>])',
   })
   list(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<Page<PaymentView>> {
     for (const [name, value] of Object.entries(query)) {
@@ -104,10 +99,7 @@ export class PaymentsController {
   }
 
   @Get(':paymentId')
-  @ApiOperation({ summary: 'Get a payment' })
-  @ApiParam(PAYMENT_ID)
-  @ApiResponse({ status: 200, description: 'The payment', type: PaymentDto, headers: ETAG })
-  @ApiResponse({ status: 404, ...problemResponse('No such payment in this environment') })
+  @PAYMENT.read({ summary: 'Get a payment', answer: 'The payment' })
   async get(@Caller() caller: CallerContext, @Param('paymentId', ID_PIPE) paymentId: string): Promise<Versioned<PaymentView>> {
     const found = await this.readModel.payment(caller.environmentId, paymentId);
     if (!found) throw new NotFoundError('payment', paymentId);
@@ -115,21 +107,18 @@ export class PaymentsController {
   }
 
   @Put(':paymentId/refund')
-  @HttpCode(200)
   @OwnCommits()
-  @ApiOperation({
+  @PAYMENT.write({
     summary: 'Refund a payment, wholly or in part',
     description:
       'Reserves the refund, asks the provider to make it (the refund id is its idempotency reference) and records the outcome: the new entry of `refunds` is succeeded, ' +
       'failed (failureCode, failureMessage; nothing refunded, the amount is refundable again) or pending (no answer in time: a worker looks it up, never refunding twice). ' +
       'Several partial refunds are allowed; together, pending ones included, they never exceed the payment. A succeeded refund adds a negative settlement to the invoice.',
+    body: RefundPaymentDto,
+    answer: 'The payment with the refund',
+    conflict: 'Only a succeeded payment can be refunded (payment-not-refundable)',
+    invalid: 'amount not an integer from 1 to the refundable amount (named in the detail)',
   })
-  @ApiParam(PAYMENT_ID)
-  @ApiBody({ type: RefundPaymentDto })
-  @ApiResponse({ status: 200, description: 'The payment with the refund', type: PaymentDto, headers: ETAG })
-  @ApiResponse({ status: 404, ...problemResponse('No such payment in this environment') })
-  @ApiResponse({ status: 409, ...problemResponse('Only a succeeded payment can be refunded (payment-not-refundable)') })
-  @ApiResponse({ status: 422, ...problemResponse('amount not an integer from 1 to the refundable amount (named in the detail)') })
   async refund(
     @Caller() caller: CallerContext,
     @Param('paymentId', ID_PIPE) paymentId: string,

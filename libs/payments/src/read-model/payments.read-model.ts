@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { queryRows } from '@billing/event-store';
-import { invalidPageToken, keysetPage, Page, pageTokenCodec, tokenField } from '@billing/platform';
-import { FilterOp, OrderField, Payment, PaymentProvider, PaymentQuery } from '../domain';
+import { filterConditions, invalidPageToken, keysetPage, Page, pageTokenCodec, tokenField } from '@billing/platform';
+import { OrderField, Payment, PaymentProvider, PaymentQuery } from '../domain';
 import { PaymentProviderView, PaymentView, toPaymentView, toProviderView } from '../views';
 
 const COLUMNS: Readonly<Record<PaymentQuery['filters'][number]['field'], string>> = {
@@ -14,7 +14,6 @@ const COLUMNS: Readonly<Record<PaymentQuery['filters'][number]['field'], string>
   amount: 'amount',
   createdAt: 'created_at',
 };
-const OPERATORS: Readonly<Record<FilterOp, string>> = { eq: '=', ne: '<>', gt: '>', ge: '>=', lt: '<', le: '<=' };
 const ORDER_COLUMNS: Readonly<Record<OrderField, string | null>> = { id: null, createdAt: 'created_at', amount: 'amount' };
 
 /** A collection's claimed try's payment, as `p` (none while it is not recorded yet). */
@@ -55,12 +54,7 @@ export class PaymentsReadModel {
 
   /** Filters combined with and; ordered by the field, then id; keyset paging whose token is bound to the order. */
   async list(environmentId: string, query: PaymentQuery): Promise<Page<PaymentView>> {
-    const params: unknown[] = [environmentId];
-    const where = ['environment_id = $1'];
-    for (const filter of query.filters) {
-      params.push(filter.field === 'createdAt' ? filter.value.toISOString() : filter.value);
-      where.push(`${COLUMNS[filter.field]} ${OPERATORS[filter.op]} $${params.length}`);
-    }
+    const { params, where } = filterConditions(environmentId, query.filters, COLUMNS);
     const column = ORDER_COLUMNS[query.orderBy.field];
     const direction = query.orderBy.descending ? 'desc' : 'asc';
     const order = `${query.orderBy.descending ? '-' : ''}${query.orderBy.field}`;

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { EventMetadata, EventStore, foldStream, queryRows } from '@billing/event-store';
+import { EventRow, EventStore, foldStream, queryRows } from '@billing/event-store';
 import { isUuid, NotFoundError, parseTimestamp, ValidationError } from '@billing/shared-kernel';
 import { BoundedContext } from '../context/bounded-context';
 import { BOUNDED_CONTEXTS } from '../context/context-wiring';
@@ -50,18 +50,13 @@ const EXPORT_BATCH = 1000;
 const LOG_PAGE_TOKEN = pageTokenCodec({ s: tokenField.count, f: tokenField.text(16) });
 const EXPORT_CHUNK_LINES = 32;
 
-interface LogRow {
+/** An event row as the log reads it: its place in the hash chain beside the event's own columns. */
+interface LogRow extends Pick<
+  EventRow,
+  'event_id' | 'stream_type' | 'stream_id' | 'stream_version' | 'event_type' | 'schema_version' | 'data' | 'metadata' | 'occurred_at'
+> {
   sequence: string;
   hash: string;
-  event_id: string;
-  stream_type: string;
-  stream_id: string;
-  stream_version: number;
-  event_type: string;
-  schema_version: number;
-  data: unknown;
-  metadata: EventMetadata;
-  occurred_at: Date;
   /** An upper bound of the item's JSON: its data and metadata as Postgres writes them (with spaces), plus the other members. */
   size: number;
 }

@@ -1,6 +1,6 @@
-import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiProperty, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { problemResponse } from '../openapi/openapi';
+import { Body, Controller, Get, Post } from '@nestjs/common';
+import { ApiProperty, ApiTags } from '@nestjs/swagger';
+import { resourceDocs } from '../openapi/route-docs';
 import { Caller, CallerContext } from '../http/request-context';
 import { parseAdvanceBody } from './advance-body';
 import { ClockDrivenWorkRegistry } from './clock-driven-work';
@@ -25,6 +25,8 @@ class AdvanceTestClockBody {
  * routes do not exist). Advancing answers once the billing engine and every
  * other clock-driven work has processed what fell due up to the new time.
  */
+const CLOCK = resourceDocs({ type: TestClockDto });
+
 @ApiTags('test clock')
 @Controller('test-clock')
 export class TestClockController {
@@ -34,34 +36,29 @@ export class TestClockController {
   ) {}
 
   @Get()
-  @ApiOperation({
+  @CLOCK.read({
     summary: "The environment's current time",
     description:
       'The base clock until the environment is first advanced; afterwards the instant it was advanced to, frozen until the next advance. ' +
       'Only with TEST_CLOCKS=true (404 route-not-found otherwise).',
+    answer: "The environment's now",
   })
-  @ApiResponse({ status: 200, description: "The environment's now", type: TestClockDto })
   async get(@Caller() caller: CallerContext): Promise<TestClockDto> {
     return { now: (await this.environmentClock.now(caller.environmentId)).toISOString() };
   }
 
   @Post('advance')
-  @HttpCode(200)
-  @ApiOperation({
+  @CLOCK.create({
+    status: 200,
     summary: "Move the environment's time forward",
     description:
       `Sets the environment's now to \`to\` (frozen there until the next advance) and answers only after everything due up to it ` +
       '(renewals, billing, cancellations) has been processed for this environment. `to` equal to the current now changes nothing ' +
       `(and runs the catch-up again); before it, or more than ${MAX_ADVANCE_YEARS} years after it, is a 422 at /to. ` +
       'Only with TEST_CLOCKS=true (404 route-not-found otherwise).',
-  })
-  @ApiBody({ type: AdvanceTestClockBody })
-  @ApiResponse({ status: 200, description: "The environment's new now, after the due work was processed", type: TestClockDto })
-  @ApiResponse({
-    status: 422,
-    ...problemResponse(
-      `Invalid body (pointer /to, or /<name> for an unknown property), \`to\` before the current time or more than ${MAX_ADVANCE_YEARS} years after it`,
-    ),
+    body: AdvanceTestClockBody,
+    answer: "The environment's new now, after the due work was processed",
+    invalid: `Invalid body (pointer /to, or /<name> for an unknown property), \`to\` before the current time or more than ${MAX_ADVANCE_YEARS} years after it`,
   })
   async advance(@Caller() caller: CallerContext, @Body() body: unknown): Promise<TestClockDto> {
     const to = parseAdvanceBody(body);

@@ -1,21 +1,18 @@
-import { Body, Controller, Delete, HttpCode, Param, Post, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Param, Post, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { Caller, CallerContext, Clock, commandContext, IfMatch, problemResponse, ResourceIdPipe, Versioned } from '@billing/platform';
+import { Caller, CallerContext, Clock, commandContext, IfMatch, ResourceIdPipe, Versioned } from '@billing/platform';
 import { UpcomingInvoices } from '../billing/upcoming-invoice';
 import { ChangeItemsCommand } from '../change-items/change-items.command';
 import { ChangeItemsDto, changeItemsInput } from '../change-items/change-items.dto';
 import { DropChangeCommand } from '../drop-change/drop-change.command';
 import { ChangeView, SubscriptionView, toChangeView, toSubscriptionView } from '../subscription-view';
 import { ChangePreviewView } from '../upcoming-invoice-view';
-import { SubscriptionChangeDto, SubscriptionDto } from './subscription.dto';
+import { SUBSCRIPTION, SUBSCRIPTION_HEADERS, SUBSCRIPTION_ID_PIPE as ID_PIPE } from './subscription-docs';
+import { SubscriptionChangeDto } from './subscription.dto';
 import { ChangePreviewDto } from './upcoming-invoice.dto';
 
-const SUBSCRIPTION_ID = { name: 'subscriptionId', format: 'uuid', description: 'the subscription id' } as const;
-const ID_PIPE = new ResourceIdPipe('subscription');
-const IF_MATCH = { name: 'if-match', required: false, description: 'The ETag of the version the change is based on; a stale one is a 409.' };
-const ETAG = { etag: { description: 'the version of the subscription, for If-Match', schema: { type: 'string', example: '"1"' } } };
 const INVALID_CHANGE =
   'Every invalid member at its pointer: no items, an unknown item id (/items/{i}/id), an item named twice, a change that changes nothing, delete with priceId or quantity, ' +
   'a usage-based (event_based) item changed or deleted (/items/{i}/id: usage items do not change), ' +
@@ -35,28 +32,25 @@ export class ChangesController {
   ) {}
 
   @Post(':subscriptionId/changes')
-  @HttpCode(200)
-  @ApiOperation({
+  @SUBSCRIPTION.write({
     summary: 'Change a subscription’s items',
     description:
       'Add an item (no id), change an item’s price or quantity (id + new values), delete one (id + delete: true). effective now: 200 with the subscription, ' +
       'the rest of the current period prorated by days per prorationBehavior; period_end or a date: 202 with the scheduled change (pendingChanges), applied by ' +
       'the billing engine at the start of that day, before the billing due then. README "Changing items".',
-  })
-  @ApiParam(SUBSCRIPTION_ID)
-  @ApiHeader(IF_MATCH)
-  @ApiBody({ type: ChangeItemsDto })
-  @ApiResponse({ status: 200, description: 'Changed now: the subscription', type: SubscriptionDto, headers: ETAG })
-  @ApiResponse({ status: 202, description: 'Scheduled: the change, until it applies in pendingChanges', type: SubscriptionChangeDto, headers: ETAG })
-  @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
-  @ApiResponse({
-    status: 409,
-    ...problemResponse(
+    body: ChangeItemsDto,
+    answer: 'Changed now: the subscription',
+    conflict:
       'The subscription has ended (subscription-ended), is paused (subscription-paused), a change is scheduled already (subscription-change-pending), ' +
-        'billing due before now is still to be booked or was booked past the request’s time while it ran (subscription-billing-pending; send it again), a coupon is exhausted or archived, or If-Match is stale',
-    ),
+      'billing due before now is still to be booked or was booked past the request’s time while it ran (subscription-billing-pending; send it again), a coupon is exhausted or archived, or If-Match is stale',
+    invalid: INVALID_CHANGE,
   })
-  @ApiResponse({ status: 422, ...problemResponse(INVALID_CHANGE) })
+  @ApiResponse({
+    status: 202,
+    description: 'Scheduled: the change, until it applies in pendingChanges',
+    type: SubscriptionChangeDto,
+    headers: SUBSCRIPTION_HEADERS,
+  })
   async change(
     @Caller() caller: CallerContext,
     @Param('subscriptionId', ID_PIPE) subscriptionId: string,
@@ -76,39 +70,33 @@ export class ChangesController {
   }
 
   @Post(':subscriptionId/changes/preview')
-  @HttpCode(200)
-  @ApiOperation({
+  @SUBSCRIPTION.read({
     summary: 'Preview a change of items',
     description:
       'The same body as POST …/changes (and the same errors), nothing written: immediateInvoice (always_invoice effective now: the invoice of the proration lines ' +
       'booked at once, else null) and upcomingInvoice (the next invoice the engine books after the change), composed as the engine composes them. ' +
       'discounts in the body are not redeemed by a preview and do not show in it. README "Changing items".',
-  })
-  @ApiParam(SUBSCRIPTION_ID)
-  @ApiBody({ type: ChangeItemsDto })
-  @ApiResponse({ status: 200, description: 'What the change would bill', type: ChangePreviewDto })
-  @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
-  @ApiResponse({
-    status: 409,
-    ...problemResponse(
+    body: ChangeItemsDto,
+    answer: 'What the change would bill',
+    type: ChangePreviewDto,
+    conflict:
       'Ended (subscription-ended), paused (subscription-paused), a change is scheduled already (subscription-change-pending), billing due before now still to be booked or booked past the request’s time (subscription-billing-pending)',
-    ),
+    invalid: INVALID_CHANGE,
   })
-  @ApiResponse({ status: 422, ...problemResponse(INVALID_CHANGE) })
   preview(@Caller() caller: CallerContext, @Param('subscriptionId', ID_PIPE) subscriptionId: string, @Body() body: ChangeItemsDto): Promise<ChangePreviewView> {
     return this.upcoming.previewChange(caller.environmentId, subscriptionId, changeItemsInput(body), this.clock.now());
   }
 
   @Delete(':subscriptionId/changes/:changeId')
-  @HttpCode(200)
-  @ApiOperation({ summary: 'Drop a scheduled change', description: 'The change will not apply; pendingChanges no longer holds it.' })
-  @ApiParam(SUBSCRIPTION_ID)
-  @ApiParam({ name: 'changeId', format: 'uuid', description: 'the id of one of the subscription’s pendingChanges' })
-  @ApiHeader(IF_MATCH)
-  @ApiResponse({ status: 200, description: 'The subscription without the change', type: SubscriptionDto, headers: ETAG })
-  @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment, or no such pending change on it (unknown, applied or dropped)') })
-  @ApiResponse({ status: 409, ...problemResponse('The subscription has ended (subscription-ended), or If-Match is stale') })
-  @ApiResponse({ status: 422, ...problemResponse('A malformed If-Match (/headers/if-match)') })
+  @SUBSCRIPTION.write({
+    summary: 'Drop a scheduled change',
+    description: 'The change will not apply; pendingChanges no longer holds it.',
+    params: [{ name: 'changeId', format: 'uuid', description: 'the id of one of the subscription’s pendingChanges' }],
+    answer: 'The subscription without the change',
+    notFound: 'No such subscription in this environment, or no such pending change on it (unknown, applied or dropped)',
+    conflict: 'The subscription has ended (subscription-ended), or If-Match is stale',
+    invalid: 'A malformed If-Match (/headers/if-match)',
+  })
   async drop(
     @Caller() caller: CallerContext,
     @Param('subscriptionId', ID_PIPE) subscriptionId: string,

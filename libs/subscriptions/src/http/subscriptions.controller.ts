@@ -1,10 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { Written } from '@billing/event-store';
 import {
-  ApiNoInput,
-  ApiPageQuery,
   assertNoInput,
   Caller,
   CallerContext,
@@ -15,7 +13,6 @@ import {
   oneOf,
   Page,
   parseLimit,
-  problemResponse,
   readQuery,
   ResourceIdPipe,
   Versioned,
@@ -34,14 +31,11 @@ import { PauseSubscriptionDto } from '../pause-subscription/pause-subscription.d
 import { ResumeSubscriptionCommand } from '../resume-subscription/resume-subscription.command';
 import { SubscriptionsReadModel } from '../read-model/subscriptions.read-model';
 import { SubscriptionView, toSubscriptionView } from '../subscription-view';
-import { SubscriptionDto, SubscriptionPageDto } from './subscription.dto';
+import { SubscriptionPageDto } from './subscription.dto';
+import { SUBSCRIPTION, SUBSCRIPTION_ID_PIPE as ID_PIPE } from './subscription-docs';
 
-const SUBSCRIPTION_ID = { name: 'subscriptionId', format: 'uuid', description: 'the subscription id' } as const;
-const ID_PIPE = new ResourceIdPipe('subscription');
 const DISCOUNT_ID_PIPE = new ResourceIdPipe('discount');
 const STATUSES = ['trialing', 'active', 'paused', 'cancelled', 'ended'] as const;
-const IF_MATCH = { name: 'if-match', required: false, description: 'The ETag of the version the change is based on; a stale one is a 409.' };
-const ETAG = { etag: { description: 'the version of the subscription, for If-Match', schema: { type: 'string', example: '"1"' } } };
 
 /** Writes go through the command bus; every answer renders the subscription at the environment's now. */
 @ApiTags('subscriptions')
@@ -54,16 +48,14 @@ export class SubscriptionsController {
   ) {}
 
   @Post()
-  @HttpCode(201)
-  @ApiOperation({ summary: 'Create a subscription', description: 'Its items are billed by the billing engine at each billAt (README: Subscriptions).' })
-  @ApiBody({ type: CreateSubscriptionDto })
-  @ApiResponse({ status: 201, description: 'Created', type: SubscriptionDto, headers: ETAG })
-  @ApiResponse({ status: 409, ...problemResponse('The handle is taken (subscription-handle-taken)') })
-  @ApiResponse({
-    status: 422,
-    ...problemResponse(
+  @SUBSCRIPTION.create({
+    summary: 'Create a subscription',
+    description: 'Its items are billed by the billing engine at each billAt (README: Subscriptions).',
+    body: CreateSubscriptionDto,
+    answer: 'Created',
+    conflict: 'The handle is taken (subscription-handle-taken)',
+    invalid:
       'Invalid body; a price that is unknown, archived, usage-based (event_based), without a product or without pricing in the currency; an unknown tax code',
-    ),
   })
   async create(@Caller() caller: CallerContext, @Body() body: CreateSubscriptionDto): Promise<Versioned<SubscriptionView>> {
     const written = await this.commands.execute(
@@ -73,17 +65,21 @@ export class SubscriptionsController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List subscriptions', description: 'Newest first (createdAt, then id, descending), keyset paged with an opaque pageToken.' })
-  @ApiPageQuery()
-  @ApiQuery({
-    name: 'status',
-    required: false,
-    enum: STATUSES,
-    description: 'the recorded status (an end not yet recorded by the billing engine counts from its recording)',
+  @SUBSCRIPTION.list({
+    summary: 'List subscriptions',
+    description: 'Newest first (createdAt, then id, descending), keyset paged with an opaque pageToken.',
+    queries: [
+      {
+        name: 'status',
+        required: false,
+        enum: STATUSES,
+        description: 'the recorded status (an end not yet recorded by the billing engine counts from its recording)',
+      },
+      { name: 'customerId', required: false, schema: { type: 'string', format: 'uuid' } },
+    ],
+    answer: 'A page of subscriptions',
+    type: SubscriptionPageDto,
   })
-  @ApiQuery({ name: 'customerId', required: false, schema: { type: 'string', format: 'uuid' } })
-  @ApiResponse({ status: 200, description: 'A page of subscriptions', type: SubscriptionPageDto })
-  @ApiResponse({ status: 422, ...problemResponse('Invalid, repeated or unknown query parameter (pointer /query/<name>)') })
   list(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<Page<SubscriptionView>> {
     const q = readQuery(query, ['limit', 'pageToken', 'status', 'customerId']);
     if (q.customerId !== undefined && !isUuid(q.customerId)) throw ValidationError.at('/query/customerId', 'must be a uuid');
@@ -92,10 +88,7 @@ export class SubscriptionsController {
   }
 
   @Get(':subscriptionId')
-  @ApiOperation({ summary: 'Get a subscription' })
-  @ApiParam(SUBSCRIPTION_ID)
-  @ApiResponse({ status: 200, description: 'The subscription', type: SubscriptionDto, headers: ETAG })
-  @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
+  @SUBSCRIPTION.read({ summary: 'Get a subscription', answer: 'The subscription' })
   async get(@Caller() caller: CallerContext, @Param('subscriptionId', ID_PIPE) subscriptionId: string): Promise<Versioned<SubscriptionView>> {
     const found = await this.readModel.find(caller.environmentId, subscriptionId);
     if (!found) throw new NotFoundError('subscription', subscriptionId);
@@ -103,28 +96,21 @@ export class SubscriptionsController {
   }
 
   @Put(':subscriptionId/cancel')
-  @HttpCode(202)
-  @ApiOperation({
+  @SUBSCRIPTION.write({
+    status: 202,
     summary: 'Cancel a subscription',
     description:
       'Body {} (or none): 202 with the subscription, status cancelled, cancelAt the end of its current billing period (the latest current-period end among its recurring items; ' +
       'within a trial: the trial’s last day); the final arrears period is billed pro rata, then the subscription ends. Cancelling a cancelled subscription answers the same. ' +
       '{at: "now", prorate}: service ends today (cancelAt today); a final invoice is booked at once with the arrears and usage up to today and, with prorate, ' +
       'a credit line for the unused advance-billed days (README: Cancel now).',
-  })
-  @ApiParam(SUBSCRIPTION_ID)
-  @ApiHeader(IF_MATCH)
-  @ApiBody({ type: CancelSubscriptionDto, required: false })
-  @ApiResponse({ status: 202, description: 'Cancelled (ends at cancelAt)', type: SubscriptionDto, headers: ETAG })
-  @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
-  @ApiResponse({
-    status: 409,
-    ...problemResponse(
+    body: { type: CancelSubscriptionDto, required: false },
+    answer: 'Cancelled (ends at cancelAt)',
+    conflict:
       'The subscription has ended (subscription-ended), billing due by now is still to be booked by the engine or was booked past the request’s time while it ran ' +
-        '(subscription-billing-pending, at: now; send it again), or If-Match is stale',
-    ),
+      '(subscription-billing-pending, at: now; send it again), or If-Match is stale',
+    invalid: 'An unknown property, an unknown `at`, a non-boolean prorate, or prorate without at: now',
   })
-  @ApiResponse({ status: 422, ...problemResponse('An unknown property, an unknown `at`, a non-boolean prorate, or prorate without at: now') })
   async cancel(
     @Caller() caller: CallerContext,
     @Param('subscriptionId', ID_PIPE) subscriptionId: string,
@@ -141,16 +127,14 @@ export class SubscriptionsController {
     return this.answer(await this.commands.execute(command));
   }
 
-  @ApiNoInput()
   @Put(':subscriptionId/reactivate')
-  @HttpCode(200)
-  @ApiOperation({ summary: 'Undo a cancellation', description: 'Body {} (or none). Only before cancelAt has passed.' })
-  @ApiParam(SUBSCRIPTION_ID)
-  @ApiHeader(IF_MATCH)
-  @ApiResponse({ status: 200, description: 'Active again', type: SubscriptionDto, headers: ETAG })
-  @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
-  @ApiResponse({ status: 409, ...problemResponse('Not cancelled (subscription-not-cancelled), ended (subscription-ended), or If-Match is stale') })
-  @ApiResponse({ status: 422, ...problemResponse('A body with any property') })
+  @SUBSCRIPTION.action({
+    summary: 'Undo a cancellation',
+    description: 'Body {} (or none). Only before cancelAt has passed.',
+    answer: 'Active again',
+    conflict: 'Not cancelled (subscription-not-cancelled), ended (subscription-ended), or If-Match is stale',
+    invalid: 'A body with any property',
+  })
   async reactivate(
     @Caller() caller: CallerContext,
     @Param('subscriptionId', ID_PIPE) subscriptionId: string,
@@ -160,21 +144,16 @@ export class SubscriptionsController {
     return this.act(ReactivateSubscriptionCommand, caller, subscriptionId, body, expectedVersion);
   }
 
-  @ApiNoInput()
   @Put(':subscriptionId/end-trial')
-  @HttpCode(200)
-  @ApiOperation({
+  @SUBSCRIPTION.action({
     summary: 'End a trial now',
     description:
       'Body {} (or none). The trial ends now: today (in the subscription’s time zone) becomes the first day billed and the billing anchor; ' +
       'the billing engine bills the first advance charges at once (README: Trials).',
+    answer: 'Active, its trial ended',
+    conflict: 'No running trial (subscription-not-trialing), ended (subscription-ended), or If-Match is stale',
+    invalid: 'A body with any property',
   })
-  @ApiParam(SUBSCRIPTION_ID)
-  @ApiHeader(IF_MATCH)
-  @ApiResponse({ status: 200, description: 'Active, its trial ended', type: SubscriptionDto, headers: ETAG })
-  @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
-  @ApiResponse({ status: 409, ...problemResponse('No running trial (subscription-not-trialing), ended (subscription-ended), or If-Match is stale') })
-  @ApiResponse({ status: 422, ...problemResponse('A body with any property') })
   async endTrial(
     @Caller() caller: CallerContext,
     @Param('subscriptionId', ID_PIPE) subscriptionId: string,
@@ -185,29 +164,18 @@ export class SubscriptionsController {
   }
 
   @Put(':subscriptionId/pause')
-  @HttpCode(200)
-  @ApiOperation({
+  @SUBSCRIPTION.write({
     summary: 'Pause a subscription',
     description:
       'Body {} (or none), or {resumeAt: date}. Today (in the subscription’s time zone) is still served; from tomorrow nothing is billed until it resumes — ' +
       'at resumeAt (the billing engine, on the environment’s clock) or by PUT …/resume. The advance-billed days after today are credited pro rata on the ' +
       'next invoice the engine books for it; arrears and usage are billed up to today (README: Pause and resume).',
-  })
-  @ApiParam(SUBSCRIPTION_ID)
-  @ApiHeader(IF_MATCH)
-  @ApiBody({ type: PauseSubscriptionDto, required: false })
-  @ApiResponse({ status: 200, description: 'Paused', type: SubscriptionDto, headers: ETAG })
-  @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
-  @ApiResponse({
-    status: 409,
-    ...problemResponse(
+    body: { type: PauseSubscriptionDto, required: false },
+    answer: 'Paused',
+    conflict:
       'Paused already (subscription-paused), in its free trial (subscription-trialing), ended or past its last day (subscription-ended), a change is scheduled ' +
-        '(subscription-change-pending), billing was booked past the request’s time while it ran (subscription-billing-pending; send it again), or If-Match is stale',
-    ),
-  })
-  @ApiResponse({
-    status: 422,
-    ...problemResponse('resumeAt not a date, not after today, or after the last day of service (/resumeAt); an unknown property'),
+      '(subscription-change-pending), billing was booked past the request’s time while it ran (subscription-billing-pending; send it again), or If-Match is stale',
+    invalid: 'resumeAt not a date, not after today, or after the last day of service (/resumeAt); an unknown property',
   })
   async pause(
     @Caller() caller: CallerContext,
@@ -225,20 +193,15 @@ export class SubscriptionsController {
     return this.answer(await this.commands.execute(command));
   }
 
-  @ApiNoInput()
   @Put(':subscriptionId/resume')
-  @HttpCode(200)
-  @ApiOperation({
+  @SUBSCRIPTION.action({
     summary: 'Resume a paused subscription',
     description:
       'Body {} (or none). Billing goes on from today, on the same anchor: the current period is charged pro rata from today (README: Pause and resume).',
+    answer: 'Active again (or cancelled, if it was cancelled while paused)',
+    conflict: 'Not paused (subscription-not-paused), ended (subscription-ended), or If-Match is stale',
+    invalid: 'A body with any property',
   })
-  @ApiParam(SUBSCRIPTION_ID)
-  @ApiHeader(IF_MATCH)
-  @ApiResponse({ status: 200, description: 'Active again (or cancelled, if it was cancelled while paused)', type: SubscriptionDto, headers: ETAG })
-  @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
-  @ApiResponse({ status: 409, ...problemResponse('Not paused (subscription-not-paused), ended (subscription-ended), or If-Match is stale') })
-  @ApiResponse({ status: 422, ...problemResponse('A body with any property') })
   async resume(
     @Caller() caller: CallerContext,
     @Param('subscriptionId', ID_PIPE) subscriptionId: string,
@@ -249,22 +212,16 @@ export class SubscriptionsController {
   }
 
   @Delete(':subscriptionId/discounts/:discountId')
-  @HttpCode(200)
-  @ApiOperation({
+  @SUBSCRIPTION.write({
     summary: 'End a discount early',
     description:
       'No invoice billed from now on gets the discount; its end becomes today (in the subscription’s time zone). Invoices already billed keep theirs.',
+    params: [{ name: 'discountId', format: 'uuid', description: 'the id of one of the subscription’s discounts' }],
+    answer: 'The subscription, the discount ended',
+    notFound: 'No such subscription in this environment, or no such discount on it',
+    conflict: 'The discount has ended already (discount-ended), the subscription has ended (subscription-ended), or If-Match is stale',
+    invalid: 'A malformed If-Match (/headers/if-match)',
   })
-  @ApiParam(SUBSCRIPTION_ID)
-  @ApiParam({ name: 'discountId', format: 'uuid', description: 'the id of one of the subscription’s discounts' })
-  @ApiHeader(IF_MATCH)
-  @ApiResponse({ status: 200, description: 'The subscription, the discount ended', type: SubscriptionDto, headers: ETAG })
-  @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment, or no such discount on it') })
-  @ApiResponse({
-    status: 409,
-    ...problemResponse('The discount has ended already (discount-ended), the subscription has ended (subscription-ended), or If-Match is stale'),
-  })
-  @ApiResponse({ status: 422, ...problemResponse('A malformed If-Match (/headers/if-match)') })
   async endDiscount(
     @Caller() caller: CallerContext,
     @Param('subscriptionId', ID_PIPE) subscriptionId: string,

@@ -1,9 +1,8 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
-import { ApiBody, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Param, Post, Put, Query } from '@nestjs/common';
+import { ApiTags } from '@nestjs/swagger';
 import { CommandBus } from '@nestjs/cqrs';
 import { CommandPath } from '@billing/event-store';
 import {
-  ApiPageQuery,
   assertNoInput,
   Caller,
   CallerContext,
@@ -11,9 +10,9 @@ import {
   commandContext,
   Page,
   parseLimit,
-  problemResponse,
   readQuery,
   ResourceIdPipe,
+  resourceDocs,
   Versioned,
 } from '@billing/platform';
 import { formatScaledDecimal, NotFoundError, parseDateTime, ValidationError } from '@billing/shared-kernel';
@@ -40,6 +39,23 @@ import { periodInstants } from '../usage/period-rating';
 import { UsageStore } from '../usage/usage-store';
 
 const ETAG = { etag: { description: 'the version, for If-Match', schema: { type: 'string', example: '"1"' } } };
+const METRIC = resourceDocs({
+  type: BillableMetricDto,
+  headers: ETAG,
+  id: { name: 'code', description: 'the metric code (URL-encoded)' },
+  notFound: 'No such metric in this environment',
+});
+const SETTINGS = resourceDocs({ type: UsageSettingsDto, headers: ETAG });
+const EVENT = resourceDocs({
+  type: CancelledUsageEventDto,
+  id: { name: 'eventId', description: "the event's id as sent (URL-encoded)" },
+  notFound: 'No usage event with this id in this environment',
+});
+const USAGE = resourceDocs({
+  type: SubscriptionUsageDto,
+  id: { name: 'subscriptionId', format: 'uuid' },
+  notFound: 'No such subscription in this environment',
+});
 
 export type BillableMetricView = Omit<BillableMetric, 'status'>;
 export interface UsageSettingsView {
@@ -69,25 +85,26 @@ export class UsageController {
   ) {}
 
   @Post('billable-metrics')
-  @HttpCode(201)
-  @ApiOperation({
+  @METRIC.create({
     summary: 'Create a billable metric',
     description: 'What usage events measure; an event_based price names it as its metricCode. A metric never changes once created.',
+    body: CreateBillableMetricBody,
+    answer: 'Created',
+    conflict: 'The code exists already (billable-metric-exists)',
+    invalid: 'Invalid body (every field error with its JSON pointer)',
   })
-  @ApiBody({ type: CreateBillableMetricBody })
-  @ApiResponse({ status: 201, description: 'Created', type: BillableMetricDto, headers: ETAG })
-  @ApiResponse({ status: 409, ...problemResponse('The code exists already (billable-metric-exists)') })
-  @ApiResponse({ status: 422, ...problemResponse('Invalid body (every field error with its JSON pointer)') })
   async createMetric(@Caller() caller: CallerContext, @Body() body: unknown): Promise<Versioned<BillableMetricView>> {
     const { id, version, state } = await this.bus.execute(new CreateBillableMetricCommand(caller.environmentId, body, commandContext(caller, this.clock)));
     return new Versioned(metricView(state), version, `/billable-metrics/${encodeURIComponent(id)}`);
   }
 
   @Get('billable-metrics')
-  @ApiOperation({ summary: 'List billable metrics', description: 'Ordered by code, keyset paged with an opaque pageToken.' })
-  @ApiPageQuery()
-  @ApiResponse({ status: 200, description: 'A page of metrics', type: BillableMetricPageDto })
-  @ApiResponse({ status: 422, ...problemResponse('Invalid, repeated or unknown query parameter (pointer /query/<name>)') })
+  @METRIC.list({
+    summary: 'List billable metrics',
+    description: 'Ordered by code, keyset paged with an opaque pageToken.',
+    answer: 'A page of metrics',
+    type: BillableMetricPageDto,
+  })
   async listMetrics(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<Page<BillableMetricView>> {
     const q = readQuery(query, ['limit', 'pageToken']);
     const page = await this.store.listMetrics(caller.environmentId, parseLimit(q.limit), q.pageToken);
@@ -95,10 +112,7 @@ export class UsageController {
   }
 
   @Get('billable-metrics/:code')
-  @ApiOperation({ summary: 'Get a billable metric' })
-  @ApiParam({ name: 'code', description: 'the metric code (URL-encoded)' })
-  @ApiResponse({ status: 200, description: 'The metric', type: BillableMetricDto, headers: ETAG })
-  @ApiResponse({ status: 404, ...problemResponse('No such metric in this environment') })
+  @METRIC.read({ summary: 'Get a billable metric', answer: 'The metric' })
   async getMetric(@Caller() caller: CallerContext, @Param('code') code: string): Promise<Versioned<BillableMetricView>> {
     const metric = await this.store.metric(caller.environmentId, code);
     if (!metric) throw new NotFoundError('billable metric', code);
@@ -106,77 +120,73 @@ export class UsageController {
   }
 
   @Get('usage-settings')
-  @ApiOperation({ summary: "The environment's usage settings", description: 'usageGracePeriodHours is 0 until set.' })
-  @ApiResponse({ status: 200, description: 'The settings', type: UsageSettingsDto, headers: ETAG })
+  @SETTINGS.read({ summary: "The environment's usage settings", description: 'usageGracePeriodHours is 0 until set.', answer: 'The settings' })
   async getSettings(@Caller() caller: CallerContext): Promise<Versioned<UsageSettingsView>> {
     const { state, version } = await this.commands.load(usageSettingsStream(caller.environmentId), usageSettingsEvolver);
     return new Versioned(settingsView(state.status === 'none' ? DEFAULT_USAGE_SETTINGS : state), version);
   }
 
   @Put('usage-settings')
-  @HttpCode(200)
-  @ApiOperation({
+  @SETTINGS.write({
     summary: "Set the environment's usage settings",
     description:
       'usageGracePeriodHours (0–720): an invoice with usage stays a draft this long after its billAt, counting late events, and is booked then. Applies to invoices made from then on.',
+    body: UsageSettingsBody,
+    answer: 'The settings',
+    invalid: 'Invalid body',
   })
-  @ApiBody({ type: UsageSettingsBody })
-  @ApiResponse({ status: 200, description: 'The settings', type: UsageSettingsDto, headers: ETAG })
-  @ApiResponse({ status: 422, ...problemResponse('Invalid body') })
   async setSettings(@Caller() caller: CallerContext, @Body() body: unknown): Promise<Versioned<UsageSettingsView>> {
     const { version, state } = await this.bus.execute(new SetUsageSettingsCommand(caller.environmentId, body, commandContext(caller, this.clock)));
     return new Versioned(settingsView(state), version);
   }
 
   @Post('usage-events')
-  @HttpCode(200)
-  @ApiOperation({
+  @EVENT.create({
+    status: 200,
     summary: 'Ingest a batch of usage events',
     description:
       '1–1000 events, recorded in one transaction. A malformed batch is a 422 and records nothing; otherwise 200 with a result per event (by index): ' +
       'accepted, duplicate (an id recorded before, by any request, ever: counted once) or rejected with a reason (unknown metric or subscription, ' +
       'timestamp outside −35 days … +5 minutes of the environment\'s now, an id recorded before with another body, …). See README "Usage-based billing".',
+    body: UsageBatchBody,
+    answer: 'A result per event',
+    type: UsageBatchResultDto,
+    invalid: 'A malformed batch (every problem with its pointer, e.g. /events/3/timestamp); nothing is recorded',
   })
-  @ApiBody({ type: UsageBatchBody })
-  @ApiResponse({ status: 200, description: 'A result per event', type: UsageBatchResultDto })
-  @ApiResponse({ status: 422, ...problemResponse('A malformed batch (every problem with its pointer, e.g. /events/3/timestamp); nothing is recorded') })
   ingest(@Caller() caller: CallerContext, @Body() body: unknown): Promise<UsageBatchResult> {
     return this.bus.execute(new IngestUsageEventsCommand(caller.environmentId, parseUsageBatch(body), commandContext(caller, this.clock)));
   }
 
   @Post('usage-events/:eventId/cancel')
-  @HttpCode(200)
-  @ApiOperation({
+  @EVENT.write({
     summary: 'Cancel a usage event',
     description:
       'The event no longer counts (UsageEventCancelled on its subscription; the recorded event stays). Allowed while its period is open: not billed yet, ' +
       'or on a draft still in its usage grace period (re-rated when booked). Cancelling again answers the same cancellation. See README "Usage-based billing".',
+    body: { required: false, schema: { type: 'object', additionalProperties: false, description: 'empty: {} or no body' } },
+    answer: 'The cancelled event',
+    conflict: "The event's period is billed on a booked invoice (usage-event-billed)",
+    invalid: 'A body with any property',
   })
-  @ApiParam({ name: 'eventId', description: "the event's id as sent (URL-encoded)" })
-  @ApiBody({ required: false, schema: { type: 'object', additionalProperties: false, description: 'empty: {} or no body' } })
-  @ApiResponse({ status: 200, description: 'The cancelled event', type: CancelledUsageEventDto })
-  @ApiResponse({ status: 404, ...problemResponse('No usage event with this id in this environment') })
-  @ApiResponse({ status: 409, ...problemResponse("The event's period is billed on a booked invoice (usage-event-billed)") })
-  @ApiResponse({ status: 422, ...problemResponse('A body with any property') })
   cancelEvent(@Caller() caller: CallerContext, @Param('eventId') eventId: string, @Body() body: unknown): Promise<CancelledUsageEvent> {
     assertNoInput(body);
     return this.bus.execute(new CancelUsageEventCommand(caller.environmentId, eventId, commandContext(caller, this.clock)));
   }
 
   @Get('subscriptions/:subscriptionId/usage')
-  @ApiOperation({
+  @USAGE.read({
     summary: "A subscription's usage and what it would bill now",
     description:
       'Per event_based item (or the one of metricCode): the aggregated quantity in [from, to) and its amount, rated like the billing engine rates a period. ' +
       "from and to default to the item's current period.",
+    queries: [
+      { name: 'metricCode', required: false },
+      { name: 'from', required: false, schema: { type: 'string', format: 'date-time' } },
+      { name: 'to', required: false, schema: { type: 'string', format: 'date-time' } },
+    ],
+    answer: 'The usage',
+    invalid: 'Invalid query: a metric the subscription does not bill, a bad date-time, to not after from',
   })
-  @ApiParam({ name: 'subscriptionId', format: 'uuid' })
-  @ApiQuery({ name: 'metricCode', required: false })
-  @ApiQuery({ name: 'from', required: false, schema: { type: 'string', format: 'date-time' } })
-  @ApiQuery({ name: 'to', required: false, schema: { type: 'string', format: 'date-time' } })
-  @ApiResponse({ status: 200, description: 'The usage', type: SubscriptionUsageDto })
-  @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
-  @ApiResponse({ status: 422, ...problemResponse('Invalid query: a metric the subscription does not bill, a bad date-time, to not after from') })
   async usage(
     @Caller() caller: CallerContext,
     @Param('subscriptionId', new ResourceIdPipe('subscription')) subscriptionId: string,

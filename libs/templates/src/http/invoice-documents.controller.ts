@@ -1,4 +1,4 @@
-import { Controller, Get, Param, Query, Res } from '@nestjs/common';
+import { applyDecorators, Controller, Get, Param, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiProduces, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Caller, CallerContext, isUuid, problemResponse, readQuery, ResourceIdPipe } from '@billing/platform';
@@ -21,6 +21,24 @@ const DOCUMENT_ERRORS = [
   { status: 503, ...problemResponse('The environment has as many documents waiting to render as it may (render-queue-full, with Retry-After)') },
 ];
 
+/** The OpenAPI of one of an invoice's documents: GET /invoices/{id}/<kind>, answered in its media type. */
+function InvoiceDocument(route: {
+  summary: string;
+  description: string;
+  mediaType: string;
+  answer: string;
+  schema: { type: 'string'; format?: 'binary' };
+}): MethodDecorator {
+  return applyDecorators(
+    ApiOperation({ summary: route.summary, description: route.description }),
+    ApiParam(INVOICE_ID),
+    ApiQuery(TEMPLATE_GROUP_QUERY),
+    ApiProduces(route.mediaType),
+    ApiResponse({ status: 200, description: route.answer, content: { [route.mediaType]: { schema: route.schema } } }),
+    ...DOCUMENT_ERRORS.map((error) => ApiResponse(error)),
+  );
+}
+
 /**
  * An invoice's documents, served by the templates context: the PDF and its
  * HTML preview. A booked invoice's are its recorded bytes (the same on every
@@ -32,18 +50,13 @@ export class InvoiceDocumentsController {
   constructor(private readonly documents: InvoiceDocuments) {}
 
   @Get(':invoiceId/pdf')
-  @ApiOperation({
+  @InvoiceDocument({
     summary: "An invoice's PDF",
     description: 'Rendered without a browser, text-extractable. A booked invoice answers its recorded document, byte for byte.',
+    mediaType: 'application/pdf',
+    answer: 'The PDF',
+    schema: { type: 'string', format: 'binary' },
   })
-  @ApiParam(INVOICE_ID)
-  @ApiQuery(TEMPLATE_GROUP_QUERY)
-  @ApiProduces('application/pdf')
-  @ApiResponse({ status: 200, description: 'The PDF', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } })
-  @ApiResponse(DOCUMENT_ERRORS[0])
-  @ApiResponse(DOCUMENT_ERRORS[1])
-  @ApiResponse(DOCUMENT_ERRORS[2])
-  @ApiResponse(DOCUMENT_ERRORS[3])
   async pdf(
     @Caller() caller: CallerContext,
     @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string,
@@ -56,18 +69,13 @@ export class InvoiceDocumentsController {
   }
 
   @Get(':invoiceId/html')
-  @ApiOperation({
+  @InvoiceDocument({
     summary: "An invoice's HTML preview",
     description: 'The HTML the template rendered, from which the PDF is laid out; served with a Content-Security-Policy that runs no script.',
+    mediaType: 'text/html',
+    answer: 'The HTML',
+    schema: { type: 'string' },
   })
-  @ApiParam(INVOICE_ID)
-  @ApiQuery(TEMPLATE_GROUP_QUERY)
-  @ApiProduces('text/html')
-  @ApiResponse({ status: 200, description: 'The HTML', content: { 'text/html': { schema: { type: 'string' } } } })
-  @ApiResponse(DOCUMENT_ERRORS[0])
-  @ApiResponse(DOCUMENT_ERRORS[1])
-  @ApiResponse(DOCUMENT_ERRORS[2])
-  @ApiResponse(DOCUMENT_ERRORS[3])
   async html(
     @Caller() caller: CallerContext,
     @Param('invoiceId', INVOICE_ID_PIPE) invoiceId: string,

@@ -1,10 +1,8 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { CommandPath, Written } from '@billing/event-store';
 import {
-  ApiNoInput,
-  ApiPageQuery,
   assertNoInput,
   Caller,
   CallerContext,
@@ -13,9 +11,9 @@ import {
   IfMatch,
   Page,
   parseLimit,
-  problemResponse,
   readQuery,
   ResourceIdPipe,
+  resourceDocs,
   Versioned,
 } from '@billing/platform';
 import { childPointer, NotFoundError, UNKNOWN_PROPERTY, ValidationError } from '@billing/shared-kernel';
@@ -39,6 +37,13 @@ const IF_MATCH = {
 const GROUP_ID = { name: 'templateGroupId', format: 'uuid', description: 'the template group id' } as const;
 const GROUP_ID_PIPE = new ResourceIdPipe('template group');
 const TEMPLATE_ID_PIPE = new ResourceIdPipe('template');
+const GROUP = resourceDocs({
+  type: TemplateGroupDto,
+  headers: ETAG,
+  id: GROUP_ID,
+  ifMatch: IF_MATCH,
+  notFound: 'No such template group in this environment',
+});
 
 /** Template groups: POST creates a group with every type's built-in template; templates are edited one by one. */
 @ApiTags('templates')
@@ -52,15 +57,14 @@ export class TemplatesController {
   ) {}
 
   @Post()
-  @HttpCode(201)
-  @ApiOperation({
+  @GROUP.create({
     summary: 'Create a template group',
     description:
       'Creates the group and all its templates (invoice_pdf, credit_note_pdf, invoice_email_html) with the built-in content. Answers 201 with its ETag and Location.',
+    body: TemplateGroupBody,
+    answer: 'Created',
+    invalid: 'Invalid body: name not 1–250 characters, an unknown locale, or another property',
   })
-  @ApiBody({ type: TemplateGroupBody })
-  @ApiResponse({ status: 201, description: 'Created', type: TemplateGroupDto, headers: ETAG })
-  @ApiResponse({ status: 422, ...problemResponse('Invalid body: name not 1–250 characters, an unknown locale, or another property') })
   async create(@Caller() caller: CallerContext, @Body() body: unknown): Promise<Versioned<TemplateGroupView>> {
     const input = validateTemplateGroupInput(body, resolveLocale);
     const created = await this.commands.execute(new CreateTemplateGroupCommand(caller.environmentId, input, commandContext(caller, this.clock)));
@@ -68,10 +72,7 @@ export class TemplatesController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List template groups', description: 'Newest first, keyset paging.' })
-  @ApiPageQuery()
-  @ApiResponse({ status: 200, description: 'A page of template groups', type: TemplateGroupPageDto })
-  @ApiResponse({ status: 422, ...problemResponse('Invalid, repeated or unknown query parameter (pointer /query/<name>)') })
+  @GROUP.list({ summary: 'List template groups', description: 'Newest first, keyset paging.', answer: 'A page of template groups', type: TemplateGroupPageDto })
   async list(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<Page<TemplateGroupView>> {
     const q = readQuery(query, ['limit', 'pageToken'] as const);
     const limit = parseLimit(q.limit);
@@ -81,10 +82,7 @@ export class TemplatesController {
   }
 
   @Get(':templateGroupId')
-  @ApiOperation({ summary: 'Get a template group' })
-  @ApiParam(GROUP_ID)
-  @ApiResponse({ status: 200, description: 'The template group', type: TemplateGroupDto, headers: ETAG })
-  @ApiResponse({ status: 404, ...problemResponse('No such template group in this environment') })
+  @GROUP.read({ summary: 'Get a template group', answer: 'The template group' })
   async get(@Caller() caller: CallerContext, @Param('templateGroupId', GROUP_ID_PIPE) templateGroupId: string): Promise<Versioned<TemplateGroupView>> {
     const found = await this.readModel.find(caller.environmentId, templateGroupId);
     if (!found) throw new NotFoundError('template group', templateGroupId);
@@ -92,15 +90,14 @@ export class TemplatesController {
   }
 
   @Put(':templateGroupId')
-  @HttpCode(200)
-  @ApiOperation({ summary: 'Rename a template group or change its locale', description: 'Replaces name and locale (an absent locale is en).' })
-  @ApiParam(GROUP_ID)
-  @ApiHeader(IF_MATCH)
-  @ApiBody({ type: TemplateGroupBody })
-  @ApiResponse({ status: 200, description: 'The template group', type: TemplateGroupDto, headers: ETAG })
-  @ApiResponse({ status: 404, ...problemResponse('No such template group in this environment') })
-  @ApiResponse({ status: 409, ...problemResponse('If-Match is stale (version-conflict)') })
-  @ApiResponse({ status: 422, ...problemResponse('Invalid body, or a malformed If-Match (/headers/if-match)') })
+  @GROUP.write({
+    summary: 'Rename a template group or change its locale',
+    description: 'Replaces name and locale (an absent locale is en).',
+    body: TemplateGroupBody,
+    answer: 'The template group',
+    conflict: 'If-Match is stale (version-conflict)',
+    invalid: 'Invalid body, or a malformed If-Match (/headers/if-match)',
+  })
   async update(
     @Caller() caller: CallerContext,
     @Param('templateGroupId', GROUP_ID_PIPE) templateGroupId: string,
@@ -115,26 +112,19 @@ export class TemplatesController {
   }
 
   @Put(':templateGroupId/templates/:templateId')
-  @HttpCode(200)
-  @ApiOperation({
+  @GROUP.write({
     summary: "Replace a template's content",
     description:
       'The content is Liquid, checked when saved: a syntax error, an include/render/layout or an unknown filter is a 422 naming the line and column; content that exceeds a render limit on a sample invoice is a 422 template-limit-exceeded at /content. Answers the whole group.',
-  })
-  @ApiParam(GROUP_ID)
-  @ApiParam({ name: 'templateId', format: 'uuid', description: 'the id of one of the group’s templates' })
-  @ApiHeader(IF_MATCH)
-  @ApiBody({ type: TemplateContentBody })
-  @ApiResponse({ status: 200, description: 'The template group', type: TemplateGroupDto, headers: ETAG })
-  @ApiResponse({ status: 404, ...problemResponse('No such template group in this environment, or no such template in the group') })
-  @ApiResponse({ status: 409, ...problemResponse('If-Match is stale (version-conflict)') })
-  @ApiResponse({
-    status: 422,
-    ...problemResponse(
+    params: [{ name: 'templateId', format: 'uuid', description: 'the id of one of the group’s templates' }],
+    body: TemplateContentBody,
+    answer: 'The template group',
+    notFound: 'No such template group in this environment, or no such template in the group',
+    conflict: 'If-Match is stale (version-conflict)',
+    invalid:
       'content missing or too long (validation-failed), not valid Liquid (template-syntax-error, with line and column), or over a render limit on a sample invoice (template-limit-exceeded)',
-    ),
+    problems: { 503: 'The environment has as many documents waiting to render as it may (render-queue-full, with Retry-After)' },
   })
-  @ApiResponse({ status: 503, ...problemResponse('The environment has as many documents waiting to render as it may (render-queue-full, with Retry-After)') })
   async updateContent(
     @Caller() caller: CallerContext,
     @Param('templateGroupId', GROUP_ID_PIPE) templateGroupId: string,
@@ -162,17 +152,14 @@ export class TemplatesController {
     return answer(updated, await this.defaultGroupId(caller.environmentId));
   }
 
-  @ApiNoInput()
   @Put(':templateGroupId/default')
-  @HttpCode(200)
-  @ApiOperation({
+  @GROUP.action({
     summary: "Make a group the environment's default",
     description: 'No body (or {}). Documents render with the default group when none is named; an environment without one renders with the built-in templates.',
+    ifMatch: false,
+    answer: 'The template group (isDefault: true)',
+    invalid: 'A body with any property',
   })
-  @ApiParam(GROUP_ID)
-  @ApiResponse({ status: 200, description: 'The template group (isDefault: true)', type: TemplateGroupDto, headers: ETAG })
-  @ApiResponse({ status: 404, ...problemResponse('No such template group in this environment') })
-  @ApiResponse({ status: 422, ...problemResponse('A body with any property') })
   async setDefault(
     @Caller() caller: CallerContext,
     @Param('templateGroupId', GROUP_ID_PIPE) templateGroupId: string,

@@ -1,19 +1,8 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Headers, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiHeader, ApiTags } from '@nestjs/swagger';
 import { NotFoundError } from '@billing/shared-kernel';
-import {
-  ApiNoInput,
-  assertNoInput,
-  Caller,
-  CallerContext,
-  Clock,
-  commandContext,
-  parseLimit,
-  problemResponse,
-  readQuery,
-  ResourceIdPipe,
-} from '@billing/platform';
+import { assertNoInput, Caller, CallerContext, Clock, commandContext, parseLimit, readQuery, ResourceIdPipe, resourceDocs } from '@billing/platform';
 import { SUPPORTED_VERSIONS } from '../domain';
 import { DeliveryListResponse, DeliveryResponse } from '../list-deliveries/list-deliveries.dto';
 import { WebhookListResponse } from '../list-webhooks/list-webhooks.dto';
@@ -32,7 +21,12 @@ const LIMIT_QUERY = {
 };
 const PAGE_QUERY = { name: 'pageToken', required: false, description: 'The `nextPageToken` of the previous page.', schema: { type: 'string' } };
 const LIST_QUERY = ['limit', 'pageToken'] as const;
-const INVALID_QUERY = { status: 422, ...problemResponse('Invalid, repeated or unknown query parameter (pointer /query/<name>)') };
+const INVALID_QUERY = 'Invalid, repeated or unknown query parameter (pointer /query/<name>)';
+const CONCURRENT_CHANGE = 'A concurrent change to the same subscription; retry';
+const NO_SUBSCRIPTION = 'No such subscription in this environment';
+const WEBHOOKS = resourceDocs({ type: WebhookListResponse });
+const WEBHOOK = resourceDocs({ type: WebhookSubscriptionResponse, id: { name: 'id', format: 'uuid' }, notFound: NO_SUBSCRIPTION });
+const DELIVERY = resourceDocs({ type: DeliveryResponse, id: { name: 'deliveryId', format: 'uuid' }, notFound: 'No such delivery in this environment' });
 /** Path ids are uuids; anything else names no resource: 404 like an unknown id. */
 const WEBHOOK_ID = new ResourceIdPipe('webhook');
 const DELIVERY_ID = new ResourceIdPipe('webhook delivery');
@@ -47,11 +41,15 @@ export class WebhooksController {
   ) {}
 
   @Put('subscribe')
-  @HttpCode(200)
-  @ApiOperation({
+  @WEBHOOK.create({
+    status: 200,
     summary: 'Subscribe a notification URL to all webhook events',
     description:
       'Idempotent: subscribing a URL that is already subscribed returns the same id and signature key (and updates the payload version if X-version differs). A disabled or deleted subscription starts again with a new key.',
+    body: SubscribeWebhookBody,
+    answer: 'The subscription with its signature key',
+    conflict: CONCURRENT_CHANGE,
+    invalid: 'Invalid URL (/url: invalid-url, insecure-url, forbidden-address) or unknown X-version (/headers/x-version)',
   })
   @ApiHeader({
     name: 'X-version',
@@ -59,13 +57,6 @@ export class WebhooksController {
     description: `Payload version (YYYY-MM) for this subscription's notifications. Supported: ${SUPPORTED_VERSIONS.join(', ')}. Missing: the newest.`,
     schema: { type: 'string', example: '2022-03' },
   })
-  @ApiBody({ type: SubscribeWebhookBody })
-  @ApiResponse({ status: 200, type: WebhookSubscriptionResponse, description: 'The subscription with its signature key' })
-  @ApiResponse({
-    status: 422,
-    ...problemResponse('Invalid URL (/url: invalid-url, insecure-url, forbidden-address) or unknown X-version (/headers/x-version)'),
-  })
-  @ApiResponse({ status: 409, ...problemResponse('A concurrent change to the same subscription; retry') })
   subscribe(
     @Caller() caller: CallerContext,
     @Body() body: SubscribeWebhookBody,
@@ -75,51 +66,45 @@ export class WebhooksController {
   }
 
   @Get()
-  @ApiOperation({ summary: 'List the webhook subscriptions of the environment (without keys)' })
-  @ApiQuery(LIMIT_QUERY)
-  @ApiQuery(PAGE_QUERY)
-  @ApiResponse({ status: 200, type: WebhookListResponse })
-  @ApiResponse(INVALID_QUERY)
+  @WEBHOOKS.read({ summary: 'List the webhook subscriptions of the environment (without keys)', queries: [LIMIT_QUERY, PAGE_QUERY], invalid: INVALID_QUERY })
   list(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>) {
     const q = readQuery(query, LIST_QUERY);
     return this.readModel.listSubscriptions(caller.environmentId, parseLimit(q.limit), q.pageToken);
   }
 
   @Delete(':id')
-  @HttpCode(204)
-  @ApiOperation({ summary: 'Delete a webhook subscription', description: 'Queued deliveries are cancelled. Deleting twice is not an error.' })
-  @ApiParam({ name: 'id', format: 'uuid' })
-  @ApiResponse({ status: 204, description: 'Deleted' })
-  @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
-  @ApiResponse({ status: 409, ...problemResponse('A concurrent change to the same subscription; retry') })
+  @WEBHOOK.write({
+    status: 204,
+    summary: 'Delete a webhook subscription',
+    description: 'Queued deliveries are cancelled. Deleting twice is not an error.',
+    answer: 'Deleted',
+    type: null,
+    conflict: CONCURRENT_CHANGE,
+  })
   async unsubscribe(@Caller() caller: CallerContext, @Param('id', WEBHOOK_ID) id: string): Promise<void> {
     await this.commands.execute(new UnsubscribeWebhookCommand(caller, id, commandContext(caller, this.clock)));
   }
 
-  @ApiNoInput()
   @Put(':id/rotate-key')
-  @HttpCode(200)
-  @ApiOperation({
+  @WEBHOOK.action({
     summary: 'Replace the signature key',
     description: 'Immediate: every notification attempt from now on, retries included, is signed with the new key only.',
+    answer: 'The subscription with its new key',
+    conflict: 'The subscription is disabled or deleted (webhook-not-active), or changed concurrently',
+    invalid: undefined,
   })
-  @ApiParam({ name: 'id', format: 'uuid' })
-  @ApiResponse({ status: 200, type: WebhookSubscriptionResponse, description: 'The subscription with its new key' })
-  @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
-  @ApiResponse({ status: 409, ...problemResponse('The subscription is disabled or deleted (webhook-not-active), or changed concurrently') })
   rotateKey(@Caller() caller: CallerContext, @Param('id', WEBHOOK_ID) id: string, @Body() body: unknown): Promise<WebhookSubscriptionWithKey> {
     assertNoInput(body);
     return this.commands.execute(new RotateWebhookKeyCommand(caller, id, commandContext(caller, this.clock)));
   }
 
   @Get(':id/deliveries')
-  @ApiOperation({ summary: 'List the deliveries of a subscription with their attempts, newest first' })
-  @ApiParam({ name: 'id', format: 'uuid' })
-  @ApiQuery(LIMIT_QUERY)
-  @ApiQuery(PAGE_QUERY)
-  @ApiResponse({ status: 200, type: DeliveryListResponse })
-  @ApiResponse({ status: 404, ...problemResponse('No such subscription in this environment') })
-  @ApiResponse(INVALID_QUERY)
+  @WEBHOOK.read({
+    summary: 'List the deliveries of a subscription with their attempts, newest first',
+    queries: [LIMIT_QUERY, PAGE_QUERY],
+    type: DeliveryListResponse,
+    invalid: INVALID_QUERY,
+  })
   async deliveries(@Caller() caller: CallerContext, @Param('id', WEBHOOK_ID) id: string, @Query() query: Record<string, unknown>) {
     const q = readQuery(query, LIST_QUERY);
     const pageSize = parseLimit(q.limit);
@@ -127,17 +112,15 @@ export class WebhooksController {
     return this.readModel.listDeliveries(caller.environmentId, id, pageSize, q.pageToken);
   }
 
-  @ApiNoInput()
   @Post('deliveries/:deliveryId/redeliver')
-  @HttpCode(202)
-  @ApiOperation({
+  @DELIVERY.action({
+    status: 202,
     summary: 'Send a notification again',
     description: 'The delivery becomes pending and is sent at once, even after the 72-hour retry window (once). A new attempt is recorded.',
+    answer: 'Accepted: the delivery is pending',
+    conflict: 'The subscription is disabled or deleted (webhook-not-active)',
+    invalid: undefined,
   })
-  @ApiParam({ name: 'deliveryId', format: 'uuid' })
-  @ApiResponse({ status: 202, type: DeliveryResponse, description: 'Accepted: the delivery is pending' })
-  @ApiResponse({ status: 404, ...problemResponse('No such delivery in this environment') })
-  @ApiResponse({ status: 409, ...problemResponse('The subscription is disabled or deleted (webhook-not-active)') })
   async redeliver(@Caller() caller: CallerContext, @Param('deliveryId', DELIVERY_ID) deliveryId: string, @Body() body: unknown) {
     assertNoInput(body);
     await this.commands.execute(new RedeliverNotificationCommand(caller, deliveryId, commandContext(caller, this.clock)));

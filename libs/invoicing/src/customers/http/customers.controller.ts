@@ -1,9 +1,9 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, Param, Post, Put, Query } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { ApiBody, ApiHeader, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiTags } from '@nestjs/swagger';
 import { NotFoundError } from '@billing/shared-kernel';
 import { Written } from '@billing/event-store';
-import { ApiPageQuery, Caller, CallerContext, Clock, commandContext, IfMatch, Page, problemResponse, ResourceIdPipe, Versioned } from '@billing/platform';
+import { Caller, CallerContext, Clock, commandContext, IfMatch, Page, ResourceIdPipe, resourceDocs, Versioned } from '@billing/platform';
 import { Customer } from '../../domain';
 import { ArchiveCustomerCommand } from '../archive-customer/archive-customer.command';
 import { CreateCustomerCommand } from '../create-customer/create-customer.command';
@@ -38,6 +38,10 @@ const INVALID_BODY =
   'a coupon twice or one the customer has running, more than 5 running, or an amount off (or a minimum amount) without one in the customer’s currency (/discounts/<i>)';
 const REDEMPTION_CONFLICTS =
   'a discount cannot be redeemed: coupon-exhausted, coupon-expired, coupon-archived, promotion-code-exhausted, promotion-code-expired, promotion-code-archived, promotion-code-restricted';
+const NO_CUSTOMER = 'No such customer in this environment';
+const CUSTOMER = resourceDocs({ type: CustomerDto, headers: ETAG_HEADER, id: CUSTOMER_ID, ifMatch: IF_MATCH, notFound: NO_CUSTOMER });
+/** A customer's balance transactions: under the customer's id, never changed (no If-Match). */
+const ENTRY = resourceDocs({ type: BalanceTransactionDto, headers: ENTRY_ETAG, id: CUSTOMER_ID, notFound: NO_CUSTOMER });
 
 @ApiTags('Customers')
 @Controller('customers')
@@ -49,16 +53,16 @@ export class CustomersController {
   ) {}
 
   @Post()
-  @HttpCode(201)
-  @ApiOperation({
+  @CUSTOMER.create({
     summary: 'Create a customer',
     description: 'Every member is optional; absent ones take their defaults (locale en, timeZone UTC, a generated handle).',
+    body: CustomerRequestDto,
+    answer: 'The new customer.',
+    headers: CREATED_HEADERS,
+    conflict: `Another customer of the environment has the handle (customer-handle-taken), or ${REDEMPTION_CONFLICTS}`,
+    invalid: INVALID_BODY,
+    problems: { 404: UNKNOWN_TEMPLATE_GROUP },
   })
-  @ApiBody({ type: CustomerRequestDto })
-  @ApiResponse({ status: 201, description: 'The new customer.', type: CustomerDto, headers: CREATED_HEADERS })
-  @ApiResponse({ status: 404, ...problemResponse(UNKNOWN_TEMPLATE_GROUP) })
-  @ApiResponse({ status: 409, ...problemResponse(`Another customer of the environment has the handle (customer-handle-taken), or ${REDEMPTION_CONFLICTS}`) })
-  @ApiResponse({ status: 422, ...problemResponse(INVALID_BODY) })
   async create(@Caller() caller: CallerContext, @Body() body: CustomerRequestDto): Promise<Versioned<CustomerView>> {
     const written = await this.commands.execute(
       new CreateCustomerCommand(caller.environmentId, customerInput(body), commandContext(caller, this.clock), customerDiscounts(body)),
@@ -67,30 +71,23 @@ export class CustomersController {
   }
 
   @Get()
-  @ApiOperation({
+  @CUSTOMER.list({
     summary: 'List customers',
     description:
       'filter (repeatable, combined with and): `field op value`, fields email, handle, status (eq, ne) and createdAt (eq, ne, gt, ge, lt, le), ' +
       'e.g. `filter=email eq billing@example.com&filter=createdAt ge 2026-01-01`. Archived (deleted) customers are listed only when a filter names status. ' +
       'orderBy Id (default), CreatedAt or Handle, `-` for descending; ties by id. Keyset paging (a pageToken belongs to its orderBy).',
-  })
-  @ApiQuery({ name: 'filter', required: false, isArray: true, type: String })
-  @ApiQuery({ name: 'orderBy', required: false, enum: CUSTOMER_ORDER_BY })
-  @ApiPageQuery()
-  @ApiResponse({ status: 200, description: 'A page of customers', type: CustomerPageDto })
-  @ApiResponse({
-    status: 422,
-    ...problemResponse('A malformed filter, unknown field or operator, bad value, orderBy, limit or pageToken (pointer /query/<name>[/<index>])'),
+    queries: [{ name: 'filter', required: false, isArray: true, type: String }, { name: 'orderBy', required: false, enum: CUSTOMER_ORDER_BY }, 'page'],
+    answer: 'A page of customers',
+    type: CustomerPageDto,
+    invalid: 'A malformed filter, unknown field or operator, bad value, orderBy, limit or pageToken (pointer /query/<name>[/<index>])',
   })
   list(@Caller() caller: CallerContext, @Query() query: Record<string, unknown>): Promise<Page<CustomerView>> {
     return this.readModel.list(caller.environmentId, parseCustomerQuery(query));
   }
 
   @Get(':customerId')
-  @ApiOperation({ summary: 'Get a customer', description: 'Archived (deleted) customers too, with status archived.' })
-  @ApiParam(CUSTOMER_ID)
-  @ApiResponse({ status: 200, description: 'The customer.', type: CustomerDto, headers: ETAG_HEADER })
-  @ApiResponse({ status: 404, ...problemResponse('No such customer in this environment') })
+  @CUSTOMER.read({ summary: 'Get a customer', description: 'Archived (deleted) customers too, with status archived.', answer: 'The customer.' })
   async get(@Caller() caller: CallerContext, @Param('customerId', CUSTOMER_ID_PIPE) customerId: string): Promise<Versioned<CustomerView>> {
     const found = await this.readModel.customer(caller.environmentId, customerId);
     if (!found) throw new NotFoundError('Customer', customerId);
@@ -98,23 +95,15 @@ export class CustomersController {
   }
 
   @Put(':customerId')
-  @HttpCode(200)
-  @ApiOperation({
+  @CUSTOMER.write({
     summary: 'Update a customer',
     description: 'Partial: members left out are kept, null clears one (to its default). Draft invoices of the customer show the change; booked ones never do.',
+    body: CustomerRequestDto,
+    answer: 'The updated customer.',
+    notFound: `${NO_CUSTOMER}, or ${UNKNOWN_TEMPLATE_GROUP}`,
+    conflict: `Archived (customer-archived), the handle is taken (customer-handle-taken), If-Match is stale (version-conflict), or ${REDEMPTION_CONFLICTS}`,
+    invalid: `${INVALID_BODY}; a malformed If-Match (/headers/if-match)`,
   })
-  @ApiParam(CUSTOMER_ID)
-  @ApiHeader(IF_MATCH)
-  @ApiBody({ type: CustomerRequestDto })
-  @ApiResponse({ status: 200, description: 'The updated customer.', type: CustomerDto, headers: ETAG_HEADER })
-  @ApiResponse({ status: 404, ...problemResponse(`No such customer in this environment, or ${UNKNOWN_TEMPLATE_GROUP}`) })
-  @ApiResponse({
-    status: 409,
-    ...problemResponse(
-      `Archived (customer-archived), the handle is taken (customer-handle-taken), If-Match is stale (version-conflict), or ${REDEMPTION_CONFLICTS}`,
-    ),
-  })
-  @ApiResponse({ status: 422, ...problemResponse(`${INVALID_BODY}; a malformed If-Match (/headers/if-match)`) })
   async update(
     @Caller() caller: CallerContext,
     @Param('customerId', CUSTOMER_ID_PIPE) customerId: string,
@@ -136,22 +125,15 @@ export class CustomersController {
   }
 
   @Delete(':customerId')
-  @HttpCode(200)
-  @ApiOperation({
+  @CUSTOMER.write({
     summary: 'Delete (archive) a customer',
     description:
       'Refused (409 customer-in-use) while the customer has a subscription that has not ended or a booked invoice with an amount still due. ' +
       'Otherwise archived: still readable (status archived), no longer listed by default, and no new invoice or subscription may name it.',
+    answer: 'The archived customer.',
+    conflict: 'In use (customer-in-use), already archived (customer-archived), or If-Match is stale (version-conflict)',
+    invalid: 'A malformed If-Match (/headers/if-match)',
   })
-  @ApiParam(CUSTOMER_ID)
-  @ApiHeader(IF_MATCH)
-  @ApiResponse({ status: 200, description: 'The archived customer.', type: CustomerDto, headers: ETAG_HEADER })
-  @ApiResponse({ status: 404, ...problemResponse('No such customer in this environment') })
-  @ApiResponse({
-    status: 409,
-    ...problemResponse('In use (customer-in-use), already archived (customer-archived), or If-Match is stale (version-conflict)'),
-  })
-  @ApiResponse({ status: 422, ...problemResponse('A malformed If-Match (/headers/if-match)') })
   async archive(
     @Caller() caller: CallerContext,
     @Param('customerId', CUSTOMER_ID_PIPE) customerId: string,
@@ -163,22 +145,16 @@ export class CustomersController {
   }
 
   @Delete(':customerId/discounts/:discountId')
-  @HttpCode(200)
-  @ApiOperation({
+  @CUSTOMER.write({
     summary: "End a customer's discount early",
     description:
       'No subscription invoice made from now on gets the discount; its end becomes today (in the customer’s time zone). Invoices already made keep theirs.',
+    params: [{ name: 'discountId', format: 'uuid', description: 'the id of one of the customer’s discounts' }],
+    answer: 'The customer, the discount ended.',
+    notFound: `${NO_CUSTOMER}, or no such discount of it`,
+    conflict: 'The discount has ended already (discount-ended), the customer is archived (customer-archived), or If-Match is stale',
+    invalid: 'A malformed If-Match (/headers/if-match)',
   })
-  @ApiParam(CUSTOMER_ID)
-  @ApiParam({ name: 'discountId', format: 'uuid', description: 'the id of one of the customer’s discounts' })
-  @ApiHeader(IF_MATCH)
-  @ApiResponse({ status: 200, description: 'The customer, the discount ended.', type: CustomerDto, headers: ETAG_HEADER })
-  @ApiResponse({ status: 404, ...problemResponse('No such customer in this environment, or no such discount of it') })
-  @ApiResponse({
-    status: 409,
-    ...problemResponse('The discount has ended already (discount-ended), the customer is archived (customer-archived), or If-Match is stale'),
-  })
-  @ApiResponse({ status: 422, ...problemResponse('A malformed If-Match (/headers/if-match)') })
   async endDiscount(
     @Caller() caller: CallerContext,
     @Param('customerId', CUSTOMER_ID_PIPE) customerId: string,
@@ -193,24 +169,17 @@ export class CustomersController {
   }
 
   @Post(':customerId/balance-transactions')
-  @HttpCode(201)
-  @ApiOperation({
+  @ENTRY.write({
+    status: 201,
     summary: "Add an entry to a customer's credit balance",
     description:
       'amount: negative = credit to the customer, positive = an amount owed (taken from the credit available, at most all of it). ' +
       'Credit is applied to the customer’s invoices in its currency when they are booked. Answers the entry; the customer shows its balances.',
-  })
-  @ApiParam(CUSTOMER_ID)
-  @ApiBody({ type: BalanceTransactionRequestDto })
-  @ApiResponse({ status: 201, description: 'The entry.', type: BalanceTransactionDto, headers: ENTRY_HEADERS })
-  @ApiResponse({ status: 404, ...problemResponse('No such customer in this environment') })
-  @ApiResponse({
-    status: 409,
-    ...problemResponse('Archived (customer-archived), or a positive amount beyond the credit available (customer-balance-insufficient)'),
-  })
-  @ApiResponse({
-    status: 422,
-    ...problemResponse('amount not a non-zero integer, an unsupported currency, a description over 500 characters, or an unknown property'),
+    body: BalanceTransactionRequestDto,
+    answer: 'The entry.',
+    headers: ENTRY_HEADERS,
+    conflict: 'Archived (customer-archived), or a positive amount beyond the credit available (customer-balance-insufficient)',
+    invalid: 'amount not a non-zero integer, an unsupported currency, a description over 500 characters, or an unknown property',
   })
   async addBalanceTransaction(
     @Caller() caller: CallerContext,
@@ -230,12 +199,14 @@ export class CustomersController {
   }
 
   @Get(':customerId/balance-transactions')
-  @ApiOperation({ summary: "List a customer's balance transactions", description: 'Newest first; keyset paging (limit, pageToken).' })
-  @ApiParam(CUSTOMER_ID)
-  @ApiPageQuery()
-  @ApiResponse({ status: 200, description: 'A page of balance transactions, newest first.', type: BalanceTransactionPageDto })
-  @ApiResponse({ status: 404, ...problemResponse('No such customer in this environment') })
-  @ApiResponse({ status: 422, ...problemResponse('An unknown query parameter, a bad limit or pageToken (pointer /query/<name>)') })
+  @ENTRY.read({
+    summary: "List a customer's balance transactions",
+    description: 'Newest first; keyset paging (limit, pageToken).',
+    queries: ['page'],
+    answer: 'A page of balance transactions, newest first.',
+    type: BalanceTransactionPageDto,
+    invalid: 'An unknown query parameter, a bad limit or pageToken (pointer /query/<name>)',
+  })
   async balanceTransactions(
     @Caller() caller: CallerContext,
     @Param('customerId', CUSTOMER_ID_PIPE) customerId: string,
@@ -247,11 +218,12 @@ export class CustomersController {
   }
 
   @Get(':customerId/balance-transactions/:entryId')
-  @ApiOperation({ summary: 'Get a balance transaction' })
-  @ApiParam(CUSTOMER_ID)
-  @ApiParam({ name: 'entryId', format: 'uuid', description: 'The balance transaction id.' })
-  @ApiResponse({ status: 200, description: 'The entry.', type: BalanceTransactionDto, headers: ENTRY_ETAG })
-  @ApiResponse({ status: 404, ...problemResponse('No such customer, or no such entry of it, in this environment') })
+  @ENTRY.read({
+    summary: 'Get a balance transaction',
+    params: [{ name: 'entryId', format: 'uuid', description: 'The balance transaction id.' }],
+    answer: 'The entry.',
+    notFound: 'No such customer, or no such entry of it, in this environment',
+  })
   async balanceTransaction(
     @Caller() caller: CallerContext,
     @Param('customerId', CUSTOMER_ID_PIPE) customerId: string,

@@ -1,7 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { queryRows } from '@billing/event-store';
-import { invalidPageToken, keysetPage, Page, pageTokenCodec, parseLimit, positionPageToken, readQuery, tokenField, Versioned } from '@billing/platform';
+import {
+  filterConditions,
+  invalidPageToken,
+  keysetPage,
+  Page,
+  pageTokenCodec,
+  parseLimit,
+  positionPageToken,
+  readQuery,
+  tokenField,
+  Versioned,
+} from '@billing/platform';
 import { isUuid } from '@billing/shared-kernel';
 import { Customer } from '../../domain';
 import { CustomerView, toCustomerView } from './customer-view';
@@ -9,7 +20,6 @@ import { BalanceTransactionView } from './balance-transaction-view';
 import { CustomerOrderField, CustomerQuery, CUSTOMER_ORDER_BY } from './customer-query';
 
 const COLUMNS = { email: 'email', handle: 'handle', status: 'status', createdAt: 'created_at' } as const;
-const OPERATORS = { eq: '=', ne: '<>', gt: '>', ge: '>=', lt: '<', le: '<=' } as const;
 const ORDER_COLUMNS: Readonly<Record<CustomerOrderField, string | null>> = { id: null, createdAt: 'created_at', handle: 'handle collate "C"' };
 
 /** Where a page ended: the order it was read in, the last row's order value (as text) and id. */
@@ -42,12 +52,7 @@ export class CustomersReadModel {
 
   /** Filters combined with and (archived ones only when a filter names status); ordered by the field, then id; keyset paging bound to the order. */
   async list(environmentId: string, query: CustomerQuery): Promise<Page<CustomerView>> {
-    const params: unknown[] = [environmentId];
-    const where = ['environment_id = $1'];
-    for (const filter of query.filters) {
-      params.push(filter.field === 'createdAt' ? filter.value.toISOString() : filter.value);
-      where.push(`${COLUMNS[filter.field]} ${OPERATORS[filter.op]} $${params.length}`);
-    }
+    const { params, where } = filterConditions(environmentId, query.filters, COLUMNS);
     if (!query.filters.some((filter) => filter.field === 'status')) where.push(`status = 'active'`);
     const column = ORDER_COLUMNS[query.orderBy.field];
     const direction = query.orderBy.descending ? 'desc' : 'asc';
