@@ -28,6 +28,18 @@ export interface Evolver<State, Event extends DomainEvent> {
   readonly evolve: (state: State, event: Event) => State;
 }
 
+/**
+ * A whole aggregate in one value (EventSourcing.NodeJS's decider): the fold of
+ * `Evolver` and `decide`, which answers a command, given the current state,
+ * with the events to append (or throws a domain error). Time and ids come in
+ * the command, never from the decider. Code that only folds (loading a
+ * stream, a projection's view) keeps asking for an `Evolver`, which a
+ * `Decider` is.
+ */
+export interface Decider<State, Command, Event extends DomainEvent> extends Evolver<State, Event> {
+  readonly decide: (command: Command, state: State) => readonly Event[];
+}
+
 /** The one fold: `events` applied in order to `from` (by default the initial state). */
 export function foldEvents<State, Event extends DomainEvent>(
   evolver: Evolver<State, Event>,

@@ -26,7 +26,6 @@ import {
   Subscription,
   SubscriptionState,
   SubscriptionStatus,
-  endedError,
   endsAt,
   evolveSubscription,
   existingSubscription,
@@ -39,6 +38,7 @@ import {
   resumeInstant,
   trialRunning,
 } from './subscription';
+import { endedError } from './subscription-decisions';
 import { localDateOf, startOfDayIn } from './time-zone';
 
 /**

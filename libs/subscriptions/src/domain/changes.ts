@@ -25,19 +25,9 @@ import {
   SubscriptionItem,
   SubscriptionItemsChanged,
 } from './subscription-events';
-import {
-  MAX_SUBSCRIPTION_ITEMS,
-  PriceFacts,
-  Subscription,
-  SubscriptionState,
-  endedError,
-  existingSubscription,
-  finalDay,
-  isOverAt,
-  subscribablePrice,
-  trialRunning,
-  validQuantity,
-} from './subscription';
+import { MAX_SUBSCRIPTION_ITEMS, Subscription, SubscriptionState, existingSubscription, finalDay, isOverAt, trialRunning } from './subscription';
+import { PriceFacts } from './subscription-commands';
+import { endedError, subscribablePrice, validQuantity } from './subscription-decisions';
 import { localDateOf, startOfDayIn } from './time-zone';
 
 /**

@@ -4,6 +4,8 @@ export * from './time-zone';
 export * from './periods';
 export * from './subscription-events';
 export * from './subscription';
+export * from './subscription-commands';
+export * from './subscription-decisions';
 export * from './billing';
 export * from './pause';
 export * from './usage';

@@ -4,7 +4,8 @@ import { billsInvoice, decideAdvanceSubscription, decideAdvanceTrial, decideBill
 import { decideAdvancePause } from './pause';
 import { termLengthOf } from './periods';
 import { ItemSchedule, SubscriptionCreated, SubscriptionEvent, SubscriptionItem, Term } from './subscription-events';
-import { PriceFacts, subscriptionEvolver } from './subscription';
+import { PriceFacts } from './subscription-commands';
+import { subscriptionEvolver } from './subscription';
 
 /** Fixtures shared by the subscription and billing tests. */
 
