@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { deciderSpec, metadataAt } from '@billing/testing/decider-spec';
 import { foldEvents } from '@billing/shared-kernel';
-import { decideBillDue, decideBillFinal, finalBilling, nextDue, proratedItem } from './billing';
+import { decideBillDue, decideBillFinal, finalBilling, proratedItem } from './billing-decisions';
+import { nextDue } from './billing';
 import { SubscriptionCancelled, SubscriptionEvent } from './subscription-events';
 import { Subscription, subscriptionEvolver } from './subscription';
 import { decideCancelSubscription } from './subscription-decisions';

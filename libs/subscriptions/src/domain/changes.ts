@@ -9,7 +9,8 @@ import {
   parseScaledDecimal,
   isDueBy,
 } from '@billing/shared-kernel';
-import { advanceCredit, nextDue, proratedItem, refuseBilledSince } from './billing';
+import { advanceCredit, proratedItem } from './billing-decisions';
+import { nextDue, refuseBilledSince } from './billing';
 import { daysInclusive, maxDate, minDate, validDate } from './calendar';
 import { ChargedPrice, PricedComponent } from './invoice-composition';
 import { periodAt, proRate } from './periods';

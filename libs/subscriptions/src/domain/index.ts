@@ -7,6 +7,8 @@ export * from './subscription';
 export * from './subscription-commands';
 export * from './subscription-decisions';
 export * from './billing';
+export * from './billing-commands';
+export * from './billing-decisions';
 export * from './pause';
 export * from './usage';
 export * from './billable-metric';

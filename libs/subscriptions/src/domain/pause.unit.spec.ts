@@ -1,6 +1,7 @@
 import { deciderSpec, metadataAt } from '@billing/testing/decider-spec';
 import { foldEvents } from '@billing/shared-kernel';
-import { finalBilling, proratedItem, nextDue, nextWorkAt, timelineAt, upcomingBilling } from './billing';
+import { finalBilling, proratedItem } from './billing-decisions';
+import { nextDue, nextWorkAt, timelineAt, upcomingBilling } from './billing';
 import { decideAdvancePause, decidePauseSubscription, decideResumeSubscription } from './pause';
 import { ProrationLine, SubscriptionBilled, SubscriptionCancelled, SubscriptionEvent, SubscriptionPaused, SubscriptionResumed } from './subscription-events';
 import { Subscription, subscriptionEvolver } from './subscription';

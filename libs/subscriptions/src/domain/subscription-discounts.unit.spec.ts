@@ -1,6 +1,6 @@
 import { foldEvents } from '@billing/shared-kernel';
 import { deciderSpec, metadataAt } from '@billing/testing/decider-spec';
-import { decideBillDue } from './billing';
+import { decideBillDue } from './billing-decisions';
 import { SubscriptionDiscountApplied, SubscriptionEvent } from './subscription-events';
 import { decideApplyDiscounts, decideEndDiscount } from './subscription-decisions';
 import { RedeemedDiscountTerms } from './subscription-commands';

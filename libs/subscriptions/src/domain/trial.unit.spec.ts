@@ -1,6 +1,7 @@
 import { deciderSpec, metadataAt } from '@billing/testing/decider-spec';
 import { foldEvents } from '@billing/shared-kernel';
-import { decideAdvanceTrial, nextDue, nextTrialWorkAt, nextWorkAt, timelineAt } from './billing';
+import { decideAdvanceTrial } from './billing-decisions';
+import { nextDue, nextTrialWorkAt, nextWorkAt, timelineAt } from './billing';
 import { SubscriptionCancelled, SubscriptionEvent, SubscriptionTrialEndAnnounced, SubscriptionTrialEnded } from './subscription-events';
 import { CreateSubscription } from './subscription-commands';
 import { Subscription, nextTerm, subscriptionEvolver } from './subscription';
