@@ -72,8 +72,11 @@ export function evolvePrice(state: PriceState, event: PriceEvent): PriceState {
     case 'PriceArchived':
       if (state.status === 'none') return state;
       return { ...state, status: 'archived', archivedAt: event.data.archivedAt, updatedAt: event.data.archivedAt };
-    default:
+    default: {
+      // Compile time: a forgotten case fails here. Run time: an event type from a newer release leaves the state as it was.
+      const _exhaustive: never = event;
       return state;
+    }
   }
 }
 

@@ -135,8 +135,11 @@ export const collectionEvolver: Evolver<CollectionState, CollectionEvent> = {
         return { ...state, status: 'failed', paymentId: null, nextAttemptAt: null, updatedAt: event.data.failedAt };
       case 'CollectionStopped':
         return { ...state, status: 'stopped', paymentId: null, nextAttemptAt: null, updatedAt: event.data.stoppedAt };
-      default:
+      default: {
+        // Compile time: a forgotten case fails here. Run time: an event type from a newer release leaves the state as it was.
+        const _exhaustive: never = event;
         return state;
+      }
     }
   },
 };

@@ -55,8 +55,11 @@ export function evolve(state: WebhookSubscriptionState, event: WebhookSubscripti
       return { status: 'unsubscribed' };
     case 'WebhookDisabled':
       return state.status === 'active' ? { status: 'disabled', url: state.url, version: state.version, reason: event.data.reason } : state;
-    default:
-      return state; // an event type from a newer release: ignored rather than fatal
+    default: {
+      // Compile time: a forgotten case fails here. Run time: an event type from a newer release leaves the state as it was.
+      const _exhaustive: never = event;
+      return state;
+    }
   }
 }
 
