@@ -48,3 +48,27 @@ export function foldEvents<State, Event extends DomainEvent>(
 ): State {
   return events.reduce(evolver.evolve, from);
 }
+
+/** What `deciderOf` takes: each command's decide function, by command type (`any`: each takes a command of its own type). */
+type DecideFunctions<State, Event extends DomainEvent> = Record<string, (command: any, state: State, meta: CommandMetadata) => readonly Event[]>;
+
+/** The commands of a decider made by `deciderOf`: each decide function's command, tagged with its type and carrying its metadata. */
+export type CommandsOf<Decisions extends DecideFunctions<never, DomainEvent>> = {
+  [Type in keyof Decisions & string]: { readonly type: Type; readonly command: Parameters<Decisions[Type]>[0]; readonly meta: CommandMetadata };
+}[keyof Decisions & string];
+
+/**
+ * An aggregate's Decider from its evolver and its `decide*` functions, one per command type: `decide` hands each
+ * command to its function. The functions stay what handlers and tests call; the decider is the aggregate's one
+ * declaration of what it folds and what it decides.
+ */
+export function deciderOf<State, Event extends DomainEvent, Decisions extends DecideFunctions<State, Event>>(
+  evolver: Evolver<State, Event>,
+  decisions: Decisions,
+): Decider<State, CommandsOf<Decisions>, Event> {
+  return {
+    initialState: evolver.initialState,
+    evolve: evolver.evolve,
+    decide: ({ type, command, meta }, state) => decisions[type](command, state, meta),
+  };
+}

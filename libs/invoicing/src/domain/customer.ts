@@ -12,6 +12,7 @@ import {
   isSupportedCurrency,
   isUuid,
   validTimeZone,
+  deciderOf,
 } from '@billing/shared-kernel';
 import { Address, InvoiceCustomer } from './invoice-events';
 import type { CustomerBalanceAdjusted } from './customer-balance-events';
@@ -462,3 +463,10 @@ export function validMetadata(metadata: Readonly<Record<string, string>>): Recor
   if (errors.length > 0) throw new ValidationError('The metadata is invalid.', errors);
   return Object.fromEntries(entries);
 }
+
+/** The Customer aggregate as one value: what it folds (customerEvolver) and what each of its commands decides. */
+export const customerDecider = deciderOf(customerEvolver, {
+  CreateCustomer: decideCreateCustomer,
+  UpdateCustomer: decideUpdateCustomer,
+  ArchiveCustomer: decideArchiveCustomer,
+});

@@ -1,4 +1,4 @@
-import { CommandMetadata, ConflictError, DomainEvent, Evolver, NotFoundError, ValidationError, scaledToNumber } from '@billing/shared-kernel';
+import { CommandMetadata, ConflictError, DomainEvent, Evolver, NotFoundError, ValidationError, scaledToNumber, deciderOf } from '@billing/shared-kernel';
 import { TAX_RATE_SCALE, parseTaxRate } from './invoice-maths';
 
 /**
@@ -188,3 +188,6 @@ function validTaxable(taxable: unknown): boolean {
   if (typeof taxable !== 'boolean') throw ValidationError.at('/taxable', 'must be a boolean');
   return taxable;
 }
+
+/** The TaxCode aggregate as one value: what it folds (taxCodeEvolver) and what each of its commands decides. */
+export const taxCodeDecider = deciderOf(taxCodeEvolver, { CreateTaxCode: decideCreateTaxCode, UpdateTaxCode: decideUpdateTaxCode });

@@ -1,5 +1,5 @@
-import { assertAmountInRange, CommandMetadata, ConflictError, NotFoundError, ValidationError } from '@billing/shared-kernel';
-import { isOpenPayment, PaymentState, pendingRefunds, refundableAmount } from './payment';
+import { assertAmountInRange, CommandMetadata, ConflictError, NotFoundError, ValidationError, deciderOf } from '@billing/shared-kernel';
+import { isOpenPayment, paymentEvolver, PaymentState, pendingRefunds, refundableAmount } from './payment';
 import { CreatePayment, GatewayDispute, PaymentOutcome, RefundOutcome, RefundPayment } from './payment-commands';
 import {
   GATEWAY_UNREACHABLE,
@@ -292,3 +292,11 @@ function positiveAmount(value: unknown, pointer: string): bigint {
   if (value < 1) throw ValidationError.at(pointer, 'must be at least 1');
   return assertAmountInRange(BigInt(value), pointer);
 }
+
+/** The Payment aggregate as one value: what it folds (paymentEvolver) and what each of its commands decides. */
+export const paymentDecider = deciderOf(paymentEvolver, {
+  CreatePayment: decideCreatePayment,
+  RecordOutcome: decideRecordOutcome,
+  Refund: decideRefund,
+  Dispute: decideDispute,
+});

@@ -8,6 +8,7 @@ import {
   secretHint,
   UNKNOWN_PROPERTY,
   ValidationError,
+  deciderOf,
 } from '@billing/shared-kernel';
 
 /**
@@ -298,3 +299,6 @@ export function decideDisableProvider(command: { readonly name: string }, state:
   if (state.status === 'disabled') return [];
   return [{ type: 'PaymentProviderDisabled', schemaVersion: 1, data: { name: state.name, disabledAt: meta.now.toISOString() } }];
 }
+
+/** The PaymentProvider aggregate as one value: what it folds (paymentProviderEvolver) and what each of its commands decides. */
+export const paymentProviderDecider = deciderOf(paymentProviderEvolver, { EnableProvider: decideEnableProvider, DisableProvider: decideDisableProvider });

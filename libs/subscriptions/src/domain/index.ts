@@ -6,6 +6,7 @@ export * from './subscription-events';
 export * from './subscription';
 export * from './subscription-commands';
 export * from './subscription-decisions';
+export * from './subscription-decider';
 export * from './billing';
 export * from './billing-commands';
 export * from './billing-decisions';
