@@ -28,8 +28,8 @@ export { CreateInvoiceCommand } from './create-invoice/create-invoice.command';
 export type { CreateInvoiceInput } from './create-invoice/create-invoice.command';
 export { BookInvoiceCommand } from './book-invoice/book-invoice.command';
 export type { ReservedInvoiceNumber } from './book-invoice/book-invoice.command';
-// The billing engine books a batch of invoices with numbers taken together, once per batch.
-export { reserveInvoiceNumbers } from './book-invoice/book-invoice.handler';
+// The billing engine books a batch of invoices with numbers taken together, once per batch, in its unit of work.
+export { ReserveInvoiceNumbersCommand } from './reserve-invoice-numbers/reserve-invoice-numbers.command';
 export { UpdateInvoiceCommand } from './update-invoice/update-invoice.command';
 // Payments marks an invoice uncollectible when a collection gives up and the dunning settings say so.
 export { MarkInvoiceUncollectibleCommand } from './mark-invoice-uncollectible/mark-invoice-uncollectible.command';

@@ -27,6 +27,7 @@ import { VoidInvoiceHandler } from './void-invoice/void-invoice.handler';
 import { HostedLinks } from './hosted-link/hosted-links';
 import { InvoiceDetails } from './hosted-link/invoice-details';
 import { RotateHostedLinkHandler } from './rotate-hosted-link/rotate-hosted-link.handler';
+import { ReserveInvoiceNumbersHandler } from './reserve-invoice-numbers/reserve-invoice-numbers.handler';
 
 /** The HTTP surface and command handlers of the invoicing context (its definition is invoicingContext). */
 @Module({
@@ -39,6 +40,7 @@ import { RotateHostedLinkHandler } from './rotate-hosted-link/rotate-hosted-link
     CreateInvoiceHandler,
     UpdateInvoiceHandler,
     BookInvoiceHandler,
+    ReserveInvoiceNumbersHandler,
     AddSettlementHandler,
     DuplicateInvoiceHandler,
     VoidInvoiceHandler,

@@ -31,6 +31,7 @@ export * from './idempotency/idempotency.store';
 export * from './migrations';
 export * from './clock';
 export * from './workers/notified-rounds';
+export * from './workers/work-in-flight';
 export * from './workers/worker-loop';
 export * from './idempotency/own-commits';
 export * from './audit/chain';

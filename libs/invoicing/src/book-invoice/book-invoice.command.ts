@@ -2,7 +2,7 @@ import { Command } from '@nestjs/cqrs';
 import { CommandContext, Written } from '@billing/event-store';
 import { InvoiceState, InvoiceType } from '../domain';
 
-/** A number taken for this booking from the environment's counter of `type` in the caller's transaction (reserveInvoiceNumbers). */
+/** A number taken for this booking from the environment's counter of `type` in the caller's unit of work (ReserveInvoiceNumbersCommand). */
 export interface ReservedInvoiceNumber {
   readonly type: InvoiceType;
   readonly value: number;

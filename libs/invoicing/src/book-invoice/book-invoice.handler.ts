@@ -1,7 +1,6 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CommandMetadata, foldEvents } from '@billing/shared-kernel';
-import { EntityManager } from 'typeorm';
-import { CommandPath, CommandSession, queryRows, Written } from '@billing/event-store';
+import { CommandPath, CommandSession, Written } from '@billing/event-store';
 import {
   BookInvoice,
   creditNoteApplication,
@@ -18,6 +17,7 @@ import {
   InvoiceType,
   taxCodesOf,
 } from '../domain';
+import { takeInvoiceNumbers } from '../invoice-numbers';
 import { customerStream, invoiceStream } from '../streams';
 import { TaxRegisterReader } from '../tax-register';
 import { BookInvoiceCommand, ReservedInvoiceNumber } from './book-invoice.command';
@@ -57,7 +57,7 @@ export class BookInvoiceHandler implements ICommandHandler<BookInvoiceCommand, W
       // Only a draft takes a number and reads its codes' rates; for anything else the decider refuses first.
       const handle =
         state.status === 'draft'
-          ? formatInvoiceHandle(state.type, number ? reserved(number, state.type) : await nextNumber(session, environmentId, state.type))
+          ? formatInvoiceHandle(state.type, number ? reserved(number, state.type) : await takeInvoiceNumbers(session, environmentId, state.type, 1))
           : '';
       const taxes = state.status === 'draft' ? await this.taxRegister.read(environmentId, taxCodesOf(state), session.tx) : new Map();
       // Loaded after the number was taken: the counter row serialises the environment's bookings, so the credit a booking just took is seen.
@@ -111,39 +111,4 @@ function customerAtBooking(state: CustomerState): BookInvoice['customer'] {
 function reserved(number: ReservedInvoiceNumber, type: InvoiceType): number {
   if (number.type !== type) throw new Error(`a number of the ${number.type} counter cannot book a ${type}`);
   return number.value;
-}
-
-/**
- * The next numbers of the environment's counter for the type, one per invoice
- * in the order given, taken with one statement in the caller's transaction (a
- * billing batch): the row stays locked until the transaction ends. Gapless
- * only because the caller books every one of them with its number
- * (BookInvoiceCommand `number`) or rolls the transaction back.
- */
-export async function reserveInvoiceNumbers(
-  manager: EntityManager,
-  environmentId: string,
-  type: InvoiceType,
-  invoiceIds: readonly string[],
-): Promise<Map<string, ReservedInvoiceNumber>> {
-  const [row] = await queryRows<{ last: string }>(
-    manager,
-    `insert into invoice_number_sequences (environment_id, type, last) values ($1, $2, $3)
-     on conflict (environment_id, type) do update set last = invoice_number_sequences.last + $3
-     returning last::text`,
-    [environmentId, type, invoiceIds.length],
-  );
-  const first = Number(row.last) - invoiceIds.length + 1;
-  return new Map(invoiceIds.map((invoiceId, index) => [invoiceId, { type, value: first + index }]));
-}
-
-/** The next number of the environment's counter for the type; the row stays locked until the transaction ends. */
-export async function nextNumber(session: CommandSession, environmentId: string, type: InvoiceType): Promise<number> {
-  const [row] = await session.query<{ last: string }>(
-    `insert into invoice_number_sequences (environment_id, type, last) values ($1, $2, 1)
-     on conflict (environment_id, type) do update set last = invoice_number_sequences.last + 1
-     returning last::text`,
-    [environmentId, type],
-  );
-  return Number(row.last);
 }

@@ -10,7 +10,7 @@ import {
   invoiceEvolver,
   InvoiceState,
 } from '../domain';
-import { nextNumber } from '../book-invoice/book-invoice.handler';
+import { takeInvoiceNumbers } from '../invoice-numbers';
 import { InvoiceDirectRefundsQuery, invoicePaymentLock } from '../ports';
 import { customerStream, invoiceStream } from '../streams';
 import { IssueCreditNoteCommand } from './issue-credit-note.command';
@@ -42,7 +42,7 @@ export class IssueCreditNoteHandler implements ICommandHandler<IssueCreditNoteCo
     const creditNoteId = meta.newId();
     const invoice = invoiceStream(environmentId, input.invoiceId);
     return this.commands.run(context, { retries: 2 }, async (session) => {
-      const handle = formatInvoiceHandle('credit_note', await nextNumber(session, environmentId, 'credit_note'));
+      const handle = formatInvoiceHandle('credit_note', await takeInvoiceNumbers(session, environmentId, 'credit_note', 1));
       const lock = invoicePaymentLock(environmentId, input.invoiceId);
       await session.query(lock.sql, lock.parameters);
       const { state } = await session.load(invoice, invoiceEvolver, expectedVersion);

@@ -1,7 +1,17 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { CommandContext, CommandPath, outsideUnitOfWork, ProjectionRunner, ReadModelTimeoutError, StreamVersionConflictError } from '@billing/event-store';
-import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, Metrics, ScopedClock, WorkerLoop } from '@billing/platform';
+import {
+  APP_CONFIG,
+  AppConfig,
+  ClockDrivenWork,
+  ClockDrivenWorkRegistry,
+  EnvironmentClock,
+  Metrics,
+  WorkInFlight,
+  ScopedClock,
+  WorkerLoop,
+} from '@billing/platform';
 import { ConflictError, DomainError } from '@billing/shared-kernel';
 import { INVOICING_PROJECTION, invoiceEvolver, invoiceStream } from '@billing/invoicing';
 import {
@@ -41,6 +51,8 @@ export class CollectionEngine implements ClockDrivenWork, OnModuleInit, OnApplic
   readonly name = 'invoice collection';
   private readonly logger = new Logger('Collections');
   private readonly loop = new WorkerLoop(POLL_MS, () => this.runDue());
+  /** The worker's passes over an environment's tries under way: an advance waits for them (catchUp). */
+  private readonly workerPasses = new WorkInFlight();
 
   constructor(
     private readonly commands: CommandPath,
@@ -79,12 +91,16 @@ export class CollectionEngine implements ClockDrivenWork, OnModuleInit, OnApplic
    */
   catchUp(environmentId: string, now: Date): Promise<void> {
     return outsideUnitOfWork(async () => {
+      // A try the worker has half made (its payment recorded, its outcome not yet) is finished first: this pass would
+      // skip it, and the advance would answer before it (issue 41 #3). One the worker began meanwhile, likewise.
+      await this.workerPasses.ended(environmentId);
       await this.caughtUp(COLLECTION_REACTOR, PAYMENTS_PROJECTION, PAYMENT_SETTLEMENTS_REACTOR);
       for (let after: CollectionDue | null = null; ;) {
         const page = await this.collectPage(environmentId, now, after);
         if (page.length < BATCH) break;
         after = page[page.length - 1];
       }
+      await this.workerPasses.ended(environmentId);
       await this.caughtUp(PAYMENT_SETTLEMENTS_REACTOR, INVOICING_PROJECTION);
     });
   }
@@ -114,7 +130,7 @@ export class CollectionEngine implements ClockDrivenWork, OnModuleInit, OnApplic
       if (environments.length > 0) await this.caughtUp(PAYMENT_SETTLEMENTS_REACTOR);
       for (const environmentId of environments) {
         const now = await this.clock.now(environmentId);
-        await outsideUnitOfWork(() => this.collectPage(environmentId, now, null));
+        await this.workerPasses.run(environmentId, () => outsideUnitOfWork(() => this.collectPage(environmentId, now, null)));
       }
     } catch (error) {
       this.logger.error({ msg: 'collection run failed; retried in the next run', error: (error as Error).message });

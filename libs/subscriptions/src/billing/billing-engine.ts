@@ -7,7 +7,7 @@ import {
   StreamVersionConflictError,
   WrittenStream,
 } from '@billing/event-store';
-import { BookInvoiceCommand, CreateInvoiceCommand, reserveInvoiceNumbers } from '@billing/invoicing';
+import { BookInvoiceCommand, CreateInvoiceCommand, ReserveInvoiceNumbersCommand } from '@billing/invoicing';
 import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, ScopedClock, WorkerLoop } from '@billing/platform';
 import { DomainError, foldEvents } from '@billing/shared-kernel';
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
@@ -205,16 +205,13 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
   private async bookAll(batch: Batch): Promise<void> {
     const { environmentId, bookings, unit } = batch;
     if (bookings.length === 0) return;
-    const numbers = await reserveInvoiceNumbers(
-      unit.manager,
-      environmentId,
-      'invoice',
-      bookings.map((booking) => booking.invoiceId),
-    );
-    // From here to the commit every other batch of the environment waits for the counter row, so this stretch makes
-    // no round trip it can avoid: a failing booking fails the batch (BookingFailed), so the bookings take no savepoints,
-    // and the invoices they load were created in this batch (read from what it staged).
+    // From the reservation to the commit every other batch of the environment waits for the counter row, so this
+    // stretch makes no round trip it can avoid: a failing reservation or booking fails the whole batch, so neither
+    // takes a savepoint, and the invoices the bookings load were created in this batch (read from what it staged).
+    // The reservation appends nothing, so the first booking's context serves it.
     await unit.wholeOrNothing(async () => {
+      const invoiceIds = bookings.map((booking) => booking.invoiceId);
+      const numbers = await this.bus.execute(new ReserveInvoiceNumbersCommand(environmentId, 'invoice', invoiceIds, bookings[0].context));
       for (const booking of bookings) {
         await batch.owning(booking.subscriptionId, () =>
           this.bus
