@@ -9,7 +9,10 @@
  *   (context-map.js) lets it use, and nothing of apps/;
  * - configuration comes from the environment in one place: `process.env` is
  *   read only by the config module (libs/platform/src/config) and the process
- *   entry; everything else gets its settings injected (test/ builds its own).
+ *   entry; everything else gets its settings injected (test/ builds its own);
+ * - a source file under 500 lines and a function under 80, counted as `wc -l`
+ *   counts them (blank lines and comments included, so a file cannot grow by
+ *   its comments); tests, test support and migrations excepted.
  */
 const tseslint = require('typescript-eslint');
 const { allowedImports } = require('./context-map');
@@ -84,6 +87,14 @@ module.exports = tseslint.config(
         'error',
         { object: 'process', property: 'env', message: 'Read settings from the injected configuration (libs/platform/src/config), never from process.env.' },
       ],
+    },
+  },
+  {
+    files: ['apps/**/*.ts', 'libs/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/migrations/**'],
+    rules: {
+      'max-lines': ['error', { max: 500, skipBlankLines: false, skipComments: false }],
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: false, skipComments: false }],
     },
   },
   {

@@ -124,7 +124,7 @@ const SQL_WRITES: readonly { readonly file: string; readonly writes: readonly st
  * SQL writes of a package (`libs/<context>`) to a table another package's migrations create. The event store stores
  * a keyed request's answer in the idempotency store's table (platform's) in the transaction of the request's events.
  */
-const FOREIGN_WRITES = [{ file: 'libs/event-store/src/event-store.ts', table: 'idempotency_keys' }];
+const FOREIGN_WRITES = [{ file: 'libs/event-store/src/event-store-sql.ts', table: 'idempotency_keys' }];
 
 /**
  * Commands that do not answer the one result shape, `Written<State>` (a

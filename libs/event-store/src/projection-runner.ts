@@ -1,15 +1,14 @@
-import { PoolClient, QueryResult } from 'pg';
 import { DataSource } from 'typeorm';
-import { ReadModelTimeoutError } from './errors';
-import { EventRow, EVENTS_CHANNEL, EventStore } from './event-store';
-import { Listener } from './listener';
-import { queryRows } from './sql';
 import { BatchedLookup } from './batched-lookup';
-import { checkpointTarget } from './checkpoint-target';
-import { Projection, Reactor, WriteAhead } from './subscriptions';
-import { comparePositions, LogPosition, RecordedEvent, StreamRef, streamKey, WrittenStream, ZERO_POSITION } from './types';
-
-export const CHECKPOINTS_CHANNEL = 'billing_checkpoints';
+import { ReadModelTimeoutError } from './errors';
+import { EVENTS_CHANNEL, EventStore } from './event-store';
+import { Listener } from './listener';
+import { RebuildOptions, rebuildProjections } from './projection-rebuild';
+import { queryRows } from './sql';
+import { BatchRunner, CHECKPOINTS_CHANNEL, inBatch } from './subscriber-batch';
+import { AheadRow, aheadWriter, Entry, lagOf, lastPositionRead, reached, reads, SubscriberLag, Waiter } from './subscriber-entry';
+import { Projection, Reactor } from './subscriptions';
+import { comparePositions, LogPosition, RecordedEvent, StreamRef, WrittenStream } from './types';
 
 export interface ProjectionRunnerOptions {
   readonly batchSize?: number;
@@ -21,63 +20,6 @@ export interface ProjectionRunnerOptions {
   readonly skipAheadEvents?: number;
   readonly logger?: { error(message: string, meta?: unknown): void; warn(message: string, meta?: unknown): void };
 }
-
-interface Waiter {
-  readonly position: LogPosition;
-  readonly resolve: () => void;
-}
-
-/** One subscriber (projection or reactor) and its in-process loop state. */
-interface Entry {
-  readonly name: string;
-  readonly kind: 'projection' | 'reactor';
-  readonly streamTypes: readonly string[] | 'all';
-  /** Reactor.eventTypes: what wakes it besides its poll (absent: every event of its streams). */
-  readonly eventTypes?: ReadonlySet<string>;
-  readonly handle: (events: readonly RecordedEvent[], tx: Parameters<Projection['applyBatch']>[1]) => Promise<void>;
-  readonly projection?: Projection;
-  running: Promise<void> | null;
-  again: boolean;
-  checkpoint: LogPosition | null;
-  waiters: Waiter[];
-  /** Retry delay while waiters are pending and a batch made no progress (lock held elsewhere, horizon not passed). */
-  backoffMs: number;
-  retryTimer: NodeJS.Timeout | null;
-  /** The last batch made no progress: check the snapshot horizon (one cheap query) before trying a whole batch again. */
-  stalled: boolean;
-  /** Until then (ms since the epoch) another process holds this subscriber: wakes are put off (HELD_ELSEWHERE_MS). */
-  heldElsewhereUntil: number;
-}
-
-export interface RebuildOptions {
-  /** Events per page of the log (default REBUILD_PAGE_SIZE). */
-  readonly pageSize?: number;
-  /** Called after each page. */
-  readonly progress?: (progress: RebuildProgress) => void;
-}
-
-export interface RebuildProgress {
-  /** Events read so far, of `total` (the events of the rebuilt projections' streams up to the head). */
-  readonly events: number;
-  readonly total: number;
-  readonly elapsedMs: number;
-  /** Per projection, the time its pages took to apply so far (pages apply side by side, so these overlap). */
-  readonly applyMs: ReadonlyMap<string, number>;
-}
-
-export interface SubscriberLag {
-  readonly name: string;
-  readonly kind: 'projection' | 'reactor';
-  /** Committed events it has not processed yet (counted up to 10 000). */
-  readonly eventsBehind: number;
-  readonly checkpointUpdatedAt: Date | null;
-}
-
-/**
- * Events per page of a rebuild: a projection writes each row it touches once per page, so the larger the page the
- * fewer writes (two events per invoice stream, both usually in one page); 20 000 events hold some tens of MB.
- */
-export const REBUILD_PAGE_SIZE = 20_000;
 
 /** Between retries of a waited-for batch that made no progress; commits elsewhere wake it sooner (LISTEN). */
 const MAX_BACKOFF_MS = 10;
@@ -139,6 +81,7 @@ export class ProjectionRunner {
   private readonly readModelTimeoutMs: number;
   private readonly skipAheadEvents: bigint;
   private readonly entries = new Map<string, Entry>();
+  private readonly batches: BatchRunner;
   /** Per projection that writes ahead: its rows of one turn, written together. */
   private readonly aheads = new Map<string, BatchedLookup<AheadRow, never>>();
   private listener: Listener | null = null;
@@ -158,6 +101,7 @@ export class ProjectionRunner {
     this.pollIntervalMs = options.pollIntervalMs ?? 1000;
     this.readModelTimeoutMs = options.readModelTimeoutMs ?? 5000;
     this.skipAheadEvents = BigInt(options.skipAheadEvents ?? SKIP_AHEAD_EVENTS);
+    this.batches = { dataSource, eventStore, skipAheadEvents: this.skipAheadEvents, remember: (entry, position) => this.remember(entry, position) };
   }
 
   registerProjection(projection: Projection): void {
@@ -365,97 +309,14 @@ export class ProjectionRunner {
     return this.inBatch(entry, (page) => (upTo ? page.filter((event) => comparePositions(event, upTo) <= 0) : page), batchSize, upTo ?? 'head');
   }
 
-  /**
-   * One batch transaction of one subscriber: its lock (null if another runner holds it), its checkpoint `from`,
-   * the events `select` picks after it applied, and the checkpoint moved to the last of them, all committed
-   * together. Returns how many events it applied. With `pageSize`, `select` picks from the log's next page after
-   * the checkpoint (at most that many of the subscriber's events), read in the lock's round trip; else from none.
-   * With `ahead` too, the checkpoint may move past the last event applied, over other streams' events: to the head
-   * below the horizon ('head'), or to a given position (see checkpointTarget).
-   */
-  private async inBatch(
+  /** One batch transaction of one subscriber (subscriber-batch.ts): the events applied, or null when another runner holds it. */
+  private inBatch(
     entry: Entry,
     select: (page: readonly RecordedEvent[], from: LogPosition) => readonly RecordedEvent[],
     pageSize?: number,
     ahead?: 'head' | LogPosition,
   ): Promise<number | null> {
-    const { name } = entry;
-    const queryRunner = this.dataSource.createQueryRunner();
-    await queryRunner.connect();
-    // The batch's own statements travel with BEGIN and COMMIT (simple protocol, our own literals only):
-    // two round trips fewer per batch, which every waiting write pays.
-    const client = (queryRunner as unknown as { databaseConnection: PoolClient }).databaseConnection;
-    let open = false;
-    try {
-      // Read models are derived and their checkpoint commits with them: a crash that loses this
-      // commit loses both together, so waiting for the WAL flush buys nothing but latency.
-      // The checkpoint is read by a statement of its own, after the lock's: a statement reads the snapshot taken
-      // when it began, so read together with the lock it could miss the checkpoint of a batch committed (and its
-      // lock released) while the statement ran, and apply that batch again. Still one round trip.
-      // The page (a statement of its own too, so it sees what the checkpoint's statement saw or later) is read
-      // before anything is written: this transaction has no xid yet, so it cannot hold back the snapshot horizon.
-      open = true;
-      const checkpointSql = `select c.transaction_id, c.global_position from projection_checkpoints c where c.name = ${literal(name)}`;
-      // The page is read only by the runner that got the lock (a one-time filter on the lock's outcome): with several
-      // processes following the log, the others lose the lock to it, and reading the page it applies (up to batchSize
-      // events) for nothing cost more than the batch itself.
-      // The horizon is taken once, before the checkpoint and the page are read: every transaction below it had ended
-      // then, so the page sees all of their events, and the newest of them (`head`) is where a page that held
-      // every one of the subscriber's may move its checkpoint.
-      const horizon = `current_setting('billing.horizon')::xid8`;
-      const pageSql = pageSize
-        ? `; select * from (${this.eventStore.pageAfterSql(checkpointSql, pageSize, entry.streamTypes === 'all' ? undefined : entry.streamTypes, horizon)}) as page
-             where current_setting('billing.batch_locked') = 'true'`
-        : '';
-      const headSql =
-        pageSize && ahead === 'head'
-          ? `; select transaction_id::text, global_position::text from events
-              where transaction_id < ${horizon} and current_setting('billing.batch_locked') = 'true'
-              order by events.transaction_id desc, events.global_position desc limit 1`
-          : '';
-      const [, locking, checkpoint, page, headRows] = (await client.query(
-        `begin; select set_config('billing.batch_locked', pg_try_advisory_xact_lock(hashtext(${literal(`projection:${name}`)}))::text, true) = 'true' as locked,
-                       set_config('synchronous_commit', 'off', true), set_config('billing.horizon', events_horizon()::text, true) as horizon;
-         select c.transaction_id::text, c.global_position::text from projection_checkpoints c where c.name = ${literal(name)}
-         ${pageSql}${headSql}`,
-      )) as unknown as [
-        unknown,
-        QueryResult<{ locked: boolean; horizon: string }>,
-        QueryResult<{ transaction_id: string | null; global_position: string | null }>,
-        QueryResult<EventRow> | undefined,
-        QueryResult<{ transaction_id: string; global_position: string }> | undefined,
-      ];
-      if (!locking.rows[0].locked) return null;
-      const state = checkpoint.rows[0];
-      const from = state?.transaction_id ? { transactionId: state.transaction_id, globalPosition: state.global_position! } : ZERO_POSITION;
-      this.remember(entry, from);
-      const read = page ? this.eventStore.recordedEvents(page.rows) : [];
-      const events = select(read, from);
-      const last = events.length > 0 ? events[events.length - 1] : null;
-      const headRow = headRows?.rows[0];
-      const head = headRow ? { transactionId: headRow.transaction_id, globalPosition: headRow.global_position } : undefined;
-      const complete = !!page && page.rows.length < pageSize!;
-      const to = checkpointTarget(ahead, { read, complete, horizon: locking.rows[0].horizon, head }, last ?? from, this.skipAheadEvents) ?? last;
-      if (!to) return 0;
-      if (events.length > 0) await entry.handle(events, queryRunner.manager);
-      const position = { transactionId: digits(to.transactionId), globalPosition: digits(to.globalPosition) };
-      await client.query(
-        `insert into projection_checkpoints (name, transaction_id, global_position, updated_at)
-         values (${literal(name)}, '${position.transactionId}'::xid8, ${position.globalPosition}, now())
-         on conflict (name) do update set transaction_id = excluded.transaction_id,
-           global_position = excluded.global_position, updated_at = excluded.updated_at;
-         select pg_notify('${CHECKPOINTS_CHANNEL}', ${literal(`${name}|${position.transactionId}|${position.globalPosition}`)});
-         commit`,
-      );
-      open = false;
-      // What TypeORM's own commit would announce (the webhooks context wakes its dispatcher on it).
-      await (queryRunner as unknown as { broadcaster: { broadcast(event: string): Promise<void> } }).broadcaster.broadcast('AfterTransactionCommit');
-      this.remember(entry, position);
-      return events.length;
-    } finally {
-      if (open) await client.query('rollback').catch(() => undefined);
-      await queryRunner.release();
-    }
+    return inBatch(this.batches, entry, select, pageSize, ahead);
   }
 
   /**
@@ -471,99 +332,18 @@ export class ProjectionRunner {
    */
   async rebuild(names: string | readonly string[], options: RebuildOptions = {}): Promise<number> {
     const entries = (typeof names === 'string' ? [names] : names).map((name) => this.entry(name));
-    for (const entry of entries) {
-      if (!entry.projection) throw new Error(`${entry.name} is a reactor: reactors have side effects and are never replayed`);
-    }
-    if (entries.length === 0) return 0;
-    const pageSize = options.pageSize ?? REBUILD_PAGE_SIZE;
-    await this.dataSource.transaction(async (tx) => {
-      // In one order whatever the caller's, so two rebuilds of overlapping sets cannot deadlock.
-      for (const name of entries.map((entry) => entry.name).sort()) await tx.query(`select pg_advisory_xact_lock(hashtext($1))`, [`projection:${name}`]);
-      for (const entry of entries) await entry.projection!.reset(tx);
-      await tx.query(
-        `insert into projection_checkpoints (name, transaction_id, global_position, updated_at) select unnest($1::text[]), '0', 0, now()
-         on conflict (name) do update set transaction_id = '0', global_position = 0, updated_at = now()`,
-        [entries.map((entry) => entry.name)],
-      );
-    });
-    for (const entry of entries) entry.checkpoint = ZERO_POSITION;
-    const streamTypes = [...new Set(entries.flatMap((entry) => entry.projection!.streamTypes))];
-    // Replay up to the head of the log as it is now.
-    const head = await this.headOf(streamTypes);
-    if (!head) return 0;
-    const [{ total }] = await queryRows<{ total: number }>(
-      this.dataSource.manager,
-      `select count(*)::int as total from events where stream_type = any($1::text[]) and (transaction_id, global_position) <= ($2::xid8, $3::bigint)`,
-      [streamTypes, head.transactionId, head.globalPosition],
+    const { dataSource, eventStore } = this;
+    return rebuildProjections(
+      entries,
+      { dataSource, eventStore, headOf: (types) => this.headOf(types), inBatch: (entry, select) => this.inBatch(entry, select) },
+      options,
     );
-    const started = Date.now();
-    const applyMs = new Map(entries.map((entry) => [entry.name, 0]));
-    /** Where each projection's checkpoint must stand at least: the last of its events this rebuild applied. */
-    const applied = new Map(entries.map((entry) => [entry, ZERO_POSITION]));
-    const readPage = (after: LogPosition) => {
-      const page = this.eventStore.readAll(after, pageSize, this.dataSource.manager, streamTypes);
-      // Read ahead while the current page is applied: a failure surfaces when the page is awaited.
-      page.catch(() => undefined);
-      return page;
-    };
-    let cursor = ZERO_POSITION;
-    let done = 0;
-    let next = readPage(cursor);
-    while (comparePositions(cursor, head) < 0) {
-      const events = (await next).filter((event) => comparePositions(event, head) <= 0);
-      if (events.length === 0) {
-        // An older transaction somewhere in the cluster is still open (the snapshot horizon): not the end yet.
-        await sleep(10);
-        next = readPage(cursor);
-        continue;
-      }
-      cursor = events[events.length - 1];
-      next = comparePositions(cursor, head) < 0 ? readPage(cursor) : Promise.resolve([]);
-      await Promise.all(
-        entries.map(async (entry) => {
-          const began = Date.now();
-          const own = events.filter((event) => reads(entry, [event.streamType]));
-          await this.applyPage(entry, own, applied.get(entry)!);
-          if (own.length > 0) applied.set(entry, own[own.length - 1]);
-          applyMs.set(entry.name, applyMs.get(entry.name)! + Date.now() - began);
-        }),
-      );
-      done += events.length;
-      options.progress?.({ events: done, total, elapsedMs: Date.now() - started, applyMs });
-    }
-    return done;
-  }
-
-  /** One page of a rebuild for one projection: what lies past its checkpoint, in one batch; waits while another runner holds it. */
-  private async applyPage(entry: Entry, events: readonly RecordedEvent[], applied: LogPosition): Promise<void> {
-    if (events.length === 0) return;
-    while (
-      (await this.inBatch(entry, (_page, from) => {
-        if (comparePositions(from, applied) < 0) throw new Error(`${entry.name} was reset by someone else during its rebuild`);
-        return events.filter((event) => comparePositions(event, from) > 0);
-      })) === null
-    ) {
-      await sleep(10);
-    }
   }
 
   /** How far behind each subscriber is, for readiness and metrics. */
   async lag(): Promise<SubscriberLag[]> {
     const lags: SubscriberLag[] = [];
-    for (const entry of this.entries.values()) {
-      const [row] = await queryRows<{ behind: number; updated_at: Date | null }>(
-        this.dataSource.manager,
-        `select c.updated_at,
-                (select count(*)::int from (select 1 from events e
-                   where (e.transaction_id, e.global_position) > (coalesce(c.transaction_id, '0'::xid8), coalesce(c.global_position, 0))
-                     and ($2::text[] is null or e.stream_type = any($2::text[]))
-                   limit 10000) as pending) as behind
-           from (select 1) as one
-           left join projection_checkpoints c on c.name = $1`,
-        [entry.name, entry.streamTypes === 'all' ? null : entry.streamTypes],
-      );
-      lags.push({ name: entry.name, kind: entry.kind, eventsBehind: row?.behind ?? 0, checkpointUpdatedAt: row?.updated_at ?? null });
-    }
+    for (const entry of this.entries.values()) lags.push(await lagOf(this.dataSource.manager, entry));
     return lags;
   }
 
@@ -709,65 +489,3 @@ export class ProjectionRunner {
 }
 
 const NONE: ReadonlySet<string> = new Set();
-
-/** A row to write ahead: its stream's version, and the row. */
-interface AheadRow {
-  readonly stream: StreamRef;
-  readonly version: number;
-  readonly row: object;
-}
-
-/**
- * A projection's rows written ahead in the same turn, one statement for all (a lookup that finds nothing: `load`
- * answers once written). Of two versions of one stream in a turn, only the later one is written: a statement may
- * write a row once.
- */
-function aheadWriter(ahead: WriteAhead, dataSource: DataSource): BatchedLookup<AheadRow, never> {
-  let next = 0;
-  return new BatchedLookup<AheadRow, never>(
-    async (rows) => {
-      const latest = new Map<string, AheadRow>();
-      for (const row of rows) if ((latest.get(streamKey(row.stream))?.version ?? -1) < row.version) latest.set(streamKey(row.stream), row);
-      await ahead.write(
-        [...latest.values()].map(({ row }) => row),
-        dataSource.manager,
-      );
-      return [];
-    },
-    // Every waiting write is answered on its own (BatchedLookup would otherwise keep one of the same key).
-    { key: () => String(next++), row: () => '' },
-  );
-}
-
-/** The last position among the written streams this subscriber reads, or null if it reads none of them. */
-function lastPositionRead(entry: Entry, written: readonly WrittenStream[]): LogPosition | null {
-  let last: LogPosition | null = null;
-  for (const { streamType, position } of written) {
-    if (!reads(entry, [streamType])) continue;
-    if (!last || comparePositions(position, last) > 0) last = position;
-  }
-  return last;
-}
-
-/** A SQL string literal of our own text (subscriber names, positions): quotes doubled, nothing else allowed in. */
-function literal(text: string): string {
-  return `'${text.replace(/'/g, "''")}'`;
-}
-
-/** Positions come from Postgres as digit strings; anything else never reaches SQL. */
-function digits(value: string): string {
-  if (!/^\d+$/.test(value)) throw new Error(`not a log position: ${value}`);
-  return value;
-}
-
-function reads(entry: Entry, streamTypes: readonly string[]): boolean {
-  return entry.streamTypes === 'all' || streamTypes.some((type) => entry.streamTypes.includes(type));
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-function reached(entry: Entry, position: LogPosition): boolean {
-  return entry.checkpoint !== null && comparePositions(entry.checkpoint, position) >= 0;
-}

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CustomerActiveSubscriptionsHandler } from './customer-subscriptions/customer-active-subscriptions.handler';
 import { BillingEngine } from './billing/billing-engine';
+import { GraceBooking } from './billing/grace-booking';
 import { BillingInputs } from './billing/invoice-inputs';
 import { UpcomingInvoices } from './billing/upcoming-invoice';
 import { UpcomingInvoiceController } from './http/upcoming-invoice.controller';
@@ -38,6 +39,7 @@ import { DropChangeHandler } from './drop-change/drop-change.handler';
     ResumeSubscriptionHandler,
     EndDiscountHandler,
     BillingEngine,
+    GraceBooking,
     BillingInputs,
     UpcomingInvoices,
     UsageStore,

@@ -55,15 +55,8 @@ export const analyticsProjection: Projection = {
   // this projection; the analytics endpoints catch it up to the head of the log before they read.
   caughtUpOnRead: true,
   async applyBatch(events: readonly RecordedEvent[], tx: EntityManager): Promise<void> {
-    const states = new Map<string, unknown>();
+    const states = await storedStates(events, tx);
     const touched = new Map<FoldedTable, Set<string>>(FOLDED.map(({ table }) => [table, new Set<string>()]));
-    for (const { table, streamType } of FOLDED) {
-      for (const stream of await streamBatches<unknown>(events, streamType, table, tx)) {
-        if (stream.stored !== null) states.set(keyOf(table, stream.environmentId, stream.id), stream.stored);
-      }
-    }
-    await loadSubscriptionsOfCustomers(states, events, tx);
-    await loadWhatSubscriptionsUse(states, events, tx);
     const subscriptionsOf = customersSubscriptions(states);
     const ledger: { event: RecordedEvent; entry: LedgerEntry }[] = [];
     const mrrChanges: MrrChange[] = [];
@@ -142,6 +135,19 @@ export const analyticsProjection: Projection = {
     await tx.query(`truncate ${TABLES.join(', ')}`);
   },
 };
+
+/** The stored states of the streams the batch's events touch, the subscriptions of their customers and what those subscriptions use. */
+async function storedStates(events: readonly RecordedEvent[], tx: EntityManager): Promise<Map<string, unknown>> {
+  const states = new Map<string, unknown>();
+  for (const { table, streamType } of FOLDED) {
+    for (const stream of await streamBatches<unknown>(events, streamType, table, tx)) {
+      if (stream.stored !== null) states.set(keyOf(table, stream.environmentId, stream.id), stream.stored);
+    }
+  }
+  await loadSubscriptionsOfCustomers(states, events, tx);
+  await loadWhatSubscriptionsUse(states, events, tx);
+  return states;
+}
 
 function untracked(): TrackedSubscription {
   return { subscription: subscriptionEvolver.initialState(), mrr: 0 };

@@ -1,4 +1,4 @@
-import { CommandMetadata, ConflictError, DomainEvent, Evolver, NotFoundError, ValidationError } from '@billing/shared-kernel';
+import { CommandMetadata, ConflictError, DomainEvent, Evolver, NotFoundError, ValidationError, deciderOf } from '@billing/shared-kernel';
 import { jsonEqual } from './json';
 import { CreatePriceInput, UpdatePriceInput, validateUpdatePrice } from './price-validation';
 
@@ -72,8 +72,11 @@ export function evolvePrice(state: PriceState, event: PriceEvent): PriceState {
     case 'PriceArchived':
       if (state.status === 'none') return state;
       return { ...state, status: 'archived', archivedAt: event.data.archivedAt, updatedAt: event.data.archivedAt };
-    default:
+    default: {
+      // Compile time: a forgotten case fails here. Run time: an event type from a newer release leaves the state as it was.
+      const _exhaustive: never = event;
       return state;
+    }
   }
 }
 
@@ -144,3 +147,6 @@ function activePrice(state: PriceState, priceId: string): ExistingPrice {
   if (price.status === 'archived') throw new ConflictError('price-archived', `price ${priceId} is archived`);
   return price;
 }
+
+/** The Price aggregate as one value: what it folds (priceEvolver) and what each of its commands decides. */
+export const priceDecider = deciderOf(priceEvolver, { CreatePrice: decideCreatePrice, UpdatePrice: decideUpdatePrice, ArchivePrice: decideArchivePrice });

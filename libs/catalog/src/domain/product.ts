@@ -1,4 +1,14 @@
-import { childPointer, CommandMetadata, ConflictError, DomainEvent, Evolver, FieldError, NotFoundError, ValidationError } from '@billing/shared-kernel';
+import {
+  childPointer,
+  CommandMetadata,
+  ConflictError,
+  DomainEvent,
+  Evolver,
+  FieldError,
+  NotFoundError,
+  ValidationError,
+  deciderOf,
+} from '@billing/shared-kernel';
 import { UNKNOWN_PROPERTY, isJsonObject, own, textProblem } from './json';
 import { PRICE_LIMITS } from './types';
 
@@ -80,3 +90,6 @@ export function decideCreateProduct(command: CreateProduct, state: ProductState,
   if (state.status !== 'none') throw new ConflictError('product-exists', `product ${command.productId} already exists`);
   return [{ type: 'ProductCreated', schemaVersion: 1, data: { productId: command.productId, ...command.input, createdAt: meta.now.toISOString() } }];
 }
+
+/** The Product aggregate as one value: what it folds (productEvolver) and what each of its commands decides. */
+export const productDecider = deciderOf(productEvolver, { CreateProduct: decideCreateProduct });

@@ -1,4 +1,4 @@
-import { ConflictError, DomainEvent, Evolver } from '@billing/shared-kernel';
+import { ConflictError, DomainEvent, Evolver, deciderOf } from '@billing/shared-kernel';
 
 /**
  * A code's claim: one stream per (environment, lower-cased code) holds which
@@ -24,3 +24,6 @@ export function decideClaimCode(command: { code: string; ownerId: string; proble
   if (state.ownerId !== null) throw new ConflictError(command.problem, `the code '${command.code}' is taken in this environment (codes are case-insensitive)`);
   return [{ type: 'CodeClaimed', schemaVersion: 1, data: { code: command.code, ownerId: command.ownerId } }];
 }
+
+/** The code claim aggregate as one value: what it folds (codeClaimEvolver) and what each of its commands decides. */
+export const codeClaimDecider = deciderOf(codeClaimEvolver, { ClaimCode: decideClaimCode });

@@ -1,4 +1,14 @@
-import { CommandMetadata, ConflictError, DomainEvent, Evolver, FieldError, NotFoundError, parseScaledDecimal, ValidationError } from '@billing/shared-kernel';
+import {
+  CommandMetadata,
+  ConflictError,
+  DomainEvent,
+  Evolver,
+  FieldError,
+  NotFoundError,
+  parseScaledDecimal,
+  ValidationError,
+  deciderOf,
+} from '@billing/shared-kernel';
 import { amountsByCurrency, code, instant, integer, isJsonObject, own, refuseUnknown, text, uuids } from './body';
 
 /**
@@ -93,8 +103,11 @@ export function evolveCoupon(state: CouponState, event: CouponEvent): CouponStat
       return { ...state, status: 'archived', archivedAt: event.data.archivedAt, updatedAt: event.data.archivedAt };
     case 'CouponRedeemed':
       return { ...state, timesRedeemed: state.timesRedeemed + 1 };
-    default:
+    default: {
+      // Compile time: a forgotten case fails here. Run time: an event type from a newer release leaves the state as it was.
+      const _exhaustive: never = event;
       return state;
+    }
   }
 }
 
@@ -249,3 +262,11 @@ function appliesToOf(value: unknown, errors: FieldError[]): CouponTerms['applies
   const productIds = uuids(own(value, 'productIds'), '/appliesTo/productIds', MAX_APPLIES_TO_PRODUCTS, errors);
   return productIds && { productIds };
 }
+
+/** The Coupon aggregate as one value: what it folds (couponEvolver) and what each of its commands decides. */
+export const couponDecider = deciderOf(couponEvolver, {
+  CreateCoupon: decideCreateCoupon,
+  UpdateCoupon: decideUpdateCoupon,
+  ArchiveCoupon: decideArchiveCoupon,
+  RedeemCoupon: decideRedeemCoupon,
+});

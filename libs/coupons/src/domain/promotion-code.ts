@@ -1,4 +1,4 @@
-import { CommandMetadata, ConflictError, DomainEvent, Evolver, FieldError, isUuid, NotFoundError, ValidationError } from '@billing/shared-kernel';
+import { CommandMetadata, ConflictError, DomainEvent, Evolver, FieldError, isUuid, NotFoundError, ValidationError, deciderOf } from '@billing/shared-kernel';
 import { amountsByCurrency, code, instant, integer, isJsonObject, own, refuseUnknown } from './body';
 import { Coupon, MAX_REDEMPTIONS } from './coupon';
 
@@ -58,8 +58,11 @@ export function evolvePromotionCode(state: PromotionCodeState, event: PromotionC
       return { ...state, status: 'archived', archivedAt: event.data.archivedAt };
     case 'PromotionCodeRedeemed':
       return { ...state, timesRedeemed: state.timesRedeemed + 1 };
-    default:
+    default: {
+      // Compile time: a forgotten case fails here. Run time: an event type from a newer release leaves the state as it was.
+      const _exhaustive: never = event;
       return state;
+    }
   }
 }
 
@@ -180,3 +183,10 @@ function restrictionsOf(value: unknown, errors: FieldError[]): PromotionCodeRest
   const minimumAmount = rawMinimum === null ? null : amountsByCurrency(rawMinimum, '/restrictions/minimumAmount', errors);
   return minimumAmount === undefined || typeof firstTimeOnly !== 'boolean' ? undefined : { firstTimeOnly, minimumAmount };
 }
+
+/** The PromotionCode aggregate as one value: what it folds (promotionCodeEvolver) and what each of its commands decides. */
+export const promotionCodeDecider = deciderOf(promotionCodeEvolver, {
+  CreatePromotionCode: decideCreatePromotionCode,
+  ArchivePromotionCode: decideArchivePromotionCode,
+  RedeemPromotionCode: decideRedeemPromotionCode,
+});

@@ -1,4 +1,4 @@
-import { CommandMetadata, DomainEvent, Evolver } from '@billing/shared-kernel';
+import { CommandMetadata, DomainEvent, Evolver, deciderOf } from '@billing/shared-kernel';
 
 /**
  * The outcome of one e-mail delivery: one stream per delivery (its id: uuid v5 of the causing event and the
@@ -88,3 +88,6 @@ export function nextEmailAttemptAt(queuedAt: Date, failures: number, now: Date):
   const due = now.getTime() + delaySeconds * 1000;
   return due > queuedAt.getTime() + EMAIL_RETRY.windowSeconds * 1000 ? null : new Date(due);
 }
+
+/** The EmailDelivery aggregate as one value: what it folds (emailDeliveryEvolver) and what each of its commands decides. */
+export const emailDeliveryDecider = deciderOf(emailDeliveryEvolver, { RecordEmailOutcome: decideRecordEmailOutcome });

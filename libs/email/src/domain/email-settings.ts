@@ -1,4 +1,4 @@
-import { CommandMetadata, DomainEvent, Evolver, isEmailAddress, ValidationError } from '@billing/shared-kernel';
+import { CommandMetadata, DomainEvent, Evolver, isEmailAddress, ValidationError, deciderOf } from '@billing/shared-kernel';
 
 /** An environment's e-mail settings: one stream per environment. */
 export const EMAIL_SETTINGS_STREAM_TYPE = 'email-settings';
@@ -70,3 +70,6 @@ export function decideUpdateEmailSettings(command: Readonly<Record<string, unkno
   if (unchanged) return [];
   return [{ type: 'EmailSettingsUpdated', schemaVersion: 1, data: { ...next, updatedAt: meta.now.toISOString() } }];
 }
+
+/** The email settings aggregate as one value: what it folds (emailSettingsEvolver) and what each of its commands decides. */
+export const emailSettingsDecider = deciderOf(emailSettingsEvolver, { UpdateEmailSettings: decideUpdateEmailSettings });

@@ -1,4 +1,4 @@
-import { CommandMetadata, ConflictError, DomainEvent, Evolver, isEmailAddress, ValidationError } from '@billing/shared-kernel';
+import { CommandMetadata, ConflictError, DomainEvent, Evolver, isEmailAddress, ValidationError, deciderOf } from '@billing/shared-kernel';
 
 /** Requests to send a booked invoice's e-mail again: one stream per invoice (uuid v5 of environment and invoice). */
 export const INVOICE_EMAIL_REQUEST_STREAM_TYPE = 'invoice-email-request';
@@ -35,3 +35,6 @@ export function decideRequestInvoiceEmail(
   }
   return [{ type: 'InvoiceEmailRequested', schemaVersion: 1, data: { invoiceId: command.invoiceId, to, requestedAt: meta.now.toISOString() } }];
 }
+
+/** The invoice e-mail requests aggregate as one value: what it folds (invoiceEmailRequestEvolver) and what each of its commands decides. */
+export const invoiceEmailRequestDecider = deciderOf(invoiceEmailRequestEvolver, { RequestInvoiceEmail: decideRequestInvoiceEmail });

@@ -89,17 +89,45 @@ export function decideIssueCreditNote(command: IssueCreditNote, invoiceState: In
   const hasAmount = command.amount != null;
   if (hasLines && hasAmount) throw ValidationError.at('/amount', 'give either lines or amount, not both');
   if (!hasLines && !hasAmount) throw ValidationError.at('/amount', 'give either lines (what to credit of which lines) or amount (tax included)');
-  const refundAmount = nonNegative(command.refundAmount, '/refundAmount');
-  const creditAmount = nonNegative(command.creditAmount, '/creditAmount');
-  const outOfBandAmount = nonNegative(command.outOfBandAmount, '/outOfBandAmount');
-
+  const amounts: Disposition = {
+    refundAmount: nonNegative(command.refundAmount, '/refundAmount'),
+    creditAmount: nonNegative(command.creditAmount, '/creditAmount'),
+    outOfBandAmount: nonNegative(command.outOfBandAmount, '/outOfBandAmount'),
+  };
   const { lines, creditedLines } = hasLines ? creditedLinesOf(invoice, command.lines!, meta) : amountLines(invoice, command.amount, meta);
-  const { totalExclVat, totalVat, totalInclVat } = totalsOf(lines);
-  const total = -totalInclVat;
+  const dueReducedAmount = allocated(command, invoice, -totalsOf(lines).totalInclVat, amounts, hasLines ? '/lines' : '/amount');
+  const issuedEvents = creditNoteIssued(command, invoice, lines, { reason, dueReducedAmount, ...amounts }, meta);
+  const creditNote = foldEvents(invoiceEvolver, issuedEvents);
+  const application = decideApplyCreditNote(
+    { creditNoteId: command.creditNoteId, invoiceId: invoice.id, refundToMake: amounts.refundAmount, creditedLines },
+    invoice,
+    creditNote,
+    meta,
+  );
+  const leaving = moneyLeaving(command.handle, foldEvents(invoiceEvolver, application.invoiceEvents, invoice) as Invoice, amounts, meta);
+  return {
+    invoiceEvents: [...application.invoiceEvents, ...leaving],
+    creditNoteEvents: [...issuedEvents, ...application.creditNoteEvents],
+  };
+}
+
+/** Where a credit note's money goes, besides reducing what is still due. */
+interface Disposition {
+  readonly refundAmount: number;
+  readonly creditAmount: number;
+  readonly outOfBandAmount: number;
+}
+
+/**
+ * The part of the credit note's `total` that reduces what is still due, once the total is within what is left
+ * creditable, the refund within what the payments paid, and the disposition adds up to the rest.
+ */
+function allocated(command: IssueCreditNote, invoice: Invoice, total: number, amounts: Disposition, totalPointer: string): number {
+  const { refundAmount, creditAmount, outOfBandAmount } = amounts;
   const creditable = creditableAmount(invoice);
   if (total > creditable) {
     throw ValidationError.at(
-      hasLines ? '/lines' : '/amount',
+      totalPointer,
       `credits ${total} but only ${Math.max(creditable, 0)} is left creditable on ${invoice.handle} (its credit notes never exceed its total ${invoice.totalInclVat}; minor units of ${invoice.currency})`,
       'credit-exceeds-creditable',
     );
@@ -125,9 +153,20 @@ export function decideIssueCreditNote(command: IssueCreditNote, invoiceState: In
       'credit-note-unallocated',
     );
   }
+  return dueReducedAmount;
+}
 
+/** The credit note's own stream: created and booked at once (dated today), and issued with its disposition. */
+function creditNoteIssued(
+  command: IssueCreditNote,
+  invoice: Invoice,
+  lines: readonly InvoiceLine[],
+  disposition: Disposition & { readonly reason: CreditNoteReason; readonly dueReducedAmount: number },
+  meta: CommandMetadata,
+): InvoiceEvent[] {
   const at = meta.now.toISOString();
   const date = today(meta);
+  const { totalExclVat, totalVat, totalInclVat } = totalsOf(lines);
   const created: InvoiceEvent = {
     type: 'InvoiceCreated',
     schemaVersion: 1,
@@ -162,33 +201,22 @@ export function decideIssueCreditNote(command: IssueCreditNote, invoiceState: In
       bookedAt: at,
     },
   };
+  const { reason, dueReducedAmount, refundAmount, creditAmount, outOfBandAmount } = disposition;
   const issued: InvoiceEvent = {
     type: 'CreditNoteIssued',
     schemaVersion: 1,
-    data: {
-      creditNoteId: command.creditNoteId,
-      invoiceId: invoice.id,
-      reason,
-      dueReducedAmount,
-      refundAmount,
-      creditAmount,
-      outOfBandAmount,
-      issuedAt: at,
-    },
+    data: { creditNoteId: command.creditNoteId, invoiceId: invoice.id, reason, dueReducedAmount, refundAmount, creditAmount, outOfBandAmount, issuedAt: at },
   };
-  const creditNote = foldEvents(invoiceEvolver, [created, booked, issued]);
-  const application = decideApplyCreditNote(
-    { creditNoteId: command.creditNoteId, invoiceId: invoice.id, refundToMake: refundAmount, creditedLines },
-    invoice,
-    creditNote,
-    meta,
-  );
-  // Money that leaves the invoice other than by a refund: credit to the customer, and what was settled out of band.
-  let after = foldEvents(invoiceEvolver, application.invoiceEvents, invoice) as Invoice;
+  return [created, booked, issued];
+}
+
+/** Money that leaves the invoice other than by a refund: credit to the customer, and what was settled out of band. */
+function moneyLeaving(handle: string, applied: Invoice, { creditAmount, outOfBandAmount }: Disposition, meta: CommandMetadata): InvoiceSettlementAdded[] {
+  let after = applied;
   const leaving: InvoiceSettlementAdded[] = [];
   for (const [amount, note] of [
-    [creditAmount, `credit to the customer from ${command.handle}`],
-    [outOfBandAmount, `settled out of band by ${command.handle}`],
+    [creditAmount, `credit to the customer from ${handle}`],
+    [outOfBandAmount, `settled out of band by ${handle}`],
   ] as const) {
     if (amount === 0) continue;
     const settled = after.settledAmount - amount;
@@ -196,22 +224,19 @@ export function decideIssueCreditNote(command: IssueCreditNote, invoiceState: In
       type: 'InvoiceSettlementAdded',
       schemaVersion: 1,
       data: {
-        invoiceId: invoice.id,
-        date,
+        invoiceId: applied.id,
+        date: today(meta),
         amount: -amount,
-        reference: command.handle,
+        reference: handle,
         note,
-        addedAt: at,
-        settlementStatus: settlementStatus(BigInt(invoice.totalInclVat), BigInt(settled)),
+        addedAt: meta.now.toISOString(),
+        settlementStatus: settlementStatus(BigInt(applied.totalInclVat), BigInt(settled)),
       },
     };
     leaving.push(event);
     after = foldEvents(invoiceEvolver, [event], after) as Invoice;
   }
-  return {
-    invoiceEvents: [...application.invoiceEvents, ...leaving],
-    creditNoteEvents: [created, booked, issued, ...application.creditNoteEvents],
-  };
+  return leaving;
 }
 
 /** What a credit note may still refund: what the payments context was paid, less refunds made and refunds credit notes still await. */

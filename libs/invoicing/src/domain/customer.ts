@@ -12,6 +12,7 @@ import {
   isSupportedCurrency,
   isUuid,
   validTimeZone,
+  deciderOf,
 } from '@billing/shared-kernel';
 import { Address, InvoiceCustomer } from './invoice-events';
 import type { CustomerBalanceAdjusted } from './customer-balance-events';
@@ -144,8 +145,11 @@ export function evolveCustomer(state: CustomerState, event: CustomerEvent): Cust
     case 'CustomerDiscountEnded':
       // Discounts are not the record's own fields (like the balance): updatedAt stays.
       return state.status === 'none' ? state : { ...state, discounts: evolveCustomerDiscounts(state.discounts ?? [], event) };
-    default:
-      return state; // an event type from a newer release: ignored rather than fatal
+    default: {
+      // Compile time: a forgotten case fails here. Run time: an event type from a newer release leaves the state as it was.
+      const _exhaustive: never = event;
+      return state;
+    }
   }
 }
 
@@ -459,3 +463,10 @@ export function validMetadata(metadata: Readonly<Record<string, string>>): Recor
   if (errors.length > 0) throw new ValidationError('The metadata is invalid.', errors);
   return Object.fromEntries(entries);
 }
+
+/** The Customer aggregate as one value: what it folds (customerEvolver) and what each of its commands decides. */
+export const customerDecider = deciderOf(customerEvolver, {
+  CreateCustomer: decideCreateCustomer,
+  UpdateCustomer: decideUpdateCustomer,
+  ArchiveCustomer: decideArchiveCustomer,
+});

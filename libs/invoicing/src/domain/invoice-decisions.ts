@@ -9,11 +9,12 @@ import {
   daysBetween,
   isSupportedCurrency,
   validDate,
+  deciderOf,
 } from '@billing/shared-kernel';
 import { today } from './calendar';
 import { Address, InvoiceCreated, InvoiceCustomer, InvoiceDuplicated, InvoiceEvent } from './invoice-events';
 import { negateLine, parseAmount, settlementStatus, totalDue } from './invoice-maths';
-import { Invoice, InvoiceState } from './invoice';
+import { Invoice, invoiceEvolver, InvoiceState } from './invoice';
 import {
   AddSettlement,
   BookInvoice,
@@ -364,3 +365,14 @@ function validDueDate(dueDate: string | null, date: string): string | null {
   if (valid < date) throw ValidationError.at('/dueDate', 'must not be before the invoice date');
   return valid;
 }
+
+/** The Invoice aggregate as one value: what it folds (invoiceEvolver) and what each of its commands decides. */
+export const invoiceDecider = deciderOf(invoiceEvolver, {
+  CreateInvoice: decideCreateInvoice,
+  UpdateInvoice: decideUpdateInvoice,
+  BookInvoice: decideBookInvoice,
+  AddSettlement: decideAddSettlement,
+  VoidInvoice: decideVoidInvoice,
+  MarkInvoiceUncollectible: decideMarkInvoiceUncollectible,
+  RotateHostedLink: decideRotateHostedLink,
+});

@@ -2,11 +2,13 @@ import { Evolver, QUANTITY_SCALE, parseScaledDecimal, scaledToNumber } from '@bi
 import {
   CreditNoteDisposition,
   CreditedLine,
+  InvoiceCreated,
   InvoiceCustomer,
   InvoiceDiscount,
   InvoiceEvent,
   InvoiceLine,
   InvoiceSettlement,
+  InvoiceSettlementAdded,
   InvoiceType,
 } from './invoice-events';
 import { totalsOf } from './invoice-totals';
@@ -114,38 +116,7 @@ export function initialInvoiceState(): InvoiceState {
 }
 
 export function evolveInvoice(state: InvoiceState, event: InvoiceEvent): InvoiceState {
-  if (event.type === 'InvoiceCreated') {
-    const { invoiceId, type, customer, customerId, currency, date, dueDate, memo, lines, creditedInvoiceId, duplicatedFromInvoiceId, createdAt, discounts } =
-      event.data;
-    return {
-      status: 'draft',
-      id: invoiceId,
-      type,
-      handle: null,
-      memo,
-      date,
-      dueDate,
-      currency,
-      customer,
-      customerId: customerId ?? null,
-      lines,
-      ...(discounts ? { discounts } : {}),
-      settlements: [],
-      ...totalsOf(lines),
-      settledAmount: 0,
-      creditedAmount: 0,
-      creditApplied: 0,
-      uncollectible: false,
-      paidThroughPayments: 0,
-      creditNoteRefundsOutstanding: 0,
-      lineCredits: {},
-      creditNote: null,
-      createdAt,
-      updatedAt: null,
-      creditedInvoiceId,
-      duplicatedFromInvoiceId,
-    };
-  }
+  if (event.type === 'InvoiceCreated') return createdInvoice(event);
   // Events of a stream always start with InvoiceCreated; anything else on an empty state is ignored.
   if (state.status === 'none') return state;
   switch (event.type) {
@@ -179,23 +150,8 @@ export function evolveInvoice(state: InvoiceState, event: InvoiceEvent): Invoice
         updatedAt: bookedAt,
       };
     }
-    case 'InvoiceSettlementAdded': {
-      const { date, amount, reference, note, addedAt, creditNoteId, paymentId, refundedCreditNoteId, refundToMake, creditedLines, balanceEntryId } = event.data;
-      return {
-        ...state,
-        settlements: [...state.settlements, { date, amount, reference, note, paymentId: paymentId ?? null, ...(balanceEntryId ? { balanceEntryId } : {}) }],
-        settledAmount: state.settledAmount + amount,
-        creditedAmount: creditNoteId == null ? state.creditedAmount : state.creditedAmount + amount,
-        creditApplied: (state.creditApplied ?? 0) + (balanceEntryId == null ? 0 : amount),
-        // Paid after all: back to an ordinary settled invoice.
-        uncollectible: state.uncollectible === true && event.data.settlementStatus !== 'settled' && event.data.settlementStatus !== 'over_settled',
-        paidThroughPayments: paymentId == null ? state.paidThroughPayments : state.paidThroughPayments + amount,
-        // A refund made for a credit note has a negative amount: it pays off what that credit note was to refund.
-        creditNoteRefundsOutstanding: state.creditNoteRefundsOutstanding + (refundToMake ?? 0) + (refundedCreditNoteId == null ? 0 : amount),
-        lineCredits: creditedLines ? withLineCredits(state.lineCredits, creditedLines) : state.lineCredits,
-        updatedAt: addedAt,
-      };
-    }
+    case 'InvoiceSettlementAdded':
+      return settlementAdded(state, event);
     case 'InvoiceVoided':
       return { ...state, status: 'void', uncollectible: false, updatedAt: event.data.voidedAt };
     case 'InvoiceMarkedUncollectible':
@@ -208,9 +164,63 @@ export function evolveInvoice(state: InvoiceState, event: InvoiceEvent): Invoice
       return { ...state, hostedLinkVersion: event.data.linkVersion, updatedAt: event.data.rotatedAt };
     case 'InvoiceDuplicated':
       return state;
-    default:
-      return state; // an event type from a newer release: ignored rather than fatal
+    default: {
+      // Compile time: a forgotten case fails here. Run time: an event type from a newer release leaves the state as it was.
+      const _exhaustive: never = event;
+      return state;
+    }
   }
+}
+
+function createdInvoice(event: InvoiceCreated): Invoice {
+  const { invoiceId, type, customer, customerId, currency, date, dueDate, memo, lines, creditedInvoiceId, duplicatedFromInvoiceId, createdAt, discounts } =
+    event.data;
+  return {
+    status: 'draft',
+    id: invoiceId,
+    type,
+    handle: null,
+    memo,
+    date,
+    dueDate,
+    currency,
+    customer,
+    customerId: customerId ?? null,
+    lines,
+    ...(discounts ? { discounts } : {}),
+    settlements: [],
+    ...totalsOf(lines),
+    settledAmount: 0,
+    creditedAmount: 0,
+    creditApplied: 0,
+    uncollectible: false,
+    paidThroughPayments: 0,
+    creditNoteRefundsOutstanding: 0,
+    lineCredits: {},
+    creditNote: null,
+    createdAt,
+    updatedAt: null,
+    creditedInvoiceId,
+    duplicatedFromInvoiceId,
+  };
+}
+
+function settlementAdded(state: Invoice, event: InvoiceSettlementAdded): Invoice {
+  const { date, amount, reference, note, addedAt, creditNoteId, paymentId, refundedCreditNoteId, refundToMake, creditedLines, balanceEntryId } = event.data;
+  return {
+    ...state,
+    settlements: [...state.settlements, { date, amount, reference, note, paymentId: paymentId ?? null, ...(balanceEntryId ? { balanceEntryId } : {}) }],
+    settledAmount: state.settledAmount + amount,
+    creditedAmount: creditNoteId == null ? state.creditedAmount : state.creditedAmount + amount,
+    creditApplied: (state.creditApplied ?? 0) + (balanceEntryId == null ? 0 : amount),
+    // Paid after all: back to an ordinary settled invoice.
+    uncollectible: state.uncollectible === true && event.data.settlementStatus !== 'settled' && event.data.settlementStatus !== 'over_settled',
+    paidThroughPayments: paymentId == null ? state.paidThroughPayments : state.paidThroughPayments + amount,
+    // A refund made for a credit note has a negative amount: it pays off what that credit note was to refund.
+    creditNoteRefundsOutstanding: state.creditNoteRefundsOutstanding + (refundToMake ?? 0) + (refundedCreditNoteId == null ? 0 : amount),
+    lineCredits: creditedLines ? withLineCredits(state.lineCredits, creditedLines) : state.lineCredits,
+    updatedAt: addedAt,
+  };
 }
 
 function withLineCredits(current: Invoice['lineCredits'], credited: readonly CreditedLine[]): Invoice['lineCredits'] {

@@ -1,4 +1,4 @@
-import { CommandMetadata, ConflictError, DomainEvent, Evolver, isDueBy } from '@billing/shared-kernel';
+import { CommandMetadata, ConflictError, DomainEvent, Evolver, isDueBy, deciderOf } from '@billing/shared-kernel';
 import { afterFailedCollection, AfterLastFailure } from './dunning';
 
 /**
@@ -135,8 +135,11 @@ export const collectionEvolver: Evolver<CollectionState, CollectionEvent> = {
         return { ...state, status: 'failed', paymentId: null, nextAttemptAt: null, updatedAt: event.data.failedAt };
       case 'CollectionStopped':
         return { ...state, status: 'stopped', paymentId: null, nextAttemptAt: null, updatedAt: event.data.stoppedAt };
-      default:
+      default: {
+        // Compile time: a forgotten case fails here. Run time: an event type from a newer release leaves the state as it was.
+        const _exhaustive: never = event;
         return state;
+      }
     }
   },
 };
@@ -254,3 +257,10 @@ export function decideStopCollection(invoice: CollectedInvoice | null, state: Co
   if (reason === null) return [];
   return [{ type: 'CollectionStopped', schemaVersion: 1, data: { invoiceId: state.invoiceId, reason, stoppedAt: meta.now.toISOString() } }];
 }
+
+/** The Collection aggregate as one value: what it folds (collectionEvolver) and what each of its commands decides. */
+export const collectionDecider = deciderOf(collectionEvolver, {
+  StartCollection: decideStartCollection,
+  StartAttempt: decideStartAttempt,
+  StopCollection: decideStopCollection,
+});

@@ -1,4 +1,7 @@
+export * from './payment-events';
 export * from './payment';
+export * from './payment-commands';
+export * from './payment-decisions';
 export * from './provider';
 export * from './payment-query';
 export * from './dunning';

@@ -1,4 +1,4 @@
-import { CommandMetadata, DomainEvent, Evolver } from '@billing/shared-kernel';
+import { CommandMetadata, DomainEvent, Evolver, deciderOf } from '@billing/shared-kernel';
 import type { Payment } from './payment';
 
 /**
@@ -126,3 +126,9 @@ export function refundableOfInvoice(invoice: InvoiceRefundFacts, invoicePayments
     directRefundsNotSettled(payments, references)
   );
 }
+
+/** The invoice payments aggregate as one value: what it folds (invoicePaymentsEvolver) and what each of its commands decides. */
+export const invoicePaymentsDecider = deciderOf(invoicePaymentsEvolver, {
+  OpenInvoicePayment: decideOpenInvoicePayment,
+  CloseInvoicePayment: decideCloseInvoicePayment,
+});

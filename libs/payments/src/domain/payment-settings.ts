@@ -1,4 +1,4 @@
-import { CommandMetadata, DomainEvent, Evolver, ValidationError } from '@billing/shared-kernel';
+import { CommandMetadata, DomainEvent, Evolver, ValidationError, deciderOf } from '@billing/shared-kernel';
 import { AfterLastFailure, DEFAULT_AFTER_LAST_FAILURE, DEFAULT_RETRY_DAYS, validateAfterLastFailure, validateRetrySchedule } from './dunning';
 
 /** An environment's payment settings: one stream per environment. */
@@ -56,3 +56,6 @@ export function decideUpdatePaymentSettings(
   if (state.updatedAt !== null && unchanged) return [];
   return [{ type: 'PaymentSettingsUpdated', schemaVersion: 1, data: { retryDays, paymentTermsDays, afterLastFailure, updatedAt: meta.now.toISOString() } }];
 }
+
+/** The payment settings aggregate as one value: what it folds (paymentSettingsEvolver) and what each of its commands decides. */
+export const paymentSettingsDecider = deciderOf(paymentSettingsEvolver, { UpdatePaymentSettings: decideUpdatePaymentSettings });

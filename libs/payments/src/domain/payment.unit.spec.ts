@@ -1,9 +1,8 @@
 import fc from 'fast-check';
 import { ValidationError, foldEvents } from '@billing/shared-kernel';
 import { deciderSpec, metadataAt } from '@billing/testing/decider-spec';
+import { CreatePayment, InvoiceFacts } from './payment-commands';
 import {
-  CreatePayment,
-  InvoiceFacts,
   PaymentActionRequired,
   PaymentCreated,
   PaymentDisputeClosed,
@@ -15,16 +14,9 @@ import {
   PaymentRefundRequested,
   PaymentRefunded,
   PaymentSucceeded,
-  decideCreatePayment,
-  decideDispute,
-  decideRecordOutcome,
-  decideRecordRefundOutcome,
-  decideRefund,
-  pendingRefunds,
-  evolvePayment,
-  paymentEvolver,
-  refundableAmount,
-} from './payment';
+} from './payment-events';
+import { decideCreatePayment, decideDispute, decideRecordOutcome, decideRecordRefundOutcome, decideRefund } from './payment-decisions';
+import { pendingRefunds, evolvePayment, paymentEvolver, refundableAmount } from './payment';
 
 const NOW = '2025-03-01T10:00:00.000Z';
 const LATER = '2025-03-01T10:00:05.000Z';

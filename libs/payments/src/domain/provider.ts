@@ -8,6 +8,7 @@ import {
   secretHint,
   UNKNOWN_PROPERTY,
   ValidationError,
+  deciderOf,
 } from '@billing/shared-kernel';
 
 /**
@@ -242,8 +243,11 @@ export function evolvePaymentProvider(state: PaymentProviderState, event: Paymen
     }
     case 'PaymentProviderDisabled':
       return state.status === 'none' ? state : { ...state, status: 'disabled', updatedAt: event.data.disabledAt };
-    default:
-      return state; // an event type from a newer release: ignored rather than fatal
+    default: {
+      // Compile time: a forgotten case fails here. Run time: an event type from a newer release leaves the state as it was.
+      const _exhaustive: never = event;
+      return state;
+    }
   }
 }
 
@@ -295,3 +299,6 @@ export function decideDisableProvider(command: { readonly name: string }, state:
   if (state.status === 'disabled') return [];
   return [{ type: 'PaymentProviderDisabled', schemaVersion: 1, data: { name: state.name, disabledAt: meta.now.toISOString() } }];
 }
+
+/** The PaymentProvider aggregate as one value: what it folds (paymentProviderEvolver) and what each of its commands decides. */
+export const paymentProviderDecider = deciderOf(paymentProviderEvolver, { EnableProvider: decideEnableProvider, DisableProvider: decideDisableProvider });

@@ -75,25 +75,7 @@ export function edgeServerOptions(config: AppConfig): FastifyHttpOptions<Server>
  */
 export function installEdgeHooks(fastify: FastifyInstance, services: { logger: JsonLogger | false; metrics: Metrics; authenticator: Authenticator }): void {
   const { logger, metrics, authenticator } = services;
-  const parseJson = fastify.getDefaultJsonParser('error', 'error');
-  fastify.removeContentTypeParser(['application/json', 'text/plain']);
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    // A gateway's event is verified against a signature of its exact bytes: its route gets the text, unparsed.
-    if (isGatewayWebhookPath(request.url)) return done(null, body);
-    parseJson(request, body as string, (error: Error | null, value?: unknown) => {
-      if (error) return done(error, undefined);
-      const defect = findInputDefect(value);
-      if (defect) return done(defectProblem(defect, ''), undefined);
-      done(null, value);
-    });
-  });
-
-  // Form posts only on the hosted invoice page (its pay form); everywhere else the API takes JSON alone.
-  fastify.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: 'string', bodyLimit: HOSTED_FORM_BODY_LIMIT }, (request, body, done) => {
-    if (!isHostedPagePath(request.url))
-      return done(Object.assign(new Error('Unsupported Media Type'), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 }));
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
-  });
+  installBodyParsers(fastify);
 
   // Hooks take callbacks, not promises: they run on every request, and all but the authentication are synchronous.
   fastify.addHook('onRequest', (request: AuthenticatedRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
@@ -142,6 +124,34 @@ export function installEdgeHooks(fastify: FastifyInstance, services: { logger: J
       done(null, body);
     },
   );
+  installAnswerHooks(fastify, logger, metrics);
+}
+
+/** JSON bodies checked for depth and storable text (a gateway's event left as its exact text); form posts only on the hosted page. */
+function installBodyParsers(fastify: FastifyInstance): void {
+  const parseJson = fastify.getDefaultJsonParser('error', 'error');
+  fastify.removeContentTypeParser(['application/json', 'text/plain']);
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    // A gateway's event is verified against a signature of its exact bytes: its route gets the text, unparsed.
+    if (isGatewayWebhookPath(request.url)) return done(null, body);
+    parseJson(request, body as string, (error: Error | null, value?: unknown) => {
+      if (error) return done(error, undefined);
+      const defect = findInputDefect(value);
+      if (defect) return done(defectProblem(defect, ''), undefined);
+      done(null, value);
+    });
+  });
+
+  // Form posts only on the hosted invoice page (its pay form); everywhere else the API takes JSON alone.
+  fastify.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: 'string', bodyLimit: HOSTED_FORM_BODY_LIMIT }, (request, body, done) => {
+    if (!isHostedPagePath(request.url))
+      return done(Object.assign(new Error('Unsupported Media Type'), { code: 'FST_ERR_CTP_INVALID_MEDIA_TYPE', statusCode: 415 }));
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+}
+
+/** Every answer carries the request id, is measured, and is logged once (with a logger). */
+function installAnswerHooks(fastify: FastifyInstance, logger: JsonLogger | false, metrics: Metrics): void {
   fastify.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: Error | null, payload?: unknown) => void) => {
     reply.header('x-request-id', request.id);
     done(null, payload);

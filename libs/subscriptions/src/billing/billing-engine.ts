@@ -1,63 +1,44 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
-import { CommandBus, QueryBus } from '@nestjs/cqrs';
-import { randomUUID } from 'node:crypto';
-import { EntityManager } from 'typeorm';
-import { ExistingPrice } from '@billing/catalog';
 import {
   CommandContext,
   CommandPath,
   outsideUnitOfWork,
   ProjectionRunner,
-  queryRows,
   ReadModelTimeoutError,
-  StreamRef,
   StreamVersionConflictError,
-  UnitOfWork,
   WrittenStream,
 } from '@billing/event-store';
-import {
-  BookInvoiceCommand,
-  CreateInvoiceCommand,
-  Invoice,
-  invoiceEvolver,
-  invoiceStream,
-  RequestedLine,
-  ReserveInvoiceNumbersCommand,
-  UpdateInvoiceCommand,
-} from '@billing/invoicing';
+import { BookInvoiceCommand, CreateInvoiceCommand, ReserveInvoiceNumbersCommand } from '@billing/invoicing';
 import { APP_CONFIG, AppConfig, ClockDrivenWork, ClockDrivenWorkRegistry, EnvironmentClock, ScopedClock, WorkerLoop } from '@billing/platform';
-import { CommandMetadata, ConflictError, DomainError, foldEvents, isDueBy } from '@billing/shared-kernel';
+import { DomainError, foldEvents } from '@billing/shared-kernel';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { CommandBus, QueryBus } from '@nestjs/cqrs';
+import { randomUUID } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { EntityManager } from 'typeorm';
+import { ChangeBilling } from '../change-items/change-billing';
 import {
-  usageChargeOf,
-  usageLinesOf,
-  withUsageLines,
   billsInvoice,
   decideAdvancePause,
   decideAdvanceSubscription,
   decideAdvanceTrial,
   decideBillDue,
-  decideBookUsageInvoice,
+  decideDropChange,
+  decideRecordBillingFailure,
   dueBooking,
   dueChange,
-  decideDropChange,
-  PendingBooking,
-  UsageCharge,
-  decideRecordBillingFailure,
-  DueBilling,
-  retryDue,
   nextDue,
+  retryDue,
   Subscription,
-  subscriptionEvolver,
   SubscriptionEvent,
-  SubscriptionState,
+  subscriptionEvolver,
 } from '../domain';
 import { PaymentTermsQuery } from '../ports';
 import { SubscriptionsReadModel } from '../read-model/subscriptions.read-model';
 import { subscriptionInvoiceId, subscriptionStream } from '../streams';
 import { UsageStore } from '../usage/usage-store';
-import { ChangeBilling } from '../change-items/change-billing';
-import { BillingInputs, BillingSources, CATALOG_PRICING, composeDue, invoiceInputOf, useCustomerDiscounts } from './invoice-inputs';
+import { Batch, BATCH_SIZE, Billing, Booking, BookingFailed, claimAgain, claimsInTurn, dueNow, isRecomposeConflict, moreDue, Step } from './billing-batch';
+import { GraceBooking } from './grace-booking';
+import { BillingInputs, BillingSources, composeDue, invoiceInputOf, useCustomerDiscounts } from './invoice-inputs';
 
 const ACTOR = 'system:billing-engine';
 /**
@@ -68,72 +49,11 @@ const ACTOR = 'system:billing-engine';
  * it answers, as the advance promises.
  */
 export const MAX_STEPS_PER_TURN = 500;
-/** Due subscriptions claimed in one transaction, which ends after about as many steps. */
-export const BATCH_SIZE = 100;
 /** Batches one catch-up works on at once (their steps overlap; their bookings take the environment's numbers in turn, one batch after another). */
 const LANES = 4;
-/** Before the first subscription in (next_work_at, id) order. */
-const START = { at: '-infinity', id: '00000000-0000-0000-0000-000000000000' };
 const POLL_MS = 1_000;
 /** How long a catch-up waits without any progress (its own or another process's) before it gives up with an error. */
 const STALL_LIMIT_MS = 30_000;
-
-/** A step made, and more is due ('again') or not ('done'); nothing due; the subscription busy (composed again later). */
-type Step = 'again' | 'done' | 'nothing' | 'busy';
-type Billing = DueBilling & { retryOf?: string };
-
-/** An invoice a step created, booked at the end of its batch. */
-interface Booking {
-  readonly subscriptionId: string;
-  readonly invoiceId: string;
-  readonly date: string;
-  readonly due: Billing;
-  readonly context: CommandContext;
-}
-
-/** What the subscriptions of one batch share: reads that stay as they are within it, and the invoices booked at its end. */
-class Batch {
-  readonly bookings: Booking[] = [];
-  /** The catalog's prices read so far (null: gone from it). */
-  readonly prices = new Map<string, ExistingPrice | null>();
-  paymentTermsDays: number | undefined;
-  /** The subscription whose work staged each stream's appends. */
-  private readonly owners = new Map<string, string>();
-
-  constructor(
-    readonly environmentId: string,
-    readonly unit: UnitOfWork,
-  ) {}
-
-  /** Runs work of the subscription's, which owns the appends it stages. */
-  async owning<Result>(subscriptionId: string, work: () => Promise<Result>): Promise<Result> {
-    const from = this.unit.staged!.length;
-    try {
-      return await work();
-    } finally {
-      for (const { append } of this.unit.staged!.slice(from)) this.owners.set(streamKey(append.stream), subscriptionId);
-    }
-  }
-
-  /** The subscription whose staged append another writer's moved a stream under (written at commit), if any. */
-  ownerOf(error: unknown): string | undefined {
-    return error instanceof StreamVersionConflictError ? this.owners.get(streamKey(error.stream)) : undefined;
-  }
-}
-
-function streamKey({ environmentId, streamType, streamId }: StreamRef): string {
-  return `${environmentId}/${streamType}/${streamId}`;
-}
-
-/** A booking at the end of a batch failed: the batch rolled back and runs again without its subscription. */
-class BookingFailed extends Error {
-  constructor(
-    readonly booking: Booking,
-    readonly reason: unknown,
-  ) {
-    super(`booking the invoice ${booking.invoiceId} of subscription ${booking.subscriptionId} failed`);
-  }
-}
 
 /**
  * Turns subscriptions into booked invoices, exactly once by construction:
@@ -171,6 +91,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     private readonly usage: UsageStore,
     private readonly inputs: BillingInputs,
     private readonly changes: ChangeBilling,
+    private readonly grace: GraceBooking,
   ) {}
 
   onModuleInit(): void {
@@ -203,7 +124,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
       let lastProgress = Date.now();
       let steps = 0;
       while (!this.stopped) {
-        const claim = this.claimsInTurn(environmentId, now);
+        const claim = claimsInTurn(environmentId, now);
         const lanes = Array.from({ length: LANES }, async () => {
           let made = 0;
           for (let batch: number | null; (batch = await this.batch(environmentId, now, claim, written)) !== null;) made += batch;
@@ -224,36 +145,6 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
       }
       if (steps > 0) this.logger.log({ msg: 'billing caught up', environmentId, now: now.toISOString(), steps });
     });
-  }
-
-  /**
-   * One pass's claims, taken one after another (each after the last
-   * subscription the one before claimed): up to BATCH_SIZE due subscriptions
-   * in one statement, locked until the claiming batch ends and skipped by
-   * every other claim meanwhile.
-   */
-  private claimsInTurn(environmentId: string, now: Date): (manager: EntityManager) => Promise<string[]> {
-    let after = START;
-    let turn: Promise<unknown> = Promise.resolve();
-    return (manager) => {
-      const claimed = turn.then(async () => {
-        // A row whose stream moved past it (another process's batch just billed it, the projection has yet to show
-        // it) is claimed too and found with nothing due when loaded. Skipping such rows saved that load, but a catch-up
-        // then depended on the subscriptions projection moving, and with three processes it once stood still for
-        // 30 s ("made no progress") for a cause not found yet: correctness first.
-        const rows = await queryRows<{ id: string; at: string }>(
-          manager,
-          `select s.id, s.next_work_at::text as at from subscriptions s
-            where s.environment_id = $1 and s.next_work_at <= $2 and (s.next_work_at, s.id) > ($3::timestamptz, $4::uuid)
-            order by s.next_work_at, s.id limit $5 for update of s skip locked`,
-          [environmentId, now, after.at, after.id, BATCH_SIZE],
-        );
-        if (rows.length > 0) after = rows[rows.length - 1];
-        return rows.map((row) => row.id);
-      });
-      turn = claimed.catch(() => undefined);
-      return claimed;
-    };
   }
 
   /**
@@ -305,12 +196,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
           await this.recordFailure(environmentId, booking.subscriptionId, booking.due, reason, booking.context, written);
         }
         const rest = claimed.filter((id) => id !== failing);
-        claimIn = (manager) =>
-          queryRows<{ id: string }>(
-            manager,
-            `select id from subscriptions where environment_id = $1 and id = any($2::uuid[]) order by next_work_at, id for update skip locked`,
-            [environmentId, rest],
-          ).then((rows) => rows.map((row) => row.id));
+        claimIn = (manager) => claimAgain(manager, environmentId, rest);
       }
     }
   }
@@ -451,7 +337,7 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
         let events: SubscriptionEvent[];
         if (booking !== null && (due === null || Date.parse(booking.bookAt) <= due.billAt.getTime())) {
           // A draft kept open for late usage comes first: its grace period ended before the next billing.
-          events = await this.bookAfterGrace(environmentId, state as Subscription, booking, context, unit.manager);
+          events = await this.grace.bookAfterGrace(environmentId, state as Subscription, booking, context, unit.manager);
         } else {
           billing = due;
           if (billing === null) return 'nothing';
@@ -540,87 +426,6 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
     };
   }
 
-  /** The usage of a pending draft's charges, rated with every event counted by now, and their invoice lines. */
-  private async rerate(
-    environmentId: string,
-    subscription: Subscription,
-    booking: PendingBooking,
-    manager: EntityManager,
-  ): Promise<{ usage: UsageCharge[]; lines: RequestedLine[] }> {
-    const sources = this.inputs.sources(environmentId, subscription, manager);
-    const prices = await sources.prices(subscription.items.map((item) => item.priceId));
-    const usage: UsageCharge[] = [];
-    const lines: RequestedLine[] = [];
-    for (const charge of booking.usage) {
-      const item = subscription.items.find((candidate) => candidate.id === charge.itemId)!;
-      const rated = await sources.usage(item, charge.period);
-      usage.push(usageChargeOf(item.id, charge.period, rated));
-      lines.push(...usageLinesOf(item, prices.get(item.priceId)?.name ?? item.priceName, rated, charge.period, CATALOG_PRICING));
-    }
-    return { usage, lines };
-  }
-
-  /**
-   * The end of a draft's grace period: its usage re-rated with every event
-   * counted by now, its usage lines replaced (the other lines kept by id),
-   * booked, and SubscriptionInvoiceBooked recorded — in the step's one
-   * transaction, like a billing.
-   */
-  private async bookAfterGrace(
-    environmentId: string,
-    subscription: Subscription,
-    booking: PendingBooking,
-    context: CommandContext,
-    manager: EntityManager,
-  ): Promise<SubscriptionEvent[]> {
-    const loaded = await this.commands.load(invoiceStream(environmentId, booking.invoiceId), invoiceEvolver, manager);
-    if (loaded.state.status === 'none') throw new Error(`the draft ${booking.invoiceId} of subscription ${subscription.id} does not exist`);
-    const invoice = loaded.state as Invoice;
-    if (invoice.status !== 'draft') {
-      // Booked by hand during the grace period (and maybe voided since): it keeps what it says; later events count as corrections on the next invoice.
-      return decideBookUsageInvoice({ subscriptionId: subscription.id, invoiceId: booking.invoiceId, usage: booking.usage }, subscription, context.meta);
-    }
-    let rerated: { usage: UsageCharge[]; lines: RequestedLine[] } | null;
-    try {
-      rerated = await this.rerate(environmentId, subscription, booking, manager);
-    } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      // The usage cannot be rated now (its metric or pricing is gone): the draft is booked as billed, so the grace period still ends;
-      // late events then count as corrections, which the next billing rates (or records as its failure).
-      this.logger.warn({
-        msg: 'usage could not be re-rated at the end of the grace period; booked as billed',
-        environmentId,
-        subscriptionId: subscription.id,
-        invoiceId: booking.invoiceId,
-        reason: error.message,
-      });
-      rerated = null;
-    }
-    if (rerated === null) {
-      await this.bus.execute(new BookInvoiceCommand(environmentId, booking.invoiceId, invoice.date, context));
-      return decideBookUsageInvoice({ subscriptionId: subscription.id, invoiceId: booking.invoiceId, usage: booking.usage }, subscription, context.meta);
-    }
-    const { usage, lines: usageLines } = rerated;
-    const kept = invoice.lines.map((line): RequestedLine => ({
-      id: line.id,
-      quantity: line.quantity,
-      unitAmount: line.unitAmount,
-      title: line.title,
-      description: line.description,
-      sku: line.sku,
-      periodStart: line.periodStart,
-      periodEnd: line.periodEnd,
-      discount: line.discount as RequestedLine['discount'],
-      taxCode: line.tax.taxCode,
-    }));
-    const lines = withUsageLines(kept, booking.usageLines, usageLines);
-    await this.bus.execute(
-      new UpdateInvoiceCommand(environmentId, booking.invoiceId, { date: invoice.date, currency: invoice.currency, items: lines }, context),
-    );
-    await this.bus.execute(new BookInvoiceCommand(environmentId, booking.invoiceId, invoice.date, context));
-    return decideBookUsageInvoice({ subscriptionId: subscription.id, invoiceId: booking.invoiceId, usage }, subscription, context.meta);
-  }
-
   /** Records the failure on the subscription (its own transaction) so the engine retries it later and goes on with the others. */
   private async recordFailure(
     environmentId: string,
@@ -651,36 +456,4 @@ export class BillingEngine implements ClockDrivenWork, OnModuleInit, OnApplicati
       written,
     );
   }
-}
-
-/** The invoice was composed with a customer's once discount another invoice used first (UseCustomerDiscountsCommand). */
-function isRecomposeConflict(error: unknown): boolean {
-  return error instanceof ConflictError && error.code === 'customer-discount-ended';
-}
-
-/**
- * Whether more is due at `now` after a step: the step's own checks, on the
- * state its events lead to. A subscription with more is stepped again at
- * once; one without needs no step that loads it only to find nothing (what
- * this misses, the catch-up's next pass still finds).
- */
-function moreDue(subscriptionId: string, state: SubscriptionState, meta: CommandMetadata): boolean {
-  const { now } = meta;
-  return (
-    decideAdvanceTrial({ subscriptionId }, state, meta).length > 0 ||
-    decideAdvancePause({ subscriptionId }, state, meta).length > 0 ||
-    dueChange(state, now) !== null ||
-    retryDue(state, now) !== null ||
-    dueNow(state, now) !== null ||
-    dueBooking(state, now) !== null
-  );
-}
-
-/** The subscription's next due work at `now`, unless a failed attempt at it waits for its retry. */
-function dueNow(state: Parameters<typeof nextDue>[0], now: Date): DueBilling | null {
-  const due = nextDue(state);
-  if (due === null || !isDueBy(due.billAt, now) || state.status === 'none') return null;
-  const failure = state.billingFailure;
-  if (failure !== null && failure.billAt === due.billAt.toISOString() && Date.parse(failure.retryAt) > now.getTime()) return null;
-  return due;
 }

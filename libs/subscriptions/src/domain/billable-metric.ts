@@ -1,4 +1,4 @@
-import { CommandMetadata, ConflictError, DomainEvent, Evolver, FieldError, ValidationError } from '@billing/shared-kernel';
+import { CommandMetadata, ConflictError, DomainEvent, Evolver, FieldError, ValidationError, deciderOf } from '@billing/shared-kernel';
 import { AGGREGATIONS, Aggregation } from './usage';
 
 /**
@@ -123,3 +123,9 @@ export function decideSetUsageSettings(body: unknown, state: UsageSettingsState,
   if (current.usageGracePeriodHours === hours && state.status !== 'none') return [];
   return [{ type: 'UsageSettingsChanged', schemaVersion: 1, data: { usageGracePeriodHours: hours as number, changedAt: meta.now.toISOString() } }];
 }
+
+/** The BillableMetric aggregate as one value: what it folds (billableMetricEvolver) and what each of its commands decides. */
+export const billableMetricDecider = deciderOf(billableMetricEvolver, { CreateBillableMetric: decideCreateBillableMetric });
+
+/** The usage settings of an environment as one value: what they fold (usageSettingsEvolver) and what setting them decides. */
+export const usageSettingsDecider = deciderOf(usageSettingsEvolver, { SetUsageSettings: decideSetUsageSettings });

@@ -1,6 +1,7 @@
 import { foldEvents } from '@billing/shared-kernel';
 import { deciderSpec, metadataAt } from '@billing/testing/decider-spec';
-import { decideBillDue, decideRecordBillingFailure, nextDue, nextWorkAt, retryDue } from './billing';
+import { decideBillDue, decideRecordBillingFailure } from './billing-decisions';
+import { nextDue, nextWorkAt, retryDue } from './billing';
 import { SubscriptionBilled, SubscriptionBillingFailed, SubscriptionCancelled, SubscriptionEnded, SubscriptionEvent } from './subscription-events';
 import { Subscription, SubscriptionState, subscriptionEvolver } from './subscription';
 import { MONTHLY_ADVANCE, ONE_TIME, SUBSCRIPTION_ID, created, item } from './subscription.arbitraries';

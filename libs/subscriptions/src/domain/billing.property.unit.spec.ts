@@ -1,16 +1,10 @@
 import fc from 'fast-check';
 import { CommandMetadata, DomainError, foldEvents } from '@billing/shared-kernel';
-import { decideAdvanceSubscription, decideAdvanceTrial, decideBillDue, nextDue } from './billing';
+import { decideAdvanceSubscription, decideAdvanceTrial, decideBillDue } from './billing-decisions';
+import { nextDue } from './billing';
 import { ItemSchedule, SubscriptionBilled, SubscriptionEvent, SubscriptionItem } from './subscription-events';
-import {
-  Subscription,
-  SubscriptionState,
-  decideCancelSubscription,
-  decideEndTrial,
-  decideReactivateSubscription,
-  evolveSubscription,
-  subscriptionEvolver,
-} from './subscription';
+import { Subscription, SubscriptionState, evolveSubscription, subscriptionEvolver } from './subscription';
+import { decideCancelSubscription, decideEndTrial, decideReactivateSubscription } from './subscription-decisions';
 import { SUBSCRIPTION_ID, created, item } from './subscription.arbitraries';
 import { startOfDayIn } from './time-zone';
 

@@ -1,6 +1,8 @@
 import { foldEvents } from '@billing/shared-kernel';
 import { deciderSpec, metadataAt } from '@billing/testing/decider-spec';
-import { BillDue, DueBilling, ItemCharge, decideAdvanceSubscription, decideBillDue, nextDue, timelineAt } from './billing';
+import { BillDue } from './billing-commands';
+import { DueBilling, ItemCharge, nextDue, timelineAt } from './billing';
+import { decideAdvanceSubscription, decideBillDue } from './billing-decisions';
 import { BilledLine, SubscriptionBilled, SubscriptionCancelled, SubscriptionEnded, SubscriptionEvent, SubscriptionRenewed } from './subscription-events';
 import { Subscription, SubscriptionState, subscriptionEvolver } from './subscription';
 import { MONTHLY_ADVANCE, MONTHLY_ARREARS, ONE_TIME, SUBSCRIPTION_ID, WEEKLY_ADVANCE, created, item } from './subscription.arbitraries';

@@ -1,9 +1,11 @@
 import fc from 'fast-check';
 import { deciderSpec, metadataAt } from '@billing/testing/decider-spec';
 import { foldEvents } from '@billing/shared-kernel';
-import { decideBillDue, decideBillFinal, finalBilling, nextDue, proratedItem } from './billing';
+import { decideBillDue, decideBillFinal, finalBilling, proratedItem } from './billing-decisions';
+import { nextDue } from './billing';
 import { SubscriptionCancelled, SubscriptionEvent } from './subscription-events';
-import { Subscription, decideCancelSubscription, subscriptionEvolver } from './subscription';
+import { Subscription, subscriptionEvolver } from './subscription';
+import { decideCancelSubscription } from './subscription-decisions';
 import { MONTHLY_ADVANCE, MONTHLY_ARREARS, SUBSCRIPTION_ID, created, item } from './subscription.arbitraries';
 
 const spec = deciderSpec(subscriptionEvolver);

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { CommandMetadata, foldEvents } from '@billing/shared-kernel';
-import { decideBillDue, nextDue } from './billing';
+import { decideBillDue } from './billing-decisions';
+import { nextDue } from './billing';
 import { ChangePrices, decideChangeItems, RequestedItemChange } from './changes';
 import { priceOf } from './invoice-composition.arbitraries';
 import { ProrationBehavior } from './proration-behavior';

@@ -9,7 +9,8 @@ import {
   parseScaledDecimal,
   isDueBy,
 } from '@billing/shared-kernel';
-import { advanceCredit, nextDue, proratedItem, refuseBilledSince } from './billing';
+import { advanceCredit, proratedItem } from './billing-decisions';
+import { nextDue, refuseBilledSince } from './billing';
 import { daysInclusive, maxDate, minDate, validDate } from './calendar';
 import { ChargedPrice, PricedComponent } from './invoice-composition';
 import { periodAt, proRate } from './periods';
@@ -25,19 +26,9 @@ import {
   SubscriptionItem,
   SubscriptionItemsChanged,
 } from './subscription-events';
-import {
-  MAX_SUBSCRIPTION_ITEMS,
-  PriceFacts,
-  Subscription,
-  SubscriptionState,
-  endedError,
-  existingSubscription,
-  finalDay,
-  isOverAt,
-  subscribablePrice,
-  trialRunning,
-  validQuantity,
-} from './subscription';
+import { MAX_SUBSCRIPTION_ITEMS, Subscription, SubscriptionState, existingSubscription, finalDay, isOverAt, trialRunning } from './subscription';
+import { PriceFacts } from './subscription-commands';
+import { endedError, subscribablePrice, validQuantity } from './subscription-decisions';
 import { localDateOf, startOfDayIn } from './time-zone';
 
 /**

@@ -1,6 +1,7 @@
 import { foldEvents } from '@billing/shared-kernel';
 import { deciderSpec, metadataAt } from '@billing/testing/decider-spec';
-import { nextDue, proratedItem } from './billing';
+import { nextDue } from './billing';
+import { proratedItem } from './billing-decisions';
 import {
   ChangeItems,
   ChangePrices,

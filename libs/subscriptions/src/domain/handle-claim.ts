@@ -1,4 +1,4 @@
-import { ConflictError, Evolver } from '@billing/shared-kernel';
+import { ConflictError, Evolver, deciderOf } from '@billing/shared-kernel';
 import { SubscriptionHandleClaimed } from './subscription-events';
 
 /** A subscription handle's claim stream: who holds the handle, if anyone. */
@@ -21,3 +21,6 @@ export function decideClaimHandle(command: { readonly handle: string; readonly s
   if (!handleIsFree(state)) throw new ConflictError('subscription-handle-taken', `another subscription of this environment has the handle '${command.handle}'`);
   return [{ type: 'SubscriptionHandleClaimed', schemaVersion: 1, data: { handle: command.handle, subscriptionId: command.subscriptionId } }];
 }
+
+/** The handle claim aggregate as one value: what it folds (handleClaimEvolver) and what each of its commands decides. */
+export const handleClaimDecider = deciderOf(handleClaimEvolver, { ClaimHandle: decideClaimHandle });

@@ -1,18 +1,10 @@
 import { CommandMetadata, ConflictError, ValidationError, addDays, isDueBy } from '@billing/shared-kernel';
-import { AdvanceSubscription, advanceCredit, nextDue, refuseBilledSince } from './billing';
+import { AdvanceSubscription } from './billing-commands';
+import { advanceCredit } from './billing-decisions';
+import { nextDue, refuseBilledSince } from './billing';
 import { validDate } from './calendar';
-import {
-  Pause,
-  Subscription,
-  SubscriptionState,
-  endedError,
-  existingSubscription,
-  finalDay,
-  isOverAt,
-  resumedEvent,
-  resumeInstant,
-  trialRunning,
-} from './subscription';
+import { Pause, Subscription, SubscriptionState, existingSubscription, finalDay, isOverAt, resumedEvent, resumeInstant, trialRunning } from './subscription';
+import { endedError } from './subscription-decisions';
 import { SubscriptionPaused, SubscriptionResumed } from './subscription-events';
 import { localDateOf } from './time-zone';
 

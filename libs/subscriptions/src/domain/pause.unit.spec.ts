@@ -1,9 +1,11 @@
 import { deciderSpec, metadataAt } from '@billing/testing/decider-spec';
 import { foldEvents } from '@billing/shared-kernel';
-import { finalBilling, proratedItem, nextDue, nextWorkAt, timelineAt, upcomingBilling } from './billing';
+import { finalBilling, proratedItem } from './billing-decisions';
+import { nextDue, nextWorkAt, timelineAt, upcomingBilling } from './billing';
 import { decideAdvancePause, decidePauseSubscription, decideResumeSubscription } from './pause';
 import { ProrationLine, SubscriptionBilled, SubscriptionCancelled, SubscriptionEvent, SubscriptionPaused, SubscriptionResumed } from './subscription-events';
-import { Subscription, decideCancelSubscription, decideReactivateSubscription, subscriptionEvolver } from './subscription';
+import { Subscription, subscriptionEvolver } from './subscription';
+import { decideCancelSubscription, decideReactivateSubscription } from './subscription-decisions';
 import { MONTHLY_ADVANCE, MONTHLY_ARREARS, ONE_TIME, SUBSCRIPTION_ID, created, item, runEngineTo } from './subscription.arbitraries';
 
 const spec = deciderSpec(subscriptionEvolver);

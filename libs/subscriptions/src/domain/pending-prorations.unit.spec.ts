@@ -1,6 +1,7 @@
 import { foldEvents } from '@billing/shared-kernel';
 import { deciderSpec, metadataAt } from '@billing/testing/decider-spec';
-import { advanceCredit, decideAdvanceSubscription, decideBillDue, nextDue, proratedItem, retryDue, upcomingBilling } from './billing';
+import { advanceCredit, decideAdvanceSubscription, decideBillDue, proratedItem } from './billing-decisions';
+import { nextDue, retryDue, upcomingBilling } from './billing';
 import { composeInvoice } from './invoice-composition';
 import { chargeOf, PRICING, priceOf } from './invoice-composition.arbitraries';
 import { ProrationLine, SubscriptionBilled, SubscriptionCancelled, SubscriptionEvent } from './subscription-events';

@@ -1,8 +1,10 @@
 import { foldEvents } from '@billing/shared-kernel';
 import { deciderSpec, metadataAt } from '@billing/testing/decider-spec';
-import { decideBillDue } from './billing';
+import { decideBillDue } from './billing-decisions';
 import { SubscriptionDiscountApplied, SubscriptionEvent } from './subscription-events';
-import { decideApplyDiscounts, decideEndDiscount, RedeemedDiscountTerms, subscriptionEvolver } from './subscription';
+import { decideApplyDiscounts, decideEndDiscount } from './subscription-decisions';
+import { RedeemedDiscountTerms } from './subscription-commands';
+import { subscriptionEvolver } from './subscription';
 import { created, SUBSCRIPTION_ID } from './subscription.arbitraries';
 
 const spec = deciderSpec(subscriptionEvolver);

@@ -1,10 +1,12 @@
 import { foldEvents } from '@billing/shared-kernel';
 import { metadataAt } from '@billing/testing/decider-spec';
-import { billsInvoice, decideAdvanceSubscription, decideAdvanceTrial, decideBillDue, nextDue } from './billing';
+import { billsInvoice, nextDue } from './billing';
+import { decideAdvanceSubscription, decideAdvanceTrial, decideBillDue } from './billing-decisions';
 import { decideAdvancePause } from './pause';
 import { termLengthOf } from './periods';
 import { ItemSchedule, SubscriptionCreated, SubscriptionEvent, SubscriptionItem, Term } from './subscription-events';
-import { PriceFacts, subscriptionEvolver } from './subscription';
+import { PriceFacts } from './subscription-commands';
+import { subscriptionEvolver } from './subscription';
 
 /** Fixtures shared by the subscription and billing tests. */
 

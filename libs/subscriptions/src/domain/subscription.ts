@@ -1,47 +1,33 @@
-import {
-  CommandMetadata,
-  ConflictError,
-  Evolver,
-  FieldError,
-  NotFoundError,
-  ValidationError,
-  formatScaledDecimal,
-  isSupportedCurrency,
-  parseScaledDecimal,
-  QUANTITY_SCALE,
-  addDays,
-} from '@billing/shared-kernel';
+import { addDays, Evolver, NotFoundError } from '@billing/shared-kernel';
+import { maxDate } from './calendar';
 import { SubscriptionDiscount } from './discounts';
-import { LAST_CALENDAR_DATE, maxDate, minDate, validDate } from './calendar';
-import { Period, TermLength, TermUnit, nthPeriod, periodAt, termEnd, termLengthOf } from './periods';
+import { Period, termEnd, TermLength } from './periods';
 import {
   AdvancePiece,
-  ItemSchedule,
   ItemsChange,
   PaymentMethod,
   ProrationLine,
-  SubscriptionCancelled,
-  SubscriptionCreated,
   SubscriptionCustomer,
-  SubscriptionDiscountApplied,
-  SubscriptionDiscountEnded,
   SubscriptionEvent,
   SubscriptionItem,
-  SubscriptionReactivated,
   SubscriptionResumed,
-  SubscriptionTrialEnded,
   Term,
   UsageCharge,
   UsageLineRange,
+  SubscriptionBilled,
+  SubscriptionCreated,
+  SubscriptionItemsChanged,
 } from './subscription-events';
-import { localDateOf, startOfDayIn, validTimeZone } from './time-zone';
+import { startOfDayIn } from './time-zone';
 
 /**
- * The Subscription aggregate, decider style: `evolve` folds events, one pure
- * `decide*` per command returns events or throws a typed error. Time comes
- * from CommandMetadata, item ids from `meta.newId()`, and what the catalog
- * knows about each price comes with the command (`PriceFacts`). Billing
- * (what is due when, and billing it) is in `billing.ts`.
+ * The Subscription aggregate, decider style: its state and `evolve`, which
+ * folds events (here), the events (`subscription-events.ts`), the commands
+ * (`subscription-commands.ts`), and one pure `decide*` per command that
+ * returns events or throws a typed error (`subscription-decisions.ts`). Time
+ * comes from CommandMetadata, item ids from `meta.newId()`, and what the
+ * catalog knows about each price comes with the command (`PriceFacts`).
+ * Billing (what is due when, and billing it) is in `billing.ts`.
  */
 
 export const MAX_SUBSCRIPTION_ITEMS = 50;
@@ -216,27 +202,7 @@ export function initialSubscriptionState(): SubscriptionState {
 }
 
 export function evolveSubscription(state: SubscriptionState, event: SubscriptionEvent): SubscriptionState {
-  if (event.type === 'SubscriptionCreated') {
-    if (state.status !== 'none') return state;
-    const { subscriptionId, createdAt, paymentMethod, trialEnd, ...data } = event.data;
-    const trial = trialEnd == null ? {} : { trial: { start: data.term.start, end: trialEnd, announcedAt: null, endedAt: null } };
-    return {
-      status: trialEnd == null ? 'active' : 'trialing',
-      id: subscriptionId,
-      ...data,
-      ...trial,
-      paymentMethod: paymentMethod ?? null,
-      anchor: trialEnd ?? data.term.start,
-      renewals: 0,
-      billedThrough: {},
-      lastBilledAt: null,
-      billingFailure: null,
-      cancelAt: null,
-      endedAt: null,
-      createdAt,
-      updatedAt: createdAt,
-    };
-  }
+  if (event.type === 'SubscriptionCreated') return state.status === 'none' ? createdSubscription(event) : state;
   if (state.status === 'none') return state;
   switch (event.type) {
     case 'SubscriptionCancelled':
@@ -274,43 +240,8 @@ export function evolveSubscription(state: SubscriptionState, event: Subscription
     }
     case 'SubscriptionRenewed':
       return { ...state, term: event.data.term, renewals: state.renewals + 1, updatedAt: event.data.renewedAt };
-    case 'SubscriptionBilled': {
-      const { lines, billAt, billedAt, usage = [], corrections = [], bookAt, usageLines, invoiceId } = event.data;
-      const billedThrough = { ...state.billedThrough };
-      for (const line of lines) billedThrough[line.itemId] = line.period?.end ?? state.anchor;
-      const bookedNow = bookAt == null || usage.length === 0;
-      // Subscriptions without usage keep the state they always had (no usage members).
-      const usageState: { -readonly [K in keyof Subscription]?: Subscription[K] } = {};
-      if (usage.length > 0 || corrections.length > 0 || state.usageBilled !== undefined) {
-        usageState.usageBilled = withBookedUsage(state, bookedNow ? [...corrections, ...usage] : corrections, billAt);
-      }
-      if (!bookedNow) {
-        usageState.pendingBookings = [...(state.pendingBookings ?? []), { invoiceId, billAt, bookAt, usage, usageLines: usageLines ?? { first: 0, count: 0 } }];
-      }
-      // A retried item's charge is billed after later charges of the others: lastBilledAt never goes back.
-      const lastBilledAt = state.lastBilledAt !== null && state.lastBilledAt > billAt ? state.lastBilledAt : billAt;
-      if (state.itemFailures !== undefined) {
-        usageState.itemFailures = Object.fromEntries(Object.entries(state.itemFailures).filter(([itemId]) => !lines.some((line) => line.itemId === itemId)));
-      }
-      const advance = lines.filter((line) => line.kind === 'advance' && line.period !== null);
-      if (advance.length > 0) {
-        const pieces: Record<string, AdvancePiece> = { ...state.advanceBilled };
-        for (const { itemId, period, daysInFullPeriod, fullAmount } of advance) pieces[itemId] = { period: period!, daysInFullPeriod, fullAmount };
-        usageState.advanceBilled = pieces;
-      }
-      // A billing with prorations bills every pending one (nextDue brings them all).
-      const prorations = event.data.prorations ?? [];
-      if (prorations.length > 0) usageState.pendingProrations = [];
-      const billed = { ...state, billedThrough, lastBilledAt, billingFailure: null, updatedAt: billedAt, ...usageState };
-      // A cancel now's final invoice gives the unused advance-billed days back (credits made earlier, a pause's, did so when made).
-      return {
-        ...billed,
-        ...withoutCredited(
-          billed,
-          prorations.filter((line) => line.reason === 'cancellation'),
-        ),
-      };
-    }
+    case 'SubscriptionBilled':
+      return billedSubscription(state, event);
     case 'SubscriptionInvoiceBooked': {
       const { invoiceId, usage, bookedAt } = event.data;
       const pendingBookings = (state.pendingBookings ?? []).filter((booking) => booking.invoiceId !== invoiceId);
@@ -324,6 +255,7 @@ export function evolveSubscription(state: SubscriptionState, event: Subscription
     case 'SubscriptionEnded':
       return { ...state, status: 'ended', endedAt: event.data.endedAt, updatedAt: event.data.endedAt };
     case 'UsageEventCancelled':
+      // A fact about the usage, not about the subscription: what it bills next is rated from usage_events.
       return state;
     case 'SubscriptionChangeScheduled':
       return { ...state, pendingChanges: [...(state.pendingChanges ?? []), event.data.change], updatedAt: event.data.change.requestedAt };
@@ -331,35 +263,99 @@ export function evolveSubscription(state: SubscriptionState, event: Subscription
       const { changeId, droppedAt } = event.data;
       return { ...state, pendingChanges: (state.pendingChanges ?? []).filter((change) => change.id !== changeId), updatedAt: droppedAt };
     }
-    case 'SubscriptionItemsChanged': {
-      const { change, items, billedThrough, advanceBilled, prorations, changedAt } = event.data;
-      const kept = <T>(record: Readonly<Record<string, T>> | undefined): Record<string, T> =>
-        Object.fromEntries(Object.entries(record ?? {}).filter(([itemId]) => items.some((item) => item.id === itemId)));
-      const changed: Subscription = {
-        ...state,
-        items,
-        billedThrough: { ...kept(state.billedThrough), ...billedThrough },
-        ...(state.advanceBilled !== undefined || Object.keys(advanceBilled).length > 0
-          ? { advanceBilled: { ...kept(state.advanceBilled), ...advanceBilled } }
-          : {}),
-        ...(state.itemFailures !== undefined ? { itemFailures: kept(state.itemFailures) } : {}),
-        pendingChanges: (state.pendingChanges ?? []).filter((pending) => pending.id !== change.id),
-        latestChange: change,
-        updatedAt: changedAt,
-      };
-      return withPendingProrations(changed, prorations);
-    }
+    case 'SubscriptionItemsChanged':
+      return itemsChanged(state, event);
     case 'SubscriptionDiscountApplied':
       return { ...state, discounts: [...(state.discounts ?? []), event.data.discount], updatedAt: event.data.appliedAt };
     case 'SubscriptionDiscountEnded': {
       const { discountId, end, endedAt } = event.data;
       const discounts = (state.discounts ?? []).map((discount) => (discount.id === discountId ? { ...discount, end, endedAt } : discount));
       return { ...state, discounts, updatedAt: endedAt };
-    } // a fact about the usage, not about the subscription: what it bills next is rated from usage_events
-
-    default:
-      return state; // an event type from a newer release: ignored rather than fatal
+    }
+    default: {
+      // Compile time: a forgotten case fails here. Run time: an event type from a newer release leaves the state as it was.
+      const _exhaustive: never = event;
+      return state;
+    }
   }
+}
+
+function createdSubscription(event: SubscriptionCreated): Subscription {
+  const { subscriptionId, createdAt, paymentMethod, trialEnd, ...data } = event.data;
+  const trial = trialEnd == null ? {} : { trial: { start: data.term.start, end: trialEnd, announcedAt: null, endedAt: null } };
+  return {
+    status: trialEnd == null ? 'active' : 'trialing',
+    id: subscriptionId,
+    ...data,
+    ...trial,
+    paymentMethod: paymentMethod ?? null,
+    anchor: trialEnd ?? data.term.start,
+    renewals: 0,
+    billedThrough: {},
+    lastBilledAt: null,
+    billingFailure: null,
+    cancelAt: null,
+    endedAt: null,
+    createdAt,
+    updatedAt: createdAt,
+  };
+}
+
+function billedSubscription(state: Subscription, event: SubscriptionBilled): Subscription {
+  const { lines, billAt, billedAt, usage = [], corrections = [], bookAt, usageLines, invoiceId } = event.data;
+  const billedThrough = { ...state.billedThrough };
+  for (const line of lines) billedThrough[line.itemId] = line.period?.end ?? state.anchor;
+  const bookedNow = bookAt == null || usage.length === 0;
+  // Subscriptions without usage keep the state they always had (no usage members).
+  const usageState: { -readonly [K in keyof Subscription]?: Subscription[K] } = {};
+  if (usage.length > 0 || corrections.length > 0 || state.usageBilled !== undefined) {
+    usageState.usageBilled = withBookedUsage(state, bookedNow ? [...corrections, ...usage] : corrections, billAt);
+  }
+  if (!bookedNow) {
+    usageState.pendingBookings = [...(state.pendingBookings ?? []), { invoiceId, billAt, bookAt, usage, usageLines: usageLines ?? { first: 0, count: 0 } }];
+  }
+  // A retried item's charge is billed after later charges of the others: lastBilledAt never goes back.
+  const lastBilledAt = state.lastBilledAt !== null && state.lastBilledAt > billAt ? state.lastBilledAt : billAt;
+  if (state.itemFailures !== undefined) {
+    usageState.itemFailures = Object.fromEntries(Object.entries(state.itemFailures).filter(([itemId]) => !lines.some((line) => line.itemId === itemId)));
+  }
+  const advance = lines.filter((line) => line.kind === 'advance' && line.period !== null);
+  if (advance.length > 0) {
+    const pieces: Record<string, AdvancePiece> = { ...state.advanceBilled };
+    for (const { itemId, period, daysInFullPeriod, fullAmount } of advance) pieces[itemId] = { period: period!, daysInFullPeriod, fullAmount };
+    usageState.advanceBilled = pieces;
+  }
+  // A billing with prorations bills every pending one (nextDue brings them all).
+  const prorations = event.data.prorations ?? [];
+  if (prorations.length > 0) usageState.pendingProrations = [];
+  const billed = { ...state, billedThrough, lastBilledAt, billingFailure: null, updatedAt: billedAt, ...usageState };
+  // A cancel now's final invoice gives the unused advance-billed days back (credits made earlier, a pause's, did so when made).
+  return {
+    ...billed,
+    ...withoutCredited(
+      billed,
+      prorations.filter((line) => line.reason === 'cancellation'),
+    ),
+  };
+}
+
+function itemsChanged(state: Subscription, event: SubscriptionItemsChanged): Subscription {
+  const { change, items, billedThrough, advanceBilled, prorations, changedAt } = event.data;
+  const kept = <T>(record: Readonly<Record<string, T>> | undefined): Record<string, T> =>
+    Object.fromEntries(Object.entries(record ?? {}).filter(([itemId]) => items.some((item) => item.id === itemId)));
+  const changed: Subscription = {
+    ...state,
+    items,
+    billedThrough: { ...kept(state.billedThrough), ...billedThrough },
+    ...(state.advanceBilled !== undefined || Object.keys(advanceBilled).length > 0
+      ? { advanceBilled: { ...kept(state.advanceBilled), ...advanceBilled } }
+      : {}),
+    ...(state.itemFailures !== undefined ? { itemFailures: kept(state.itemFailures) } : {}),
+    pendingChanges: (state.pendingChanges ?? []).filter((pending) => pending.id !== change.id),
+    latestChange: change,
+    updatedAt: changedAt,
+  };
+  return withPendingProrations(changed, prorations);
 }
 
 export const subscriptionEvolver: Evolver<SubscriptionState, SubscriptionEvent> = {
@@ -431,349 +427,4 @@ export function nextTerm(subscription: Subscription): { start: string; end: stri
   const { term, termLength, renewals } = subscription;
   if (term.end === null || termLength === null) throw new RangeError('an evergreen term does not renew');
   return { start: addDays(term.end, 1), end: termEnd(termAnchor(subscription), termLength, renewals + 2) };
-}
-
-// ---------------------------------------------------------------- create
-
-/** What the catalog knows about a price, looked up by the caller. */
-export interface PriceFacts {
-  readonly id: string;
-  readonly name: string;
-  readonly archived: boolean;
-  /** The lowercase currencies the price has pricing in. */
-  readonly currencies: readonly string[];
-  readonly purchase: 'one_time' | 'recurring';
-  readonly termCount: number | null;
-  readonly termUnit: TermUnit | null;
-  readonly billingTiming: 'advance' | 'arrears' | 'event_based';
-  readonly product: { readonly id: string; readonly name: string } | null;
-  /** event_based: the metric's code, and whether the environment has that billable metric (looked up by the caller). */
-  readonly metricCode?: string | null;
-  readonly metricExists?: boolean;
-}
-
-export interface RequestedItem {
-  readonly priceId: string;
-  /** null: no such price in the environment. */
-  readonly price: PriceFacts | null;
-  readonly quantity: number | string;
-  readonly taxCode?: string | null;
-}
-
-export interface CreateSubscription {
-  readonly subscriptionId: string;
-  readonly handle: string;
-  readonly customer: SubscriptionCustomer;
-  /** The customer record `customer` is the snapshot of; its invoices are made out to the record. */
-  readonly customerId?: string | null;
-  readonly currency: string;
-  readonly term: { readonly start: string; readonly end?: string | null };
-  /** Default false; only an ending term can renew. */
-  readonly autoRenewal?: boolean;
-  /** Default UTC. */
-  readonly timeZone?: string | null;
-  readonly items: readonly RequestedItem[];
-  /** Charge the invoices automatically with it; absent or null: they are paid otherwise. */
-  readonly paymentMethod?: PaymentMethod | null;
-  /** A free trial to this day (exclusive); not together with trialDays. */
-  readonly trialEnd?: string | null;
-  /** A free trial of this many days from term.start (1–730); not together with trialEnd. */
-  readonly trialDays?: number | null;
-}
-
-/** Every domain problem of the request at once, each at its JSON pointer. */
-export function decideCreateSubscription(command: CreateSubscription, state: SubscriptionState, meta: CommandMetadata): SubscriptionCreated[] {
-  if (state.status !== 'none') throw new ConflictError('subscription-exists', `subscription ${command.subscriptionId} already exists`);
-  const errors: FieldError[] = [];
-  /** The codes of the errors `check` caught: a request whose every error has one specific code (too-many-decimals) answers with it. */
-  const codes = new Set<string>();
-  let coded = 0;
-  const check = <T>(validate: () => T): T | undefined => {
-    try {
-      return validate();
-    } catch (error) {
-      if (!(error instanceof ValidationError)) throw error;
-      errors.push(...error.errors);
-      codes.add(error.code);
-      coded += error.errors.length;
-      return undefined;
-    }
-  };
-
-  const currency = typeof command.currency === 'string' ? command.currency.toLowerCase() : '';
-  if (!isSupportedCurrency(currency)) errors.push({ pointer: '/currency', detail: 'must be a supported ISO 4217 currency code' });
-  const timeZone = check(() => validTimeZone(command.timeZone ?? 'UTC', '/timeZone'));
-  const start = check(() => validDate(command.term.start, '/term/start'));
-  const end = command.term.end == null ? null : check(() => validDate(command.term.end, '/term/end'));
-  if (start !== undefined && end != null && end < start) errors.push({ pointer: '/term/end', detail: 'must not be before term.start' });
-  if (command.items.length < 1 || command.items.length > MAX_SUBSCRIPTION_ITEMS) {
-    errors.push({ pointer: '/items', detail: `must have between 1 and ${MAX_SUBSCRIPTION_ITEMS} items` });
-  }
-  const items = command.items.map((item, i) => {
-    const quantity = check(() => validQuantity(item.quantity, `/items/${i}/quantity`));
-    const price = check(() => subscribablePrice(item, isSupportedCurrency(currency) ? currency : null, `/items/${i}/priceId`));
-    return { item, quantity, price };
-  });
-  if (typeof command.handle !== 'string' || command.handle.trim() === '') errors.push({ pointer: '/handle', detail: 'must not be blank' });
-  const trialEnd = start === undefined ? undefined : check(() => trialEndOf(command, start, end ?? null));
-  const anchor = trialEnd ?? start;
-  if (anchor !== undefined) {
-    items.forEach(({ price }, i) => price && check(() => firstPeriodInCalendar(anchor, price.schedule, `/items/${i}/priceId`)));
-  }
-  if (errors.length > 0) {
-    const code = codes.size === 1 && coded === errors.length ? [...codes][0] : 'validation-failed';
-    throw new ValidationError('The subscription request is invalid.', errors, code);
-  }
-
-  const term: Term = { start: start!, end: end ?? null };
-  return [
-    {
-      type: 'SubscriptionCreated',
-      schemaVersion: 1,
-      data: {
-        subscriptionId: command.subscriptionId,
-        handle: command.handle,
-        customer: command.customer,
-        currency,
-        timeZone: timeZone!,
-        term,
-        termLength: term.end === null ? null : termLengthOf(term.start, term.end),
-        autoRenewal: command.autoRenewal ?? false,
-        paymentMethod: command.paymentMethod ?? null,
-        ...(command.customerId ? { customerId: command.customerId } : {}),
-        ...(trialEnd ? { trialEnd } : {}),
-        items: items.map(({ item, quantity, price }) => ({
-          id: meta.newId(),
-          priceId: item.priceId,
-          priceName: price!.name,
-          product: price!.product,
-          quantity: quantity!,
-          taxCode: item.taxCode ?? null,
-          schedule: price!.schedule,
-        })),
-        createdAt: meta.now.toISOString(),
-      },
-    },
-  ];
-}
-
-/**
- * The day a requested trial ends (the first day billed), or null without one: trialEnd (after term.start) or
- * term.start + trialDays, at most 730 days after term.start and within a termed subscription's first term.
- */
-function trialEndOf(command: CreateSubscription, start: string, end: string | null): string | null {
-  const { trialEnd, trialDays } = command;
-  if (trialEnd != null && trialDays != null) throw ValidationError.at('/trialDays', 'trialEnd and trialDays exclude each other: give one of them');
-  if (trialDays != null && (!Number.isInteger(trialDays) || trialDays < 1 || trialDays > MAX_TRIAL_DAYS)) {
-    throw ValidationError.at('/trialDays', `must be an integer from 1 to ${MAX_TRIAL_DAYS}`);
-  }
-  const pointer = trialDays != null ? '/trialDays' : '/trialEnd';
-  const last = trialDays != null ? addDays(start, trialDays) : trialEnd == null ? null : validDate(trialEnd, pointer);
-  if (last === null) return null;
-  if (last <= start) throw ValidationError.at(pointer, 'must be after term.start');
-  if (last > addDays(start, MAX_TRIAL_DAYS)) throw ValidationError.at(pointer, `must be at most ${MAX_TRIAL_DAYS} days after term.start`);
-  if (end !== null && last > end) throw ValidationError.at(pointer, 'the trial must end within the first term (on or before term.end)');
-  return last;
-}
-
-/** An item's quantity: > 0, at most 4 decimals, and at most a billion (beyond, no price could bill it within the amount range). */
-export const MAX_SUBSCRIPTION_QUANTITY = 1_000_000_000;
-
-export function validQuantity(value: number | string, pointer: string): string {
-  const scaled = parseScaledDecimal(value, QUANTITY_SCALE, pointer);
-  if (scaled <= 0n) throw ValidationError.at(pointer, 'must be greater than 0');
-  if (scaled > BigInt(MAX_SUBSCRIPTION_QUANTITY) * 10n ** BigInt(QUANTITY_SCALE))
-    throw ValidationError.at(pointer, `must be at most ${MAX_SUBSCRIPTION_QUANTITY}`);
-  return formatScaledDecimal(scaled, QUANTITY_SCALE);
-}
-
-/** A recurring item's first period must end within the calendar (a price of thousands of years would not). */
-function firstPeriodInCalendar(start: string, schedule: ItemSchedule, pointer: string): void {
-  if (schedule.purchase !== 'recurring') return;
-  try {
-    if (nthPeriod(start, schedule, 1).end <= LAST_CALENDAR_DATE) return;
-  } catch (error) {
-    if (!(error instanceof RangeError)) throw error;
-  }
-  throw ValidationError.at(
-    pointer,
-    `the price's billing period (${schedule.termCount} ${schedule.termUnit}) runs past the calendar's last date ${LAST_CALENDAR_DATE}`,
-  );
-}
-
-export function subscribablePrice(
-  item: RequestedItem,
-  currency: string | null,
-  pointer: string,
-): { name: string; product: { id: string; name: string }; schedule: ItemSchedule } {
-  const { price } = item;
-  if (price === null) throw ValidationError.at(pointer, `no price ${item.priceId} exists in this environment`);
-  if (price.archived) throw ValidationError.at(pointer, `price ${price.id} is archived: only active prices can be subscribed to`);
-  if (price.billingTiming === 'event_based' && (!price.metricCode || price.metricExists !== true)) {
-    throw ValidationError.at(
-      pointer,
-      `price ${price.id} bills the billable metric '${price.metricCode ?? ''}', which does not exist in this environment (POST /billable-metrics)`,
-    );
-  }
-  if (price.product === null) throw ValidationError.at(pointer, `price ${price.id} belongs to no product: only a product's prices can be subscribed to`);
-  if (currency !== null && !price.currencies.includes(currency)) {
-    throw ValidationError.at(pointer, `price ${price.id} has no pricing in '${currency}' (it has: ${[...price.currencies].sort().join(', ')})`);
-  }
-  const { name, product, purchase, termCount, termUnit, billingTiming } = price;
-  if (purchase === 'one_time') return { name, product, schedule: { purchase } };
-  if (termCount === null || termUnit === null) throw ValidationError.at(pointer, `recurring price ${price.id} has no billing term`);
-  if (billingTiming === 'event_based') return { name, product, schedule: { purchase, termCount, termUnit, billingTiming, metricCode: price.metricCode! } };
-  return { name, product, schedule: { purchase, termCount, termUnit, billingTiming } };
-}
-
-// ---------------------------------------------------------------- cancel and reactivate
-
-export interface CancelSubscription {
-  readonly subscriptionId: string;
-  /** 'now': service ends today (cancelAt today); default 'period_end'. */
-  readonly at?: 'period_end' | 'now';
-}
-
-/**
- * Service continues to the end of the current billing period at today (the
- * latest current-period end among the recurring items, and never before a day
- * already billed), capped at the end of the term in force today. Only one-time
- * items: service ends today (or on the first day, if not started).
- */
-export function decideCancelSubscription(command: CancelSubscription, state: SubscriptionState, meta: CommandMetadata): SubscriptionCancelled[] {
-  const subscription = existingSubscription(state, command.subscriptionId);
-  if (isOverAt(subscription, meta.now)) throw endedError(subscription);
-  const today = localDateOf(meta.now, subscription.timeZone);
-  if (command.at === 'now') {
-    // Cancelled already to end by today: nothing changes (a repeated request answers the same).
-    if (subscription.cancelAt !== null && subscription.cancelAt <= today) return [];
-    const event = cancelledEvent(subscription, today, meta);
-    return [{ ...event, data: { ...event.data, at: 'now' } }];
-  }
-  if (subscription.cancelAt !== null) return [];
-  if (trialRunning(subscription) && today < subscription.trial.end) return [cancelledEvent(subscription, addDays(subscription.trial.end, -1), meta)];
-  let cancelAt = maxDate(today, subscription.anchor);
-  const recurring = subscription.items.flatMap(({ schedule }) => (schedule.purchase === 'recurring' ? [schedule] : []));
-  if (recurring.length > 0) cancelAt = recurring.map((schedule) => periodAt(subscription.anchor, schedule, today).end).reduce(maxDate);
-  cancelAt = Object.values(subscription.billedThrough).reduce(maxDate, cancelAt);
-  const termEnd = termEndInForce(subscription, today);
-  if (termEnd !== null) cancelAt = minDate(cancelAt, termEnd);
-  return [cancelledEvent(subscription, cancelAt, meta)];
-}
-
-function cancelledEvent(subscription: Subscription, cancelAt: string, meta: CommandMetadata): SubscriptionCancelled {
-  return { type: 'SubscriptionCancelled', schemaVersion: 1, data: { subscriptionId: subscription.id, cancelAt, cancelledAt: meta.now.toISOString() } };
-}
-
-export interface EndTrial {
-  readonly subscriptionId: string;
-}
-
-/**
- * PUT /subscriptions/{id}/end-trial: the trial ends now; today (in the subscription's time zone, never before
- * term.start) becomes the first day billed and the billing anchor. Refused (409) once the trial is over
- * (`subscription-not-trialing`) or the subscription has ended.
- */
-export function decideEndTrial(command: EndTrial, state: SubscriptionState, meta: CommandMetadata): SubscriptionTrialEnded[] {
-  const subscription = existingSubscription(state, command.subscriptionId);
-  if (isOverAt(subscription, meta.now)) throw endedError(subscription);
-  const today = localDateOf(meta.now, subscription.timeZone);
-  if (!trialRunning(subscription) || today >= subscription.trial.end) {
-    throw new ConflictError('subscription-not-trialing', `subscription ${subscription.id} has no running trial`);
-  }
-  const anchor = maxDate(today, subscription.trial.start);
-  return [
-    { type: 'SubscriptionTrialEnded', schemaVersion: 1, data: { subscriptionId: subscription.id, anchor, early: true, endedAt: meta.now.toISOString() } },
-  ];
-}
-
-export interface ReactivateSubscription {
-  readonly subscriptionId: string;
-}
-
-export function decideReactivateSubscription(command: ReactivateSubscription, state: SubscriptionState, meta: CommandMetadata): SubscriptionReactivated[] {
-  const subscription = existingSubscription(state, command.subscriptionId);
-  if (isOverAt(subscription, meta.now)) throw endedError(subscription);
-  if (subscription.cancelAt === null) {
-    throw new ConflictError('subscription-not-cancelled', `subscription ${subscription.id} is not cancelled`);
-  }
-  return [{ type: 'SubscriptionReactivated', schemaVersion: 1, data: { subscriptionId: subscription.id, reactivatedAt: meta.now.toISOString() } }];
-}
-
-export function endedError(subscription: Subscription): ConflictError {
-  return new ConflictError('subscription-ended', `subscription ${subscription.id} has ended`);
-}
-
-/**
- * The end of the term holding `today`, counting renewals the billing engine
- * has not recorded yet, so a cancellation does not depend on how far the
- * engine has got. Null for an evergreen term.
- */
-function termEndInForce(subscription: Subscription, today: string): string | null {
-  let current = subscription;
-  while (current.term.end !== null && today > current.term.end && renewsAfterTerm(current)) {
-    current = { ...current, term: nextTerm(current), renewals: current.renewals + 1 };
-  }
-  return current.term.end;
-}
-
-// ---------------------------------------------------------------- discounts
-
-/** A redeemed coupon as the subscription records it; its window (start, end) is the decider's. */
-export type RedeemedDiscountTerms = Omit<SubscriptionDiscount, 'start' | 'end' | 'endedAt'>;
-
-/**
- * Discounts redeemed with the subscription start with its term: `once` waits
- * for the first invoice billed, `repeating` covers invoices whose period
- * starts within durationInMonths months of the term's start, `forever` all.
- */
-export function decideApplyDiscounts(
-  command: { subscriptionId: string; discounts: readonly RedeemedDiscountTerms[]; start?: string },
-  state: SubscriptionState,
-  meta: CommandMetadata,
-): SubscriptionDiscountApplied[] {
-  const subscription = existingSubscription(state, command.subscriptionId);
-  // Redeemed with a change: from the change's first day.
-  const start = command.start ?? subscription.term.start;
-  return command.discounts.map((terms) => ({
-    type: 'SubscriptionDiscountApplied',
-    schemaVersion: 1,
-    data: {
-      subscriptionId: subscription.id,
-      discount: {
-        ...terms,
-        start,
-        end: terms.duration === 'repeating' ? termEnd(start, { count: terms.durationInMonths!, unit: 'month' }, 1) : null,
-        endedAt: null,
-      },
-      appliedAt: meta.now.toISOString(),
-    },
-  }));
-}
-
-/** DELETE /subscriptions/{id}/discounts/{discountId}: no invoice billed from now on gets it; its end is today. */
-export function decideEndDiscount(
-  command: { subscriptionId: string; discountId: string },
-  state: SubscriptionState,
-  meta: CommandMetadata,
-): SubscriptionDiscountEnded[] {
-  const subscription = existingSubscription(state, command.subscriptionId);
-  const discount = (subscription.discounts ?? []).find((candidate) => candidate.id === command.discountId);
-  if (discount === undefined) throw new NotFoundError('discount', command.discountId);
-  if (discount.endedAt !== null) throw new ConflictError('discount-ended', `discount ${discount.id} has ended already (${discount.end})`);
-  if (isOverAt(subscription, meta.now)) throw endedError(subscription);
-  const today = localDateOf(meta.now, subscription.timeZone);
-  return [
-    {
-      type: 'SubscriptionDiscountEnded',
-      schemaVersion: 1,
-      data: {
-        subscriptionId: subscription.id,
-        discountId: discount.id,
-        reason: 'removed',
-        end: discount.end !== null && discount.end < today ? discount.end : today,
-        endedAt: meta.now.toISOString(),
-      },
-    },
-  ];
 }

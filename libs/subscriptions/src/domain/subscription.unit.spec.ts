@@ -1,14 +1,8 @@
 import { deciderSpec, metadataAt } from '@billing/testing/decider-spec';
 import { SubscriptionBilled, SubscriptionCancelled, SubscriptionEnded, SubscriptionReactivated } from './subscription-events';
-import {
-  CreateSubscription,
-  PriceFacts,
-  RequestedItem,
-  decideCancelSubscription,
-  decideCreateSubscription,
-  decideReactivateSubscription,
-  subscriptionEvolver,
-} from './subscription';
+import { CreateSubscription, PriceFacts, RequestedItem } from './subscription-commands';
+import { decideCancelSubscription, decideCreateSubscription, decideReactivateSubscription } from './subscription-decisions';
+import { subscriptionEvolver } from './subscription';
 import { MONTHLY_ADVANCE, ONE_TIME, PRODUCT, SUBSCRIPTION_ID, WEEKLY_ADVANCE, created, item, priceFacts } from './subscription.arbitraries';
 
 const spec = deciderSpec(subscriptionEvolver);

@@ -1,17 +1,11 @@
 import { deciderSpec, metadataAt } from '@billing/testing/decider-spec';
 import { foldEvents } from '@billing/shared-kernel';
-import { decideAdvanceTrial, nextDue, nextTrialWorkAt, nextWorkAt, timelineAt } from './billing';
+import { decideAdvanceTrial } from './billing-decisions';
+import { nextDue, nextTrialWorkAt, nextWorkAt, timelineAt } from './billing';
 import { SubscriptionCancelled, SubscriptionEvent, SubscriptionTrialEndAnnounced, SubscriptionTrialEnded } from './subscription-events';
-import {
-  CreateSubscription,
-  Subscription,
-  decideCancelSubscription,
-  decideCreateSubscription,
-  decideEndTrial,
-  decideReactivateSubscription,
-  nextTerm,
-  subscriptionEvolver,
-} from './subscription';
+import { CreateSubscription } from './subscription-commands';
+import { Subscription, nextTerm, subscriptionEvolver } from './subscription';
+import { decideCancelSubscription, decideCreateSubscription, decideEndTrial, decideReactivateSubscription } from './subscription-decisions';
 import { MONTHLY_ADVANCE, MONTHLY_ARREARS, SUBSCRIPTION_ID, created, item, priceFacts } from './subscription.arbitraries';
 
 const spec = deciderSpec(subscriptionEvolver);

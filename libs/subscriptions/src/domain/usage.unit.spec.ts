@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { deciderSpec, metadataAt } from '@billing/testing/decider-spec';
 import { billableMetricEvolver, decideCreateBillableMetric, decideSetUsageSettings, usageSettingsEvolver } from './billable-metric';
-import { decideBillDue, decideBookUsageInvoice, decideCancelUsageEvent, dueBooking, nextDue, nextWorkAt } from './billing';
+import { decideBillDue, decideBookUsageInvoice, decideCancelUsageEvent, dueBooking } from './billing-decisions';
+import { nextDue, nextWorkAt } from './billing';
 import { Subscription, subscriptionEvolver, SubscriptionState } from './subscription';
 import { created, item, SUBSCRIPTION_ID } from './subscription.arbitraries';
 import { ItemSchedule, SubscriptionBilled, SubscriptionEvent, UsageEventCancelled } from './subscription-events';

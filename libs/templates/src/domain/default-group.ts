@@ -1,4 +1,4 @@
-import { CommandMetadata, DomainEvent, Evolver } from '@billing/shared-kernel';
+import { CommandMetadata, DomainEvent, Evolver, deciderOf } from '@billing/shared-kernel';
 
 /**
  * The environment's default template group: the group documents render with
@@ -30,3 +30,6 @@ export function decideSetDefaultTemplateGroup(templateGroupId: string, state: De
   if (state.templateGroupId === templateGroupId) return [];
   return [{ type: 'DefaultTemplateGroupSet', schemaVersion: 1, data: { templateGroupId, setAt: meta.now.toISOString() } }];
 }
+
+/** The default template group aggregate as one value: what it folds (defaultTemplateGroupEvolver) and what each of its commands decides. */
+export const defaultTemplateGroupDecider = deciderOf(defaultTemplateGroupEvolver, { SetDefaultTemplateGroup: decideSetDefaultTemplateGroup });

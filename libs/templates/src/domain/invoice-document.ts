@@ -1,4 +1,4 @@
-import { CommandMetadata, DomainEvent, Evolver } from '@billing/shared-kernel';
+import { CommandMetadata, DomainEvent, Evolver, deciderOf } from '@billing/shared-kernel';
 import { TemplateType } from './template-types';
 
 /**
@@ -46,3 +46,6 @@ export function decideRecordInvoiceDocument(document: RenderedDocument, state: I
   if (state.status !== 'none') return [];
   return [{ type: 'InvoiceDocumentRendered', schemaVersion: 1, data: { ...document, renderedAt: meta.now.toISOString() } }];
 }
+
+/** The InvoiceDocument aggregate as one value: what it folds (invoiceDocumentEvolver) and what each of its commands decides. */
+export const invoiceDocumentDecider = deciderOf(invoiceDocumentEvolver, { RecordInvoiceDocument: decideRecordInvoiceDocument });

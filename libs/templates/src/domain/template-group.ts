@@ -8,6 +8,7 @@ import {
   NotFoundError,
   UNKNOWN_PROPERTY,
   ValidationError,
+  deciderOf,
 } from '@billing/shared-kernel';
 import { DEFAULT_LOCALE, TEMPLATE_LIMITS, TEMPLATE_TYPES, TemplateType } from './template-types';
 
@@ -209,3 +210,10 @@ export function decideUpdateTemplateContent(command: UpdateTemplateContent, stat
     },
   ];
 }
+
+/** The TemplateGroup aggregate as one value: what it folds (templateGroupEvolver) and what each of its commands decides. */
+export const templateGroupDecider = deciderOf(templateGroupEvolver, {
+  CreateTemplateGroup: decideCreateTemplateGroup,
+  UpdateTemplateGroup: decideUpdateTemplateGroup,
+  UpdateTemplateContent: decideUpdateTemplateContent,
+});

@@ -204,15 +204,7 @@ export class WebhookSender {
         timedOut = true;
         req.destroy(new Error(`timed out after ${this.options.timeoutMs} ms`));
       }, this.options.timeoutMs);
-      req.on('socket', (socket: Socket) => {
-        // Defence in depth: the peer must be allowed before TLS or the request starts.
-        const check = () => {
-          const peer = socket.remoteAddress;
-          if (peer && isForbiddenAddress(peer, this.options)) socket.destroy(new ForbiddenAddressError(url.hostname, [peer]));
-        };
-        if (socket.remoteAddress) check();
-        else socket.once('connect', check);
-      });
+      req.on('socket', (socket: Socket) => this.guardPeer(socket, url));
       req.on('error', (error: NodeJS.ErrnoException) => {
         // From the guarded lookup (every resolved address forbidden) or the peer check.
         if (error instanceof DestinationRefusedError) return finish(refuse(error));
@@ -229,15 +221,7 @@ export class WebhookSender {
         });
         const done = () => {
           if (timedOut) return finish(fail(`timed out after ${this.options.timeoutMs} ms`, response.statusCode ?? null));
-          const status = response.statusCode ?? 0;
-          const retryAfter = header(response.headers['retry-after']);
-          if (status >= 200 && status < 300) {
-            finish({ statusCode: status, ok: true, refused: false, error: null, retryAfter, durationMs: elapsed() });
-          } else if (status >= 300 && status < 400) {
-            finish(fail(`redirect not followed (${status})`, status, retryAfter));
-          } else {
-            finish(fail(`receiver answered ${status}`, status, retryAfter));
-          }
+          finish(answered(response, fail, elapsed()));
         };
         response.on('end', done);
         response.on('close', done);
@@ -247,10 +231,33 @@ export class WebhookSender {
     });
   }
 
+  /** Defence in depth: the peer must be allowed before TLS or the request starts. */
+  private guardPeer(socket: Socket, url: URL): void {
+    const check = () => {
+      const peer = socket.remoteAddress;
+      if (peer && isForbiddenAddress(peer, this.options)) socket.destroy(new ForbiddenAddressError(url.hostname, [peer]));
+    };
+    if (socket.remoteAddress) check();
+    else socket.once('connect', check);
+  }
+
   close(): void {
     this.httpsAgent.destroy();
     this.httpAgent.destroy();
   }
+}
+
+/** What the receiver's answer means: 2xx delivered; a redirect is never followed; anything else failed. */
+function answered(
+  response: IncomingMessage,
+  fail: (error: string, statusCode: number | null, retryAfter?: string) => SendResult,
+  durationMs: number,
+): SendResult {
+  const status = response.statusCode ?? 0;
+  const retryAfter = header(response.headers['retry-after']);
+  if (status >= 200 && status < 300) return { statusCode: status, ok: true, refused: false, error: null, retryAfter, durationMs };
+  if (status >= 300 && status < 400) return fail(`redirect not followed (${status})`, status, retryAfter);
+  return fail(`receiver answered ${status}`, status, retryAfter);
 }
 
 function header(value: string | string[] | undefined): string | undefined {

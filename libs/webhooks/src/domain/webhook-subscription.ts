@@ -11,7 +11,7 @@
  *
  * Lifecycle: none -> active <-> (disabled | unsubscribed) -> active again.
  */
-import { ConflictError, DomainEvent, Evolver, NotFoundError } from '@billing/shared-kernel';
+import { ConflictError, DomainEvent, Evolver, NotFoundError, deciderOf } from '@billing/shared-kernel';
 import { WebhookUrl } from './address-policy';
 import { WebhookVersion } from './versions';
 
@@ -55,8 +55,11 @@ export function evolve(state: WebhookSubscriptionState, event: WebhookSubscripti
       return { status: 'unsubscribed' };
     case 'WebhookDisabled':
       return state.status === 'active' ? { status: 'disabled', url: state.url, version: state.version, reason: event.data.reason } : state;
-    default:
-      return state; // an event type from a newer release: ignored rather than fatal
+    default: {
+      // Compile time: a forgotten case fails here. Run time: an event type from a newer release leaves the state as it was.
+      const _exhaustive: never = event;
+      return state;
+    }
   }
 }
 
@@ -120,3 +123,10 @@ export function decideDisable(command: { readonly url: string; readonly reason: 
   if (state.status !== 'active' || state.url !== command.url) return [];
   return [{ type: 'WebhookDisabled', schemaVersion: 1, data: { url: command.url, reason: command.reason } }];
 }
+
+/** The WebhookSubscription aggregate as one value: what it folds (webhookSubscriptionEvolver) and what each of its commands decides. */
+export const webhookSubscriptionDecider = deciderOf(webhookSubscriptionEvolver, {
+  Subscribe: decideSubscribe,
+  RotateKey: decideRotateKey,
+  Disable: decideDisable,
+});
