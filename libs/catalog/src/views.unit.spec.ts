@@ -1,4 +1,5 @@
 import { foldEvents } from '@billing/shared-kernel';
+import { priceCreated } from '@billing/testing/price-events';
 import { PriceEvent, priceEvolver, ProductEvent, productEvolver } from './domain';
 import { priceViewOf, productViewOf } from './views';
 
@@ -6,23 +7,7 @@ const priceId = '7d0c3a52-6a1e-4c1b-9f55-2f3c4a5b6c7d';
 const T0 = '2024-07-01T10:00:00.000Z';
 const T1 = '2024-07-02T11:30:00.000Z';
 
-const created: PriceEvent = {
-  type: 'PriceCreated',
-  schemaVersion: 1,
-  data: {
-    priceId,
-    name: 'Pro monthly',
-    description: null,
-    priceModel: 'fee',
-    purchase: 'recurring',
-    termCount: 1,
-    termUnit: 'month',
-    billingTiming: 'advance',
-    pricing: { eur: { unitAmount: 1500 } },
-    productId: null,
-    createdAt: T0,
-  },
-};
+const created: PriceEvent = priceCreated(priceId, T0);
 const priceView = (...events: PriceEvent[]) => priceViewOf(foldEvents(priceEvolver, events));
 
 describe('the Price view', () => {

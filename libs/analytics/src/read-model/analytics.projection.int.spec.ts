@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { PRICE_STREAM_TYPE, PriceCreated } from '@billing/catalog';
+import { PRICE_STREAM_TYPE } from '@billing/catalog';
 import { decideBookInvoice, decideCreateInvoice, decideCreateTaxCode, invoiceEvolver, invoiceStream, taxCodeEvolver, taxCodeStream } from '@billing/invoicing';
 import { decideCreatePayment, decideRecordOutcome, paymentEvolver, paymentStream } from '@billing/payments';
 import { foldEvents } from '@billing/shared-kernel';
 import { decideCreateSubscription, subscriptionEvolver, subscriptionStream } from '@billing/subscriptions';
 import { metadataAt } from '@billing/testing';
+import { priceCreated } from '@billing/testing/price-events';
 import { append, projectionSpec } from '@billing/testing/projection-spec';
 import { analyticsProjection } from './analytics.projection';
 
@@ -44,23 +45,7 @@ const MRR_CHANGES = `select event_id, position::text, subscription_id, customer_
 
 /** A catalog price of 15.00 EUR a month (its event), and the facts a subscription is decided with. */
 function priceOf(priceId: string) {
-  const price: PriceCreated = {
-    type: 'PriceCreated',
-    schemaVersion: 1,
-    data: {
-      priceId,
-      name: 'Pro',
-      description: null,
-      priceModel: 'fee',
-      purchase: 'recurring',
-      termCount: 1,
-      termUnit: 'month',
-      billingTiming: 'advance',
-      pricing: { eur: { unitAmount: 1500 } },
-      productId: null,
-      createdAt: CREATED,
-    },
-  };
+  const price = priceCreated(priceId, CREATED, { name: 'Pro' });
   const facts = {
     id: priceId,
     name: 'Pro',

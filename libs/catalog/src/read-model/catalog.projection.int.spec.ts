@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { EntityManager } from 'typeorm';
 import { comparePositions, EventStore, queryRows, RecordedEvent, StreamRef } from '@billing/event-store';
 import { DomainEvent } from '@billing/shared-kernel';
+import { priceCreated as aPriceCreated } from '@billing/testing/price-events';
 import { append as appended, projectionSpec, SPEC_TIME } from '@billing/testing/projection-spec';
 import { PriceCreated, PriceEvent, PriceUpdated, ProductCreated } from '../domain';
 import { priceStream, productStream } from '../streams';
@@ -18,24 +19,7 @@ const spec = projectionSpec(catalogProjection);
 const T0 = SPEC_TIME;
 const at = (minutes: number) => new Date(Date.parse(T0) + minutes * 60_000).toISOString();
 
-const priceCreated = (priceId: string, overrides: Partial<PriceCreated['data']> = {}): PriceCreated => ({
-  type: 'PriceCreated',
-  schemaVersion: 1,
-  data: {
-    priceId,
-    name: 'Pro monthly',
-    description: null,
-    priceModel: 'fee',
-    purchase: 'recurring',
-    termCount: 1,
-    termUnit: 'month',
-    billingTiming: 'advance',
-    pricing: { eur: { unitAmount: 1500 } },
-    productId: null,
-    createdAt: T0,
-    ...overrides,
-  },
-});
+const priceCreated = (priceId: string, overrides: Partial<PriceCreated['data']> = {}) => aPriceCreated(priceId, T0, overrides);
 const priceUpdated = (priceId: string, changes: Omit<PriceUpdated['data'], 'priceId' | 'updatedAt'>, updatedAt: string): PriceUpdated => ({
   type: 'PriceUpdated',
   schemaVersion: 1,

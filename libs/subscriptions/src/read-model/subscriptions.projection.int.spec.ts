@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { PRICE_STREAM_TYPE, PriceCreated, PriceEvent, priceEvolver, PriceUpdated } from '@billing/catalog';
+import { PRICE_STREAM_TYPE, PriceEvent, priceEvolver, PriceUpdated } from '@billing/catalog';
 import { foldEvents } from '@billing/shared-kernel';
 import { metadataAt } from '@billing/testing';
+import { priceCreated as aPriceCreated } from '@billing/testing/price-events';
 import { append, projectionSpec } from '@billing/testing/projection-spec';
 import {
   decideCancelSubscription,
@@ -53,23 +54,7 @@ const row = (id: string, events: readonly SubscriptionEvent[]) => {
   };
 };
 
-const priceCreated = (priceId: string): PriceCreated => ({
-  type: 'PriceCreated',
-  schemaVersion: 1,
-  data: {
-    priceId,
-    name: 'Pro monthly',
-    description: null,
-    priceModel: 'fee',
-    purchase: 'recurring',
-    termCount: 1,
-    termUnit: 'month',
-    billingTiming: 'advance',
-    pricing: { eur: { unitAmount: 1500 } },
-    productId: null,
-    createdAt: CREATED,
-  },
-});
+const priceCreated = (priceId: string) => aPriceCreated(priceId, CREATED);
 const priceUpdated = (priceId: string, changes: Omit<PriceUpdated['data'], 'priceId' | 'updatedAt'>): PriceUpdated => ({
   type: 'PriceUpdated',
   schemaVersion: 1,
